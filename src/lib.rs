@@ -1,0 +1,23 @@
+//! hop-policy: computes exactly what an flvx panel deploys for a relay tunnel
+//! (local commands and federated provider commands), then checks it for
+//! failover defects, simulates GOST failover and replays edit/release lifecycles.
+//!
+//! The core is plain Rust over `serde_json::Value` inputs; `wasm` is the only
+//! module that knows about JavaScript.
+
+pub mod address;
+pub mod check;
+pub mod coerce;
+pub mod error;
+pub mod finding;
+pub mod lifecycle;
+pub mod model;
+pub mod plan;
+pub mod planner;
+pub mod simulate;
+pub mod wasm;
+
+pub use error::ApiError;
+pub use finding::{Finding, Fix, Severity};
+pub use plan::Plan;
+pub use planner::{plan, plan_json};

@@ -1,0 +1,188 @@
+//! The plan: what the server sends for one tunnel, to its own nodes (`local`)
+//! and through federation (`federation`), plus the node table the checker uses
+//! to know which node owns which address. Field names follow the golden vectors.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Everything the server would deploy for one tunnel input.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// `null` when the server accepts the tunnel.
+    pub error: Option<PlanError>,
+    /// Remote nodes, in the order the server contacts their provider panels.
+    pub federation: Vec<FederationStep>,
+    /// Commands this panel sends to its own nodes, in order.
+    pub local: Vec<Command>,
+    /// Every node of the tunnel with its role and the addresses it is reached by.
+    /// Never carries credentials. Empty when `error` is set.
+    pub nodes: Vec<PlanNode>,
+}
+
+/// A server rejection: `message` is the server's exact text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanError {
+    pub code: String,
+    pub message: String,
+    pub message_en: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FederationStep {
+    pub node_id: i64,
+    /// `"exit"` or `"middle"`.
+    pub role: String,
+    pub resource_key: String,
+    pub reserve: Reserve,
+    pub apply: Apply,
+    /// What the provider panel sends to its agent.
+    pub commands: Vec<Command>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reserve {
+    pub resource_key: String,
+    pub protocol: String,
+    pub requested_port: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Apply {
+    pub resource_key: String,
+    pub role: String,
+    pub protocol: String,
+    pub strategy: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub targets: Option<Vec<Target>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Target {
+    pub host: String,
+    pub port: i64,
+    pub protocol: String,
+}
+
+/// One command to one agent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Command {
+    pub node_id: i64,
+    /// `AddChains`, `AddService`, `UpdateChains`, `DeleteService`, `DeleteChains`.
+    pub command: String,
+    pub data: CommandData,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum CommandData {
+    Chain(ChainConfig),
+    Services(Vec<ServiceConfig>),
+    /// `UpdateChains`: `{chain, data}`.
+    UpdateChain { chain: String, data: ChainConfig },
+    /// `DeleteService`: `{services: [...]}`.
+    DeleteServices { services: Vec<String> },
+    /// `DeleteChains`: `{chain}`.
+    DeleteChain { chain: String },
+}
+
+/// A GOST chain with one hop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChainConfig {
+    pub name: String,
+    pub hops: Vec<HopConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HopConfig {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
+    pub selector: Selector,
+    pub nodes: Vec<NodeConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Selector {
+    pub strategy: String,
+    pub max_fails: i64,
+    /// Nanoseconds.
+    pub fail_timeout: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeConfig {
+    pub name: String,
+    pub addr: String,
+    pub connector: Plugin,
+    pub dialer: Plugin,
+}
+
+/// A connector, dialer or listener: a type and optional metadata.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plugin {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+pub type Metadata = BTreeMap<String, MetaValue>;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum MetaValue {
+    Bool(bool),
+    Int(i64),
+    Str(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServiceConfig {
+    pub name: String,
+    pub addr: String,
+    pub handler: Handler,
+    pub listener: Plugin,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Handler {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+/// One node of the tunnel as the plan sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanNode {
+    pub node_id: i64,
+    pub name: String,
+    /// `"entry"`, `"middle"` or `"exit"`.
+    pub role: String,
+    /// 1-based hop number for middles, 0 otherwise.
+    pub hop: i64,
+    /// Shared by another panel (federated).
+    pub remote: bool,
+    pub protocol: String,
+    pub strategy: String,
+    /// The port its service listens on (0 for entries).
+    pub port: i64,
+    /// Hosts other nodes may dial it by: connectIp, serverIpV4, serverIpV6, serverIp.
+    pub addresses: Vec<String>,
+    /// For federated nodes, the runtime id its provider uses (`fed_svc_R`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_id: Option<i64>,
+}

@@ -1,0 +1,1 @@
+//! JavaScript bindings: convert, call the core, convert back. Nothing else.
