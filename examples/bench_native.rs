@@ -1,0 +1,167 @@
+//! Native benchmark (issue 7). Times the planner and the checker on the
+//! workloads written by `scripts/workloads.mjs` (the single generator shared
+//! with the Node bench), with a timing breakdown of where a plan's time goes.
+//!
+//!     node scripts/workloads.mjs /tmp/wl
+//!     cargo run --release --example bench_native -- /tmp/wl [--json OUT.json]
+//!
+//! Each figure is the median of many timed runs after a warm-up.
+
+use hop_policy::check::{check, CheckOptions};
+use hop_policy::planner::{plan, plan_json, plan_to_json};
+use serde_json::Value;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Runs `f` for warm-up, then repeatedly until both `min_runs` runs and
+/// `budget` of wall time have passed (capped at `max_runs`); returns the median
+/// duration of one call in nanoseconds.
+fn median_ns<R>(mut f: impl FnMut() -> R, budget: Duration) -> f64 {
+    let warm = Instant::now();
+    let mut warm_runs = 0;
+    while warm_runs < 3 || (warm.elapsed() < budget / 5 && warm_runs < 1000) {
+        black_box(f());
+        warm_runs += 1;
+    }
+    let (min_runs, max_runs) = (15usize, 20_000usize);
+    let mut samples = Vec::new();
+    let start = Instant::now();
+    while samples.len() < min_runs || (start.elapsed() < budget && samples.len() < max_runs) {
+        let t = Instant::now();
+        black_box(f());
+        samples.push(t.elapsed().as_nanos() as f64);
+    }
+    samples.sort_by(|a, b| a.total_cmp(b));
+    samples[samples.len() / 2]
+}
+
+fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.1} us", ns / 1e3)
+    }
+}
+
+fn fmt_bytes(b: usize) -> String {
+    if b >= 1 << 20 {
+        format!("{:.2} MB", b as f64 / (1u64 << 20) as f64)
+    } else if b >= 1 << 10 {
+        format!("{:.1} KB", b as f64 / 1024.0)
+    } else {
+        format!("{} B", b)
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = match args.first() {
+        Some(d) if !d.starts_with("--") => d.clone(),
+        _ => {
+            eprintln!("usage: bench_native WORKLOAD_DIR [--json OUT.json]   (write the dir with: node scripts/workloads.mjs DIR)");
+            std::process::exit(2);
+        }
+    };
+    let json_out = args.iter().position(|a| a == "--json").and_then(|i| args.get(i + 1)).cloned();
+    let budget = Duration::from_millis(
+        std::env::var("BENCH_BUDGET_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(1500),
+    );
+    let read = |name: &str| -> String {
+        let path = format!("{}/{}", dir, name);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            eprintln!("cannot read {}: {}", path, e);
+            std::process::exit(2)
+        })
+    };
+    let manifest: Value = serde_json::from_str(&read("manifest.json")).unwrap_or_else(|e| {
+        eprintln!("manifest.json is not JSON: {}", e);
+        std::process::exit(2)
+    });
+    let names: Vec<String> = manifest["workloads"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|w| w["name"].as_str().map(String::from)).collect())
+        .unwrap_or_default();
+
+    let mut results = Vec::new();
+    println!("native (release, median of runs after warm-up; budget {} ms per figure)", budget.as_millis());
+    println!(
+        "{:<9} {:>9} {:>9} | {:>10} {:>10} {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>9}",
+        "workload", "input", "plan", "parse in", "plan()", "to_string", "plan_json", "to_value", "check", "floor(Val)", "ns/B"
+    );
+    for name in &names {
+        let input_text = read(&format!("{}.json", name));
+        let input: Value = match serde_json::from_str(&input_text) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("{}: input is not JSON: {}", name, e);
+                std::process::exit(2)
+            }
+        };
+        let p = plan(&input);
+        let plan_text = plan_to_json(&p);
+        if let Some(err) = &p.error {
+            eprintln!("{}: the planner rejected the workload: {} ({})", name, err.message_en, err.code);
+            std::process::exit(1);
+        }
+        let plan_value: Value = serde_json::from_str(&plan_text).unwrap_or(Value::Null);
+        let opts = CheckOptions { kind: Some("plan".into()), ..Default::default() };
+
+        let t_parse = median_ns(|| serde_json::from_str::<Value>(&input_text).map(|v| v.is_object()), budget);
+        let t_plan = median_ns(|| plan(&input), budget);
+        let t_to_string = median_ns(|| plan_to_json(&p).len(), budget);
+        let t_plan_json = median_ns(|| plan_json(&input_text).len(), budget);
+        let t_to_value = median_ns(|| serde_json::to_value(&p).map(|v| v.is_object()), budget);
+        let t_check = median_ns(|| check(&plan_value, &opts).findings.len(), budget);
+        let t_floor = median_ns(|| serde_json::from_str::<Value>(&plan_text).map(|v| v.is_object()), budget);
+        let per_byte = t_plan_json / plan_text.len() as f64;
+        let findings = check(&plan_value, &opts).findings.len();
+        println!(
+            "{:<9} {:>9} {:>9} | {:>10} {:>10} {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>9.2}",
+            name,
+            fmt_bytes(input_text.len()),
+            fmt_bytes(plan_text.len()),
+            fmt_ns(t_parse),
+            fmt_ns(t_plan),
+            fmt_ns(t_to_string),
+            fmt_ns(t_plan_json),
+            fmt_ns(t_to_value),
+            fmt_ns(t_check),
+            fmt_ns(t_floor),
+            per_byte
+        );
+        results.push(serde_json::json!({
+            "workload": name, "inputBytes": input_text.len(), "planBytes": plan_text.len(),
+            "error": Value::Null, "findings": findings,
+            "ns": {"parseInput": t_parse, "plan": t_plan, "toString": t_to_string, "planJson": t_plan_json,
+                    "toValue": t_to_value, "check": t_check, "parsePlanValue": t_floor},
+        }));
+    }
+
+    // One node's config with 10,000 services.
+    let cfg_text = read("config-10k.json");
+    let cfg: Value = serde_json::from_str(&cfg_text).unwrap_or(Value::Null);
+    let cfg_opts = CheckOptions { kind: Some("config".into()), ..Default::default() };
+    let t_cfg = median_ns(|| check(&cfg, &cfg_opts).findings.len(), budget);
+    let t_cfg_parse = median_ns(|| serde_json::from_str::<Value>(&cfg_text).map(|v| v.is_object()), budget);
+    let cfg_findings = check(&cfg, &cfg_opts).findings.len();
+    println!(
+        "config-10k ({}): check {} ({} findings); parse text to Value {}",
+        fmt_bytes(cfg_text.len()),
+        fmt_ns(t_cfg),
+        cfg_findings,
+        fmt_ns(t_cfg_parse)
+    );
+    println!("columns: parse in = input text -> Value; plan() = Value -> typed Plan; to_string = Plan -> JSON text;");
+    println!("         plan_json = text in -> text out (all of it); to_value = Plan -> Value; check = check(plan Value);");
+    println!("         floor(Val) = plan text -> serde_json::Value; ns/B = plan_json time per plan byte");
+    results.push(serde_json::json!({"workload": "config-10k", "inputBytes": cfg_text.len(), "findings": cfg_findings,
+        "ns": {"check": t_cfg, "parseInput": t_cfg_parse}}));
+
+    if let Some(out) = json_out {
+        let text = serde_json::to_string_pretty(&Value::Array(results)).unwrap_or_default();
+        if let Err(e) = std::fs::write(&out, text) {
+            eprintln!("cannot write {}: {}", out, e);
+            std::process::exit(2);
+        }
+    }
+}

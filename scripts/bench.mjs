@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+// Node/wasm benchmark (issue 7). Usually run through `scripts/bench`.
+//
+//   node scripts/bench.mjs WORKLOAD_DIR [--pkg DIR] [--native native.json] [--budget-ms N]
+//
+// WORKLOAD_DIR is written by `node scripts/workloads.mjs DIR` (the generator
+// the native bench reads too). --pkg is the wasm-bindgen Node build (default
+// pkg/node). --native is the JSON written by `bench_native --json`, so its
+// figures appear in the same table. Every time is the median of many runs
+// after a warm-up, measured in this process.
+
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function parseArgs(argv) {
+  const out = { dir: null, pkg: join(ROOT, 'pkg', 'node'), native: null, budgetMs: 1500 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--pkg') out.pkg = resolve(argv[++i]);
+    else if (a === '--native') out.native = resolve(argv[++i]);
+    else if (a === '--budget-ms') out.budgetMs = Number(argv[++i]);
+    else if (!out.dir) out.dir = resolve(a);
+    else throw new Error(`unexpected argument ${a}`);
+  }
+  if (!out.dir) {
+    console.error('usage: node scripts/bench.mjs WORKLOAD_DIR [--pkg DIR] [--native native.json] [--budget-ms N]');
+    process.exit(2);
+  }
+  return out;
+}
+
+const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
+
+/** Median ms of one call of `f` after a warm-up; at least `minRuns` runs and
+ *  about `budgetMs` of timed work. */
+function medianMs(f, budgetMs, minRuns = 9) {
+  const warmEnd = now() + budgetMs / 5;
+  for (let i = 0; i < 3 || (now() < warmEnd && i < 1000); i++) f();
+  const samples = [];
+  const end = now() + budgetMs;
+  while (samples.length < minRuns || (now() < end && samples.length < 20000)) {
+    const t = now();
+    f();
+    samples.push(now() - t);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[samples.length >> 1];
+}
+
+const fmtMs = (ms) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} us`);
+const fmtBytes = (b) => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KB` : `${b} B`);
+const pad = (s, n) => String(s).padStart(n);
+
+/** The wasm-bindgen Node build: its JS entry and its .wasm file. */
+function locatePkg(dir) {
+  if (!existsSync(dir)) throw new Error(`no wasm build at ${dir} (run scripts/build first)`);
+  const files = readdirSync(dir);
+  const wasm = files.find((f) => f.endsWith('_bg.wasm'));
+  if (!wasm) throw new Error(`no *_bg.wasm in ${dir}`);
+  const base = wasm.replace(/_bg\.wasm$/, '');
+  const js = [`${base}.js`, `${base}.cjs`, `${base}.mjs`].find((f) => files.includes(f));
+  if (!js) throw new Error(`no JS entry for ${wasm} in ${dir}`);
+  return { js: join(dir, js), wasm: join(dir, wasm) };
+}
+
+async function loadModule(jsPath) {
+  if (jsPath.endsWith('.mjs')) return import(pathToFileURL(jsPath).href);
+  try {
+    return createRequire(import.meta.url)(jsPath);
+  } catch (e) {
+    if (e && e.code === 'ERR_REQUIRE_ESM') return import(pathToFileURL(jsPath).href);
+    throw e;
+  }
+}
+
+/** A custom section named `bench-nonce` holding `n`: appended to the module
+ *  bytes so every compile sees new wire bytes (V8 would otherwise reuse a
+ *  module it compiled from identical bytes). */
+function withNonce(bytes, n) {
+  const name = Buffer.from('bench-nonce');
+  const payload = Buffer.from(String(n));
+  const body = Buffer.concat([Buffer.from([name.length]), name, payload]);
+  if (body.length > 127) throw new Error('nonce section too long');
+  return Buffer.concat([bytes, Buffer.from([0, body.length]), body]);
+}
+
+/** Imports that satisfy the module's import list without doing anything:
+ *  instantiation does not call them (wasm-bindgen has no start section). */
+function stubImports(module) {
+  const imports = {};
+  for (const imp of WebAssembly.Module.imports(module)) {
+    imports[imp.module] ??= {};
+    if (imp.kind === 'function') imports[imp.module][imp.name] = () => { throw new Error(`stub ${imp.name}`); };
+    else if (imp.kind === 'memory') imports[imp.module][imp.name] = new WebAssembly.Memory({ initial: 17 });
+    else if (imp.kind === 'table') imports[imp.module][imp.name] = new WebAssembly.Table({ initial: 128, element: 'anyfunc' });
+    else if (imp.kind === 'global') imports[imp.module][imp.name] = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
+  }
+  return imports;
+}
+
+async function instantiationMs(bytes, runs = 25) {
+  const samples = [];
+  for (let i = 0; i < runs + 3; i++) {
+    const fresh = withNonce(bytes, `${process.pid}-${i}-${Math.random()}`);
+    const t = now();
+    const { instance } = await WebAssembly.instantiate(fresh, stubImports(new WebAssembly.Module(fresh)));
+    const dt = now() - t;
+    if (!instance) throw new Error('no instance');
+    if (i >= 3) samples.push(dt);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[samples.length >> 1];
+}
+
+/** A fresh Node process importing the package: wall time of the import. */
+function childImportMs(jsPath, runs = 7) {
+  const script = `
+    const t0 = performance.now();
+    const load = ${jsPath.endsWith('.mjs') ? 'import(process.argv[1])' : 'Promise.resolve(require(process.argv[1]))'};
+    load.then((m) => { const t = performance.now() - t0; if (typeof m.planTunnelJson !== 'function') process.exit(3); process.stdout.write(String(t)); });`;
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync(process.execPath, ['-e', script, jsPath.endsWith('.mjs') ? pathToFileURL(jsPath).href : jsPath], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`child import failed: ${r.stderr}`);
+    samples.push(Number(r.stdout));
+  }
+  samples.sort((a, b) => a - b);
+  return samples[samples.length >> 1];
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const manifest = JSON.parse(readFileSync(join(args.dir, 'manifest.json'), 'utf8'));
+  const native = args.native && existsSync(args.native) ? JSON.parse(readFileSync(args.native, 'utf8')) : [];
+  const nativeOf = (name) => native.find((r) => r.workload === name);
+  const { js, wasm } = locatePkg(args.pkg);
+  const hp = await loadModule(js);
+  for (const f of ['planTunnel', 'planTunnelJson', 'checkDocument']) {
+    if (typeof hp[f] !== 'function') throw new Error(`${js} does not export ${f}`);
+  }
+  const budget = args.budgetMs;
+  console.log(`wasm in Node ${process.version} (${js}); median of runs after warm-up, budget ${budget} ms per figure`);
+
+  const rows = [];
+  for (const w of manifest.workloads) {
+    const inputText = readFileSync(join(args.dir, w.file), 'utf8');
+    const inputObj = JSON.parse(inputText);
+    const planText = hp.planTunnelJson(inputText);
+    const plan = JSON.parse(planText);
+    if (plan.error) throw new Error(`${w.name}: the planner rejected the workload: ${JSON.stringify(plan.error)}`);
+    const viaObjects = hp.planTunnel(inputObj);
+    if (JSON.stringify(viaObjects) !== planText) throw new Error(`${w.name}: planTunnel and planTunnelJson disagree`);
+    const planBytes = Buffer.byteLength(planText);
+    const n = nativeOf(w.name);
+    if (n && n.planBytes !== planBytes) throw new Error(`${w.name}: native plan ${n.planBytes} B, wasm plan ${planBytes} B`);
+
+    const floor = medianMs(() => JSON.parse(planText), budget);
+    const objects = medianMs(() => hp.planTunnel(inputObj), budget);
+    const text = medianMs(() => JSON.parse(hp.planTunnelJson(inputText)), budget);
+    const textOnly = medianMs(() => hp.planTunnelJson(inputText), budget);
+    rows.push({ name: w.name, inputBytes: w.inputBytes, planBytes, floor, objects, text, textOnly, native: n });
+  }
+
+  const cfgText = readFileSync(join(args.dir, manifest.config.file), 'utf8');
+  const cfg = JSON.parse(cfgText);
+  const report = hp.checkDocument(cfg);
+  const cfgKind = report && report.summary ? report.summary.kind : undefined;
+  const cfgCheck = medianMs(() => hp.checkDocument(cfg), budget, 7);
+  const cfgCheckJson = typeof hp.checkDocumentJson === 'function' ? medianMs(() => JSON.parse(hp.checkDocumentJson(cfgText)), budget, 7) : null;
+  const cfgFloor = medianMs(() => JSON.parse(cfgText), budget, 7);
+
+  const bytes = readFileSync(wasm);
+  const gz = gzipSync(bytes, { level: 9 }).length;
+  const inst = await instantiationMs(bytes);
+  const child = childImportMs(js);
+
+  // ---- report ------------------------------------------------------------
+  console.log('');
+  console.log('per workload (times per call; ratio = time / floor, floor = JSON.parse(planJsonText) in this process)');
+  const head = ['workload', 'input', 'plan', 'native plan', 'native check', 'floor', 'planTunnel', 'ratio', 'Json+parse', 'ratio', 'Json only', 'ns/B best'];
+  const widths = [9, 9, 9, 12, 12, 10, 11, 6, 11, 6, 10, 9];
+  console.log(head.map((h, i) => (i === 0 ? h.padEnd(widths[i]) : pad(h, widths[i]))).join(' '));
+  for (const r of rows) {
+    const best = Math.min(r.objects, r.text);
+    r.best = best;
+    r.nsPerByte = (best * 1e6) / r.planBytes;
+    const nat = r.native ? r.native.ns : null;
+    const cells = [
+      r.name.padEnd(widths[0]),
+      fmtBytes(r.inputBytes),
+      fmtBytes(r.planBytes),
+      nat ? fmtMs(nat.planJson / 1e6) : 'n/a',
+      nat ? fmtMs(nat.check / 1e6) : 'n/a',
+      fmtMs(r.floor),
+      fmtMs(r.objects),
+      `${(r.objects / r.floor).toFixed(2)}x`,
+      fmtMs(r.text),
+      `${(r.text / r.floor).toFixed(2)}x`,
+      fmtMs(r.textOnly),
+      r.nsPerByte.toFixed(2),
+    ];
+    console.log(cells.map((c, i) => (i === 0 ? c : pad(c, widths[i]))).join(' '));
+  }
+  console.log('  native plan = plan_json (text in, text out); native check = check::check on the plan (kind plan);');
+  console.log('  planTunnel = objects in/out; Json+parse = JSON.parse(planTunnelJson(text)); Json only = without the parse;');
+  console.log('  ns/B best = the cheaper wasm path per plan byte.');
+  console.log('');
+  const nativeCfg = nativeOf('config-10k');
+  console.log(
+    `checkDocument, node config with ${manifest.config.services} services (${fmtBytes(manifest.config.inputBytes)}, detected kind ${cfgKind}, ` +
+      `${report.findings.length} findings): ${fmtMs(cfgCheck)} objects` +
+      (cfgCheckJson !== null ? `, ${fmtMs(cfgCheckJson)} text+parse` : '') +
+      `; JSON.parse of the config ${fmtMs(cfgFloor)}` +
+      (nativeCfg ? `; native check ${fmtMs(nativeCfg.ns.check / 1e6)}` : ''),
+  );
+  console.log(`instantiation: WebAssembly.instantiate of fresh bytes ${fmtMs(inst)}; fresh Node process importing the package ${fmtMs(child)}`);
+  console.log(`.wasm: ${fmtBytes(bytes.length)} raw (${bytes.length} B), ${fmtBytes(gz)} gzip -9 (${gz} B)`);
+
+  // ---- goals -------------------------------------------------------------
+  console.log('');
+  const goals = [];
+  const goal = (ok, text) => goals.push({ ok, text });
+  goal(bytes.length <= 200 * 1024, `.wasm raw <= 200 KB: ${fmtBytes(bytes.length)}`);
+  goal(gz <= 70 * 1024, `.wasm gzip <= 70 KB: ${fmtBytes(gz)}`);
+  const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
+  for (const name of ['large', 'large-x4']) {
+    const r = byName[name];
+    if (!r) goal(false, `${name}: workload missing`);
+    else goal(r.best <= 2 * r.floor, `${name}: cheaper wasm path within 2x of the floor: ${fmtMs(r.best)} / ${fmtMs(r.floor)} = ${(r.best / r.floor).toFixed(2)}x`);
+  }
+  if (byName.large && byName['large-x4']) {
+    const k = byName['large-x4'].nsPerByte / byName.large.nsPerByte;
+    goal(k <= 1.2, `time per plan byte, large-x4 vs large <= 1.2x: ${byName['large-x4'].nsPerByte.toFixed(2)} / ${byName.large.nsPerByte.toFixed(2)} ns/B = ${k.toFixed(2)}x`);
+  }
+  goal(cfgCheck < 50, `checkDocument on ${manifest.config.services} services < 50 ms: ${fmtMs(cfgCheck)}`);
+  goal(inst < 10, `instantiation < 10 ms: ${fmtMs(inst)}`);
+  for (const g of goals) console.log(`${g.ok ? 'PASS' : 'FAIL'}  ${g.text}`);
+  const failed = goals.filter((g) => !g.ok).length;
+  console.log(`${goals.length - failed} of ${goals.length} goals pass`);
+}
+
+main().catch((e) => {
+  console.error(`bench: ${e && e.stack ? e.stack : e}`);
+  process.exit(2);
+});

@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// Benchmark workloads (issue 7): the one generator used by both the native
+// bench (examples/bench_native.rs) and the Node bench (scripts/bench.mjs), so
+// both time byte-identical inputs.
+//
+//   node scripts/workloads.mjs OUT_DIR
+//
+// writes OUT_DIR/{median,large,large-x4}.json (planner inputs
+// `{tunnel, nodes, federation}`), OUT_DIR/config-10k.json (one node's GOST
+// config `{services, chains}` with 10,000 services) and OUT_DIR/manifest.json
+// (what each file is). Everything is deterministic: no clock, no randomness.
+
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const VECTORS = join(ROOT, 'tests', 'data', 'plan-vectors.jsonl');
+
+/** The golden vector whose expected plan is the median by JSON size
+ *  (ties broken by name; lower middle of an even count). */
+export function medianVector(path = VECTORS) {
+  const rows = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
+    .map((v) => ({ v, size: Buffer.byteLength(JSON.stringify(v.expected)) }));
+  rows.sort((a, b) => a.size - b.size || (a.v.name < b.v.name ? -1 : a.v.name > b.v.name ? 1 : 0));
+  const pick = rows[Math.floor((rows.length - 1) / 2)];
+  return { name: pick.v.name, expectedBytes: pick.size, input: pick.v.input };
+}
+
+/** A panel node row. Remote rows carry a share URL, a token and a port range. */
+function nodeRow(id, ip, remote) {
+  return {
+    id,
+    name: `bench-${id}`,
+    serverIp: ip,
+    serverIpV4: ip,
+    serverIpV6: null,
+    port: '40000-49999',
+    tcpListenAddr: '[::]',
+    udpListenAddr: '[::]',
+    interfaceName: '',
+    status: 1,
+    isRemote: remote ? 1 : 0,
+    remoteUrl: remote ? `https://provider-${id % 7}.example.net` : null,
+    remoteToken: remote ? `bench-share-token-${id}` : null,
+    remoteConfig: remote ? JSON.stringify({ shareId: id, portRangeStart: 50000, portRangeEnd: 59999 }) : null,
+  };
+}
+
+/**
+ * A type-2 tunnel: `entries` entry nodes, `hops` hops of `width` nodes each,
+ * `exits` exit nodes; every other hop node and exit (odd index) is federated;
+ * every item is `tls`/`fifo` with an explicit port.
+ */
+export function tunnelWorkload({ entries, hops, width, exits, tunnelId = 4242 }) {
+  const nodes = [];
+  const federation = {};
+  let nextId = 1;
+  const ip = (id) => `10.${(id >> 16) & 255}.${(id >> 8) & 255}.${id & 255}`;
+  const item = (id, port) => {
+    const it = { nodeId: id, protocol: 'tls', strategy: 'fifo' };
+    if (port !== undefined) it.port = port;
+    return it;
+  };
+  const member = (index) => {
+    const id = nextId++;
+    const remote = index % 2 === 1;
+    nodes.push(nodeRow(id, ip(id), remote));
+    const port = (remote ? 50000 : 40000) + id;
+    if (remote) {
+      federation[String(id)] = { runtimeId: 100000 + id, allocatedPort: port, tcpListenAddr: '[::]', interfaceName: '' };
+    }
+    return item(id, port);
+  };
+  const inNodeId = [];
+  for (let i = 0; i < entries; i++) {
+    const id = nextId++;
+    nodes.push(nodeRow(id, ip(id), false));
+    inNodeId.push(item(id));
+  }
+  const chainNodes = [];
+  for (let h = 0; h < hops; h++) {
+    const hop = [];
+    for (let i = 0; i < width; i++) hop.push(member(i));
+    chainNodes.push(hop);
+  }
+  const outNodeId = [];
+  for (let i = 0; i < exits; i++) outNodeId.push(member(i));
+  return {
+    tunnel: { id: tunnelId, type: 2, ipPreference: '', inNodeId, chainNodes, outNodeId },
+    nodes,
+    federation,
+  };
+}
+
+/**
+ * One node's GOST config with `count` services: every other service is a
+ * middle hop whose chain has 1 to 4 nodes; most chained services carry the
+ * right retries, every 10th lacks them (a real FO001 finding), every 50th has
+ * extra retries (FO003). Exits (the other half) have no chain.
+ */
+export function configWorkload(count = 10000) {
+  const mux = { nodelay: true, 'mux.keepaliveInterval': '15s', 'mux.keepaliveTimeout': '45s' };
+  const services = [];
+  const chains = [];
+  for (let i = 0; i < count; i++) {
+    const port = 20000 + i;
+    const svc = {
+      name: `tunnel_${i}`,
+      addr: `[::]:${port}`,
+      handler: { type: 'relay', metadata: { ...mux } },
+      listener: { type: 'tls' },
+    };
+    if (i % 2 === 0) {
+      const n = 1 + ((i / 2) % 4);
+      const chain = `chains_${i}`;
+      svc.handler.chain = chain;
+      if (i % 10 !== 0 && n > 1) svc.handler.retries = n - 1 + (i % 50 === 2 ? 1 : 0);
+      const hopNodes = [];
+      for (let k = 0; k < n; k++) {
+        hopNodes.push({
+          name: `node_${k + 1}`,
+          addr: `192.0.2.${(i + k) % 250 + 1}:${30000 + ((i + k) % 20000)}`,
+          connector: { type: 'relay', metadata: { ...mux } },
+          dialer: { type: 'tls' },
+        });
+      }
+      chains.push({
+        name: chain,
+        hops: [{ name: `hop_${i}`, selector: { strategy: 'fifo', maxFails: 1, failTimeout: 600000000000 }, nodes: hopNodes }],
+      });
+    }
+    services.push(svc);
+  }
+  return { services, chains };
+}
+
+export const SHAPES = {
+  large: { entries: 8, hops: 4, width: 16, exits: 16 },
+  'large-x4': { entries: 32, hops: 4, width: 64, exits: 64 },
+};
+
+/** Writes every workload into `dir`; returns the manifest. */
+export function writeWorkloads(dir) {
+  mkdirSync(dir, { recursive: true });
+  const median = medianVector();
+  const manifest = { workloads: [], config: null };
+  const put = (name, value) => {
+    const text = JSON.stringify(value);
+    writeFileSync(join(dir, `${name}.json`), text);
+    return { name, file: `${name}.json`, inputBytes: Buffer.byteLength(text) };
+  };
+  manifest.workloads.push({ ...put('median', median.input), source: `golden vector ${median.name}`, goldenPlanBytes: median.expectedBytes });
+  for (const [name, shape] of Object.entries(SHAPES)) {
+    manifest.workloads.push({ ...put(name, tunnelWorkload(shape)), source: `generated ${JSON.stringify(shape)}` });
+  }
+  const cfg = configWorkload(10000);
+  manifest.config = { ...put('config-10k', cfg), services: cfg.services.length, chains: cfg.chains.length };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return manifest;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = process.argv[2];
+  if (!dir) {
+    console.error('usage: node scripts/workloads.mjs OUT_DIR');
+    process.exit(2);
+  }
+  const m = writeWorkloads(dir);
+  for (const w of m.workloads) console.log(`${w.name.padEnd(10)} input ${w.inputBytes} B  (${w.source})`);
+  console.log(`config-10k input ${m.config.inputBytes} B  (${m.config.services} services, ${m.config.chains} chains)`);
+}
