@@ -5,7 +5,7 @@
 
 use super::model::{Doc, Svc};
 use super::rules::Sink;
-use super::util::{addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i};
+use super::util::{addr_host, addr_port, loose_port, get_arr, get_ci, get_obj, get_str, join, join_i};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -49,7 +49,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
         .iter()
         .filter_map(|svc| {
             let addr = get_str(svc.obj, "addr")?;
-            Some(Listener { svc, port: addr_port(addr)? })
+            Some(Listener { svc, port: loose_port(addr)? })
         })
         .collect();
     for chain in &doc.chains {

@@ -350,6 +350,17 @@ pub fn addr_port(addr: &str) -> Option<i64> {
     port_number(&port).ok().map(i64::from)
 }
 
+/// The port after the last `:` of an address, even one Go cannot parse
+/// (`:::44014`): the port a service was meant to listen on.
+pub fn loose_port(addr: &str) -> Option<i64> {
+    let i = addr.rfind(':')?;
+    let p = addr[i + 1..].trim();
+    if p.is_empty() || p.len() > 5 || !p.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    p.parse().ok()
+}
+
 /// The host of a `host:port` address (brackets removed, lowercased).
 pub fn addr_host(addr: &str) -> Option<String> {
     split_host_port(addr).ok().map(|(h, _)| canon_host(&h))
