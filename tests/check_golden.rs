@@ -149,3 +149,60 @@ fn golden_local_middles_without_retries_raise_fo001_only() {
     }
     assert!(total > 50, "{}", total);
 }
+
+#[test]
+fn golden_tunnel_inputs_through_check() {
+    let mut totals: BTreeMap<String, usize> = BTreeMap::new();
+    let mut rejected = 0;
+    for v in vectors() {
+        let name = v["name"].as_str().unwrap_or("");
+        let report = check(&v["input"], &CheckOptions::default());
+        assert_eq!(report.summary.kind, "tunnel", "{}", name);
+        assert_eq!(report.summary.paths_into, "plan", "{}", name);
+        let json = serde_json::to_string(&report).expect("report serialises");
+        for node in v["input"]["nodes"].as_array().into_iter().flatten() {
+            if let Some(token) = node["remoteToken"].as_str().filter(|t| t.len() > 3) {
+                assert!(!json.contains(token), "{}: remoteToken leaked into the report", name);
+            }
+        }
+        if let Some(err) = v["expected"]["error"].as_str() {
+            rejected += 1;
+            assert_eq!(report.findings.len(), 1, "{}: a rejected tunnel is one IN002", name);
+            let f = &report.findings[0];
+            assert_eq!(f.code, "IN002", "{}", name);
+            assert!(f.message.contains(err) && f.message_zh.contains(err), "{}: IN002 carries {:?}: {}", name, err, f.message);
+            continue;
+        }
+        for bad in ["FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004", "LK002", "PA005"] {
+            let hits: Vec<_> = report.findings.iter().filter(|f| f.code == bad).collect();
+            assert!(hits.is_empty(), "{} raised {} on its tunnel input: {:#?}", name, bad, hits);
+        }
+        // The plan-level findings agree with checking the golden plan itself, except
+        // for linkage, where the node table of the planner's plan is more precise.
+        let golden = check(&v["expected"], &CheckOptions::default());
+        for code in ["AC004", "AC005", "AC006", "FO002", "FO003", "PA003", "PA004"] {
+            assert_eq!(
+                report.findings.iter().filter(|f| f.code == code).count(),
+                golden.findings.iter().filter(|f| f.code == code).count(),
+                "{}: {} from tunnel input vs golden plan",
+                name,
+                code
+            );
+        }
+        for f in &report.findings {
+            *totals.entry(f.code.clone()).or_default() += 1;
+        }
+    }
+    assert_eq!(rejected, 144);
+    eprintln!("\nfindings over the 462 accepted tunnel inputs (planned first): {:?}", totals);
+}
+
+#[test]
+fn golden_check_tunnel_returns_the_planners_plan() {
+    for v in vectors().into_iter().take(40) {
+        let tc = hop_policy::check::check_tunnel(&v["input"]);
+        assert_eq!(tc.plan, hop_policy::planner::plan(&v["input"]));
+        let report = check(&v["input"], &CheckOptions::default());
+        assert_eq!(tc.findings, report.findings);
+    }
+}

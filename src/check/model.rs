@@ -205,11 +205,16 @@ impl<'a> Doc<'a> {
             for row in rows {
                 let Some(o) = row.as_object() else { continue };
                 let Some(node_id) = o.get("nodeId").and_then(loose_int) else { continue };
-                let hosts = o
-                    .get("addresses")
-                    .and_then(|a| a.as_array())
-                    .map(|a| a.iter().filter_map(|h| h.as_str()).map(super::util::canon_host).filter(|h| !h.is_empty()).collect())
-                    .unwrap_or_default();
+                let mut hosts: Vec<String> = Vec::new();
+                for a in o.get("addresses").and_then(|a| a.as_array()).into_iter().flatten().filter_map(|h| h.as_str()) {
+                    hosts.push(super::util::canon_host(a));
+                    // An address that already carries a port (a server IP given
+                    // as a URL with a port) is dialed at that host.
+                    if let Ok((h, _)) = super::util::split_host_port(a.trim()) {
+                        hosts.push(super::util::canon_host(&h));
+                    }
+                }
+                hosts.retain(|h| !h.is_empty());
                 table.push(TableNode { node_id, hosts });
             }
             doc.table = Some(table);
