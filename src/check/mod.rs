@@ -224,7 +224,19 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     let plan = crate::planner::plan(input);
     let mut sink = Sink::default();
     if let Some(err) = &plan.error {
-        in002(&mut sink, "/error", &err.message, &err.message_en);
+        if err.code == "INVALID_INPUT" {
+            // Not a decision of the server about this tunnel: the input has the wrong shape.
+            let why = err.message_en.strip_prefix("invalid input: ").unwrap_or(&err.message_en);
+            sink.add(
+                "IN001",
+                None,
+                "",
+                format!("cannot read the tunnel input: {} (the server answers {})", why, err.message),
+                format!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
+            );
+        } else {
+            in002(&mut sink, "/error", &err.message, &err.message_en);
+        }
         return (plan, sink.findings);
     }
     match serde_json::to_value(&plan) {
