@@ -10,7 +10,10 @@ use std::collections::BTreeMap;
 fn vectors() -> Vec<Value> {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl"))
         .expect("golden vectors present");
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("vector is JSON")).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("vector is JSON"))
+        .collect()
 }
 
 fn accepted_plans() -> Vec<(String, Value)> {
@@ -59,9 +62,17 @@ fn golden_plans_never_raise_fo001_pa001_pa002() {
     for (name, plan) in &plans {
         let report = check(plan, &CheckOptions::default());
         assert_eq!(report.summary.kind, "plan", "{}", name);
-        for bad in ["FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004", "LK002", "PA005"] {
+        for bad in [
+            "FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004", "LK002", "PA005",
+        ] {
             let hits: Vec<_> = report.findings.iter().filter(|f| f.code == bad).collect();
-            assert!(hits.is_empty(), "{} raised {} on server-built plan: {:#?}", name, bad, hits);
+            assert!(
+                hits.is_empty(),
+                "{} raised {} on server-built plan: {:#?}",
+                name,
+                bad,
+                hits
+            );
         }
         let mut seen = std::collections::BTreeSet::new();
         for f in &report.findings {
@@ -72,13 +83,22 @@ fn golden_plans_never_raise_fo001_pa001_pa002() {
             }
         }
     }
-    eprintln!("\nfindings over {} accepted golden plans (code: findings / plans hit)", plans.len());
+    eprintln!(
+        "\nfindings over {} accepted golden plans (code: findings / plans hit)",
+        plans.len()
+    );
     for (code, (n, p)) in &totals {
         eprintln!("  {}: {} / {}", code, n, p);
     }
     // Known upstream differences the checker must report.
-    assert!(totals.get("PA003").is_some_and(|c| c.0 > 0), "PA003 (short federated mux metadata) expected");
-    assert!(totals.get("PA004").is_some_and(|c| c.0 > 0), "PA004 (unnormalised federated listen addr) expected");
+    assert!(
+        totals.get("PA003").is_some_and(|c| c.0 > 0),
+        "PA003 (short federated mux metadata) expected"
+    );
+    assert!(
+        totals.get("PA004").is_some_and(|c| c.0 > 0),
+        "PA004 (unnormalised federated listen addr) expected"
+    );
 }
 
 #[test]
@@ -95,13 +115,27 @@ fn golden_plans_without_fed_retries_raise_fo001_and_pa001_on_each() {
         for &(fi, ci, si) in &victims {
             let handler = &mut plan["federation"][fi]["commands"][ci]["data"][si]["handler"];
             let removed = handler.as_object_mut().and_then(|h| h.remove("retries"));
-            assert!(removed.is_some(), "{}: server-built multi-target middle carries retries", name);
+            assert!(
+                removed.is_some(),
+                "{}: server-built multi-target middle carries retries",
+                name
+            );
             handler_paths.push(format!("/federation/{}/commands/{}/data/{}/handler", fi, ci, si));
         }
         expected_total += victims.len();
         let report = check(&plan, &CheckOptions::default());
-        assert_eq!(count(&report, "FO001"), victims.len(), "{}: FO001 on each stripped service", name);
-        assert_eq!(count(&report, "PA001"), victims.len(), "{}: PA001 on each stripped service", name);
+        assert_eq!(
+            count(&report, "FO001"),
+            victims.len(),
+            "{}: FO001 on each stripped service",
+            name
+        );
+        assert_eq!(
+            count(&report, "PA001"),
+            victims.len(),
+            "{}: PA001 on each stripped service",
+            name
+        );
         for p in &handler_paths {
             let fo = report.findings.iter().find(|f| f.code == "FO001" && &f.path == p);
             let fo = fo.unwrap_or_else(|| panic!("{}: FO001 at {}", name, p));
@@ -109,16 +143,31 @@ fn golden_plans_without_fed_retries_raise_fo001_and_pa001_on_each() {
             assert_eq!(fix.op, "set");
             assert_eq!(fix.path, format!("{}/retries", p));
             let fi: usize = p.split('/').nth(2).and_then(|x| x.parse().ok()).unwrap_or(usize::MAX);
-            let n = plan["federation"][fi]["apply"]["targets"].as_array().map(|t| t.len()).unwrap_or(0);
+            let n = plan["federation"][fi]["apply"]["targets"]
+                .as_array()
+                .map(|t| t.len())
+                .unwrap_or(0);
             assert_eq!(fix.value, Value::from(n as i64 - 1), "{}: fix value is n - 1", name);
-            assert!(report.findings.iter().any(|f| f.code == "PA001" && &f.path == p), "{}: PA001 at {}", name, p);
+            assert!(
+                report.findings.iter().any(|f| f.code == "PA001" && &f.path == p),
+                "{}: PA001 at {}",
+                name,
+                p
+            );
             assert_eq!(fo.node_id, plan["federation"][fi]["nodeId"].as_i64());
         }
         // Nothing else about retries changes: no PA002, no local FO001.
         assert_eq!(count(&report, "PA002"), 0, "{}", name);
     }
-    eprintln!("stripped retries from {} federated middle services in {} vectors", expected_total, vectors_hit);
-    assert!(expected_total > 100, "the vectors hold many multi-target federated middles ({})", expected_total);
+    eprintln!(
+        "stripped retries from {} federated middle services in {} vectors",
+        expected_total, vectors_hit
+    );
+    assert!(
+        expected_total > 100,
+        "the vectors hold many multi-target federated middles ({})",
+        expected_total
+    );
 }
 
 #[test]
@@ -170,12 +219,26 @@ fn golden_tunnel_inputs_through_check() {
             assert_eq!(report.findings.len(), 1, "{}: a rejected tunnel is one IN002", name);
             let f = &report.findings[0];
             assert_eq!(f.code, "IN002", "{}", name);
-            assert!(f.message.contains(err) && f.message_zh.contains(err), "{}: IN002 carries {:?}: {}", name, err, f.message);
+            assert!(
+                f.message.contains(err) && f.message_zh.contains(err),
+                "{}: IN002 carries {:?}: {}",
+                name,
+                err,
+                f.message
+            );
             continue;
         }
-        for bad in ["FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004", "LK002", "PA005"] {
+        for bad in [
+            "FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004", "LK002", "PA005",
+        ] {
             let hits: Vec<_> = report.findings.iter().filter(|f| f.code == bad).collect();
-            assert!(hits.is_empty(), "{} raised {} on its tunnel input: {:#?}", name, bad, hits);
+            assert!(
+                hits.is_empty(),
+                "{} raised {} on its tunnel input: {:#?}",
+                name,
+                bad,
+                hits
+            );
         }
         // The plan-level findings agree with checking the golden plan itself, except
         // for linkage, where the node table of the planner's plan is more precise.
@@ -194,7 +257,10 @@ fn golden_tunnel_inputs_through_check() {
         }
     }
     assert_eq!(rejected, 144);
-    eprintln!("\nfindings over the 462 accepted tunnel inputs (planned first): {:?}", totals);
+    eprintln!(
+        "\nfindings over the 462 accepted tunnel inputs (planned first): {:?}",
+        totals
+    );
 }
 
 #[test]

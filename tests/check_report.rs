@@ -9,7 +9,9 @@ fn seed_plan_without_retries() -> Value {
         .expect("golden vectors present");
     let v: Value = serde_json::from_str(text.lines().next().expect("first vector")).expect("JSON");
     let mut plan = v["expected"].clone();
-    plan["federation"][0]["commands"][1]["data"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    plan["federation"][0]["commands"][1]["data"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     plan
 }
 
@@ -43,7 +45,10 @@ fn rule_table_covers_every_checker_code() {
         ("IN002", "server-rejects", Severity::Error),
     ];
     for (code, rule, sev) in expected {
-        let r = table.iter().find(|r| r.code == code).unwrap_or_else(|| panic!("{} in rules()", code));
+        let r = table
+            .iter()
+            .find(|r| r.code == code)
+            .unwrap_or_else(|| panic!("{} in rules()", code));
         assert_eq!((r.rule.as_str(), r.severity), (rule, sev), "{}", code);
         assert!(!r.description.is_empty() && !r.description_zh.is_empty());
     }
@@ -59,10 +64,19 @@ fn text_report_groups_by_node() {
     let text = report_text(&r);
     assert!(text.starts_with("hop-policy check: plan"), "{}", text);
     let node2 = text.find("Node 2 (").expect("node 2 section");
-    let fo = text.find("FO001 missing-retries at /federation/0/commands/1/data/0/handler").expect("FO001 line");
+    let fo = text
+        .find("FO001 missing-retries at /federation/0/commands/1/data/0/handler")
+        .expect("FO001 line");
     assert!(fo > node2);
-    assert!(text.contains("fix: set /federation/0/commands/1/data/0/handler/retries = 2"), "{}", text);
-    assert!(text.contains("Node 1 ("), "entry chain findings (LK003) are under node 1");
+    assert!(
+        text.contains("fix: set /federation/0/commands/1/data/0/handler/retries = 2"),
+        "{}",
+        text
+    );
+    assert!(
+        text.contains("Node 1 ("),
+        "entry chain findings (LK003) are under node 1"
+    );
     let empty = check(&json!({"services": []}), &CheckOptions::default());
     assert!(report_text(&empty).contains("No findings."));
 }
@@ -75,8 +89,12 @@ fn sarif_report_shape() {
     let run = &s["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "hop-policy");
     let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
-    assert!(rules.iter().any(|x| x["id"] == "FO001" && x["defaultConfiguration"]["level"] == "error"));
-    assert!(rules.iter().any(|x| x["id"] == "LK003" && x["defaultConfiguration"]["level"] == "note"));
+    assert!(rules
+        .iter()
+        .any(|x| x["id"] == "FO001" && x["defaultConfiguration"]["level"] == "error"));
+    assert!(rules
+        .iter()
+        .any(|x| x["id"] == "LK003" && x["defaultConfiguration"]["level"] == "note"));
     let results = run["results"].as_array().expect("results");
     assert_eq!(results.len(), r.findings.len());
     for (res, f) in results.iter().zip(&r.findings) {
@@ -89,8 +107,14 @@ fn sarif_report_shape() {
             Severity::Info => "note",
         };
         assert_eq!(res["level"], level);
-        assert_eq!(res["locations"][0]["logicalLocations"][0]["fullyQualifiedName"], f.path.as_str());
-        assert_eq!(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "plan.json");
+        assert_eq!(
+            res["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            f.path.as_str()
+        );
+        assert_eq!(
+            res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "plan.json"
+        );
         assert_eq!(res["message"]["text"], f.message.as_str());
     }
     let fo = results.iter().find(|x| x["ruleId"] == "FO001").expect("FO001 result");

@@ -7,7 +7,10 @@ use serde_json::{json, Value};
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: usize) -> usize {
@@ -85,8 +88,18 @@ fn mutated_plans_and_commands_never_panic() {
             let _ = report_text(&rep);
             let _ = report_sarif(&rep, "plan.json");
             let local = plan.get("local").cloned().unwrap_or(Value::Null);
-            let _ = check(&local, &CheckOptions { kind: Some("commands".into()) });
-            let _ = check(&plan, &CheckOptions { kind: Some("config".into()) });
+            let _ = check(
+                &local,
+                &CheckOptions {
+                    kind: Some("commands".into()),
+                },
+            );
+            let _ = check(
+                &plan,
+                &CheckOptions {
+                    kind: Some("config".into()),
+                },
+            );
         }
     }
     assert!(findings > 0);
@@ -139,7 +152,15 @@ fn odd_documents_never_panic() {
         let _ = report_text(&rep);
         let _ = report_sarif(&rep, "doc.json");
     }
-    for text in ["", " ", "[", "{\"a\":", "\u{0}", "1e999", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"] {
+    for text in [
+        "",
+        " ",
+        "[",
+        "{\"a\":",
+        "\u{0}",
+        "1e999",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    ] {
         let _ = check_text(text, &CheckOptions::default());
     }
     let deep = "[".repeat(5000) + &"]".repeat(5000);

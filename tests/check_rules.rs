@@ -120,7 +120,11 @@ fn ac002_chain_duration_string() {
     doc["services"][0]["forwarder"] = json!({"selector": {"strategy": "fifo", "failTimeout": "600s"},
                                              "nodes": [{"name": "a", "addr": "203.0.113.9:80"}]});
     let r = run(&doc);
-    assert!(!has(&r, "AC002") && !has(&r, "AC001") && !has(&r, "AC003"), "{:#?}", r.findings);
+    assert!(
+        !has(&r, "AC002") && !has(&r, "AC001") && !has(&r, "AC003"),
+        "{:#?}",
+        r.findings
+    );
 }
 
 #[test]
@@ -152,13 +156,26 @@ fn ac004_unknown_strategy() {
 
 #[test]
 fn ac005_bad_listen_addr() {
-    for bad in [":::44014", "0.0.0.0", "0.0.0.0:70000", "[::]:port", "2001:db8::9:44010", ""] {
+    for bad in [
+        ":::44014",
+        "0.0.0.0",
+        "0.0.0.0:70000",
+        "[::]:port",
+        "2001:db8::9:44010",
+        "",
+    ] {
         let mut doc = middle_config();
         doc["services"][0]["addr"] = json!(bad);
         let r = run(&doc);
         at(&r, "AC005", "/services/0/addr");
     }
-    for good in ["[::]:44014", ":44014", "0.0.0.0:44014", "[2001:db8::9]:1", "10.0.0.9:65535"] {
+    for good in [
+        "[::]:44014",
+        ":44014",
+        "0.0.0.0:44014",
+        "[2001:db8::9]:1",
+        "10.0.0.9:65535",
+    ] {
         let mut doc = middle_config();
         doc["services"][0]["addr"] = json!(good);
         assert!(!has(&run(&doc), "AC005"), "{}", good);
@@ -167,7 +184,13 @@ fn ac005_bad_listen_addr() {
 
 #[test]
 fn ac006_bad_dial_addr() {
-    for bad in ["203.0.113.3", "203.0.113.3:443:45001", ":45001", "203.0.113.3:0", "2001:db8::3:45001"] {
+    for bad in [
+        "203.0.113.3",
+        "203.0.113.3:443:45001",
+        ":45001",
+        "203.0.113.3:0",
+        "2001:db8::3:45001",
+    ] {
         let mut doc = middle_config();
         doc["chains"][0]["hops"][0]["nodes"][0]["addr"] = json!(bad);
         let r = run(&doc);
@@ -185,32 +208,52 @@ fn ac006_bad_dial_addr() {
 #[test]
 fn fo001_missing_retries_with_fix() {
     let mut doc = middle_config();
-    doc["services"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    doc["services"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     let r = run(&doc);
     let f = at(&r, "FO001", "/services/0/handler");
     assert_eq!(f.severity, Severity::Error);
     let fix = f.fix.as_ref().expect("fix");
-    assert_eq!((fix.op.as_str(), fix.path.as_str(), &fix.value), ("set", "/services/0/handler/retries", &json!(2)));
+    assert_eq!(
+        (fix.op.as_str(), fix.path.as_str(), &fix.value),
+        ("set", "/services/0/handler/retries", &json!(2))
+    );
     // retries 1 of 3 is still short.
     let mut doc = middle_config();
     doc["services"][0]["handler"]["retries"] = json!(1);
-    assert_eq!(at(&run(&doc), "FO001", "/services/0/handler").fix.as_ref().map(|f| f.value.clone()), Some(json!(2)));
+    assert_eq!(
+        at(&run(&doc), "FO001", "/services/0/handler")
+            .fix
+            .as_ref()
+            .map(|f| f.value.clone()),
+        Some(json!(2))
+    );
     // Near miss: enough retries; a single-node hop needs none.
     assert!(!has(&run(&middle_config()), "FO001"));
     let mut doc = middle_config();
-    doc["services"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
-    doc["chains"][0]["hops"][0]["nodes"].as_array_mut().map(|n| n.truncate(1));
+    doc["services"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
+    if let Some(n) = doc["chains"][0]["hops"][0]["nodes"].as_array_mut() {
+        n.truncate(1);
+    }
     assert!(!has(&run(&doc), "FO001"));
 }
 
 #[test]
 fn fo001_on_the_seed_plan_without_retries() {
     let mut plan = seed_plan();
-    plan["federation"][0]["commands"][1]["data"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    plan["federation"][0]["commands"][1]["data"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     let r = run(&plan);
     let f = at(&r, "FO001", "/federation/0/commands/1/data/0/handler");
     assert_eq!(f.node_id, Some(2));
-    assert_eq!(f.fix.as_ref().map(|x| x.path.as_str()), Some("/federation/0/commands/1/data/0/handler/retries"));
+    assert_eq!(
+        f.fix.as_ref().map(|x| x.path.as_str()),
+        Some("/federation/0/commands/1/data/0/handler/retries")
+    );
     assert_eq!(f.fix.as_ref().map(|x| x.value.clone()), Some(json!(2)));
     assert!(!f.message_zh.is_empty() && f.message_zh != f.message);
 }
@@ -220,7 +263,10 @@ fn fo002_retries_without_chain() {
     let doc = json!({"services": [{"name": "exit", "addr": ":45001", "listener": {"type": "tls"},
                                    "handler": {"type": "relay", "retries": 1}}]});
     let r = run(&doc);
-    assert_eq!(at(&r, "FO002", "/services/0/handler/retries").severity, Severity::Warning);
+    assert_eq!(
+        at(&r, "FO002", "/services/0/handler/retries").severity,
+        Severity::Warning
+    );
     let doc = json!({"services": [{"name": "exit", "addr": ":45001", "handler": {"type": "relay", "retries": 0}}]});
     assert!(!has(&run(&doc), "FO002"));
 }
@@ -309,7 +355,9 @@ fn lk003_mux_mismatch() {
 #[test]
 fn pa001_retries_parity() {
     let mut plan = seed_plan();
-    plan["federation"][0]["commands"][1]["data"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    plan["federation"][0]["commands"][1]["data"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     let r = run(&plan);
     let f = at(&r, "PA001", "/federation/0/commands/1/data/0/handler");
     assert_eq!(f.node_id, Some(2));
@@ -321,7 +369,11 @@ fn pa001_retries_parity() {
 
 #[test]
 fn pa002_selector_parity() {
-    for (field, value) in [("strategy", json!("round")), ("maxFails", json!(3)), ("failTimeout", json!(10_000_000_000u64))] {
+    for (field, value) in [
+        ("strategy", json!("round")),
+        ("maxFails", json!(3)),
+        ("failTimeout", json!(10_000_000_000u64)),
+    ] {
         let mut plan = seed_plan();
         plan["federation"][0]["commands"][0]["data"]["hops"][0]["selector"][field] = value;
         let r = run(&plan);
@@ -336,7 +388,11 @@ fn seed_plan_full_metadata() -> Value {
     let mut plan = seed_plan();
     let full = json!({"nodelay": true, "mux.keepaliveInterval": "15s", "mux.keepaliveTimeout": "45s",
                       "mux.maxFrameSize": 32768, "mux.maxStreamBuffer": 2097152});
-    for n in plan["federation"][0]["commands"][0]["data"]["hops"][0]["nodes"].as_array_mut().into_iter().flatten() {
+    for n in plan["federation"][0]["commands"][0]["data"]["hops"][0]["nodes"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
         n["connector"]["metadata"] = full.clone();
     }
     plan["federation"][0]["commands"][1]["data"][0]["handler"]["metadata"] = full;
@@ -346,9 +402,16 @@ fn seed_plan_full_metadata() -> Value {
 #[test]
 fn pa003_metadata_parity() {
     let r = run(&seed_plan());
-    assert_eq!(at(&r, "PA003", "/federation/0/commands/1/data/0/handler").severity, Severity::Warning);
+    assert_eq!(
+        at(&r, "PA003", "/federation/0/commands/1/data/0/handler").severity,
+        Severity::Warning
+    );
     let f = at(&r, "PA003", "/federation/0/commands/0/data/hops/0/nodes/2/connector");
-    assert!(f.message.contains("mux.maxFrameSize") && f.message.contains("mux.maxStreamBuffer"), "{}", f.message);
+    assert!(
+        f.message.contains("mux.maxFrameSize") && f.message.contains("mux.maxStreamBuffer"),
+        "{}",
+        f.message
+    );
     assert_eq!(r.findings.iter().filter(|f| f.code == "PA003").count(), 4);
     // Near miss: same metadata as the local builder.
     let r = run(&seed_plan_full_metadata());
@@ -387,13 +450,17 @@ fn pa_in_a_config_recognises_federated_names() {
     doc["services"][0]["name"] = json!("fed_svc_31");
     doc["services"][0]["handler"]["chain"] = json!("fed_chain_31");
     doc["chains"][0]["name"] = json!("fed_chain_31");
-    doc["services"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    doc["services"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     let r = run(&doc);
     at(&r, "PA001", "/services/0/handler");
     at(&r, "FO001", "/services/0/handler");
     // A local service of the same shape is not a federated hop.
     let mut doc = middle_config();
-    doc["services"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    doc["services"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     assert!(!has(&run(&doc), "PA001"));
 }
 
@@ -406,8 +473,18 @@ fn in001_unreadable() {
         run(&json!(42)),
         run(&json!({"hello": "world"})),
         run(&json!({"local": 5})),
-        check(&json!([]), &CheckOptions { kind: Some("config".into()) }),
-        check(&middle_config(), &CheckOptions { kind: Some("yaml".into()) }),
+        check(
+            &json!([]),
+            &CheckOptions {
+                kind: Some("config".into()),
+            },
+        ),
+        check(
+            &middle_config(),
+            &CheckOptions {
+                kind: Some("yaml".into()),
+            },
+        ),
     ];
     for r in &cases {
         assert_eq!(codes(r), vec!["IN001"], "{:#?}", r);
@@ -445,17 +522,32 @@ fn kind_detection_and_forcing() {
     assert_eq!(run(&seed_plan()).summary.kind, "plan");
     assert_eq!(run(&middle_config()).summary.kind, "config");
     assert_eq!(run(&seed_plan()["local"]).summary.kind, "commands");
-    assert_eq!(run(&vector("seed-federated-middle-fifo-3-exits")["input"]).summary.kind, "tunnel");
-    let forced = check(&seed_plan()["local"], &CheckOptions { kind: Some("commands".into()) });
+    assert_eq!(
+        run(&vector("seed-federated-middle-fifo-3-exits")["input"]).summary.kind,
+        "tunnel"
+    );
+    let forced = check(
+        &seed_plan()["local"],
+        &CheckOptions {
+            kind: Some("commands".into()),
+        },
+    );
     assert_eq!(forced.summary.kind, "commands");
-    let forced = check(&seed_plan(), &CheckOptions { kind: Some("tunnel".into()) });
+    let forced = check(
+        &seed_plan(),
+        &CheckOptions {
+            kind: Some("tunnel".into()),
+        },
+    );
     assert_eq!(forced.summary.paths_into, "plan");
 }
 
 #[test]
 fn findings_are_sorted_deterministic_and_summarised() {
     let mut plan = seed_plan();
-    plan["federation"][0]["commands"][1]["data"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    plan["federation"][0]["commands"][1]["data"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     plan["local"][0]["data"]["hops"][0]["selector"]["strategy"] = json!("FIFO");
     let a = run(&plan);
     let b = run(&plan);

@@ -42,8 +42,11 @@ const STRS: Ty = Ty::Arr(&Ty::Str);
 const ANY_OBJ: Ty = Ty::Obj(&[]);
 
 static SOCKOPTS: &[Field] = &[Field("mark", Ty::Int)];
-static SELECTOR: &[Field] =
-    &[Field("strategy", Ty::Strategy), Field("maxFails", Ty::Int), Field("failTimeout", Ty::Dur)];
+static SELECTOR: &[Field] = &[
+    Field("strategy", Ty::Strategy),
+    Field("maxFails", Ty::Int),
+    Field("failTimeout", Ty::Dur),
+];
 static CHAIN_GROUP: &[Field] = &[Field("chains", STRS), Field("selector", Ty::Obj(SELECTOR))];
 static PLUGIN: &[Field] = &[
     Field("type", Ty::Str),
@@ -203,7 +206,12 @@ impl Decoder<'_> {
                 expected(ty),
                 json_type(v)
             ),
-            format!("`{}` 必须是{}，实际是 {}：节点解码失败，命令被拒绝", what, expected_zh(ty), json_type(v)),
+            format!(
+                "`{}` 必须是{}，实际是 {}：节点解码失败，命令被拒绝",
+                what,
+                expected_zh(ty),
+                json_type(v)
+            ),
         );
     }
 
@@ -324,7 +332,9 @@ impl Decoder<'_> {
                 let ns = parse_go_duration(s)
                     .map(|n| format!("; use the integer {} (nanoseconds)", n))
                     .unwrap_or_default();
-                let ns_zh = parse_go_duration(s).map(|n| format!("；请改用整数 {}（纳秒）", n)).unwrap_or_default();
+                let ns_zh = parse_go_duration(s)
+                    .map(|n| format!("；请改用整数 {}（纳秒）", n))
+                    .unwrap_or_default();
                 self.sink.add(
                     "AC002",
                     self.node_id,
@@ -357,7 +367,11 @@ mod tests {
 
     fn codes(mode: Mode, fields: &'static [Field], v: Value) -> Vec<String> {
         let mut sink = Sink::default();
-        let mut d = Decoder { sink: &mut sink, node_id: None, mode };
+        let mut d = Decoder {
+            sink: &mut sink,
+            node_id: None,
+            mode,
+        };
         if let Some(o) = v.as_object() {
             d.object(fields, o, "", "");
         }
@@ -366,16 +380,48 @@ mod tests {
 
     #[test]
     fn service_types() {
-        assert_eq!(codes(Mode::Service, SERVICE, json!({"name": "a", "addr": ":1", "handler": {"retries": 2}})), Vec::<String>::new());
-        assert_eq!(codes(Mode::Service, SERVICE, json!({"name": 3, "addr": ":1"})), vec!["AC001"]);
-        assert_eq!(codes(Mode::Service, SERVICE, json!({"addr": ":1", "handler": {"Retries": "2"}})), vec!["AC001"]);
-        assert_eq!(codes(Mode::Service, SERVICE, json!({"addr": ":1", "handler": {"retries": 1.0}})), vec!["AC001"]);
         assert_eq!(
-            codes(Mode::Service, SERVICE, json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "1m30s", "maxFails": 1}}})),
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"name": "a", "addr": ":1", "handler": {"retries": 2}})
+            ),
             Vec::<String>::new()
         );
         assert_eq!(
-            codes(Mode::Service, SERVICE, json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "10 min"}}})),
+            codes(Mode::Service, SERVICE, json!({"name": 3, "addr": ":1"})),
+            vec!["AC001"]
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "handler": {"Retries": "2"}})
+            ),
+            vec!["AC001"]
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "handler": {"retries": 1.0}})
+            ),
+            vec!["AC001"]
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "1m30s", "maxFails": 1}}})
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "10 min"}}})
+            ),
             vec!["AC003"]
         );
     }

@@ -20,15 +20,23 @@ pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &str) ->
 /// Number of nodes in a chain's first hop (`None` when it has no hop).
 pub(crate) fn first_hop_nodes(chain: &Chn<'_>) -> Option<usize> {
     let hop = get_arr(chain.obj, "hops")?.first()?.as_object()?;
-    Some(get_arr(hop, "nodes").map(|n| n.iter().filter(|x| x.is_object()).count()).unwrap_or(0))
+    Some(
+        get_arr(hop, "nodes")
+            .map(|n| n.iter().filter(|x| x.is_object()).count())
+            .unwrap_or(0),
+    )
 }
 
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     for svc in &doc.services {
-        let Some((hkey, Value::Object(handler))) = get_ci(svc.obj, "handler") else { continue };
+        let Some((hkey, Value::Object(handler))) = get_ci(svc.obj, "handler") else {
+            continue;
+        };
         let hpath = join(&svc.path, hkey);
         // A retries value of the wrong type is AC001; the agent rejects the service anyway.
-        let Ok(retries_opt) = get_int(handler, "retries") else { continue };
+        let Ok(retries_opt) = get_int(handler, "retries") else {
+            continue;
+        };
         let retries = retries_opt.unwrap_or(0);
         let rkey = get_ci(handler, "retries").map(|(k, _)| k).unwrap_or("retries");
         let rpath = join(&hpath, rkey);
@@ -40,8 +48,14 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                     "FO002",
                     svc.node_id,
                     &rpath,
-                    format!("service {} has retries {} but no chain (an exit): the retries have no effect", name, retries),
-                    format!("服务 {} 设置了 retries {} 但没有链路（出口）：retries 不起作用", name, retries),
+                    format!(
+                        "service {} has retries {} but no chain (an exit): the retries have no effect",
+                        name, retries
+                    ),
+                    format!(
+                        "服务 {} 设置了 retries {} 但没有链路（出口）：retries 不起作用",
+                        name, retries
+                    ),
                 );
             }
             continue;
@@ -52,8 +66,14 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                 "FO004",
                 svc.node_id,
                 &cpath,
-                format!("service {} uses chain {:?}, which this node does not receive: the agent cannot route through it", name, chain_name),
-                format!("服务 {} 引用的链路 {:?} 在该节点上不存在：无法经该链路转发", name, chain_name),
+                format!(
+                    "service {} uses chain {:?}, which this node does not receive: the agent cannot route through it",
+                    name, chain_name
+                ),
+                format!(
+                    "服务 {} 引用的链路 {:?} 在该节点上不存在：无法经该链路转发",
+                    name, chain_name
+                ),
             );
             continue;
         };

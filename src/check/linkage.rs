@@ -5,7 +5,7 @@
 
 use super::model::{Doc, Svc};
 use super::rules::Sink;
-use super::util::{addr_host, addr_port, loose_port, get_arr, get_ci, get_obj, get_str, join, join_i};
+use super::util::{addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -15,13 +15,20 @@ struct Listener<'d, 'a> {
 }
 
 fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
-    get_obj(svc.obj, "listener").and_then(|l| get_str(l, "type")).map(str::trim)
+    get_obj(svc.obj, "listener")
+        .and_then(|l| get_str(l, "type"))
+        .map(str::trim)
 }
 
 /// The `mux.*` settings of a connector's or handler's metadata.
 fn mux_settings(meta: Option<&Map<String, Value>>) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = meta
-        .map(|m| m.iter().filter(|(k, _)| k.starts_with("mux.")).map(|(k, v)| (k.clone(), v.clone())).collect())
+        .map(|m| {
+            m.iter()
+                .filter(|(k, _)| k.starts_with("mux."))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
         .unwrap_or_default();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
@@ -49,11 +56,16 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
         .iter()
         .filter_map(|svc| {
             let addr = get_str(svc.obj, "addr")?;
-            Some(Listener { svc, port: loose_port(addr)? })
+            Some(Listener {
+                svc,
+                port: loose_port(addr)?,
+            })
         })
         .collect();
     for chain in &doc.chains {
-        let Some(hops) = get_arr(chain.obj, "hops") else { continue };
+        let Some(hops) = get_arr(chain.obj, "hops") else {
+            continue;
+        };
         let hops_path = join(&chain.path, get_ci(chain.obj, "hops").map(|(k, _)| k).unwrap_or("hops"));
         for (hi, hop) in hops.iter().enumerate() {
             let Some(hop) = hop.as_object() else { continue };
@@ -64,8 +76,20 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                 let Some(node) = node.as_object() else { continue };
                 let node_path = join_i(&nodes_path, ni);
                 let Some(addr) = get_str(node, "addr") else { continue };
-                let (Some(host), Some(port)) = (addr_host(addr), addr_port(addr)) else { continue };
-                link(doc, &listeners, chain.node_id, node, &node_path, addr, &host, port, sink);
+                let (Some(host), Some(port)) = (addr_host(addr), addr_port(addr)) else {
+                    continue;
+                };
+                link(
+                    doc,
+                    &listeners,
+                    chain.node_id,
+                    node,
+                    &node_path,
+                    addr,
+                    &host,
+                    port,
+                    sink,
+                );
             }
         }
     }
@@ -85,20 +109,32 @@ fn link(
 ) {
     let candidates: Vec<&Listener> = match &doc.table {
         Some(table) => {
-            let owners: Vec<i64> = table.iter().filter(|n| n.hosts.iter().any(|h| h == host)).map(|n| n.node_id).collect();
+            let owners: Vec<i64> = table
+                .iter()
+                .filter(|n| n.hosts.iter().any(|h| h == host))
+                .map(|n| n.node_id)
+                .collect();
             if owners.is_empty() {
                 return; // not a tunnel node: outside this plan
             }
-            let found: Vec<&Listener> =
-                listeners.iter().filter(|l| l.port == port && l.svc.node_id.is_some_and(|id| owners.contains(&id))).collect();
+            let found: Vec<&Listener> = listeners
+                .iter()
+                .filter(|l| l.port == port && l.svc.node_id.is_some_and(|id| owners.contains(&id)))
+                .collect();
             if found.is_empty() {
                 let ids = owners.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
                 sink.add(
                     "LK001",
                     from,
                     &join(node_path, "addr"),
-                    format!("{} belongs to tunnel node {} but no planned service listens on port {} there", addr, ids, port),
-                    format!("{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听", addr, ids, port),
+                    format!(
+                        "{} belongs to tunnel node {} but no planned service listens on port {} there",
+                        addr, ids, port
+                    ),
+                    format!(
+                        "{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听",
+                        addr, ids, port
+                    ),
                 );
                 return;
             }
@@ -111,7 +147,10 @@ fn link(
                     "LK001",
                     from,
                     &join(node_path, "addr"),
-                    format!("{} is dialed but no service in this plan listens on port {}", addr, port),
+                    format!(
+                        "{} is dialed but no service in this plan listens on port {}",
+                        addr, port
+                    ),
                     format!("拨号目标 {} 的端口 {} 上没有本计划部署的服务监听", addr, port),
                 );
                 return;
@@ -121,15 +160,23 @@ fn link(
     };
     // Protocol: the dialer must speak what the dialed listener serves.
     let Some(dialer) = get_obj(node, "dialer") else { return };
-    let Some(dtype) = get_str(dialer, "type").map(str::trim) else { return };
+    let Some(dtype) = get_str(dialer, "type").map(str::trim) else {
+        return;
+    };
     let dkey = get_ci(node, "dialer").map(|(k, _)| k).unwrap_or("dialer");
-    let matched = candidates.iter().find(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)));
+    let matched = candidates
+        .iter()
+        .find(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)));
     let target = match matched {
         Some(l) => *l,
         None => {
             let first = candidates[0];
             let Some(ltype) = listener_type(first.svc) else { return };
-            let on = first.svc.node_id.map(|i| format!("node {}", i)).unwrap_or_else(|| "the target".into());
+            let on = first
+                .svc
+                .node_id
+                .map(|i| format!("node {}", i))
+                .unwrap_or_else(|| "the target".into());
             sink.add(
                 "LK002",
                 from,
@@ -138,7 +185,10 @@ fn link(
                     "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
                     dtype, ltype, on, first.svc.path
                 ),
-                format!("拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败", dtype, on, first.svc.path, ltype),
+                format!(
+                    "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
+                    dtype, on, first.svc.path, ltype
+                ),
             );
             return;
         }
@@ -154,8 +204,14 @@ fn link(
             "LK003",
             from,
             &join(node_path, ckey),
-            format!("connector mux settings differ from the handler of {} ({}): {}", addr, target.svc.path, keys),
-            format!("连接器的多路复用设置与 {} 的处理器（{}）不一致：{}", addr, target.svc.path, keys),
+            format!(
+                "connector mux settings differ from the handler of {} ({}): {}",
+                addr, target.svc.path, keys
+            ),
+            format!(
+                "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
+                addr, target.svc.path, keys
+            ),
         );
     }
 }

@@ -93,7 +93,10 @@ fn detect(doc: &Value) -> Result<Kind, String> {
                 Ok(Kind::Tunnel)
             } else if o.contains_key("local") || o.contains_key("federation") {
                 Ok(Kind::Plan)
-            } else if o.keys().any(|k| k.eq_ignore_ascii_case("services") || k.eq_ignore_ascii_case("chains")) {
+            } else if o
+                .keys()
+                .any(|k| k.eq_ignore_ascii_case("services") || k.eq_ignore_ascii_case("chains"))
+            {
                 Ok(Kind::Config)
             } else {
                 Err("unrecognised document: expected a tunnel input {tunnel, nodes}, a plan {federation, local}, a GOST config {services, chains} or a command list [{nodeId, command, data}]".into())
@@ -121,7 +124,11 @@ fn unreadable(kind: &str, reason: &str) -> CheckReport {
 fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckReport {
     sort_findings(&mut findings);
     findings.dedup();
-    let mut summary = Summary { kind: kind.to_string(), paths_into: paths_into.to_string(), ..Default::default() };
+    let mut summary = Summary {
+        kind: kind.to_string(),
+        paths_into: paths_into.to_string(),
+        ..Default::default()
+    };
     for f in &findings {
         match f.severity {
             Severity::Error => summary.errors += 1,
@@ -159,7 +166,10 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
     match kind {
         Kind::Tunnel => {
             if !doc.is_object() {
-                return unreadable("tunnel", "a tunnel input must be an object {tunnel, nodes, federation?}");
+                return unreadable(
+                    "tunnel",
+                    "a tunnel input must be an object {tunnel, nodes, federation?}",
+                );
             }
             let (_, findings) = tunnel_findings(doc);
             finish(Kind::Tunnel.as_str(), "plan", findings)
@@ -226,12 +236,18 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     if let Some(err) = &plan.error {
         if err.code == "INVALID_INPUT" {
             // Not a decision of the server about this tunnel: the input has the wrong shape.
-            let why = err.message_en.strip_prefix("invalid input: ").unwrap_or(&err.message_en);
+            let why = err
+                .message_en
+                .strip_prefix("invalid input: ")
+                .unwrap_or(&err.message_en);
             sink.add(
                 "IN001",
                 None,
                 "",
-                format!("cannot read the tunnel input: {} (the server answers {})", why, err.message),
+                format!(
+                    "cannot read the tunnel input: {} (the server answers {})",
+                    why, err.message
+                ),
                 format!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
             );
         } else {

@@ -60,7 +60,10 @@ impl<'a> Doc<'a> {
                     "AC001",
                     node_id,
                     path,
-                    format!("service data must be a list of services for the agent's decoder, but it is {}", json_type(other)),
+                    format!(
+                        "service data must be a list of services for the agent's decoder, but it is {}",
+                        json_type(other)
+                    ),
                     format!("服务数据必须是服务列表（数组），实际是 {}", json_type(other)),
                 );
                 return;
@@ -71,34 +74,69 @@ impl<'a> Doc<'a> {
             match item {
                 Value::Null => {}
                 Value::Object(obj) => {
-                    Decoder { sink, node_id, mode: Mode::Service }.object(SERVICE, obj, &p, "");
-                    self.services.push(Svc { obj, path: p, node_id, group });
+                    Decoder {
+                        sink,
+                        node_id,
+                        mode: Mode::Service,
+                    }
+                    .object(SERVICE, obj, &p, "");
+                    self.services.push(Svc {
+                        obj,
+                        path: p,
+                        node_id,
+                        group,
+                    });
                 }
                 other => sink.add(
                     "AC001",
                     node_id,
                     &p,
-                    format!("a service must be an object for the agent's decoder, but it is {}", json_type(other)),
+                    format!(
+                        "a service must be an object for the agent's decoder, but it is {}",
+                        json_type(other)
+                    ),
                     format!("服务必须是对象，实际是 {}", json_type(other)),
                 ),
             }
         }
     }
 
-    fn chain(&mut self, sink: &mut Sink, data: &'a Value, path: &str, name_override: Option<&str>, node_id: Option<i64>, group: usize) {
+    fn chain(
+        &mut self,
+        sink: &mut Sink,
+        data: &'a Value,
+        path: &str,
+        name_override: Option<&str>,
+        node_id: Option<i64>,
+        group: usize,
+    ) {
         match data {
             Value::Null => {}
             Value::Object(obj) => {
-                Decoder { sink, node_id, mode: Mode::Chain }.object(CHAIN, obj, path, "");
+                Decoder {
+                    sink,
+                    node_id,
+                    mode: Mode::Chain,
+                }
+                .object(CHAIN, obj, path, "");
                 let own = get_ci(obj, "name").and_then(|(_, v)| v.as_str()).unwrap_or("");
                 let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own).to_string();
-                self.chains.push(Chn { obj, path: path.to_string(), name, node_id, group });
+                self.chains.push(Chn {
+                    obj,
+                    path: path.to_string(),
+                    name,
+                    node_id,
+                    group,
+                });
             }
             other => sink.add(
                 "AC001",
                 node_id,
                 path,
-                format!("chain data must be an object for the agent's decoder, but it is {}", json_type(other)),
+                format!(
+                    "chain data must be an object for the agent's decoder, but it is {}",
+                    json_type(other)
+                ),
                 format!("链路数据必须是对象，实际是 {}", json_type(other)),
             ),
         }
@@ -110,7 +148,10 @@ impl<'a> Doc<'a> {
             in001(
                 sink,
                 path,
-                format!("a command must be an object {{nodeId, command, data}}, but it is {}", json_type(cmd)),
+                format!(
+                    "a command must be an object {{nodeId, command, data}}, but it is {}",
+                    json_type(cmd)
+                ),
                 format!("命令必须是对象 {{nodeId, command, data}}，实际是 {}", json_type(cmd)),
             );
             return;
@@ -164,10 +205,16 @@ impl<'a> Doc<'a> {
 
     /// A plan `{error?, federation, local, nodes?}`. Returns `false` when its shape is wrong.
     pub fn from_plan(sink: &mut Sink, plan: &'a Map<String, Value>) -> Result<Doc<'a>, String> {
-        let mut doc = Doc { multi_node: true, ..Default::default() };
+        let mut doc = Doc {
+            multi_node: true,
+            ..Default::default()
+        };
         let local = plan.get("local").unwrap_or(&Value::Null);
         if !doc.command_list(sink, local, "/local", 0) {
-            return Err(format!("`local` must be a list of commands, but it is {}", json_type(local)));
+            return Err(format!(
+                "`local` must be a list of commands, but it is {}",
+                json_type(local)
+            ));
         }
         match plan.get("federation").unwrap_or(&Value::Null) {
             Value::Null => {}
@@ -204,9 +251,17 @@ impl<'a> Doc<'a> {
             let mut table = Vec::new();
             for row in rows {
                 let Some(o) = row.as_object() else { continue };
-                let Some(node_id) = o.get("nodeId").and_then(loose_int) else { continue };
+                let Some(node_id) = o.get("nodeId").and_then(loose_int) else {
+                    continue;
+                };
                 let mut hosts: Vec<String> = Vec::new();
-                for a in o.get("addresses").and_then(|a| a.as_array()).into_iter().flatten().filter_map(|h| h.as_str()) {
+                for a in o
+                    .get("addresses")
+                    .and_then(|a| a.as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|h| h.as_str())
+                {
                     hosts.push(super::util::canon_host(a));
                     // An address that already carries a port (a server IP given
                     // as a URL with a port) is dialed at that host.
@@ -224,7 +279,10 @@ impl<'a> Doc<'a> {
 
     /// A command list `[{nodeId, command, data}]`.
     pub fn from_commands(sink: &mut Sink, list: &'a Value) -> Doc<'a> {
-        let mut doc = Doc { multi_node: true, ..Default::default() };
+        let mut doc = Doc {
+            multi_node: true,
+            ..Default::default()
+        };
         doc.command_list(sink, list, "", 0);
         doc
     }

@@ -127,15 +127,24 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
             "exit" => false,
             _ => continue,
         };
-        let Some(svc) = doc.services.iter().find(|s| s.group == entry.group) else { continue };
+        let Some(svc) = doc.services.iter().find(|s| s.group == entry.group) else {
+            continue;
+        };
         let protocol = apply
             .and_then(|a| a.get("protocol"))
             .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
             .and_then(|p| p.as_str())
             .map(str::to_string)
-            .or_else(|| get_obj(svc.obj, "listener").and_then(|l| get_str(l, "type")).map(str::to_string))
+            .or_else(|| {
+                get_obj(svc.obj, "listener")
+                    .and_then(|l| get_str(l, "type"))
+                    .map(str::to_string)
+            })
             .unwrap_or_default();
-        let strategy = apply.and_then(|a| a.get("strategy")).and_then(|s| s.as_str()).map(str::to_string);
+        let strategy = apply
+            .and_then(|a| a.get("strategy"))
+            .and_then(|s| s.as_str())
+            .map(str::to_string);
         let targets = apply
             .and_then(|a| a.get("targets"))
             .and_then(|t| t.as_array())
@@ -155,7 +164,15 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
             })
             .unwrap_or_default();
         let chain = svc_chain(doc, svc).or_else(|| doc.chains.iter().find(|c| c.group == entry.group));
-        out.push(Hop { node_id: entry.node_id, middle, protocol, strategy, targets, svc, chain });
+        out.push(Hop {
+            node_id: entry.node_id,
+            middle,
+            protocol,
+            strategy,
+            targets,
+            svc,
+            chain,
+        });
     }
     out
 }
@@ -168,13 +185,24 @@ fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
         if !get_str(svc.obj, "name").is_some_and(|n| n.starts_with("fed_svc_")) {
             continue;
         }
-        let protocol = get_obj(svc.obj, "listener").and_then(|l| get_str(l, "type")).unwrap_or("").to_string();
+        let protocol = get_obj(svc.obj, "listener")
+            .and_then(|l| get_str(l, "type"))
+            .unwrap_or("")
+            .to_string();
         let chain = svc_chain(doc, svc);
-        let middle = get_obj(svc.obj, "handler").and_then(|h| get_str(h, "chain")).is_some_and(|c| !c.is_empty());
+        let middle = get_obj(svc.obj, "handler")
+            .and_then(|h| get_str(h, "chain"))
+            .is_some_and(|c| !c.is_empty());
         let mut targets = Vec::new();
         let mut strategy = None;
-        if let Some(hop) = chain.and_then(|c| get_arr(c.obj, "hops")).and_then(|h| h.first()).and_then(|h| h.as_object()) {
-            strategy = get_obj(hop, "selector").and_then(|s| get_str(s, "strategy")).map(str::to_string);
+        if let Some(hop) = chain
+            .and_then(|c| get_arr(c.obj, "hops"))
+            .and_then(|h| h.first())
+            .and_then(|h| h.as_object())
+        {
+            strategy = get_obj(hop, "selector")
+                .and_then(|s| get_str(s, "strategy"))
+                .map(str::to_string);
             for n in get_arr(hop, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
                 let Some(n) = n.as_object() else { continue };
                 let addr = get_str(n, "addr").unwrap_or("");
@@ -182,11 +210,22 @@ fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                     Some(i) => (addr[..i].to_string(), addr[i + 1..].to_string()),
                     None => (addr.to_string(), String::new()),
                 };
-                let protocol = get_obj(n, "dialer").and_then(|d| get_str(d, "type")).unwrap_or("").to_string();
+                let protocol = get_obj(n, "dialer")
+                    .and_then(|d| get_str(d, "type"))
+                    .unwrap_or("")
+                    .to_string();
                 targets.push(TwinTarget { host, port, protocol });
             }
         }
-        out.push(Hop { node_id: svc.node_id, middle, protocol, strategy, targets, svc, chain });
+        out.push(Hop {
+            node_id: svc.node_id,
+            middle,
+            protocol,
+            strategy,
+            targets,
+            svc,
+            chain,
+        });
     }
     out
 }
@@ -246,7 +285,14 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let listener = get_obj(svc.obj, "listener");
     if listener.is_some() {
         let lpath = join(&svc.path, key_of(svc.obj, "listener"));
-        metadata_finding(sink, node, &lpath, "listener", &meta_of(listener), &kcp_metadata(&hop.protocol));
+        metadata_finding(
+            sink,
+            node,
+            &lpath,
+            "listener",
+            &meta_of(listener),
+            &kcp_metadata(&hop.protocol),
+        );
     }
 
     // PA004: the listen address.
@@ -260,7 +306,10 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
                 "PA004",
                 node,
                 &join(&svc.path, akey),
-                format!("federated listen addr {:?} is not normalised; the local builder would listen on {:?}", addr, twin),
+                format!(
+                    "federated listen addr {:?} is not normalised; the local builder would listen on {:?}",
+                    addr, twin
+                ),
                 format!("联邦监听地址 {:?} 未规范化；本地构建会使用 {:?}", addr, twin),
             );
         }
@@ -278,8 +327,18 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
         }
     };
     note("service", get_str(svc.obj, "interface"), &mut fed_places);
-    note("service metadata", get_obj(svc.obj, "metadata").and_then(|m| get_str(m, "interface")), &mut fed_places);
-    note("handler metadata", handler.and_then(|h| get_obj(h, "metadata")).and_then(|m| get_str(m, "interface")), &mut fed_places);
+    note(
+        "service metadata",
+        get_obj(svc.obj, "metadata").and_then(|m| get_str(m, "interface")),
+        &mut fed_places,
+    );
+    note(
+        "handler metadata",
+        handler
+            .and_then(|h| get_obj(h, "metadata"))
+            .and_then(|m| get_str(m, "interface")),
+        &mut fed_places,
+    );
 
     let mut hop_path_for_iface = None;
     if let Some(chain) = hop.chain {
@@ -289,7 +348,11 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             let Some(h) = h.as_object() else { continue };
             note("hop", get_str(h, "interface"), &mut fed_places);
             for n in get_arr(h, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
-                note("chain node", n.as_object().and_then(|n| get_str(n, "interface")), &mut fed_places);
+                note(
+                    "chain node",
+                    n.as_object().and_then(|n| get_str(n, "interface")),
+                    &mut fed_places,
+                );
             }
             if hi > 0 {
                 continue;
@@ -309,9 +372,17 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
         (Some(_), false) => ["service metadata"].into_iter().collect(),
     };
     if fed_places != twin_places {
-        let fed_s = if fed_places.is_empty() { "nowhere".to_string() } else { fed_places.iter().copied().collect::<Vec<_>>().join(", ") };
+        let fed_s = if fed_places.is_empty() {
+            "nowhere".to_string()
+        } else {
+            fed_places.iter().copied().collect::<Vec<_>>().join(", ")
+        };
         let twin_s = twin_places.iter().copied().collect::<Vec<_>>().join(", ");
-        let path = if hop.middle { hop_path_for_iface.unwrap_or_else(|| svc.path.clone()) } else { svc.path.clone() };
+        let path = if hop.middle {
+            hop_path_for_iface.unwrap_or_else(|| svc.path.clone())
+        } else {
+            svc.path.clone()
+        };
         sink.add(
             "PA005",
             node,
@@ -345,11 +416,17 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: 
     if fed_strategy != twin_strategy {
         differ.push(format!("strategy {:?} (local {:?})", fed_strategy, twin_strategy));
     }
-    let fed_max = selector.and_then(|s| get_ci(s, "maxFails")).map(|(_, v)| v.clone()).unwrap_or(Value::Null);
+    let fed_max = selector
+        .and_then(|s| get_ci(s, "maxFails"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or(Value::Null);
     if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
         differ.push(format!("maxFails {} (local {})", fed_max, TWIN_MAX_FAILS));
     }
-    let fed_ft = selector.and_then(|s| get_ci(s, "failTimeout")).map(|(_, v)| v.clone()).unwrap_or(Value::Null);
+    let fed_ft = selector
+        .and_then(|s| get_ci(s, "failTimeout"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or(Value::Null);
     if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
         differ.push(format!("failTimeout {} (local {})", fed_ft, TWIN_FAIL_TIMEOUT));
     }
@@ -371,11 +448,25 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: 
         let npath = join_i(&join(hop_path, nodes_key), i);
         if let Some(conn) = get_obj(n, "connector") {
             let cpath = join(&npath, key_of(n, "connector"));
-            metadata_finding(sink, node, &cpath, "connector", &meta_of(Some(conn)), &local_mux_metadata(&t.protocol));
+            metadata_finding(
+                sink,
+                node,
+                &cpath,
+                "connector",
+                &meta_of(Some(conn)),
+                &local_mux_metadata(&t.protocol),
+            );
         }
         if let Some(dialer) = get_obj(n, "dialer") {
             let dpath = join(&npath, key_of(n, "dialer"));
-            metadata_finding(sink, node, &dpath, "dialer", &meta_of(Some(dialer)), &kcp_metadata(&t.protocol));
+            metadata_finding(
+                sink,
+                node,
+                &dpath,
+                "dialer",
+                &meta_of(Some(dialer)),
+                &kcp_metadata(&t.protocol),
+            );
         }
         if let Some((akey, Value::String(addr))) = get_ci(n, "addr") {
             let twin = normalise_address(&format!("{}:{}", t.host, t.port));
@@ -384,7 +475,10 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: 
                     "PA004",
                     node,
                     &join(&npath, akey),
-                    format!("federated chain node addr {:?} differs from the local builder's normalised {:?}", addr, twin),
+                    format!(
+                        "federated chain node addr {:?} differs from the local builder's normalised {:?}",
+                        addr, twin
+                    ),
                     format!("联邦链路节点地址 {:?} 与本地构建的规范化地址 {:?} 不一致", addr, twin),
                 );
             }
@@ -402,7 +496,10 @@ fn metadata_finding(sink: &mut Sink, node: Option<i64>, path: &str, what: &str, 
         "PA003",
         node,
         path,
-        format!("federated {} metadata differs from the local builder's in: {}", what, keys),
+        format!(
+            "federated {} metadata differs from the local builder's in: {}",
+            what, keys
+        ),
         format!("联邦{}元数据与本地构建不一致的键：{}", what_zh(what), keys),
     );
 }

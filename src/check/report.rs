@@ -36,7 +36,11 @@ pub fn report_text(report: &CheckReport) -> String {
             let _ = writeln!(out, "Node {} ({} finding(s))", id, findings.len());
         }
         for f in findings {
-            let at = if f.path.is_empty() { "(whole document)" } else { f.path.as_str() };
+            let at = if f.path.is_empty() {
+                "(whole document)"
+            } else {
+                f.path.as_str()
+            };
             let _ = writeln!(out, "  {:<7} {} {} at {}", f.severity.as_str(), f.code, f.rule, at);
             let _ = writeln!(out, "          {}", f.message);
             let _ = writeln!(out, "          {}", f.message_zh);

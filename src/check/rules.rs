@@ -122,15 +122,7 @@ impl Sink {
         self.add_fix(code, node_id, path, en, zh, None);
     }
 
-    pub fn add_fix(
-        &mut self,
-        code: &str,
-        node_id: Option<i64>,
-        path: &str,
-        en: String,
-        zh: String,
-        fix: Option<Fix>,
-    ) {
+    pub fn add_fix(&mut self, code: &str, node_id: Option<i64>, path: &str, en: String, zh: String, fix: Option<Fix>) {
         let (rule, severity) = lookup(code);
         self.findings.push(Finding {
             code: code.to_string(),

@@ -23,7 +23,9 @@ pub fn get_ci<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<(&'a str, &
     if let Some((k, v)) = obj.get_key_value(name) {
         return Some((k.as_str(), v));
     }
-    obj.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(k, v)| (k.as_str(), v))
+    obj.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(k, v)| (k.as_str(), v))
 }
 
 /// A string field (Go semantics: a non-string is treated as absent here; the
@@ -53,7 +55,9 @@ pub fn get_int(obj: &Map<String, Value>, name: &str) -> Result<Option<i64>, ()> 
 pub fn loose_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64)
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
         }),
         Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
@@ -183,7 +187,7 @@ pub fn parse_go_duration(input: &str) -> Option<i64> {
         }
     }
     if neg {
-        return Some((total as i128).checked_neg().and_then(|x| i64::try_from(x).ok())?);
+        return (total as i128).checked_neg().and_then(|x| i64::try_from(x).ok());
     }
     if total > LIMIT - 1 {
         return None;
@@ -296,7 +300,13 @@ fn port_number(port: &str) -> Result<u32, String> {
     if trimmed.len() > 5 {
         return Err(format!("port {} is out of range 0-65535", port));
     }
-    let n: u32 = if trimmed.is_empty() { 0 } else { trimmed.parse().map_err(|_| format!("port {:?} is not a number", port))? };
+    let n: u32 = if trimmed.is_empty() {
+        0
+    } else {
+        trimmed
+            .parse()
+            .map_err(|_| format!("port {:?} is not a number", port))?
+    };
     if n > 65535 {
         return Err(format!("port {} is out of range 0-65535", port));
     }
@@ -316,7 +326,10 @@ pub fn listen_addr_problem(addr: &str) -> Option<String> {
         return Some(e);
     }
     if !host.is_empty() && !is_ip_literal(&host, true) && !is_domain_name(&host) {
-        return Some(format!("host {:?} is neither an IP address nor a resolvable name", host));
+        return Some(format!(
+            "host {:?} is neither an IP address nor a resolvable name",
+            host
+        ));
     }
     None
 }
@@ -339,7 +352,10 @@ pub fn dial_addr_problem(addr: &str) -> Option<String> {
         Ok(_) => {}
     }
     if !is_ip_literal(&host, true) && !is_domain_name(&host) {
-        return Some(format!("host {:?} is neither an IP address nor a resolvable name", host));
+        return Some(format!(
+            "host {:?} is neither an IP address nor a resolvable name",
+            host
+        ));
     }
     None
 }
