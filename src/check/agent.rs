@@ -4,7 +4,7 @@
 //! case-insensitively, a wrong JSON type for a typed field fails the command.
 
 use super::rules::Sink;
-use super::util::{dial_addr_problem, join, json_type, listen_addr_problem, parse_go_duration};
+use super::util::{dial_addr_problem, join, json_type, listen_addr_problem, parse_go_duration, reason_zh};
 use serde_json::{Map, Value};
 
 /// The Go type a config field decodes into.
@@ -210,7 +210,7 @@ impl Decoder<'_> {
                 "`{}` 必须是{}，实际是 {}：节点解码失败，命令被拒绝",
                 what,
                 expected_zh(ty),
-                json_type(v)
+                super::util::json_type_zh(v)
             ),
         );
     }
@@ -258,7 +258,7 @@ impl Decoder<'_> {
                             self.node_id,
                             path,
                             format!("the agent cannot listen on {:?}: {}", s, why),
-                            format!("节点无法监听地址 {:?}：{}", s, why),
+                            format!("节点无法监听地址 {:?}：{}", s, reason_zh(&why)),
                         );
                     }
                 }
@@ -272,7 +272,7 @@ impl Decoder<'_> {
                             self.node_id,
                             path,
                             format!("chain node addr {:?} is not a dialable host:port: {}", s, why),
-                            format!("链路节点地址 {:?} 不是可拨号的 host:port：{}", s, why),
+                            format!("链路节点地址 {:?} 不是可拨号的 host:port：{}", s, reason_zh(&why)),
                         );
                     }
                 }
@@ -314,20 +314,7 @@ impl Decoder<'_> {
         };
         let is_fail_timeout = key == "failTimeout" && parent_key == "selector";
         match (self.mode, is_fail_timeout) {
-            (Mode::Service, true) => {
-                if parse_go_duration(s).is_none() {
-                    self.sink.add(
-                        "AC003",
-                        self.node_id,
-                        path,
-                        format!(
-                            "failTimeout {:?} is not a Go duration (e.g. \"600s\", \"1m30s\"): the agent cannot convert it and rejects the service",
-                            s
-                        ),
-                        format!("failTimeout {:?} 不是合法的 Go 时长（如 \"600s\"、\"1m30s\"）：节点无法转换，服务被拒绝", s),
-                    );
-                }
-            }
+            (Mode::Service, true) => self.service_duration(s, path),
             (Mode::Chain, _) if key.eq_ignore_ascii_case("failTimeout") => {
                 let ns = parse_go_duration(s)
                     .map(|n| format!("; use the integer {} (nanoseconds)", n))
@@ -347,6 +334,52 @@ impl Decoder<'_> {
                 );
             }
             _ => self.type_error(Ty::Dur, v, path, key),
+        }
+    }
+
+    fn service_duration(&mut self, s: &str, path: &str) {
+        if parse_go_duration(s).is_none() {
+            self.sink.add(
+                "AC003",
+                self.node_id,
+                path,
+                format!(
+                    "failTimeout {:?} is not a Go duration (e.g. \"600s\", \"1m30s\"): the agent cannot convert it and rejects the service",
+                    s
+                ),
+                format!("failTimeout {:?} 不是合法的 Go 时长（如 \"600s\"、\"1m30s\"）：节点无法转换，服务被拒绝", s),
+            );
+        }
+    }
+
+    /// The agent's duration step for services runs over every `selector`
+    /// object in the service, wherever it sits; an unparsable string is
+    /// reported even where the typed walk does not reach (metadata excepted).
+    pub fn scan_service_selectors(&mut self, v: &Value, path: &str, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        match v {
+            Value::Object(o) => {
+                for (k, child) in o {
+                    if k == "metadata" {
+                        continue;
+                    }
+                    let p = join(path, k);
+                    if k == "selector" {
+                        if let Some(Value::String(ft)) = child.as_object().and_then(|sel| sel.get("failTimeout")) {
+                            self.service_duration(ft, &join(&p, "failTimeout"));
+                        }
+                    }
+                    self.scan_service_selectors(child, &p, depth + 1);
+                }
+            }
+            Value::Array(a) => {
+                for (i, child) in a.iter().enumerate() {
+                    self.scan_service_selectors(child, &format!("{}/{}", path, i), depth + 1);
+                }
+            }
+            _ => {}
         }
     }
 

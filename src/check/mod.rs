@@ -85,7 +85,7 @@ impl Kind {
     }
 }
 
-fn detect(doc: &Value) -> Result<Kind, String> {
+fn detect(doc: &Value) -> Result<Kind, (String, String)> {
     match doc {
         Value::Array(_) => Ok(Kind::Commands),
         Value::Object(o) => {
@@ -99,24 +99,33 @@ fn detect(doc: &Value) -> Result<Kind, String> {
             {
                 Ok(Kind::Config)
             } else {
-                Err("unrecognised document: expected a tunnel input {tunnel, nodes}, a plan {federation, local}, a GOST config {services, chains} or a command list [{nodeId, command, data}]".into())
+                Err((
+                    "unrecognised document: expected a tunnel input {tunnel, nodes}, a plan {federation, local}, a GOST config {services, chains} or a command list [{nodeId, command, data}]".into(),
+                    "无法识别的文档：应为隧道输入 {tunnel, nodes}、计划 {federation, local}、GOST 配置 {services, chains} 或命令列表 [{nodeId, command, data}]".into(),
+                ))
             }
         }
-        other => Err(format!(
-            "unrecognised document: a {} is not a tunnel input, plan, GOST config or command list",
-            util::json_type(other)
+        other => Err((
+            format!(
+                "unrecognised document: a {} is not a tunnel input, plan, GOST config or command list",
+                util::json_type(other)
+            ),
+            format!(
+                "无法识别的文档：{} 不是隧道输入、计划、GOST 配置或命令列表",
+                util::json_type_zh(other)
+            ),
         )),
     }
 }
 
-fn unreadable(kind: &str, reason: &str) -> CheckReport {
+fn unreadable(kind: &str, reason: &str, reason_zh: &str) -> CheckReport {
     let mut sink = Sink::default();
     sink.add(
         "IN001",
         None,
         "",
         format!("cannot read the document: {}", reason),
-        format!("无法读取文档：{}", reason),
+        format!("无法读取文档：{}", reason_zh),
     );
     finish(kind, "document", sink.findings)
 }
@@ -145,7 +154,11 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
 /// command list. Never panics; an unreadable document is one IN001 finding.
 pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
     if util::value_count_exceeds(doc, MAX_VALUES) {
-        return unreadable("unknown", &format!("more than {} JSON values", MAX_VALUES));
+        return unreadable(
+            "unknown",
+            &format!("more than {} JSON values", MAX_VALUES),
+            &format!("JSON 值超过 {} 个", MAX_VALUES),
+        );
     }
     let kind = match options.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
         Some("tunnel") => Kind::Tunnel,
@@ -156,11 +169,12 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
             return unreadable(
                 "unknown",
                 &format!("unknown kind {:?} (use tunnel, plan, config or commands)", other),
+                &format!("未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）", other),
             )
         }
         None => match detect(doc) {
             Ok(k) => k,
-            Err(reason) => return unreadable("unknown", &reason),
+            Err((en, zh)) => return unreadable("unknown", &en, &zh),
         },
     };
     match kind {
@@ -169,6 +183,7 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
                 return unreadable(
                     "tunnel",
                     "a tunnel input must be an object {tunnel, nodes, federation?}",
+                    "隧道输入必须是对象 {tunnel, nodes, federation?}",
                 );
             }
             let (_, findings) = tunnel_findings(doc);
@@ -177,9 +192,13 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
         Kind::Plan => match doc.as_object() {
             Some(o) => match plan_findings(o) {
                 Ok(f) => finish(Kind::Plan.as_str(), "document", f),
-                Err(reason) => unreadable("plan", &reason),
+                Err((en, zh)) => unreadable("plan", &en, &zh),
             },
-            None => unreadable("plan", "a plan must be an object {error?, federation, local}"),
+            None => unreadable(
+                "plan",
+                "a plan must be an object {error?, federation, local}",
+                "计划必须是对象 {error?, federation, local}",
+            ),
         },
         Kind::Config => match doc.as_object() {
             Some(o) => {
@@ -188,7 +207,11 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
                 run_rules(&d, false, &mut sink);
                 finish(Kind::Config.as_str(), "document", sink.findings)
             }
-            None => unreadable("config", "a GOST config must be an object {services, chains}"),
+            None => unreadable(
+                "config",
+                "a GOST config must be an object {services, chains}",
+                "GOST 配置必须是对象 {services, chains}",
+            ),
         },
         Kind::Commands => match doc {
             Value::Array(_) => {
@@ -197,7 +220,11 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
                 run_rules(&d, false, &mut sink);
                 finish(Kind::Commands.as_str(), "document", sink.findings)
             }
-            _ => unreadable("commands", "a command list must be an array [{nodeId, command, data}]"),
+            _ => unreadable(
+                "commands",
+                "a command list must be an array [{nodeId, command, data}]",
+                "命令列表必须是数组 [{nodeId, command, data}]",
+            ),
         },
     }
 }
@@ -205,11 +232,19 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
 /// [`check`] on JSON text: text that is not JSON or is too large is one IN001.
 pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     if text.len() > MAX_TEXT_BYTES {
-        return unreadable("unknown", &format!("the text is larger than {} bytes", MAX_TEXT_BYTES));
+        return unreadable(
+            "unknown",
+            &format!("the text is larger than {} bytes", MAX_TEXT_BYTES),
+            &format!("文本超过 {} 字节", MAX_TEXT_BYTES),
+        );
     }
     match serde_json::from_str::<Value>(text) {
         Ok(v) => check(&v, options),
-        Err(e) => unreadable("unknown", &format!("not JSON: {}", e)),
+        Err(e) => unreadable(
+            "unknown",
+            &format!("not JSON: {}", e),
+            &format!("不是合法的 JSON：{}", e),
+        ),
     }
 }
 
@@ -258,12 +293,12 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     match serde_json::to_value(&plan) {
         Ok(Value::Object(o)) => match plan_findings(&o) {
             Ok(f) => sink.findings.extend(f),
-            Err(reason) => sink.add(
+            Err((en, zh)) => sink.add(
                 "IN001",
                 None,
                 "",
-                format!("the plan made from this tunnel cannot be read: {}", reason),
-                format!("由该隧道生成的计划无法读取：{}", reason),
+                format!("the plan made from this tunnel cannot be read: {}", en),
+                format!("由该隧道生成的计划无法读取：{}", zh),
             ),
         },
         _ => sink.add(
@@ -277,7 +312,7 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     (plan, sink.findings)
 }
 
-fn plan_findings(plan: &Map<String, Value>) -> Result<Vec<Finding>, String> {
+fn plan_findings(plan: &Map<String, Value>) -> Result<Vec<Finding>, (String, String)> {
     let mut sink = Sink::default();
     match plan.get("error") {
         None | Some(Value::Null) => {}

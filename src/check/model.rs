@@ -5,7 +5,7 @@
 
 use super::agent::{Decoder, Mode, CHAIN, SERVICE};
 use super::rules::Sink;
-use super::util::{get_ci, join, join_i, json_type, loose_int};
+use super::util::{get_ci, join, join_i, json_type, json_type_zh, loose_int};
 use serde_json::{Map, Value};
 
 pub(crate) struct Svc<'a> {
@@ -44,6 +44,9 @@ pub(crate) struct Doc<'a> {
     pub table: Option<Vec<TableNode>>,
     /// Several nodes (plan or command list): linkage rules apply.
     pub multi_node: bool,
+    /// A whole plan: every node it dials is deployed by it, so a dialed port
+    /// nobody listens on is dangling (a bare command list may be partial).
+    pub whole_plan: bool,
 }
 
 fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
@@ -64,7 +67,7 @@ impl<'a> Doc<'a> {
                         "service data must be a list of services for the agent's decoder, but it is {}",
                         json_type(other)
                     ),
-                    format!("服务数据必须是服务列表（数组），实际是 {}", json_type(other)),
+                    format!("服务数据必须是服务列表（数组），实际是 {}", json_type_zh(other)),
                 );
                 return;
             }
@@ -74,12 +77,13 @@ impl<'a> Doc<'a> {
             match item {
                 Value::Null => {}
                 Value::Object(obj) => {
-                    Decoder {
+                    let mut dec = Decoder {
                         sink,
                         node_id,
                         mode: Mode::Service,
-                    }
-                    .object(SERVICE, obj, &p, "");
+                    };
+                    dec.object(SERVICE, obj, &p, "");
+                    dec.scan_service_selectors(item, &p, 0);
                     self.services.push(Svc {
                         obj,
                         path: p,
@@ -95,7 +99,7 @@ impl<'a> Doc<'a> {
                         "a service must be an object for the agent's decoder, but it is {}",
                         json_type(other)
                     ),
-                    format!("服务必须是对象，实际是 {}", json_type(other)),
+                    format!("服务必须是对象，实际是 {}", json_type_zh(other)),
                 ),
             }
         }
@@ -137,7 +141,7 @@ impl<'a> Doc<'a> {
                     "chain data must be an object for the agent's decoder, but it is {}",
                     json_type(other)
                 ),
-                format!("链路数据必须是对象，实际是 {}", json_type(other)),
+                format!("链路数据必须是对象，实际是 {}", json_type_zh(other)),
             ),
         }
     }
@@ -152,7 +156,7 @@ impl<'a> Doc<'a> {
                     "a command must be an object {{nodeId, command, data}}, but it is {}",
                     json_type(cmd)
                 ),
-                format!("命令必须是对象 {{nodeId, command, data}}，实际是 {}", json_type(cmd)),
+                format!("命令必须是对象 {{nodeId, command, data}}，实际是 {}", json_type_zh(cmd)),
             );
             return;
         };
@@ -203,17 +207,18 @@ impl<'a> Doc<'a> {
         }
     }
 
-    /// A plan `{error?, federation, local, nodes?}`. Returns `false` when its shape is wrong.
-    pub fn from_plan(sink: &mut Sink, plan: &'a Map<String, Value>) -> Result<Doc<'a>, String> {
+    /// A plan `{error?, federation, local, nodes?}`; `Err` (English, Chinese) when its shape is wrong.
+    pub fn from_plan(sink: &mut Sink, plan: &'a Map<String, Value>) -> Result<Doc<'a>, (String, String)> {
         let mut doc = Doc {
             multi_node: true,
+            whole_plan: true,
             ..Default::default()
         };
         let local = plan.get("local").unwrap_or(&Value::Null);
         if !doc.command_list(sink, local, "/local", 0) {
-            return Err(format!(
-                "`local` must be a list of commands, but it is {}",
-                json_type(local)
+            return Err((
+                format!("`local` must be a list of commands, but it is {}", json_type(local)),
+                format!("`local` 必须是命令列表，实际是 {}", json_type_zh(local)),
             ));
         }
         match plan.get("federation").unwrap_or(&Value::Null) {
@@ -226,7 +231,7 @@ impl<'a> Doc<'a> {
                             sink,
                             &p,
                             format!("a federation entry must be an object, but it is {}", json_type(e)),
-                            format!("联邦条目必须是对象，实际是 {}", json_type(e)),
+                            format!("联邦条目必须是对象，实际是 {}", json_type_zh(e)),
                         );
                         continue;
                     };
@@ -239,13 +244,18 @@ impl<'a> Doc<'a> {
                             sink,
                             &cp,
                             format!("`commands` must be a list, but it is {}", json_type(cmds)),
-                            format!("`commands` 必须是列表，实际是 {}", json_type(cmds)),
+                            format!("`commands` 必须是列表，实际是 {}", json_type_zh(cmds)),
                         );
                     }
                     doc.fed.push(FedEntry { obj, node_id, group });
                 }
             }
-            other => return Err(format!("`federation` must be a list, but it is {}", json_type(other))),
+            other => {
+                return Err((
+                    format!("`federation` must be a list, but it is {}", json_type(other)),
+                    format!("`federation` 必须是列表，实际是 {}", json_type_zh(other)),
+                ))
+            }
         }
         if let Some(Value::Array(rows)) = plan.get("nodes") {
             let mut table = Vec::new();
@@ -308,7 +318,7 @@ impl<'a> Doc<'a> {
                     None,
                     &p,
                     format!("`chains` must be a list of chains, but it is {}", json_type(other)),
-                    format!("`chains` 必须是链路列表，实际是 {}", json_type(other)),
+                    format!("`chains` 必须是链路列表，实际是 {}", json_type_zh(other)),
                 ),
             }
         }

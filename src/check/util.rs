@@ -82,6 +82,24 @@ pub fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// Chinese name of a JSON value's type, for messages.
+pub fn json_type_zh(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "布尔值",
+        Value::Number(n) => {
+            if n.is_f64() {
+                "非整数数字"
+            } else {
+                "整数"
+            }
+        }
+        Value::String(_) => "字符串",
+        Value::Array(_) => "数组",
+        Value::Object(_) => "对象",
+    }
+}
+
 /// Go's `time.ParseDuration`: returns nanoseconds, `None` when Go rejects it.
 pub fn parse_go_duration(input: &str) -> Option<i64> {
     let mut s = input.as_bytes();
@@ -313,6 +331,40 @@ fn port_number(port: &str) -> Result<u32, String> {
     Ok(n)
 }
 
+/// Chinese rendering of the address problems reported by [`listen_addr_problem`]
+/// and [`dial_addr_problem`].
+pub fn reason_zh(en: &str) -> String {
+    let fixed = [
+        ("missing port in address", "地址缺少端口"),
+        ("missing ']' in address", "地址缺少 ']'"),
+        ("too many colons in address", "地址中冒号过多（IPv6 地址需加方括号）"),
+        ("unexpected '[' in address", "地址中出现多余的 '['"),
+        ("unexpected ']' in address", "地址中出现多余的 ']'"),
+        ("no port", "没有端口"),
+        ("no host", "没有主机"),
+        ("empty address", "地址为空"),
+        ("empty address: no port to listen on", "地址为空：没有可监听的端口"),
+        ("port 0 cannot be dialed", "不能拨号到端口 0"),
+    ];
+    if let Some((_, zh)) = fixed.iter().find(|(e, _)| *e == en) {
+        return zh.to_string();
+    }
+    if let Some(rest) = en.strip_prefix("port ") {
+        if let Some(p) = rest.strip_suffix(" is not a number") {
+            return format!("端口 {} 不是数字", p);
+        }
+        if let Some(p) = rest.strip_suffix(" is out of range 0-65535") {
+            return format!("端口 {} 超出范围 0-65535", p);
+        }
+    }
+    if let Some(rest) = en.strip_prefix("host ") {
+        if let Some(h) = rest.strip_suffix(" is neither an IP address nor a resolvable name") {
+            return format!("主机 {} 既不是 IP 地址也不是可解析的域名", h);
+        }
+    }
+    en.to_string()
+}
+
 /// Why Go could not listen on `addr` (`None` when it can).
 pub fn listen_addr_problem(addr: &str) -> Option<String> {
     if addr.is_empty() {
@@ -489,6 +541,19 @@ mod tests {
         assert!(dial_addr_problem("203.0.113.3").is_some());
         assert!(dial_addr_problem(":443").is_some());
         assert!(dial_addr_problem("2001:db8::1:443").is_some());
+    }
+
+    #[test]
+    fn reasons_have_chinese() {
+        for addr in [":::1", "1.2.3.4", ":x", ":70000", "[::1", "a]:1", "", " a :1"] {
+            if let Some(en) = listen_addr_problem(addr) {
+                assert_ne!(reason_zh(&en), en, "{}", addr);
+            }
+        }
+        for addr in [":1", "h:0"] {
+            let en = dial_addr_problem(addr).unwrap_or_default();
+            assert_ne!(reason_zh(&en), en, "{}", addr);
+        }
     }
 
     #[test]
