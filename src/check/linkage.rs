@@ -167,40 +167,48 @@ fn link(
         return;
     };
     let dkey = get_ci(node, "dialer").map(|(k, _)| k).unwrap_or("dialer");
-    let matched = candidates
+    let matched: Vec<&Listener> = candidates
         .iter()
-        .find(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)));
-    let target = match matched {
-        Some(l) => *l,
-        None => {
-            let first = candidates[0];
-            let Some(ltype) = listener_type(first.svc) else { return };
-            let on = first
-                .svc
-                .node_id
-                .map(|i| format!("node {}", i))
-                .unwrap_or_else(|| "the target".into());
-            sink.add(
-                "LK002",
-                from,
-                &join(&join(node_path, dkey), "type"),
-                format!(
-                    "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
-                    dtype, ltype, on, first.svc.path
-                ),
-                format!(
-                    "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
-                    dtype, on, first.svc.path, ltype
-                ),
-            );
-            return;
-        }
-    };
+        .copied()
+        .filter(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)))
+        .collect();
+    if matched.is_empty() {
+        let first = candidates[0];
+        let Some(ltype) = listener_type(first.svc) else { return };
+        let on = first
+            .svc
+            .node_id
+            .map(|i| format!("node {}", i))
+            .unwrap_or_else(|| "the target".into());
+        sink.add(
+            "LK002",
+            from,
+            &join(&join(node_path, dkey), "type"),
+            format!(
+                "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
+                dtype, ltype, on, first.svc.path
+            ),
+            format!(
+                "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
+                dtype, on, first.svc.path, ltype
+            ),
+        );
+        return;
+    }
     // Mux: connector vs the handler on the other end.
     let ckey = get_ci(node, "connector").map(|(k, _)| k).unwrap_or("connector");
     let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
-    let handler_mux = mux_settings(get_obj(target.svc.obj, "handler").and_then(|h| get_obj(h, "metadata")));
-    let diff = differing_keys(&conn_mux, &handler_mux);
+    let handler_mux = |l: &Listener| mux_settings(get_obj(l.svc.obj, "handler").and_then(|h| get_obj(h, "metadata")));
+    // Without a node table several services may share the dialed port: any
+    // one of them with the same settings is taken as the other end.
+    if matched
+        .iter()
+        .any(|l| differing_keys(&conn_mux, &handler_mux(l)).is_empty())
+    {
+        return;
+    }
+    let target = matched[0];
+    let diff = differing_keys(&conn_mux, &handler_mux(target));
     if !diff.is_empty() {
         let keys = diff.join(", ");
         sink.add(
