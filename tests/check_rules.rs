@@ -580,7 +580,12 @@ fn ac003_reported_once_wherever_the_selector_sits() {
     doc["services"][0]["forwarder"] = json!({"selector": {"failTimeout": "soon"}});
     doc["services"][0]["handler"]["chainGroup"] = json!({"chains": ["chains_7"], "selector": {"failTimeout": "later"}});
     let r = run(&doc);
-    assert_eq!(r.findings.iter().filter(|f| f.code == "AC003").count(), 2, "{:#?}", r.findings);
+    assert_eq!(
+        r.findings.iter().filter(|f| f.code == "AC003").count(),
+        2,
+        "{:#?}",
+        r.findings
+    );
     at(&r, "AC003", "/services/0/handler/chainGroup/selector/failTimeout");
     // A duration under metadata is the handler's own business.
     let mut doc = middle_config();
@@ -597,14 +602,36 @@ fn command_lists_are_checked_without_claiming_missing_nodes() {
     assert!(!has(&r, "LK001"), "{:#?}", r.findings);
     // The provider's commands for the federated middle, stripped of retries: caught by name.
     let mut cmds = plan["federation"][0]["commands"].clone();
-    cmds[1]["data"][0]["handler"].as_object_mut().map(|h| h.remove("retries"));
+    cmds[1]["data"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
     let r = run(&cmds);
     at(&r, "FO001", "/1/data/0/handler");
     at(&r, "PA001", "/1/data/0/handler");
-    assert_eq!(r.findings.iter().find(|f| f.code == "FO001").and_then(|f| f.node_id), Some(2));
+    assert_eq!(
+        r.findings.iter().find(|f| f.code == "FO001").and_then(|f| f.node_id),
+        Some(2)
+    );
     assert!(!has(&r, "LK001") && !has(&r, "PA002"), "{:#?}", r.findings);
     // A whole plan still reports a dialed port nobody listens on.
     let mut full = seed_plan();
     full["local"][0]["data"]["hops"][0]["nodes"][0]["addr"] = json!("198.51.100.12:44999");
     assert!(has(&run(&full), "LK001"));
+}
+
+#[test]
+fn pa_without_apply_uses_the_deployed_chain() {
+    // A hand-written plan whose federation entry has no apply/role: the twin comes from the chain.
+    let mut plan = seed_plan();
+    let entry = plan["federation"][0].as_object_mut().expect("entry");
+    entry.remove("apply");
+    entry.remove("role");
+    let r = run(&plan);
+    assert!(!has(&r, "PA001") && !has(&r, "PA002"), "{:#?}", r.findings);
+    assert!(has(&r, "PA003"));
+    plan["federation"][0]["commands"][1]["data"][0]["handler"]
+        .as_object_mut()
+        .map(|h| h.remove("retries"));
+    let r = run(&plan);
+    at(&r, "PA001", "/federation/0/commands/1/data/0/handler");
 }

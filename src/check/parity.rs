@@ -111,25 +111,59 @@ fn svc_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>) -> Option<&'d Chn<'a>> {
     find_chain(doc, svc, name)
 }
 
+/// Targets and strategy as a deployed chain shows them (first hop).
+fn chain_targets(chain: Option<&Chn<'_>>) -> (Vec<TwinTarget>, Option<String>) {
+    let mut targets = Vec::new();
+    let mut strategy = None;
+    let hop = chain
+        .and_then(|c| get_arr(c.obj, "hops"))
+        .and_then(|h| h.first())
+        .and_then(|h| h.as_object());
+    if let Some(hop) = hop {
+        strategy = get_obj(hop, "selector")
+            .and_then(|s| get_str(s, "strategy"))
+            .map(str::to_string);
+        for n in get_arr(hop, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
+            let Some(n) = n.as_object() else { continue };
+            let addr = get_str(n, "addr").unwrap_or("");
+            let (host, port) = match addr.rfind(':') {
+                Some(i) => (addr[..i].to_string(), addr[i + 1..].to_string()),
+                None => (addr.to_string(), String::new()),
+            };
+            let protocol = get_obj(n, "dialer")
+                .and_then(|d| get_str(d, "type"))
+                .unwrap_or("")
+                .to_string();
+            targets.push(TwinTarget { host, port, protocol });
+        }
+    }
+    (targets, strategy)
+}
+
 /// Federated hops of a plan: one per federation entry with role middle or exit.
 fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
     let mut out = Vec::new();
     for entry in &doc.fed {
         let apply = entry.obj.get("apply").and_then(|a| a.as_object());
+        let Some(svc) = doc.services.iter().find(|s| s.group == entry.group) else {
+            continue;
+        };
+        let chain = svc_chain(doc, svc).or_else(|| doc.chains.iter().find(|c| c.group == entry.group));
         let role = entry
             .obj
             .get("role")
             .and_then(|r| r.as_str())
-            .or_else(|| apply.and_then(|a| a.get("role")).and_then(|r| r.as_str()))
-            .unwrap_or("");
+            .or_else(|| apply.and_then(|a| a.get("role")).and_then(|r| r.as_str()));
         let middle = match role {
-            "middle" => true,
-            "exit" => false,
-            _ => continue,
+            Some("middle") => true,
+            Some("exit") => false,
+            Some(_) => continue,
+            // No role given: a service with a chain is a middle.
+            None => get_obj(svc.obj, "handler")
+                .and_then(|h| get_str(h, "chain"))
+                .is_some_and(|c| !c.is_empty()),
         };
-        let Some(svc) = doc.services.iter().find(|s| s.group == entry.group) else {
-            continue;
-        };
+        let (chain_targets, chain_strategy) = chain_targets(chain);
         let protocol = apply
             .and_then(|a| a.get("protocol"))
             .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
@@ -144,7 +178,8 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
         let strategy = apply
             .and_then(|a| a.get("strategy"))
             .and_then(|s| s.as_str())
-            .map(str::to_string);
+            .map(str::to_string)
+            .or(chain_strategy);
         let targets = apply
             .and_then(|a| a.get("targets"))
             .and_then(|t| t.as_array())
@@ -162,8 +197,8 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                     })
                     .collect()
             })
-            .unwrap_or_default();
-        let chain = svc_chain(doc, svc).or_else(|| doc.chains.iter().find(|c| c.group == entry.group));
+            // Without apply targets the deployed chain says what the targets are.
+            .unwrap_or(chain_targets);
         out.push(Hop {
             node_id: entry.node_id,
             middle,
@@ -193,30 +228,7 @@ fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
         let middle = get_obj(svc.obj, "handler")
             .and_then(|h| get_str(h, "chain"))
             .is_some_and(|c| !c.is_empty());
-        let mut targets = Vec::new();
-        let mut strategy = None;
-        if let Some(hop) = chain
-            .and_then(|c| get_arr(c.obj, "hops"))
-            .and_then(|h| h.first())
-            .and_then(|h| h.as_object())
-        {
-            strategy = get_obj(hop, "selector")
-                .and_then(|s| get_str(s, "strategy"))
-                .map(str::to_string);
-            for n in get_arr(hop, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
-                let Some(n) = n.as_object() else { continue };
-                let addr = get_str(n, "addr").unwrap_or("");
-                let (host, port) = match addr.rfind(':') {
-                    Some(i) => (addr[..i].to_string(), addr[i + 1..].to_string()),
-                    None => (addr.to_string(), String::new()),
-                };
-                let protocol = get_obj(n, "dialer")
-                    .and_then(|d| get_str(d, "type"))
-                    .unwrap_or("")
-                    .to_string();
-                targets.push(TwinTarget { host, port, protocol });
-            }
-        }
+        let (targets, strategy) = chain_targets(chain);
         out.push(Hop {
             node_id: svc.node_id,
             middle,
