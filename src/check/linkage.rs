@@ -173,7 +173,7 @@ fn link(
         .filter(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)))
         .collect();
     if matched.is_empty() {
-        let first = candidates[0];
+        let Some(first) = candidates.first().copied() else { return };
         let Some(ltype) = listener_type(first.svc) else { return };
         let on = first
             .svc
@@ -207,7 +207,7 @@ fn link(
     {
         return;
     }
-    let target = matched[0];
+    let Some(target) = matched.first().copied() else { return };
     let diff = differing_keys(&conn_mux, &handler_mux(target));
     if !diff.is_empty() {
         let keys = diff.join(", ");
