@@ -55,6 +55,8 @@ struct Sim<'w> {
     budget_used: usize,
     truncated: bool,
     destination: String,
+    /// Agents on the path of the current dial, to stop routing loops.
+    path: Vec<usize>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -81,6 +83,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         budget_used: 0,
         truncated: false,
         destination: sc.destination.clone().unwrap_or_else(|| "example.com:443".to_string()),
+        path: Vec::new(),
     };
     for (i, d) in sc.dead.iter().enumerate() {
         let text = match d {
@@ -126,6 +129,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         let outcome = if entry_agent.node_id.map(|id| sim.dead_ids.contains(&id)).unwrap_or(false) {
             Outcome::fail("the entry node is dead: the request never enters the tunnel")
         } else {
+            sim.path = vec![entry];
             sim.router_dial(entry, chain, retries, client_ip.clone(), 0)
         };
         let (exit_node_id, exit_addr) = match (&outcome.egress, outcome.ok && outcome.direct_from.is_none()) {
@@ -373,8 +377,16 @@ impl<'w> Sim<'w> {
         } else {
             world.agents.get(from).and_then(|a| a.addresses.first().cloned()).unwrap_or_else(|| name_of(world, Some(from)))
         };
+        if self.path.contains(&t) {
+            return Outcome::fail(format!("{}: routing loop (the request comes back to it)", agent.label));
+        }
         match agent.chain_index(&chain_name) {
-            Some(ci) => self.router_dial(t, Some(ci), svc.retries, hash_src, depth),
+            Some(ci) => {
+                self.path.push(t);
+                let out = self.router_dial(t, Some(ci), svc.retries, hash_src, depth);
+                self.path.pop();
+                out
+            }
             None => Outcome {
                 ok: true,
                 egress: Some(Egress::Agent(t)),
@@ -397,6 +409,9 @@ impl<'w> Sim<'w> {
             let agent = self.world.agents.get(t)?;
             if agent.node_id.map(|id| self.dead_ids.contains(&id)).unwrap_or(false) {
                 return Some(format!("{} is dead", agent.label));
+            }
+            if let Some(bad) = agent.services.iter().find(|s| s.port.is_none() && s.nominal_port == node.port) {
+                return Some(format!("service {} of {} cannot listen on {:?} (not a valid listen address)", bad.name, agent.label, bad.addr));
             }
             if node.port.and_then(|p| agent.service_on_port(p)).is_none() {
                 return Some(format!("nothing listens on port {} of {}", node.port.unwrap_or(0), agent.label));

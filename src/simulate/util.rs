@@ -14,6 +14,11 @@ pub fn split_host_port(addr: &str) -> Option<(String, i64)> {
     if !(0..=65535).contains(&port) {
         return None;
     }
+    let bracketed = host.starts_with('[') && host.ends_with(']');
+    if !bracketed && host.contains(':') {
+        // Go's SplitHostPort: "too many colons".
+        return None;
+    }
     let host = host.trim_start_matches('[').trim_end_matches(']');
     Some((host.to_ascii_lowercase(), port))
 }
@@ -186,5 +191,7 @@ mod tests {
         assert_eq!(split_host_port("1.2.3.4:80"), Some(("1.2.3.4".into(), 80)));
         assert_eq!(split_host_port("1.2.3.4"), None);
         assert_eq!(split_host_port(":99999"), None);
+        assert_eq!(split_host_port("1.2.3.4:443:45003"), None);
+        assert_eq!(split_host_port("::1:80"), None);
     }
 }

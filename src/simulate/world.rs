@@ -15,6 +15,9 @@ pub struct Service {
     pub name: String,
     pub host: String,
     pub port: Option<i64>,
+    /// The trailing port of `addr` even when Go cannot listen on it (`:::44014`).
+    pub nominal_port: Option<i64>,
+    pub addr: String,
     pub chain: Option<String>,
     pub retries: i64,
     /// Handler metadata `hash: host`: the hash strategy keys on the destination.
@@ -192,7 +195,8 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
         .and_then(Value::as_str)
         .map(|s| s == "host")
         .unwrap_or(false);
-    Service { name, host, port, chain, retries, hash_host }
+    let nominal_port = addr.rsplit(':').next().and_then(|p| p.parse::<i64>().ok());
+    Service { name, host, port, nominal_port, addr: addr.to_string(), chain, retries, hash_host }
 }
 
 fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Chain {
@@ -354,53 +358,207 @@ pub fn from_node_config(doc: &Value) -> World {
 }
 
 /// Finds, for every chain node, the agent that listens behind its address.
+///
+/// With the plan's node table a chain node resolves to the node dialed by that
+/// host on that port. Without it, by the services listening on that port
+/// (preferring one bound to the dialed host); when several nodes share the
+/// port, the tunnel is walked from its entries and a node already reached at
+/// an earlier or the same layer, or a sibling dialing the same targets, is not
+/// taken as a target.
 fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &mut Vec<String>) {
-    let snapshot: Vec<(Vec<String>, Vec<(String, Option<i64>)>)> = agents
+    let n = agents.len();
+    let addresses: Vec<Vec<String>> = agents.iter().map(|a| a.addresses.clone()).collect();
+    let listens: Vec<Vec<(String, Option<i64>)>> =
+        agents.iter().map(|a| a.services.iter().map(|s| (s.host.clone(), s.nominal_port)).collect()).collect();
+    let signatures: Vec<Vec<String>> = agents
         .iter()
-        .map(|a| (a.addresses.clone(), a.services.iter().map(|s| (s.host.clone(), s.port)).collect()))
+        .map(|a| {
+            let mut v: Vec<String> = a.chains.iter().flat_map(|c| c.hops.iter().flat_map(|h| h.nodes.iter().map(|n| n.addr.clone()))).collect();
+            v.sort();
+            v
+        })
         .collect();
-    for (ai, agent) in agents.iter_mut().enumerate() {
-        let label = agent.label.clone();
-        for chain in &mut agent.chains {
-            for hop in &mut chain.hops {
-                let mut used: Vec<usize> = Vec::new();
-                for node in &mut hop.nodes {
+    let dial_ports: Vec<Vec<i64>> = agents
+        .iter()
+        .map(|a| a.chains.iter().flat_map(|c| c.hops.iter().flat_map(|h| h.nodes.iter().filter_map(|n| n.port))).collect())
+        .collect();
+    // Nodes of one hop dial the same targets, and a hop's targets are the whole
+    // next hop (or all exits): match each hop's ports against such a group.
+    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    for (i, a) in agents.iter().enumerate() {
+        if a.services.is_empty() {
+            continue;
+        }
+        let key = if a.chains.is_empty() { vec!["<exit>".to_string()] } else { signatures[i].clone() };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    let mut group_pick: BTreeMap<(usize, usize, usize, usize), usize> = BTreeMap::new();
+    if table_ports.is_empty() {
+        for (ai, agent) in agents.iter().enumerate() {
+            for (ci, chain) in agent.chains.iter().enumerate() {
+                for (hi, hop) in chain.hops.iter().enumerate() {
+                    let mut best: Option<Vec<usize>> = None;
+                    for (_, members) in &groups {
+                        let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
+                        if members.contains(&ai) || members.iter().any(|&m| dial_ports[m].iter().any(|p| mine.contains(p))) {
+                            continue;
+                        }
+                        let mut used: Vec<usize> = Vec::new();
+                        let mut ok = true;
+                        for node in &hop.nodes {
+                            let Some(port) = node.port else {
+                                ok = false;
+                                break;
+                            };
+                            let free = |m: &usize| !used.contains(m);
+                            let pick = members
+                                .iter()
+                                .filter(|m| free(m))
+                                .find(|&&m| listens[m].iter().any(|(h, p)| *p == Some(port) && *h == node.host))
+                                .or_else(|| members.iter().filter(|m| free(m)).find(|&&m| listens[m].iter().any(|(_, p)| *p == Some(port))));
+                            match pick {
+                                Some(&m) => used.push(m),
+                                None => {
+                                    ok = false;
+                                    break;
+                                }
+                            }
+                        }
+                        if ok && (best.is_none() || members.len() == hop.nodes.len()) {
+                            let exact = members.len() == hop.nodes.len();
+                            best = Some(used);
+                            if exact {
+                                break;
+                            }
+                        }
+                    }
+                    if let Some(picks) = best {
+                        for (ni, m) in picks.into_iter().enumerate() {
+                            group_pick.insert((ai, ci, hi, ni), m);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Candidate agents per chain node: (agent, chain, hop, node) -> list.
+    let mut cands: BTreeMap<(usize, usize, usize, usize), Vec<usize>> = BTreeMap::new();
+    for (ai, agent) in agents.iter().enumerate() {
+        for (ci, chain) in agent.chains.iter().enumerate() {
+            for (hi, hop) in chain.hops.iter().enumerate() {
+                for (ni, node) in hop.nodes.iter().enumerate() {
                     let Some(port) = node.port else { continue };
-                    // 1. The node table: a node dialed by this host with this port.
                     let by_table: Vec<usize> = table_ports
                         .iter()
-                        .filter(|(idx, p)| *p == port && *idx != ai && snapshot[*idx].0.contains(&node.host))
+                        .filter(|(idx, p)| *p == port && *idx != ai && addresses[*idx].contains(&node.host))
                         .map(|(idx, _)| *idx)
                         .collect();
-                    let found = if let Some(first) = by_table.first() {
-                        Some(*first)
+                    let listening: Vec<usize> =
+                        (0..n).filter(|&idx| idx != ai && listens[idx].iter().any(|(_, p)| *p == Some(port))).collect();
+                    let exact: Vec<usize> = listening
+                        .iter()
+                        .copied()
+                        .filter(|&idx| listens[idx].iter().any(|(h, p)| *p == Some(port) && *h == node.host))
+                        .collect();
+                    let by_host: Vec<usize> =
+                        table_ports.iter().filter(|(idx, _)| *idx != ai && addresses[*idx].contains(&node.host)).map(|(idx, _)| *idx).collect();
+                    let list = if !by_table.is_empty() {
+                        by_table
+                    } else if let Some(g) = group_pick.get(&(ai, ci, hi, ni)) {
+                        vec![*g]
+                    } else if !exact.is_empty() {
+                        exact
+                    } else if !listening.is_empty() {
+                        listening
+                    } else if by_host.len() == 1 {
+                        notes.push(format!(
+                            "{}: {} ({}) dials a tunnel node on a port where it has no service",
+                            agent.label, node.name, node.addr
+                        ));
+                        by_host
                     } else {
-                        // 2. Services listening on that port, preferring one bound to the dialed host.
-                        let listening: Vec<usize> = (0..snapshot.len())
-                            .filter(|&idx| idx != ai && snapshot[idx].1.iter().any(|(_, p)| *p == Some(port)))
-                            .collect();
-                        let exact: Vec<usize> = listening
-                            .iter()
-                            .copied()
-                            .filter(|&idx| snapshot[idx].1.iter().any(|(h, p)| *p == Some(port) && *h == node.host))
-                            .collect();
-                        if let Some(first) = exact.first() {
-                            Some(*first)
-                        } else if listening.len() > 1 {
-                            let pick = listening.iter().copied().find(|i| !used.contains(i)).or(listening.first().copied());
-                            notes.push(format!(
-                                "{label}: {} ({}) matches {} listening nodes by port only; assumed the one in plan order",
-                                node.name,
-                                node.addr,
-                                listening.len()
-                            ));
-                            pick
-                        } else {
-                            listening.first().copied()
-                        }
+                        vec![]
                     };
-                    if let Some(idx) = found {
-                        used.push(idx);
+                    cands.insert((ai, ci, hi, ni), list);
+                }
+            }
+        }
+    }
+    // Walk from the entries, layer by layer.
+    let mut layer: Vec<Option<usize>> = vec![None; n];
+    let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    for (i, a) in agents.iter().enumerate() {
+        if a.role.as_deref() == Some("entry") {
+            layer[i] = Some(0);
+            queue.push_back(i);
+        }
+    }
+    let mut order: Vec<usize> = Vec::new();
+    while let Some(ai) = queue.pop_front() {
+        if order.contains(&ai) {
+            continue;
+        }
+        order.push(ai);
+        let my = layer[ai].unwrap_or(0);
+        let keys: Vec<(usize, usize, usize, usize)> = cands.keys().filter(|k| k.0 == ai).copied().collect();
+        for key in keys {
+            if let Some(list) = cands.get_mut(&key) {
+                if list.len() > 1 {
+                    let deeper: Vec<usize> = list.iter().copied().filter(|&c| layer[c].map(|l| l > my).unwrap_or(true)).collect();
+                    if !deeper.is_empty() {
+                        *list = deeper;
+                    }
+                }
+                for &c in list.iter() {
+                    if layer[c].is_none() {
+                        layer[c] = Some(my + 1);
+                        queue.push_back(c);
+                    }
+                }
+            }
+        }
+    }
+    for (ai, agent) in agents.iter_mut().enumerate() {
+        let label = agent.label.clone();
+        for (ci, chain) in agent.chains.iter_mut().enumerate() {
+            for (hi, hop) in chain.hops.iter_mut().enumerate() {
+                let mut used: Vec<usize> = Vec::new();
+                for (ni, node) in hop.nodes.iter_mut().enumerate() {
+                    let mut list = cands.get(&(ai, ci, hi, ni)).cloned().unwrap_or_default();
+                    // A node whose own chain dials back to this node's ports is upstream, not a target.
+                    if list.len() > 1 {
+                        let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
+                        let forward: Vec<usize> =
+                            list.iter().copied().filter(|&c| !dial_ports[c].iter().any(|p| mine.contains(p))).collect();
+                        if !forward.is_empty() {
+                            list = forward;
+                        }
+                    }
+                    if list.len() > 1 && !signatures[ai].is_empty() {
+                        let others: Vec<usize> = list.iter().copied().filter(|&i| signatures[i] != signatures[ai]).collect();
+                        if !others.is_empty() {
+                            list = others;
+                        }
+                    }
+                    if list.len() > 1 {
+                        notes.push(format!(
+                            "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
+                            node.name,
+                            node.addr,
+                            list.len()
+                        ));
+                    }
+                    let found = list.iter().copied().find(|i| !used.contains(i)).or(list.first().copied());
+                    match found {
+                        Some(idx) => used.push(idx),
+                        None if node.port.is_some() => notes.push(format!(
+                            "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
+                            node.name, node.addr
+                        )),
+                        None => {}
                     }
                     node.target = found;
                 }
