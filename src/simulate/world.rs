@@ -173,7 +173,9 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
         None => (String::new(), None),
     };
     let handler = v.get("handler");
+    let ignore_chain = md_get(v.get("metadata"), "ignoreChain").map(md_bool).unwrap_or(false);
     let chain = handler
+        .filter(|_| !ignore_chain)
         .and_then(|h| h.get("chain"))
         .and_then(Value::as_str)
         .map(str::trim)
