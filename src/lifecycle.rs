@@ -13,7 +13,9 @@
 //!   insists on an earlier apply). An edit first releases every federation
 //!   binding of the tunnel, ignoring errors, then applies afresh. Optional
 //!   `unreachable: [nodeId, ...]`: remote nodes whose provider panel cannot be
-//!   reached during this step (a release to it is lost; an apply to it fails).
+//!   reached during this step (a release to it is lost; an apply to it fails);
+//!   `releaseUnreachable: [...]`: providers that miss only this step's
+//!   releases (the edit's own release, a rollback's release).
 //!   Optional `timeouts: [i | {nodeId, command}]`: local commands (index into
 //!   the plan's `local`, or the first matching command) that time out at the
 //!   panel but still take effect on the agent (the server skips them).
@@ -104,6 +106,8 @@ struct TunnelRec {
     /// Local nodes with `chains_{id}` / with a tunnel service.
     chain_nodes: BTreeSet<i64>,
     service_nodes: BTreeSet<i64>,
+    /// Every (node, kind, name) an apply of this tunnel created on an agent.
+    created: BTreeSet<(i64, &'static str, String)>,
 }
 
 #[derive(Default)]
@@ -233,6 +237,27 @@ impl Replay {
         self.log.push(Value::Object(obj));
     }
 
+    /// Remembers what an Add/Update command creates for tunnel `t`.
+    fn remember(&mut self, t: i64, node: i64, command: &str, data: &Value) {
+        let mut names: Vec<(&'static str, String)> = Vec::new();
+        match command {
+            "AddChains" | "UpdateChains" => {
+                let name = data.get("chain").or_else(|| data.get("name")).and_then(Value::as_str).unwrap_or_default();
+                names.push(("chain", name.to_string()));
+            }
+            "AddService" | "UpdateService" => {
+                for svc in data.as_array().into_iter().flatten() {
+                    names.push(("service", svc.get("name").and_then(Value::as_str).unwrap_or_default().to_string()));
+                }
+            }
+            _ => {}
+        }
+        let rec = self.tunnels.entry(t).or_default();
+        for (kind, name) in names {
+            rec.created.insert((node, kind, name));
+        }
+    }
+
     fn send(&mut self, step: usize, phase: &str, node: i64, command: &str, data: &Value, note: &str) {
         self.nodes.entry(node).or_default().apply(command, data);
         let target = data
@@ -252,14 +277,15 @@ impl Replay {
         let chain = format!("chains_{t}");
         let fed: Vec<(i64, String, String)> =
             self.runtimes.values().filter(|r| r.tunnel_id == t).map(|r| (r.node_id, r.service_name.clone(), r.chain_name.clone())).collect();
+        let created = self.tunnels.get(&t).map(|r| r.created.clone()).unwrap_or_default();
         for (id, n) in &self.nodes {
             for (name, _) in &n.services {
-                if svc.contains(name) || fed.iter().any(|(fid, s, _)| fid == id && s == name) {
+                if svc.contains(name) || created.contains(&(*id, "service", name.clone())) || fed.iter().any(|(fid, s, _)| fid == id && s == name) {
                     out.insert((*id, "service", name.clone()));
                 }
             }
             for (name, _) in &n.chains {
-                if *name == chain || fed.iter().any(|(fid, _, c)| fid == id && c == name) {
+                if *name == chain || created.contains(&(*id, "chain", name.clone())) || fed.iter().any(|(fid, _, c)| fid == id && c == name) {
                     out.insert((*id, "chain", name.clone()));
                 }
             }
@@ -382,6 +408,7 @@ impl Replay {
                     let command = c.get("command").and_then(Value::as_str).unwrap_or_default().to_string();
                     let data = rename_runtime(c.get("data").unwrap_or(&Value::Null), plan_r, r_id);
                     self.send(step, "federation", node, &command, &data, "provider applies the runtime");
+                    self.remember(t, node, &command, &data);
                 }
                 self.runtimes.insert(
                     rk.clone(),
@@ -414,6 +441,8 @@ impl Replay {
         let t = step.get("tunnelId").and_then(loose_id).or_else(|| plan_tunnel_id(&plan)).or(self.last_tunnel).unwrap_or(0);
         self.last_tunnel = Some(t);
         let unreachable = ids(step.get("unreachable"));
+        let mut release_unreachable = unreachable.clone();
+        release_unreachable.extend(ids(step.get("releaseUnreachable")));
         let edit = self.tunnels.get(&t).map(|r| r.exists).unwrap_or(false);
         if op == "edit" && !edit {
             return Err(ApiError::new("IN001", format!("step {i}: edit of tunnel {t}, which was never applied"), base));
@@ -423,7 +452,7 @@ impl Replay {
         let old_service_nodes = self.tunnels.get(&t).map(|r| r.service_nodes.clone()).unwrap_or_default();
         self.log(i, "begin", json!({"op": op, "tunnelId": t, "mode": if edit { "edit" } else { "create" }}));
         if edit {
-            self.release_all(i, t, &unreachable, "release");
+            self.release_all(i, t, &release_unreachable, "release");
         }
         let plan_base = format!("{base}/{plan_key}");
         let refs = match self.apply_federation(i, t, &plan, &plan_base, &unreachable) {
@@ -481,10 +510,12 @@ impl Replay {
             });
             if timed_out {
                 self.nodes.entry(node).or_default().apply(sent_cmd, &payload);
+                self.remember(t, node, sent_cmd, &payload);
                 self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": "timed out at the panel (skipped, not recorded as created) but took effect on the agent"}));
                 continue;
             }
             self.send(i, "local", node, sent_cmd, &payload, "");
+            self.remember(t, node, sent_cmd, &payload);
             if is_chain {
                 created_chains.push(node);
             } else {
@@ -511,7 +542,7 @@ impl Replay {
                 self.log(i, "rollback", json!({"note": "edit: the server does not roll back local commands"}));
             }
             for (rk, node) in refs.iter().rev() {
-                self.release_binding(i, rk, *node, &unreachable, "rollback");
+                self.release_binding(i, rk, *node, &release_unreachable, "rollback");
             }
             if let Some(rec) = self.tunnels.get_mut(&t) {
                 rec.bindings.clear();
@@ -553,7 +584,8 @@ impl Replay {
 
     fn step_release(&mut self, i: usize, step: &Value, delete: bool) {
         let t = step.get("tunnelId").and_then(loose_id).or(self.last_tunnel).unwrap_or(0);
-        let unreachable = ids(step.get("unreachable"));
+        let mut unreachable = ids(step.get("unreachable"));
+        unreachable.extend(ids(step.get("releaseUnreachable")));
         self.log(i, "begin", json!({"op": if delete { "delete" } else { "release" }, "tunnelId": t}));
         let released: Vec<(String, i64)> = self.tunnels.get(&t).map(|r| r.bindings.clone()).unwrap_or_default();
         self.release_all(i, t, &unreachable, "release");
@@ -565,9 +597,6 @@ impl Replay {
             }
             for node in &sn {
                 self.send(i, "cleanup", *node, "DeleteService", &json!({"services": names}), "tunnel deleted");
-            }
-            if let Some(rec) = self.tunnels.get_mut(&t) {
-                *rec = TunnelRec::default();
             }
         }
         // LC002: what the release should have removed and did not.
@@ -589,6 +618,11 @@ impl Replay {
                 format!("Node {node}: {kind} {name} of tunnel {t} is still deployed after the {} of step {i}{why}", if delete { "delete" } else { "release" }),
                 format!("节点 {node}：第 {i} 步{}后，隧道 {t} 的 {kind} {name} 仍残留{}", if delete { "删除" } else { "释放" }, if why.is_empty() { "" } else { "（提供方未收到释放请求）" }),
             ));
+        }
+        if delete {
+            if let Some(rec) = self.tunnels.get_mut(&t) {
+                *rec = TunnelRec::default();
+            }
         }
         self.log(i, "end", json!({"ok": true}));
     }

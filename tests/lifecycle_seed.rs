@@ -176,3 +176,46 @@ fn bad_steps_are_structured_errors() {
     assert_eq!(lifecycle(&json!([{"op": "edit", "plan": one_exit()}])).unwrap_err().code, "IN001");
     assert_eq!(lifecycle(&json!([{"op": "applyError", "plan": one_exit()}])).unwrap_err().path, "/0/failAt");
 }
+
+#[test]
+fn release_unreachable_on_the_edit_step_itself_gives_lc001() {
+    // One step: the edit's own release does not reach the provider, its apply does.
+    let steps = json!([
+        {"op": "apply", "plan": one_exit()},
+        {"op": "edit", "plan": three_exits(), "releaseUnreachable": [2]},
+    ]);
+    let r = lifecycle(&steps).unwrap();
+    assert_eq!(codes(&r), vec!["LC001".to_string()], "{:?}", r.findings);
+    // Whereas `unreachable` also fails the apply: nothing new reaches the provider, no LC001.
+    let steps = json!([
+        {"op": "apply", "plan": one_exit()},
+        {"op": "edit", "plan": three_exits(), "unreachable": [2]},
+    ]);
+    let r = lifecycle(&steps).unwrap();
+    assert!(!codes(&r).contains(&"LC001".to_string()), "{:?}", r.findings);
+    assert!(r.log.iter().any(|e| e["phase"] == "end" && e["ok"] == json!(false)));
+}
+
+#[test]
+fn delete_misses_a_service_with_a_name_outside_the_cleanup_list_lc002() {
+    let mut plan = three_exits();
+    plan["local"][3]["data"][0]["name"] = json!("custom_7");
+    let steps = json!([{"op": "apply", "plan": plan}, {"op": "delete"}]);
+    let r = lifecycle(&steps).unwrap();
+    let leaks: Vec<_> = r.findings.iter().filter(|f| f.code == "LC002").map(|f| (f.node_id, f.message.clone())).collect();
+    assert_eq!(leaks.len(), 1, "{leaks:?}");
+    assert_eq!(leaks[0].0, Some(5));
+    assert!(leaks[0].1.contains("custom_7"));
+}
+
+#[test]
+fn same_target_count_after_lost_release_is_not_lc001() {
+    let steps = json!([
+        {"op": "apply", "plan": three_exits()},
+        {"op": "release", "unreachable": [2]},
+        {"op": "apply", "plan": three_exits()},
+    ]);
+    let r = lifecycle(&steps).unwrap();
+    assert!(!codes(&r).contains(&"LC001".to_string()), "{:?}", r.findings);
+    assert!(codes(&r).contains(&"LC002".to_string()));
+}
