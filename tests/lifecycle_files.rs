@@ -32,7 +32,8 @@ fn seed_input_and_plan_simulate_alike() {
     let a = simulate(&load("seed-plan.json"), &sc).unwrap();
     let b = simulate(&load("seed-input.json"), &sc).unwrap();
     // Labels differ (the node table adds names); the dials and outcomes do not.
-    let shape = |t: &hop_policy::simulate::Trace| -> Vec<(bool, bool, Option<i64>, Vec<(Option<i64>, Option<i64>, bool, bool)>)> {
+    type Dial = (Option<i64>, Option<i64>, bool, bool);
+    let shape = |t: &hop_policy::simulate::Trace| -> Vec<(bool, bool, Option<i64>, Vec<Dial>)> {
         t.requests
             .iter()
             .map(|r| (r.ok, r.direct, r.exit_node_id, r.attempts.iter().map(|x| (x.from_node_id, x.to_node_id, x.ok, x.alive)).collect()))

@@ -22,7 +22,7 @@ fn three_exits() -> Value {
     vector("seed-federated-middle-fifo-3-exits")
 }
 
-fn node<'a>(state: &'a Value, id: i64) -> &'a Value {
+fn node(state: &Value, id: i64) -> &Value {
     &state["nodes"][id.to_string()]
 }
 

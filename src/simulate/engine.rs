@@ -482,7 +482,7 @@ impl<'w> Sim<'w> {
         let (pick, how) = match hop.strategy.as_str() {
             "fifo" | "ha" => (0, format!("{}: first of {} left", hop.strategy, kept.len())),
             "random" | "rand" => {
-                let weights: Vec<i64> = kept.iter().map(|&i| if hop.nodes[i].weight <= 0 { 1 } else { hop.nodes[i].weight }).collect();
+                let weights: Vec<i64> = kept.iter().map(|&i| hop.nodes[i].weight.clamp(1, 1_000_000_000)).collect();
                 let sum: i64 = weights.iter().sum();
                 let mut w = self.prng.below(sum.max(1) as u64) as i64 + 1;
                 let mut pick = kept.len() - 1;

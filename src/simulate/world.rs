@@ -7,6 +7,10 @@ use crate::error::ApiError;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// Size limits for a simulated document.
+pub const MAX_NODES: usize = 2_000;
+pub const MAX_OBJECTS: usize = 200_000;
+
 /// GOST defaults for a hop without a selector (`DefaultNodeSelector`).
 pub const DEFAULT_FAIL_TIMEOUT_NS: i128 = 10_000_000_000;
 
@@ -295,6 +299,11 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
     }
     let mut notes = Vec::new();
     let raw = plan_nodes(plan);
+    let size: usize = raw.values().map(|r| r.services.len() + r.chains.len()).sum::<usize>()
+        + raw.values().flat_map(|r| r.chains.iter()).map(|(_, c)| c.to_string().len() / 64).sum::<usize>();
+    if raw.len() > MAX_NODES || size > MAX_OBJECTS {
+        return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));
+    }
     let table: Vec<&Value> = plan.get("nodes").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
     let mut agents: Vec<Agent> = Vec::new();
     // Node table order first (entries, hops, exits as the planner lists them), then any other node.
