@@ -207,3 +207,11 @@ fn print_trace() {
     println!("{}", trace_text(&t));
     println!("{}", serde_json::to_string_pretty(&t.requests[0]).unwrap());
 }
+
+#[test]
+fn dead_by_node_name_with_the_node_table() {
+    let input = vector("seed-federated-middle-fifo-3-exits")["input"].clone();
+    let t = run(&input, json!({"dead": ["n3"], "requests": 1}));
+    assert_eq!(t.requests[0].exit_node_id, Some(4));
+    assert!(t.notes.iter().all(|n| !n.contains("dead")), "{:?}", t.notes);
+}

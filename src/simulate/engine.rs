@@ -103,7 +103,10 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                 }
                 None => return Err(ApiError::new("IN001", format!("dead entry {text:?} is not host:port"), format!("/dead/{i}"))),
             }
-        } else if let Some(id) = loose_id(d) {
+        } else if let Some(id) = loose_id(d).or_else(|| {
+            let name = d.as_str()?.trim();
+            world.agents.iter().find(|a| a.name.as_deref() == Some(name)).and_then(|a| a.node_id)
+        }) {
             if !world.agents.iter().any(|a| a.node_id == Some(id)) {
                 notes.push(format!("dead node {id} is not part of this document"));
             }

@@ -39,7 +39,7 @@
 //!   its start time; request `i` (1-based) starts at `startMs + (i-1) * gapMs`.
 //!
 //! Scenario JSON (camelCase, every field optional): `dead` (node ids as numbers
-//! or strings, or `host:port` addresses), `requests` (3), `startMs` (0),
+//! or strings, node names from the plan's node table, or `host:port` addresses), `requests` (3), `startMs` (0),
 //! `gapMs` (1000), `seed` (1, drives `rand` and a `hash` without a source),
 //! `entry` (node id), `entryRetries` (0), `clientIp` ("192.0.2.10"),
 //! `destination` ("example.com:443").
@@ -59,7 +59,7 @@ pub use text::trace_text;
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Scenario {
-    /// Dead nodes: node ids (numbers or numeric strings) or `host:port` strings.
+    /// Dead nodes: node ids (numbers or numeric strings), node names or `host:port` strings.
     pub dead: Vec<Value>,
     /// Number of requests (default 3).
     pub requests: Option<u32>,

@@ -63,6 +63,8 @@ pub struct Chain {
 #[derive(Debug, Clone, Default)]
 pub struct Agent {
     pub node_id: Option<i64>,
+    /// The node's name from the plan's node table.
+    pub name: Option<String>,
     pub label: String,
     pub role: Option<String>,
     /// Hosts this agent is dialed by (from the plan's node table).
@@ -266,6 +268,7 @@ fn build_agent(node_id: Option<i64>, label: String, raw: &RawNode, notes: &mut V
     let who = label.clone();
     Agent {
         node_id,
+        name: None,
         label,
         role: None,
         addresses: vec![],
@@ -318,6 +321,7 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
         let label = if name.is_empty() { format!("node {id}") } else { format!("node {id} ({name})") };
         let mut a = build_agent(Some(id), label, r, &mut notes);
         a.role = row.get("role").and_then(Value::as_str).map(str::to_string);
+        a.name = Some(name.to_string()).filter(|n| !n.is_empty());
         a.addresses = row
             .get("addresses")
             .and_then(Value::as_array)
