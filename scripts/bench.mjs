@@ -53,6 +53,31 @@ function medianMs(f, budgetMs, minRuns = 9) {
   return samples[samples.length >> 1];
 }
 
+/** Times several functions in round robin (each round calls every one, in a
+ *  rotating order) so all of them see the same machine load; returns the
+ *  median ms of each and, per function, the median of its per-round ratio to
+ *  function 0 (the floor). On a shared, busy machine the ratios are far
+ *  steadier than ratios of separately taken medians. */
+function roundRobin(fns, budgetMs, minRounds = 9) {
+  const warmEnd = now() + budgetMs / 5;
+  for (let i = 0; i < 2 || (now() < warmEnd && i < 1000); i++) for (const f of fns) f();
+  const samples = fns.map(() => []);
+  const end = now() + budgetMs * fns.length;
+  for (let round = 0; round < minRounds || (now() < end && round < 20000); round++) {
+    for (let k = 0; k < fns.length; k++) {
+      const i = (k + round) % fns.length;
+      const t = now();
+      fns[i]();
+      samples[i].push(now() - t);
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  return {
+    ms: samples.map(median),
+    ratio: samples.map((xs) => median(xs.map((x, r) => x / samples[0][r]))),
+  };
+}
+
 const fmtMs = (ms) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} us`);
 const fmtBytes = (b) => (b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KB` : `${b} B`);
 const pad = (s, n) => String(s).padStart(n);
@@ -160,11 +185,13 @@ async function main() {
     const n = nativeOf(w.name);
     if (n && n.planBytes !== planBytes) throw new Error(`${w.name}: native plan ${n.planBytes} B, wasm plan ${planBytes} B`);
 
-    const floor = medianMs(() => JSON.parse(planText), budget);
-    const objects = medianMs(() => hp.planTunnel(inputObj), budget);
-    const text = medianMs(() => JSON.parse(hp.planTunnelJson(inputText)), budget);
-    const textOnly = medianMs(() => hp.planTunnelJson(inputText), budget);
-    rows.push({ name: w.name, inputBytes: w.inputBytes, planBytes, floor, objects, text, textOnly, native: n });
+    const rr = roundRobin(
+      [() => JSON.parse(planText), () => hp.planTunnel(inputObj), () => JSON.parse(hp.planTunnelJson(inputText)), () => hp.planTunnelJson(inputText)],
+      budget,
+    );
+    const [floor, objects, text, textOnly] = rr.ms;
+    const [, objectsRatio, textRatio] = rr.ratio;
+    rows.push({ name: w.name, inputBytes: w.inputBytes, planBytes, floor, objects, text, textOnly, objectsRatio, textRatio, native: n });
   }
 
   const cfgText = readFileSync(join(args.dir, manifest.config.file), 'utf8');
@@ -182,14 +209,19 @@ async function main() {
 
   // ---- report ------------------------------------------------------------
   console.log('');
-  console.log('per workload (times per call; ratio = time / floor, floor = JSON.parse(planJsonText) in this process)');
+  console.log('per workload (median time per call; floor = JSON.parse(planJsonText) in this process; ratio = median over');
+  console.log('rounds of time / floor, all paths timed in round robin so they share the same machine load)');
   const head = ['workload', 'input', 'plan', 'native plan', 'native check', 'floor', 'planTunnel', 'ratio', 'Json+parse', 'ratio', 'Json only', 'ns/B best'];
   const widths = [9, 9, 9, 12, 12, 10, 11, 6, 11, 6, 10, 9];
   console.log(head.map((h, i) => (i === 0 ? h.padEnd(widths[i]) : pad(h, widths[i]))).join(' '));
   for (const r of rows) {
-    const best = Math.min(r.objects, r.text);
-    r.best = best;
-    r.nsPerByte = (best * 1e6) / r.planBytes;
+    // the cheaper wasm path, judged by its ratio to the floor
+    const useObjects = r.objectsRatio <= r.textRatio;
+    r.bestName = useObjects ? 'planTunnel' : 'planTunnelJson+JSON.parse';
+    r.best = useObjects ? r.objects : r.text;
+    r.bestRatio = useObjects ? r.objectsRatio : r.textRatio;
+    r.nsPerByte = (r.best * 1e6) / r.planBytes;
+    r.floorNsPerByte = (r.floor * 1e6) / r.planBytes;
     const nat = r.native ? r.native.ns : null;
     const cells = [
       r.name.padEnd(widths[0]),
@@ -199,9 +231,9 @@ async function main() {
       nat ? fmtMs(nat.check / 1e6) : 'n/a',
       fmtMs(r.floor),
       fmtMs(r.objects),
-      `${(r.objects / r.floor).toFixed(2)}x`,
+      `${r.objectsRatio.toFixed(2)}x`,
       fmtMs(r.text),
-      `${(r.text / r.floor).toFixed(2)}x`,
+      `${r.textRatio.toFixed(2)}x`,
       fmtMs(r.textOnly),
       r.nsPerByte.toFixed(2),
     ];
@@ -232,11 +264,18 @@ async function main() {
   for (const name of ['large', 'large-x4']) {
     const r = byName[name];
     if (!r) goal(false, `${name}: workload missing`);
-    else goal(r.best <= 2 * r.floor, `${name}: cheaper wasm path within 2x of the floor: ${fmtMs(r.best)} / ${fmtMs(r.floor)} = ${(r.best / r.floor).toFixed(2)}x`);
+    else goal(r.bestRatio <= 2, `${name}: cheaper wasm path (${r.bestName}) within 2x of the floor: ${r.bestRatio.toFixed(2)}x (${fmtMs(r.best)} vs ${fmtMs(r.floor)})`);
   }
   if (byName.large && byName['large-x4']) {
-    const k = byName['large-x4'].nsPerByte / byName.large.nsPerByte;
-    goal(k <= 1.2, `time per plan byte, large-x4 vs large <= 1.2x: ${byName['large-x4'].nsPerByte.toFixed(2)} / ${byName.large.nsPerByte.toFixed(2)} ns/B = ${k.toFixed(2)}x`);
+    // Raw time per plan byte decides. The same ratio normalised by the floor's cost per byte (measured alongside)
+    // is printed too: on a busy machine the load can change between the two workloads.
+    const a = byName.large, b = byName['large-x4'];
+    const k = b.nsPerByte / a.nsPerByte;
+    const kn = b.bestRatio / a.bestRatio;
+    goal(
+      k <= 1.2,
+      `time per plan byte, large-x4 vs large <= 1.2x: ${b.nsPerByte.toFixed(2)} / ${a.nsPerByte.toFixed(2)} ns/B = ${k.toFixed(2)}x (normalised by the floor: ${kn.toFixed(2)}x)`,
+    );
   }
   goal(cfgCheck < 50, `checkDocument on ${manifest.config.services} services < 50 ms: ${fmtMs(cfgCheck)}`);
   goal(inst < 10, `instantiation < 10 ms: ${fmtMs(inst)}`);
