@@ -116,3 +116,46 @@ fn every_vector_with_all_exits_dead_never_reaches_an_exit() {
         }
     }
 }
+
+#[test]
+fn invariants_hold_for_many_death_patterns() {
+    let mut requests = 0;
+    for v in vectors() {
+        if !v["expected"]["error"].is_null() || v["input"]["tunnel"]["type"] != json!(2) {
+            continue;
+        }
+        let name = v["name"].as_str().unwrap();
+        let ids: Vec<i64> = v["input"]["nodes"].as_array().unwrap().iter().filter_map(|n| n["id"].as_i64()).collect();
+        for k in 0..3 {
+            let dead: Vec<i64> = ids.iter().copied().filter(|id| id % 3 == k).collect();
+            for doc in [&v["input"], &v["expected"]] {
+                let t = simulate(doc, &sc(json!({"dead": dead, "requests": 5, "gapMs": 200_000, "seed": k}))).unwrap();
+                for r in &t.requests {
+                    requests += 1;
+                    if r.ok {
+                        assert!(r.direct ^ (r.exit_node_id.is_some() || r.exit_addr.is_some()), "{name}: {r:?}");
+                    } else {
+                        assert!(!r.direct && r.exit_node_id.is_none(), "{name}");
+                    }
+                    if let Some(e) = r.exit_node_id {
+                        assert!(!dead.contains(&e), "{name}: dead exit {e} carried");
+                    }
+                    for (i, a) in r.attempts.iter().enumerate() {
+                        assert_eq!(a.seq, i);
+                        assert!(a.round < a.rounds);
+                        if !a.alive {
+                            assert!(a.marked && !a.ok && !a.carried, "{name}");
+                        }
+                        if a.to_node_id.map(|id| dead.contains(&id)).unwrap_or(false) {
+                            assert!(!a.alive, "{name}: dead node {:?} answered", a.to_node_id);
+                        }
+                        if a.carried {
+                            assert!(a.ok && a.alive);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(requests > 10_000, "{requests}");
+}
