@@ -47,6 +47,8 @@
 //!   `fed_chain_R` (middle), then `AddService` `fed_svc_R`.
 //! * Release deletes `fed_svc_R` and, for a middle, `fed_chain_R`, and marks
 //!   the runtime released; an unreachable provider keeps it all.
+//! * The agent rejects `AddChains` / `AddService` for a name it already runs
+//!   (`... already exists`), failing the apply; `Update*` are upserts.
 //! * Local commands in plan order (`UpdateChains`/`UpdateService` on an edit).
 //!   After a successful edit, nodes that no longer take part lose
 //!   `chains_{id}` / the tunnel services.
@@ -237,6 +239,22 @@ impl Replay {
         self.log.push(Value::Object(obj));
     }
 
+    /// For an `AddChains` / `AddService`, the object that already exists on the
+    /// agent (the agent then rejects the whole command).
+    fn clash(&self, node: i64, command: &str, data: &Value) -> Option<String> {
+        let n = self.nodes.get(&node)?;
+        match command {
+            "AddChains" => {
+                let name = data.get("name").and_then(Value::as_str)?;
+                n.chains.iter().any(|(x, _)| x == name).then(|| format!("chain {name}"))
+            }
+            "AddService" => data.as_array()?.iter().filter_map(|s| s.get("name").and_then(Value::as_str)).find_map(|name| {
+                n.services.iter().any(|(x, _)| x == name).then(|| format!("service {name}"))
+            }),
+            _ => None,
+        }
+    }
+
     /// Remembers what an Add/Update command creates for tunnel `t`.
     fn remember(&mut self, t: i64, node: i64, command: &str, data: &Value) {
         let mut names: Vec<(&'static str, String)> = Vec::new();
@@ -404,11 +422,24 @@ impl Replay {
             } else {
                 let svc_name = format!("fed_svc_{r_id}");
                 let chain_name = if role == "middle" { format!("fed_chain_{r_id}") } else { String::new() };
+                let mut chain_added = false;
                 for c in &cmds {
                     let command = c.get("command").and_then(Value::as_str).unwrap_or_default().to_string();
                     let data = rename_runtime(c.get("data").unwrap_or(&Value::Null), plan_r, r_id);
+                    if let Some(clash) = self.clash(node, &command, &data) {
+                        self.log(step, "federation", json!({"nodeId": node, "command": command, "resourceKey": rk,
+                            "note": format!("the agent rejects it: {clash} already exists; the provider's apply fails")}));
+                        if chain_added {
+                            self.send(step, "federation", node, "DeleteChains", &json!({"chain": chain_name}), "provider cleans up its failed apply");
+                        }
+                        for (rk2, n2) in refs.iter().rev() {
+                            self.release_binding(step, rk2, *n2, unreachable, "federation-release");
+                        }
+                        return Err(format!("remote node {node}: {clash} already exists"));
+                    }
                     self.send(step, "federation", node, &command, &data, "provider applies the runtime");
                     self.remember(t, node, &command, &data);
+                    chain_added |= command == "AddChains";
                 }
                 self.runtimes.insert(
                     rk.clone(),
@@ -499,6 +530,11 @@ impl Replay {
             };
             if fail_at.as_ref().map(|f| selects(f, k, cmd, &mut fail_first)).unwrap_or(false) {
                 self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": "the agent rejects this command: the apply fails"}));
+                failed = true;
+                continue;
+            }
+            if let Some(clash) = self.clash(node, sent_cmd, &payload) {
+                self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": format!("the agent rejects it: {clash} already exists; the apply fails")}));
                 failed = true;
                 continue;
             }

@@ -219,3 +219,19 @@ fn same_target_count_after_lost_release_is_not_lc001() {
     assert!(!codes(&r).contains(&"LC001".to_string()), "{:?}", r.findings);
     assert!(codes(&r).contains(&"LC002".to_string()));
 }
+
+#[test]
+fn a_rollback_leak_makes_the_next_create_fail_on_already_exists() {
+    let steps = json!([
+        {"op": "applyError", "plan": three_exits(), "failAt": {"nodeId": 5}, "timeouts": [{"nodeId": 4, "command": "AddService"}]},
+        {"op": "apply", "plan": three_exits()},
+    ]);
+    let r = lifecycle(&steps).unwrap();
+    let rejected = r.log.iter().find(|e| e["step"] == 1 && e["note"].as_str().map(|n| n.contains("already exists")).unwrap_or(false));
+    assert_eq!(rejected.map(|e| e["nodeId"].clone()), Some(json!(4)), "{:?}", r.log);
+    assert!(r.log.iter().any(|e| e["step"] == 1 && e["phase"] == "end" && e["ok"] == json!(false)));
+    // The second create rolled back what it made (chain on 1, service on 3, the federated middle); node 4 keeps the leak.
+    assert!(find_named(&node(&r.state, 4)["services"], "tunnel_7").is_some());
+    assert!(node(&r.state, 1).is_null() && node(&r.state, 3).is_null() && node(&r.state, 2).is_null(), "{}", r.state["nodes"]);
+    assert_eq!(r.findings.iter().filter(|f| f.code == "LC003").count(), 1, "{:?}", r.findings);
+}
