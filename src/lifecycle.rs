@@ -478,6 +478,19 @@ impl Replay {
         if op == "edit" && !edit {
             return Err(ApiError::new("IN001", format!("step {i}: edit of tunnel {t}, which was never applied"), base));
         }
+        if op == "applyError" {
+            let local: Vec<Value> = plan.get("local").and_then(Value::as_array).cloned().unwrap_or_default();
+            let spec = step.get("failAt").cloned().unwrap_or(Value::Null);
+            let mut first = false;
+            let hit = (spec.is_u64() || spec.is_object()) && local.iter().enumerate().any(|(k, c)| selects(&spec, k, c, &mut first));
+            if !hit {
+                return Err(ApiError::new(
+                    "IN001",
+                    format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
+                    format!("{base}/failAt"),
+                ));
+            }
+        }
         let before = self.owned(t);
         let old_chain_nodes = self.tunnels.get(&t).map(|r| r.chain_nodes.clone()).unwrap_or_default();
         let old_service_nodes = self.tunnels.get(&t).map(|r| r.service_nodes.clone()).unwrap_or_default();

@@ -175,6 +175,10 @@ fn bad_steps_are_structured_errors() {
     assert_eq!(lifecycle(&json!([{"op": "apply"}])).unwrap_err().path, "/0");
     assert_eq!(lifecycle(&json!([{"op": "edit", "plan": one_exit()}])).unwrap_err().code, "IN001");
     assert_eq!(lifecycle(&json!([{"op": "applyError", "plan": one_exit()}])).unwrap_err().path, "/0/failAt");
+    assert_eq!(lifecycle(&json!([{"op": "applyError", "plan": one_exit(), "failAt": 9}])).unwrap_err().path, "/0/failAt");
+    assert_eq!(lifecycle(&json!([{"op": "applyError", "plan": one_exit(), "failAt": "1"}])).unwrap_err().path, "/0/failAt");
+    assert_eq!(lifecycle(&json!([{"op": "applyError", "plan": one_exit(), "failAt": {"nodeId": 4}}])).unwrap_err().path, "/0/failAt");
+    assert_eq!(lifecycle(&json!([{"op": "apply", "plan": {"local": 3}}])).unwrap_err().path, "/0/plan");
 }
 
 #[test]

@@ -201,14 +201,6 @@ fn dead_by_address_and_text_report() {
 }
 
 #[test]
-#[ignore]
-fn print_trace() {
-    let t = run(&with_retries(None), json!({"dead": [3, 4, 5], "requests": 2}));
-    println!("{}", trace_text(&t));
-    println!("{}", serde_json::to_string_pretty(&t.requests[0]).unwrap());
-}
-
-#[test]
 fn dead_by_node_name_with_the_node_table() {
     let input = vector("seed-federated-middle-fifo-3-exits")["input"].clone();
     let t = run(&input, json!({"dead": ["n3"], "requests": 1}));
