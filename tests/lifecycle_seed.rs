@@ -239,3 +239,22 @@ fn a_rollback_leak_makes_the_next_create_fail_on_already_exists() {
     assert!(node(&r.state, 1).is_null() && node(&r.state, 3).is_null() && node(&r.state, 2).is_null(), "{}", r.state["nodes"]);
     assert_eq!(r.findings.iter().filter(|f| f.code == "LC003").count(), 1, "{:?}", r.findings);
 }
+
+#[test]
+fn simulating_the_deployed_state_shows_the_lc001_failure() {
+    let lost = lifecycle(&json!([
+        {"op": "apply", "plan": one_exit()},
+        {"op": "release", "unreachable": [2]},
+        {"op": "apply", "plan": three_exits()},
+    ]))
+    .unwrap();
+    let delivered = lifecycle(&json!([{"op": "apply", "plan": one_exit()}, {"op": "apply", "plan": three_exits()}])).unwrap();
+    let sc: Scenario = serde_json::from_value(json!({"dead": [3], "requests": 2})).unwrap();
+    // The whole report is accepted as well as its state.
+    let report = serde_json::to_value(&lost).unwrap();
+    let t = simulate(&report, &sc).unwrap();
+    assert_eq!(t.entry_node_id, Some(1));
+    assert_eq!(t.requests.iter().map(|r| (r.ok, r.exit_node_id)).collect::<Vec<_>>(), vec![(false, None), (true, Some(4))]);
+    let t = simulate(&delivered.state, &sc).unwrap();
+    assert_eq!(t.requests.iter().map(|r| (r.ok, r.exit_node_id)).collect::<Vec<_>>(), vec![(true, Some(4)), (true, Some(4))]);
+}

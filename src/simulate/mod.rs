@@ -3,7 +3,8 @@
 //!
 //! `simulate(doc, scenario)` takes a plan (the golden `expected` shape, with or
 //! without the `nodes` table), a tunnel input `{tunnel, nodes}` (planned first
-//! with [`crate::planner::plan`]) or one node's GOST config `{services, chains}`.
+//! with [`crate::planner::plan`]), one node's GOST config `{services, chains}`,
+//! or what a lifecycle replay left deployed (its report, or its `state`).
 //!
 //! The model follows the agent source (`go-gost/x/chain/router.go`, `route.go`,
 //! `chain.go`, `hop/hop.go`, `selector/*.go`, `connector/relay`):
@@ -185,12 +186,16 @@ pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
         let value = serde_json::to_value(&plan)
             .map_err(|e| ApiError::new("IN001", format!("the plan could not be serialised: {e}"), ""))?;
         world::from_plan(&value)?
+    } else if world::is_state(doc) {
+        world::from_state(doc)?
+    } else if let Some(state) = doc.get("state").filter(|s| world::is_state(s)) {
+        world::from_state(state)?
     } else if world::is_node_config(doc) {
         world::from_node_config(doc)
     } else {
         return Err(ApiError::new(
             "IN001",
-            "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}) or a node config ({services, chains})",
+            "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}), a node config ({services, chains}) or a lifecycle state",
             "",
         ));
     };

@@ -300,8 +300,35 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
         };
         return Err(ApiError::new("PLAN_ERROR", format!("the server rejects this tunnel: {text}"), "/error"));
     }
+    from_raw(plan_nodes(plan), plan)
+}
+
+/// Is this a lifecycle `state` (`{nodes: {"id": {services, chains}}}`)?
+pub fn is_state(doc: &Value) -> bool {
+    doc.get("nodes")
+        .and_then(Value::as_object)
+        .map(|m| !m.is_empty() && m.values().all(|n| n.get("services").is_some() || n.get("chains").is_some()))
+        .unwrap_or(false)
+}
+
+/// Builds the world from a lifecycle report's `state`: what every node runs.
+pub fn from_state(doc: &Value) -> Result<World, ApiError> {
+    let mut raw: BTreeMap<i64, RawNode> = BTreeMap::new();
+    for (id, n) in doc.get("nodes").and_then(Value::as_object).into_iter().flatten() {
+        let Ok(id) = id.trim().parse::<i64>() else { continue };
+        let r = raw.entry(id).or_default();
+        for c in n.get("chains").and_then(Value::as_array).into_iter().flatten() {
+            r.apply("AddChains", c);
+        }
+        for sv in n.get("services").and_then(Value::as_array).into_iter().flatten() {
+            r.apply("AddService", sv);
+        }
+    }
+    from_raw(raw, &Value::Null)
+}
+
+fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError> {
     let mut notes = Vec::new();
-    let raw = plan_nodes(plan);
     let size: usize = raw.values().map(|r| r.services.len() + r.chains.len()).sum::<usize>()
         + raw.values().flat_map(|r| r.chains.iter()).map(|(_, c)| c.to_string().len() / 64).sum::<usize>();
     if raw.len() > MAX_NODES || size > MAX_OBJECTS {
