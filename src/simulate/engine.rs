@@ -24,6 +24,9 @@ enum Egress {
 #[derive(Debug, Clone)]
 struct Outcome {
     ok: bool,
+    /// The node's router ended on a success (it answered the relay request
+    /// with OK), even when the request fails later: upstream routers stop.
+    accepted: bool,
     egress: Option<Egress>,
     direct_from: Option<usize>,
     why: String,
@@ -31,7 +34,11 @@ struct Outcome {
 
 impl Outcome {
     fn fail(why: impl Into<String>) -> Self {
-        Outcome { ok: false, egress: None, direct_from: None, why: why.into() }
+        Outcome { ok: false, accepted: false, egress: None, direct_from: None, why: why.into() }
+    }
+    /// The router at this node counted a success, yet the request fails later.
+    fn late_fail(why: impl Into<String>) -> Self {
+        Outcome { ok: false, accepted: true, egress: None, direct_from: None, why: why.into() }
     }
 }
 
@@ -229,7 +236,7 @@ impl<'w> Sim<'w> {
         let world = self.world;
         let agent = &world.agents[ai];
         let Some(ci) = chain else {
-            return Outcome { ok: true, egress: Some(Egress::Agent(ai)), direct_from: None, why: format!("{} dials the destination", agent.label) };
+            return Outcome { ok: true, accepted: true, egress: Some(Egress::Agent(ai)), direct_from: None, why: format!("{} dials the destination", agent.label) };
         };
         let Some(ch) = agent.chains.get(ci) else {
             return Outcome::fail("internal: chain index out of range");
@@ -266,7 +273,7 @@ impl<'w> Sim<'w> {
                     ),
                     None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
                 };
-                return Outcome { ok: true, egress: Some(Egress::Agent(ai)), direct_from: Some(ai), why };
+                return Outcome { ok: true, accepted: true, egress: Some(Egress::Agent(ai)), direct_from: Some(ai), why };
             }
             let mut from: Option<usize> = Some(ai);
             let last = route.len() - 1;
@@ -336,6 +343,16 @@ impl<'w> Sim<'w> {
                     slot.reason = format!("handshake ok (count reset); carried the request{partial}");
                     return nested;
                 }
+                if nested.accepted {
+                    // The next node's router reported success, so it answered OK; the
+                    // request breaks later, further down, where nobody retries it.
+                    slot.ok = true;
+                    slot.reason = format!(
+                        "accepted (count reset) and answered OK, but the request fails further on: {}{partial}",
+                        nested.why
+                    );
+                    return Outcome::late_fail(nested.why);
+                }
                 if node.waits_reply {
                     slot.reason = format!(
                         "accepted (count reset), but answered with an error: {}; the attempt fails without marking the node{partial}",
@@ -350,7 +367,7 @@ impl<'w> Sim<'w> {
                     "accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: {}{partial}",
                     nested.why
                 );
-                return Outcome::fail(format!("{} (no retry: connector without nodelay)", nested.why));
+                return Outcome::late_fail(format!("{} (no retry: connector without nodelay)", nested.why));
             }
             if !round_failed {
                 break;
@@ -363,7 +380,7 @@ impl<'w> Sim<'w> {
     fn serve(&mut self, node: &ChainNode, from: usize, depth: usize) -> Outcome {
         let world = self.world;
         let Some(t) = node.target else {
-            return Outcome { ok: true, egress: Some(Egress::External(node.addr.clone())), direct_from: None, why: format!("{} carries it on (outside the document)", node.addr) };
+            return Outcome { ok: true, accepted: true, egress: Some(Egress::External(node.addr.clone())), direct_from: None, why: format!("{} carries it on (outside the document)", node.addr) };
         };
         let Some(agent) = world.agents.get(t) else { return Outcome::fail("internal: agent out of range") };
         let Some(svc) = node.port.and_then(|p| agent.service_on_port(p)) else {
@@ -373,7 +390,7 @@ impl<'w> Sim<'w> {
             return Outcome::fail(format!("{}: routing loop (more than {MAX_DEPTH} nested hops)", agent.label));
         }
         let Some(chain_name) = svc.chain.clone() else {
-            return Outcome { ok: true, egress: Some(Egress::Agent(t)), direct_from: None, why: format!("{} dials the destination", agent.label) };
+            return Outcome { ok: true, accepted: true, egress: Some(Egress::Agent(t)), direct_from: None, why: format!("{} dials the destination", agent.label) };
         };
         let hash_src = if svc.hash_host {
             self.destination.clone()
@@ -392,6 +409,7 @@ impl<'w> Sim<'w> {
             }
             None => Outcome {
                 ok: true,
+                accepted: true,
                 egress: Some(Egress::Agent(t)),
                 direct_from: Some(t),
                 why: format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),

@@ -32,7 +32,10 @@
 //!   fails without marking the node and the router tries again. Without
 //!   `nodelay` (kcp, ws, tcp, ...) the connector returns at once, the router
 //!   counts the try as a success (`ok: true`, `carried: false`) and the request
-//!   fails later with no retry.
+//!   fails later with no retry. A node whose router counted such a success
+//!   answers its own caller with OK, so callers further up do not retry either.
+//! * The entry's forward service has one destination, so the forward
+//!   handler's own per-target loop adds no tries.
 //! * When a hop has no candidate left the route is empty and that node dials
 //!   the destination itself (`direct: true`): traffic leaves from a middle
 //!   node, bypassing the exits, until a mark expires.
