@@ -5,8 +5,14 @@ use hop_policy::lifecycle::lifecycle;
 use serde_json::{json, Value};
 
 fn vectors() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl")).unwrap();
-    text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).collect()
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/plan-vectors.jsonl"
+    ))
+    .unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .collect()
 }
 
 #[test]
@@ -16,9 +22,17 @@ fn create_then_delete_leaves_nothing_and_a_lost_release_leaks_exactly_the_remote
         let name = v["name"].as_str().unwrap();
         let plan = &v["expected"];
         // Clean create + delete: nothing left, no findings (rejected plans give IN002 only).
-        let r = lifecycle(&json!([{"op": "apply", "input": v["input"]}, {"op": "delete"}])).unwrap();
+        let r =
+            lifecycle(&json!([{"op": "apply", "input": v["input"]}, {"op": "delete"}])).unwrap();
         if !plan["error"].is_null() {
-            assert_eq!(r.findings.iter().map(|f| f.code.as_str()).collect::<Vec<_>>(), vec!["IN002"], "{name}");
+            assert_eq!(
+                r.findings
+                    .iter()
+                    .map(|f| f.code.as_str())
+                    .collect::<Vec<_>>(),
+                vec!["IN002"],
+                "{name}"
+            );
             continue;
         }
         assert!(r.findings.is_empty(), "{name}: {:?}", r.findings);
@@ -31,9 +45,22 @@ fn create_then_delete_leaves_nothing_and_a_lost_release_leaks_exactly_the_remote
             }
         }
         // Delete with every provider unreachable: each federated service (and middle chain) leaks.
-        let remote: Vec<i64> = plan["federation"].as_array().unwrap().iter().filter_map(|f| f["nodeId"].as_i64()).collect();
-        let expected_leaks: usize = plan["federation"].as_array().unwrap().iter().map(|f| if f["role"] == "middle" { 2 } else { 1 }).sum();
-        let r = lifecycle(&json!([{"op": "apply", "plan": plan}, {"op": "delete", "unreachable": remote}])).unwrap();
+        let remote: Vec<i64> = plan["federation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["nodeId"].as_i64())
+            .collect();
+        let expected_leaks: usize = plan["federation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| if f["role"] == "middle" { 2 } else { 1 })
+            .sum();
+        let r = lifecycle(
+            &json!([{"op": "apply", "plan": plan}, {"op": "delete", "unreachable": remote}]),
+        )
+        .unwrap();
         let leaks = r.findings.iter().filter(|f| f.code == "LC002").count();
         assert_eq!(leaks, expected_leaks, "{name}: {:?}", r.findings);
         if !remote.is_empty() {
@@ -43,7 +70,11 @@ fn create_then_delete_leaves_nothing_and_a_lost_release_leaks_exactly_the_remote
         let r = lifecycle(&json!([{"op": "apply", "plan": plan}, {"op": "release", "unreachable": remote}, {"op": "apply", "plan": plan}])).unwrap();
         assert!(r.findings.iter().all(|f| f.code != "LC001"), "{name}");
         // A failure on the first local command of a create rolls everything back.
-        if plan["local"].as_array().map(|a| !a.is_empty()).unwrap_or(false) {
+        if plan["local"]
+            .as_array()
+            .map(|a| !a.is_empty())
+            .unwrap_or(false)
+        {
             let r = lifecycle(&json!([{"op": "applyError", "plan": plan, "failAt": 0}])).unwrap();
             assert!(r.findings.is_empty(), "{name}: {:?}", r.findings);
             assert_eq!(r.state["nodes"], json!({}), "{name}");

@@ -9,8 +9,16 @@ use hop_policy::simulate::{simulate, Scenario, Trace};
 use serde_json::{json, Value};
 
 fn input() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl")).unwrap();
-    let mut v: Value = text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|v| v["name"] == "two-remote-hops-kcp-v6").unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/plan-vectors.jsonl"
+    ))
+    .unwrap();
+    let mut v: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["name"] == "two-remote-hops-kcp-v6")
+        .unwrap();
     v["input"]["federation"]["4"]["tcpListenAddr"] = json!("[::]");
     v["input"].clone()
 }
@@ -22,13 +30,20 @@ fn run(sc: Value) -> Trace {
 type Dial = (i64, i64, bool);
 
 fn dials(t: &Trace, i: usize) -> Vec<Dial> {
-    t.requests[i].attempts.iter().map(|a| (a.from_node_id.unwrap(), a.to_node_id.unwrap(), a.ok)).collect()
+    t.requests[i]
+        .attempts
+        .iter()
+        .map(|a| (a.from_node_id.unwrap(), a.to_node_id.unwrap(), a.ok))
+        .collect()
 }
 
 #[test]
 fn first_exit_dead_node_4_retries_to_exit_7() {
     let t = run(json!({"dead": [5], "requests": 2}));
-    assert_eq!(dials(&t, 0), vec![(1, 2, true), (2, 4, true), (4, 5, false), (4, 7, true)]);
+    assert_eq!(
+        dials(&t, 0),
+        vec![(1, 2, true), (2, 4, true), (4, 5, false), (4, 7, true)]
+    );
     assert_eq!(t.requests[0].exit_node_id, Some(7));
     assert_eq!(dials(&t, 1), vec![(1, 3, true), (3, 4, true), (4, 7, true)]);
     assert_eq!(t.requests[1].exit_node_id, Some(7));
@@ -41,7 +56,10 @@ fn both_exits_dead_fails_late_then_goes_direct_from_node_4() {
     assert!(!r1.ok);
     // Node 4's router fails, but node 2 dialed it over kcp (no nodelay): node 2's
     // router counted a success and answered OK to the entry, so nobody retries.
-    assert_eq!(dials(&t, 0), vec![(1, 2, true), (2, 4, true), (4, 5, false), (4, 7, false)]);
+    assert_eq!(
+        dials(&t, 0),
+        vec![(1, 2, true), (2, 4, true), (4, 5, false), (4, 7, false)]
+    );
     assert!(r1.attempts[..2].iter().all(|a| !a.carried));
     let r2 = &t.requests[1];
     assert!(r2.ok && r2.direct);
@@ -57,7 +75,10 @@ fn dead_single_second_hop_fails_every_request_without_direct_egress() {
     assert_eq!(dials(&t, 2), vec![(1, 2, false), (2, 4, false)]);
     assert!(t.requests.iter().all(|r| !r.ok && !r.direct));
     // The entry's dials reached live nodes: never marked.
-    assert!(t.requests.iter().all(|r| !r.attempts[0].marked && r.attempts[0].alive));
+    assert!(t
+        .requests
+        .iter()
+        .all(|r| !r.attempts[0].marked && r.attempts[0].alive));
     assert_eq!(t.requests[2].attempts[1].failures, 2);
 }
 
