@@ -543,7 +543,16 @@ impl Replay {
                     self.log(step, "federation", json!({"nodeId": node, "resourceKey": rk, "note": format!("provider still holds this key and keeps port {} (the plan asked for {})", e.port, plan_port)}));
                 }
             }
-            let fed_path = format!("{base}/federation/{j}");
+            // A planned `input` has no federation list of its own: point at the input.
+            let retries_path = if base.ends_with("/input") {
+                base.to_string()
+            } else {
+                let k = cmds
+                    .iter()
+                    .position(|c| c.get("command").and_then(Value::as_str) == Some("AddService"))
+                    .unwrap_or(1);
+                format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
+            };
             if still_applied {
                 let e = existing
                     .clone()
@@ -591,7 +600,7 @@ impl Replay {
                                 "LC001",
                                 "stale-retries-after-edit",
                                 Some(node),
-                                format!("{fed_path}/commands/1/data/0/handler/retries"),
+                                retries_path.clone(),
                                 format!(
                                     "Node {node}: its earlier release never reached the provider, so this apply only updated chain {} ({targets} targets) and service {} keeps retries {} where a fresh apply sets {}: a dead primary is not retried over the new targets",
                                     e.chain_name, e.service_name, show(kept), show(fresh)
