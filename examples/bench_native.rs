@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 /// Runs `f` for warm-up, then repeatedly until both `min_runs` runs and
 /// `budget` of wall time have passed (capped at `max_runs`); returns the median
-/// duration of one call in nanoseconds.
+/// duration of one call in nanoseconds. The fastest run is kept in `MINS`.
 fn median_ns<R>(mut f: impl FnMut() -> R, budget: Duration) -> f64 {
     let warm = Instant::now();
     let mut warm_runs = 0;
@@ -32,7 +32,18 @@ fn median_ns<R>(mut f: impl FnMut() -> R, budget: Duration) -> f64 {
         samples.push(t.elapsed().as_nanos() as f64);
     }
     samples.sort_by(|a, b| a.total_cmp(b));
+    MINS.with(|m| m.borrow_mut().push(samples[0]));
     samples[samples.len() / 2]
+}
+
+thread_local! {
+    /// The fastest run of every figure, in the order measured (a busy, shared
+    /// machine inflates medians; the minimum shows the unloaded cost).
+    static MINS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn take_mins() -> Vec<f64> {
+    MINS.with(|m| std::mem::take(&mut *m.borrow_mut()))
 }
 
 fn fmt_ns(ns: f64) -> String {
@@ -83,6 +94,7 @@ fn main() {
         .unwrap_or_default();
 
     let mut results = Vec::new();
+    let mut min_rows = Vec::new();
     println!("native (release, median of runs after warm-up; budget {} ms per figure)", budget.as_millis());
     println!(
         "{:<9} {:>9} {:>9} | {:>10} {:>10} {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>9}",
@@ -106,6 +118,7 @@ fn main() {
         let plan_value: Value = serde_json::from_str(&plan_text).unwrap_or(Value::Null);
         let opts = CheckOptions { kind: Some("plan".into()), ..Default::default() };
 
+        take_mins();
         let t_parse = median_ns(|| serde_json::from_str::<Value>(&input_text).map(|v| v.is_object()), budget);
         let t_plan = median_ns(|| plan(&input), budget);
         let t_to_string = median_ns(|| plan_to_json(&p).len(), budget);
@@ -114,6 +127,7 @@ fn main() {
         let t_check = median_ns(|| check(&plan_value, &opts).findings.len(), budget);
         let t_floor = median_ns(|| serde_json::from_str::<Value>(&plan_text).map(|v| v.is_object()), budget);
         let per_byte = t_plan_json / plan_text.len() as f64;
+        let mins = take_mins();
         let findings = check(&plan_value, &opts).findings.len();
         println!(
             "{:<9} {:>9} {:>9} | {:>10} {:>10} {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>9.2}",
@@ -129,33 +143,60 @@ fn main() {
             fmt_ns(t_floor),
             per_byte
         );
+        let min = |i: usize| mins.get(i).copied().unwrap_or(f64::NAN);
+        min_rows.push(format!(
+            "{:<9} {:>9} {:>9} | {:>10} {:>10} {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>9.2}",
+            name,
+            "",
+            "",
+            fmt_ns(min(0)),
+            fmt_ns(min(1)),
+            fmt_ns(min(2)),
+            fmt_ns(min(3)),
+            fmt_ns(min(4)),
+            fmt_ns(min(5)),
+            fmt_ns(min(6)),
+            min(3) / plan_text.len() as f64
+        ));
         results.push(serde_json::json!({
             "workload": name, "inputBytes": input_text.len(), "planBytes": plan_text.len(),
             "error": Value::Null, "findings": findings,
             "ns": {"parseInput": t_parse, "plan": t_plan, "toString": t_to_string, "planJson": t_plan_json,
                     "toValue": t_to_value, "check": t_check, "parsePlanValue": t_floor},
+            "minNs": {"parseInput": min(0), "plan": min(1), "toString": min(2), "planJson": min(3),
+                    "toValue": min(4), "check": min(5), "parsePlanValue": min(6)},
         }));
+    }
+
+    println!("fastest run of each figure:");
+    for row in &min_rows {
+        println!("{}", row);
     }
 
     // One node's config with 10,000 services.
     let cfg_text = read("config-10k.json");
     let cfg: Value = serde_json::from_str(&cfg_text).unwrap_or(Value::Null);
     let cfg_opts = CheckOptions { kind: Some("config".into()), ..Default::default() };
+    take_mins();
     let t_cfg = median_ns(|| check(&cfg, &cfg_opts).findings.len(), budget);
     let t_cfg_parse = median_ns(|| serde_json::from_str::<Value>(&cfg_text).map(|v| v.is_object()), budget);
+    let cfg_mins = take_mins();
     let cfg_findings = check(&cfg, &cfg_opts).findings.len();
     println!(
-        "config-10k ({}): check {} ({} findings); parse text to Value {}",
+        "config-10k ({}): check {} (fastest {}; {} findings); parse text to Value {} (fastest {})",
         fmt_bytes(cfg_text.len()),
         fmt_ns(t_cfg),
+        fmt_ns(cfg_mins.first().copied().unwrap_or(f64::NAN)),
         cfg_findings,
-        fmt_ns(t_cfg_parse)
+        fmt_ns(t_cfg_parse),
+        fmt_ns(cfg_mins.get(1).copied().unwrap_or(f64::NAN))
     );
     println!("columns: parse in = input text -> Value; plan() = Value -> typed Plan; to_string = Plan -> JSON text;");
     println!("         plan_json = text in -> text out (all of it); to_value = Plan -> Value; check = check(plan Value);");
     println!("         floor(Val) = plan text -> serde_json::Value; ns/B = plan_json time per plan byte");
     results.push(serde_json::json!({"workload": "config-10k", "inputBytes": cfg_text.len(), "findings": cfg_findings,
-        "ns": {"check": t_cfg, "parseInput": t_cfg_parse}}));
+        "ns": {"check": t_cfg, "parseInput": t_cfg_parse},
+        "minNs": {"check": cfg_mins.first().copied(), "parseInput": cfg_mins.get(1).copied()}}));
 
     if let Some(out) = json_out {
         let text = serde_json::to_string_pretty(&Value::Array(results)).unwrap_or_default();
