@@ -217,41 +217,47 @@ pub fn parse_go_duration(input: &str) -> Option<i64> {
 
 /// Go's `net.SplitHostPort`: `(host, port)` or the reason it fails.
 pub fn split_host_port(hostport: &str) -> Result<(String, String), &'static str> {
-    let Some(i) = hostport.rfind(':') else {
+    if !hostport.contains(':') {
         return Err("missing port in address");
-    };
-    let (host, j, k);
-    if hostport.starts_with('[') {
-        let Some(end) = hostport.find(']') else {
+    }
+    // `after_open`: the text after a leading '[' (the whole text without one);
+    // `after_close`: the text after the first ']' of a bracketed host.
+    let (host, port, after_open, after_close);
+    if let Some(rest) = hostport.strip_prefix('[') {
+        let Some((inside, after)) = rest.split_once(']') else {
             return Err("missing ']' in address");
         };
-        if end + 1 == hostport.len() {
+        if after.is_empty() {
             return Err("missing port in address");
         }
-        if end + 1 != i {
-            if hostport.as_bytes().get(end + 1) == Some(&b':') {
-                return Err("too many colons in address");
-            }
-            return Err("missing port in address");
+        // The port must follow the ']' directly, after the last ':'.
+        match after.strip_prefix(':') {
+            Some(p) if !p.contains(':') => port = p,
+            Some(_) => return Err("too many colons in address"),
+            None => return Err("missing port in address"),
         }
-        host = &hostport[1..end];
-        j = 1;
-        k = end + 1;
+        host = inside;
+        after_open = rest;
+        after_close = after;
     } else {
-        host = &hostport[..i];
-        if host.contains(':') {
+        let Some((h, p)) = hostport.rsplit_once(':') else {
+            return Err("missing port in address");
+        };
+        if h.contains(':') {
             return Err("too many colons in address");
         }
-        j = 0;
-        k = 0;
+        host = h;
+        port = p;
+        after_open = hostport;
+        after_close = hostport;
     }
-    if hostport[j..].contains('[') {
+    if after_open.contains('[') {
         return Err("unexpected '[' in address");
     }
-    if hostport[k..].contains(']') {
+    if after_close.contains(']') {
         return Err("unexpected ']' in address");
     }
-    Ok((host.to_string(), hostport[i + 1..].to_string()))
+    Ok((host.to_string(), port.to_string()))
 }
 
 /// Go's `isDomainName` (the pure-Go resolver refuses anything else).
@@ -423,8 +429,8 @@ pub fn addr_port(addr: &str) -> Option<i64> {
 /// The port after the last `:` of an address, even one Go cannot parse
 /// (`:::44014`): the port a service was meant to listen on.
 pub fn loose_port(addr: &str) -> Option<i64> {
-    let i = addr.rfind(':')?;
-    let p = addr[i + 1..].trim();
+    let (_, p) = addr.rsplit_once(':')?;
+    let p = p.trim();
     if p.is_empty() || p.len() > 5 || !p.bytes().all(|c| c.is_ascii_digit()) {
         return None;
     }

@@ -8,8 +8,7 @@ use serde_json::Value;
 /// brackets and the port. `None` when there is no numeric port.
 pub fn split_host_port(addr: &str) -> Option<(String, i64)> {
     let addr = addr.trim();
-    let idx = addr.rfind(':')?;
-    let (host, port) = (&addr[..idx], &addr[idx + 1..]);
+    let (host, port) = addr.rsplit_once(':')?;
     let port: i64 = port.parse().ok()?;
     if !(0..=65535).contains(&port) {
         return None;
