@@ -116,7 +116,8 @@ fn main() {
             std::process::exit(1);
         }
         let plan_value: Value = serde_json::from_str(&plan_text).unwrap_or(Value::Null);
-        let opts = CheckOptions { kind: Some("plan".into()), ..Default::default() };
+        let mut opts = CheckOptions::default();
+        opts.kind = Some("plan".into());
 
         take_mins();
         let t_parse = median_ns(|| serde_json::from_str::<Value>(&input_text).map(|v| v.is_object()), budget);
@@ -176,7 +177,8 @@ fn main() {
     // One node's config with 10,000 services.
     let cfg_text = read("config-10k.json");
     let cfg: Value = serde_json::from_str(&cfg_text).unwrap_or(Value::Null);
-    let cfg_opts = CheckOptions { kind: Some("config".into()), ..Default::default() };
+    let mut cfg_opts = CheckOptions::default();
+    cfg_opts.kind = Some("config".into());
     take_mins();
     let t_cfg = median_ns(|| check(&cfg, &cfg_opts).findings.len(), budget);
     let t_cfg_parse = median_ns(|| serde_json::from_str::<Value>(&cfg_text).map(|v| v.is_object()), budget);
