@@ -125,6 +125,13 @@ pub mod text {
         to_json(&simulate::simulate(&value, &scenario)?)
     }
 
+    /// `checkTunnelJson`: the plan and its findings in one call.
+    #[cfg(feature = "check-extras")]
+    pub fn check_tunnel(input: &str) -> Result<String, ApiError> {
+        let value = parse_document(input, "the tunnel input")?;
+        to_json(&check::check_tunnel(&value))
+    }
+
     /// `lifecycleJson`: the replay of a list of lifecycle steps.
     pub fn lifecycle(steps: &str) -> Result<String, ApiError> {
         let value = parse_document(steps, "the steps")?;
@@ -221,6 +228,79 @@ pub fn check_document_json(text: &str, options_json: Option<String>) -> Result<S
     text::check(text, options_json.as_deref()).map_err(throw)
 }
 
+/// The checker's report for a document that could not be read at all (for
+/// example a file that could not be opened): one `IN001` finding with `reason`.
+#[wasm_bindgen(js_name = checkUnreadableJson)]
+pub fn check_unreadable_json(reason: &str, options_json: Option<String>) -> Result<String, JsValue> {
+    let options = text::check_options(options_json.as_deref()).map_err(throw)?;
+    text::to_json(&text::unreadable_report(reason, &options)).map_err(throw)
+}
+
+#[cfg(feature = "check-extras")]
+mod check_extras {
+    use super::*;
+
+    /// `checkTunnel`: plans a tunnel input and checks the plan in one call
+    /// (the panel's pre-submit check): `{plan, findings}`.
+    #[wasm_bindgen(js_name = checkTunnel, unchecked_return_type = "TunnelCheck")]
+    pub fn check_tunnel(#[wasm_bindgen(unchecked_param_type = "TunnelInput")] input: JsValue) -> Result<JsValue, JsValue> {
+        let text = stringify(&input, "the tunnel input").map_err(throw)?;
+        parse(&text::check_tunnel(&text).map_err(throw)?)
+    }
+
+    /// `checkTunnel` over JSON text.
+    #[wasm_bindgen(js_name = checkTunnelJson)]
+    pub fn check_tunnel_json(text: &str) -> Result<String, JsValue> {
+        text::check_tunnel(text).map_err(throw)
+    }
+
+    /// Every rule the checker knows: code, name, severity and descriptions.
+    #[wasm_bindgen(unchecked_return_type = "RuleInfo[]")]
+    pub fn rules() -> Result<JsValue, JsValue> {
+        parse(&text::to_json(&check::rules()).map_err(throw)?)
+    }
+
+    /// Checks a document and renders the report: `format` is `text` (readable,
+    /// grouped by node), `sarif` (SARIF 2.1.0, `uri` names the artifact) or
+    /// `json`. With `readError` the document could not be read at all and
+    /// the report is the `IN001` finding carrying that reason.
+    #[wasm_bindgen(js_name = checkDocumentFormatted)]
+    pub fn check_document_formatted(
+        text: &str,
+        format: &str,
+        options_json: Option<String>,
+        uri: Option<String>,
+        read_error: Option<String>,
+    ) -> Result<String, JsValue> {
+        let options = text::check_options(options_json.as_deref()).map_err(throw)?;
+        let report = match (read_error, text::parse_document(text, "the document")) {
+            (Some(reason), _) => text::unreadable_report(&reason, &options),
+            (None, Ok(value)) => check::check(&value, &options),
+            (None, Err(e)) => text::unreadable_report(&e.message, &options),
+        };
+        match format {
+            "text" => Ok(check::report_text(&report)),
+            "sarif" => text::to_json(&check::report_sarif(&report, uri.as_deref().unwrap_or("document.json"))).map_err(throw),
+            "json" => text::to_json(&report).map_err(throw),
+            other => Err(throw(ApiError::new("BAD_OPTIONS", format!("unknown report format {other:?}: use text, json or sarif"), ""))),
+        }
+    }
+}
+
+#[cfg(feature = "sim-extras")]
+mod sim_extras {
+    use super::*;
+
+    /// Simulates and renders the trace as a readable report.
+    #[wasm_bindgen(js_name = simulateText)]
+    pub fn simulate_text(text: &str, scenario_json: Option<String>) -> Result<String, JsValue> {
+        let scenario = text::scenario(scenario_json.as_deref()).map_err(throw)?;
+        let value = text::parse_document(text, "the document").map_err(throw)?;
+        let trace = simulate::simulate(&value, &scenario).map_err(throw)?;
+        Ok(simulate::trace_text(&trace))
+    }
+}
+
 /// Replays requests through a plan (or one node's config, or a tunnel input,
 /// planned first) with some nodes dead, the way GOST fails over.
 #[wasm_bindgen(js_name = simulate, unchecked_return_type = "Trace")]
@@ -284,8 +364,7 @@ pub mod types {
     pub enum JsonValue {
         Null(()),
         Bool(bool),
-        Integer(i64),
-        Number(f64),
+        Number(#[tsify(type = "number")] serde_json::Number),
         String(String),
         Array(Vec<JsonValue>),
         Object(BTreeMap<String, JsonValue>),
@@ -296,8 +375,7 @@ pub mod types {
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(untagged)]
     pub enum Loose {
-        Integer(i64),
-        Number(f64),
+        Number(#[tsify(type = "number")] serde_json::Number),
         String(String),
         Null(()),
     }
@@ -806,13 +884,21 @@ pub mod types {
         pub summary: Summary,
     }
 
+    /// `checkTunnel`: the plan and the findings of checking it.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct TunnelCheck {
+        pub plan: Plan,
+        pub findings: Vec<Finding>,
+    }
+
     // ----- simulation and lifecycle -----
 
     /// A dead node: a node id (number or numeric string) or `"host:port"`.
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(untagged)]
     pub enum DeadNode {
-        Id(f64),
+        Id(#[tsify(type = "number")] serde_json::Number),
         Text(String),
     }
 
