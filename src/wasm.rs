@@ -84,7 +84,7 @@ pub mod text {
             severity: Severity::Error,
             node_id: None,
             path: String::new(),
-            message: format!("The document cannot be read: {reason}"),
+            message: format!("cannot read the document: {reason}"),
             message_zh: format!("无法读取文档：{reason}"),
             fix: None,
         };
@@ -107,11 +107,7 @@ pub mod text {
     /// not JSON is one IN001 finding); fails only on malformed options.
     pub fn check(doc: &str, options: Option<&str>) -> Result<String, ApiError> {
         let options = check_options(options)?;
-        let report = match parse_document(doc, "the document") {
-            Ok(value) => check::check(&value, &options),
-            Err(e) => unreadable_report(&e.message, &options),
-        };
-        to_json(&report)
+        to_json(&check::check_text(doc, &options))
     }
 
     pub fn scenario(text: Option<&str>) -> Result<simulate::Scenario, ApiError> {
@@ -126,7 +122,6 @@ pub mod text {
     }
 
     /// `checkTunnelJson`: the plan and its findings in one call.
-    #[cfg(feature = "check-extras")]
     pub fn check_tunnel(input: &str) -> Result<String, ApiError> {
         let value = parse_document(input, "the tunnel input")?;
         to_json(&check::check_tunnel(&value))
@@ -236,7 +231,6 @@ pub fn check_unreadable_json(reason: &str, options_json: Option<String>) -> Resu
     text::to_json(&text::unreadable_report(reason, &options)).map_err(throw)
 }
 
-#[cfg(feature = "check-extras")]
 mod check_extras {
     use super::*;
 
@@ -273,10 +267,9 @@ mod check_extras {
         read_error: Option<String>,
     ) -> Result<String, JsValue> {
         let options = text::check_options(options_json.as_deref()).map_err(throw)?;
-        let report = match (read_error, text::parse_document(text, "the document")) {
-            (Some(reason), _) => text::unreadable_report(&reason, &options),
-            (None, Ok(value)) => check::check(&value, &options),
-            (None, Err(e)) => text::unreadable_report(&e.message, &options),
+        let report = match read_error {
+            Some(reason) => text::unreadable_report(&reason, &options),
+            None => check::check_text(text, &options),
         };
         match format {
             "text" => Ok(check::report_text(&report)),
@@ -287,7 +280,6 @@ mod check_extras {
     }
 }
 
-#[cfg(feature = "sim-extras")]
 mod sim_extras {
     use super::*;
 
@@ -870,11 +862,29 @@ pub mod types {
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct Summary {
-        /// The detected (or forced) document kind.
+        /// The detected (or forced) document kind: `tunnel`, `plan`, `config`,
+        /// `commands`, or `unknown` when unreadable.
         pub kind: String,
+        /// What finding paths point into: `document`, or `plan` for a tunnel
+        /// input (which is planned first).
+        pub paths_into: String,
         pub errors: i64,
         pub warnings: i64,
         pub infos: i64,
+        pub total: i64,
+        /// Number of findings per code.
+        pub by_code: BTreeMap<String, i64>,
+    }
+
+    /// One rule of the checker (`rules()`).
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct RuleInfo {
+        pub code: String,
+        pub rule: String,
+        pub severity: Severity,
+        pub description: String,
+        pub description_zh: String,
     }
 
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -894,10 +904,10 @@ pub mod types {
 
     // ----- simulation and lifecycle -----
 
-    /// A dead node: a node id (number or numeric string) or `"host:port"`.
+    /// A dead node: a node id (number or numeric string), a node name or `"host:port"`.
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(untagged)]
-    pub enum DeadNode {
+    pub enum NodeSelector {
         Id(#[tsify(type = "number")] serde_json::Number),
         Text(String),
     }
@@ -906,32 +916,206 @@ pub mod types {
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
     #[serde(rename_all = "camelCase")]
     pub struct Scenario {
+        /// Dead nodes.
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub dead: Option<Vec<DeadNode>>,
-        /// Requests entering at the first entry (default 3).
+        pub dead: Option<Vec<NodeSelector>>,
+        /// Number of requests (default 3).
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub requests: Option<u32>,
+        /// Time of the first request in milliseconds (default 0).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub start_ms: Option<i64>,
+        /// Time between requests in milliseconds (default 1000).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub gap_ms: Option<i64>,
+        /// Seed for `rand` and `hash` (default 1).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub seed: Option<u64>,
+        /// Entry node (default: the first entry).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub entry: Option<NodeSelector>,
+        /// Retries of the entry's forward service (default 0, as flvx deploys it).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub entry_retries: Option<i64>,
+        /// Client address the entry sees (the `hash` strategy's source there).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub client_ip: Option<String>,
+        /// Requested destination (`hash: host` source).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub destination: Option<String>,
+    }
+
+    /// One candidate of a hop when a route was built.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct Candidate {
+        pub node: String,
+        pub addr: String,
+        pub to_node_id: Option<i64>,
+        /// Still selectable after the filters.
+        pub kept: bool,
+        pub reason: String,
+    }
+
+    /// One dial: `fromNodeId` dials `toNodeId` at `addr`.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct Attempt {
+        /// Order of the dial within the request (0-based).
+        pub seq: i64,
+        /// 0 for the entry's dials, 1 for the next node's, ...
+        pub depth: i64,
+        pub from_node_id: Option<i64>,
+        pub to_node_id: Option<i64>,
+        pub addr: String,
+        /// Chain node name (`node_2`).
+        pub node: String,
+        pub chain: String,
+        pub hop: String,
+        /// Which try of the dialing router (0-based) and how many it may make.
+        pub round: i64,
+        pub rounds: i64,
+        /// The dialing router counted this try as a success.
+        pub ok: bool,
+        /// The dialed node accepted the connection.
+        pub alive: bool,
+        /// The request went through this dial to the destination.
+        pub carried: bool,
+        /// The dialed node was marked failed by this dial.
+        pub marked: bool,
+        /// Its failure count after this dial.
+        pub failures: i64,
+        /// How the node was chosen.
+        pub selection: String,
+        pub candidates: Vec<Candidate>,
+        pub reason: String,
+    }
+
+    /// One request from the entry to the destination.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct RequestTrace {
+        /// 1-based.
+        pub index: i64,
+        pub time_ms: i64,
+        pub ok: bool,
+        /// The exit that carried the request to the destination, or null.
+        pub exit_node_id: Option<i64>,
+        /// Address of the last hop when it is outside the document.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub exit_addr: Option<String>,
+        /// A node dialed the destination itself because its hop had no candidate left.
+        pub direct: bool,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub direct_from_node_id: Option<i64>,
+        pub attempts: Vec<Attempt>,
+        pub outcome: String,
     }
 
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
-    pub struct Trace {
-        pub requests: Vec<JsonValue>,
+    pub struct TraceSummary {
+        pub requests: i64,
+        pub ok: i64,
+        pub failed: i64,
+        pub direct: i64,
+        pub attempts: i64,
+        pub failed_attempts: i64,
     }
 
-    /// One lifecycle step (`op` says which).
+    /// The whole simulation.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct Trace {
+        pub entry_node_id: Option<i64>,
+        pub requests: Vec<RequestTrace>,
+        pub summary: TraceSummary,
+        /// Assumptions and document problems worth knowing when reading the trace.
+        pub notes: Vec<String>,
+        /// The attempt budget ran out; later dials are missing.
+        pub truncated: bool,
+    }
+
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub enum LifecycleOp {
+        #[serde(rename = "apply")]
+        Apply,
+        #[serde(rename = "edit")]
+        Edit,
+        #[serde(rename = "applyError")]
+        ApplyError,
+        #[serde(rename = "release")]
+        Release,
+        #[serde(rename = "delete")]
+        Delete,
+    }
+
+    /// A local command picked by index into the plan's `local`, or by node
+    /// (and command name).
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(untagged)]
+    pub enum CommandSelector {
+        Index(i64),
+        Node {
+            #[serde(rename = "nodeId")]
+            node_id: i64,
+            #[tsify(optional)]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            command: Option<CommandName>,
+        },
+    }
+
+    /// One lifecycle step (see the lifecycle module docs for the semantics).
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase")]
     pub struct LifecycleStep {
-        pub op: String,
+        pub op: LifecycleOp,
+        /// The plan applied (`apply`, `edit`, `applyError`)...
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub plan: Option<PlanDocument>,
+        /// ...or the tunnel input, planned first.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub input: Option<TunnelInput>,
+        /// Remote nodes whose provider panel cannot be reached during this step.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub unreachable: Option<Vec<i64>>,
+        /// Providers that miss only this step's releases.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub release_unreachable: Option<Vec<i64>>,
+        /// Local commands that time out at the panel but still take effect.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub timeouts: Option<Vec<CommandSelector>>,
+        /// `applyError`: the local command that fails.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub fail_at: Option<CommandSelector>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tunnel_id: Option<i64>,
     }
 
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct LifecycleReport {
+        /// Every command and decision, in order.
         pub log: Vec<JsonValue>,
+        /// What each node runs at the end, provider runtimes and tunnel bindings.
         pub state: JsonValue,
         pub findings: Vec<Finding>,
     }
@@ -1015,6 +1199,29 @@ mod tests {
     }
 
     #[test]
+    fn mirror_types_cover_tunnel_check_rules_trace_and_lifecycle() {
+        let seed = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").expect("seed vector");
+        let tc: Value = serde_json::from_str(&text::check_tunnel(&seed["input"].to_string()).expect("checks")).expect("JSON");
+        round_trips::<types::TunnelCheck>(&tc, "checkTunnel");
+        let rules = serde_json::to_value(check::rules()).expect("JSON");
+        assert!(rules.as_array().map(|r| r.len() > 10).unwrap_or(false));
+        round_trips::<Vec<types::RuleInfo>>(&rules, "rules");
+        for scenario in ["{\"dead\": [3], \"requests\": 3}", "{\"dead\": [3, 4, 5], \"requests\": 4}", "{\"dead\": [\"203.0.113.4:45002\"], \"seed\": 9}"] {
+            let trace: Value = serde_json::from_str(&text::simulate(&seed["expected"].to_string(), Some(scenario)).expect("simulates")).expect("JSON");
+            round_trips::<types::Trace>(&trace, "trace");
+            let _: types::Scenario = serde_json::from_str(scenario).expect("scenario mirror");
+        }
+        let steps = serde_json::json!([
+            {"op": "apply", "input": seed["input"]},
+            {"op": "release", "unreachable": [2]},
+            {"op": "apply", "input": seed["input"]}
+        ]);
+        let _: Vec<types::LifecycleStep> = serde_json::from_value(steps.clone()).expect("step mirror");
+        let report: Value = serde_json::from_str(&text::lifecycle(&steps.to_string()).expect("replays")).expect("JSON");
+        round_trips::<types::LifecycleReport>(&report, "lifecycle report");
+    }
+
+    #[test]
     fn text_plan_rejects_non_json_with_in001() {
         let e = text::plan("{\"tunnel\": ").unwrap_err();
         assert_eq!(e.code, "IN001");
@@ -1036,7 +1243,7 @@ mod tests {
         let findings = report["findings"].as_array().expect("findings");
         assert_eq!(findings.len(), 1, "{report}");
         assert_eq!(findings[0]["code"], "IN001");
-        assert!(findings[0]["message"].as_str().unwrap_or("").contains("not valid JSON"), "{report}");
+        assert!(findings[0]["message"].as_str().unwrap_or("").contains("not JSON"), "{report}");
         assert_eq!(report["summary"]["errors"], 1);
     }
 
