@@ -205,7 +205,7 @@ pub fn plan_tunnel_json(text: &str) -> Result<String, JsValue> {
 #[wasm_bindgen(js_name = checkDocument, unchecked_return_type = "CheckReport")]
 pub fn check_document(
     #[wasm_bindgen(unchecked_param_type = "CheckDocument")] doc: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CheckOptions")] options: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "CheckOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let options = stringify_optional(options, "the check options").map_err(throw)?;
     let out = match stringify(&doc, "the document") {
@@ -219,14 +219,14 @@ pub fn check_document(
 
 /// [`check_document`] over JSON text (`optionsJson` is JSON text too).
 #[wasm_bindgen(js_name = checkDocumentJson)]
-pub fn check_document_json(text: &str, options_json: Option<String>) -> Result<String, JsValue> {
+pub fn check_document_json(text: &str, #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>) -> Result<String, JsValue> {
     text::check(text, options_json.as_deref()).map_err(throw)
 }
 
 /// The checker's report for a document that could not be read at all (for
 /// example a file that could not be opened): one `IN001` finding with `reason`.
 #[wasm_bindgen(js_name = checkUnreadableJson)]
-pub fn check_unreadable_json(reason: &str, options_json: Option<String>) -> Result<String, JsValue> {
+pub fn check_unreadable_json(reason: &str, #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>) -> Result<String, JsValue> {
     let options = text::check_options(options_json.as_deref()).map_err(throw)?;
     text::to_json(&text::unreadable_report(reason, &options)).map_err(throw)
 }
@@ -262,9 +262,9 @@ mod check_extras {
     pub fn check_document_formatted(
         text: &str,
         format: &str,
-        options_json: Option<String>,
+        #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
         uri: Option<String>,
-        read_error: Option<String>,
+        #[wasm_bindgen(js_name = readError)] read_error: Option<String>,
     ) -> Result<String, JsValue> {
         let options = text::check_options(options_json.as_deref()).map_err(throw)?;
         let report = match read_error {
@@ -285,7 +285,7 @@ mod sim_extras {
 
     /// Simulates and renders the trace as a readable report.
     #[wasm_bindgen(js_name = simulateText)]
-    pub fn simulate_text(text: &str, scenario_json: Option<String>) -> Result<String, JsValue> {
+    pub fn simulate_text(text: &str, #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>) -> Result<String, JsValue> {
         let scenario = text::scenario(scenario_json.as_deref()).map_err(throw)?;
         let value = text::parse_document(text, "the document").map_err(throw)?;
         let trace = simulate::simulate(&value, &scenario).map_err(throw)?;
@@ -298,7 +298,7 @@ mod sim_extras {
 #[wasm_bindgen(js_name = simulate, unchecked_return_type = "Trace")]
 pub fn simulate_js(
     #[wasm_bindgen(unchecked_param_type = "SimulateDocument")] doc: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Scenario")] scenario: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "Scenario")] scenario: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let doc = stringify(&doc, "the document").map_err(throw)?;
     let scenario = stringify_optional(scenario, "the scenario").map_err(throw)?;
@@ -307,7 +307,7 @@ pub fn simulate_js(
 
 /// [`simulate_js`] over JSON text.
 #[wasm_bindgen(js_name = simulateJson)]
-pub fn simulate_json(text: &str, scenario_json: Option<String>) -> Result<String, JsValue> {
+pub fn simulate_json(text: &str, #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>) -> Result<String, JsValue> {
     text::simulate(text, scenario_json.as_deref()).map_err(throw)
 }
 
@@ -359,7 +359,7 @@ pub mod types {
         Number(#[tsify(type = "number")] serde_json::Number),
         String(String),
         Array(Vec<JsonValue>),
-        Object(BTreeMap<String, JsonValue>),
+        Object(#[tsify(type = "{ [key: string]: JsonValue }")] BTreeMap<String, JsonValue>),
     }
 
     /// A loosely typed panel value: the server coerces numbers given as
@@ -783,7 +783,8 @@ pub mod types {
     #[serde(untagged)]
     pub enum CheckDocument {
         Tunnel(TunnelInput),
-        Plan(PlanDocument),
+        Plan(Plan),
+        PlanDocument(PlanDocument),
         Config(NodeConfig),
         Commands(Vec<Command>),
         Other(JsonValue),
@@ -794,7 +795,8 @@ pub mod types {
     #[serde(untagged)]
     pub enum SimulateDocument {
         Tunnel(TunnelInput),
-        Plan(PlanDocument),
+        Plan(Plan),
+        PlanDocument(PlanDocument),
         Config(NodeConfig),
     }
 

@@ -11,7 +11,7 @@ const hpCjs = require(path.join(PKG, 'node', 'hop_policy.js'));
 const hp = await import(path.join(PKG, 'node', 'index.mjs'));
 
 test('ESM and CommonJS entries export the same functions', () => {
-  for (const name of ['planTunnel', 'planTunnelJson', 'checkDocument', 'checkDocumentJson', 'simulate', 'simulateJson', 'lifecycle', 'lifecycleJson', 'version']) {
+  for (const name of ['planTunnel', 'planTunnelJson', 'checkDocument', 'checkDocumentJson', 'checkTunnel', 'checkTunnelJson', 'simulate', 'simulateJson', 'lifecycle', 'lifecycleJson', 'rules', 'version']) {
     assert.equal(typeof hp[name], 'function', `ESM ${name}`);
     assert.equal(hp[name], hpCjs[name], `CJS ${name}`);
   }
@@ -129,10 +129,63 @@ test('pkg/package.json is derived from pkg.json with the full exports map', () =
   assert.equal(manifest.bin['hop-policy'], 'bin/hop-policy.mjs');
   const files = (p) => readFileSync(path.join(PKG, p), 'utf8');
   for (const entry of ['node/hop_policy.d.ts', 'web/hop_policy.d.ts', 'bundler/hop_policy.d.ts']) {
-    const dts = files(entry);
+    // The raw wasm exports of InitOutput are wasm-bindgen's internals; the API must not use any.
+    const dts = files(entry).replace(/export interface InitOutput \{[\s\S]*?\n\}/, '');
     assert.match(dts, /export interface Plan \{/);
     assert.match(dts, /export function planTunnel\(input: TunnelInput\): Plan;/);
     assert.doesNotMatch(dts, /: any\b/, `${entry} uses any`);
   }
   assert.match(files('web/hop_policy.d.ts'), /export default function __wbg_init/);
+});
+
+test('checkTunnel: plan and findings in one call, same as planTunnel + checkDocument', () => {
+  const v = vector('seed-federated-middle-fifo-3-exits');
+  const tc = hp.checkTunnel(v.input);
+  assert.deepEqual(Object.keys(tc).sort(), ['findings', 'plan']);
+  assert.deepEqual(tc.plan, hp.planTunnel(v.input));
+  assert.deepEqual(tc, JSON.parse(hp.checkTunnelJson(JSON.stringify(v.input))));
+  assert.ok(!tc.findings.some((f) => f.code === 'FO001'));
+  const rejected = hp.checkTunnel({ tunnel: { id: 1, type: 2, inNodeId: [] }, nodes: [] });
+  assert.notEqual(rejected.plan.error, null);
+  assert.deepEqual(rejected.findings.map((f) => f.code), ['IN002']);
+});
+
+test('rules(): every rule family with codes, severities and both languages', () => {
+  const rules = hp.rules();
+  const codes = rules.map((r) => r.code);
+  for (const code of ['AC001', 'AC006', 'FO001', 'FO004', 'LK001', 'LK003', 'PA001', 'PA005', 'LC001', 'IN001', 'IN002']) assert.ok(codes.includes(code), code);
+  const fo1 = rules.find((r) => r.code === 'FO001');
+  assert.equal(fo1.rule, 'missing-retries');
+  assert.equal(fo1.severity, 'error');
+  assert.ok(fo1.description.length > 0 && fo1.descriptionZh.length > 0);
+});
+
+test('simulate: the seed with exit 1 dead fails over to exit 2 (object and JSON forms agree)', () => {
+  const v = vector('seed-federated-middle-fifo-3-exits');
+  const plan = hp.planTunnel(v.input);
+  const trace = hp.simulate(plan, { dead: [3], requests: 3 });
+  assert.deepEqual(trace, JSON.parse(hp.simulateJson(JSON.stringify(plan), JSON.stringify({ dead: [3], requests: 3 }))));
+  assert.equal(trace.requests.length, 3);
+  assert.ok(trace.requests.every((r) => r.ok));
+  assert.equal(trace.requests[0].exitNodeId, 4);
+  const broken = hp.simulate(withoutFederatedRetries(plan), { dead: [3], requests: 2 });
+  assert.deepEqual(broken.requests.map((r) => r.ok), [false, true]);
+  assert.throws(() => hp.simulate(plan, { requests: 'many' }), (e) => e.code === 'BAD_SCENARIO');
+});
+
+test('lifecycle: release lost at the provider, then an edit to three exits: LC001', () => {
+  const v = vector('seed-federated-middle-fifo-3-exits');
+  const oneExit = structuredClone(v.input);
+  oneExit.tunnel.outNodeId = oneExit.tunnel.outNodeId.slice(0, 1);
+  const report = hp.lifecycle([
+    { op: 'apply', input: oneExit },
+    { op: 'release', unreachable: [2] },
+    { op: 'apply', input: v.input },
+  ]);
+  assert.ok(report.findings.some((f) => f.code === 'LC001'), JSON.stringify(report.findings));
+  assert.deepEqual(report, JSON.parse(hp.lifecycleJson(JSON.stringify([
+    { op: 'apply', input: oneExit },
+    { op: 'release', unreachable: [2] },
+    { op: 'apply', input: v.input },
+  ]))));
 });

@@ -162,6 +162,20 @@ test('simulate: seed with a dead first exit fails over (exit 0); without retries
   assert.equal(cli(['simulate', path.join(tmp, 'none.json'), '--dead', '3']).code, 2);
 });
 
+test('lifecycle: LC001 exits 1, a clean create exits 0', () => {
+  const oneExit = structuredClone(SEED.input);
+  oneExit.tunnel.outNodeId = oneExit.tunnel.outNodeId.slice(0, 1);
+  const stale = cli(['lifecycle', write('stale.json', JSON.stringify([
+    { op: 'apply', input: oneExit },
+    { op: 'release', unreachable: [2] },
+    { op: 'apply', input: SEED.input },
+  ]))]);
+  assert.equal(stale.code, 1, stale.stderr);
+  assert.ok(JSON.parse(stale.stdout).findings.some((f) => f.code === 'LC001'));
+  const clean = cli(['lifecycle', '-'], { input: JSON.stringify([{ op: 'apply', input: SEED.input }]) });
+  assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+});
+
 test('lifecycle: unreadable steps exit 2', () => {
   const r = cli(['lifecycle', write('steps.json', '[{"op": "apply",')]);
   assert.equal(r.code, 2);
