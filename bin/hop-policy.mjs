@@ -278,7 +278,12 @@ function cmdCheck() {
     const rendered = hp.checkDocumentFormatted(input.text ?? '', format, options, uri, input.error ? `${input.name}: ${input.error}` : undefined);
     out(format === 'text' ? colourise(rendered) : format === 'sarif' ? JSON.stringify(JSON.parse(rendered), null, 2) : rendered);
   }
-  return exitForFindings(report.findings);
+  const status = exitForFindings(report.findings);
+  if (status === EXIT_UNREADABLE && !input.error) {
+    const in001 = report.findings.find((f) => f.code === 'IN001');
+    err(`hop-policy: ${where(input.name, in001)}: ${in001.message}`);
+  }
+  return status;
 }
 
 /** A tunnel input is planned first; the plan (with its node table) is simulated. */

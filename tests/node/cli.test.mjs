@@ -103,6 +103,7 @@ test('check --format json: exit 0 when clean, 1 on an error finding, 2 when unre
 
   const notJson = cli(['check', write('not.json', 'services: []'), '--format', 'json']);
   assert.equal(notJson.code, 2);
+  assert.match(notJson.stderr, /not\.json:1:1: /);
   assert.deepEqual(JSON.parse(notJson.stdout).findings.map((f) => f.code), ['IN001']);
 
   const missing = cli(['check', path.join(tmp, 'missing.json'), '--format', 'json']);
