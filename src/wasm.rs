@@ -130,7 +130,7 @@ pub mod text {
 
     /// `lifecycleJson`: the replay of a list of lifecycle steps.
     pub fn lifecycle(steps: &str) -> Result<String, ApiError> {
-        let value = parse_document(steps, "the steps")?;
+        let value = parse_document(steps, "the step list")?;
         to_json(&lifecycle::lifecycle(&value)?)
     }
 }
@@ -315,7 +315,7 @@ pub fn simulate_json(text: &str, #[wasm_bindgen(js_name = scenarioJson)] scenari
 /// Replays applies, releases and failures and reports what they leave behind.
 #[wasm_bindgen(js_name = lifecycle, unchecked_return_type = "LifecycleReport")]
 pub fn lifecycle_js(#[wasm_bindgen(unchecked_param_type = "LifecycleStep[]")] steps: JsValue) -> Result<JsValue, JsValue> {
-    let steps = stringify(&steps, "the steps").map_err(throw)?;
+    let steps = stringify(&steps, "the step list").map_err(throw)?;
     parse(&text::lifecycle(&steps).map_err(throw)?)
 }
 
