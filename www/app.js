@@ -1,0 +1,660 @@
+// The preview panel: edit a tunnel input (or a plan), see what every node
+// receives, the findings, the local twin of each federated hop, and a failover
+// replay on a picture of the tunnel. Everything runs in the wasm web build;
+// the page makes no request other than its own files and pkg/web.
+
+import init, { checkTunnel, checkDocument, planTunnel, simulate, version } from '../pkg/web/hop_policy.js';
+import { t, setLang, getLang } from './i18n.js';
+import { escapeHtml, renderJson, diffJson, setPointer, getPointer } from './jsonview.js';
+import { readDocument, isPlan } from './panel-import.js';
+import { topology, renderPicture, directNode } from './picture.js';
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  mode: 'input', // 'input' | 'plan'
+  inputText: '',
+  planText: '',
+  input: null, // last readable tunnel input
+  plan: null, // the plan currently shown and checked
+  findings: [],
+  twins: new Map(), // nodeId -> {commands} | {error}
+  topo: null,
+  dead: new Set(),
+  trace: null,
+  simError: null,
+  selectedReq: 0,
+  banner: null, // {kind, key, vars}
+  note: null,
+  focusPtr: null,
+  timing: null,
+};
+
+// Exposed for the e2e test and for anyone poking at the page from devtools.
+window.hopPreview = { state, timings: [], ready: false };
+
+const now = () => performance.now();
+
+// Sets innerHTML only when the markup changed, so an edit that changes nothing
+// in a section costs no DOM work there.
+const shownHtml = new WeakMap();
+function setHtml(el, html) {
+  if (shownHtml.get(el) === html) return;
+  el.innerHTML = html;
+  shownHtml.set(el, html);
+}
+
+function apiMessage(e) {
+  if (e && typeof e === 'object' && 'code' in e) return t('apiError', { code: e.code, msg: e.message });
+  return String(e && e.message ? e.message : e);
+}
+
+// ---------------------------------------------------------------- twins
+
+/**
+ * The local twin of a federated node: plan the same input again with that
+ * node local (same ports, and the provider's listen address and interface),
+ * then take the commands the local builder sends to it.
+ */
+function buildTwin(input, node) {
+  const id = node.nodeId;
+  const fed = input.federation && typeof input.federation === 'object' ? input.federation[String(id)] : undefined;
+  const nodes = input.nodes.map((row) => {
+    if (!row || row.id != id) return row; // eslint-disable-line eqeqeq -- ids may arrive as strings
+    const copy = { ...row, isRemote: 0, status: 1, remoteUrl: null, remoteConfig: null };
+    delete copy.remoteToken;
+    if (fed && typeof fed === 'object') {
+      if (fed.tcpListenAddr !== undefined) copy.tcpListenAddr = fed.tcpListenAddr;
+      if (fed.interfaceName !== undefined) copy.interfaceName = fed.interfaceName;
+    }
+    return copy;
+  });
+  const withPort = (item) => (item && item.nodeId == id && node.port > 0 ? { ...item, port: node.port } : item); // eslint-disable-line eqeqeq
+  const tunnel = { ...input.tunnel };
+  if (Array.isArray(tunnel.outNodeId)) tunnel.outNodeId = tunnel.outNodeId.map(withPort);
+  if (Array.isArray(tunnel.chainNodes)) tunnel.chainNodes = tunnel.chainNodes.map((hop) => (Array.isArray(hop) ? hop.map(withPort) : hop));
+  const twinInput = { ...input, tunnel, nodes };
+  try {
+    const plan = planTunnel(twinInput);
+    if (plan.error) return { error: plan.error.messageEn && getLang() === 'en' ? plan.error.messageEn : plan.error.message };
+    return { commands: (plan.local || []).filter((c) => c.nodeId == id) }; // eslint-disable-line eqeqeq
+  } catch (e) {
+    return { error: apiMessage(e) };
+  }
+}
+
+// ---------------------------------------------------------------- update
+
+function runSimulation() {
+  state.trace = null;
+  state.simError = null;
+  if (!state.plan || state.plan.error) return;
+  const requests = Math.min(50, Math.max(1, Number($('requests').value) || 3));
+  const gapMs = Math.max(0, Number($('gap').value) || 0);
+  try {
+    state.trace = simulate(state.plan, { dead: [...state.dead], requests, startMs: 0, gapMs, seed: 1 });
+  } catch (e) {
+    state.simError = apiMessage(e);
+  }
+  const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
+  if (state.selectedReq >= reqs.length) state.selectedReq = 0;
+}
+
+/** Re-reads the editor, plans, checks, simulates and renders; measures it all. */
+function update({ keepBanner = false } = {}) {
+  const t0 = now();
+  if (!keepBanner) state.banner = null;
+  state.note = null;
+  let tPlan = t0;
+  let tTwin = t0;
+  const text = $('doc').value;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    state.banner = { kind: 'error', key: 'jsonError', vars: { msg: e.message } };
+    renderBanner();
+    return;
+  }
+  if (state.mode === 'input') {
+    state.inputText = text;
+    const read = readDocument(value);
+    if (read.kind === 'plan') {
+      // A plan pasted into the input tab: open it where plans are edited.
+      state.planText = JSON.stringify(read.plan, null, 2);
+      setMode('plan', { silent: true });
+      state.banner = { kind: 'info', key: 'looksLikePlan' };
+      update({ keepBanner: true });
+      return;
+    }
+    if (read.note) state.note = t('readAsExport', { what: read.note });
+    try {
+      const res = checkTunnel(read.input);
+      state.plan = res.plan;
+      state.findings = Array.isArray(res.findings) ? res.findings : [];
+      if (read.kind === 'input') state.input = read.input;
+    } catch (e) {
+      state.banner = { kind: 'error', text: apiMessage(e) };
+      state.plan = null;
+      state.findings = [];
+    }
+    tPlan = now();
+    state.twins = new Map();
+    if (state.plan && !state.plan.error && state.input && read.kind === 'input') {
+      for (const n of state.plan.nodes || []) if (n.remote) state.twins.set(n.nodeId, buildTwin(state.input, n));
+    }
+    tTwin = now();
+    state.planText = state.plan && !state.plan.error ? JSON.stringify(state.plan, null, 2) : state.planText;
+  } else {
+    state.planText = text;
+    state.plan = value;
+    try {
+      const report = checkDocument(value);
+      state.findings = Array.isArray(report.findings) ? report.findings : [];
+    } catch (e) {
+      state.banner = { kind: 'error', text: apiMessage(e) };
+      state.findings = [];
+    }
+    tPlan = now();
+    tTwin = tPlan; // twins come from the last input; nothing to rebuild
+  }
+  if (state.plan && state.plan.error) {
+    const e = state.plan.error;
+    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
+    state.banner = { kind: 'error', key: 'serverRejects', vars: { msg } };
+  }
+  state.topo = state.plan && !state.plan.error ? topology(state.plan) : null;
+  runSimulation();
+  const tSim = now();
+  renderAll();
+  const tEnd = now();
+  state.timing = { total: tEnd - t0, plan: tPlan - t0, twins: tTwin - tPlan, sim: tSim - tTwin, render: tEnd - tSim };
+  window.hopPreview.timings.push({ mode: state.mode, ...state.timing });
+  renderTiming();
+}
+
+/** Re-simulates after a change of dead nodes or scenario, and re-renders. */
+function replay() {
+  const t0 = now();
+  runSimulation();
+  const tSim = now();
+  renderPicture_();
+  renderReplay();
+  const tEnd = now();
+  state.timing = { total: tEnd - t0, plan: 0, twins: 0, sim: tSim - t0, render: tEnd - tSim };
+  window.hopPreview.timings.push({ mode: 'replay', ...state.timing });
+  renderTiming();
+}
+
+// ---------------------------------------------------------------- render
+
+function renderAll() {
+  renderBanner();
+  renderPicture_();
+  renderReplay();
+  renderFindings();
+  renderNodes();
+  if (state.focusPtr) highlightPointer(state.focusPtr, { scroll: false });
+}
+
+function renderTiming() {
+  const tm = state.timing;
+  if (!tm) return;
+  const f = (x) => x.toFixed(2);
+  $('timing').textContent =
+    `${t('update')} ${f(tm.total)} ms · ${t('planCheck')} ${f(tm.plan)} · ${t('twins')} ${f(tm.twins)} · ${t('sim')} ${f(tm.sim)} · ${t('render')} ${f(tm.render)}`;
+  $('timing').dataset.total = tm.total.toFixed(3);
+}
+
+function renderBanner() {
+  const el = $('banner');
+  const b = state.banner;
+  const parts = [];
+  if (b) parts.push(`<span class="${b.kind}">${escapeHtml(b.text || t(b.key, b.vars))}</span>`);
+  if (state.note) parts.push(`<span class="info">${escapeHtml(state.note)}</span>`);
+  el.innerHTML = parts.join(' ');
+  el.hidden = parts.length === 0;
+  el.className = `banner ${b ? b.kind : 'info'}`;
+}
+
+function nodeLabel(id) {
+  const n = state.topo && state.topo.byId.get(id);
+  return n ? t('nodeOf', { name: n.name, id }) : `#${id}`;
+}
+
+function renderPicture_() {
+  const el = $('picture');
+  if (!state.topo) {
+    setHtml(el, '');
+    return;
+  }
+  const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
+  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq] }));
+}
+
+function reasonText(a) {
+  const r = a.reason === undefined || a.reason === null ? '' : typeof a.reason === 'string' ? a.reason : JSON.stringify(a.reason);
+  const zh = a.reasonZh || a.reason_zh;
+  return getLang() === 'zh' && zh ? zh : r;
+}
+
+function renderReplay() {
+  const tabs = $('reqtabs');
+  const list = $('attempts');
+  if (state.simError) {
+    setHtml(tabs, '');
+    setHtml(list, `<li class="err">${escapeHtml(state.simError)}</li>`);
+    return;
+  }
+  const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
+  if (!reqs.length) {
+    setHtml(tabs, '');
+    setHtml(list, `<li class="muted">${escapeHtml(t('noSim'))}</li>`);
+    return;
+  }
+  setHtml(tabs, reqs
+    .map((r, i) => {
+      const cls = r.direct ? 'direct' : r.ok ? 'ok' : 'bad';
+      const mark = r.direct ? '↗' : r.ok ? '✓' : '✗';
+      return `<button type="button" class="rq ${cls}" data-req="${i}" aria-pressed="${i === state.selectedReq}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
+    })
+    .join(''));
+  const r = reqs[state.selectedReq];
+  const items = [];
+  const outcome = r.direct
+    ? t('directEgress', { node: nodeLabel(directNode(r)) })
+    : r.ok
+      ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}`
+      : t('reqFail');
+  items.push(`<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}</li>`);
+  (r.attempts || []).forEach((a, i) => {
+    const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
+    const status = a.ok ? t('attemptOk') : t('attemptFail');
+    const dead = a.alive === false ? ` · ${t('dead')}` : '';
+    items.push(
+      `<li class="att ${a.ok ? 'ok' : 'bad'}"><span class="n">${i + 1}</span> <b>${escapeHtml(nodeLabel(a.fromNodeId))} → ${escapeHtml(to)}</b> <span class="st">${escapeHtml(status + dead)}</span>` +
+        (a.addr ? ` <code>${escapeHtml(a.addr)}</code>` : '') +
+        (reasonText(a) ? `<div class="why">${escapeHtml(reasonText(a))}</div>` : '') +
+        '</li>',
+    );
+  });
+  setHtml(list, items.join(''));
+}
+
+function findingMessage(f) {
+  return getLang() === 'zh' && f.messageZh ? f.messageZh : f.message;
+}
+
+function renderFindings() {
+  const el = $('findings');
+  $('fcount').textContent = state.findings.length ? `(${state.findings.length})` : '';
+  if (!state.findings.length) {
+    setHtml(el, `<li class="muted none">${escapeHtml(t('noFindings'))}</li>`);
+    return;
+  }
+  setHtml(el, state.findings
+    .map((f, i) => {
+      const sev = ['error', 'warning', 'info'].includes(f.severity) ? f.severity : 'info';
+      const node = f.nodeId !== undefined && f.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(f.nodeId))}</span>` : '';
+      const fix =
+        f.fix && f.fix.op === 'set'
+          ? `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>`
+          : '';
+      return (
+        `<li class="finding ${sev}" data-code="${escapeHtml(f.code)}" data-node="${escapeHtml(f.nodeId ?? '')}">` +
+        `<button type="button" class="fgo" data-go="${i}"><span class="sev ${sev}">${escapeHtml(t('severity_' + sev))}</span> <span class="code">${escapeHtml(f.code)}</span> ${node}` +
+        `<span class="msg">${escapeHtml(findingMessage(f))}</span><code class="path">${escapeHtml(f.path || '/')}</code></button>${fix}</li>`
+      );
+    })
+    .join(''));
+}
+
+function lastToken(ptr) {
+  const i = String(ptr).lastIndexOf('/');
+  return i >= 0 ? ptr.slice(i + 1) : ptr;
+}
+
+function commandBlock(cmd, base, marks, tag = true) {
+  return (
+    `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>` +
+    `<div class="json">${renderJson(cmd.data, { base: base + '/data', tag, marks })}</div></div>`
+  );
+}
+
+function renderNodes() {
+  const el = $('nodes');
+  if (!state.plan || state.plan.error || !state.topo) {
+    patchChildren(el, []);
+    return;
+  }
+  const plan = state.plan;
+  const order = { entry: 0, middle: 1, exit: 2 };
+  const nodes = [...state.topo.nodes].sort((a, b) => (order[a.role] ?? 3) - (order[b.role] ?? 3) || (a.hop || 0) - (b.hop || 0));
+  const cards = [];
+  for (const n of nodes) {
+    const html = [];
+    const localCmds = [];
+    (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
+      if (c && c.nodeId === n.nodeId) localCmds.push({ cmd: c, base: `/local/${i}` });
+    });
+    const fedIdx = (Array.isArray(plan.federation) ? plan.federation : []).findIndex((f) => f && f.nodeId === n.nodeId);
+    const fed = fedIdx >= 0 ? plan.federation[fedIdx] : null;
+    const badges = [
+      `<span class="badge role ${escapeHtml(n.role)}">${escapeHtml(t(n.role) || n.role)}</span>`,
+      n.role === 'middle' && n.hop ? `<span class="badge">${escapeHtml(t('hop', { n: n.hop }))}</span>` : '',
+      `<span class="badge ${n.remote ? 'fed' : 'loc'}">${escapeHtml(n.remote ? t('federated') : t('local'))}</span>`,
+      state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
+    ].join('');
+    const facts = [
+      n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
+      n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
+      n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',
+      Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
+      n.runtimeId !== undefined && n.runtimeId !== null ? `${t('runtimeId')}: <code>${escapeHtml(n.runtimeId)}</code>` : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    html.push(
+      `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">`,
+      `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header>`,
+      `<p class="facts">${facts}</p>`,
+    );
+    if (fed) {
+      const cmds = Array.isArray(fed.commands) ? fed.commands : [];
+      const twin = state.twins.get(n.nodeId);
+      let diffs = 0;
+      const keys = new Set();
+      const left = [];
+      const right = [];
+      cmds.forEach((c, k) => {
+        const other = twin && twin.commands ? twin.commands.find((x) => x.command === c.command) : null;
+        const d = other ? diffJson(c.data, other.data) : null;
+        if (d) {
+          diffs += d.a.size + [...d.b].filter((p) => !d.a.has(p)).length;
+          d.keys.forEach((x) => keys.add(x));
+        }
+        left.push(commandBlock(c, `/federation/${fedIdx}/commands/${k}`, d ? d.a : null));
+        if (other) right.push(commandBlock(other, '', d.b, false));
+      });
+      if (twin && twin.commands) {
+        for (const o of twin.commands) if (!cmds.some((c) => c.command === o.command)) right.push(commandBlock(o, '', new Set(['']), false));
+      }
+      let twinHead;
+      if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
+      else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
+      else
+        twinHead = `<p class="diffsum ${diffs ? 'has' : ''}">${escapeHtml(diffs ? t('diffCount', { n: diffs }) : t('diffNone'))}${
+          keys.size ? ` <code>${[...keys].map(escapeHtml).join(', ')}</code>` : ''
+        }</p>`;
+      html.push(
+        twinHead,
+        '<div class="sbs">',
+        `<div class="side"><h4>${escapeHtml(t('fedSide'))}</h4>${left.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`}`,
+        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary><div class="json">${renderJson(fed.apply, { base: `/federation/${fedIdx}/apply` })}</div></details></div>`,
+        `<div class="side twin"><h4>${escapeHtml(t('twinSide'))}</h4>${right.join('')}</div>`,
+        '</div>',
+      );
+    } else if (localCmds.length) {
+      html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(x.cmd, x.base, null)).join(''));
+    } else {
+      html.push(`<p class="muted">${escapeHtml(t('noCommands'))}</p>`);
+    }
+    html.push('</article>');
+    cards.push({ key: String(n.nodeId), html: html.join('') });
+  }
+  patchChildren(el, cards);
+}
+
+/**
+ * Replaces only the cards whose markup changed (an edit usually touches one
+ * node, or none), so the browser does not rebuild every JSON view each time.
+ */
+function patchChildren(el, cards) {
+  const kids = [...el.children];
+  const sameShape = kids.length === cards.length && kids.every((k, i) => k.dataset.key === cards[i].key);
+  if (!sameShape) {
+    el.innerHTML = cards.map((c) => c.html).join('');
+    [...el.children].forEach((k, i) => {
+      k.dataset.key = cards[i].key;
+      cardHtml.set(k, cards[i].html);
+    });
+    return;
+  }
+  cards.forEach((c, i) => {
+    if (cardHtml.get(kids[i]) === c.html) return;
+    const tpl = document.createElement('template');
+    tpl.innerHTML = c.html;
+    const fresh = tpl.content.firstElementChild;
+    fresh.dataset.key = c.key;
+    cardHtml.set(fresh, c.html);
+    kids[i].replaceWith(fresh);
+  });
+}
+const cardHtml = new WeakMap();
+
+// ---------------------------------------------------------------- jump to a finding
+
+/** Highlights the lines a JSON Pointer names (or its nearest shown ancestor) and scrolls there. */
+function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
+  for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
+  const lines = [...$('nodes').querySelectorAll('[data-ptr]')];
+  let target = ptr;
+  let hits = [];
+  while (true) {
+    const tgt = target;
+    hits = lines.filter((l) => l.dataset.ptr === tgt || l.dataset.ptr.startsWith(tgt + '/'));
+    if (hits.length || tgt === '') break;
+    target = tgt.slice(0, tgt.lastIndexOf('/'));
+  }
+  if (!hits.length && nodeId !== undefined && nodeId !== null) {
+    const card = document.getElementById(`node-${nodeId}`);
+    if (card) hits = [card];
+  }
+  for (const h of hits) h.classList.add('hl');
+  const card = hits.length ? hits[0].closest('.node') : null;
+  if (card) card.classList.add('hl');
+  if (nodeId !== undefined && nodeId !== null) {
+    const g = $('picture').querySelector(`[data-node="${CSS.escape(String(nodeId))}"]`);
+    if (g) g.classList.add('hl');
+  }
+  if (scroll && hits.length) hits[0].scrollIntoView({ block: 'center', behavior: 'instant' });
+  return hits.length;
+}
+
+// ---------------------------------------------------------------- fixes
+
+function applyFix(f) {
+  try {
+    const doc = state.mode === 'plan' ? JSON.parse($('doc').value) : structuredClone(state.plan);
+    if (getPointer(doc, f.fix.path.slice(0, f.fix.path.lastIndexOf('/'))) === undefined) throw new Error(f.fix.path);
+    const fixed = setPointer(doc, f.fix.path, f.fix.value);
+    state.planText = JSON.stringify(fixed, null, 2);
+    if (state.mode !== 'plan') setMode('plan', { silent: true });
+    else $('doc').value = state.planText;
+    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value) } };
+    state.focusPtr = f.fix.path;
+    update({ keepBanner: true });
+  } catch (e) {
+    state.banner = { kind: 'error', key: 'fixFailed', vars: { msg: e.message } };
+    renderBanner();
+  }
+}
+
+// ---------------------------------------------------------------- editor
+
+function setMode(mode, { silent = false } = {}) {
+  if (state.mode === 'input') state.inputText = $('doc').value;
+  else state.planText = $('doc').value;
+  state.mode = mode;
+  $('tab-input').setAttribute('aria-selected', String(mode === 'input'));
+  $('tab-plan').setAttribute('aria-selected', String(mode === 'plan'));
+  $('doc').setAttribute('aria-labelledby', mode === 'input' ? 'tab-input' : 'tab-plan');
+  $('doc').value = mode === 'input' ? state.inputText : state.planText;
+  $('replan').hidden = mode !== 'plan';
+  $('ed-hint').dataset.i18n = mode === 'input' ? 'inputHint' : 'planHint';
+  $('ed-hint').textContent = t($('ed-hint').dataset.i18n);
+  if (!silent) update();
+}
+
+async function loadExample(name) {
+  const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
+  if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
+  const text = await res.text();
+  state.dead.clear();
+  state.focusPtr = null;
+  state.selectedReq = 0;
+  state.inputText = text;
+  if (state.mode !== 'input') setMode('input', { silent: true });
+  $('doc').value = text;
+  update();
+}
+
+async function loadFiles(files) {
+  const texts = await Promise.all([...files].map((f) => f.text()));
+  let text;
+  if (texts.length === 1) text = texts[0];
+  else {
+    // Several files (e.g. node list response + tunnel payload): combine them as one export.
+    const values = texts.map((x, i) => {
+      try {
+        return JSON.parse(x);
+      } catch (e) {
+        throw new Error(`${files[i].name}: ${e.message}`);
+      }
+    });
+    text = JSON.stringify(values, null, 2);
+  }
+  state.dead.clear();
+  state.focusPtr = null;
+  let parsed = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // update() reports it
+  }
+  const mode = parsed && isPlan(parsed) ? 'plan' : 'input';
+  if (mode === 'plan') state.planText = text;
+  else state.inputText = text;
+  setMode(mode, { silent: true });
+  $('doc').value = text;
+  update();
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  $('lang').addEventListener('click', () => {
+    setLang(getLang() === 'en' ? 'zh' : 'en');
+    try {
+      localStorage.setItem('hop-policy-lang', getLang());
+    } catch {
+      // storage may be disabled; the switch still works for this page
+    }
+    $('ed-hint').textContent = t($('ed-hint').dataset.i18n);
+    // Re-render only: messages switch language, nothing is re-planned.
+    renderAll();
+    renderTiming();
+    $('version').textContent = t('version', { v: state.version });
+  });
+  $('doc').addEventListener('input', () => update());
+  $('tab-input').addEventListener('click', () => state.mode !== 'input' && setMode('input'));
+  $('tab-plan').addEventListener('click', () => state.mode !== 'plan' && setMode('plan'));
+  $('replan').addEventListener('click', () => {
+    state.focusPtr = null;
+    setMode('input');
+  });
+  $('example').addEventListener('change', (e) => loadExample(e.target.value).catch(showError));
+  $('file').addEventListener('change', (e) => {
+    if (e.target.files && e.target.files.length) loadFiles(e.target.files).catch(showError);
+    e.target.value = '';
+  });
+  $('requests').addEventListener('input', replay);
+  $('gap').addEventListener('input', replay);
+  $('revive').addEventListener('click', () => {
+    state.dead.clear();
+    replay();
+    renderNodes();
+  });
+  const toggle = (g) => {
+    const id = Number(g.dataset.node);
+    const key = Number.isFinite(id) ? id : g.dataset.node;
+    if (state.dead.has(key)) state.dead.delete(key);
+    else state.dead.add(key);
+    state.selectedReq = 0;
+    replay();
+    renderNodes();
+  };
+  $('picture').addEventListener('click', (e) => {
+    const g = e.target.closest('[data-node]');
+    if (g) toggle(g);
+  });
+  $('picture').addEventListener('keydown', (e) => {
+    const g = e.target.closest('[data-node]');
+    if (g && (e.key === 'Enter' || e.key === ' ')) {
+      e.preventDefault();
+      toggle(g);
+    }
+  });
+  $('reqtabs').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-req]');
+    if (!b) return;
+    state.selectedReq = Number(b.dataset.req);
+    renderPicture_();
+    renderReplay();
+  });
+  $('findings').addEventListener('click', (e) => {
+    const fx = e.target.closest('[data-fix]');
+    if (fx) {
+      const f = state.findings[Number(fx.dataset.fix)];
+      if (f) applyFix(f);
+      return;
+    }
+    const go = e.target.closest('[data-go]');
+    if (go) {
+      const f = state.findings[Number(go.dataset.go)];
+      if (!f) return;
+      state.focusPtr = f.path;
+      highlightPointer(f.path, { nodeId: f.nodeId });
+    }
+  });
+}
+
+function showError(e) {
+  state.banner = { kind: 'error', text: apiMessage(e) };
+  renderBanner();
+}
+
+async function main() {
+  let lang = 'en';
+  try {
+    const saved = localStorage.getItem('hop-policy-lang');
+    lang = saved || ((navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en');
+  } catch {
+    // no storage: English
+  }
+  setLang(lang);
+  wire();
+  $('ed-hint').dataset.i18n = 'inputHint';
+  $('ed-hint').textContent = t('inputHint');
+  $('banner').hidden = false;
+  $('banner').textContent = t('loading');
+  try {
+    await init();
+  } catch (e) {
+    state.banner = { kind: 'error', key: 'wasmFailed', vars: { msg: e.message } };
+    renderBanner();
+    return;
+  }
+  try {
+    state.version = version();
+  } catch {
+    state.version = '?';
+  }
+  $('version').textContent = t('version', { v: state.version });
+  $('banner').hidden = true;
+  await loadExample($('example').value).catch(showError);
+  window.hopPreview.ready = true;
+  document.body.dataset.ready = '1';
+}
+
+main();

@@ -1,0 +1,150 @@
+// JSON helpers for the page: JSON Pointers (RFC 6901), a line renderer that
+// tags every line with the pointer of the value it shows (so a finding's path
+// can be scrolled to and highlighted), and a structural diff used to compare a
+// federated hop with its local twin.
+
+export function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+export function ptrToken(k) {
+  return String(k).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function parsePointer(ptr) {
+  if (ptr === '') return [];
+  if (typeof ptr !== 'string' || ptr[0] !== '/') throw new Error(`not a JSON Pointer: ${ptr}`);
+  return ptr.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+export function getPointer(doc, ptr) {
+  let cur = doc;
+  for (const tok of parsePointer(ptr)) {
+    if (cur === null || typeof cur !== 'object' || !Object.prototype.hasOwnProperty.call(cur, tok)) return undefined;
+    cur = cur[tok];
+  }
+  return cur;
+}
+
+/** Sets `value` at `ptr` in a copy of `doc` (the caller's object is left alone). */
+export function setPointer(doc, ptr, value) {
+  const toks = parsePointer(ptr);
+  if (toks.length === 0) return structuredClone(value);
+  const copy = structuredClone(doc);
+  let cur = copy;
+  for (let i = 0; i < toks.length - 1; i++) {
+    const tok = toks[i];
+    if (cur === null || typeof cur !== 'object' || !Object.prototype.hasOwnProperty.call(cur, tok)) {
+      throw new Error(`${ptr}: no ${toks.slice(0, i + 1).join('/')}`);
+    }
+    cur = cur[tok];
+  }
+  const last = toks[toks.length - 1];
+  if (cur === null || typeof cur !== 'object') throw new Error(`${ptr}: parent is not an object`);
+  if (Array.isArray(cur)) {
+    const i = last === '-' ? cur.length : Number(last);
+    if (!Number.isInteger(i) || i < 0 || i > cur.length) throw new Error(`${ptr}: bad index`);
+    cur[i] = value;
+  } else {
+    // defineProperty keeps keys such as "__proto__" as plain data.
+    Object.defineProperty(cur, last, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+// Names that differ only by runtime/tunnel id are equal "by role":
+// fed_chain_R ~ chains_T, hop_R ~ hop_T, fed_svc_R ~ tunnel_T.
+function roleName(v) {
+  if (typeof v !== 'string') return v;
+  if (/^(fed_chain|chains)_\d+$/.test(v)) return '<chain>';
+  if (/^hop_\d+$/.test(v)) return '<hop>';
+  if (/^(fed_svc|tunnel)_\d+$/.test(v)) return '<service>';
+  return v;
+}
+
+/**
+ * Compares two JSON values; returns the relative pointers that differ on each
+ * side: `{a: Set, b: Set}`. A key present on one side only marks that subtree.
+ */
+export function diffJson(a, b) {
+  const out = { a: new Set(), b: new Set(), keys: new Set() };
+  const walk = (x, y, p, key) => {
+    const xo = x !== null && typeof x === 'object';
+    const yo = y !== null && typeof y === 'object';
+    if (xo && yo && Array.isArray(x) === Array.isArray(y)) {
+      const keys = Array.isArray(x)
+        ? [...Array(Math.max(x.length, y.length)).keys()].map(String)
+        : [...new Set([...Object.keys(x), ...Object.keys(y)])];
+      for (const k of keys) {
+        const inX = Object.prototype.hasOwnProperty.call(x, k);
+        const inY = Object.prototype.hasOwnProperty.call(y, k);
+        const sub = `${p}/${ptrToken(k)}`;
+        if (inX && inY) walk(x[k], y[k], sub, k);
+        else {
+          if (inX) out.a.add(sub);
+          if (inY) out.b.add(sub);
+          out.keys.add(Array.isArray(x) ? key : k);
+        }
+      }
+      return;
+    }
+    if (xo || yo || roleName(x) !== roleName(y)) {
+      out.a.add(p);
+      out.b.add(p);
+      out.keys.add(key);
+    }
+  };
+  walk(a, b, '', '');
+  out.keys.delete('');
+  return out;
+}
+
+function isMarked(set, rel) {
+  if (!set || set.size === 0) return false;
+  if (set.has(rel)) return true;
+  for (const m of set) if (rel.startsWith(m + '/')) return true;
+  return false;
+}
+
+function scalarHtml(v) {
+  if (typeof v === 'string') return `<span class="js">"${escapeHtml(v)}"</span>`;
+  if (typeof v === 'number') return `<span class="jn">${v}</span>`;
+  if (typeof v === 'boolean') return `<span class="jb">${v}</span>`;
+  if (v === null) return '<span class="jb">null</span>';
+  return escapeHtml(JSON.stringify(v));
+}
+
+/**
+ * Renders `value` as pretty JSON, one <div> per line. Each line carries
+ * `data-ptr` = base + the pointer of the value on it (when `tag` is true),
+ * and class `d` when its relative pointer is in `marks` (diff highlighting).
+ */
+export function renderJson(value, { base = '', tag = true, marks = null } = {}) {
+  const lines = [];
+  const line = (depth, rel, html, close = false) => {
+    const cls = [!close && isMarked(marks, rel) ? 'd' : ''].filter(Boolean);
+    const ptrAttr = tag ? ` data-ptr="${escapeHtml(base + rel)}"` : '';
+    lines.push(
+      `<div class="jl${cls.length ? ' ' + cls.join(' ') : ''}"${ptrAttr} style="padding-left:${8 + depth * 14}px">${html}</div>`,
+    );
+  };
+  const walk = (v, rel, depth, label, comma) => {
+    const pre = label === null ? '' : `<span class="jk">"${escapeHtml(label)}"</span>: `;
+    const c = comma ? ',' : '';
+    if (v !== null && typeof v === 'object') {
+      const arr = Array.isArray(v);
+      const keys = arr ? v.map((_, i) => String(i)) : Object.keys(v);
+      if (keys.length === 0) {
+        line(depth, rel, `${pre}${arr ? '[]' : '{}'}${c}`);
+        return;
+      }
+      line(depth, rel, `${pre}${arr ? '[' : '{'}`);
+      keys.forEach((k, i) => walk(v[k], `${rel}/${ptrToken(k)}`, depth + 1, arr ? null : k, i < keys.length - 1));
+      line(depth, rel, `${arr ? ']' : '}'}${c}`, true);
+    } else {
+      line(depth, rel, `${pre}${scalarHtml(v)}${c}`);
+    }
+  };
+  walk(value, '', 0, null, false);
+  return lines.join('');
+}
