@@ -1,0 +1,296 @@
+//! Addresses the way the server and agent treat them: the server's address
+//! normaliser (including the part of Go's URL parser it relies on) and Go's
+//! IP literal parser.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// What an IP literal is, by Go's `net.ParseIP` rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IpKind {
+    /// IPv4, or IPv6 that maps an IPv4 address (`::ffff:a.b.c.d`).
+    V4,
+    V6,
+}
+
+/// Parses an IP literal like Go's `net.ParseIP`: dotted IPv4 without leading
+/// zeros, or IPv6 (no zone). `None` for anything else, hostnames included.
+pub fn parse_ip(s: &str) -> Option<IpKind> {
+    if s.contains(':') {
+        let ip: Ipv6Addr = s.parse().ok()?;
+        if ip.to_ipv4_mapped().is_some() {
+            Some(IpKind::V4)
+        } else {
+            Some(IpKind::V6)
+        }
+    } else {
+        if !ipv4_octets_plain(s) {
+            return None;
+        }
+        s.parse::<Ipv4Addr>().ok().map(|_| IpKind::V4)
+    }
+}
+
+/// Go rejects IPv4 octets written with a leading zero (`01.2.3.4`).
+fn ipv4_octets_plain(s: &str) -> bool {
+    s.split('.').all(|part| !(part.len() > 1 && part.starts_with('0')))
+}
+
+/// Go's test for an IPv6-looking address: two or more colons.
+pub fn looks_like_ipv6(s: &str) -> bool {
+    s.matches(':').count() >= 2
+}
+
+/// The server's `processServerAddress`: reduces a user-entered address
+/// (possibly a URL) to `host:port`, bracketing IPv6 hosts.
+pub fn process_server_address(raw: &str) -> String {
+    let s = normalize_server_address_input(raw);
+    if s.is_empty() || s.starts_with('[') {
+        return s;
+    }
+    if looks_like_ipv6(&s) && parse_ip(&s) == Some(IpKind::V6) {
+        return format!("[{}]", s);
+    }
+    let Some(idx) = s.rfind(':') else {
+        return s;
+    };
+    let host = s[..idx].trim();
+    let port = s[idx + 1..].trim();
+    if host.is_empty() || port.is_empty() {
+        return s;
+    }
+    if looks_like_ipv6(host) {
+        return format!("[{}]:{}", host, port);
+    }
+    s
+}
+
+fn normalize_server_address_input(raw: &str) -> String {
+    let mut s = raw.trim();
+    if s.is_empty() {
+        return String::new();
+    }
+    if let Some(idx) = s.find("://") {
+        if idx > 0 {
+            if let Ok(host) = url_host(s) {
+                let host = host.trim();
+                if !host.is_empty() {
+                    return host.to_string();
+                }
+            }
+            s = &s[idx + 3..];
+        }
+    }
+    if let Some(idx) = s.find(['/', '?', '#']) {
+        s = &s[..idx];
+    }
+    s.trim().to_string()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    Host,
+    Zone,
+    Other,
+}
+
+/// The host part of a URL as Go's `net/url.Parse` yields it, or `Err` where
+/// that parser reports an error. Only what the normaliser needs is modelled:
+/// scheme, authority, host and port syntax, and percent-escape validity.
+pub fn url_host(raw: &str) -> Result<String, ()> {
+    if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Err(());
+    }
+    let (u, frag) = match raw.find('#') {
+        Some(i) => (&raw[..i], Some(&raw[i + 1..])),
+        None => (raw, None),
+    };
+    let (scheme, mut rest) = split_scheme(u)?;
+    if rest.ends_with('?') && rest.matches('?').count() == 1 {
+        rest = &rest[..rest.len() - 1];
+    } else if let Some(i) = rest.find('?') {
+        rest = &rest[..i];
+    }
+    let mut host = String::new();
+    if !rest.starts_with('/') {
+        if !scheme.is_empty() {
+            // Opaque URL: no host.
+            if let Some(f) = frag {
+                unescape(f, Escape::Other)?;
+            }
+            return Ok(host);
+        }
+        let segment = rest.split('/').next().unwrap_or("");
+        if segment.contains(':') {
+            return Err(());
+        }
+    }
+    if (!scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
+        let after = &rest[2..];
+        let (authority, path) = match after.find('/') {
+            Some(i) => (&after[..i], &after[i..]),
+            None => (after, ""),
+        };
+        host = parse_authority(authority)?;
+        rest = path;
+    }
+    unescape(rest, Escape::Other)?;
+    if let Some(f) = frag {
+        unescape(f, Escape::Other)?;
+    }
+    Ok(host)
+}
+
+fn split_scheme(u: &str) -> Result<(&str, &str), ()> {
+    for (i, c) in u.char_indices() {
+        if c.is_ascii_alphabetic() {
+            continue;
+        }
+        if c.is_ascii_digit() || c == '+' || c == '-' || c == '.' {
+            if i == 0 {
+                return Ok(("", u));
+            }
+            continue;
+        }
+        if c == ':' {
+            if i == 0 {
+                return Err(());
+            }
+            return Ok((&u[..i], &u[i + 1..]));
+        }
+        return Ok(("", u));
+    }
+    Ok(("", u))
+}
+
+fn parse_authority(authority: &str) -> Result<String, ()> {
+    match authority.rfind('@') {
+        None => parse_host(authority),
+        Some(i) => {
+            let host = parse_host(&authority[i + 1..])?;
+            let userinfo = &authority[..i];
+            let valid = userinfo.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c));
+            if !valid {
+                return Err(());
+            }
+            unescape(userinfo, Escape::Other)?;
+            Ok(host)
+        }
+    }
+}
+
+fn valid_optional_port(port: &str) -> bool {
+    if port.is_empty() {
+        return true;
+    }
+    match port.strip_prefix(':') {
+        Some(digits) => digits.bytes().all(|b| b.is_ascii_digit()),
+        None => false,
+    }
+}
+
+fn parse_host(host: &str) -> Result<String, ()> {
+    if host.starts_with('[') {
+        let i = host.rfind(']').ok_or(())?;
+        if !valid_optional_port(&host[i + 1..]) {
+            return Err(());
+        }
+        if let Some(zone) = host[..i].find("%25") {
+            let a = unescape(&host[..zone], Escape::Host)?;
+            let b = unescape(&host[zone..i], Escape::Zone)?;
+            let c = unescape(&host[i..], Escape::Host)?;
+            return Ok(a + &b + &c);
+        }
+    } else if let Some(i) = host.rfind(':') {
+        if !valid_optional_port(&host[i..]) {
+            return Err(());
+        }
+    }
+    unescape(host, Escape::Host)
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Characters Go's URL parser refuses unescaped in a host.
+fn host_char_needs_escape(c: u8) -> bool {
+    if c.is_ascii_alphanumeric() {
+        return false;
+    }
+    !matches!(
+        c,
+        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'[' | b']' | b'<' | b'>' | b'"' | b'-' | b'_' | b'.' | b'~'
+    )
+}
+
+fn unescape(s: &str, mode: Escape) -> Result<String, ()> {
+    let bytes = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%' {
+            let (Some(&h1), Some(&h2)) = (bytes.get(i + 1), bytes.get(i + 2)) else {
+                return Err(());
+            };
+            let (Some(v1), Some(v2)) = (hex_val(h1), hex_val(h2)) else {
+                return Err(());
+            };
+            let is_pct25 = &bytes[i..i + 3] == b"%25";
+            if mode == Escape::Host && v1 < 8 && !is_pct25 {
+                return Err(());
+            }
+            if mode == Escape::Zone {
+                let v = v1 * 16 + v2;
+                if !is_pct25 && v != b' ' && host_char_needs_escape(v) {
+                    return Err(());
+                }
+            }
+            out.push(v1 * 16 + v2);
+            i += 3;
+        } else {
+            if (mode == Escape::Host || mode == Escape::Zone) && b < 0x80 && host_char_needs_escape(b) {
+                return Err(());
+            }
+            out.push(b);
+            i += 1;
+        }
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_like_the_server() {
+        assert_eq!(process_server_address("1.2.3.4:80"), "1.2.3.4:80");
+        assert_eq!(process_server_address("2001:db8::1:443"), "[2001:db8::1:443]");
+        assert_eq!(process_server_address("2001:db8::1"), "[2001:db8::1]");
+        assert_eq!(process_server_address("fe80::1%eth0:443"), "[fe80::1%eth0]:443");
+        assert_eq!(process_server_address("tls://1.2.3.4:443:45001"), "1.2.3.4:443:45001");
+        assert_eq!(process_server_address("relay://edge.example.org:45001"), "edge.example.org:45001");
+        assert_eq!(process_server_address("h%zz://1.2.3.4:45001"), "1.2.3.4:45001");
+        assert_eq!(process_server_address("1.2.3.4/path:45001"), "1.2.3.4");
+        assert_eq!(process_server_address("[::1]:80:45001"), "[::1]:80:45001");
+        assert_eq!(process_server_address(":::44014"), "[::]:44014");
+        assert_eq!(process_server_address(" 0.0.0.0 :45001"), "0.0.0.0 :45001");
+        assert_eq!(process_server_address(":45001"), ":45001");
+    }
+
+    #[test]
+    fn ip_literals() {
+        assert_eq!(parse_ip("1.2.3.4"), Some(IpKind::V4));
+        assert_eq!(parse_ip("01.2.3.4"), None);
+        assert_eq!(parse_ip("::ffff:1.2.3.4"), Some(IpKind::V4));
+        assert_eq!(parse_ip("2001:db8::1"), Some(IpKind::V6));
+        assert_eq!(parse_ip("fe80::1%eth0"), None);
+        assert_eq!(parse_ip("example.com"), None);
+    }
+}

@@ -6,6 +6,7 @@
 //! module that knows about JavaScript.
 
 pub mod address;
+pub mod builders;
 pub mod check;
 pub mod coerce;
 pub mod error;
