@@ -3,13 +3,27 @@
 // replay on a picture of the tunnel. Everything runs in the wasm web build;
 // the page makes no request other than its own files and pkg/web.
 
-import init, { checkTunnel, checkDocument, planTunnel, simulate, version } from '../pkg/web/hop_policy.js';
+import * as hp from '../pkg/web/hop_policy.js';
 import { t, setLang, getLang } from './i18n.js';
-import { escapeHtml, renderJson, diffJson, setPointer, getPointer } from './jsonview.js';
+import { escapeHtml, renderJsonLines, diffJson, setPointer, getPointer } from './jsonview.js';
 import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
+import { buildTwins } from './twin.js';
 
 const $ = (id) => document.getElementById(id);
+
+// The web build's API (wasm-bindgen --target web). Imported as a namespace so
+// a build that lacks one export still loads; see checkTunnel below.
+const init = hp.default;
+const { checkDocument, planTunnel, simulate } = hp;
+const version = () => (typeof hp.version === 'function' ? hp.version() : '?');
+
+/** `checkTunnel(input)` -> {plan, findings}; composed from planTunnel + checkDocument when absent. */
+function checkTunnel(input) {
+  if (typeof hp.checkTunnel === 'function') return hp.checkTunnel(input);
+  const plan = planTunnel(input);
+  return { plan, findings: plan.error ? [] : checkDocument(plan).findings };
+}
 
 const state = {
   mode: 'input', // 'input' | 'plan'
@@ -31,7 +45,17 @@ const state = {
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
-window.hopPreview = { state, timings: [], ready: false };
+window.hopPreview = {
+  state,
+  timings: [],
+  ready: false,
+  // For tests: rebuild the node cards from scratch (no patching) and return the markup.
+  rebuildNodes() {
+    $('nodes').replaceChildren();
+    renderNodes();
+    return $('nodes').innerHTML;
+  },
+};
 
 const now = () => performance.now();
 
@@ -47,40 +71,6 @@ function setHtml(el, html) {
 function apiMessage(e) {
   if (e && typeof e === 'object' && 'code' in e) return t('apiError', { code: e.code, msg: e.message });
   return String(e && e.message ? e.message : e);
-}
-
-// ---------------------------------------------------------------- twins
-
-/**
- * The local twin of a federated node: plan the same input again with that
- * node local (same ports, and the provider's listen address and interface),
- * then take the commands the local builder sends to it.
- */
-function buildTwin(input, node) {
-  const id = node.nodeId;
-  const fed = input.federation && typeof input.federation === 'object' ? input.federation[String(id)] : undefined;
-  const nodes = input.nodes.map((row) => {
-    if (!row || row.id != id) return row; // eslint-disable-line eqeqeq -- ids may arrive as strings
-    const copy = { ...row, isRemote: 0, status: 1, remoteUrl: null, remoteConfig: null };
-    delete copy.remoteToken;
-    if (fed && typeof fed === 'object') {
-      if (fed.tcpListenAddr !== undefined) copy.tcpListenAddr = fed.tcpListenAddr;
-      if (fed.interfaceName !== undefined) copy.interfaceName = fed.interfaceName;
-    }
-    return copy;
-  });
-  const withPort = (item) => (item && item.nodeId == id && node.port > 0 ? { ...item, port: node.port } : item); // eslint-disable-line eqeqeq
-  const tunnel = { ...input.tunnel };
-  if (Array.isArray(tunnel.outNodeId)) tunnel.outNodeId = tunnel.outNodeId.map(withPort);
-  if (Array.isArray(tunnel.chainNodes)) tunnel.chainNodes = tunnel.chainNodes.map((hop) => (Array.isArray(hop) ? hop.map(withPort) : hop));
-  const twinInput = { ...input, tunnel, nodes };
-  try {
-    const plan = planTunnel(twinInput);
-    if (plan.error) return { error: plan.error.messageEn && getLang() === 'en' ? plan.error.messageEn : plan.error.message };
-    return { commands: (plan.local || []).filter((c) => c.nodeId == id) }; // eslint-disable-line eqeqeq
-  } catch (e) {
-    return { error: apiMessage(e) };
-  }
 }
 
 // ---------------------------------------------------------------- update
@@ -141,7 +131,7 @@ function update({ keepBanner = false } = {}) {
     tPlan = now();
     state.twins = new Map();
     if (state.plan && !state.plan.error && state.input && read.kind === 'input') {
-      for (const n of state.plan.nodes || []) if (n.remote) state.twins.set(n.nodeId, buildTwin(state.input, n));
+      state.twins = buildTwins(planTunnel, state.input, state.plan);
     }
     tTwin = now();
     state.planText = state.plan && !state.plan.error ? JSON.stringify(state.plan, null, 2) : state.planText;
@@ -314,11 +304,17 @@ function lastToken(ptr) {
   return i >= 0 ? ptr.slice(i + 1) : ptr;
 }
 
-function commandBlock(cmd, base, marks, tag = true) {
-  return (
-    `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>` +
-    `<div class="json">${renderJson(cmd.data, { base: base + '/data', tag, marks })}</div></div>`
-  );
+// A card is built as a "head" (its markup with a placeholder per JSON view)
+// plus the lines of each view, so an edit can patch just the lines it changed.
+const BLOCK = '\u0001';
+
+function jsonBlock(blocks, value, opts) {
+  blocks.push(renderJsonLines(value, opts));
+  return `<pre class="json">${BLOCK}${blocks.length - 1}${BLOCK}</pre>`;
+}
+
+function commandBlock(blocks, cmd, base, marks, tag = true) {
+  return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data', tag, marks })}</div>`;
 }
 
 function renderNodes() {
@@ -333,6 +329,7 @@ function renderNodes() {
   const cards = [];
   for (const n of nodes) {
     const html = [];
+    const blocks = [];
     const localCmds = [];
     (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
       if (c && c.nodeId === n.nodeId) localCmds.push({ cmd: c, base: `/local/${i}` });
@@ -373,11 +370,11 @@ function renderNodes() {
           diffs += d.a.size + [...d.b].filter((p) => !d.a.has(p)).length;
           d.keys.forEach((x) => keys.add(x));
         }
-        left.push(commandBlock(c, `/federation/${fedIdx}/commands/${k}`, d ? d.a : null));
-        if (other) right.push(commandBlock(other, '', d.b, false));
+        left.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`, d ? d.a : null));
+        if (other) right.push(commandBlock(blocks, other, '', d.b, false));
       });
       if (twin && twin.commands) {
-        for (const o of twin.commands) if (!cmds.some((c) => c.command === o.command)) right.push(commandBlock(o, '', new Set(['']), false));
+        for (const o of twin.commands) if (!cmds.some((c) => c.command === o.command)) right.push(commandBlock(blocks, o, '', new Set(['']), false));
       }
       let twinHead;
       if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
@@ -390,47 +387,71 @@ function renderNodes() {
         twinHead,
         '<div class="sbs">',
         `<div class="side"><h4>${escapeHtml(t('fedSide'))}</h4>${left.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`}`,
-        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary><div class="json">${renderJson(fed.apply, { base: `/federation/${fedIdx}/apply` })}</div></details></div>`,
+        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details></div>`,
         `<div class="side twin"><h4>${escapeHtml(t('twinSide'))}</h4>${right.join('')}</div>`,
         '</div>',
       );
     } else if (localCmds.length) {
-      html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(x.cmd, x.base, null)).join(''));
+      html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(blocks, x.cmd, x.base, null)).join(''));
     } else {
       html.push(`<p class="muted">${escapeHtml(t('noCommands'))}</p>`);
     }
     html.push('</article>');
-    cards.push({ key: String(n.nodeId), html: html.join('') });
+    cards.push({ key: String(n.nodeId), head: html.join(''), blocks });
   }
   patchChildren(el, cards);
 }
 
+function cardMarkup(card) {
+  return card.head.replace(/\u0001(\d+)\u0001/g, (_, i) => (card.blocks[Number(i)] || []).join(''));
+}
+
+function freshCard(card) {
+  const tpl = document.createElement('template');
+  tpl.innerHTML = cardMarkup(card);
+  const el = tpl.content.firstElementChild;
+  el.dataset.key = card.key;
+  shownCard.set(el, card);
+  return el;
+}
+
 /**
- * Replaces only the cards whose markup changed (an edit usually touches one
- * node, or none), so the browser does not rebuild every JSON view each time.
+ * Updates the node cards with as little DOM work as possible: a card whose
+ * head is unchanged keeps its elements and only the JSON lines that changed
+ * are replaced (an edit usually changes a few lines); other cards are rebuilt.
  */
 function patchChildren(el, cards) {
   const kids = [...el.children];
   const sameShape = kids.length === cards.length && kids.every((k, i) => k.dataset.key === cards[i].key);
   if (!sameShape) {
-    el.innerHTML = cards.map((c) => c.html).join('');
-    [...el.children].forEach((k, i) => {
-      k.dataset.key = cards[i].key;
-      cardHtml.set(k, cards[i].html);
-    });
+    el.replaceChildren(...cards.map(freshCard));
     return;
   }
-  cards.forEach((c, i) => {
-    if (cardHtml.get(kids[i]) === c.html) return;
-    const tpl = document.createElement('template');
-    tpl.innerHTML = c.html;
-    const fresh = tpl.content.firstElementChild;
-    fresh.dataset.key = c.key;
-    cardHtml.set(fresh, c.html);
-    kids[i].replaceWith(fresh);
+  cards.forEach((card, i) => {
+    const kid = kids[i];
+    const old = shownCard.get(kid);
+    const linesFit =
+      old && old.head === card.head && old.blocks.length === card.blocks.length && old.blocks.every((b, j) => b.length === card.blocks[j].length);
+    if (!linesFit) {
+      kid.replaceWith(freshCard(card));
+      return;
+    }
+    // The views appear in the page in the order of their placeholders in the head.
+    const pres = kid.querySelectorAll('pre.json');
+    const order = [...card.head.matchAll(/\u0001(\d+)\u0001/g)].map((m) => Number(m[1]));
+    order.forEach((j, at) => {
+      const lines = card.blocks[j];
+      const was = old.blocks[j];
+      const pre = pres[at];
+      if (!pre) return;
+      for (let k = 0; k < lines.length; k++) {
+        if (lines[k] !== was[k] && pre.children[k]) pre.children[k].outerHTML = lines[k];
+      }
+    });
+    shownCard.set(kid, card);
   });
 }
-const cardHtml = new WeakMap();
+const shownCard = new WeakMap();
 
 // ---------------------------------------------------------------- jump to a finding
 
