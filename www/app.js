@@ -5,7 +5,7 @@
 
 import * as hp from '../pkg/web/hop_policy.js';
 import { t, setLang, getLang } from './i18n.js';
-import { escapeHtml, renderJsonLines, diffJson, setPointer, getPointer } from './jsonview.js';
+import { escapeHtml, renderJsonLines, diffJson, setPointer, getPointer, locatePointer } from './jsonview.js';
 import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
 import { buildTwins } from './twin.js';
@@ -222,10 +222,32 @@ function renderPicture_() {
   setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq] }));
 }
 
+/**
+ * Why an attempt went the way it did. English shows the simulator's own
+ * reason; Chinese is composed from the attempt's structured fields (the
+ * simulator's text is English only).
+ */
 function reasonText(a) {
-  const r = a.reason === undefined || a.reason === null ? '' : typeof a.reason === 'string' ? a.reason : JSON.stringify(a.reason);
   const zh = a.reasonZh || a.reason_zh;
-  return getLang() === 'zh' && zh ? zh : r;
+  if (getLang() === 'zh') {
+    if (zh) return zh;
+    if (a.ok) return a.carried ? t('whyCarried') : t('whyOk');
+    if (a.alive === false) return a.marked ? t('whyDeadMarked', { n: a.failures ?? 1 }) : t('whyDead');
+    return t('whyDownstream');
+  }
+  return a.reason === undefined || a.reason === null ? '' : typeof a.reason === 'string' ? a.reason : JSON.stringify(a.reason);
+}
+
+/** Try number and the candidates the fail filter dropped before this dial. */
+function attemptDetail(a) {
+  const parts = [];
+  if (Number.isInteger(a.round) && Number.isInteger(a.rounds) && a.rounds > 1) parts.push(t('tryOf', { n: a.round + 1, m: a.rounds }));
+  const dropped = (Array.isArray(a.candidates) ? a.candidates : []).filter((c) => c && c.kept === false);
+  if (dropped.length) {
+    const names = dropped.map((c) => (c.toNodeId !== null && c.toNodeId !== undefined ? nodeLabel(c.toNodeId) : c.addr)).join(', ');
+    parts.push(t('filteredOut', { names }));
+  }
+  return parts.join(' · ');
 }
 
 function renderReplay() {
@@ -256,7 +278,8 @@ function renderReplay() {
     : r.ok
       ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}`
       : t('reqFail');
-  items.push(`<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}</li>`);
+  const detail = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<div class="why">${escapeHtml(r.outcome)}</div>` : '';
+  items.push(`<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}${detail}</li>`);
   (r.attempts || []).forEach((a, i) => {
     const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
     const status = a.ok ? t('attemptOk') : t('attemptFail');
@@ -264,6 +287,7 @@ function renderReplay() {
     items.push(
       `<li class="att ${a.ok ? 'ok' : 'bad'}"><span class="n">${i + 1}</span> <b>${escapeHtml(nodeLabel(a.fromNodeId))} → ${escapeHtml(to)}</b> <span class="st">${escapeHtml(status + dead)}</span>` +
         (a.addr ? ` <code>${escapeHtml(a.addr)}</code>` : '') +
+        (attemptDetail(a) ? `<div class="why">${escapeHtml(attemptDetail(a))}</div>` : '') +
         (reasonText(a) ? `<div class="why">${escapeHtml(reasonText(a))}</div>` : '') +
         '</li>',
     );
@@ -482,6 +506,19 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
   return hits.length;
 }
 
+/** In the Plan tab, selects the text of the value `ptr` names and scrolls the editor to it. */
+function selectInEditor(ptr) {
+  if (state.mode !== 'plan') return;
+  const ta = $('doc');
+  const at = locatePointer(ta.value, ptr);
+  if (!at) return;
+  const line = ta.value.slice(0, at.start).split('\n').length - 1;
+  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 17;
+  ta.focus({ preventScroll: true });
+  ta.setSelectionRange(at.start, at.end);
+  ta.scrollTop = Math.max(0, (line - 3) * lh);
+}
+
 // ---------------------------------------------------------------- fixes
 
 function applyFix(f) {
@@ -495,6 +532,7 @@ function applyFix(f) {
     state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value) } };
     state.focusPtr = f.fix.path;
     update({ keepBanner: true });
+    selectInEditor(f.fix.path);
   } catch (e) {
     state.banner = { kind: 'error', key: 'fixFailed', vars: { msg: e.message } };
     renderBanner();
@@ -636,6 +674,7 @@ function wire() {
       if (!f) return;
       state.focusPtr = f.path;
       highlightPointer(f.path, { nodeId: f.nodeId });
+      selectInEditor(f.path);
     }
   });
 }

@@ -150,3 +150,113 @@ export function renderJsonLines(value, { base = '', tag = true, marks = null } =
 }
 
 const INDENT = Array.from({ length: 16 }, (_, i) => '  '.repeat(i));
+
+/**
+ * Finds where the value a JSON Pointer names sits in JSON `text`:
+ * `{start, end}` character offsets, or null (bad JSON or no such value).
+ * Scans the text without building values, so it works on what the user typed.
+ */
+export function locatePointer(text, ptr) {
+  let toks;
+  try {
+    toks = parsePointer(ptr);
+  } catch {
+    return null;
+  }
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const str = () => {
+    // at '"'; returns the decoded string
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    try {
+      return JSON.parse(text.slice(start, i));
+    } catch {
+      return null;
+    }
+  };
+  // Skips one value; returns false on malformed input.
+  const skip = () => {
+    ws();
+    const c = text[i];
+    if (c === '"') {
+      str();
+      return true;
+    }
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      ws();
+      if (text[i] === close) {
+        i++;
+        return true;
+      }
+      for (let guard = 0; guard < 1e6; guard++) {
+        ws();
+        if (c === '{') {
+          if (text[i] !== '"') return false;
+          str();
+          ws();
+          if (text[i] !== ':') return false;
+          i++;
+        }
+        if (!skip()) return false;
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === close) {
+          i++;
+          return true;
+        }
+        return false;
+      }
+      return false;
+    }
+    const m = /^(-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
+    if (!m) return false;
+    i += m[0].length;
+    return true;
+  };
+  for (let depth = 0; depth <= toks.length; depth++) {
+    ws();
+    if (depth === toks.length) {
+      const start = i;
+      return skip() ? { start, end: i } : null;
+    }
+    const tok = toks[depth];
+    const c = text[i];
+    if (c !== '{' && c !== '[') return null;
+    i++;
+    let found = false;
+    for (let idx = 0; !found; idx++) {
+      ws();
+      if (text[i] === '}' || text[i] === ']') return null;
+      let hit;
+      if (c === '{') {
+        if (text[i] !== '"') return null;
+        const key = str();
+        ws();
+        if (text[i] !== ':') return null;
+        i++;
+        hit = key === tok;
+      } else {
+        hit = String(idx) === tok;
+      }
+      if (hit) {
+        found = true;
+        break;
+      }
+      if (!skip()) return null;
+      ws();
+      if (text[i] === ',') i++;
+      else return null;
+    }
+  }
+  return null;
+}
