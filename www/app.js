@@ -370,7 +370,7 @@ function renderNodes() {
       n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
       n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
       n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',
-      Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
+      n.role !== 'entry' && Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
       n.runtimeId !== undefined && n.runtimeId !== null ? `${t('runtimeId')}: <code>${escapeHtml(n.runtimeId)}</code>` : '',
     ]
       .filter(Boolean)

@@ -6,6 +6,7 @@ const STRINGS = {
     title: 'hop-policy · tunnel preview',
     subtitle: 'What the panel will push to every node, checked before you save.',
     langButton: '中文',
+    editor: 'Editor',
     example: 'Example',
     exSeed: 'Seed: federated middle, 3 fifo exits',
     exLocal: 'All-local twin of the seed',
@@ -91,6 +92,7 @@ const STRINGS = {
     title: 'hop-policy · 隧道预览',
     subtitle: '保存之前，查看面板将下发到每个节点的配置并检查。',
     langButton: 'English',
+    editor: '编辑器',
     example: '示例',
     exSeed: '种子：联邦中转，3 个 fifo 出口',
     exLocal: '种子的全本地对照',
@@ -179,6 +181,7 @@ let lang = 'en';
 export function setLang(l) {
   lang = STRINGS[l] ? l : 'en';
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  document.title = t('title');
   for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of document.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
   for (const el of document.querySelectorAll('[data-i18n-placeholder]')) el.placeholder = t(el.dataset.i18nPlaceholder);

@@ -198,6 +198,29 @@ try {
   check(/panel export/.test(note), 'the export is recognised', note);
   check((await page.locator('#nodes .node').count()) === 5, 'the export plans to five nodes');
 
+  // Two files loaded at once: the node list response and the tunnel payload.
+  const nodesFile = path.join(outDir, 'panel-node-list.json');
+  const tunnelFile = path.join(outDir, 'panel-tunnel.json');
+  fs.writeFileSync(nodesFile, JSON.stringify({ code: 0, msg: 'success', data: seed.nodes }));
+  fs.writeFileSync(tunnelFile, JSON.stringify(seed.tunnel));
+  await page.fill('#doc', '{}');
+  await page.setInputFiles('#file', [nodesFile, tunnelFile]);
+  await page.waitForFunction(() => document.querySelectorAll('#nodes .node').length === 5, null, { timeout: 5000 }).catch(() => {});
+  check((await page.locator('#nodes .node').count()) === 5, 'two loaded files (node list + tunnel payload) plan to five nodes');
+  check(/panel export/.test(await page.locator('#banner').innerText()), 'loaded files are read as a panel export');
+
+  // Broken JSON: a message, the last good view stays, nothing throws.
+  await page.fill('#doc', '{"tunnel": ');
+  check(/Not valid JSON/.test(await page.locator('#banner').innerText()), 'broken JSON is reported');
+  check((await page.locator('#nodes .node').count()) === 5, 'the last good view stays while the JSON is broken');
+
+  // A tunnel the server would refuse: its own message is shown.
+  const dup = structuredClone(seed);
+  dup.tunnel.outNodeId.push({ nodeId: 2, port: 45009, protocol: 'tls', strategy: 'fifo' });
+  await page.fill('#doc', JSON.stringify(dup, null, 2));
+  const refused = await page.locator('#banner').innerText();
+  check(/节点重复/.test(refused), 'a duplicate node shows the server message 节点重复', refused);
+
   // 6. Timing: plan+check+render after each edit, for every shipped example.
   log('update timing (plan + check + twins + sim + render per edit)');
   const examples = await page.locator('#example option').evaluateAll((os) => os.map((o) => o.value));
