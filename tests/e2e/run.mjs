@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -19,18 +19,24 @@ const outDir = path.resolve(root, process.env.E2E_OUT || 'test-output/e2e');
 const webPkg = path.resolve(process.env.HOP_POLICY_WEB_PKG || path.join(root, 'pkg', 'web'));
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 
+// playwright-core comes from tests/e2e/node_modules (`npm ci` here); when only
+// tests/node has it installed (scripts/install-tools), that copy is used.
 let chromium;
-try {
-  ({ chromium } = await import('playwright-core'));
-} catch {
-  console.error('e2e: playwright-core is not installed; run `npm ci` in tests/e2e (scripts/install-tools does it)');
+for (const where of [path.join(here, 'node_modules'), path.join(root, 'tests', 'node', 'node_modules')]) {
+  const entry = path.join(where, 'playwright-core', 'index.mjs');
+  if (!fs.existsSync(entry)) continue;
+  ({ chromium } = await import(pathToFileURL(entry).href));
+  break;
+}
+if (!chromium) {
+  console.error('e2e: playwright-core is not installed; run `npm ci` in tests/e2e');
   process.exit(2);
 }
 if (!fs.existsSync(path.join(webPkg, 'hop_policy.js'))) {
   console.error(`e2e: ${webPkg}/hop_policy.js is missing; run scripts/build first`);
   process.exit(2);
 }
-const { startServer } = await import(path.join(root, 'www', 'serve.mjs'));
+const { startServer } = await import(pathToFileURL(path.join(root, 'www', 'serve.mjs')).href);
 
 fs.mkdirSync(outDir, { recursive: true });
 const failures = [];
@@ -50,9 +56,9 @@ function check(cond, what, detail) {
 // every golden vector.
 {
   log('local twins: one pass == one pass per node (golden vectors, web build in Node)');
-  const hp = await import(path.join(webPkg, 'hop_policy.js'));
+  const hp = await import(pathToFileURL(path.join(webPkg, 'hop_policy.js')).href);
   await hp.default({ module_or_path: fs.readFileSync(path.join(webPkg, 'hop_policy_bg.wasm')) });
-  const { buildTwins } = await import(path.join(root, 'www', 'twin.js'));
+  const { buildTwins } = await import(pathToFileURL(path.join(root, 'www', 'twin.js')).href);
   let compared = 0;
   const differ = [];
   for (const line of fs.readFileSync(path.join(root, 'tests/data/plan-vectors.jsonl'), 'utf8').split('\n')) {
