@@ -11,6 +11,14 @@ function splitHostPort(addr) {
   return m ? { host: m[1], port: Number(m[2]) } : null;
 }
 
+// The port a service listens on, even when its address is malformed (":::44014"
+// is still meant as port 44014; the checker reports the address itself).
+function listenPort(addr) {
+  if (typeof addr !== 'string') return null;
+  const m = /:(\d+)$/.exec(addr);
+  return m ? Number(m[1]) : null;
+}
+
 function commandGroups(plan) {
   const groups = [];
   if (Array.isArray(plan.local)) groups.push(plan.local);
@@ -32,8 +40,7 @@ export function topology(plan) {
       const id = c.nodeId;
       if (c.command === 'AddService' && Array.isArray(c.data)) {
         for (const s of c.data) {
-          const hp = splitHostPort(s && s.addr);
-          services.push({ nodeId: id, port: hp ? hp.port : null, hasChain: !!(s && s.handler && s.handler.chain) });
+          services.push({ nodeId: id, port: listenPort(s && s.addr), hasChain: !!(s && s.handler && s.handler.chain) });
         }
       } else if ((c.command === 'AddChains' || c.command === 'UpdateChains') && c.data) {
         const chain = c.command === 'UpdateChains' ? c.data.data : c.data;

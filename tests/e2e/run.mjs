@@ -227,6 +227,22 @@ try {
   const refused = await page.locator('#banner').innerText();
   check(/节点重复/.test(refused), 'a duplicate node shows the server message 节点重复', refused);
 
+  // A plan without a node table (as the golden vectors have them), pasted into
+  // the input tab: it opens in the Plan tab, roles and links come from the commands.
+  const kcpVector = fs
+    .readFileSync(path.join(root, 'tests/data/plan-vectors.jsonl'), 'utf8')
+    .split('\n')
+    .map((l) => (l.trim() ? JSON.parse(l) : null))
+    .find((v) => v && v.name === 'two-remote-hops-kcp-v6');
+  await page.click('#tab-input');
+  await page.fill('#doc', JSON.stringify(kcpVector.expected, null, 2));
+  check((await page.locator('#tab-plan').getAttribute('aria-selected')) === 'true', 'a pasted plan opens in the Plan tab');
+  check((await page.locator('#picture .pn').count()) === 7, 'plan without node table: seven nodes drawn', await page.locator('#picture .pn').count());
+  check((await page.locator('#picture .pn.fed').count()) === 5, 'plan without node table: five federated nodes marked', await page.locator('#picture .pn.fed').count());
+  const kcpEdges = await page.locator('#picture .edge:not(.egress)').count();
+  check(kcpEdges === 8, 'plan without node table: eight chain links (2 entries x 2, 2 -> 1, 1 -> 2 exits)', kcpEdges);
+  await page.click('#tab-input');
+
   // 6. Timing: plan+check+render after each edit, for every shipped example.
   log('update timing (plan + check + twins + sim + render per edit)');
   const examples = await page.locator('#example option').evaluateAll((os) => os.map((o) => o.value));
