@@ -219,7 +219,15 @@ function renderPicture_() {
     return;
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
-  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq] }));
+  // The worst finding of each node is marked on its box.
+  const issues = new Map();
+  const rank = { error: 0, warning: 1, info: 2 };
+  for (const f of state.findings) {
+    if (f.nodeId === undefined || f.nodeId === null || !(f.severity in rank)) continue;
+    const had = issues.get(f.nodeId);
+    if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
+  }
+  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues }));
 }
 
 /**

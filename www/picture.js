@@ -113,7 +113,7 @@ const ROW_H = 66;
 const PAD = 14;
 
 /** Returns SVG markup for the topology, dead set and the chosen request. */
-export function renderPicture(topo, { dead, request }) {
+export function renderPicture(topo, { dead, request, issues = new Map() }) {
   const maxHop = Math.max(0, ...topo.nodes.filter((n) => n.role === 'middle').map((n) => n.hop || 1));
   const colOf = (n) => (n.role === 'entry' ? 0 : n.role === 'middle' ? Math.max(1, n.hop || 1) : maxHop + 1);
   const cols = [];
@@ -172,6 +172,10 @@ export function renderPicture(topo, { dead, request }) {
       `<text class="sub" x="${p.x + 10}" y="${p.y + 38}">${escapeHtml(sub)}</text>`,
     );
     if (n.remote) out.push(`<text class="fedtag" x="${p.x + BOX_W - 8}" y="${p.y + 38}" text-anchor="end">FED</text>`);
+    const sev = issues.get(n.nodeId);
+    if (sev && !isDead) {
+      out.push(`<g class="issue ${sev}"><circle cx="${p.x + BOX_W - 12}" cy="${p.y + 13}" r="7"/><text x="${p.x + BOX_W - 12}" y="${p.y + 17}" text-anchor="middle">!</text></g>`);
+    }
     if (isDead) {
       out.push(
         `<path class="x" d="M${p.x + BOX_W - 22} ${p.y + 6}l14 14M${p.x + BOX_W - 8} ${p.y + 6}l-14 14"/>`,
