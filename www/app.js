@@ -33,6 +33,7 @@ const state = {
   plan: null, // the plan currently shown and checked
   findings: [],
   twins: new Map(), // nodeId -> {commands} | {error}
+  planFromInput: false, // the Plan tab holds a plan made from the input (so its twins apply)
   topo: null,
   dead: new Set(),
   trace: null,
@@ -112,6 +113,7 @@ function update({ keepBanner = false } = {}) {
     if (read.kind === 'plan') {
       // A plan pasted into the input tab: open it where plans are edited.
       state.planText = JSON.stringify(read.plan, null, 2);
+      state.planFromInput = false;
       setMode('plan', { silent: true });
       state.banner = { kind: 'info', key: 'looksLikePlan' };
       update({ keepBanner: true });
@@ -134,7 +136,10 @@ function update({ keepBanner = false } = {}) {
       state.twins = buildTwins(planTunnel, state.input, state.plan);
     }
     tTwin = now();
-    state.planText = state.plan && !state.plan.error ? JSON.stringify(state.plan, null, 2) : state.planText;
+    if (state.plan && !state.plan.error) {
+      state.planText = JSON.stringify(state.plan, null, 2);
+      state.planFromInput = true;
+    }
   } else {
     state.planText = text;
     state.plan = value;
@@ -146,7 +151,10 @@ function update({ keepBanner = false } = {}) {
       state.findings = [];
     }
     tPlan = now();
-    tTwin = tPlan; // twins come from the last input; nothing to rebuild
+    // Twins come from the input the plan was made from; a plan pasted or
+    // loaded on its own has none.
+    if (!state.planFromInput) state.twins = new Map();
+    tTwin = tPlan;
   }
   if (state.plan && state.plan.error) {
     const e = state.plan.error;
@@ -600,8 +608,10 @@ async function loadFiles(files) {
     // update() reports it
   }
   const mode = parsed && isPlan(parsed) ? 'plan' : 'input';
-  if (mode === 'plan') state.planText = text;
-  else state.inputText = text;
+  if (mode === 'plan') {
+    state.planText = text;
+    state.planFromInput = false;
+  } else state.inputText = text;
   setMode(mode, { silent: true });
   $('doc').value = text;
   update();

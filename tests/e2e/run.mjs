@@ -241,6 +241,7 @@ try {
   check((await page.locator('#picture .pn.fed').count()) === 5, 'plan without node table: five federated nodes marked', await page.locator('#picture .pn.fed').count());
   const kcpEdges = await page.locator('#picture .edge:not(.egress)').count();
   check(kcpEdges === 8, 'plan without node table: eight chain links (2 entries x 2, 2 -> 1, 1 -> 2 exits)', kcpEdges);
+  check((await page.locator('#node-2 .twin .cmd').count()) === 0, 'a pasted plan shows no twin left over from the previous input');
   await page.click('#tab-input');
 
   // 6. Timing: plan+check+render after each edit, for every shipped example.
