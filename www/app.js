@@ -501,11 +501,12 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
   const lines = [...$('nodes').querySelectorAll('[data-ptr]')];
   let target = ptr;
   let hits = [];
-  while (true) {
+  while (ptr) {
     const tgt = target;
     hits = lines.filter((l) => l.dataset.ptr === tgt || l.dataset.ptr.startsWith(tgt + '/'));
-    if (hits.length || tgt === '') break;
-    target = tgt.slice(0, tgt.lastIndexOf('/'));
+    const up = tgt.slice(0, tgt.lastIndexOf('/'));
+    if (hits.length || up === '') break;
+    target = up;
   }
   if (!hits.length && nodeId !== undefined && nodeId !== null) {
     const card = document.getElementById(`node-${nodeId}`);
@@ -518,6 +519,8 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
     const g = $('picture').querySelector(`[data-node="${CSS.escape(String(nodeId))}"]`);
     if (g) g.classList.add('hl');
   }
+  const closed = hits.length ? hits[0].closest('details:not([open])') : null;
+  if (closed) closed.open = true;
   if (scroll && hits.length) hits[0].scrollIntoView({ block: 'center', behavior: 'instant' });
   return hits.length;
 }

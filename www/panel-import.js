@@ -45,6 +45,12 @@ export function readDocument(value) {
       if (u !== v) parts.push('tunnel (response envelope)');
       return;
     }
+    if (Array.isArray(u) && u.length && u.every(isTunnel) && !tunnel) {
+      // A tunnel list response: the first tunnel is previewed.
+      tunnel = u[0];
+      parts.push(u.length > 1 ? `tunnel list (first of ${u.length}, id ${u[0].id})` : 'tunnel list');
+      return;
+    }
     if (isNodeRows(u) && !nodes) {
       nodes = u;
       parts.push(u !== v ? 'node list (response envelope)' : 'node rows');
@@ -54,10 +60,14 @@ export function readDocument(value) {
     if (Array.isArray(u)) u.forEach((x) => visit(x, depth + 1));
   };
   if (value && typeof value === 'object' && !Array.isArray(value) && 'tunnel' in value && 'nodes' in value) {
-    const t = unwrap(value.tunnel);
+    let t = unwrap(value.tunnel);
     const n = unwrap(value.nodes);
+    if (Array.isArray(t) && t.length && t.every(isTunnel)) {
+      parts.push(t.length > 1 ? `tunnel list (first of ${t.length}, id ${t[0].id})` : 'tunnel list');
+      t = t[0];
+    }
     if (t === value.tunnel && n === value.nodes) return { kind: 'input', input: value, note: null };
-    if (t !== value.tunnel) parts.push('tunnel (response envelope)');
+    if (t !== value.tunnel && !parts.length) parts.push('tunnel (response envelope)');
     if (n !== value.nodes) parts.push('node list (response envelope)');
     return { kind: 'input', input: { ...value, tunnel: t, nodes: n }, note: parts.join(' + ') };
   }

@@ -197,7 +197,8 @@ try {
   log('panel export');
   await page.click('#tab-input');
   const seed = JSON.parse(fs.readFileSync(path.join(root, 'www/examples/seed-federated-middle.json'), 'utf8'));
-  const exported = [{ code: 0, msg: 'success', data: seed.nodes }, seed.tunnel];
+  // The panel API wraps results as {code, msg, ts, data}.
+  const exported = [{ code: 0, msg: '操作成功', ts: 1764400000000, data: seed.nodes }, seed.tunnel];
   await page.fill('#doc', JSON.stringify(exported, null, 2));
   await page.waitForTimeout(50);
   const note = await page.locator('#banner').innerText();
@@ -207,8 +208,8 @@ try {
   // Two files loaded at once: the node list response and the tunnel payload.
   const nodesFile = path.join(outDir, 'panel-node-list.json');
   const tunnelFile = path.join(outDir, 'panel-tunnel.json');
-  fs.writeFileSync(nodesFile, JSON.stringify({ code: 0, msg: 'success', data: seed.nodes }));
-  fs.writeFileSync(tunnelFile, JSON.stringify(seed.tunnel));
+  fs.writeFileSync(nodesFile, JSON.stringify({ code: 0, msg: '操作成功', ts: 1764400000000, data: seed.nodes }));
+  fs.writeFileSync(tunnelFile, JSON.stringify({ code: 0, msg: '操作成功', ts: 1764400000000, data: [seed.tunnel] }));
   await page.fill('#doc', '{}');
   await page.setInputFiles('#file', [nodesFile, tunnelFile]);
   await page.waitForFunction(() => document.querySelectorAll('#nodes .node').length === 5, null, { timeout: 5000 }).catch(() => {});
