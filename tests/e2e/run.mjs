@@ -139,6 +139,7 @@ try {
   check(/chains_7/.test(twinText) && /tunnel_7/.test(twinText), 'node 2 twin uses the local names chains_7 / tunnel_7');
   const fedText = await page.locator('#node-2 .side').first().innerText();
   check(/fed_chain_31/.test(fedText) && /"retries": 2/.test(fedText), 'node 2 federated side: fed_chain_31 with retries 2');
+  check(/^update \d+\.\d+ ms/.test(await page.locator('#timing').innerText()), 'update time shown in the header');
   const shown = await page.evaluate(() => ['#nodes', '#findings', '#picture', '#attempts', '#banner', '#timing'].map((s) => document.querySelector(s).innerText).join('\n'));
   check(!/secret-share-token/.test(shown), 'no remoteToken anywhere in the rendered output');
   await shot('01-seed.png');
@@ -300,6 +301,10 @@ try {
   check((await page.locator('#f-title').innerText()).startsWith('检查结果'), 'findings title translated (检查结果)');
   check((await page.locator('#nodes .badge.role.middle').first().innerText()) === '中转', 'role badge translated (中转)');
   check((await page.locator('html').getAttribute('lang')) === 'zh-CN', 'html lang is zh-CN');
+  const zhMsgs = await page.locator('#findings .msg').allInnerTexts();
+  const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
+  check(zhMsgs.length > 0 && zhMsgs.every((m, i) => m === findingsData[i]), 'finding messages shown in Chinese (messageZh)', zhMsgs.slice(0, 2));
+  check(/更新 .* ms/.test(await page.locator('#timing').innerText()), 'timing label translated');
   await page.locator('#picture .pn[data-node="3"]').click();
   const zhOutcome = await page.locator('#attempts li.outcome').innerText();
   check(/成功|失败|直接出站/.test(zhOutcome), 'replay outcome translated', zhOutcome);
