@@ -229,6 +229,20 @@ try {
   const refused = await page.locator('#banner').innerText();
   check(/节点重复/.test(refused), 'a duplicate node shows the server message 节点重复', refused);
 
+  // Odd documents in both tabs: messages or IN001, never an exception in the page.
+  const odd = ['null', '[]', '"x"', '42', '{}', '{"tunnel": 5, "nodes": 3}', '{"tunnel": {}, "nodes": [null, 1]}',
+    '{"local": [null, {"nodeId": "a", "command": "AddService", "data": [null]}], "federation": [{"commands": 7}]}',
+    '{"local": [{"nodeId": 1, "command": "AddChains", "data": {"hops": [{"nodes": [{"addr": 5}]}]}}], "federation": [], "nodes": [null]}',
+    '{"__proto__": {"x": 1}, "tunnel": {"id": 1}, "nodes": []}'];
+  for (const tab of ['#tab-input', '#tab-plan']) {
+    for (const doc of odd) {
+      await page.click(tab);
+      await page.fill('#doc', doc);
+    }
+  }
+  check(pageErrors.length === 0, 'odd documents raise no page error', pageErrors.slice(0, 3));
+  await page.click('#tab-input');
+
   // A plan without a node table (as the golden vectors have them), pasted into
   // the input tab: it opens in the Plan tab, roles and links come from the commands.
   const kcpVector = fs
