@@ -120,15 +120,17 @@ export function renderPicture(topo, { dead, request, issues = new Map() }) {
   for (const n of topo.nodes) (cols[colOf(n)] ||= []).push(n);
   const dstCol = maxHop + 2;
   const rows = Math.max(1, ...cols.filter(Boolean).map((c) => c.length));
-  const height = rows * ROW_H + PAD * 2 + 18;
+  const TOP = PAD + 40; // column titles, then a lane for direct egress above the boxes
+  const LANE = PAD + 26;
+  const height = rows * ROW_H + PAD + TOP;
   const width = (dstCol + 1) * COL_W - (COL_W - BOX_W) + PAD * 2;
   const pos = new Map();
   cols.forEach((col, ci) => {
     if (!col) return;
-    const top = PAD + 18 + ((rows - col.length) * ROW_H) / 2;
+    const top = TOP + ((rows - col.length) * ROW_H) / 2;
     col.forEach((n, ri) => pos.set(n.nodeId, { x: PAD + ci * COL_W, y: top + ri * ROW_H + (ROW_H - BOX_H) / 2 }));
   });
-  const dst = { x: PAD + dstCol * COL_W, y: PAD + 18 + (rows * ROW_H) / 2 - BOX_H / 2 };
+  const dst = { x: PAD + dstCol * COL_W, y: TOP + (rows * ROW_H) / 2 - BOX_H / 2 };
 
   const out = [];
   out.push(
@@ -206,7 +208,18 @@ export function renderPicture(topo, { dead, request, issues = new Map() }) {
     });
     const egressFrom = request.direct ? directNode(request) : request.ok ? request.exitNodeId : null;
     if (egressFrom !== null && egressFrom !== undefined && pos.has(egressFrom)) {
-      out.push(link(pos.get(egressFrom), dst, `att ${request.direct ? 'direct' : 'ok'}`));
+      const from = pos.get(egressFrom);
+      if (request.direct && dst.x - from.x > COL_W) {
+        // Direct egress bypasses the columns in between: drawn over them, in the lane above.
+        const x1 = from.x + BOX_W;
+        const y1 = from.y + BOX_H / 2;
+        const y2 = dst.y + BOX_H / 2;
+        out.push(
+          `<path class="att direct" d="M${x1} ${y1}C${x1 + 30} ${y1} ${x1 + 8} ${LANE} ${x1 + 40} ${LANE}L${dst.x - 40} ${LANE}C${dst.x - 8} ${LANE} ${dst.x - 30} ${y2} ${dst.x - 2} ${y2}" marker-end="url(#ah)"/>`,
+        );
+      } else {
+        out.push(link(from, dst, `att ${request.direct ? 'direct' : 'ok'}`));
+      }
     }
   }
   out.push('</svg>');

@@ -194,6 +194,23 @@ try {
   await page.locator('#picture').scrollIntoViewIfNeeded();
   await shot('04-replay.png', { fullPage: false });
 
+  // All three exits dead: request 1 fails; while the marks last, request 2
+  // finds no exit left and node 2 dials the destination itself.
+  await page.locator('#picture .pn[data-node="4"]').click();
+  await page.locator('#picture .pn[data-node="5"]').click();
+  const tabs = await page.locator('#reqtabs .rq').evaluateAll((bs) => bs.map((b) => b.className));
+  check(/\bbad\b/.test(tabs[0] || ''), 'all exits dead: request 1 fails', tabs);
+  check(/\bdirect\b/.test(tabs[1] || ''), 'all exits dead: request 2 is direct egress', tabs);
+  const failedDials = (await page.locator('#attempts li.att.bad').allInnerTexts()).filter((x) => /#2\)? → /.test(x));
+  check(failedDials.length === 3, 'request 1: three failed dials from node 2', failedDials.length);
+  await page.locator('#reqtabs .rq').nth(1).click();
+  const directOutcome = await page.locator('#attempts li.outcome').innerText();
+  check(/direct egress from n2 \(#2\)/.test(directOutcome), 'request 2: direct egress from node 2, bypassing the exits', directOutcome);
+  check((await page.locator('#picture .att.direct').count()) === 1, 'the direct egress is drawn');
+  await shot('04b-all-exits-dead.png', { fullPage: false });
+  await page.click('#revive');
+  check((await page.locator('#picture .pn.dead').count()) === 0, 'revive all clears the dead marks');
+
   // 5. A panel export (node list response envelope + tunnel payload) pasted as-is.
   log('panel export');
   await page.click('#tab-input');
