@@ -288,6 +288,10 @@ try {
     const base = await page.inputValue('#doc');
     const errs = await page.locator('#banner.error').count();
     check(errs === 0, `${ex}: plans without error`, await page.locator('#banner').innerText());
+    const fedCount = await page.locator('#picture .pn.fed').count();
+    const expectFed = { 'seed-federated-middle': 1, 'seed-local-middle': 0, 'two-remote-hops-kcp-v6': 5 }[ex];
+    if (expectFed !== undefined) check(fedCount === expectFed, `${ex}: ${expectFed} federated node(s) marked`, fedCount);
+    check((await page.locator('#findings [data-code="FO001"]').count()) === 0, `${ex}: no FO001`);
     const samples = await page.evaluate(async (text) => {
       const ta = document.querySelector('#doc');
       const out = [];
