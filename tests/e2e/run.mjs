@@ -109,6 +109,17 @@ const shot = async (name, opts = {}) => {
   await page.screenshot({ path: file, fullPage: true, ...opts });
   log(`  shot ${path.relative(root, file)}`);
 };
+// Picks a shipped example and waits until the editor holds it and it is planned.
+async function selectExample(name) {
+  const text = fs.readFileSync(path.join(root, 'www', 'examples', `${name}.json`), 'utf8');
+  const before = await page.evaluate(() => window.hopPreview.timings.length);
+  await page.selectOption('#example', name);
+  await page.waitForFunction(
+    ([t, n]) => document.querySelector('#doc').value === t && window.hopPreview.state.mode === 'input' && window.hopPreview.timings.length > n,
+    [text, before],
+    { timeout: 10000 },
+  );
+}
 const fo001OnNode = (id) => page.locator(`#findings .finding[data-code="FO001"][data-node="${id}"]`);
 
 // Other jobs on a small machine inflate wall-clock timings; the median is
@@ -218,7 +229,6 @@ try {
   // The panel API wraps results as {code, msg, ts, data}.
   const exported = [{ code: 0, msg: '操作成功', ts: 1764400000000, data: seed.nodes }, seed.tunnel];
   await page.fill('#doc', JSON.stringify(exported, null, 2));
-  await page.waitForTimeout(50);
   const note = await page.locator('#banner').innerText();
   check(/panel export/.test(note), 'the export is recognised', note);
   check((await page.locator('#nodes .node').count()) === 5, 'the export plans to five nodes');
@@ -282,9 +292,7 @@ try {
   const examples = await page.locator('#example option').evaluateAll((os) => os.map((o) => o.value));
   const timing = {};
   for (const ex of examples) {
-    await page.selectOption('#example', ex);
-    await page.waitForFunction((n) => document.querySelector('#doc').value.length > 100 && window.hopPreview.state.mode === 'input', ex);
-    await page.waitForTimeout(50);
+    await selectExample(ex);
     const base = await page.inputValue('#doc');
     const errs = await page.locator('#banner.error').count();
     check(errs === 0, `${ex}: plans without error`, await page.locator('#banner').innerText());
@@ -323,14 +331,12 @@ try {
     }
   }
   fs.writeFileSync(path.join(outDir, 'timing.json'), JSON.stringify(timing, null, 2) + '\n');
-  await page.selectOption('#example', 'two-remote-hops-kcp-v6');
-  await page.waitForTimeout(50);
+  await selectExample('two-remote-hops-kcp-v6');
   await shot('05-kcp-v6.png');
 
   // 7. 中文.
   log('中文');
-  await page.selectOption('#example', 'seed-federated-middle');
-  await page.waitForTimeout(50);
+  await selectExample('seed-federated-middle');
   await page.click('#lang');
   check((await page.locator('#tab-input').innerText()) === '输入', 'tab label translated (输入)');
   check((await page.locator('#f-title').innerText()).startsWith('检查结果'), 'findings title translated (检查结果)');
