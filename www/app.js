@@ -200,7 +200,8 @@ function renderTiming() {
   if (!tm) return;
   const f = (x) => x.toFixed(2);
   $('timing').textContent =
-    `${t('update')} ${f(tm.total)} ms · ${t('planCheck')} ${f(tm.plan)} · ${t('twins')} ${f(tm.twins)} · ${t('sim')} ${f(tm.sim)} · ${t('render')} ${f(tm.render)}`;
+    `${t('update')} ${f(tm.total)} ms · ${t('planCheck')} ${f(tm.plan)} · ${t('twins')} ${f(tm.twins)} · ${t('sim')} ${f(tm.sim)} · ${t('render')} ${f(tm.render)}` +
+    (window.hopPreview.timings.length === 1 ? ` (${t('coldStart')})` : '');
   $('timing').dataset.total = tm.total.toFixed(3);
 }
 
