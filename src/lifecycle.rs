@@ -850,12 +850,10 @@ impl Replay {
                 failed = true;
                 continue;
             }
-            let timed_out = timeouts.iter().enumerate().any(|(ti, spec)| {
-                let mut f = to_first[ti];
-                let hit = selects(spec, k, cmd, &mut f);
-                to_first[ti] = f;
-                hit
-            });
+            let timed_out = timeouts
+                .iter()
+                .zip(to_first.iter_mut())
+                .any(|(spec, first)| selects(spec, k, cmd, first));
             if timed_out {
                 self.nodes
                     .entry(node)
@@ -1192,9 +1190,11 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
     let mut findings = std::mem::take(&mut r.findings);
     sort_findings(&mut findings);
     findings.dedup();
+    // Configs pasted by the caller may carry auth blocks or tokens: the
+    // report echoes deployed configs, so it goes out redacted.
     Ok(LifecycleReport {
-        state: r.state(),
-        log: r.log,
+        state: crate::redact::redact(&r.state()),
+        log: r.log.iter().map(crate::redact::redact).collect(),
         findings,
     })
 }
