@@ -3,7 +3,8 @@
 
 use crate::address::process_server_address;
 use crate::coerce::{default_string, equal_fold_ascii, lower_equals};
-use crate::plan::{ChainConfig, Handler, HopConfig, MetaValue, Metadata, NodeConfig, Plugin, Selector, ServiceConfig};
+use crate::plan::{ChainConfig, Handler, HopConfig, MetaMap, MetaValue, Metadata, NodeConfig, Plugin, Selector, ServiceConfig, Shared};
+use std::sync::OnceLock;
 
 /// `failTimeout` of every selector the server writes: 10 minutes in nanoseconds.
 pub const FAIL_TIMEOUT_NS: i64 = 600_000_000_000;
@@ -30,7 +31,7 @@ pub fn runtime_strategy(strategy: &str) -> String {
 }
 
 /// How much mux metadata a builder writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Flavor {
     /// The panel's own builder: frame and buffer sizes included.
     Local,
@@ -38,50 +39,75 @@ pub enum Flavor {
     Federated,
 }
 
-/// Connector or handler metadata for a peer speaking `protocol`.
+/// Connector or handler metadata for a peer speaking `protocol`. The blocks
+/// are fixed per (protocol family, flavor), so each is built once and shared.
 pub fn mux_metadata(protocol: &str, flavor: Flavor) -> Option<Metadata> {
-    let mut m = Metadata::new();
+    static MUX_FEDERATED: OnceLock<Metadata> = OnceLock::new();
+    static MUX_LOCAL: OnceLock<Metadata> = OnceLock::new();
+    static KCP_FEDERATED: OnceLock<Metadata> = OnceLock::new();
+    static KCP_LOCAL: OnceLock<Metadata> = OnceLock::new();
+    let kcp = if is_mux_protocol(protocol) {
+        false
+    } else if is_kcp_protocol(protocol) {
+        true
+    } else {
+        return None;
+    };
     let local = flavor == Flavor::Local;
-    if is_mux_protocol(protocol) {
+    let slot = match (kcp, local) {
+        (false, false) => &MUX_FEDERATED,
+        (false, true) => &MUX_LOCAL,
+        (true, false) => &KCP_FEDERATED,
+        (true, true) => &KCP_LOCAL,
+    };
+    Some(slot.get_or_init(|| build_mux_metadata(kcp, local)).clone())
+}
+
+fn build_mux_metadata(kcp: bool, local: bool) -> Metadata {
+    let mut m = MetaMap::new();
+    if !kcp {
         m.insert("nodelay".into(), MetaValue::Bool(true));
         insert_keepalives(&mut m);
-    } else if is_kcp_protocol(protocol) {
+    } else {
         m.insert("connectTimeout".into(), MetaValue::Str("30s".into()));
         if local {
             insert_keepalives(&mut m);
         }
-    } else {
-        return None;
     }
     if local {
         m.insert("mux.maxFrameSize".into(), MetaValue::Int(32768));
         m.insert("mux.maxStreamBuffer".into(), MetaValue::Int(2_097_152));
     }
-    Some(m)
+    m.into()
 }
 
-fn insert_keepalives(m: &mut Metadata) {
+fn insert_keepalives(m: &mut MetaMap) {
     m.insert("mux.keepaliveInterval".into(), MetaValue::Str("15s".into()));
     m.insert("mux.keepaliveTimeout".into(), MetaValue::Str("45s".into()));
 }
 
-/// The KCP tuning block carried by kcp dialers and listeners.
+/// The KCP tuning block carried by kcp dialers and listeners (built once).
 pub fn kcp_tuning() -> Metadata {
-    let mut m = Metadata::new();
-    m.insert("kcp.keepalive".into(), MetaValue::Int(10));
-    m.insert("kcp.tcp".into(), MetaValue::Bool(false));
-    m.insert("kcp.mode".into(), MetaValue::Str("fast3".into()));
-    m.insert("kcp.sndwnd".into(), MetaValue::Int(4096));
-    m.insert("kcp.rcvwnd".into(), MetaValue::Int(4096));
-    m.insert("kcp.mtu".into(), MetaValue::Int(1350));
-    m.insert("kcp.sockbuf".into(), MetaValue::Int(4_194_304));
-    m.insert("kcp.smuxbuf".into(), MetaValue::Int(4_194_304));
-    m.insert("kcp.streambuf".into(), MetaValue::Int(2_097_152));
-    m.insert("kcp.datashard".into(), MetaValue::Int(10));
-    m.insert("kcp.parityshard".into(), MetaValue::Int(3));
-    m.insert("kcp.nocomp".into(), MetaValue::Bool(true));
-    m.insert("kcp.nc".into(), MetaValue::Int(1));
-    m
+    static BLOCK: OnceLock<Metadata> = OnceLock::new();
+    BLOCK
+        .get_or_init(|| {
+            let mut m = MetaMap::new();
+            m.insert("kcp.keepalive".into(), MetaValue::Int(10));
+            m.insert("kcp.tcp".into(), MetaValue::Bool(false));
+            m.insert("kcp.mode".into(), MetaValue::Str("fast3".into()));
+            m.insert("kcp.sndwnd".into(), MetaValue::Int(4096));
+            m.insert("kcp.rcvwnd".into(), MetaValue::Int(4096));
+            m.insert("kcp.mtu".into(), MetaValue::Int(1350));
+            m.insert("kcp.sockbuf".into(), MetaValue::Int(4_194_304));
+            m.insert("kcp.smuxbuf".into(), MetaValue::Int(4_194_304));
+            m.insert("kcp.streambuf".into(), MetaValue::Int(2_097_152));
+            m.insert("kcp.datashard".into(), MetaValue::Int(10));
+            m.insert("kcp.parityshard".into(), MetaValue::Int(3));
+            m.insert("kcp.nocomp".into(), MetaValue::Bool(true));
+            m.insert("kcp.nc".into(), MetaValue::Int(1));
+            m.into()
+        })
+        .clone()
 }
 
 /// A dialer or listener of type `protocol` (kept as written).
@@ -109,6 +135,11 @@ pub fn chain(
     interface: &str,
     flavor: Flavor,
 ) -> ChainConfig {
+    chain_with_nodes(chain_name, hop_name, strategy, chain_nodes(targets, flavor), interface)
+}
+
+/// The nodes of a one-hop chain toward `targets`, named `node_1`, `node_2`, ...
+pub fn chain_nodes(targets: &[ChainTarget], flavor: Flavor) -> Shared<Vec<NodeConfig>> {
     let nodes = targets
         .iter()
         .enumerate()
@@ -119,6 +150,11 @@ pub fn chain(
             dialer: transport(&t.protocol),
         })
         .collect();
+    Shared::new(nodes)
+}
+
+/// A one-hop chain over nodes built by [`chain_nodes`] (possibly shared).
+pub fn chain_with_nodes(chain_name: String, hop_name: String, strategy: String, nodes: Shared<Vec<NodeConfig>>, interface: &str) -> ChainConfig {
     ChainConfig {
         name: chain_name,
         hops: vec![HopConfig {
@@ -147,9 +183,9 @@ pub struct ServiceSpec<'a> {
 pub fn service(spec: ServiceSpec<'_>) -> ServiceConfig {
     let retries = if spec.chain.is_some() && spec.candidates > 1 { Some(spec.candidates as i64 - 1) } else { None };
     let metadata = spec.interface.filter(|i| !i.trim().is_empty()).map(|i| {
-        let mut m = Metadata::new();
+        let mut m = MetaMap::new();
         m.insert("interface".into(), MetaValue::Str(i.to_string()));
-        m
+        Metadata::from(m)
     });
     ServiceConfig {
         name: spec.name,

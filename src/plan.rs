@@ -103,7 +103,47 @@ pub struct HopConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interface: Option<String>,
     pub selector: Selector,
-    pub nodes: Vec<NodeConfig>,
+    pub nodes: Shared<Vec<NodeConfig>>,
+}
+
+/// A value several places of a plan hold at once (every node of a hop dials
+/// the same next-hop nodes): built once, and serialized to JSON text once; the
+/// text is copied into every place it appears.
+#[derive(Debug, Clone)]
+pub struct Shared<T>(pub std::sync::Arc<SharedInner<T>>);
+
+#[derive(Debug)]
+pub struct SharedInner<T> {
+    value: T,
+    text: std::sync::OnceLock<Option<Box<serde_json::value::RawValue>>>,
+}
+
+impl<T> Shared<T> {
+    pub fn new(value: T) -> Self {
+        Shared(std::sync::Arc::new(SharedInner { value, text: std::sync::OnceLock::new() }))
+    }
+}
+
+impl<T: PartialEq> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.value == other.0.value
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0.value
+    }
+}
+
+impl<T: Serialize> Serialize for Shared<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0.text.get_or_init(|| serde_json::value::to_raw_value(&self.0.value).ok()) {
+            Some(raw) => raw.serialize(serializer),
+            None => self.0.value.serialize(serializer),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -132,7 +172,32 @@ pub struct Plugin {
     pub metadata: Option<Metadata>,
 }
 
-pub type Metadata = BTreeMap<String, MetaValue>;
+/// The key/value pairs of one metadata block.
+pub type MetaMap = BTreeMap<String, MetaValue>;
+
+/// A metadata block, shared: the planner hands the same block (for example
+/// the mux settings of every tls connector) to every place it appears instead
+/// of building one map per node. Serializes as the map itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metadata(pub std::sync::Arc<MetaMap>);
+
+impl Metadata {
+    pub fn get(&self, key: &str) -> Option<&MetaValue> {
+        self.0.get(key)
+    }
+}
+
+impl From<MetaMap> for Metadata {
+    fn from(m: MetaMap) -> Self {
+        Metadata(std::sync::Arc::new(m))
+    }
+}
+
+impl Serialize for Metadata {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]

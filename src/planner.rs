@@ -12,6 +12,7 @@ use crate::coerce::{any_slice, default_string, go_int, go_string, map_slice};
 use crate::model::{node_table, FederationInfo, NodeRecord, Role, TunnelNode};
 use crate::plan::{Apply, Command, CommandData, FederationStep, Plan, PlanError, PlanNode, Reserve, Target};
 use serde_json::Value;
+use crate::plan::{NodeConfig, Shared};
 use std::collections::{HashMap, HashSet};
 
 /// A server rejection before it is turned into a [`PlanError`].
@@ -308,6 +309,7 @@ fn next_targets(state: &TunnelState, hop_index: usize) -> &[TunnelNode] {
 /// first; fixes the ports the local chains dial.
 fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Result<Vec<FederationStep>> {
     let mut steps = Vec::new();
+    let mut memo = ChainMemo::default();
     for i in 0..state.exits.len() {
         let Some(exit) = state.exits.get(i).cloned() else { continue };
         let rec = node(state, exit.node_id)?.clone();
@@ -365,16 +367,15 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
             }
 
             let next = next_targets(state, h);
-            let targets = chain_targets(state, &rec, next)?;
+            let (targets, nodes) = memo.get(state, &rec, h + 1, Flavor::Federated)?;
             let strategy = targets_strategy(&hop_node.strategy, next);
             let chain_name = format!("fed_chain_{}", fed.runtime_id);
-            let chain = builders::chain(
+            let chain = builders::chain_with_nodes(
                 chain_name.clone(),
                 format!("hop_{}", fed.runtime_id),
                 builders::runtime_strategy(&strategy),
-                &targets,
+                nodes,
                 &fed.interface_name,
-                Flavor::Federated,
             );
             let service = builders::service(ServiceSpec {
                 name: format!("fed_svc_{}", fed.runtime_id),
@@ -424,10 +425,11 @@ fn apply_local(state: &TunnelState) -> Result<Vec<Command>> {
     if state.kind != 2 {
         return Ok(out);
     }
+    let mut memo = ChainMemo::default();
     let first_targets: &[TunnelNode] = state.hops.first().map(Vec::as_slice).unwrap_or(&state.exits);
     for entry in &state.entries {
         let from = node(state, entry.node_id)?;
-        out.push(Command { node_id: entry.node_id, command: "AddChains".into(), data: CommandData::Chain(local_chain(state, from, first_targets)?) });
+        out.push(Command { node_id: entry.node_id, command: "AddChains".into(), data: CommandData::Chain(local_chain(state, &mut memo, from, 0, first_targets)?) });
     }
     for (h, hop) in state.hops.iter().enumerate() {
         let next = next_targets(state, h);
@@ -436,7 +438,7 @@ fn apply_local(state: &TunnelState) -> Result<Vec<Command>> {
             if rec.is_remote || rec.status != 1 {
                 continue;
             }
-            out.push(Command { node_id: hop_node.node_id, command: "AddChains".into(), data: CommandData::Chain(local_chain(state, rec, next)?) });
+            out.push(Command { node_id: hop_node.node_id, command: "AddChains".into(), data: CommandData::Chain(local_chain(state, &mut memo, rec, h + 1, next)?) });
             out.push(Command {
                 node_id: hop_node.node_id,
                 command: "AddService".into(),
@@ -454,20 +456,19 @@ fn apply_local(state: &TunnelState) -> Result<Vec<Command>> {
     Ok(out)
 }
 
-fn local_chain(state: &TunnelState, from: &NodeRecord, targets: &[TunnelNode]) -> Result<crate::plan::ChainConfig> {
-    let chain_targets = chain_targets(state, from, targets)?;
+fn local_chain(
+    state: &TunnelState,
+    memo: &mut ChainMemo,
+    from: &NodeRecord,
+    target_hop: usize,
+    targets: &[TunnelNode],
+) -> Result<crate::plan::ChainConfig> {
+    let (_, nodes) = memo.get(state, from, target_hop, Flavor::Local)?;
     let strategy = match targets.first() {
         Some(t) => builders::runtime_strategy(&default_string(t.strategy.trim(), "round")),
         None => "round".to_string(),
     };
-    Ok(builders::chain(
-        format!("chains_{}", state.id),
-        format!("hop_{}", state.id),
-        strategy,
-        &chain_targets,
-        &from.interface_name,
-        Flavor::Local,
-    ))
+    Ok(builders::chain_with_nodes(format!("chains_{}", state.id), format!("hop_{}", state.id), strategy, nodes, &from.interface_name))
 }
 
 fn local_service(state: &TunnelState, n: &TunnelNode, rec: &NodeRecord, candidates: usize) -> crate::plan::ServiceConfig {
@@ -525,5 +526,32 @@ fn dialed_host(host: &str, port: i64) -> String {
     match addr.strip_suffix(&suffix) {
         Some(h) => h.to_string(),
         None => addr,
+    }
+}
+
+/// Chain targets and chain nodes toward one hop, per sender address family and
+/// builder flavor. The hosts a node dials depend only on which IP families it
+/// has, so every node of a hop (usually) shares one node list: a plan grows
+/// with the square of hop width, but holds only one list per hop and family.
+/// The targets toward one hop and the chain nodes that dial them.
+type ChainLists = (std::rc::Rc<Vec<ChainTarget>>, Shared<Vec<NodeConfig>>);
+
+#[derive(Default)]
+struct ChainMemo {
+    lists: HashMap<(usize, bool, bool, Flavor), ChainLists>,
+}
+
+impl ChainMemo {
+    /// `target_hop`: index into the hops, `hops.len()` for the exits.
+    fn get(&mut self, state: &TunnelState, from: &NodeRecord, target_hop: usize, flavor: Flavor) -> Result<ChainLists> {
+        let key = (target_hop, from.supports_v4(), from.supports_v6(), flavor);
+        if let Some((t, n)) = self.lists.get(&key) {
+            return Ok((t.clone(), n.clone()));
+        }
+        let targets_of = state.hops.get(target_hop).map(Vec::as_slice).unwrap_or(&state.exits);
+        let targets = std::rc::Rc::new(chain_targets(state, from, targets_of)?);
+        let nodes = builders::chain_nodes(&targets, flavor);
+        self.lists.insert(key, (targets.clone(), nodes.clone()));
+        Ok((targets, nodes))
     }
 }

@@ -11,10 +11,15 @@ use serde_json::Value;
 /// The chain a service's handler names, among the chains the same node gets
 /// in the same command list.
 pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &str) -> Option<&'d Chn<'a>> {
-    doc.chains
-        .iter()
-        .rev() // a later UpdateChains replaces an earlier AddChains
-        .find(|c| c.group == svc.group && c.node_id == svc.node_id && c.name == name)
+    let index = doc.chain_index.get_or_init(|| {
+        let mut index = super::model::ChainIndex::new();
+        for (i, c) in doc.chains.iter().enumerate() {
+            // a later UpdateChains replaces an earlier AddChains: the last one wins
+            index.entry((c.group, c.node_id)).or_default().insert(c.name.clone(), i);
+        }
+        index
+    });
+    index.get(&(svc.group, svc.node_id))?.get(name).and_then(|&i| doc.chains.get(i))
 }
 
 /// Number of nodes in a chain's first hop (`None` when it has no hop).

@@ -6,6 +6,7 @@
 use super::model::{Doc, Svc};
 use super::rules::Sink;
 use super::util::{addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port};
+use std::collections::HashMap;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -62,6 +63,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             })
         })
         .collect();
+    let index = Index::new(doc, &listeners);
     for chain in &doc.chains {
         let Some(hops) = get_arr(chain.obj, "hops") else {
             continue;
@@ -81,7 +83,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                 };
                 link(
                     doc,
-                    &listeners,
+                    &index,
                     chain.node_id,
                     node,
                     &node_path,
@@ -98,7 +100,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
 #[allow(clippy::too_many_arguments)]
 fn link(
     doc: &Doc<'_>,
-    listeners: &[Listener<'_, '_>],
+    index: &Index<'_, '_, '_>,
     from: Option<i64>,
     node: &Map<String, Value>,
     node_path: &str,
@@ -107,19 +109,17 @@ fn link(
     port: i64,
     sink: &mut Sink,
 ) {
-    let candidates: Vec<&Listener> = match &doc.table {
-        Some(table) => {
-            let owners: Vec<i64> = table
-                .iter()
-                .filter(|n| n.hosts.iter().any(|h| h == host))
-                .map(|n| n.node_id)
-                .collect();
+    let on_port: &[&Listener] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
+    let candidates: Vec<&Listener> = match &index.owners {
+        Some(owners_by_host) => {
+            let owners: &[i64] = owners_by_host.get(host).map(Vec::as_slice).unwrap_or(&[]);
             if owners.is_empty() {
                 return; // not a tunnel node: outside this plan
             }
-            let found: Vec<&Listener> = listeners
+            let found: Vec<&Listener> = on_port
                 .iter()
-                .filter(|l| l.port == port && l.svc.node_id.is_some_and(|id| owners.contains(&id)))
+                .copied()
+                .filter(|l| l.svc.node_id.is_some_and(|id| owners.contains(&id)))
                 .collect();
             if found.is_empty() {
                 let ids = owners.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
@@ -141,7 +141,7 @@ fn link(
             found
         }
         None => {
-            let found: Vec<&Listener> = listeners.iter().filter(|l| l.port == port).collect();
+            let found: Vec<&Listener> = on_port.to_vec();
             if found.is_empty() && !doc.whole_plan {
                 return; // a command list may leave out the node it dials
             }
@@ -224,5 +224,34 @@ fn link(
                 addr, target.svc.path, keys
             ),
         );
+    }
+}
+
+/// What `link` looks up for every chain node, built once per document: the
+/// listeners on each port (document order kept) and, for a plan, the tunnel
+/// nodes that own each host. Keeps the rule linear in the number of chain nodes.
+struct Index<'l, 'd, 'a> {
+    by_port: HashMap<i64, Vec<&'l Listener<'d, 'a>>>,
+    owners: Option<HashMap<&'d str, Vec<i64>>>,
+}
+
+impl<'l, 'd, 'a> Index<'l, 'd, 'a> {
+    fn new(doc: &'d Doc<'a>, listeners: &'l [Listener<'d, 'a>]) -> Self {
+        let mut by_port: HashMap<i64, Vec<&Listener>> = HashMap::new();
+        for l in listeners {
+            by_port.entry(l.port).or_default().push(l);
+        }
+        let owners = doc.table.as_ref().map(|table| {
+            let mut m: HashMap<&str, Vec<i64>> = HashMap::new();
+            for n in table {
+                for (i, h) in n.hosts.iter().enumerate() {
+                    if !n.hosts.iter().take(i).any(|prev| prev == h) {
+                        m.entry(h.as_str()).or_default().push(n.node_id);
+                    }
+                }
+            }
+            m
+        });
+        Index { by_port, owners }
     }
 }

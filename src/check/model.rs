@@ -47,7 +47,13 @@ pub(crate) struct Doc<'a> {
     /// A whole plan: every node it dials is deployed by it, so a dialed port
     /// nobody listens on is dangling (a bare command list may be partial).
     pub whole_plan: bool,
+    /// (group, node) -> chain name -> index of the last such chain in
+    /// `chains`, built on first use: name lookups stay O(1) on big configs.
+    pub chain_index: std::cell::OnceCell<ChainIndex>,
 }
+
+/// (group, node) -> chain name -> index into `Doc::chains`.
+pub(crate) type ChainIndex = std::collections::HashMap<(usize, Option<i64>), std::collections::HashMap<String, usize>>;
 
 fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);

@@ -22,15 +22,15 @@ type Meta = Vec<(String, Value)>;
 
 /// Metadata from the builders, as the checker compares it: sorted pairs.
 fn as_meta(m: Option<crate::plan::Metadata>) -> Meta {
-    m.unwrap_or_default()
-        .into_iter()
+    let Some(m) = m else { return Meta::new() };
+    m.0.iter()
         .map(|(k, v)| {
             let v = match v {
-                crate::plan::MetaValue::Bool(b) => Value::Bool(b),
-                crate::plan::MetaValue::Int(i) => Value::from(i),
-                crate::plan::MetaValue::Str(s) => Value::from(s),
+                crate::plan::MetaValue::Bool(b) => Value::Bool(*b),
+                crate::plan::MetaValue::Int(i) => Value::from(*i),
+                crate::plan::MetaValue::Str(s) => Value::from(s.as_str()),
             };
-            (k, v)
+            (k.clone(), v)
         })
         .collect()
 }

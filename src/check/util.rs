@@ -7,13 +7,28 @@ use serde_json::{Map, Value};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Appends one reference token to a JSON Pointer.
+/// One allocation in the usual case (a token without `~` or `/`): the
+/// checker builds a path for every value it walks.
 pub fn join(base: &str, token: &str) -> String {
-    format!("{}/{}", base, pointer_token(token))
+    let mut out = String::with_capacity(base.len() + 1 + token.len());
+    out.push_str(base);
+    out.push('/');
+    if token.contains(['~', '/']) {
+        out.push_str(&pointer_token(token));
+    } else {
+        out.push_str(token);
+    }
+    out
 }
 
 /// Appends an array index to a JSON Pointer.
 pub fn join_i(base: &str, index: usize) -> String {
-    format!("{}/{}", base, index)
+    use std::fmt::Write;
+    let mut out = String::with_capacity(base.len() + 8);
+    out.push_str(base);
+    out.push('/');
+    let _ = write!(out, "{}", index);
+    out
 }
 
 /// A field of a JSON object looked up the way Go's `encoding/json` matches
