@@ -1,0 +1,473 @@
+//! AC rules: would the agent accept it. Walks service and chain configs the
+//! way Go's `encoding/json` decodes them into GOST's config structs
+//! (`go-gost/x/config/config.go`): unknown keys are ignored, field names match
+//! case-insensitively, a wrong JSON type for a typed field fails the command.
+
+use super::rules::Sink;
+use super::util::{dial_addr_problem, join, json_type, listen_addr_problem, parse_go_duration, reason_zh};
+use serde_json::{Map, Value};
+
+/// The Go type a config field decodes into.
+#[derive(Clone, Copy)]
+pub(crate) enum Ty {
+    Str,
+    Int,
+    /// `time.Duration` (int64 nanoseconds).
+    Dur,
+    /// `map[string]any`.
+    Map,
+    /// A struct pointer with these fields (unlisted keys are ignored).
+    Obj(&'static [Field]),
+    /// A slice.
+    Arr(&'static Ty),
+    /// A string that is a service listen address (AC005).
+    ListenAddr,
+    /// A string that is a dial address (AC006).
+    DialAddr,
+    /// A selector strategy string (AC004).
+    Strategy,
+}
+
+pub(crate) struct Field(&'static str, Ty);
+
+/// Where a config is decoded: services get the agent's duration step for
+/// `selector.failTimeout` strings, chains do not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Service,
+    Chain,
+}
+
+const STRS: Ty = Ty::Arr(&Ty::Str);
+const ANY_OBJ: Ty = Ty::Obj(&[]);
+
+static SOCKOPTS: &[Field] = &[Field("mark", Ty::Int)];
+static SELECTOR: &[Field] = &[
+    Field("strategy", Ty::Strategy),
+    Field("maxFails", Ty::Int),
+    Field("failTimeout", Ty::Dur),
+];
+static CHAIN_GROUP: &[Field] = &[Field("chains", STRS), Field("selector", Ty::Obj(SELECTOR))];
+static PLUGIN: &[Field] = &[
+    Field("type", Ty::Str),
+    Field("auth", ANY_OBJ),
+    Field("tls", ANY_OBJ),
+    Field("metadata", Ty::Map),
+];
+static HANDLER: &[Field] = &[
+    Field("type", Ty::Str),
+    Field("retries", Ty::Int),
+    Field("chain", Ty::Str),
+    Field("chainGroup", Ty::Obj(CHAIN_GROUP)),
+    Field("auther", Ty::Str),
+    Field("authers", STRS),
+    Field("auth", ANY_OBJ),
+    Field("tls", ANY_OBJ),
+    Field("limiter", Ty::Str),
+    Field("observer", Ty::Str),
+    Field("metadata", Ty::Map),
+];
+static LISTENER: &[Field] = &[
+    Field("type", Ty::Str),
+    Field("chain", Ty::Str),
+    Field("chainGroup", Ty::Obj(CHAIN_GROUP)),
+    Field("auther", Ty::Str),
+    Field("authers", STRS),
+    Field("auth", ANY_OBJ),
+    Field("tls", ANY_OBJ),
+    Field("metadata", Ty::Map),
+];
+static FORWARD_NODE: &[Field] = &[
+    Field("name", Ty::Str),
+    Field("addr", Ty::DialAddr),
+    Field("network", Ty::Str),
+    Field("bypass", Ty::Str),
+    Field("bypasses", STRS),
+    Field("protocol", Ty::Str),
+    Field("host", Ty::Str),
+    Field("path", Ty::Str),
+    Field("filter", ANY_OBJ),
+    Field("matcher", ANY_OBJ),
+    Field("auth", ANY_OBJ),
+    Field("http", ANY_OBJ),
+    Field("tls", ANY_OBJ),
+    Field("metadata", Ty::Map),
+];
+static FORWARDER: &[Field] = &[
+    Field("name", Ty::Str),
+    Field("hop", Ty::Str),
+    Field("selector", Ty::Obj(SELECTOR)),
+    Field("nodes", Ty::Arr(&Ty::Obj(FORWARD_NODE))),
+];
+pub(crate) static SERVICE: &[Field] = &[
+    Field("name", Ty::Str),
+    Field("addr", Ty::ListenAddr),
+    Field("interface", Ty::Str),
+    Field("sockopts", Ty::Obj(SOCKOPTS)),
+    Field("admission", Ty::Str),
+    Field("admissions", STRS),
+    Field("bypass", Ty::Str),
+    Field("bypasses", STRS),
+    Field("resolver", Ty::Str),
+    Field("hosts", Ty::Str),
+    Field("limiter", Ty::Str),
+    Field("climiter", Ty::Str),
+    Field("rlimiter", Ty::Str),
+    Field("logger", Ty::Str),
+    Field("loggers", STRS),
+    Field("observer", Ty::Str),
+    Field("recorders", Ty::Arr(&ANY_OBJ)),
+    Field("handler", Ty::Obj(HANDLER)),
+    Field("listener", Ty::Obj(LISTENER)),
+    Field("forwarder", Ty::Obj(FORWARDER)),
+    Field("metadata", Ty::Map),
+    Field("status", ANY_OBJ),
+];
+static NODE: &[Field] = &[
+    Field("name", Ty::Str),
+    Field("addr", Ty::DialAddr),
+    Field("network", Ty::Str),
+    Field("bypass", Ty::Str),
+    Field("bypasses", STRS),
+    Field("resolver", Ty::Str),
+    Field("hosts", Ty::Str),
+    Field("connector", Ty::Obj(PLUGIN)),
+    Field("dialer", Ty::Obj(PLUGIN)),
+    Field("interface", Ty::Str),
+    Field("netns", Ty::Str),
+    Field("sockopts", Ty::Obj(SOCKOPTS)),
+    Field("filter", ANY_OBJ),
+    Field("matcher", ANY_OBJ),
+    Field("http", ANY_OBJ),
+    Field("tls", ANY_OBJ),
+    Field("metadata", Ty::Map),
+];
+static HOP: &[Field] = &[
+    Field("name", Ty::Str),
+    Field("interface", Ty::Str),
+    Field("sockopts", Ty::Obj(SOCKOPTS)),
+    Field("selector", Ty::Obj(SELECTOR)),
+    Field("bypass", Ty::Str),
+    Field("bypasses", STRS),
+    Field("resolver", Ty::Str),
+    Field("hosts", Ty::Str),
+    Field("nodes", Ty::Arr(&Ty::Obj(NODE))),
+    Field("reload", Ty::Dur),
+    Field("file", ANY_OBJ),
+    Field("redis", ANY_OBJ),
+    Field("http", ANY_OBJ),
+    Field("plugin", ANY_OBJ),
+    Field("metadata", Ty::Map),
+];
+pub(crate) static CHAIN: &[Field] = &[
+    Field("name", Ty::Str),
+    Field("hops", Ty::Arr(&Ty::Obj(HOP))),
+    Field("metadata", Ty::Map),
+];
+
+/// Strategies the agent's selector parser knows (matched case-sensitively).
+pub(crate) const KNOWN_STRATEGIES: &[&str] = &["round", "rr", "rand", "random", "fifo", "ha", "hash"];
+
+pub(crate) struct Decoder<'s> {
+    pub sink: &'s mut Sink,
+    pub node_id: Option<i64>,
+    pub mode: Mode,
+}
+
+fn expected(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Str | Ty::ListenAddr | Ty::DialAddr | Ty::Strategy => "a string",
+        Ty::Int => "an integer",
+        Ty::Dur => "an integer (nanoseconds)",
+        Ty::Map | Ty::Obj(_) => "an object",
+        Ty::Arr(_) => "an array",
+    }
+}
+
+fn expected_zh(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Str | Ty::ListenAddr | Ty::DialAddr | Ty::Strategy => "字符串",
+        Ty::Int => "整数",
+        Ty::Dur => "整数（纳秒）",
+        Ty::Map | Ty::Obj(_) => "对象",
+        Ty::Arr(_) => "数组",
+    }
+}
+
+impl Decoder<'_> {
+    fn type_error(&mut self, ty: Ty, v: &Value, path: &str, what: &str) {
+        self.sink.add(
+            "AC001",
+            self.node_id,
+            path,
+            format!(
+                "`{}` must be {} for the agent's decoder, but it is {}: the command is rejected",
+                what,
+                expected(ty),
+                json_type(v)
+            ),
+            format!(
+                "`{}` 必须是{}，实际是 {}：节点解码失败，命令被拒绝",
+                what,
+                expected_zh(ty),
+                super::util::json_type_zh(v)
+            ),
+        );
+    }
+
+    /// Decodes `v` as `ty`. `key` is the JSON key it sits under and
+    /// `parent_key` the key of its enclosing object (for the duration step).
+    pub fn value(&mut self, ty: Ty, v: &Value, path: &str, key: &str, parent_key: &str) {
+        if v.is_null() {
+            return; // Go leaves the zero value
+        }
+        match ty {
+            Ty::Str => {
+                if !v.is_string() {
+                    self.type_error(ty, v, path, key);
+                }
+            }
+            Ty::Strategy => match v.as_str() {
+                None => self.type_error(ty, v, path, key),
+                Some(s) => {
+                    if !s.is_empty() && !KNOWN_STRATEGIES.contains(&s) {
+                        self.sink.add(
+                            "AC004",
+                            self.node_id,
+                            path,
+                            format!(
+                                "strategy {:?} is unknown to the agent (known, case-sensitive: {}); it silently becomes round robin",
+                                s,
+                                KNOWN_STRATEGIES.join(", ")
+                            ),
+                            format!(
+                                "节点不认识策略 {:?}（区分大小写，可用：{}），会静默改用轮询（round）",
+                                s,
+                                KNOWN_STRATEGIES.join(", ")
+                            ),
+                        );
+                    }
+                }
+            },
+            Ty::ListenAddr => match v.as_str() {
+                None => self.type_error(ty, v, path, key),
+                Some(s) => {
+                    if let Some(why) = listen_addr_problem(s) {
+                        self.sink.add(
+                            "AC005",
+                            self.node_id,
+                            path,
+                            format!("the agent cannot listen on {:?}: {}", s, why),
+                            format!("节点无法监听地址 {:?}：{}", s, reason_zh(&why)),
+                        );
+                    }
+                }
+            },
+            Ty::DialAddr => match v.as_str() {
+                None => self.type_error(ty, v, path, key),
+                Some(s) => {
+                    if let Some(why) = dial_addr_problem(s) {
+                        self.sink.add(
+                            "AC006",
+                            self.node_id,
+                            path,
+                            format!("chain node addr {:?} is not a dialable host:port: {}", s, why),
+                            format!("链路节点地址 {:?} 不是可拨号的 host:port：{}", s, reason_zh(&why)),
+                        );
+                    }
+                }
+            },
+            Ty::Int => {
+                if v.as_i64().is_none() {
+                    self.type_error(ty, v, path, key);
+                }
+            }
+            Ty::Dur => self.duration(v, path, key, parent_key),
+            Ty::Map => {
+                if !v.is_object() {
+                    self.type_error(ty, v, path, key);
+                }
+            }
+            Ty::Obj(fields) => match v.as_object() {
+                None => self.type_error(ty, v, path, key),
+                Some(obj) => self.object(fields, obj, path, key),
+            },
+            Ty::Arr(elem) => match v.as_array() {
+                None => self.type_error(ty, v, path, key),
+                Some(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let p = format!("{}/{}", path, i);
+                        self.value(*elem, item, &p, key, parent_key);
+                    }
+                }
+            },
+        }
+    }
+
+    fn duration(&mut self, v: &Value, path: &str, key: &str, parent_key: &str) {
+        if v.as_i64().is_some() {
+            return;
+        }
+        let Some(s) = v.as_str() else {
+            self.type_error(Ty::Dur, v, path, key);
+            return;
+        };
+        let is_fail_timeout = key == "failTimeout" && parent_key == "selector";
+        match (self.mode, is_fail_timeout) {
+            (Mode::Service, true) => self.service_duration(s, path),
+            (Mode::Chain, _) if key.eq_ignore_ascii_case("failTimeout") => {
+                let ns = parse_go_duration(s)
+                    .map(|n| format!("; use the integer {} (nanoseconds)", n))
+                    .unwrap_or_default();
+                let ns_zh = parse_go_duration(s)
+                    .map(|n| format!("；请改用整数 {}（纳秒）", n))
+                    .unwrap_or_default();
+                self.sink.add(
+                    "AC002",
+                    self.node_id,
+                    path,
+                    format!(
+                        "chain selector failTimeout is the string {:?}: AddChains has no duration step, so the agent rejects the chain{}",
+                        s, ns
+                    ),
+                    format!("链路选择器 failTimeout 是字符串 {:?}：AddChains 不做时长转换，节点会拒绝该链路{}", s, ns_zh),
+                );
+            }
+            _ => self.type_error(Ty::Dur, v, path, key),
+        }
+    }
+
+    fn service_duration(&mut self, s: &str, path: &str) {
+        if parse_go_duration(s).is_none() {
+            self.sink.add(
+                "AC003",
+                self.node_id,
+                path,
+                format!(
+                    "failTimeout {:?} is not a Go duration (e.g. \"600s\", \"1m30s\"): the agent cannot convert it and rejects the service",
+                    s
+                ),
+                format!("failTimeout {:?} 不是合法的 Go 时长（如 \"600s\"、\"1m30s\"）：节点无法转换，服务被拒绝", s),
+            );
+        }
+    }
+
+    /// The agent's duration step for services runs over every `selector`
+    /// object in the service, wherever it sits; an unparsable string is
+    /// reported even where the typed walk does not reach (metadata excepted).
+    pub fn scan_service_selectors(&mut self, v: &Value, path: &str, depth: usize) {
+        if depth > 32 {
+            return;
+        }
+        match v {
+            Value::Object(o) => {
+                for (k, child) in o {
+                    if k == "metadata" {
+                        continue;
+                    }
+                    let p = join(path, k);
+                    if k == "selector" {
+                        if let Some(Value::String(ft)) = child.as_object().and_then(|sel| sel.get("failTimeout")) {
+                            self.service_duration(ft, &join(&p, "failTimeout"));
+                        }
+                    }
+                    self.scan_service_selectors(child, &p, depth + 1);
+                }
+            }
+            Value::Array(a) => {
+                for (i, child) in a.iter().enumerate() {
+                    self.scan_service_selectors(child, &format!("{}/{}", path, i), depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn object(&mut self, fields: &'static [Field], obj: &Map<String, Value>, path: &str, own_key: &str) {
+        for (k, v) in obj {
+            if let Some(f) = fields.iter().find(|f| f.0.eq_ignore_ascii_case(k)) {
+                let p = join(path, k);
+                self.value(f.1, v, &p, k, own_key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn codes(mode: Mode, fields: &'static [Field], v: Value) -> Vec<String> {
+        let mut sink = Sink::default();
+        let mut d = Decoder {
+            sink: &mut sink,
+            node_id: None,
+            mode,
+        };
+        if let Some(o) = v.as_object() {
+            d.object(fields, o, "", "");
+        }
+        sink.findings.into_iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn service_types() {
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"name": "a", "addr": ":1", "handler": {"retries": 2}})
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            codes(Mode::Service, SERVICE, json!({"name": 3, "addr": ":1"})),
+            vec!["AC001"]
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "handler": {"Retries": "2"}})
+            ),
+            vec!["AC001"]
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "handler": {"retries": 1.0}})
+            ),
+            vec!["AC001"]
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "1m30s", "maxFails": 1}}})
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            codes(
+                Mode::Service,
+                SERVICE,
+                json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "10 min"}}})
+            ),
+            vec!["AC003"]
+        );
+    }
+
+    #[test]
+    fn chain_types() {
+        let ok = json!({"name": "c", "hops": [{"name": "h", "selector": {"strategy": "fifo", "maxFails": 1, "failTimeout": 600000000000u64},
+            "nodes": [{"name": "n", "addr": "1.2.3.4:5", "connector": {"type": "relay"}, "dialer": {"type": "tls"}}]}]});
+        assert_eq!(codes(Mode::Chain, CHAIN, ok), Vec::<String>::new());
+        let bad = json!({"name": "c", "hops": [{"selector": {"strategy": "FIFO", "maxFails": 1.5, "failTimeout": "600s"},
+            "nodes": [{"addr": "1.2.3.4"}]}]});
+        let mut c = codes(Mode::Chain, CHAIN, bad);
+        c.sort();
+        assert_eq!(c, vec!["AC001", "AC002", "AC004", "AC006"]);
+    }
+}

@@ -1,0 +1,120 @@
+//! FO rules: does a service's router retry enough to reach every candidate of
+//! its chain's first hop (contract section 4: the router dials up to
+//! `retries + 1` times, one fresh route each time).
+
+use super::model::{Chn, Doc, Svc};
+use super::rules::Sink;
+use super::util::{get_arr, get_ci, get_int, get_obj, join};
+use crate::finding::Fix;
+use serde_json::Value;
+
+/// The chain a service's handler names, among the chains the same node gets
+/// in the same command list.
+pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &str) -> Option<&'d Chn<'a>> {
+    doc.chains
+        .iter()
+        .rev() // a later UpdateChains replaces an earlier AddChains
+        .find(|c| c.group == svc.group && c.node_id == svc.node_id && c.name == name)
+}
+
+/// Number of nodes in a chain's first hop (`None` when it has no hop).
+pub(crate) fn first_hop_nodes(chain: &Chn<'_>) -> Option<usize> {
+    let hop = get_arr(chain.obj, "hops")?.first()?.as_object()?;
+    Some(
+        get_arr(hop, "nodes")
+            .map(|n| n.iter().filter(|x| x.is_object()).count())
+            .unwrap_or(0),
+    )
+}
+
+pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
+    for svc in &doc.services {
+        let Some((hkey, Value::Object(handler))) = get_ci(svc.obj, "handler") else {
+            continue;
+        };
+        let hpath = join(&svc.path, hkey);
+        // A retries value of the wrong type is AC001; the agent rejects the service anyway.
+        let Ok(retries_opt) = get_int(handler, "retries") else {
+            continue;
+        };
+        let retries = retries_opt.unwrap_or(0);
+        let rkey = get_ci(handler, "retries").map(|(k, _)| k).unwrap_or("retries");
+        let rpath = join(&hpath, rkey);
+        let chain_name = get_ci(handler, "chain").and_then(|(_, v)| v.as_str()).unwrap_or("");
+        let name = svc_name(svc);
+        if chain_name.is_empty() {
+            if retries > 0 && get_obj(handler, "chainGroup").is_none() {
+                sink.add(
+                    "FO002",
+                    svc.node_id,
+                    &rpath,
+                    format!(
+                        "service {} has retries {} but no chain (an exit): the retries have no effect",
+                        name, retries
+                    ),
+                    format!(
+                        "服务 {} 设置了 retries {} 但没有链路（出口）：retries 不起作用",
+                        name, retries
+                    ),
+                );
+            }
+            continue;
+        }
+        let Some(chain) = find_chain(doc, svc, chain_name) else {
+            let cpath = join(&hpath, get_ci(handler, "chain").map(|(k, _)| k).unwrap_or("chain"));
+            sink.add(
+                "FO004",
+                svc.node_id,
+                &cpath,
+                format!(
+                    "service {} uses chain {:?}, which this node does not receive: the agent cannot route through it",
+                    name, chain_name
+                ),
+                format!(
+                    "服务 {} 引用的链路 {:?} 在该节点上不存在：无法经该链路转发",
+                    name, chain_name
+                ),
+            );
+            continue;
+        };
+        let Some(n) = first_hop_nodes(chain) else { continue };
+        if n == 0 {
+            continue;
+        }
+        let need = (n - 1) as i64;
+        if n > 1 && retries < need {
+            sink.add_fix(
+                "FO001",
+                svc.node_id,
+                &hpath,
+                format!(
+                    "service {} has {} next-hop candidates in chain {:?} but retries is {}: when the chosen node is down the request fails instead of trying a backup; set handler.retries to {}",
+                    name, n, chain_name, retries, need
+                ),
+                format!(
+                    "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但 retries 为 {}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
+                    name, chain_name, n, retries, need
+                ),
+                Some(Fix { op: "set".into(), path: join(&hpath, "retries"), value: Value::from(need) }),
+            );
+        } else if retries > need {
+            sink.add(
+                "FO003",
+                svc.node_id,
+                &rpath,
+                format!(
+                    "service {} retries {} times but its chain's first hop has only {} node(s): rounds beyond {} add latency and reach no new node",
+                    name, retries, n, need
+                ),
+                format!("服务 {} 重试 {} 次，但链路首跳只有 {} 个节点：超过 {} 次的重试只增加延迟，不会到达新节点", name, retries, n, need),
+            );
+        }
+    }
+}
+
+pub(crate) fn svc_name(svc: &Svc<'_>) -> String {
+    match get_ci(svc.obj, "name").and_then(|(_, v)| v.as_str()) {
+        Some(n) => format!("{:?}", n),
+        None => format!("at {}", svc.path),
+    }
+}

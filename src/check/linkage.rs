@@ -1,0 +1,228 @@
+//! LK rules: does every chain node dial a service the plan deploys, with the
+//! matching protocol and mux settings. Which node owns which host comes from
+//! the plan's node table; without one, dialed ports are matched against the
+//! ports of the services the plan deploys.
+
+use super::model::{Doc, Svc};
+use super::rules::Sink;
+use super::util::{addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+struct Listener<'d, 'a> {
+    svc: &'d Svc<'a>,
+    port: i64,
+}
+
+fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
+    get_obj(svc.obj, "listener")
+        .and_then(|l| get_str(l, "type"))
+        .map(str::trim)
+}
+
+/// The `mux.*` settings of a connector's or handler's metadata.
+fn mux_settings(meta: Option<&Map<String, Value>>) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = meta
+        .map(|m| {
+            m.iter()
+                .filter(|(k, _)| k.starts_with("mux."))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Keys whose values differ between two key/value lists (missing counts as different).
+pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Vec<String> {
+    let keys: BTreeSet<&String> = a.iter().map(|x| &x.0).chain(b.iter().map(|x| &x.0)).collect();
+    keys.into_iter()
+        .filter(|k| {
+            let va = a.iter().find(|x| &x.0 == *k).map(|x| &x.1);
+            let vb = b.iter().find(|x| &x.0 == *k).map(|x| &x.1);
+            va != vb
+        })
+        .cloned()
+        .collect()
+}
+
+pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
+    if !doc.multi_node {
+        return;
+    }
+    let listeners: Vec<Listener> = doc
+        .services
+        .iter()
+        .filter_map(|svc| {
+            let addr = get_str(svc.obj, "addr")?;
+            Some(Listener {
+                svc,
+                port: loose_port(addr)?,
+            })
+        })
+        .collect();
+    for chain in &doc.chains {
+        let Some(hops) = get_arr(chain.obj, "hops") else {
+            continue;
+        };
+        let hops_path = join(&chain.path, get_ci(chain.obj, "hops").map(|(k, _)| k).unwrap_or("hops"));
+        for (hi, hop) in hops.iter().enumerate() {
+            let Some(hop) = hop.as_object() else { continue };
+            let Some(nodes) = get_arr(hop, "nodes") else { continue };
+            let hop_path = join_i(&hops_path, hi);
+            let nodes_path = join(&hop_path, get_ci(hop, "nodes").map(|(k, _)| k).unwrap_or("nodes"));
+            for (ni, node) in nodes.iter().enumerate() {
+                let Some(node) = node.as_object() else { continue };
+                let node_path = join_i(&nodes_path, ni);
+                let Some(addr) = get_str(node, "addr") else { continue };
+                let (Some(host), Some(port)) = (addr_host(addr), addr_port(addr)) else {
+                    continue;
+                };
+                link(
+                    doc,
+                    &listeners,
+                    chain.node_id,
+                    node,
+                    &node_path,
+                    addr,
+                    &host,
+                    port,
+                    sink,
+                );
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn link(
+    doc: &Doc<'_>,
+    listeners: &[Listener<'_, '_>],
+    from: Option<i64>,
+    node: &Map<String, Value>,
+    node_path: &str,
+    addr: &str,
+    host: &str,
+    port: i64,
+    sink: &mut Sink,
+) {
+    let candidates: Vec<&Listener> = match &doc.table {
+        Some(table) => {
+            let owners: Vec<i64> = table
+                .iter()
+                .filter(|n| n.hosts.iter().any(|h| h == host))
+                .map(|n| n.node_id)
+                .collect();
+            if owners.is_empty() {
+                return; // not a tunnel node: outside this plan
+            }
+            let found: Vec<&Listener> = listeners
+                .iter()
+                .filter(|l| l.port == port && l.svc.node_id.is_some_and(|id| owners.contains(&id)))
+                .collect();
+            if found.is_empty() {
+                let ids = owners.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+                sink.add(
+                    "LK001",
+                    from,
+                    &join(node_path, "addr"),
+                    format!(
+                        "{} belongs to tunnel node {} but no planned service listens on port {} there",
+                        addr, ids, port
+                    ),
+                    format!(
+                        "{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听",
+                        addr, ids, port
+                    ),
+                );
+                return;
+            }
+            found
+        }
+        None => {
+            let found: Vec<&Listener> = listeners.iter().filter(|l| l.port == port).collect();
+            if found.is_empty() && !doc.whole_plan {
+                return; // a command list may leave out the node it dials
+            }
+            if found.is_empty() {
+                sink.add(
+                    "LK001",
+                    from,
+                    &join(node_path, "addr"),
+                    format!(
+                        "{} is dialed but no service in this plan listens on port {}",
+                        addr, port
+                    ),
+                    format!("拨号目标 {} 的端口 {} 上没有本计划部署的服务监听", addr, port),
+                );
+                return;
+            }
+            found
+        }
+    };
+    // Protocol: the dialer must speak what the dialed listener serves.
+    let Some(dialer) = get_obj(node, "dialer") else { return };
+    let Some(dtype) = get_str(dialer, "type").map(str::trim) else {
+        return;
+    };
+    let dkey = get_ci(node, "dialer").map(|(k, _)| k).unwrap_or("dialer");
+    let matched: Vec<&Listener> = candidates
+        .iter()
+        .copied()
+        .filter(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)))
+        .collect();
+    if matched.is_empty() {
+        let Some(first) = candidates.first().copied() else { return };
+        let Some(ltype) = listener_type(first.svc) else { return };
+        let on = first
+            .svc
+            .node_id
+            .map(|i| format!("node {}", i))
+            .unwrap_or_else(|| "the target".into());
+        sink.add(
+            "LK002",
+            from,
+            &join(&join(node_path, dkey), "type"),
+            format!(
+                "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
+                dtype, ltype, on, first.svc.path
+            ),
+            format!(
+                "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
+                dtype, on, first.svc.path, ltype
+            ),
+        );
+        return;
+    }
+    // Mux: connector vs the handler on the other end.
+    let ckey = get_ci(node, "connector").map(|(k, _)| k).unwrap_or("connector");
+    let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
+    let handler_mux = |l: &Listener| mux_settings(get_obj(l.svc.obj, "handler").and_then(|h| get_obj(h, "metadata")));
+    // Without a node table several services may share the dialed port: any
+    // one of them with the same settings is taken as the other end.
+    if matched
+        .iter()
+        .any(|l| differing_keys(&conn_mux, &handler_mux(l)).is_empty())
+    {
+        return;
+    }
+    let Some(target) = matched.first().copied() else { return };
+    let diff = differing_keys(&conn_mux, &handler_mux(target));
+    if !diff.is_empty() {
+        let keys = diff.join(", ");
+        sink.add(
+            "LK003",
+            from,
+            &join(node_path, ckey),
+            format!(
+                "connector mux settings differ from the handler of {} ({}): {}",
+                addr, target.svc.path, keys
+            ),
+            format!(
+                "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
+                addr, target.svc.path, keys
+            ),
+        );
+    }
+}

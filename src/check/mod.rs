@@ -1,0 +1,336 @@
+//! Policy checker (issue 3): finds what the agent would reject (AC), missing
+//! or useless failover retries (FO), broken links between the nodes of one
+//! plan (LK), differences between federated hops and their local twins (PA)
+//! and unreadable input (IN). Rules, codes and severities follow
+//! `policy-rules.md`; every finding carries a JSON Pointer into the checked
+//! document (for a tunnel input: into the plan made from it).
+
+mod agent;
+mod failover;
+mod linkage;
+mod model;
+mod parity;
+mod report;
+mod rules;
+pub(crate) mod util;
+
+pub use report::{report_sarif, report_text};
+pub use rules::{rules, RuleInfo};
+
+use crate::finding::{sort_findings, Finding, Severity};
+use crate::plan::Plan;
+use model::Doc;
+use rules::Sink;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Largest JSON text [`check_text`] reads.
+pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
+/// Largest number of JSON values (objects, arrays, scalars) a document may hold.
+pub const MAX_VALUES: usize = 1_000_000;
+
+/// Options for [`check`]. `kind` forces the document kind:
+/// `"tunnel"`, `"plan"`, `"config"` or `"commands"`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CheckOptions {
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// `tunnel`, `plan`, `config`, `commands`, or `unknown` when unreadable.
+    pub kind: String,
+    /// What finding paths point into: `"document"`, or `"plan"` for a tunnel
+    /// input (which is planned first).
+    pub paths_into: String,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub total: usize,
+    pub by_code: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CheckReport {
+    pub findings: Vec<Finding>,
+    pub summary: Summary,
+}
+
+/// The panel's pre-submit check: the plan and its findings in one call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TunnelCheck {
+    pub plan: Plan,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Tunnel,
+    Plan,
+    Config,
+    Commands,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Tunnel => "tunnel",
+            Kind::Plan => "plan",
+            Kind::Config => "config",
+            Kind::Commands => "commands",
+        }
+    }
+}
+
+fn detect(doc: &Value) -> Result<Kind, (String, String)> {
+    match doc {
+        Value::Array(_) => Ok(Kind::Commands),
+        Value::Object(o) => {
+            if o.contains_key("tunnel") {
+                Ok(Kind::Tunnel)
+            } else if o.contains_key("local") || o.contains_key("federation") {
+                Ok(Kind::Plan)
+            } else if o
+                .keys()
+                .any(|k| k.eq_ignore_ascii_case("services") || k.eq_ignore_ascii_case("chains"))
+            {
+                Ok(Kind::Config)
+            } else {
+                Err((
+                    "unrecognised document: expected a tunnel input {tunnel, nodes}, a plan {federation, local}, a GOST config {services, chains} or a command list [{nodeId, command, data}]".into(),
+                    "无法识别的文档：应为隧道输入 {tunnel, nodes}、计划 {federation, local}、GOST 配置 {services, chains} 或命令列表 [{nodeId, command, data}]".into(),
+                ))
+            }
+        }
+        other => Err((
+            format!(
+                "unrecognised document: a {} is not a tunnel input, plan, GOST config or command list",
+                util::json_type(other)
+            ),
+            format!(
+                "无法识别的文档：{} 不是隧道输入、计划、GOST 配置或命令列表",
+                util::json_type_zh(other)
+            ),
+        )),
+    }
+}
+
+fn unreadable(kind: &str, reason: &str, reason_zh: &str) -> CheckReport {
+    let mut sink = Sink::default();
+    sink.add(
+        "IN001",
+        None,
+        "",
+        format!("cannot read the document: {}", reason),
+        format!("无法读取文档：{}", reason_zh),
+    );
+    finish(kind, "document", sink.findings)
+}
+
+fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckReport {
+    sort_findings(&mut findings);
+    findings.dedup();
+    let mut summary = Summary {
+        kind: kind.to_string(),
+        paths_into: paths_into.to_string(),
+        ..Default::default()
+    };
+    for f in &findings {
+        match f.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+            Severity::Info => summary.infos += 1,
+        }
+        *summary.by_code.entry(f.code.clone()).or_insert(0) += 1;
+    }
+    summary.total = findings.len();
+    CheckReport { findings, summary }
+}
+
+/// Checks one document: a tunnel input, a plan, one node's GOST config or a
+/// command list. Never panics; an unreadable document is one IN001 finding.
+pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
+    if util::value_count_exceeds(doc, MAX_VALUES) {
+        return unreadable(
+            "unknown",
+            &format!("more than {} JSON values", MAX_VALUES),
+            &format!("JSON 值超过 {} 个", MAX_VALUES),
+        );
+    }
+    let kind = match options.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        Some("tunnel") => Kind::Tunnel,
+        Some("plan") => Kind::Plan,
+        Some("config") => Kind::Config,
+        Some("commands") => Kind::Commands,
+        Some(other) => {
+            return unreadable(
+                "unknown",
+                &format!("unknown kind {:?} (use tunnel, plan, config or commands)", other),
+                &format!("未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）", other),
+            )
+        }
+        None => match detect(doc) {
+            Ok(k) => k,
+            Err((en, zh)) => return unreadable("unknown", &en, &zh),
+        },
+    };
+    match kind {
+        Kind::Tunnel => {
+            if !doc.is_object() {
+                return unreadable(
+                    "tunnel",
+                    "a tunnel input must be an object {tunnel, nodes, federation?}",
+                    "隧道输入必须是对象 {tunnel, nodes, federation?}",
+                );
+            }
+            let (_, findings) = tunnel_findings(doc);
+            finish(Kind::Tunnel.as_str(), "plan", findings)
+        }
+        Kind::Plan => match doc.as_object() {
+            Some(o) => match plan_findings(o) {
+                Ok(f) => finish(Kind::Plan.as_str(), "document", f),
+                Err((en, zh)) => unreadable("plan", &en, &zh),
+            },
+            None => unreadable(
+                "plan",
+                "a plan must be an object {error?, federation, local}",
+                "计划必须是对象 {error?, federation, local}",
+            ),
+        },
+        Kind::Config => match doc.as_object() {
+            Some(o) => {
+                let mut sink = Sink::default();
+                let d = Doc::from_config(&mut sink, o);
+                run_rules(&d, false, &mut sink);
+                finish(Kind::Config.as_str(), "document", sink.findings)
+            }
+            None => unreadable(
+                "config",
+                "a GOST config must be an object {services, chains}",
+                "GOST 配置必须是对象 {services, chains}",
+            ),
+        },
+        Kind::Commands => match doc {
+            Value::Array(_) => {
+                let mut sink = Sink::default();
+                let d = Doc::from_commands(&mut sink, doc);
+                run_rules(&d, false, &mut sink);
+                finish(Kind::Commands.as_str(), "document", sink.findings)
+            }
+            _ => unreadable(
+                "commands",
+                "a command list must be an array [{nodeId, command, data}]",
+                "命令列表必须是数组 [{nodeId, command, data}]",
+            ),
+        },
+    }
+}
+
+/// [`check`] on JSON text: text that is not JSON or is too large is one IN001.
+pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
+    if text.len() > MAX_TEXT_BYTES {
+        return unreadable(
+            "unknown",
+            &format!("the text is larger than {} bytes", MAX_TEXT_BYTES),
+            &format!("文本超过 {} 字节", MAX_TEXT_BYTES),
+        );
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => check(&v, options),
+        Err(e) => unreadable(
+            "unknown",
+            &format!("not JSON: {}", e),
+            &format!("不是合法的 JSON：{}", e),
+        ),
+    }
+}
+
+/// The panel's pre-submit check: plans the tunnel and checks the plan.
+pub fn check_tunnel(input: &Value) -> TunnelCheck {
+    let (plan, mut findings) = tunnel_findings(input);
+    sort_findings(&mut findings);
+    findings.dedup();
+    TunnelCheck { plan, findings }
+}
+
+fn in002(sink: &mut Sink, path: &str, server: &str, english: &str) {
+    let en = if english.is_empty() || english == server {
+        format!("the server would reject this tunnel: {}", server)
+    } else {
+        format!("the server would reject this tunnel: {} ({})", server, english)
+    };
+    sink.add("IN002", None, path, en, format!("服务器会拒绝该隧道：{}", server));
+}
+
+fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
+    let plan = crate::planner::plan(input);
+    let mut sink = Sink::default();
+    if let Some(err) = &plan.error {
+        if err.code == "INVALID_INPUT" {
+            // Not a decision of the server about this tunnel: the input has the wrong shape.
+            let why = err
+                .message_en
+                .strip_prefix("invalid input: ")
+                .unwrap_or(&err.message_en);
+            sink.add(
+                "IN001",
+                None,
+                "",
+                format!(
+                    "cannot read the tunnel input: {} (the server answers {})",
+                    why, err.message
+                ),
+                format!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
+            );
+        } else {
+            in002(&mut sink, "/error", &err.message, &err.message_en);
+        }
+        return (plan, sink.findings);
+    }
+    match serde_json::to_value(&plan) {
+        Ok(Value::Object(o)) => match plan_findings(&o) {
+            Ok(f) => sink.findings.extend(f),
+            Err((en, zh)) => sink.add(
+                "IN001",
+                None,
+                "",
+                format!("the plan made from this tunnel cannot be read: {}", en),
+                format!("由该隧道生成的计划无法读取：{}", zh),
+            ),
+        },
+        _ => sink.add(
+            "IN001",
+            None,
+            "",
+            "the plan made from this tunnel cannot be serialised".into(),
+            "由该隧道生成的计划无法序列化".into(),
+        ),
+    }
+    (plan, sink.findings)
+}
+
+fn plan_findings(plan: &Map<String, Value>) -> Result<Vec<Finding>, (String, String)> {
+    let mut sink = Sink::default();
+    match plan.get("error") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => in002(&mut sink, "/error", s, ""),
+        Some(Value::Object(e)) => {
+            let msg = e.get("message").and_then(|m| m.as_str()).unwrap_or("");
+            let en = e.get("messageEn").and_then(|m| m.as_str()).unwrap_or("");
+            in002(&mut sink, "/error", msg, en)
+        }
+        Some(other) => in002(&mut sink, "/error", &other.to_string(), ""),
+    }
+    let doc = Doc::from_plan(&mut sink, plan)?;
+    run_rules(&doc, true, &mut sink);
+    Ok(sink.findings)
+}
+
+fn run_rules(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
+    failover::check(doc, sink);
+    linkage::check(doc, sink);
+    parity::check(doc, is_plan, sink);
+}

@@ -1,0 +1,327 @@
+//! Reads a checked document into the services and chains each node receives,
+//! running the AC decode walk on the way. Commands are grouped: group 0 is the
+//! panel's own list (`local`, a command list or a config), group i+1 is
+//! `federation[i]` (what that provider sends to its agent).
+
+use super::agent::{Decoder, Mode, CHAIN, SERVICE};
+use super::rules::Sink;
+use super::util::{get_ci, join, join_i, json_type, json_type_zh, loose_int};
+use serde_json::{Map, Value};
+
+pub(crate) struct Svc<'a> {
+    pub obj: &'a Map<String, Value>,
+    pub path: String,
+    pub node_id: Option<i64>,
+    pub group: usize,
+}
+
+pub(crate) struct Chn<'a> {
+    pub obj: &'a Map<String, Value>,
+    pub path: String,
+    /// The name services refer to it by.
+    pub name: String,
+    pub node_id: Option<i64>,
+    pub group: usize,
+}
+
+pub(crate) struct FedEntry<'a> {
+    pub obj: &'a Map<String, Value>,
+    pub node_id: Option<i64>,
+    pub group: usize,
+}
+
+/// One row of a plan's node table.
+pub(crate) struct TableNode {
+    pub node_id: i64,
+    pub hosts: Vec<String>,
+}
+
+#[derive(Default)]
+pub(crate) struct Doc<'a> {
+    pub services: Vec<Svc<'a>>,
+    pub chains: Vec<Chn<'a>>,
+    pub fed: Vec<FedEntry<'a>>,
+    pub table: Option<Vec<TableNode>>,
+    /// Several nodes (plan or command list): linkage rules apply.
+    pub multi_node: bool,
+    /// A whole plan: every node it dials is deployed by it, so a dialed port
+    /// nobody listens on is dangling (a bare command list may be partial).
+    pub whole_plan: bool,
+}
+
+fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
+    sink.add("IN001", None, path, en, zh);
+}
+
+impl<'a> Doc<'a> {
+    fn service_list(&mut self, sink: &mut Sink, data: &'a Value, path: &str, node_id: Option<i64>, group: usize) {
+        let items = match data {
+            Value::Null => return,
+            Value::Array(a) => a,
+            other => {
+                sink.add(
+                    "AC001",
+                    node_id,
+                    path,
+                    format!(
+                        "service data must be a list of services for the agent's decoder, but it is {}",
+                        json_type(other)
+                    ),
+                    format!("服务数据必须是服务列表（数组），实际是 {}", json_type_zh(other)),
+                );
+                return;
+            }
+        };
+        for (i, item) in items.iter().enumerate() {
+            let p = join_i(path, i);
+            match item {
+                Value::Null => {}
+                Value::Object(obj) => {
+                    let mut dec = Decoder {
+                        sink,
+                        node_id,
+                        mode: Mode::Service,
+                    };
+                    dec.object(SERVICE, obj, &p, "");
+                    dec.scan_service_selectors(item, &p, 0);
+                    self.services.push(Svc {
+                        obj,
+                        path: p,
+                        node_id,
+                        group,
+                    });
+                }
+                other => sink.add(
+                    "AC001",
+                    node_id,
+                    &p,
+                    format!(
+                        "a service must be an object for the agent's decoder, but it is {}",
+                        json_type(other)
+                    ),
+                    format!("服务必须是对象，实际是 {}", json_type_zh(other)),
+                ),
+            }
+        }
+    }
+
+    fn chain(
+        &mut self,
+        sink: &mut Sink,
+        data: &'a Value,
+        path: &str,
+        name_override: Option<&str>,
+        node_id: Option<i64>,
+        group: usize,
+    ) {
+        match data {
+            Value::Null => {}
+            Value::Object(obj) => {
+                Decoder {
+                    sink,
+                    node_id,
+                    mode: Mode::Chain,
+                }
+                .object(CHAIN, obj, path, "");
+                let own = get_ci(obj, "name").and_then(|(_, v)| v.as_str()).unwrap_or("");
+                let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own).to_string();
+                self.chains.push(Chn {
+                    obj,
+                    path: path.to_string(),
+                    name,
+                    node_id,
+                    group,
+                });
+            }
+            other => sink.add(
+                "AC001",
+                node_id,
+                path,
+                format!(
+                    "chain data must be an object for the agent's decoder, but it is {}",
+                    json_type(other)
+                ),
+                format!("链路数据必须是对象，实际是 {}", json_type_zh(other)),
+            ),
+        }
+    }
+
+    /// Reads one command `{nodeId, command, data}`.
+    fn command(&mut self, sink: &mut Sink, cmd: &'a Value, path: &str, group: usize) {
+        let Some(obj) = cmd.as_object() else {
+            in001(
+                sink,
+                path,
+                format!(
+                    "a command must be an object {{nodeId, command, data}}, but it is {}",
+                    json_type(cmd)
+                ),
+                format!("命令必须是对象 {{nodeId, command, data}}，实际是 {}", json_type_zh(cmd)),
+            );
+            return;
+        };
+        let node_id = obj.get("nodeId").and_then(loose_int);
+        let Some(name) = obj.get("command").and_then(|v| v.as_str()) else {
+            in001(
+                sink,
+                path,
+                "a command needs a string `command` (AddService, AddChains, ...)".into(),
+                "命令缺少字符串字段 `command`（AddService、AddChains 等）".into(),
+            );
+            return;
+        };
+        let data = obj.get("data").unwrap_or(&Value::Null);
+        let dpath = join(path, "data");
+        match name {
+            "AddService" | "UpdateService" => self.service_list(sink, data, &dpath, node_id, group),
+            "AddChains" => self.chain(sink, data, &dpath, None, node_id, group),
+            "UpdateChains" => {
+                // The agent first tries `{chain, data}`, then a bare chain config.
+                let wrapped = data.as_object().and_then(|o| {
+                    let inner = get_ci(o, "data")?;
+                    let chain = get_ci(o, "chain").and_then(|(_, v)| v.as_str());
+                    inner.1.is_object().then_some((inner, chain))
+                });
+                match wrapped {
+                    Some(((k, inner), chain)) => {
+                        let p = join(&dpath, k);
+                        self.chain(sink, inner, &p, chain, node_id, group)
+                    }
+                    None => self.chain(sink, data, &dpath, None, node_id, group),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn command_list(&mut self, sink: &mut Sink, list: &'a Value, path: &str, group: usize) -> bool {
+        match list {
+            Value::Null => true,
+            Value::Array(items) => {
+                for (i, c) in items.iter().enumerate() {
+                    self.command(sink, c, &join_i(path, i), group);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A plan `{error?, federation, local, nodes?}`; `Err` (English, Chinese) when its shape is wrong.
+    pub fn from_plan(sink: &mut Sink, plan: &'a Map<String, Value>) -> Result<Doc<'a>, (String, String)> {
+        let mut doc = Doc {
+            multi_node: true,
+            whole_plan: true,
+            ..Default::default()
+        };
+        let local = plan.get("local").unwrap_or(&Value::Null);
+        if !doc.command_list(sink, local, "/local", 0) {
+            return Err((
+                format!("`local` must be a list of commands, but it is {}", json_type(local)),
+                format!("`local` 必须是命令列表，实际是 {}", json_type_zh(local)),
+            ));
+        }
+        match plan.get("federation").unwrap_or(&Value::Null) {
+            Value::Null => {}
+            Value::Array(entries) => {
+                for (i, e) in entries.iter().enumerate() {
+                    let p = join_i("/federation", i);
+                    let Some(obj) = e.as_object() else {
+                        in001(
+                            sink,
+                            &p,
+                            format!("a federation entry must be an object, but it is {}", json_type(e)),
+                            format!("联邦条目必须是对象，实际是 {}", json_type_zh(e)),
+                        );
+                        continue;
+                    };
+                    let group = i + 1;
+                    let node_id = obj.get("nodeId").and_then(loose_int);
+                    let cmds = obj.get("commands").unwrap_or(&Value::Null);
+                    let cp = join(&p, "commands");
+                    if !doc.command_list(sink, cmds, &cp, group) {
+                        in001(
+                            sink,
+                            &cp,
+                            format!("`commands` must be a list, but it is {}", json_type(cmds)),
+                            format!("`commands` 必须是列表，实际是 {}", json_type_zh(cmds)),
+                        );
+                    }
+                    doc.fed.push(FedEntry { obj, node_id, group });
+                }
+            }
+            other => {
+                return Err((
+                    format!("`federation` must be a list, but it is {}", json_type(other)),
+                    format!("`federation` 必须是列表，实际是 {}", json_type_zh(other)),
+                ))
+            }
+        }
+        if let Some(Value::Array(rows)) = plan.get("nodes") {
+            let mut table = Vec::new();
+            for row in rows {
+                let Some(o) = row.as_object() else { continue };
+                let Some(node_id) = o.get("nodeId").and_then(loose_int) else {
+                    continue;
+                };
+                let mut hosts: Vec<String> = Vec::new();
+                for a in o
+                    .get("addresses")
+                    .and_then(|a| a.as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|h| h.as_str())
+                {
+                    hosts.push(super::util::canon_host(a));
+                    // An address that already carries a port (a server IP given
+                    // as a URL with a port) is dialed at that host.
+                    if let Ok((h, _)) = super::util::split_host_port(a.trim()) {
+                        hosts.push(super::util::canon_host(&h));
+                    }
+                }
+                hosts.retain(|h| !h.is_empty());
+                table.push(TableNode { node_id, hosts });
+            }
+            doc.table = Some(table);
+        }
+        Ok(doc)
+    }
+
+    /// A command list `[{nodeId, command, data}]`.
+    pub fn from_commands(sink: &mut Sink, list: &'a Value) -> Doc<'a> {
+        let mut doc = Doc {
+            multi_node: true,
+            ..Default::default()
+        };
+        doc.command_list(sink, list, "", 0);
+        doc
+    }
+
+    /// One node's GOST config `{services, chains}`.
+    pub fn from_config(sink: &mut Sink, cfg: &'a Map<String, Value>) -> Doc<'a> {
+        let mut doc = Doc::default();
+        if let Some((k, services)) = get_ci(cfg, "services") {
+            let p = join("", k);
+            doc.service_list(sink, services, &p, None, 0);
+        }
+        if let Some((k, chains)) = get_ci(cfg, "chains") {
+            let p = join("", k);
+            match chains {
+                Value::Null => {}
+                Value::Array(items) => {
+                    for (i, c) in items.iter().enumerate() {
+                        doc.chain(sink, c, &join_i(&p, i), None, None, 0);
+                    }
+                }
+                other => sink.add(
+                    "AC001",
+                    None,
+                    &p,
+                    format!("`chains` must be a list of chains, but it is {}", json_type(other)),
+                    format!("`chains` 必须是链路列表，实际是 {}", json_type_zh(other)),
+                ),
+            }
+        }
+        doc
+    }
+}

@@ -1,0 +1,526 @@
+//! PA rules: each federated hop against its local twin, i.e. what the local
+//! builder (contract section 2) would emit for the same node with the same
+//! targets and ports. Compared by role: `fed_svc_R` ~ `tunnel_T`,
+//! `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
+
+use super::failover::find_chain;
+use super::linkage::differing_keys;
+use super::model::{Chn, Doc, Svc};
+use super::rules::Sink;
+use super::util::{get_arr, get_ci, get_int, get_obj, get_str, join, join_i, normalise_address};
+use crate::finding::Fix;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// Selector the local builder puts on every chain hop.
+const TWIN_MAX_FAILS: i64 = 1;
+const TWIN_FAIL_TIMEOUT: i64 = 600_000_000_000;
+
+type Meta = Vec<(String, Value)>;
+
+/// Mux metadata the local builder puts on a relay connector or handler for `protocol`.
+pub(crate) fn local_mux_metadata(protocol: &str) -> Meta {
+    let p = protocol.trim().to_ascii_lowercase();
+    let mux = |extra: (&str, Value)| -> Meta {
+        let mut m: Meta = vec![
+            (extra.0.to_string(), extra.1),
+            ("mux.keepaliveInterval".into(), Value::from("15s")),
+            ("mux.keepaliveTimeout".into(), Value::from("45s")),
+            ("mux.maxFrameSize".into(), Value::from(32768)),
+            ("mux.maxStreamBuffer".into(), Value::from(2_097_152)),
+        ];
+        m.sort_by(|a, b| a.0.cmp(&b.0));
+        m
+    };
+    match p.as_str() {
+        "tls" | "mtls" | "mtcp" => mux(("nodelay", Value::Bool(true))),
+        "kcp" => mux(("connectTimeout", Value::from("30s"))),
+        _ => Vec::new(),
+    }
+}
+
+/// The KCP tuning block the builders put on kcp dialers and listeners.
+pub(crate) fn kcp_metadata(protocol: &str) -> Meta {
+    if !protocol.trim().eq_ignore_ascii_case("kcp") {
+        return Vec::new();
+    }
+    let mut m: Meta = vec![
+        ("kcp.keepalive".into(), Value::from(10)),
+        ("kcp.tcp".into(), Value::Bool(false)),
+        ("kcp.mode".into(), Value::from("fast3")),
+        ("kcp.sndwnd".into(), Value::from(4096)),
+        ("kcp.rcvwnd".into(), Value::from(4096)),
+        ("kcp.mtu".into(), Value::from(1350)),
+        ("kcp.sockbuf".into(), Value::from(4_194_304)),
+        ("kcp.smuxbuf".into(), Value::from(4_194_304)),
+        ("kcp.streambuf".into(), Value::from(2_097_152)),
+        ("kcp.datashard".into(), Value::from(10)),
+        ("kcp.parityshard".into(), Value::from(3)),
+        ("kcp.nocomp".into(), Value::Bool(true)),
+        ("kcp.nc".into(), Value::from(1)),
+    ];
+    m.sort_by(|a, b| a.0.cmp(&b.0));
+    m
+}
+
+/// The chain strategy the local builder derives from a next hop's strategy.
+fn runtime_strategy(s: &str) -> String {
+    let t = s.trim();
+    if t.is_empty() {
+        "round".into()
+    } else if t.eq_ignore_ascii_case("best") {
+        "fifo".into()
+    } else {
+        t.to_string()
+    }
+}
+
+struct TwinTarget {
+    host: String,
+    port: String,
+    protocol: String,
+}
+
+/// What the federated side says about one hop, from which the twin is built.
+struct Hop<'d, 'a> {
+    node_id: Option<i64>,
+    middle: bool,
+    protocol: String,
+    strategy: Option<String>,
+    targets: Vec<TwinTarget>,
+    svc: &'d Svc<'a>,
+    chain: Option<&'d Chn<'a>>,
+}
+
+fn meta_of(obj: Option<&Map<String, Value>>) -> Meta {
+    let mut m: Meta = obj
+        .and_then(|o| get_obj(o, "metadata"))
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    m.sort_by(|a, b| a.0.cmp(&b.0));
+    m
+}
+
+fn key_of<'a>(obj: &'a Map<String, Value>, name: &'a str) -> &'a str {
+    get_ci(obj, name).map(|(k, _)| k).unwrap_or(name)
+}
+
+fn svc_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>) -> Option<&'d Chn<'a>> {
+    let handler = get_obj(svc.obj, "handler")?;
+    let name = get_str(handler, "chain").filter(|n| !n.is_empty())?;
+    find_chain(doc, svc, name)
+}
+
+/// Targets and strategy as a deployed chain shows them (first hop).
+fn chain_targets(chain: Option<&Chn<'_>>) -> (Vec<TwinTarget>, Option<String>) {
+    let mut targets = Vec::new();
+    let mut strategy = None;
+    let hop = chain
+        .and_then(|c| get_arr(c.obj, "hops"))
+        .and_then(|h| h.first())
+        .and_then(|h| h.as_object());
+    if let Some(hop) = hop {
+        strategy = get_obj(hop, "selector")
+            .and_then(|s| get_str(s, "strategy"))
+            .map(str::to_string);
+        for n in get_arr(hop, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
+            let Some(n) = n.as_object() else { continue };
+            let addr = get_str(n, "addr").unwrap_or("");
+            let (host, port) = match addr.rfind(':') {
+                Some(i) => (addr[..i].to_string(), addr[i + 1..].to_string()),
+                None => (addr.to_string(), String::new()),
+            };
+            let protocol = get_obj(n, "dialer")
+                .and_then(|d| get_str(d, "type"))
+                .unwrap_or("")
+                .to_string();
+            targets.push(TwinTarget { host, port, protocol });
+        }
+    }
+    (targets, strategy)
+}
+
+/// Federated hops of a plan: one per federation entry with role middle or exit.
+fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
+    let mut out = Vec::new();
+    for entry in &doc.fed {
+        let apply = entry.obj.get("apply").and_then(|a| a.as_object());
+        let Some(svc) = doc.services.iter().find(|s| s.group == entry.group) else {
+            continue;
+        };
+        let chain = svc_chain(doc, svc).or_else(|| doc.chains.iter().find(|c| c.group == entry.group));
+        let role = entry
+            .obj
+            .get("role")
+            .and_then(|r| r.as_str())
+            .or_else(|| apply.and_then(|a| a.get("role")).and_then(|r| r.as_str()));
+        let middle = match role {
+            Some("middle") => true,
+            Some("exit") => false,
+            Some(_) => continue,
+            // No role given: a service with a chain is a middle.
+            None => get_obj(svc.obj, "handler")
+                .and_then(|h| get_str(h, "chain"))
+                .is_some_and(|c| !c.is_empty()),
+        };
+        let (chain_targets, chain_strategy) = chain_targets(chain);
+        let protocol = apply
+            .and_then(|a| a.get("protocol"))
+            .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
+            .and_then(|p| p.as_str())
+            .map(str::to_string)
+            .or_else(|| {
+                get_obj(svc.obj, "listener")
+                    .and_then(|l| get_str(l, "type"))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        let strategy = apply
+            .and_then(|a| a.get("strategy"))
+            .and_then(|s| s.as_str())
+            .map(str::to_string)
+            .or(chain_strategy);
+        let targets = apply
+            .and_then(|a| a.get("targets"))
+            .and_then(|t| t.as_array())
+            .map(|ts| {
+                ts.iter()
+                    .filter_map(|t| t.as_object())
+                    .map(|t| TwinTarget {
+                        host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim().to_string(),
+                        port: match t.get("port") {
+                            Some(Value::String(s)) => s.trim().to_string(),
+                            Some(Value::Number(n)) => n.to_string(),
+                            _ => String::new(),
+                        },
+                        protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or("").to_string(),
+                    })
+                    .collect()
+            })
+            // Without apply targets the deployed chain says what the targets are.
+            .unwrap_or(chain_targets);
+        out.push(Hop {
+            node_id: entry.node_id,
+            middle,
+            protocol,
+            strategy,
+            targets,
+            svc,
+            chain,
+        });
+    }
+    out
+}
+
+/// Federated hops of a config or command list, recognised by the provider's
+/// naming (`fed_svc_R`); targets come from the chain the service uses.
+fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
+    let mut out = Vec::new();
+    for svc in &doc.services {
+        if !get_str(svc.obj, "name").is_some_and(|n| n.starts_with("fed_svc_")) {
+            continue;
+        }
+        let protocol = get_obj(svc.obj, "listener")
+            .and_then(|l| get_str(l, "type"))
+            .unwrap_or("")
+            .to_string();
+        let chain = svc_chain(doc, svc);
+        let middle = get_obj(svc.obj, "handler")
+            .and_then(|h| get_str(h, "chain"))
+            .is_some_and(|c| !c.is_empty());
+        let (targets, strategy) = chain_targets(chain);
+        out.push(Hop {
+            node_id: svc.node_id,
+            middle,
+            protocol,
+            strategy,
+            targets,
+            svc,
+            chain,
+        });
+    }
+    out
+}
+
+pub(crate) fn check(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
+    let hops = if is_plan { plan_hops(doc) } else { named_hops(doc) };
+    for hop in &hops {
+        compare(hop, sink);
+    }
+}
+
+fn list_keys(keys: &[String]) -> String {
+    keys.join(", ")
+}
+
+fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
+    let svc = hop.svc;
+    let node = hop.node_id;
+    let role = if hop.middle { "middle" } else { "exit" };
+    let role_zh = if hop.middle { "中转" } else { "出口" };
+    let handler = get_obj(svc.obj, "handler");
+    let hpath = join(&svc.path, key_of(svc.obj, "handler"));
+
+    // PA001: retries.
+    let n = hop.targets.len() as i64;
+    let twin_retries = if hop.middle && n > 1 { n - 1 } else { 0 };
+    let fed_retries = handler.map(|h| get_int(h, "retries")).unwrap_or(Ok(None));
+    let retries_differ = match fed_retries {
+        Ok(r) => r.unwrap_or(0) != twin_retries,
+        Err(()) => true,
+    };
+    if retries_differ {
+        let shown = match (handler.and_then(|h| get_ci(h, "retries")), fed_retries) {
+            (None, _) | (_, Ok(None)) => "absent (0)".to_string(),
+            (Some((_, v)), _) => v.to_string(),
+        };
+        sink.add_fix(
+            "PA001",
+            node,
+            &hpath,
+            format!(
+                "federated {} service has retries {} but the local builder would set {} for {} target(s): failover differs between local and federated hops",
+                role, shown, twin_retries, n
+            ),
+            format!(
+                "联邦{}服务的 retries 为 {}，而本地构建对 {} 个目标会设为 {}：本地与联邦跳点的故障切换行为不一致",
+                role_zh, shown, n, twin_retries
+            ),
+            Some(Fix { op: "set".into(), path: join(&hpath, "retries"), value: Value::from(twin_retries) }),
+        );
+    }
+
+    // PA003 (service side): handler and listener metadata.
+    let twin_handler = local_mux_metadata(&hop.protocol);
+    let fed_handler: Meta = meta_of(handler).into_iter().filter(|(k, _)| k != "interface").collect();
+    metadata_finding(sink, node, &hpath, "handler", &fed_handler, &twin_handler);
+    let listener = get_obj(svc.obj, "listener");
+    if listener.is_some() {
+        let lpath = join(&svc.path, key_of(svc.obj, "listener"));
+        metadata_finding(
+            sink,
+            node,
+            &lpath,
+            "listener",
+            &meta_of(listener),
+            &kcp_metadata(&hop.protocol),
+        );
+    }
+
+    // PA004: the listen address.
+    if let Some((akey, Value::String(addr))) = get_ci(svc.obj, "addr") {
+        let twin = match addr.rfind(':') {
+            Some(i) => normalise_address(&format!("{}:{}", addr[..i].trim(), &addr[i + 1..])),
+            None => normalise_address(addr),
+        };
+        if *addr != twin {
+            sink.add(
+                "PA004",
+                node,
+                &join(&svc.path, akey),
+                format!(
+                    "federated listen addr {:?} is not normalised; the local builder would listen on {:?}",
+                    addr, twin
+                ),
+                format!("联邦监听地址 {:?} 未规范化；本地构建会使用 {:?}", addr, twin),
+            );
+        }
+    }
+
+    // Chain side (middles).
+    let mut fed_places: BTreeSet<&str> = BTreeSet::new();
+    let mut iface: Option<String> = None;
+    let mut note = |place: &'static str, v: Option<&str>, places: &mut BTreeSet<&str>| {
+        if let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) {
+            places.insert(place);
+            if iface.is_none() {
+                iface = Some(v.to_string());
+            }
+        }
+    };
+    note("service", get_str(svc.obj, "interface"), &mut fed_places);
+    note(
+        "service metadata",
+        get_obj(svc.obj, "metadata").and_then(|m| get_str(m, "interface")),
+        &mut fed_places,
+    );
+    note(
+        "handler metadata",
+        handler
+            .and_then(|h| get_obj(h, "metadata"))
+            .and_then(|m| get_str(m, "interface")),
+        &mut fed_places,
+    );
+
+    let mut hop_path_for_iface = None;
+    if let Some(chain) = hop.chain {
+        let hops_key = key_of(chain.obj, "hops");
+        let hops = get_arr(chain.obj, "hops").map(|v| v.as_slice()).unwrap_or(&[]);
+        for (hi, h) in hops.iter().enumerate() {
+            let Some(h) = h.as_object() else { continue };
+            note("hop", get_str(h, "interface"), &mut fed_places);
+            for n in get_arr(h, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
+                note(
+                    "chain node",
+                    n.as_object().and_then(|n| get_str(n, "interface")),
+                    &mut fed_places,
+                );
+            }
+            if hi > 0 {
+                continue;
+            }
+            let hop_path = join_i(&join(&chain.path, hops_key), 0);
+            hop_path_for_iface = Some(hop_path.clone());
+            if hop.middle {
+                compare_hop(hop, h, &hop_path, sink);
+            }
+        }
+    }
+
+    // PA005: where the outgoing interface sits.
+    let twin_places: BTreeSet<&str> = match (&iface, hop.middle) {
+        (None, _) => BTreeSet::new(),
+        (Some(_), true) => ["hop"].into_iter().collect(),
+        (Some(_), false) => ["service metadata"].into_iter().collect(),
+    };
+    if fed_places != twin_places {
+        let fed_s = if fed_places.is_empty() {
+            "nowhere".to_string()
+        } else {
+            fed_places.iter().copied().collect::<Vec<_>>().join(", ")
+        };
+        let twin_s = twin_places.iter().copied().collect::<Vec<_>>().join(", ");
+        let path = if hop.middle {
+            hop_path_for_iface.unwrap_or_else(|| svc.path.clone())
+        } else {
+            svc.path.clone()
+        };
+        sink.add(
+            "PA005",
+            node,
+            &path,
+            format!(
+                "federated {} puts interface {:?} on: {}; the local builder puts it on: {}",
+                role,
+                iface.clone().unwrap_or_default(),
+                fed_s,
+                twin_s
+            ),
+            format!(
+                "联邦{}把网卡 {:?} 放在：{}；本地构建放在：{}",
+                role_zh,
+                iface.clone().unwrap_or_default(),
+                fed_s,
+                twin_s
+            ),
+        );
+    }
+}
+
+fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: &mut Sink) {
+    let node = hop.node_id;
+    // PA002: selector.
+    let selector = get_obj(h, "selector");
+    let sel_path = join(hop_path, key_of(h, "selector"));
+    let mut differ: Vec<String> = Vec::new();
+    let twin_strategy = runtime_strategy(hop.strategy.as_deref().unwrap_or(""));
+    let fed_strategy = selector.and_then(|s| get_str(s, "strategy")).unwrap_or("");
+    if fed_strategy != twin_strategy {
+        differ.push(format!("strategy {:?} (local {:?})", fed_strategy, twin_strategy));
+    }
+    let fed_max = selector
+        .and_then(|s| get_ci(s, "maxFails"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or(Value::Null);
+    if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
+        differ.push(format!("maxFails {} (local {})", fed_max, TWIN_MAX_FAILS));
+    }
+    let fed_ft = selector
+        .and_then(|s| get_ci(s, "failTimeout"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or(Value::Null);
+    if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
+        differ.push(format!("failTimeout {} (local {})", fed_ft, TWIN_FAIL_TIMEOUT));
+    }
+    if !differ.is_empty() {
+        let d = differ.join("; ");
+        sink.add(
+            "PA002",
+            node,
+            &sel_path,
+            format!("federated hop selector differs from the local builder's: {}", d),
+            format!("联邦跳点选择器与本地构建不一致：{}", d),
+        );
+    }
+    // Per chain node: connector and dialer metadata, dial address.
+    let nodes_key = key_of(h, "nodes");
+    let nodes = get_arr(h, "nodes").map(|v| v.as_slice()).unwrap_or(&[]);
+    for (i, (n, t)) in nodes.iter().zip(hop.targets.iter()).enumerate() {
+        let Some(n) = n.as_object() else { continue };
+        let npath = join_i(&join(hop_path, nodes_key), i);
+        if let Some(conn) = get_obj(n, "connector") {
+            let cpath = join(&npath, key_of(n, "connector"));
+            metadata_finding(
+                sink,
+                node,
+                &cpath,
+                "connector",
+                &meta_of(Some(conn)),
+                &local_mux_metadata(&t.protocol),
+            );
+        }
+        if let Some(dialer) = get_obj(n, "dialer") {
+            let dpath = join(&npath, key_of(n, "dialer"));
+            metadata_finding(
+                sink,
+                node,
+                &dpath,
+                "dialer",
+                &meta_of(Some(dialer)),
+                &kcp_metadata(&t.protocol),
+            );
+        }
+        if let Some((akey, Value::String(addr))) = get_ci(n, "addr") {
+            let twin = normalise_address(&format!("{}:{}", t.host, t.port));
+            if *addr != twin {
+                sink.add(
+                    "PA004",
+                    node,
+                    &join(&npath, akey),
+                    format!(
+                        "federated chain node addr {:?} differs from the local builder's normalised {:?}",
+                        addr, twin
+                    ),
+                    format!("联邦链路节点地址 {:?} 与本地构建的规范化地址 {:?} 不一致", addr, twin),
+                );
+            }
+        }
+    }
+}
+
+fn metadata_finding(sink: &mut Sink, node: Option<i64>, path: &str, what: &str, fed: &Meta, twin: &Meta) {
+    let diff = differing_keys(fed, twin);
+    if diff.is_empty() {
+        return;
+    }
+    let keys = list_keys(&diff);
+    sink.add(
+        "PA003",
+        node,
+        path,
+        format!(
+            "federated {} metadata differs from the local builder's in: {}",
+            what, keys
+        ),
+        format!("联邦{}元数据与本地构建不一致的键：{}", what_zh(what), keys),
+    );
+}
+
+fn what_zh(what: &str) -> &'static str {
+    match what {
+        "handler" => "处理器",
+        "listener" => "监听器",
+        "connector" => "连接器",
+        _ => "拨号器",
+    }
+}

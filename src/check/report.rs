@@ -1,0 +1,129 @@
+//! Report formatters: a readable text report grouped by node, and SARIF 2.1.0.
+
+use super::rules::{rules, RULES};
+use super::CheckReport;
+use crate::finding::{Finding, Severity};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// A readable report, findings grouped by node (document-level ones last).
+pub fn report_text(report: &CheckReport) -> String {
+    let s = &report.summary;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "hop-policy check: {} ({}): {} error(s), {} warning(s), {} info(s)",
+        s.kind, s.paths_into, s.errors, s.warnings, s.infos
+    );
+    if report.findings.is_empty() {
+        out.push_str("No findings.\n");
+        return out;
+    }
+    let mut groups: BTreeMap<(bool, i64), Vec<&Finding>> = BTreeMap::new();
+    for f in &report.findings {
+        let key = match f.node_id {
+            Some(id) => (false, id),
+            None => (true, 0),
+        };
+        groups.entry(key).or_default().push(f);
+    }
+    for ((doc_level, id), findings) in groups {
+        out.push('\n');
+        if doc_level {
+            let _ = writeln!(out, "Document ({} finding(s))", findings.len());
+        } else {
+            let _ = writeln!(out, "Node {} ({} finding(s))", id, findings.len());
+        }
+        for f in findings {
+            let at = if f.path.is_empty() {
+                "(whole document)"
+            } else {
+                f.path.as_str()
+            };
+            let _ = writeln!(out, "  {:<7} {} {} at {}", f.severity.as_str(), f.code, f.rule, at);
+            let _ = writeln!(out, "          {}", f.message);
+            let _ = writeln!(out, "          {}", f.message_zh);
+            if let Some(fix) = &f.fix {
+                let _ = writeln!(out, "          fix: {} {} = {}", fix.op, fix.path, fix.value);
+            }
+        }
+    }
+    if !s.by_code.is_empty() {
+        out.push('\n');
+        let counts: Vec<String> = s.by_code.iter().map(|(c, n)| format!("{} x{}", c, n)).collect();
+        let _ = writeln!(out, "By code: {}", counts.join(", "));
+    }
+    out
+}
+
+fn level(sev: Severity) -> &'static str {
+    match sev {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// SARIF 2.1.0: one run, the rule table as driver rules, one result per
+/// finding; the JSON Pointer is the logical location inside `artifact_uri`.
+pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
+    let rule_list = rules();
+    let sarif_rules: Vec<Value> = rule_list
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.code,
+                "name": r.rule,
+                "shortDescription": {"text": r.description},
+                "fullDescription": {"text": format!("{} / {}", r.description, r.description_zh)},
+                "defaultConfiguration": {"level": level(r.severity)},
+                "properties": {"descriptionZh": r.description_zh, "severity": r.severity.as_str()}
+            })
+        })
+        .collect();
+    let results: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let mut props = json!({"path": f.path, "messageZh": f.message_zh, "rule": f.rule});
+            if let Some(id) = f.node_id {
+                props["nodeId"] = json!(id);
+            }
+            if let Some(fix) = &f.fix {
+                props["fix"] = json!({"op": fix.op, "path": fix.path, "value": fix.value});
+            }
+            let mut result = json!({
+                "ruleId": f.code,
+                "level": level(f.severity),
+                "message": {"text": f.message},
+                "locations": [{
+                    "physicalLocation": {"artifactLocation": {"uri": artifact_uri}},
+                    "logicalLocations": [{
+                        "fullyQualifiedName": if f.path.is_empty() { "/".to_string() } else { f.path.clone() },
+                        "kind": "member"
+                    }]
+                }],
+                "properties": props
+            });
+            if let Some(i) = RULES.iter().position(|r| r.0 == f.code) {
+                result["ruleIndex"] = json!(i);
+            }
+            result
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "hop-policy",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": sarif_rules
+            }},
+            "artifacts": [{"location": {"uri": artifact_uri}}],
+            "results": results,
+            "properties": {"kind": report.summary.kind, "pathsInto": report.summary.paths_into}
+        }]
+    })
+}

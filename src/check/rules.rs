@@ -1,0 +1,138 @@
+//! The rule table (policy-rules.md): code, rule name, severity and a short
+//! description in English and Chinese, plus the finding builder.
+
+use crate::finding::{Finding, Fix, Severity};
+use serde::Serialize;
+
+/// One rule's metadata (for SARIF and documentation).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleInfo {
+    pub code: String,
+    pub rule: String,
+    pub severity: Severity,
+    pub description: String,
+    pub description_zh: String,
+}
+
+use Severity::{Error as E, Info as I, Warning as W};
+
+pub(crate) const RULES: &[(&str, &str, Severity, &str, &str)] = &[
+    ("AC001", "decode-type", E,
+     "A typed field has a JSON type the agent's decoder rejects, so the command fails.",
+     "字段的 JSON 类型与节点解码器要求不符，命令会被拒绝。"),
+    ("AC002", "chain-duration-string", E,
+     "A chain hop's selector.failTimeout is a string; AddChains has no duration conversion, so it fails.",
+     "链路跳点的 selector.failTimeout 是字符串；AddChains 不做时长转换，命令会失败。"),
+    ("AC003", "bad-duration", E,
+     "A service selector's failTimeout string is not a Go duration.",
+     "服务选择器的 failTimeout 字符串不是合法的 Go 时长。"),
+    ("AC004", "unknown-strategy", W,
+     "The agent does not know this strategy (case-sensitive) and silently uses round robin.",
+     "节点不认识该负载策略（区分大小写），会静默改用轮询。"),
+    ("AC005", "bad-listen-addr", E,
+     "A service addr the agent cannot listen on.",
+     "服务监听地址无法被节点监听。"),
+    ("AC006", "bad-dial-addr", E,
+     "A chain node addr that is not host:port.",
+     "链路节点地址不是 host:port 形式。"),
+    ("FO001", "missing-retries", E,
+     "The service's chain has n > 1 first-hop nodes but retries < n - 1: a failed primary is not retried.",
+     "服务链路首跳有 n > 1 个节点但 retries < n - 1：主节点失败时不会重试备用节点。"),
+    ("FO002", "retries-without-chain", W,
+     "retries > 0 on a service without a chain has no effect.",
+     "没有链路的服务设置 retries > 0 没有效果。"),
+    ("FO003", "excess-retries", I,
+     "retries > n - 1: extra dial rounds add latency and reach no new node.",
+     "retries > n - 1：多余的重试只会增加延迟，不会到达新节点。"),
+    ("FO004", "dangling-chain", E,
+     "handler.chain names a chain the node does not have.",
+     "handler.chain 引用的链路在该节点上不存在。"),
+    ("LK001", "dangling-target", E,
+     "A chain node dials a tunnel node's port where no planned service listens.",
+     "链路节点拨号的隧道节点端口上没有计划中的服务监听。"),
+    ("LK002", "protocol-mismatch", E,
+     "The dialer type differs from the listener type of the service it dials.",
+     "拨号器类型与被拨号服务的监听器类型不一致。"),
+    ("LK003", "mux-mismatch", I,
+     "The connector's mux settings differ from the handler's on the other end.",
+     "连接器的多路复用设置与对端处理器不一致。"),
+    ("PA001", "retries-parity", E,
+     "The federated service's retries differ from what the local builder would emit.",
+     "联邦服务的 retries 与本地构建结果不一致。"),
+    ("PA002", "selector-parity", E,
+     "The federated hop's strategy, maxFails or failTimeout differ from the local builder's.",
+     "联邦跳点的策略、maxFails 或 failTimeout 与本地构建结果不一致。"),
+    ("PA003", "metadata-parity", W,
+     "Handler, connector, dialer or listener metadata differ from the local builder's.",
+     "处理器、连接器、拨号器或监听器的元数据与本地构建结果不一致。"),
+    ("PA004", "listen-addr-parity", W,
+     "The federated addr is not normalised where the local builder's is.",
+     "联邦地址未规范化，而本地构建结果是规范化的。"),
+    ("PA005", "interface-parity", W,
+     "The outgoing interface is placed differently from the local builder's.",
+     "出口网卡（interface）的位置与本地构建结果不同。"),
+    ("LC001", "stale-retries-after-edit", E,
+     "An edit re-applies a federated middle whose release never reached its provider: the service keeps stale retries.",
+     "编辑时重新应用的联邦中转节点此前的释放未送达提供方：服务保留了旧的 retries。"),
+    ("LC002", "release-leak", E,
+     "Something the plan creates has no matching delete in its release plan.",
+     "计划创建的资源在释放计划中没有对应的删除。"),
+    ("LC003", "rollback-leak", E,
+     "The local rollback after a failed apply misses something it created.",
+     "应用失败后的本地回滚遗漏了已创建的资源。"),
+    ("IN001", "unreadable", E,
+     "The document cannot be read: not JSON, wrong shape or over a size limit.",
+     "文档无法读取：不是 JSON、结构不对或超出大小限制。"),
+    ("IN002", "server-rejects", E,
+     "The server would refuse the tunnel.",
+     "服务器会拒绝该隧道。"),
+];
+
+/// Every rule the checker (and the lifecycle replay) can report.
+pub fn rules() -> Vec<RuleInfo> {
+    RULES
+        .iter()
+        .map(|(code, rule, sev, en, zh)| RuleInfo {
+            code: code.to_string(),
+            rule: rule.to_string(),
+            severity: *sev,
+            description: en.to_string(),
+            description_zh: zh.to_string(),
+        })
+        .collect()
+}
+
+pub(crate) fn lookup(code: &str) -> (&'static str, Severity) {
+    RULES
+        .iter()
+        .find(|r| r.0 == code)
+        .map(|r| (r.1, r.2))
+        .unwrap_or(("unknown", Severity::Error))
+}
+
+/// Collects findings while a document is checked.
+#[derive(Default)]
+pub(crate) struct Sink {
+    pub findings: Vec<Finding>,
+}
+
+impl Sink {
+    pub fn add(&mut self, code: &str, node_id: Option<i64>, path: &str, en: String, zh: String) {
+        self.add_fix(code, node_id, path, en, zh, None);
+    }
+
+    pub fn add_fix(&mut self, code: &str, node_id: Option<i64>, path: &str, en: String, zh: String, fix: Option<Fix>) {
+        let (rule, severity) = lookup(code);
+        self.findings.push(Finding {
+            code: code.to_string(),
+            rule: rule.to_string(),
+            severity,
+            node_id,
+            path: path.to_string(),
+            message: en,
+            message_zh: zh,
+            fix,
+        });
+    }
+}

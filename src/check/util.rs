@@ -1,0 +1,569 @@
+//! Small parsers the checker needs: Go-compatible duration and host:port
+//! parsing, the server's address normaliser, JSON helpers. All total: they
+//! return `None`/`Err` on bad input and never panic.
+
+use crate::finding::pointer_token;
+use serde_json::{Map, Value};
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// Appends one reference token to a JSON Pointer.
+pub fn join(base: &str, token: &str) -> String {
+    format!("{}/{}", base, pointer_token(token))
+}
+
+/// Appends an array index to a JSON Pointer.
+pub fn join_i(base: &str, index: usize) -> String {
+    format!("{}/{}", base, index)
+}
+
+/// A field of a JSON object looked up the way Go's `encoding/json` matches
+/// struct fields: the exact key first, else a case-insensitive one.
+/// Returns the key actually used and its value.
+pub fn get_ci<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<(&'a str, &'a Value)> {
+    if let Some((k, v)) = obj.get_key_value(name) {
+        return Some((k.as_str(), v));
+    }
+    obj.iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(k, v)| (k.as_str(), v))
+}
+
+/// A string field (Go semantics: a non-string is treated as absent here; the
+/// decode-type rule reports it separately).
+pub fn get_str<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+    get_ci(obj, name).and_then(|(_, v)| v.as_str())
+}
+
+pub fn get_obj<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Map<String, Value>> {
+    get_ci(obj, name).and_then(|(_, v)| v.as_object())
+}
+
+pub fn get_arr<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Vec<Value>> {
+    get_ci(obj, name).and_then(|(_, v)| v.as_array())
+}
+
+/// An integer field as the agent decodes it: `Ok(None)` when absent or null,
+/// `Err(())` when present with a type Go's decoder rejects.
+pub fn get_int(obj: &Map<String, Value>, name: &str) -> Result<Option<i64>, ()> {
+    match get_ci(obj, name) {
+        None | Some((_, Value::Null)) => Ok(None),
+        Some((_, v)) => v.as_i64().map(Some).ok_or(()),
+    }
+}
+
+/// Loose integer the way the panel coerces ids: JSON integers or numeric strings.
+pub fn loose_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    }
+}
+
+/// Short name of a JSON value's type, for messages.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) => {
+            if n.is_f64() {
+                "non-integer number"
+            } else {
+                "integer"
+            }
+        }
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Chinese name of a JSON value's type, for messages.
+pub fn json_type_zh(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "布尔值",
+        Value::Number(n) => {
+            if n.is_f64() {
+                "非整数数字"
+            } else {
+                "整数"
+            }
+        }
+        Value::String(_) => "字符串",
+        Value::Array(_) => "数组",
+        Value::Object(_) => "对象",
+    }
+}
+
+/// Go's `time.ParseDuration`: returns nanoseconds, `None` when Go rejects it.
+pub fn parse_go_duration(input: &str) -> Option<i64> {
+    let mut s = input.as_bytes();
+    let mut neg = false;
+    if let Some(&c) = s.first() {
+        if c == b'-' || c == b'+' {
+            neg = c == b'-';
+            s = &s[1..];
+        }
+    }
+    if s == b"0" {
+        return Some(0);
+    }
+    if s.is_empty() {
+        return None;
+    }
+    const LIMIT: u64 = 1 << 63;
+    let mut total: u64 = 0;
+    while !s.is_empty() {
+        let c = s[0];
+        if !(c == b'.' || c.is_ascii_digit()) {
+            return None;
+        }
+        // Integer part.
+        let mut v: u64 = 0;
+        let mut i = 0;
+        while i < s.len() && s[i].is_ascii_digit() {
+            if v > LIMIT / 10 {
+                return None;
+            }
+            v = v * 10 + u64::from(s[i] - b'0');
+            if v > LIMIT {
+                return None;
+            }
+            i += 1;
+        }
+        let pre = i > 0;
+        s = &s[i..];
+        // Fraction.
+        let mut frac: u64 = 0;
+        let mut scale: f64 = 1.0;
+        let mut post = false;
+        if s.first() == Some(&b'.') {
+            s = &s[1..];
+            let mut j = 0;
+            let mut overflow = false;
+            while j < s.len() && s[j].is_ascii_digit() {
+                if !overflow {
+                    if frac > (i64::MAX as u64) / 10 {
+                        overflow = true;
+                    } else {
+                        let y = frac * 10 + u64::from(s[j] - b'0');
+                        if y > LIMIT {
+                            overflow = true;
+                        } else {
+                            frac = y;
+                            scale *= 10.0;
+                        }
+                    }
+                }
+                j += 1;
+            }
+            post = j > 0;
+            s = &s[j..];
+        }
+        if !pre && !post {
+            return None;
+        }
+        // Unit.
+        let mut k = 0;
+        while k < s.len() && s[k] != b'.' && !s[k].is_ascii_digit() {
+            k += 1;
+        }
+        if k == 0 {
+            return None;
+        }
+        let unit: u64 = match &s[..k] {
+            b"ns" => 1,
+            b"us" => 1_000,
+            b"\xc2\xb5s" => 1_000, // U+00B5 micro sign
+            b"\xce\xbcs" => 1_000, // U+03BC Greek mu
+            b"ms" => 1_000_000,
+            b"s" => 1_000_000_000,
+            b"m" => 60_000_000_000,
+            b"h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        s = &s[k..];
+        if v > LIMIT / unit {
+            return None;
+        }
+        v *= unit;
+        if frac > 0 {
+            let add = (frac as f64 * (unit as f64 / scale)) as u64;
+            v = v.checked_add(add)?;
+            if v > LIMIT {
+                return None;
+            }
+        }
+        total = total.checked_add(v)?;
+        if total > LIMIT {
+            return None;
+        }
+    }
+    if neg {
+        return (total as i128).checked_neg().and_then(|x| i64::try_from(x).ok());
+    }
+    if total > LIMIT - 1 {
+        return None;
+    }
+    i64::try_from(total).ok()
+}
+
+/// Go's `net.SplitHostPort`: `(host, port)` or the reason it fails.
+pub fn split_host_port(hostport: &str) -> Result<(String, String), &'static str> {
+    let Some(i) = hostport.rfind(':') else {
+        return Err("missing port in address");
+    };
+    let (host, j, k);
+    if hostport.starts_with('[') {
+        let Some(end) = hostport.find(']') else {
+            return Err("missing ']' in address");
+        };
+        if end + 1 == hostport.len() {
+            return Err("missing port in address");
+        }
+        if end + 1 != i {
+            if hostport.as_bytes().get(end + 1) == Some(&b':') {
+                return Err("too many colons in address");
+            }
+            return Err("missing port in address");
+        }
+        host = &hostport[1..end];
+        j = 1;
+        k = end + 1;
+    } else {
+        host = &hostport[..i];
+        if host.contains(':') {
+            return Err("too many colons in address");
+        }
+        j = 0;
+        k = 0;
+    }
+    if hostport[j..].contains('[') {
+        return Err("unexpected '[' in address");
+    }
+    if hostport[k..].contains(']') {
+        return Err("unexpected ']' in address");
+    }
+    Ok((host.to_string(), hostport[i + 1..].to_string()))
+}
+
+/// Go's `isDomainName` (the pure-Go resolver refuses anything else).
+pub fn is_domain_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() > 254 || (b.len() == 254 && b[253] != b'.') {
+        return false;
+    }
+    let mut last = b'.';
+    let mut non_numeric = false;
+    let mut part_len = 0;
+    for &c in b {
+        match c {
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                non_numeric = true;
+                part_len += 1;
+            }
+            b'0'..=b'9' => part_len += 1,
+            b'-' => {
+                if last == b'.' {
+                    return false;
+                }
+                part_len += 1;
+                non_numeric = true;
+            }
+            b'.' => {
+                if last == b'.' || last == b'-' {
+                    return false;
+                }
+                if part_len > 63 || part_len == 0 {
+                    return false;
+                }
+                part_len = 0;
+            }
+            _ => return false,
+        }
+        last = c;
+    }
+    if last == b'-' || part_len > 63 {
+        return false;
+    }
+    non_numeric
+}
+
+/// An IP literal as Go's parser accepts it (IPv6 may carry a `%zone` when `zone_ok`).
+pub fn is_ip_literal(s: &str, zone_ok: bool) -> bool {
+    if s.parse::<Ipv4Addr>().is_ok() {
+        return true;
+    }
+    let core = match s.split_once('%') {
+        Some((a, z)) if zone_ok && !z.is_empty() => a,
+        Some(_) => return false,
+        None => s,
+    };
+    core.parse::<Ipv6Addr>().is_ok()
+}
+
+fn port_number(port: &str) -> Result<u32, String> {
+    if port.is_empty() {
+        return Err("no port".into());
+    }
+    if !port.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(format!("port {:?} is not a number", port));
+    }
+    let trimmed = port.trim_start_matches('0');
+    if trimmed.len() > 5 {
+        return Err(format!("port {} is out of range 0-65535", port));
+    }
+    let n: u32 = if trimmed.is_empty() {
+        0
+    } else {
+        trimmed
+            .parse()
+            .map_err(|_| format!("port {:?} is not a number", port))?
+    };
+    if n > 65535 {
+        return Err(format!("port {} is out of range 0-65535", port));
+    }
+    Ok(n)
+}
+
+/// Chinese rendering of the address problems reported by [`listen_addr_problem`]
+/// and [`dial_addr_problem`].
+pub fn reason_zh(en: &str) -> String {
+    let fixed = [
+        ("missing port in address", "地址缺少端口"),
+        ("missing ']' in address", "地址缺少 ']'"),
+        ("too many colons in address", "地址中冒号过多（IPv6 地址需加方括号）"),
+        ("unexpected '[' in address", "地址中出现多余的 '['"),
+        ("unexpected ']' in address", "地址中出现多余的 ']'"),
+        ("no port", "没有端口"),
+        ("no host", "没有主机"),
+        ("empty address", "地址为空"),
+        ("empty address: no port to listen on", "地址为空：没有可监听的端口"),
+        ("port 0 cannot be dialed", "不能拨号到端口 0"),
+    ];
+    if let Some((_, zh)) = fixed.iter().find(|(e, _)| *e == en) {
+        return zh.to_string();
+    }
+    if let Some(rest) = en.strip_prefix("port ") {
+        if let Some(p) = rest.strip_suffix(" is not a number") {
+            return format!("端口 {} 不是数字", p);
+        }
+        if let Some(p) = rest.strip_suffix(" is out of range 0-65535") {
+            return format!("端口 {} 超出范围 0-65535", p);
+        }
+    }
+    if let Some(rest) = en.strip_prefix("host ") {
+        if let Some(h) = rest.strip_suffix(" is neither an IP address nor a resolvable name") {
+            return format!("主机 {} 既不是 IP 地址也不是可解析的域名", h);
+        }
+    }
+    en.to_string()
+}
+
+/// Why Go could not listen on `addr` (`None` when it can).
+pub fn listen_addr_problem(addr: &str) -> Option<String> {
+    if addr.is_empty() {
+        return Some("empty address: no port to listen on".into());
+    }
+    let (host, port) = match split_host_port(addr) {
+        Ok(hp) => hp,
+        Err(e) => return Some(e.to_string()),
+    };
+    if let Err(e) = port_number(&port) {
+        return Some(e);
+    }
+    if !host.is_empty() && !is_ip_literal(&host, true) && !is_domain_name(&host) {
+        return Some(format!(
+            "host {:?} is neither an IP address nor a resolvable name",
+            host
+        ));
+    }
+    None
+}
+
+/// Why `addr` is not a dialable `host:port` (`None` when it is).
+pub fn dial_addr_problem(addr: &str) -> Option<String> {
+    if addr.is_empty() {
+        return Some("empty address".into());
+    }
+    let (host, port) = match split_host_port(addr) {
+        Ok(hp) => hp,
+        Err(e) => return Some(e.to_string()),
+    };
+    if host.is_empty() {
+        return Some("no host".into());
+    }
+    match port_number(&port) {
+        Err(e) => return Some(e),
+        Ok(0) => return Some("port 0 cannot be dialed".into()),
+        Ok(_) => {}
+    }
+    if !is_ip_literal(&host, true) && !is_domain_name(&host) {
+        return Some(format!(
+            "host {:?} is neither an IP address nor a resolvable name",
+            host
+        ));
+    }
+    None
+}
+
+/// The port of a `host:port` address, when it is a number.
+pub fn addr_port(addr: &str) -> Option<i64> {
+    let (_, port) = split_host_port(addr).ok()?;
+    port_number(&port).ok().map(i64::from)
+}
+
+/// The port after the last `:` of an address, even one Go cannot parse
+/// (`:::44014`): the port a service was meant to listen on.
+pub fn loose_port(addr: &str) -> Option<i64> {
+    let i = addr.rfind(':')?;
+    let p = addr[i + 1..].trim();
+    if p.is_empty() || p.len() > 5 || !p.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    p.parse().ok()
+}
+
+/// The host of a `host:port` address (brackets removed, lowercased).
+pub fn addr_host(addr: &str) -> Option<String> {
+    split_host_port(addr).ok().map(|(h, _)| canon_host(&h))
+}
+
+/// A host in the form used to compare addresses: trimmed, unbracketed, lowercase.
+pub fn canon_host(h: &str) -> String {
+    let t = h.trim();
+    let t = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')).unwrap_or(t);
+    t.to_ascii_lowercase()
+}
+
+/// The server's address normaliser (`processServerAddress`, contract section 2).
+pub fn normalise_address(raw: &str) -> String {
+    let mut s = raw.trim().to_string();
+    if let Some(idx) = s.find("://") {
+        if idx > 0 {
+            let rest = &s[idx + 3..];
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            let authority = &rest[..end];
+            let hostport = match authority.rfind('@') {
+                Some(at) => &authority[at + 1..],
+                None => authority,
+            };
+            s = hostport.to_string();
+        }
+    }
+    if let Some(cut) = s.find(['/', '?', '#']) {
+        s.truncate(cut);
+    }
+    if s.starts_with('[') {
+        return s;
+    }
+    if s.parse::<Ipv6Addr>().is_ok() {
+        return format!("[{}]", s);
+    }
+    let Some(i) = s.rfind(':') else {
+        return s;
+    };
+    let (host, port) = (&s[..i], &s[i + 1..]);
+    if host.is_empty() || port.is_empty() {
+        return s;
+    }
+    if host.matches(':').count() >= 2 {
+        return format!("[{}]:{}", host, port);
+    }
+    s
+}
+
+/// Counts JSON values (iteratively), stopping once `limit` is exceeded.
+pub fn value_count_exceeds(v: &Value, limit: usize) -> bool {
+    let mut stack: Vec<&Value> = vec![v];
+    let mut count = 0usize;
+    while let Some(x) = stack.pop() {
+        count += 1;
+        if count > limit {
+            return true;
+        }
+        match x {
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Object(o) => stack.extend(o.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_follow_go() {
+        assert_eq!(parse_go_duration("600s"), Some(600_000_000_000));
+        assert_eq!(parse_go_duration("1m30s"), Some(90_000_000_000));
+        assert_eq!(parse_go_duration("1.5h"), Some(5_400_000_000_000));
+        assert_eq!(parse_go_duration("0"), Some(0));
+        assert_eq!(parse_go_duration("-2ms"), Some(-2_000_000));
+        assert_eq!(parse_go_duration("10µs"), Some(10_000));
+        assert_eq!(parse_go_duration("600"), None);
+        assert_eq!(parse_go_duration(""), None);
+        assert_eq!(parse_go_duration("10 m"), None);
+        assert_eq!(parse_go_duration("1d"), None);
+        assert_eq!(parse_go_duration(".s"), None);
+        assert_eq!(parse_go_duration("9999999999h"), None);
+    }
+
+    #[test]
+    fn split_host_port_follows_go() {
+        assert_eq!(split_host_port("[::]:44014"), Ok(("::".into(), "44014".into())));
+        assert_eq!(split_host_port(":44014"), Ok(("".into(), "44014".into())));
+        assert!(split_host_port(":::44014").is_err());
+        assert!(split_host_port("1.2.3.4").is_err());
+        assert!(split_host_port("[::1]").is_err());
+        assert!(split_host_port("2001:db8::9:44010").is_err());
+    }
+
+    #[test]
+    fn listen_and_dial_addresses() {
+        assert!(listen_addr_problem("[::]:44014").is_none());
+        assert!(listen_addr_problem(":44014").is_none());
+        assert!(listen_addr_problem("0.0.0.0:0").is_none());
+        assert!(listen_addr_problem(":::44014").is_some());
+        assert!(listen_addr_problem("0.0.0.0").is_some());
+        assert!(listen_addr_problem("0.0.0.0:70000").is_some());
+        assert!(listen_addr_problem(" 0.0.0.0 :443").is_some());
+        assert!(dial_addr_problem("203.0.113.3:45001").is_none());
+        assert!(dial_addr_problem("[2001:db8::1]:45001").is_none());
+        assert!(dial_addr_problem("cdn.example.com:443").is_none());
+        assert!(dial_addr_problem("203.0.113.3").is_some());
+        assert!(dial_addr_problem(":443").is_some());
+        assert!(dial_addr_problem("2001:db8::1:443").is_some());
+    }
+
+    #[test]
+    fn reasons_have_chinese() {
+        for addr in [":::1", "1.2.3.4", ":x", ":70000", "[::1", "a]:1", "", " a :1"] {
+            if let Some(en) = listen_addr_problem(addr) {
+                assert_ne!(reason_zh(&en), en, "{}", addr);
+            }
+        }
+        for addr in [":1", "h:0"] {
+            let en = dial_addr_problem(addr).unwrap_or_default();
+            assert_ne!(reason_zh(&en), en, "{}", addr);
+        }
+    }
+
+    #[test]
+    fn normaliser_matches_contract() {
+        assert_eq!(normalise_address(":::44014"), "[::]:44014");
+        assert_eq!(normalise_address("[::]:44014"), "[::]:44014");
+        assert_eq!(normalise_address("2001:db8::9"), "[2001:db8::9]");
+        assert_eq!(normalise_address("2001:db8::9:44010"), "[2001:db8::9]:44010");
+        assert_eq!(normalise_address(" 0.0.0.0:1 "), "0.0.0.0:1");
+        assert_eq!(normalise_address(":44010"), ":44010");
+        assert_eq!(normalise_address("https://a.example.com:8443/x"), "a.example.com:8443");
+    }
+}

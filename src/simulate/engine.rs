@@ -1,0 +1,530 @@
+//! The dial-by-dial engine: routers, hop selection, marks and time.
+
+use super::util::{crc32_ieee, loose_id, norm_host, split_host_port, Prng};
+use super::world::{Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
+use super::{Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS, MAX_ROUNDS};
+use crate::error::ApiError;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// GOST's fail marker: a count and the Unix second of the last failure.
+#[derive(Debug, Clone, Copy, Default)]
+struct Marker {
+    count: i64,
+    time_sec: i64,
+}
+
+/// Where a request left the tunnel.
+#[derive(Debug, Clone)]
+enum Egress {
+    Agent(usize),
+    External(String),
+}
+
+#[derive(Debug, Clone)]
+struct Outcome {
+    ok: bool,
+    egress: Option<Egress>,
+    direct_from: Option<usize>,
+    why: String,
+}
+
+impl Outcome {
+    fn fail(why: impl Into<String>) -> Self {
+        Outcome { ok: false, egress: None, direct_from: None, why: why.into() }
+    }
+}
+
+struct Selection {
+    chosen: Option<usize>,
+    text: String,
+    candidates: Vec<Candidate>,
+}
+
+type HopKey = (usize, usize, usize);
+
+struct Sim<'w> {
+    world: &'w World,
+    dead_ids: BTreeSet<i64>,
+    dead_addrs: BTreeSet<(String, i64)>,
+    markers: BTreeMap<(usize, usize, usize, usize), Marker>,
+    rr: BTreeMap<HopKey, u64>,
+    prng: Prng,
+    now_ms: i64,
+    attempts: Vec<Attempt>,
+    budget_used: usize,
+    truncated: bool,
+    destination: String,
+    /// Agents on the path of the current dial, to stop routing loops.
+    path: Vec<usize>,
+}
+
+const MAX_DEPTH: usize = 24;
+
+pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
+    let mut notes = world.notes.clone();
+    let entry = pick_entry(world, sc)?;
+    let requests = sc.requests.unwrap_or(3).min(MAX_REQUESTS);
+    if sc.requests.map(|r| r > MAX_REQUESTS).unwrap_or(false) {
+        notes.push(format!("requests capped at {MAX_REQUESTS}"));
+    }
+    let start = sc.start_ms.unwrap_or(0);
+    let gap = sc.gap_ms.unwrap_or(1000);
+    let client_ip = sc.client_ip.clone().unwrap_or_else(|| "192.0.2.10".to_string());
+    let mut sim = Sim {
+        world,
+        dead_ids: BTreeSet::new(),
+        dead_addrs: BTreeSet::new(),
+        markers: BTreeMap::new(),
+        rr: BTreeMap::new(),
+        prng: Prng::new(sc.seed.unwrap_or(1)),
+        now_ms: start,
+        attempts: Vec::new(),
+        budget_used: 0,
+        truncated: false,
+        destination: sc.destination.clone().unwrap_or_else(|| "example.com:443".to_string()),
+        path: Vec::new(),
+    };
+    for (i, d) in sc.dead.iter().enumerate() {
+        let text = match d {
+            Value::String(s) => s.trim().to_string(),
+            other => other.to_string(),
+        };
+        if text.contains(':') {
+            match split_host_port(&text) {
+                Some(hp) => {
+                    let known = world.agents.iter().any(|a| {
+                        a.chains.iter().any(|c| c.hops.iter().any(|h| h.nodes.iter().any(|n| n.port == Some(hp.1) && n.host == hp.0)))
+                    });
+                    if !known {
+                        notes.push(format!("dead address {text} is not dialed by any chain"));
+                    }
+                    sim.dead_addrs.insert(hp);
+                }
+                None => return Err(ApiError::new("IN001", format!("dead entry {text:?} is not host:port"), format!("/dead/{i}"))),
+            }
+        } else if let Some(id) = loose_id(d).or_else(|| {
+            let name = d.as_str()?.trim();
+            world.agents.iter().find(|a| a.name.as_deref() == Some(name)).and_then(|a| a.node_id)
+        }) {
+            if !world.agents.iter().any(|a| a.node_id == Some(id)) {
+                notes.push(format!("dead node {id} is not part of this document"));
+            }
+            sim.dead_ids.insert(id);
+        } else {
+            return Err(ApiError::new(
+                "IN001",
+                format!("dead entry {text} is neither a node id nor host:port"),
+                format!("/dead/{i}"),
+            ));
+        }
+    }
+
+    let entry_agent = &world.agents[entry];
+    let (chain, retries, svc_note) = entry_router(entry_agent, world.single_node, sc);
+    if let Some(n) = svc_note {
+        notes.push(n);
+    }
+    let mut out = Vec::new();
+    for i in 0..requests {
+        sim.now_ms = start.saturating_add(gap.saturating_mul(i64::from(i)));
+        sim.attempts.clear();
+        let outcome = if entry_agent.node_id.map(|id| sim.dead_ids.contains(&id)).unwrap_or(false) {
+            Outcome::fail("the entry node is dead: the request never enters the tunnel")
+        } else {
+            sim.path = vec![entry];
+            sim.router_dial(entry, chain, retries, client_ip.clone(), 0)
+        };
+        let (exit_node_id, exit_addr) = match (&outcome.egress, outcome.ok && outcome.direct_from.is_none()) {
+            (Some(Egress::Agent(a)), true) => (world.agents.get(*a).and_then(|a| a.node_id), None),
+            (Some(Egress::External(addr)), true) => (None, Some(addr.clone())),
+            _ => (None, None),
+        };
+        let direct = outcome.ok && outcome.direct_from.is_some();
+        out.push(RequestTrace {
+            index: i + 1,
+            time_ms: sim.now_ms,
+            ok: outcome.ok,
+            exit_node_id,
+            exit_addr,
+            direct,
+            direct_from_node_id: if direct { outcome.direct_from.and_then(|a| world.agents.get(a)).and_then(|a| a.node_id) } else { None },
+            attempts: std::mem::take(&mut sim.attempts),
+            outcome: outcome.why,
+        });
+        if sim.truncated {
+            notes.push(format!("attempt budget ({MAX_ATTEMPTS}) exhausted at request {}; stopped", i + 1));
+            break;
+        }
+    }
+    let summary = Summary {
+        requests: out.len(),
+        ok: out.iter().filter(|r| r.ok).count(),
+        failed: out.iter().filter(|r| !r.ok).count(),
+        direct: out.iter().filter(|r| r.direct).count(),
+        attempts: out.iter().map(|r| r.attempts.len()).sum(),
+        failed_attempts: out.iter().map(|r| r.attempts.iter().filter(|a| !a.ok).count()).sum(),
+    };
+    Ok(Trace { entry_node_id: entry_agent.node_id, requests: out, summary, notes, truncated: sim.truncated })
+}
+
+fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
+    if world.agents.is_empty() {
+        return Err(ApiError::new("NO_ENTRY", "the document deploys nothing", ""));
+    }
+    if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
+        let id = loose_id(e).ok_or_else(|| ApiError::new("IN001", format!("entry {e} is not a node id"), "/entry"))?;
+        return world
+            .agents
+            .iter()
+            .position(|a| a.node_id == Some(id))
+            .ok_or_else(|| ApiError::new("NO_ENTRY", format!("entry node {id} is not part of this document"), "/entry"));
+    }
+    world
+        .agents
+        .iter()
+        .position(|a| a.role.as_deref() == Some("entry") && !a.chains.is_empty())
+        .or_else(|| world.agents.iter().position(|a| a.role.as_deref() == Some("entry")))
+        .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))
+}
+
+/// The router requests start with: chain index and retries.
+fn entry_router(agent: &Agent, single: bool, sc: &Scenario) -> (Option<usize>, i64, Option<String>) {
+    if single {
+        if let Some(s) = agent.services.iter().find(|s| s.chain.is_some()) {
+            let name = s.chain.clone().unwrap_or_default();
+            let ci = agent.chain_index(&name);
+            let retries = sc.entry_retries.unwrap_or(s.retries);
+            let note = match ci {
+                Some(_) => format!("requests enter at service {} (chain {name}, retries {retries})", s.name),
+                None => format!("service {} names chain {name}, which this config does not have: it dials directly", s.name),
+            };
+            return (ci, retries, Some(note));
+        }
+        let retries = sc.entry_retries.unwrap_or(0);
+        return (if agent.chains.is_empty() { None } else { Some(0) }, retries, Some("no service uses a chain; requests start on the first chain".into()));
+    }
+    let retries = sc.entry_retries.unwrap_or(0);
+    (if agent.chains.is_empty() { None } else { Some(0) }, retries, None)
+}
+
+fn name_of(world: &World, ai: Option<usize>) -> String {
+    match ai.and_then(|a| world.agents.get(a)) {
+        Some(a) => a.label.clone(),
+        None => "outside node".to_string(),
+    }
+}
+
+impl<'w> Sim<'w> {
+    fn node_id(&self, ai: Option<usize>) -> Option<i64> {
+        ai.and_then(|a| self.world.agents.get(a)).and_then(|a| a.node_id)
+    }
+
+    fn now_ns(&self) -> i128 {
+        i128::from(self.now_ms) * 1_000_000
+    }
+
+    /// Runs one router: `retries + 1` route builds at most.
+    fn router_dial(&mut self, ai: usize, chain: Option<usize>, retries: i64, hash_src: String, depth: usize) -> Outcome {
+        let world = self.world;
+        let agent = &world.agents[ai];
+        let Some(ci) = chain else {
+            return Outcome { ok: true, egress: Some(Egress::Agent(ai)), direct_from: None, why: format!("{} dials the destination", agent.label) };
+        };
+        let Some(ch) = agent.chains.get(ci) else {
+            return Outcome::fail("internal: chain index out of range");
+        };
+        let rounds = retries.saturating_add(1).clamp(1, MAX_ROUNDS);
+        let mut last_fail = String::new();
+        for round in 0..rounds {
+            if self.budget_used >= MAX_ATTEMPTS {
+                self.truncated = true;
+                return Outcome::fail("attempt budget exhausted");
+            }
+            // Build the route: one selected node per hop; stop at a hop with no candidate.
+            let mut route: Vec<(usize, usize, Selection)> = Vec::new();
+            let mut empty_hop: Option<(usize, Selection)> = None;
+            for (hi, hop) in ch.hops.iter().enumerate() {
+                let sel = self.select(ai, ci, hi, hop, &hash_src);
+                match sel.chosen {
+                    Some(ni) => route.push((hi, ni, sel)),
+                    None => {
+                        empty_hop = Some((hi, sel));
+                        break;
+                    }
+                }
+            }
+            if route.is_empty() {
+                let why = match &empty_hop {
+                    Some((hi, sel)) => format!(
+                        "{}: hop {} of chain {} has no candidate left ({}); the route is empty and {} dials the destination directly, bypassing the exits",
+                        agent.label,
+                        ch.hops.get(*hi).map(|h| h.name.as_str()).unwrap_or(""),
+                        ch.name,
+                        sel.text,
+                        agent.label
+                    ),
+                    None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
+                };
+                return Outcome { ok: true, egress: Some(Egress::Agent(ai)), direct_from: Some(ai), why };
+            }
+            let mut from: Option<usize> = Some(ai);
+            let last = route.len() - 1;
+            let mut round_failed = false;
+            for (k, (hi, ni, sel)) in route.into_iter().enumerate() {
+                let Some(hop) = ch.hops.get(hi) else { break };
+                let Some(node) = hop.nodes.get(ni) else { break };
+                self.budget_used += 1;
+                let key = (ai, ci, hi, ni);
+                let mut att = Attempt {
+                    seq: self.attempts.len(),
+                    depth,
+                    from_node_id: self.node_id(from),
+                    to_node_id: self.node_id(node.target),
+                    addr: node.addr.clone(),
+                    node: node.name.clone(),
+                    chain: ch.name.clone(),
+                    hop: hop.name.clone(),
+                    round,
+                    rounds,
+                    ok: false,
+                    alive: false,
+                    carried: false,
+                    marked: false,
+                    failures: 0,
+                    selection: sel.text,
+                    candidates: sel.candidates,
+                    reason: String::new(),
+                };
+                if let Some(why_dead) = self.refusal(node) {
+                    let m = self.markers.entry(key).or_default();
+                    m.count += 1;
+                    m.time_sec = self.now_ms.div_euclid(1000);
+                    att.marked = true;
+                    att.failures = m.count;
+                    att.reason = format!("dial failed: {why_dead}; marked failed (count {})", m.count);
+                    last_fail = format!("{} could not reach {} ({})", name_of(world, from), node.addr, why_dead);
+                    self.attempts.push(att);
+                    round_failed = true;
+                    break;
+                }
+                att.alive = true;
+                self.markers.entry(key).or_default().count = 0;
+                if k < last {
+                    att.ok = true;
+                    att.carried = true;
+                    att.reason = "handshake ok (count reset); relays to the next node of the route".into();
+                    self.attempts.push(att);
+                    from = node.target;
+                    continue;
+                }
+                let idx = self.attempts.len();
+                self.attempts.push(att);
+                let mut partial = String::new();
+                if let Some((ehi, esel)) = &empty_hop {
+                    partial = format!(
+                        "; hop {} had no candidate left ({}), so the route ends here",
+                        ch.hops.get(*ehi).map(|h| h.name.as_str()).unwrap_or(""),
+                        esel.text
+                    );
+                }
+                let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
+                let Some(slot) = self.attempts.get_mut(idx) else { return nested };
+                if nested.ok {
+                    slot.ok = true;
+                    slot.carried = true;
+                    slot.reason = format!("handshake ok (count reset); carried the request{partial}");
+                    return nested;
+                }
+                if node.waits_reply {
+                    slot.reason = format!(
+                        "accepted (count reset), but answered with an error: {}; the attempt fails without marking the node{partial}",
+                        nested.why
+                    );
+                    last_fail = nested.why;
+                    round_failed = true;
+                    break;
+                }
+                slot.ok = true;
+                slot.reason = format!(
+                    "accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: {}{partial}",
+                    nested.why
+                );
+                return Outcome::fail(format!("{} (no retry: connector without nodelay)", nested.why));
+            }
+            if !round_failed {
+                break;
+            }
+        }
+        Outcome::fail(format!("{}: all {} tries failed; last: {}", agent.label, rounds, last_fail))
+    }
+
+    /// What happens behind a chain node once the dial succeeded.
+    fn serve(&mut self, node: &ChainNode, from: usize, depth: usize) -> Outcome {
+        let world = self.world;
+        let Some(t) = node.target else {
+            return Outcome { ok: true, egress: Some(Egress::External(node.addr.clone())), direct_from: None, why: format!("{} carries it on (outside the document)", node.addr) };
+        };
+        let Some(agent) = world.agents.get(t) else { return Outcome::fail("internal: agent out of range") };
+        let Some(svc) = node.port.and_then(|p| agent.service_on_port(p)) else {
+            return Outcome::fail(format!("{} has no service on {}", agent.label, node.addr));
+        };
+        if depth > MAX_DEPTH {
+            return Outcome::fail(format!("{}: routing loop (more than {MAX_DEPTH} nested hops)", agent.label));
+        }
+        let Some(chain_name) = svc.chain.clone() else {
+            return Outcome { ok: true, egress: Some(Egress::Agent(t)), direct_from: None, why: format!("{} dials the destination", agent.label) };
+        };
+        let hash_src = if svc.hash_host {
+            self.destination.clone()
+        } else {
+            world.agents.get(from).and_then(|a| a.addresses.first().cloned()).unwrap_or_else(|| name_of(world, Some(from)))
+        };
+        if self.path.contains(&t) {
+            return Outcome::fail(format!("{}: routing loop (the request comes back to it)", agent.label));
+        }
+        match agent.chain_index(&chain_name) {
+            Some(ci) => {
+                self.path.push(t);
+                let out = self.router_dial(t, Some(ci), svc.retries, hash_src, depth);
+                self.path.pop();
+                out
+            }
+            None => Outcome {
+                ok: true,
+                egress: Some(Egress::Agent(t)),
+                direct_from: Some(t),
+                why: format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),
+            },
+        }
+    }
+
+    /// `Some(reason)` when dialing this chain node fails.
+    fn refusal(&self, node: &ChainNode) -> Option<String> {
+        if let Some(p) = node.port {
+            if self.dead_addrs.contains(&(norm_host(&node.host), p)) {
+                return Some(format!("{} is dead", node.addr));
+            }
+        } else {
+            return Some(format!("{:?} is not host:port", node.addr));
+        }
+        if let Some(t) = node.target {
+            let agent = self.world.agents.get(t)?;
+            if agent.node_id.map(|id| self.dead_ids.contains(&id)).unwrap_or(false) {
+                return Some(format!("{} is dead", agent.label));
+            }
+            if let Some(bad) = agent.services.iter().find(|s| s.port.is_none() && s.nominal_port == node.port) {
+                return Some(format!("service {} of {} cannot listen on {:?} (not a valid listen address)", bad.name, agent.label, bad.addr));
+            }
+            if node.port.and_then(|p| agent.service_on_port(p)).is_none() {
+                return Some(format!("nothing listens on port {} of {}", node.port.unwrap_or(0), agent.label));
+            }
+        }
+        None
+    }
+
+    /// One hop selection: fail filter, backup filter, strategy.
+    fn select(&mut self, ai: usize, ci: usize, hi: usize, hop: &Hop, hash_src: &str) -> Selection {
+        let now_ns = self.now_ns();
+        let n = hop.nodes.len();
+        let mut candidates: Vec<Candidate> = hop
+            .nodes
+            .iter()
+            .map(|nd| Candidate { node: nd.name.clone(), addr: nd.addr.clone(), to_node_id: self.node_id(nd.target), kept: true, reason: String::new() })
+            .collect();
+        let mut kept: Vec<usize> = (0..n).collect();
+        if n > 1 {
+            let mut next = Vec::new();
+            for &i in &kept {
+                let nd = &hop.nodes[i];
+                let mut max_fails = nd.md_max_fails.unwrap_or(hop.max_fails);
+                if max_fails <= 0 {
+                    max_fails = 1;
+                }
+                let mut timeout = nd.md_fail_timeout_ns.unwrap_or(hop.fail_timeout_ns);
+                if timeout <= 0 {
+                    timeout = DEFAULT_FAIL_TIMEOUT_NS;
+                }
+                let m = self.markers.get(&(ai, ci, hi, i)).copied().unwrap_or_default();
+                let since = now_ns - i128::from(m.time_sec) * 1_000_000_000;
+                if m.count < max_fails || since >= timeout {
+                    next.push(i);
+                    if m.count >= max_fails {
+                        candidates[i].reason = format!("failure mark expired ({} s >= failTimeout {} s)", since / 1_000_000_000, timeout / 1_000_000_000);
+                    }
+                } else {
+                    candidates[i].kept = false;
+                    candidates[i].reason = format!(
+                        "filtered: {} failure(s) >= maxFails {}, marked {} s ago < failTimeout {} s",
+                        m.count,
+                        max_fails,
+                        since / 1_000_000_000,
+                        timeout / 1_000_000_000
+                    );
+                }
+            }
+            kept = next;
+        } else if n == 1 {
+            candidates[0].reason = "only node of the hop: never filtered".into();
+        }
+        if kept.len() > 1 {
+            let normal: Vec<usize> = kept.iter().copied().filter(|&i| !hop.nodes[i].backup).collect();
+            if !normal.is_empty() && normal.len() < kept.len() {
+                for &i in &kept {
+                    if hop.nodes[i].backup {
+                        candidates[i].kept = false;
+                        candidates[i].reason = "backup node: a non-backup node is available".into();
+                    }
+                }
+                kept = normal;
+            }
+        }
+        if kept.is_empty() {
+            return Selection { chosen: None, text: format!("all {n} nodes filtered out by the fail filter"), candidates };
+        }
+        let (pick, how) = match hop.strategy.as_str() {
+            "fifo" | "ha" => (0, format!("{}: first of {} left", hop.strategy, kept.len())),
+            "random" | "rand" => {
+                let weights: Vec<i64> = kept.iter().map(|&i| hop.nodes[i].weight.clamp(1, 1_000_000_000)).collect();
+                let sum: i64 = weights.iter().sum();
+                let mut w = self.prng.below(sum.max(1) as u64) as i64 + 1;
+                let mut pick = kept.len() - 1;
+                for (k, wt) in weights.iter().enumerate() {
+                    w -= wt;
+                    if w <= 0 {
+                        pick = k;
+                        break;
+                    }
+                }
+                (pick, format!("{}: weighted random among {} left (seeded)", hop.strategy, kept.len()))
+            }
+            "hash" => {
+                if hash_src.is_empty() {
+                    let p = self.prng.below(kept.len() as u64) as usize;
+                    (p, format!("hash: no source, random among {} left (seeded)", kept.len()))
+                } else {
+                    let h = crc32_ieee(hash_src.as_bytes());
+                    let p = (u64::from(h) % kept.len() as u64) as usize;
+                    (p, format!("hash: crc32({hash_src}) = {h}, mod {} left", kept.len()))
+                }
+            }
+            other => {
+                let counter = self.rr.entry((ai, ci, hi)).or_insert(0);
+                let c = *counter;
+                *counter = counter.wrapping_add(1);
+                let p = (c % kept.len() as u64) as usize;
+                let label = if other == "round" || other == "rr" {
+                    other.to_string()
+                } else {
+                    format!("unknown strategy {other:?} = round robin")
+                };
+                (p, format!("{label}: counter {c} mod {} left", kept.len()))
+            }
+        };
+        let chosen = kept.get(pick).copied();
+        if let Some(c) = chosen {
+            candidates[c].reason = if candidates[c].reason.is_empty() { "chosen".into() } else { format!("{}; chosen", candidates[c].reason) };
+        }
+        Selection { chosen, text: how, candidates }
+    }
+}

@@ -1,0 +1,198 @@
+//! Failover simulator (issue 4): replays what GOST agents do, dial by dial,
+//! when some nodes of a tunnel are dead.
+//!
+//! `simulate(doc, scenario)` takes a plan (the golden `expected` shape, with or
+//! without the `nodes` table), a tunnel input `{tunnel, nodes}` (planned first
+//! with [`crate::planner::plan`]) or one node's GOST config `{services, chains}`.
+//!
+//! The model follows the agent source (`go-gost/x/chain/router.go`, `route.go`,
+//! `chain.go`, `hop/hop.go`, `selector/*.go`, `connector/relay`):
+//!
+//! * A request enters at the entry node (the first `entry` of the plan unless
+//!   `scenario.entry` names another). The entry's forward service has no
+//!   `retries` (flvx never sets them), so its router builds one route unless
+//!   `scenario.entryRetries` says otherwise. For a node config the first
+//!   service with a chain is the entry and its own `handler.retries` count.
+//! * Each router tries `retries + 1` times (at least once); every try builds a
+//!   new route: per hop, the fail filter (skipped when the hop has at most one
+//!   node; `failures >= maxFails` marked within `failTimeout` are dropped;
+//!   `maxFails <= 0` counts as 1, `failTimeout <= 0` as 10 s; node metadata
+//!   `maxFails`/`failTimeout` override the selector's), then the backup filter,
+//!   then the strategy (`round`/`rr` with one counter per hop, `random`/`rand`
+//!   weighted, `fifo`/`ha`, `hash` keyed on the client IP the service saw, or
+//!   on the destination with handler metadata `hash: host`; any other name is
+//!   round robin). Strategy names are case-sensitive.
+//! * Dialing a dead node (or a port where nothing listens) fails and marks the
+//!   node: failure count + 1, time = now truncated to whole seconds (GOST keeps
+//!   Unix seconds). A successful handshake resets the count to 0.
+//! * A node that accepts but cannot reach its own next hop answers the relay
+//!   request with an error. When the connector waits for that answer
+//!   (`relay` with `nodelay: true`, as flvx sets for tls/mtls/mtcp) the attempt
+//!   fails without marking the node and the router tries again. Without
+//!   `nodelay` (kcp, ws, tcp, ...) the connector returns at once, the router
+//!   counts the try as a success (`ok: true`, `carried: false`) and the request
+//!   fails later with no retry.
+//! * When a hop has no candidate left the route is empty and that node dials
+//!   the destination itself (`direct: true`): traffic leaves from a middle
+//!   node, bypassing the exits, until a mark expires.
+//! * The destination is always reachable; all dials of one request happen at
+//!   its start time; request `i` (1-based) starts at `startMs + (i-1) * gapMs`.
+//!
+//! Scenario JSON (camelCase, every field optional): `dead` (node ids as numbers
+//! or strings, node names from the plan's node table, or `host:port` addresses), `requests` (3), `startMs` (0),
+//! `gapMs` (1000), `seed` (1, drives `rand` and a `hash` without a source),
+//! `entry` (node id), `entryRetries` (0), `clientIp` ("192.0.2.10"),
+//! `destination` ("example.com:443").
+
+mod engine;
+mod text;
+pub(crate) mod util;
+pub(crate) mod world;
+
+use crate::error::ApiError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use text::trace_text;
+
+/// What to simulate. Unknown keys are ignored.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Scenario {
+    /// Dead nodes: node ids (numbers or numeric strings), node names or `host:port` strings.
+    pub dead: Vec<Value>,
+    /// Number of requests (default 3).
+    pub requests: Option<u32>,
+    /// Time of the first request in milliseconds (default 0).
+    pub start_ms: Option<i64>,
+    /// Time between requests in milliseconds (default 1000).
+    pub gap_ms: Option<i64>,
+    /// Seed for `rand` and for `hash` without a source (default 1).
+    pub seed: Option<u64>,
+    /// Entry node id (default: the first entry).
+    pub entry: Option<Value>,
+    /// Retries of the entry's forward service (default 0, as flvx deploys it).
+    pub entry_retries: Option<i64>,
+    /// Client address the entry sees (the `hash` strategy's source there).
+    pub client_ip: Option<String>,
+    /// Requested destination (`hash: host` source).
+    pub destination: Option<String>,
+}
+
+/// Upper bounds that keep a hostile scenario or document cheap.
+pub const MAX_REQUESTS: u32 = 10_000;
+pub const MAX_ATTEMPTS: usize = 200_000;
+pub const MAX_ROUNDS: i64 = 1_000;
+
+/// One candidate of a hop when a route was built.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Candidate {
+    pub node: String,
+    pub addr: String,
+    pub to_node_id: Option<i64>,
+    /// Still selectable after the filters.
+    pub kept: bool,
+    pub reason: String,
+}
+
+/// One dial: `fromNodeId` dials `toNodeId` at `addr`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attempt {
+    /// Order of the dial within the request (0-based).
+    pub seq: usize,
+    /// 0 for the entry's dials, 1 for the next node's, ...
+    pub depth: usize,
+    pub from_node_id: Option<i64>,
+    pub to_node_id: Option<i64>,
+    pub addr: String,
+    /// Chain node name (`node_2`).
+    pub node: String,
+    pub chain: String,
+    pub hop: String,
+    /// Which try of the dialing router (0-based) and how many it may make.
+    pub round: i64,
+    pub rounds: i64,
+    /// The dialing router counted this try as a success.
+    pub ok: bool,
+    /// The dialed node accepted the connection.
+    pub alive: bool,
+    /// The request went through this dial to the destination.
+    pub carried: bool,
+    /// The dialed node was marked failed by this dial.
+    pub marked: bool,
+    /// Its failure count after this dial.
+    pub failures: i64,
+    /// How the node was chosen (strategy, and how many candidates were left).
+    pub selection: String,
+    pub candidates: Vec<Candidate>,
+    pub reason: String,
+}
+
+/// One request from the entry to the destination.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestTrace {
+    /// 1-based.
+    pub index: u32,
+    pub time_ms: i64,
+    pub ok: bool,
+    /// The exit that carried the request to the destination, or null.
+    pub exit_node_id: Option<i64>,
+    /// Address of the last hop when it is outside the document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_addr: Option<String>,
+    /// A node dialed the destination itself because its hop had no candidate left.
+    pub direct: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direct_from_node_id: Option<i64>,
+    pub attempts: Vec<Attempt>,
+    pub outcome: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub requests: usize,
+    pub ok: usize,
+    pub failed: usize,
+    pub direct: usize,
+    pub attempts: usize,
+    pub failed_attempts: usize,
+}
+
+/// The whole simulation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Trace {
+    pub entry_node_id: Option<i64>,
+    pub requests: Vec<RequestTrace>,
+    pub summary: Summary,
+    /// Assumptions and document problems worth knowing when reading the trace.
+    pub notes: Vec<String>,
+    /// The attempt budget ran out; later dials are missing.
+    pub truncated: bool,
+}
+
+/// Runs the scenario against the document. Errors only when the document
+/// cannot be simulated at all (unreadable, rejected by the server, no entry).
+pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
+    let world = if world::is_plan(doc) {
+        world::from_plan(doc)?
+    } else if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
+        let plan = crate::planner::plan(doc);
+        let value = serde_json::to_value(&plan)
+            .map_err(|e| ApiError::new("IN001", format!("the plan could not be serialised: {e}"), ""))?;
+        world::from_plan(&value)?
+    } else if world::is_node_config(doc) {
+        world::from_node_config(doc)
+    } else {
+        return Err(ApiError::new(
+            "IN001",
+            "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}) or a node config ({services, chains})",
+            "",
+        ));
+    };
+    engine::run(&world, scenario)
+}

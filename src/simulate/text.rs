@@ -1,0 +1,93 @@
+//! Readable report of a trace, for the CLI.
+
+use super::{RequestTrace, Trace};
+use std::fmt::Write;
+
+fn node(id: Option<i64>, addr: &str) -> String {
+    match id {
+        Some(id) => format!("node {id}"),
+        None if addr.is_empty() => "outside node".to_string(),
+        None => addr.to_string(),
+    }
+}
+
+fn request_line(r: &RequestTrace) -> String {
+    let verdict = if !r.ok {
+        "FAILED".to_string()
+    } else if r.direct {
+        format!(
+            "OK but DIRECT egress from {} (the destination is dialed by that node itself, bypassing the exits)",
+            node(r.direct_from_node_id, "")
+        )
+    } else if let Some(id) = r.exit_node_id {
+        format!("OK via exit node {id}")
+    } else if let Some(a) = &r.exit_addr {
+        format!("OK via {a}")
+    } else {
+        "OK".to_string()
+    };
+    format!("Request {} at t={} ms: {}", r.index, r.time_ms, verdict)
+}
+
+/// Renders the trace as plain text: one block per request, one line per dial.
+pub fn trace_text(trace: &Trace) -> String {
+    let mut s = String::new();
+    let entry = match trace.entry_node_id {
+        Some(id) => format!("node {id}"),
+        None => "this node".to_string(),
+    };
+    let _ = writeln!(s, "Failover simulation: {} request(s) entering at {}", trace.summary.requests, entry);
+    for r in &trace.requests {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "{}", request_line(r));
+        if r.attempts.is_empty() {
+            let _ = writeln!(s, "  (no dial)");
+        }
+        for a in &r.attempts {
+            let indent = "  ".repeat(a.depth + 1);
+            let status = if a.ok && a.carried {
+                "ok"
+            } else if a.ok {
+                "ok for the router, request lost later"
+            } else if a.alive {
+                "FAILED (node alive, not marked)"
+            } else {
+                "FAILED (dead)"
+            };
+            let _ = writeln!(
+                s,
+                "{indent}#{} {} -> {} [{}] {}/{} {}, try {}/{}: {}",
+                a.seq + 1,
+                node(a.from_node_id, ""),
+                node(a.to_node_id, &a.addr),
+                a.addr,
+                a.chain,
+                a.hop,
+                a.node,
+                a.round + 1,
+                a.rounds,
+                status
+            );
+            let _ = writeln!(s, "{indent}   chosen by {}", a.selection);
+            for c in a.candidates.iter().filter(|c| !c.kept) {
+                let _ = writeln!(s, "{indent}   skipped {} ({}): {}", c.node, c.addr, c.reason);
+            }
+            let _ = writeln!(s, "{indent}   {}", a.reason);
+        }
+        let _ = writeln!(s, "  => {}", r.outcome);
+    }
+    let sm = &trace.summary;
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "Summary: {} ok, {} failed, {} direct egress; {} dials, {} failed",
+        sm.ok, sm.failed, sm.direct, sm.attempts, sm.failed_attempts
+    );
+    if trace.truncated {
+        let _ = writeln!(s, "Truncated: the attempt budget ran out.");
+    }
+    for n in &trace.notes {
+        let _ = writeln!(s, "Note: {n}");
+    }
+    s
+}

@@ -1,0 +1,583 @@
+//! Turns a plan or one node's GOST config into the simulator's world: which
+//! agents exist, what services and chains each one runs, and which agent
+//! listens behind every chain node address.
+
+use super::util::{json_int, md_bool, md_duration_ns, md_get, md_int, norm_host, parse_go_duration, split_host_port};
+use crate::error::ApiError;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Size limits for a simulated document.
+pub const MAX_NODES: usize = 2_000;
+pub const MAX_OBJECTS: usize = 200_000;
+
+/// GOST defaults for a hop without a selector (`DefaultNodeSelector`).
+pub const DEFAULT_FAIL_TIMEOUT_NS: i128 = 10_000_000_000;
+
+#[derive(Debug, Clone)]
+pub struct Service {
+    pub name: String,
+    pub host: String,
+    pub port: Option<i64>,
+    /// The trailing port of `addr` even when Go cannot listen on it (`:::44014`).
+    pub nominal_port: Option<i64>,
+    pub addr: String,
+    pub chain: Option<String>,
+    pub retries: i64,
+    /// Handler metadata `hash: host`: the hash strategy keys on the destination.
+    pub hash_host: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ChainNode {
+    pub name: String,
+    pub addr: String,
+    pub host: String,
+    pub port: Option<i64>,
+    /// Agent index listening behind `addr`, `None` for an address outside the document.
+    pub target: Option<usize>,
+    /// The relay connector waits for the next node's reply (`nodelay`), so a
+    /// failure further on fails this attempt and the router retries.
+    pub waits_reply: bool,
+    pub md_max_fails: Option<i64>,
+    pub md_fail_timeout_ns: Option<i128>,
+    pub backup: bool,
+    pub weight: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Hop {
+    pub name: String,
+    pub strategy: String,
+    pub max_fails: i64,
+    pub fail_timeout_ns: i128,
+    pub nodes: Vec<ChainNode>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Chain {
+    pub name: String,
+    pub hops: Vec<Hop>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Agent {
+    pub node_id: Option<i64>,
+    /// The node's name from the plan's node table.
+    pub name: Option<String>,
+    pub label: String,
+    pub role: Option<String>,
+    /// Hosts this agent is dialed by (from the plan's node table).
+    pub addresses: Vec<String>,
+    pub services: Vec<Service>,
+    pub chains: Vec<Chain>,
+}
+
+impl Agent {
+    pub fn chain_index(&self, name: &str) -> Option<usize> {
+        self.chains.iter().position(|c| c.name == name)
+    }
+    pub fn service_on_port(&self, port: i64) -> Option<&Service> {
+        self.services.iter().find(|s| s.port == Some(port))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct World {
+    pub agents: Vec<Agent>,
+    /// Notes about the document (decode problems, guesses) shown in the trace.
+    pub notes: Vec<String>,
+    /// True when the document is a single node's config.
+    pub single_node: bool,
+}
+
+/// Raw per-node state built from commands: services and chains by name, in order.
+#[derive(Debug, Clone, Default)]
+pub struct RawNode {
+    pub services: Vec<(String, Value)>,
+    pub chains: Vec<(String, Value)>,
+}
+
+impl RawNode {
+    fn put(list: &mut Vec<(String, Value)>, name: String, v: Value) {
+        if let Some(slot) = list.iter_mut().find(|(n, _)| *n == name) {
+            slot.1 = v;
+        } else {
+            list.push((name, v));
+        }
+    }
+    /// Applies one agent command (`AddChains`, `UpdateChains`, `AddService`,
+    /// `UpdateService`, `DeleteService`, `DeleteChains`) to the node.
+    pub fn apply(&mut self, command: &str, data: &Value) {
+        match command {
+            "AddChains" | "UpdateChains" => {
+                let (name, cfg) = match data.get("data") {
+                    Some(inner) if data.get("chain").is_some() => (
+                        data.get("chain").and_then(Value::as_str).unwrap_or_default().to_string(),
+                        inner.clone(),
+                    ),
+                    _ => (data.get("name").and_then(Value::as_str).unwrap_or_default().to_string(), data.clone()),
+                };
+                Self::put(&mut self.chains, name, cfg);
+            }
+            "AddService" | "UpdateService" => {
+                let list = match data {
+                    Value::Array(a) => a.clone(),
+                    Value::Object(_) => vec![data.clone()],
+                    _ => vec![],
+                };
+                for s in list {
+                    let name = s.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+                    Self::put(&mut self.services, name, s);
+                }
+            }
+            "DeleteService" => {
+                let names: Vec<String> = data
+                    .get("services")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .unwrap_or_default();
+                self.services.retain(|(n, _)| !names.contains(n));
+            }
+            "DeleteChains" => {
+                let name = data.get("chain").and_then(Value::as_str).unwrap_or_default();
+                self.chains.retain(|(n, _)| n != name);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Replays a plan's commands (federation first, then local, the server's
+/// order) into per-node raw state.
+pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
+    let mut out: BTreeMap<i64, RawNode> = BTreeMap::new();
+    let mut run = |cmd: &Value| {
+        let node = cmd.get("nodeId").and_then(json_int);
+        let command = cmd.get("command").and_then(Value::as_str);
+        if let (Some(node), Some(command)) = (node, command) {
+            let data = cmd.get("data").unwrap_or(&Value::Null);
+            out.entry(node).or_default().apply(command, data);
+        }
+    };
+    for step in plan.get("federation").and_then(Value::as_array).into_iter().flatten() {
+        for cmd in step.get("commands").and_then(Value::as_array).into_iter().flatten() {
+            run(cmd);
+        }
+    }
+    for cmd in plan.get("local").and_then(Value::as_array).into_iter().flatten() {
+        run(cmd);
+    }
+    out
+}
+
+fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
+    let name = v.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+    let addr = v.get("addr").and_then(Value::as_str).unwrap_or_default();
+    let (host, port) = match split_host_port(addr) {
+        Some((h, p)) => (h, Some(p)),
+        None => (String::new(), None),
+    };
+    let handler = v.get("handler");
+    let ignore_chain = md_get(v.get("metadata"), "ignoreChain").map(md_bool).unwrap_or(false);
+    let chain = handler
+        .filter(|_| !ignore_chain)
+        .and_then(|h| h.get("chain"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let retries = match handler.and_then(|h| h.get("retries")) {
+        None | Some(Value::Null) => 0,
+        Some(r) => match json_int(r) {
+            Some(n) => n,
+            None => {
+                notes.push(format!(
+                    "{who}: service {name}: handler.retries {r} is not an integer; the agent rejects it (counted as 0 here)"
+                ));
+                0
+            }
+        },
+    };
+    let hash_host = md_get(handler.and_then(|h| h.get("metadata")), "hash")
+        .and_then(Value::as_str)
+        .map(|s| s == "host")
+        .unwrap_or(false);
+    let nominal_port = addr.rsplit(':').next().and_then(|p| p.parse::<i64>().ok());
+    Service { name, host, port, nominal_port, addr: addr.to_string(), chain, retries, hash_host }
+}
+
+fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Chain {
+    let mut hops = Vec::new();
+    for (hi, h) in v.get("hops").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let hop_name = h.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let sel = h.get("selector").filter(|s| s.is_object());
+        let (strategy, max_fails, fail_timeout_ns) = match sel {
+            None => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
+            Some(s) => {
+                let strategy = s.get("strategy").and_then(Value::as_str).unwrap_or_default().to_string();
+                let max_fails = s.get("maxFails").map(|m| json_int(m).unwrap_or(0)).unwrap_or(0);
+                let ft = match s.get("failTimeout") {
+                    None | Some(Value::Null) => 0,
+                    Some(Value::String(text)) => {
+                        notes.push(format!(
+                            "{who}: chain {name} hop {hi}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
+                        ));
+                        parse_go_duration(text).unwrap_or(0)
+                    }
+                    Some(other) => json_int(other).map(i128::from).unwrap_or(0),
+                };
+                (strategy, max_fails, ft)
+            }
+        };
+        let mut nodes = Vec::new();
+        for (ni, n) in h.get("nodes").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let addr = n.get("addr").and_then(Value::as_str).unwrap_or_default().to_string();
+            let (host, port) = match split_host_port(&addr) {
+                Some((h, p)) => (h, Some(p)),
+                None => (norm_host(&addr), None),
+            };
+            let connector = n.get("connector");
+            let ctype = connector.and_then(|c| c.get("type")).and_then(Value::as_str).unwrap_or("http");
+            let cmd = connector.and_then(|c| c.get("metadata"));
+            let waits_reply = match ctype.trim() {
+                "relay" => md_get(cmd, "nodelay").map(md_bool).unwrap_or(false),
+                "forward" | "tcp" | "direct" | "virtual" => false,
+                _ => true,
+            };
+            let md = n.get("metadata");
+            nodes.push(ChainNode {
+                name: n.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("node_{}", ni + 1)),
+                addr,
+                host,
+                port,
+                target: None,
+                waits_reply,
+                md_max_fails: md_get(md, "maxFails").map(md_int),
+                md_fail_timeout_ns: md_get(md, "failTimeout").map(md_duration_ns),
+                backup: md_get(md, "backup").map(md_bool).unwrap_or(false),
+                weight: md_get(md, "weight").map(md_int).unwrap_or(0),
+            });
+        }
+        hops.push(Hop { name: hop_name, strategy, max_fails, fail_timeout_ns, nodes });
+    }
+    Chain { name: name.to_string(), hops }
+}
+
+fn build_agent(node_id: Option<i64>, label: String, raw: &RawNode, notes: &mut Vec<String>) -> Agent {
+    let who = label.clone();
+    Agent {
+        node_id,
+        name: None,
+        label,
+        role: None,
+        addresses: vec![],
+        services: raw.services.iter().map(|(_, v)| parse_service(v, notes, &who)).collect(),
+        chains: raw.chains.iter().map(|(n, v)| parse_chain(n, v, notes, &who)).collect(),
+    }
+}
+
+/// Is this document a plan (golden `expected` shape, with or without `nodes`)?
+pub fn is_plan(doc: &Value) -> bool {
+    doc.is_object() && (doc.get("local").map(Value::is_array).unwrap_or(false) || doc.get("federation").map(Value::is_array).unwrap_or(false))
+}
+
+/// Is this document one node's GOST config?
+pub fn is_node_config(doc: &Value) -> bool {
+    doc.is_object() && (doc.get("services").map(Value::is_array).unwrap_or(false) || doc.get("chains").map(Value::is_array).unwrap_or(false))
+}
+
+/// Builds the world from a plan.
+pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
+    if let Some(err) = plan.get("error").filter(|e| !e.is_null()) {
+        let text = match err {
+            Value::String(s) => s.clone(),
+            other => other
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| other.to_string()),
+        };
+        return Err(ApiError::new("PLAN_ERROR", format!("the server rejects this tunnel: {text}"), "/error"));
+    }
+    let mut notes = Vec::new();
+    let raw = plan_nodes(plan);
+    let size: usize = raw.values().map(|r| r.services.len() + r.chains.len()).sum::<usize>()
+        + raw.values().flat_map(|r| r.chains.iter()).map(|(_, c)| c.to_string().len() / 64).sum::<usize>();
+    if raw.len() > MAX_NODES || size > MAX_OBJECTS {
+        return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));
+    }
+    let table: Vec<&Value> = plan.get("nodes").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
+    let mut agents: Vec<Agent> = Vec::new();
+    // Node table order first (entries, hops, exits as the planner lists them), then any other node.
+    for row in &table {
+        let Some(id) = row.get("nodeId").and_then(json_int) else { continue };
+        if agents.iter().any(|a| a.node_id == Some(id)) {
+            continue;
+        }
+        let empty = RawNode::default();
+        let r = raw.get(&id).unwrap_or(&empty);
+        let name = row.get("name").and_then(Value::as_str).unwrap_or_default();
+        let label = if name.is_empty() { format!("node {id}") } else { format!("node {id} ({name})") };
+        let mut a = build_agent(Some(id), label, r, &mut notes);
+        a.role = row.get("role").and_then(Value::as_str).map(str::to_string);
+        a.name = Some(name.to_string()).filter(|n| !n.is_empty());
+        a.addresses = row
+            .get("addresses")
+            .and_then(Value::as_array)
+            .map(|v| v.iter().filter_map(Value::as_str).map(norm_host).collect())
+            .unwrap_or_default();
+        agents.push(a);
+    }
+    for (id, r) in &raw {
+        if agents.iter().any(|a| a.node_id == Some(*id)) {
+            continue;
+        }
+        let mut a = build_agent(Some(*id), format!("node {id}"), r, &mut notes);
+        // Without a node table: a node with chains and no services is an entry.
+        if a.services.is_empty() && !a.chains.is_empty() {
+            a.role = Some("entry".into());
+        } else if a.services.iter().all(|s| s.chain.is_none()) {
+            a.role = Some("exit".into());
+        } else {
+            a.role = Some("middle".into());
+        }
+        agents.push(a);
+    }
+    let table_ports: Vec<(usize, i64)> = table
+        .iter()
+        .filter_map(|row| {
+            let id = row.get("nodeId").and_then(json_int)?;
+            let port = row.get("port").and_then(json_int)?;
+            let idx = agents.iter().position(|a| a.node_id == Some(id))?;
+            Some((idx, port))
+        })
+        .collect();
+    resolve_targets(&mut agents, &table_ports, &mut notes);
+    Ok(World { agents, notes, single_node: false })
+}
+
+/// Builds the world from one node's config: every chain node is outside the document.
+pub fn from_node_config(doc: &Value) -> World {
+    let mut notes = Vec::new();
+    let mut raw = RawNode::default();
+    for c in doc.get("chains").and_then(Value::as_array).into_iter().flatten() {
+        raw.apply("AddChains", c);
+    }
+    for s in doc.get("services").and_then(Value::as_array).into_iter().flatten() {
+        raw.apply("AddService", s);
+    }
+    let mut a = build_agent(None, "this node".into(), &raw, &mut notes);
+    a.role = Some("entry".into());
+    World { agents: vec![a], notes, single_node: true }
+}
+
+/// Finds, for every chain node, the agent that listens behind its address.
+///
+/// With the plan's node table a chain node resolves to the node dialed by that
+/// host on that port. Without it, by the services listening on that port
+/// (preferring one bound to the dialed host); when several nodes share the
+/// port, the tunnel is walked from its entries and a node already reached at
+/// an earlier or the same layer, or a sibling dialing the same targets, is not
+/// taken as a target.
+fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &mut Vec<String>) {
+    let n = agents.len();
+    let addresses: Vec<Vec<String>> = agents.iter().map(|a| a.addresses.clone()).collect();
+    let listens: Vec<Vec<(String, Option<i64>)>> =
+        agents.iter().map(|a| a.services.iter().map(|s| (s.host.clone(), s.nominal_port)).collect()).collect();
+    let signatures: Vec<Vec<String>> = agents
+        .iter()
+        .map(|a| {
+            let mut v: Vec<String> = a.chains.iter().flat_map(|c| c.hops.iter().flat_map(|h| h.nodes.iter().map(|n| n.addr.clone()))).collect();
+            v.sort();
+            v
+        })
+        .collect();
+    let dial_ports: Vec<Vec<i64>> = agents
+        .iter()
+        .map(|a| a.chains.iter().flat_map(|c| c.hops.iter().flat_map(|h| h.nodes.iter().filter_map(|n| n.port))).collect())
+        .collect();
+    // Nodes of one hop dial the same targets, and a hop's targets are the whole
+    // next hop (or all exits): match each hop's ports against such a group.
+    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    for (i, a) in agents.iter().enumerate() {
+        if a.services.is_empty() {
+            continue;
+        }
+        let key = if a.chains.is_empty() { vec!["<exit>".to_string()] } else { signatures[i].clone() };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    let mut group_pick: BTreeMap<(usize, usize, usize, usize), usize> = BTreeMap::new();
+    if table_ports.is_empty() {
+        for (ai, agent) in agents.iter().enumerate() {
+            for (ci, chain) in agent.chains.iter().enumerate() {
+                for (hi, hop) in chain.hops.iter().enumerate() {
+                    let mut best: Option<Vec<usize>> = None;
+                    for (_, members) in &groups {
+                        let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
+                        if members.contains(&ai) || members.iter().any(|&m| dial_ports[m].iter().any(|p| mine.contains(p))) {
+                            continue;
+                        }
+                        let mut used: Vec<usize> = Vec::new();
+                        let mut ok = true;
+                        for node in &hop.nodes {
+                            let Some(port) = node.port else {
+                                ok = false;
+                                break;
+                            };
+                            let free = |m: &usize| !used.contains(m);
+                            let pick = members
+                                .iter()
+                                .filter(|m| free(m))
+                                .find(|&&m| listens[m].iter().any(|(h, p)| *p == Some(port) && *h == node.host))
+                                .or_else(|| members.iter().filter(|m| free(m)).find(|&&m| listens[m].iter().any(|(_, p)| *p == Some(port))));
+                            match pick {
+                                Some(&m) => used.push(m),
+                                None => {
+                                    ok = false;
+                                    break;
+                                }
+                            }
+                        }
+                        if ok && (best.is_none() || members.len() == hop.nodes.len()) {
+                            let exact = members.len() == hop.nodes.len();
+                            best = Some(used);
+                            if exact {
+                                break;
+                            }
+                        }
+                    }
+                    if let Some(picks) = best {
+                        for (ni, m) in picks.into_iter().enumerate() {
+                            group_pick.insert((ai, ci, hi, ni), m);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Candidate agents per chain node: (agent, chain, hop, node) -> list.
+    let mut cands: BTreeMap<(usize, usize, usize, usize), Vec<usize>> = BTreeMap::new();
+    for (ai, agent) in agents.iter().enumerate() {
+        for (ci, chain) in agent.chains.iter().enumerate() {
+            for (hi, hop) in chain.hops.iter().enumerate() {
+                for (ni, node) in hop.nodes.iter().enumerate() {
+                    let Some(port) = node.port else { continue };
+                    let by_table: Vec<usize> = table_ports
+                        .iter()
+                        .filter(|(idx, p)| *p == port && *idx != ai && addresses[*idx].contains(&node.host))
+                        .map(|(idx, _)| *idx)
+                        .collect();
+                    let listening: Vec<usize> =
+                        (0..n).filter(|&idx| idx != ai && listens[idx].iter().any(|(_, p)| *p == Some(port))).collect();
+                    let exact: Vec<usize> = listening
+                        .iter()
+                        .copied()
+                        .filter(|&idx| listens[idx].iter().any(|(h, p)| *p == Some(port) && *h == node.host))
+                        .collect();
+                    let by_host: Vec<usize> =
+                        table_ports.iter().filter(|(idx, _)| *idx != ai && addresses[*idx].contains(&node.host)).map(|(idx, _)| *idx).collect();
+                    let list = if !by_table.is_empty() {
+                        by_table
+                    } else if let Some(g) = group_pick.get(&(ai, ci, hi, ni)) {
+                        vec![*g]
+                    } else if !exact.is_empty() {
+                        exact
+                    } else if !listening.is_empty() {
+                        listening
+                    } else if by_host.len() == 1 {
+                        notes.push(format!(
+                            "{}: {} ({}) dials a tunnel node on a port where it has no service",
+                            agent.label, node.name, node.addr
+                        ));
+                        by_host
+                    } else {
+                        vec![]
+                    };
+                    cands.insert((ai, ci, hi, ni), list);
+                }
+            }
+        }
+    }
+    // Walk from the entries, layer by layer.
+    let mut layer: Vec<Option<usize>> = vec![None; n];
+    let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    for (i, a) in agents.iter().enumerate() {
+        if a.role.as_deref() == Some("entry") {
+            layer[i] = Some(0);
+            queue.push_back(i);
+        }
+    }
+    let mut order: Vec<usize> = Vec::new();
+    while let Some(ai) = queue.pop_front() {
+        if order.contains(&ai) {
+            continue;
+        }
+        order.push(ai);
+        let my = layer[ai].unwrap_or(0);
+        let keys: Vec<(usize, usize, usize, usize)> = cands.keys().filter(|k| k.0 == ai).copied().collect();
+        for key in keys {
+            if let Some(list) = cands.get_mut(&key) {
+                if list.len() > 1 {
+                    let deeper: Vec<usize> = list.iter().copied().filter(|&c| layer[c].map(|l| l > my).unwrap_or(true)).collect();
+                    if !deeper.is_empty() {
+                        *list = deeper;
+                    }
+                }
+                for &c in list.iter() {
+                    if layer[c].is_none() {
+                        layer[c] = Some(my + 1);
+                        queue.push_back(c);
+                    }
+                }
+            }
+        }
+    }
+    for (ai, agent) in agents.iter_mut().enumerate() {
+        let label = agent.label.clone();
+        for (ci, chain) in agent.chains.iter_mut().enumerate() {
+            for (hi, hop) in chain.hops.iter_mut().enumerate() {
+                let mut used: Vec<usize> = Vec::new();
+                for (ni, node) in hop.nodes.iter_mut().enumerate() {
+                    let mut list = cands.get(&(ai, ci, hi, ni)).cloned().unwrap_or_default();
+                    // A node whose own chain dials back to this node's ports is upstream, not a target.
+                    if list.len() > 1 {
+                        let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
+                        let forward: Vec<usize> =
+                            list.iter().copied().filter(|&c| !dial_ports[c].iter().any(|p| mine.contains(p))).collect();
+                        if !forward.is_empty() {
+                            list = forward;
+                        }
+                    }
+                    if list.len() > 1 && !signatures[ai].is_empty() {
+                        let others: Vec<usize> = list.iter().copied().filter(|&i| signatures[i] != signatures[ai]).collect();
+                        if !others.is_empty() {
+                            list = others;
+                        }
+                    }
+                    if list.len() > 1 {
+                        notes.push(format!(
+                            "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
+                            node.name,
+                            node.addr,
+                            list.len()
+                        ));
+                    }
+                    let found = list.iter().copied().find(|i| !used.contains(i)).or(list.first().copied());
+                    match found {
+                        Some(idx) => used.push(idx),
+                        None if node.port.is_some() => notes.push(format!(
+                            "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
+                            node.name, node.addr
+                        )),
+                        None => {}
+                    }
+                    node.target = found;
+                }
+            }
+        }
+    }
+}
