@@ -13,26 +13,30 @@
 //!
 //! | option           | default   | what it bounds |
 //! | ---------------- | --------- | -------------- |
-//! | `maxInputBytes`  | 4 MiB     | length of JSON text in bytes |
+//! | `maxInputBytes`  | 16 MiB    | length of JSON text in bytes |
 //! | `maxNodes`       | 1000      | entries of a `nodes` array (panel node rows, a plan's node table) |
 //! | `maxHops`        | 32        | `tunnel.chainNodes` entries; `hops` of a GOST chain |
-//! | `maxNodesPerHop` | 100       | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId`, a chain hop's `nodes` |
+//! | `maxNodesPerHop` | 32        | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId`, a chain hop's `nodes` |
 //! | `maxStringLen`   | 65536     | characters of any string or object key |
 //! | `maxDepth`       | 64        | nested arrays/objects (`[]` is depth 1, a scalar depth 0) |
 //!
 //! The largest golden input is 7 KB with depth 6; the largest plan 19 KB with
 //! depth 11, so the defaults leave room for real tunnels, lifecycle step lists
-//! that carry several plans, and the `{doc, options}` wrappers.
+//! that carry several plans, and the `{doc, options}` wrappers. They are also
+//! chosen so that the worst tunnel they let in (about 1000 nodes in 31 hops of
+//! 32, every node dialing all 32 of the next hop) plans to a document that is
+//! itself within `maxInputBytes` and can be checked again: a plan grows with
+//! nodes x nodes-per-hop (100 per hop gave a 22 MB plan, 32 gives about 7 MB).
 
 use crate::error::ApiError;
 use crate::finding::{pointer_token, Finding, Severity};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub const DEFAULT_MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_NODES: usize = 1000;
 pub const DEFAULT_MAX_HOPS: usize = 32;
-pub const DEFAULT_MAX_NODES_PER_HOP: usize = 100;
+pub const DEFAULT_MAX_NODES_PER_HOP: usize = 32;
 pub const DEFAULT_MAX_STRING_LEN: usize = 65536;
 pub const DEFAULT_MAX_DEPTH: usize = 64;
 
@@ -444,10 +448,10 @@ mod tests {
     #[test]
     fn defaults_are_documented_values() {
         let l = Limits::default();
-        assert_eq!(l.max_input_bytes, 4 * 1024 * 1024);
+        assert_eq!(l.max_input_bytes, 16 * 1024 * 1024);
         assert_eq!(l.max_nodes, 1000);
         assert_eq!(l.max_hops, 32);
-        assert_eq!(l.max_nodes_per_hop, 100);
+        assert_eq!(l.max_nodes_per_hop, 32);
         assert_eq!(l.max_string_len, 65536);
         assert_eq!(l.max_depth, 64);
     }
