@@ -134,3 +134,35 @@ fn simulate_does_not_echo_a_dead_entry_object_with_a_token() {
     };
     assert!(!out.contains("CANARY-dead-entry"), "{}", out);
 }
+
+/// Found while probing for this test suite: the lifecycle report's `state`
+/// (what every node runs) carries a plan's service and chain configs verbatim,
+/// so credential-like fields of a user-supplied plan (GOST `handler.auth.password`,
+/// `connector.auth.password`, a `token` in metadata) come back in the output.
+/// The planner never emits such fields, so golden-vector plans are clean; a plan
+/// pasted by an operator is not. Owner: lifecycle (src/lifecycle.rs). Suggested
+/// fix: redact values under credential-like keys (e.g. `"***"`) when copying
+/// configs into `state`/`log`. Ignored until fixed; run with `-- --ignored`.
+#[test]
+#[ignore = "known leak in src/lifecycle.rs (state echoes auth/token fields); not owned by this branch"]
+fn lifecycle_state_redacts_credentials_of_a_pasted_plan() {
+    let steps: Value = serde_json::from_str(include_str!("data/hostile/known-bugs/lifecycle-state-echoes-credentials.json")).unwrap();
+    let out = to_json(&hop_policy::lifecycle::lifecycle(&steps).unwrap());
+    for c in ["CANARY-auth-pass", "CANARY-meta-token", "CANARY-conn-pass"] {
+        assert!(!out.contains(c), "{} leaked: {}", c, excerpt(&out, c));
+    }
+}
+
+/// The same fields through the checker and the simulator stay hidden.
+#[test]
+fn check_and_simulate_do_not_echo_credentials_of_a_pasted_plan() {
+    let steps: Value = serde_json::from_str(include_str!("data/hostile/known-bugs/lifecycle-state-echoes-credentials.json")).unwrap();
+    let plan = &steps[0]["plan"];
+    let cfg = json!({"services": plan["local"][1]["data"].clone(), "chains": [plan["local"][0]["data"].clone()]});
+    let canaries: Vec<String> = ["CANARY-auth-pass", "CANARY-meta-token", "CANARY-conn-pass"].iter().map(|s| s.to_string()).collect();
+    for doc in [plan, &cfg] {
+        let outs: Vec<_> = outputs_for_value(doc).into_iter().filter(|(e, _)| !e.starts_with("lifecycle")).collect();
+        assert!(outs.len() > 10);
+        assert_absent(&outs, &canaries, "pasted plan");
+    }
+}

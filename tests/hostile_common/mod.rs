@@ -72,7 +72,7 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
             Err(e) => out.push(("simulate(err)", to_json(&e) + &e.to_string())),
         }
     }
-    let as_steps = [doc.clone(), json!([{"op": "apply", "input": doc}, {"op": "release", "unreachable": [2]}, {"op": "apply", "input": doc}]), json!([{"op": "apply", "plan": doc}, {"op": "delete"}])];
+    let as_steps = [doc.clone(), json!([{"op": "apply", "input": doc}, {"op": "release", "unreachable": [2]}, {"op": "apply", "input": doc}]), json!([{"op": "apply", "plan": doc}, {"op": "delete"}]), json!([{"op": "apply", "plan": doc}])];
     for steps in as_steps {
         match hop_policy::lifecycle::lifecycle(&steps) {
             Ok(r) => out.push(("lifecycle", to_json(&r))),
