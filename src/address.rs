@@ -282,6 +282,9 @@ mod tests {
         assert_eq!(process_server_address(":::44014"), "[::]:44014");
         assert_eq!(process_server_address(" 0.0.0.0 :45001"), "0.0.0.0 :45001");
         assert_eq!(process_server_address(":45001"), ":45001");
+        assert_eq!(process_server_address("[::]:44014"), "[::]:44014");
+        assert_eq!(process_server_address("2001:db8::9:44010"), "[2001:db8::9]:44010");
+        assert_eq!(process_server_address("https://a.example.com:8443/x"), "a.example.com:8443");
     }
 
     #[test]

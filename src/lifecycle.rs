@@ -47,6 +47,8 @@
 //!   `fed_chain_R` (middle), then `AddService` `fed_svc_R`.
 //! * Release deletes `fed_svc_R` and, for a middle, `fed_chain_R`, and marks
 //!   the runtime released; an unreachable provider keeps it all.
+//! * The agent rejects `AddChains` / `AddService` for a name it already runs
+//!   (`... already exists`), failing the apply; `Update*` are upserts.
 //! * Local commands in plan order (`UpdateChains`/`UpdateService` on an edit).
 //!   After a successful edit, nodes that no longer take part lose
 //!   `chains_{id}` / the tunnel services.
@@ -128,27 +130,65 @@ fn tunnel_service_names(t: i64) -> Vec<String> {
     v
 }
 
-fn finding(code: &str, rule: &str, node: Option<i64>, path: String, en: String, zh: String) -> Finding {
-    Finding { code: code.into(), rule: rule.into(), severity: Severity::Error, node_id: node, path, message: en, message_zh: zh, fix: None }
+fn finding(
+    code: &str,
+    rule: &str,
+    node: Option<i64>,
+    path: String,
+    en: String,
+    zh: String,
+) -> Finding {
+    Finding {
+        code: code.into(),
+        rule: rule.into(),
+        severity: Severity::Error,
+        node_id: node,
+        path,
+        message: en,
+        message_zh: zh,
+        fix: None,
+    }
 }
 
 /// The tunnel id a plan belongs to.
 fn plan_tunnel_id(plan: &Value) -> Option<i64> {
-    for step in plan.get("federation").and_then(Value::as_array).into_iter().flatten() {
+    for step in plan
+        .get("federation")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if let Some(rk) = step.get("resourceKey").and_then(Value::as_str) {
-            if let Some(id) = rk.strip_prefix("tunnel:").and_then(|r| r.split(':').next()).and_then(|s| s.parse().ok()) {
+            if let Some(id) = rk
+                .strip_prefix("tunnel:")
+                .and_then(|r| r.split(':').next())
+                .and_then(|s| s.parse().ok())
+            {
                 return Some(id);
             }
         }
     }
-    for cmd in plan.get("local").and_then(Value::as_array).into_iter().flatten() {
+    for cmd in plan
+        .get("local")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let data = cmd.get("data");
         let name = data
             .and_then(|d| d.get("name"))
             .and_then(Value::as_str)
-            .or_else(|| data.and_then(|d| d.get(0)).and_then(|s| s.get("name")).and_then(Value::as_str));
+            .or_else(|| {
+                data.and_then(|d| d.get(0))
+                    .and_then(|s| s.get("name"))
+                    .and_then(Value::as_str)
+            });
         if let Some(n) = name {
-            if let Some(id) = n.strip_prefix("chains_").or_else(|| n.strip_prefix("tunnel_")).and_then(|s| s.parse().ok()) {
+            if let Some(id) = n
+                .strip_prefix("chains_")
+                .or_else(|| n.strip_prefix("tunnel_"))
+                .and_then(|s| s.parse().ok())
+            {
                 return Some(id);
             }
         }
@@ -158,7 +198,12 @@ fn plan_tunnel_id(plan: &Value) -> Option<i64> {
 
 /// The runtime id in `fed_svc_R` / `fed_chain_R` of a federation step.
 fn step_runtime_id(fed: &Value) -> Option<i64> {
-    for cmd in fed.get("commands").and_then(Value::as_array).into_iter().flatten() {
+    for cmd in fed
+        .get("commands")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let data = cmd.get("data");
         let name = data
             .and_then(|d| d.get(0))
@@ -166,7 +211,11 @@ fn step_runtime_id(fed: &Value) -> Option<i64> {
             .and_then(Value::as_str)
             .or_else(|| data.and_then(|d| d.get("name")).and_then(Value::as_str));
         if let Some(n) = name {
-            if let Some(id) = n.strip_prefix("fed_svc_").or_else(|| n.strip_prefix("fed_chain_")).and_then(|s| s.parse().ok()) {
+            if let Some(id) = n
+                .strip_prefix("fed_svc_")
+                .or_else(|| n.strip_prefix("fed_chain_"))
+                .and_then(|s| s.parse().ok())
+            {
                 return Some(id);
             }
         }
@@ -189,17 +238,26 @@ fn rename_runtime(v: &Value, from: i64, to: i64) -> Value {
             v.clone()
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| rename_runtime(x, from, to)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), rename_runtime(x, from, to))).collect::<Map<_, _>>()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), rename_runtime(x, from, to)))
+                .collect::<Map<_, _>>(),
+        ),
         other => other.clone(),
     }
 }
 
 fn ids(v: Option<&Value>) -> BTreeSet<i64> {
-    v.and_then(Value::as_array).map(|a| a.iter().filter_map(loose_id).collect()).unwrap_or_default()
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(loose_id).collect())
+        .unwrap_or_default()
 }
 
 fn handler_retries(service: &Value) -> Option<i64> {
-    service.get("handler").and_then(|h| h.get("retries")).and_then(json_int)
+    service
+        .get("handler")
+        .and_then(|h| h.get("retries"))
+        .and_then(json_int)
 }
 
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?
@@ -210,12 +268,19 @@ fn selects(spec: &Value, i: usize, cmd: &Value, first_match: &mut bool) -> bool 
     if *first_match {
         return false;
     }
-    let node_ok = spec.get("nodeId").and_then(loose_id).map(|n| cmd.get("nodeId").and_then(json_int) == Some(n)).unwrap_or(true);
+    let node_ok = spec
+        .get("nodeId")
+        .and_then(loose_id)
+        .map(|n| cmd.get("nodeId").and_then(json_int) == Some(n))
+        .unwrap_or(true);
     let cmd_ok = spec
         .get("command")
         .and_then(Value::as_str)
         .map(|c| {
-            let actual = cmd.get("command").and_then(Value::as_str).unwrap_or_default();
+            let actual = cmd
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             actual == c || actual.replace("Add", "Update") == c
         })
         .unwrap_or(true);
@@ -237,17 +302,53 @@ impl Replay {
         self.log.push(Value::Object(obj));
     }
 
+    /// For an `AddChains` / `AddService`, the object that already exists on the
+    /// agent (the agent then rejects the whole command).
+    fn clash(&self, node: i64, command: &str, data: &Value) -> Option<String> {
+        let n = self.nodes.get(&node)?;
+        match command {
+            "AddChains" => {
+                let name = data.get("name").and_then(Value::as_str)?;
+                n.chains
+                    .iter()
+                    .any(|(x, _)| x == name)
+                    .then(|| format!("chain {name}"))
+            }
+            "AddService" => data
+                .as_array()?
+                .iter()
+                .filter_map(|s| s.get("name").and_then(Value::as_str))
+                .find_map(|name| {
+                    n.services
+                        .iter()
+                        .any(|(x, _)| x == name)
+                        .then(|| format!("service {name}"))
+                }),
+            _ => None,
+        }
+    }
+
     /// Remembers what an Add/Update command creates for tunnel `t`.
     fn remember(&mut self, t: i64, node: i64, command: &str, data: &Value) {
         let mut names: Vec<(&'static str, String)> = Vec::new();
         match command {
             "AddChains" | "UpdateChains" => {
-                let name = data.get("chain").or_else(|| data.get("name")).and_then(Value::as_str).unwrap_or_default();
+                let name = data
+                    .get("chain")
+                    .or_else(|| data.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 names.push(("chain", name.to_string()));
             }
             "AddService" | "UpdateService" => {
                 for svc in data.as_array().into_iter().flatten() {
-                    names.push(("service", svc.get("name").and_then(Value::as_str).unwrap_or_default().to_string()));
+                    names.push((
+                        "service",
+                        svc.get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                    ));
                 }
             }
             _ => {}
@@ -258,7 +359,15 @@ impl Replay {
         }
     }
 
-    fn send(&mut self, step: usize, phase: &str, node: i64, command: &str, data: &Value, note: &str) {
+    fn send(
+        &mut self,
+        step: usize,
+        phase: &str,
+        node: i64,
+        command: &str,
+        data: &Value,
+        note: &str,
+    ) {
         self.nodes.entry(node).or_default().apply(command, data);
         let target = data
             .get("chain")
@@ -267,7 +376,11 @@ impl Replay {
             .or_else(|| data.get(0).and_then(|s| s.get("name")).cloned())
             .or_else(|| data.get("services").cloned())
             .unwrap_or(Value::Null);
-        self.log(step, phase, json!({"nodeId": node, "command": command, "target": target, "note": note}));
+        self.log(
+            step,
+            phase,
+            json!({"nodeId": node, "command": command, "target": target, "note": note}),
+        );
     }
 
     /// Everything deployed for tunnel `t`: (node, kind, name).
@@ -275,17 +388,31 @@ impl Replay {
         let mut out = BTreeSet::new();
         let svc = tunnel_service_names(t);
         let chain = format!("chains_{t}");
-        let fed: Vec<(i64, String, String)> =
-            self.runtimes.values().filter(|r| r.tunnel_id == t).map(|r| (r.node_id, r.service_name.clone(), r.chain_name.clone())).collect();
-        let created = self.tunnels.get(&t).map(|r| r.created.clone()).unwrap_or_default();
+        let fed: Vec<(i64, String, String)> = self
+            .runtimes
+            .values()
+            .filter(|r| r.tunnel_id == t)
+            .map(|r| (r.node_id, r.service_name.clone(), r.chain_name.clone()))
+            .collect();
+        let created = self
+            .tunnels
+            .get(&t)
+            .map(|r| r.created.clone())
+            .unwrap_or_default();
         for (id, n) in &self.nodes {
             for (name, _) in &n.services {
-                if svc.contains(name) || created.contains(&(*id, "service", name.clone())) || fed.iter().any(|(fid, s, _)| fid == id && s == name) {
+                if svc.contains(name)
+                    || created.contains(&(*id, "service", name.clone()))
+                    || fed.iter().any(|(fid, s, _)| fid == id && s == name)
+                {
                     out.insert((*id, "service", name.clone()));
                 }
             }
             for (name, _) in &n.chains {
-                if *name == chain || created.contains(&(*id, "chain", name.clone())) || fed.iter().any(|(fid, _, c)| fid == id && c == name) {
+                if *name == chain
+                    || created.contains(&(*id, "chain", name.clone()))
+                    || fed.iter().any(|(fid, _, c)| fid == id && c == name)
+                {
                     out.insert((*id, "chain", name.clone()));
                 }
             }
@@ -293,7 +420,14 @@ impl Replay {
         out
     }
 
-    fn release_binding(&mut self, step: usize, rk: &str, node: i64, unreachable: &BTreeSet<i64>, phase: &str) {
+    fn release_binding(
+        &mut self,
+        step: usize,
+        rk: &str,
+        node: i64,
+        unreachable: &BTreeSet<i64>,
+        phase: &str,
+    ) {
         if unreachable.contains(&node) {
             self.log(step, phase, json!({"nodeId": node, "resourceKey": rk, "note": "release did not reach the provider panel; the error is ignored and the runtime stays applied"}));
             return;
@@ -304,10 +438,24 @@ impl Replay {
         };
         if rt.applied {
             if !rt.service_name.is_empty() {
-                self.send(step, phase, node, "DeleteService", &json!({"services": [rt.service_name]}), "provider releases the runtime");
+                self.send(
+                    step,
+                    phase,
+                    node,
+                    "DeleteService",
+                    &json!({"services": [rt.service_name]}),
+                    "provider releases the runtime",
+                );
             }
             if rt.role == "middle" && !rt.chain_name.is_empty() {
-                self.send(step, phase, node, "DeleteChains", &json!({"chain": rt.chain_name}), "provider releases the runtime");
+                self.send(
+                    step,
+                    phase,
+                    node,
+                    "DeleteChains",
+                    &json!({"chain": rt.chain_name}),
+                    "provider releases the runtime",
+                );
             }
         }
         if let Some(r) = self.runtimes.get_mut(rk) {
@@ -318,7 +466,11 @@ impl Replay {
 
     /// Releases every binding the panel holds for the tunnel, newest last as the server lists them.
     fn release_all(&mut self, step: usize, t: i64, unreachable: &BTreeSet<i64>, phase: &str) {
-        let bindings = self.tunnels.get(&t).map(|r| r.bindings.clone()).unwrap_or_default();
+        let bindings = self
+            .tunnels
+            .get(&t)
+            .map(|r| r.bindings.clone())
+            .unwrap_or_default();
         for (rk, node) in &bindings {
             self.release_binding(step, rk, *node, unreachable, phase);
         }
@@ -328,13 +480,34 @@ impl Replay {
     }
 
     /// Federation apply of one plan. Returns the bindings made, or an error message.
-    fn apply_federation(&mut self, step: usize, t: i64, plan: &Value, base: &str, unreachable: &BTreeSet<i64>) -> Result<Vec<(String, i64)>, String> {
+    fn apply_federation(
+        &mut self,
+        step: usize,
+        t: i64,
+        plan: &Value,
+        base: &str,
+        unreachable: &BTreeSet<i64>,
+    ) -> Result<Vec<(String, i64)>, String> {
         let mut refs: Vec<(String, i64)> = Vec::new();
-        let steps: Vec<Value> = plan.get("federation").and_then(Value::as_array).cloned().unwrap_or_default();
+        let steps: Vec<Value> = plan
+            .get("federation")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for (j, fed) in steps.iter().enumerate() {
-            let Some(node) = fed.get("nodeId").and_then(json_int) else { continue };
-            let rk = fed.get("resourceKey").and_then(Value::as_str).unwrap_or_default().to_string();
-            let role = fed.get("role").and_then(Value::as_str).unwrap_or_default().to_string();
+            let Some(node) = fed.get("nodeId").and_then(json_int) else {
+                continue;
+            };
+            let rk = fed
+                .get("resourceKey")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let role = fed
+                .get("role")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             if unreachable.contains(&node) {
                 self.log(step, "federation", json!({"nodeId": node, "resourceKey": rk, "note": "provider panel unreachable: the apply fails and earlier bindings of this apply are released"}));
                 for (rk2, n2) in refs.iter().rev() {
@@ -343,31 +516,73 @@ impl Replay {
                 return Err(format!("remote node {node}: provider unreachable"));
             }
             let plan_r = step_runtime_id(fed).unwrap_or(node * 10);
-            let plan_port = fed.get("reserve").and_then(|r| r.get("requestedPort")).and_then(json_int).unwrap_or(0);
-            let targets = fed.get("apply").and_then(|a| a.get("targets")).and_then(Value::as_array).map(Vec::len).unwrap_or(0);
-            let cmds: Vec<Value> = fed.get("commands").and_then(Value::as_array).cloned().unwrap_or_default();
+            let plan_port = fed
+                .get("reserve")
+                .and_then(|r| r.get("requestedPort"))
+                .and_then(json_int)
+                .unwrap_or(0);
+            let targets = fed
+                .get("apply")
+                .and_then(|a| a.get("targets"))
+                .and_then(Value::as_array)
+                .map(Vec::len)
+                .unwrap_or(0);
+            let cmds: Vec<Value> = fed
+                .get("commands")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             let existing = self.runtimes.get(&rk).cloned();
             let r_id = existing.as_ref().map(|e| e.runtime_id).unwrap_or(plan_r);
-            let still_applied = existing.as_ref().map(|e| e.active && e.applied).unwrap_or(false);
+            let still_applied = existing
+                .as_ref()
+                .map(|e| e.active && e.applied)
+                .unwrap_or(false);
             if let Some(e) = &existing {
                 if e.active && e.port != plan_port && plan_port > 0 {
                     self.log(step, "federation", json!({"nodeId": node, "resourceKey": rk, "note": format!("provider still holds this key and keeps port {} (the plan asked for {})", e.port, plan_port)}));
                 }
             }
-            let fed_path = format!("{base}/federation/{j}");
+            // A planned `input` has no federation list of its own: point at the input.
+            let retries_path = if base.ends_with("/input") {
+                base.to_string()
+            } else {
+                let k = cmds
+                    .iter()
+                    .position(|c| c.get("command").and_then(Value::as_str) == Some("AddService"))
+                    .unwrap_or(1);
+                format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
+            };
             if still_applied {
-                let e = existing.clone().unwrap_or_else(|| unreachable_runtime(node));
+                let e = existing
+                    .clone()
+                    .unwrap_or_else(|| unreachable_runtime(node));
                 if role == "middle" && targets > 0 {
-                    if let Some(chain_cmd) = cmds.iter().find(|c| c.get("command").and_then(Value::as_str) == Some("AddChains")) {
-                        let data = rename_runtime(chain_cmd.get("data").unwrap_or(&Value::Null), plan_r, r_id);
+                    if let Some(chain_cmd) = cmds
+                        .iter()
+                        .find(|c| c.get("command").and_then(Value::as_str) == Some("AddChains"))
+                    {
+                        let data = rename_runtime(
+                            chain_cmd.get("data").unwrap_or(&Value::Null),
+                            plan_r,
+                            r_id,
+                        );
                         let payload = json!({"chain": e.chain_name, "data": data});
-                        self.send(step, "federation", node, "UpdateChains", &payload, "runtime still applied: the provider only updates the chain");
+                        self.send(
+                            step,
+                            "federation",
+                            node,
+                            "UpdateChains",
+                            &payload,
+                            "runtime still applied: the provider only updates the chain",
+                        );
                     }
                     // The service keeps its earlier retries: compare with what a fresh apply sets.
                     let fresh = cmds
                         .iter()
                         .find(|c| c.get("command").and_then(Value::as_str) == Some("AddService"))
-                        .and_then(|c| c.get("data")).and_then(|d| d.get(0))
+                        .and_then(|c| c.get("data"))
+                        .and_then(|d| d.get(0))
                         .map(handler_retries)
                         .unwrap_or(None);
                     let deployed_svc = self
@@ -378,12 +593,14 @@ impl Replay {
                     if let Some(svc) = deployed_svc {
                         let kept = handler_retries(&svc);
                         if kept != fresh {
-                            let show = |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
+                            let show = |r: Option<i64>| {
+                                r.map(|n| n.to_string()).unwrap_or_else(|| "none".into())
+                            };
                             self.findings.push(finding(
                                 "LC001",
                                 "stale-retries-after-edit",
                                 Some(node),
-                                format!("{fed_path}/commands/1/data/0/handler/retries"),
+                                retries_path.clone(),
                                 format!(
                                     "Node {node}: its earlier release never reached the provider, so this apply only updated chain {} ({targets} targets) and service {} keeps retries {} where a fresh apply sets {}: a dead primary is not retried over the new targets",
                                     e.chain_name, e.service_name, show(kept), show(fresh)
@@ -403,16 +620,62 @@ impl Replay {
                 }
             } else {
                 let svc_name = format!("fed_svc_{r_id}");
-                let chain_name = if role == "middle" { format!("fed_chain_{r_id}") } else { String::new() };
+                let chain_name = if role == "middle" {
+                    format!("fed_chain_{r_id}")
+                } else {
+                    String::new()
+                };
+                let mut chain_added = false;
                 for c in &cmds {
-                    let command = c.get("command").and_then(Value::as_str).unwrap_or_default().to_string();
+                    let command = c
+                        .get("command")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
                     let data = rename_runtime(c.get("data").unwrap_or(&Value::Null), plan_r, r_id);
-                    self.send(step, "federation", node, &command, &data, "provider applies the runtime");
+                    if let Some(clash) = self.clash(node, &command, &data) {
+                        self.log(step, "federation", json!({"nodeId": node, "command": command, "resourceKey": rk,
+                            "note": format!("the agent rejects it: {clash} already exists; the provider's apply fails")}));
+                        if chain_added {
+                            self.send(
+                                step,
+                                "federation",
+                                node,
+                                "DeleteChains",
+                                &json!({"chain": chain_name}),
+                                "provider cleans up its failed apply",
+                            );
+                        }
+                        for (rk2, n2) in refs.iter().rev() {
+                            self.release_binding(step, rk2, *n2, unreachable, "federation-release");
+                        }
+                        return Err(format!("remote node {node}: {clash} already exists"));
+                    }
+                    self.send(
+                        step,
+                        "federation",
+                        node,
+                        &command,
+                        &data,
+                        "provider applies the runtime",
+                    );
                     self.remember(t, node, &command, &data);
+                    chain_added |= command == "AddChains";
                 }
                 self.runtimes.insert(
                     rk.clone(),
-                    Runtime { node_id: node, runtime_id: r_id, tunnel_id: t, role: role.clone(), active: true, applied: true, port: plan_port, targets, service_name: svc_name, chain_name },
+                    Runtime {
+                        node_id: node,
+                        runtime_id: r_id,
+                        tunnel_id: t,
+                        role: role.clone(),
+                        active: true,
+                        applied: true,
+                        port: plan_port,
+                        targets,
+                        service_name: svc_name,
+                        chain_name,
+                    },
                 );
             }
             refs.push((rk, node));
@@ -424,33 +687,85 @@ impl Replay {
         let base = format!("/{i}");
         let (plan, plan_key) = step_plan(step, &base)?;
         if let Some(err) = plan.get("error").filter(|e| !e.is_null()) {
-            let text = err.as_str().map(str::to_string).or_else(|| err.get("message").and_then(Value::as_str).map(str::to_string)).unwrap_or_else(|| err.to_string());
+            let text = err
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| {
+                    err.get("message")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .unwrap_or_else(|| err.to_string());
             self.findings.push(Finding {
                 code: "IN002".into(),
                 rule: "server-rejects".into(),
                 severity: Severity::Error,
                 node_id: None,
                 path: format!("{base}/{plan_key}"),
-                message: format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
+                message: format!(
+                    "Step {i}: the server rejects this tunnel ({text}); nothing is deployed"
+                ),
                 message_zh: format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
                 fix: None,
             });
             self.log(i, "rejected", json!({"note": text}));
             return Ok(());
         }
-        let t = step.get("tunnelId").and_then(loose_id).or_else(|| plan_tunnel_id(&plan)).or(self.last_tunnel).unwrap_or(0);
+        let t = step
+            .get("tunnelId")
+            .and_then(loose_id)
+            .or_else(|| plan_tunnel_id(&plan))
+            .or(self.last_tunnel)
+            .unwrap_or(0);
         self.last_tunnel = Some(t);
         let unreachable = ids(step.get("unreachable"));
         let mut release_unreachable = unreachable.clone();
         release_unreachable.extend(ids(step.get("releaseUnreachable")));
         let edit = self.tunnels.get(&t).map(|r| r.exists).unwrap_or(false);
         if op == "edit" && !edit {
-            return Err(ApiError::new("IN001", format!("step {i}: edit of tunnel {t}, which was never applied"), base));
+            return Err(ApiError::new(
+                "IN001",
+                format!("step {i}: edit of tunnel {t}, which was never applied"),
+                base,
+            ));
+        }
+        if op == "applyError" {
+            let local: Vec<Value> = plan
+                .get("local")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let spec = step.get("failAt").cloned().unwrap_or(Value::Null);
+            let mut first = false;
+            let hit = (spec.is_u64() || spec.is_object())
+                && local
+                    .iter()
+                    .enumerate()
+                    .any(|(k, c)| selects(&spec, k, c, &mut first));
+            if !hit {
+                return Err(ApiError::new(
+                    "IN001",
+                    format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
+                    format!("{base}/failAt"),
+                ));
+            }
         }
         let before = self.owned(t);
-        let old_chain_nodes = self.tunnels.get(&t).map(|r| r.chain_nodes.clone()).unwrap_or_default();
-        let old_service_nodes = self.tunnels.get(&t).map(|r| r.service_nodes.clone()).unwrap_or_default();
-        self.log(i, "begin", json!({"op": op, "tunnelId": t, "mode": if edit { "edit" } else { "create" }}));
+        let old_chain_nodes = self
+            .tunnels
+            .get(&t)
+            .map(|r| r.chain_nodes.clone())
+            .unwrap_or_default();
+        let old_service_nodes = self
+            .tunnels
+            .get(&t)
+            .map(|r| r.service_nodes.clone())
+            .unwrap_or_default();
+        self.log(
+            i,
+            "begin",
+            json!({"op": op, "tunnelId": t, "mode": if edit { "edit" } else { "create" }}),
+        );
         if edit {
             self.release_all(i, t, &release_unreachable, "release");
         }
@@ -466,12 +781,28 @@ impl Replay {
         rec.exists = true;
         rec.bindings = refs.clone();
         // Local apply.
-        let fail_at = if op == "applyError" { step.get("failAt").cloned() } else { None };
+        let fail_at = if op == "applyError" {
+            step.get("failAt").cloned()
+        } else {
+            None
+        };
         if op == "applyError" && fail_at.is_none() {
-            return Err(ApiError::new("IN001", format!("step {i}: applyError needs failAt"), format!("{base}/failAt")));
+            return Err(ApiError::new(
+                "IN001",
+                format!("step {i}: applyError needs failAt"),
+                format!("{base}/failAt"),
+            ));
         }
-        let timeouts: Vec<Value> = step.get("timeouts").and_then(Value::as_array).cloned().unwrap_or_default();
-        let local: Vec<Value> = plan.get("local").and_then(Value::as_array).cloned().unwrap_or_default();
+        let timeouts: Vec<Value> = step
+            .get("timeouts")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let local: Vec<Value> = plan
+            .get("local")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let mut created_chains: Vec<i64> = Vec::new();
         let mut created_services: Vec<i64> = Vec::new();
         let mut failed = false;
@@ -480,8 +811,13 @@ impl Replay {
         let mut new_chain_nodes = BTreeSet::new();
         let mut new_service_nodes = BTreeSet::new();
         for (k, cmd) in local.iter().enumerate() {
-            let Some(node) = cmd.get("nodeId").and_then(json_int) else { continue };
-            let command = cmd.get("command").and_then(Value::as_str).unwrap_or_default();
+            let Some(node) = cmd.get("nodeId").and_then(json_int) else {
+                continue;
+            };
+            let command = cmd
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let data = cmd.get("data").cloned().unwrap_or(Value::Null);
             let is_chain = command == "AddChains" || command == "UpdateChains";
             if is_chain {
@@ -493,12 +829,24 @@ impl Replay {
                 continue;
             }
             let (sent_cmd, payload) = match (edit, command) {
-                (true, "AddChains") => ("UpdateChains", json!({"chain": data.get("name").cloned().unwrap_or(Value::Null), "data": data})),
+                (true, "AddChains") => (
+                    "UpdateChains",
+                    json!({"chain": data.get("name").cloned().unwrap_or(Value::Null), "data": data}),
+                ),
                 (true, "AddService") => ("UpdateService", data.clone()),
                 _ => (command, data.clone()),
             };
-            if fail_at.as_ref().map(|f| selects(f, k, cmd, &mut fail_first)).unwrap_or(false) {
+            if fail_at
+                .as_ref()
+                .map(|f| selects(f, k, cmd, &mut fail_first))
+                .unwrap_or(false)
+            {
                 self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": "the agent rejects this command: the apply fails"}));
+                failed = true;
+                continue;
+            }
+            if let Some(clash) = self.clash(node, sent_cmd, &payload) {
+                self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": format!("the agent rejects it: {clash} already exists; the apply fails")}));
                 failed = true;
                 continue;
             }
@@ -509,7 +857,10 @@ impl Replay {
                 hit
             });
             if timed_out {
-                self.nodes.entry(node).or_default().apply(sent_cmd, &payload);
+                self.nodes
+                    .entry(node)
+                    .or_default()
+                    .apply(sent_cmd, &payload);
                 self.remember(t, node, sent_cmd, &payload);
                 self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": "timed out at the panel (skipped, not recorded as created) but took effect on the agent"}));
                 continue;
@@ -529,17 +880,35 @@ impl Replay {
                 let mut seen = BTreeSet::new();
                 for node in created_services.iter().rev() {
                     if seen.insert(*node) {
-                        self.send(i, "rollback", *node, "DeleteService", &json!({"services": names}), "local rollback");
+                        self.send(
+                            i,
+                            "rollback",
+                            *node,
+                            "DeleteService",
+                            &json!({"services": names}),
+                            "local rollback",
+                        );
                     }
                 }
                 let mut seen = BTreeSet::new();
                 for node in created_chains.iter().rev() {
                     if seen.insert(*node) {
-                        self.send(i, "rollback", *node, "DeleteChains", &json!({"chain": format!("chains_{t}")}), "local rollback");
+                        self.send(
+                            i,
+                            "rollback",
+                            *node,
+                            "DeleteChains",
+                            &json!({"chain": format!("chains_{t}")}),
+                            "local rollback",
+                        );
                     }
                 }
             } else {
-                self.log(i, "rollback", json!({"note": "edit: the server does not roll back local commands"}));
+                self.log(
+                    i,
+                    "rollback",
+                    json!({"note": "edit: the server does not roll back local commands"}),
+                );
             }
             for (rk, node) in refs.iter().rev() {
                 self.release_binding(i, rk, *node, &release_unreachable, "rollback");
@@ -568,10 +937,24 @@ impl Replay {
         if edit {
             let names = tunnel_service_names(t);
             for node in old_chain_nodes.difference(&new_chain_nodes) {
-                self.send(i, "cleanup", *node, "DeleteChains", &json!({"chain": format!("chains_{t}")}), "node left the tunnel");
+                self.send(
+                    i,
+                    "cleanup",
+                    *node,
+                    "DeleteChains",
+                    &json!({"chain": format!("chains_{t}")}),
+                    "node left the tunnel",
+                );
             }
             for node in old_service_nodes.difference(&new_service_nodes) {
-                self.send(i, "cleanup", *node, "DeleteService", &json!({"services": names}), "node left the tunnel");
+                self.send(
+                    i,
+                    "cleanup",
+                    *node,
+                    "DeleteService",
+                    &json!({"services": names}),
+                    "node left the tunnel",
+                );
             }
         }
         if let Some(rec) = self.tunnels.get_mut(&t) {
@@ -583,20 +966,50 @@ impl Replay {
     }
 
     fn step_release(&mut self, i: usize, step: &Value, delete: bool) {
-        let t = step.get("tunnelId").and_then(loose_id).or(self.last_tunnel).unwrap_or(0);
+        let t = step
+            .get("tunnelId")
+            .and_then(loose_id)
+            .or(self.last_tunnel)
+            .unwrap_or(0);
         let mut unreachable = ids(step.get("unreachable"));
         unreachable.extend(ids(step.get("releaseUnreachable")));
-        self.log(i, "begin", json!({"op": if delete { "delete" } else { "release" }, "tunnelId": t}));
-        let released: Vec<(String, i64)> = self.tunnels.get(&t).map(|r| r.bindings.clone()).unwrap_or_default();
+        self.log(
+            i,
+            "begin",
+            json!({"op": if delete { "delete" } else { "release" }, "tunnelId": t}),
+        );
+        let released: Vec<(String, i64)> = self
+            .tunnels
+            .get(&t)
+            .map(|r| r.bindings.clone())
+            .unwrap_or_default();
         self.release_all(i, t, &unreachable, "release");
         if delete {
-            let (cn, sn) = self.tunnels.get(&t).map(|r| (r.chain_nodes.clone(), r.service_nodes.clone())).unwrap_or_default();
+            let (cn, sn) = self
+                .tunnels
+                .get(&t)
+                .map(|r| (r.chain_nodes.clone(), r.service_nodes.clone()))
+                .unwrap_or_default();
             let names = tunnel_service_names(t);
             for node in &cn {
-                self.send(i, "cleanup", *node, "DeleteChains", &json!({"chain": format!("chains_{t}")}), "tunnel deleted");
+                self.send(
+                    i,
+                    "cleanup",
+                    *node,
+                    "DeleteChains",
+                    &json!({"chain": format!("chains_{t}")}),
+                    "tunnel deleted",
+                );
             }
             for node in &sn {
-                self.send(i, "cleanup", *node, "DeleteService", &json!({"services": names}), "tunnel deleted");
+                self.send(
+                    i,
+                    "cleanup",
+                    *node,
+                    "DeleteService",
+                    &json!({"services": names}),
+                    "tunnel deleted",
+                );
             }
         }
         // LC002: what the release should have removed and did not.
@@ -605,11 +1018,20 @@ impl Replay {
             .owned(t)
             .into_iter()
             .filter(|(node, _kind, name)| {
-                delete || self.runtimes.iter().any(|(k, r)| fed_keys.contains(k) && r.node_id == *node && (r.service_name == *name || r.chain_name == *name))
+                delete
+                    || self.runtimes.iter().any(|(k, r)| {
+                        fed_keys.contains(k)
+                            && r.node_id == *node
+                            && (r.service_name == *name || r.chain_name == *name)
+                    })
             })
             .collect();
         for (node, kind, name) in leftovers {
-            let why = if unreachable.contains(&node) { " (its provider never got the release)" } else { "" };
+            let why = if unreachable.contains(&node) {
+                " (its provider never got the release)"
+            } else {
+                ""
+            };
             self.findings.push(finding(
                 "LC002",
                 "release-leak",
@@ -686,19 +1108,37 @@ fn unreachable_runtime(node: i64) -> Runtime {
 fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError> {
     if let Some(p) = step.get("plan") {
         if !is_plan(p) {
-            return Err(ApiError::new("IN001", "plan must have federation and local lists", format!("{base}/plan")));
+            return Err(ApiError::new(
+                "IN001",
+                "plan must have federation and local lists",
+                format!("{base}/plan"),
+            ));
         }
         return Ok((p.clone(), "plan"));
     }
     if let Some(input) = step.get("input") {
         if input.get("tunnel").is_none() {
-            return Err(ApiError::new("IN001", "input must be {tunnel, nodes}", format!("{base}/input")));
+            return Err(ApiError::new(
+                "IN001",
+                "input must be {tunnel, nodes}",
+                format!("{base}/input"),
+            ));
         }
         let plan = crate::planner::plan(input);
-        let v = serde_json::to_value(&plan).map_err(|e| ApiError::new("IN001", format!("plan could not be serialised: {e}"), format!("{base}/input")))?;
+        let v = serde_json::to_value(&plan).map_err(|e| {
+            ApiError::new(
+                "IN001",
+                format!("plan could not be serialised: {e}"),
+                format!("{base}/input"),
+            )
+        })?;
         return Ok((v, "input"));
     }
-    Err(ApiError::new("IN001", "an apply step needs plan or input", base.to_string()))
+    Err(ApiError::new(
+        "IN001",
+        "an apply step needs plan or input",
+        base.to_string(),
+    ))
 }
 
 /// Replays the steps; see the module documentation for their format.
@@ -707,16 +1147,35 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
         Value::Array(a) => a,
         Value::Object(o) => match o.get("steps") {
             Some(Value::Array(a)) => a,
-            _ => return Err(ApiError::new("IN001", "expected a list of steps or {steps: [...]}", "")),
+            _ => {
+                return Err(ApiError::new(
+                    "IN001",
+                    "expected a list of steps or {steps: [...]}",
+                    "",
+                ))
+            }
         },
-        _ => return Err(ApiError::new("IN001", "expected a list of steps or {steps: [...]}", "")),
+        _ => {
+            return Err(ApiError::new(
+                "IN001",
+                "expected a list of steps or {steps: [...]}",
+                "",
+            ))
+        }
     };
     if list.len() > MAX_STEPS {
-        return Err(ApiError::new("IN001", format!("more than {MAX_STEPS} steps"), ""));
+        return Err(ApiError::new(
+            "IN001",
+            format!("more than {MAX_STEPS} steps"),
+            "",
+        ));
     }
     let mut r = Replay::default();
     for (i, step) in list.iter().enumerate() {
-        let op = step.get("op").and_then(Value::as_str).ok_or_else(|| ApiError::new("IN001", "a step needs an op", format!("/{i}/op")))?;
+        let op = step
+            .get("op")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ApiError::new("IN001", "a step needs an op", format!("/{i}/op")))?;
         match op {
             "apply" | "create" | "edit" | "applyError" => r.step_apply(i, step, op)?,
             "release" => r.step_release(i, step, false),
@@ -733,5 +1192,9 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
     let mut findings = std::mem::take(&mut r.findings);
     sort_findings(&mut findings);
     findings.dedup();
-    Ok(LifecycleReport { state: r.state(), log: r.log, findings })
+    Ok(LifecycleReport {
+        state: r.state(),
+        log: r.log,
+        findings,
+    })
 }

@@ -18,7 +18,15 @@ fn lc001_from_plans_and_from_inputs() {
         let lc001: Vec<_> = r.findings.iter().filter(|f| f.code == "LC001").collect();
         assert_eq!(lc001.len(), 1, "{file}: {:?}", r.findings);
         assert_eq!(lc001[0].node_id, Some(2));
-        let svc = r.state["nodes"]["2"]["services"].as_array().unwrap().iter().find(|s| s["name"] == "fed_svc_31").unwrap().clone();
+        let want = if file.contains("inputs") { "/2/input" } else { "/2/plan/federation/0/commands/1/data/0/handler/retries" };
+        assert_eq!(lc001[0].path, want);
+        let svc = r.state["nodes"]["2"]["services"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "fed_svc_31")
+            .unwrap()
+            .clone();
         assert!(svc["handler"].get("retries").is_none());
         let out = serde_json::to_string(&r).unwrap();
         assert!(!out.contains("secret-share-token"), "{file}");
@@ -36,11 +44,27 @@ fn seed_input_and_plan_simulate_alike() {
     let shape = |t: &hop_policy::simulate::Trace| -> Vec<(bool, bool, Option<i64>, Vec<Dial>)> {
         t.requests
             .iter()
-            .map(|r| (r.ok, r.direct, r.exit_node_id, r.attempts.iter().map(|x| (x.from_node_id, x.to_node_id, x.ok, x.alive)).collect()))
+            .map(|r| {
+                (
+                    r.ok,
+                    r.direct,
+                    r.exit_node_id,
+                    r.attempts
+                        .iter()
+                        .map(|x| (x.from_node_id, x.to_node_id, x.ok, x.alive))
+                        .collect(),
+                )
+            })
             .collect()
     };
     assert_eq!(shape(&a), shape(&b));
-    assert_eq!(a.requests.iter().map(|r| (r.ok, r.direct)).collect::<Vec<_>>(), vec![(false, false), (true, true), (true, true), (true, true)]);
+    assert_eq!(
+        a.requests
+            .iter()
+            .map(|r| (r.ok, r.direct))
+            .collect::<Vec<_>>(),
+        vec![(false, false), (true, true), (true, true), (true, true)]
+    );
     let text = trace_text(&b);
     let json = serde_json::to_string(&b).unwrap();
     for out in [text, json] {

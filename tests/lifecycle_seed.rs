@@ -7,7 +7,11 @@ use hop_policy::simulate::{simulate, Scenario};
 use serde_json::{json, Value};
 
 fn vector(name: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/plan-vectors.jsonl"
+    ))
+    .unwrap();
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|v| v["name"] == name)
@@ -50,19 +54,31 @@ fn lost_release_then_edit_to_three_exits_keeps_old_retries_lc001() {
     let lc001: Vec<_> = r.findings.iter().filter(|f| f.code == "LC001").collect();
     assert_eq!(lc001.len(), 1, "{:?}", r.findings);
     assert_eq!(lc001[0].node_id, Some(2));
-    assert_eq!(lc001[0].path, "/2/plan/federation/0/commands/1/data/0/handler/retries");
-    assert!(lc001[0].message.contains("retries none") && lc001[0].message.contains("sets 2"), "{}", lc001[0].message);
+    assert_eq!(
+        lc001[0].path,
+        "/2/plan/federation/0/commands/1/data/0/handler/retries"
+    );
+    assert!(
+        lc001[0].message.contains("retries none") && lc001[0].message.contains("sets 2"),
+        "{}",
+        lc001[0].message
+    );
     assert!(!lc001[0].message_zh.is_empty());
     // The lost release also left the provider's service and chain behind.
     assert!(codes(&r).contains(&"LC002".to_string()));
     // The provider only got UpdateChains in step 2.
-    let step2: Vec<_> = r.log.iter().filter(|e| e["step"] == 2 && e["nodeId"] == 2 && e.get("command").is_some()).collect();
+    let step2: Vec<_> = r
+        .log
+        .iter()
+        .filter(|e| e["step"] == 2 && e["nodeId"] == 2 && e.get("command").is_some())
+        .collect();
     assert_eq!(step2.len(), 1, "{step2:?}");
     assert_eq!(step2[0]["command"], "UpdateChains");
 
     // Replaying GOST on the middle's resulting config: first exit dead -> the request fails.
     let cfg = json!({"services": mid["services"], "chains": mid["chains"]});
-    let sc: Scenario = serde_json::from_value(json!({"dead": ["203.0.113.3:45001"], "requests": 2})).unwrap();
+    let sc: Scenario =
+        serde_json::from_value(json!({"dead": ["203.0.113.3:45001"], "requests": 2})).unwrap();
     let t = simulate(&cfg, &sc).unwrap();
     assert!(!t.requests[0].ok);
     assert!(t.requests[1].ok);
@@ -86,7 +102,10 @@ fn delivered_release_then_edit_gets_fresh_retries() {
         .filter(|e| e["step"] == 1 && e["nodeId"] == 2)
         .filter_map(|e| e["command"].as_str().map(str::to_string))
         .collect();
-    assert_eq!(cmds, vec!["DeleteService", "DeleteChains", "AddChains", "AddService"]);
+    assert_eq!(
+        cmds,
+        vec!["DeleteService", "DeleteChains", "AddChains", "AddService"]
+    );
     // Local edit uses upserts, and exits 4 and 5 gain tunnel_7.
     for id in [3, 4, 5] {
         assert!(find_named(&node(&r.state, id)["services"], "tunnel_7").is_some());
@@ -97,7 +116,15 @@ fn delivered_release_then_edit_gets_fresh_retries() {
         .filter(|e| e["step"] == 1 && e["phase"] == "local")
         .filter_map(|e| e["command"].as_str().map(str::to_string))
         .collect();
-    assert_eq!(local, vec!["UpdateChains", "UpdateService", "UpdateService", "UpdateService"]);
+    assert_eq!(
+        local,
+        vec![
+            "UpdateChains",
+            "UpdateService",
+            "UpdateService",
+            "UpdateService"
+        ]
+    );
 }
 
 #[test]
@@ -108,7 +135,11 @@ fn edit_back_to_one_exit_cleans_up_removed_exits() {
     ]);
     let r = lifecycle(&steps).unwrap();
     assert!(r.findings.is_empty(), "{:?}", r.findings);
-    assert!(node(&r.state, 4).is_null() && node(&r.state, 5).is_null(), "{}", r.state);
+    assert!(
+        node(&r.state, 4).is_null() && node(&r.state, 5).is_null(),
+        "{}",
+        r.state
+    );
     let svc = find_named(&node(&r.state, 2)["services"], "fed_svc_31").unwrap();
     assert!(svc["handler"].get("retries").is_none());
 }
@@ -119,17 +150,29 @@ fn delete_reaching_everyone_leaves_nothing() {
     let r = lifecycle(&steps).unwrap();
     assert!(r.findings.is_empty(), "{:?}", r.findings);
     assert_eq!(r.state["nodes"], json!({}));
-    assert_eq!(r.state["runtimes"]["tunnel:7:node:2:type:2:hop:1"]["active"], json!(false));
+    assert_eq!(
+        r.state["runtimes"]["tunnel:7:node:2:type:2:hop:1"]["active"],
+        json!(false)
+    );
 }
 
 #[test]
 fn delete_with_unreachable_provider_leaks_lc002() {
-    let steps = json!([{"op": "apply", "plan": three_exits()}, {"op": "delete", "unreachable": [2]}]);
+    let steps =
+        json!([{"op": "apply", "plan": three_exits()}, {"op": "delete", "unreachable": [2]}]);
     let r = lifecycle(&steps).unwrap();
-    let leaks: Vec<_> = r.findings.iter().filter(|f| f.code == "LC002").map(|f| (f.node_id, f.message.clone())).collect();
+    let leaks: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "LC002")
+        .map(|f| (f.node_id, f.message.clone()))
+        .collect();
     assert_eq!(leaks.len(), 2, "{leaks:?}");
     assert!(leaks.iter().all(|(n, _)| *n == Some(2)));
-    assert!(leaks.iter().any(|(_, m)| m.contains("fed_svc_31")) && leaks.iter().any(|(_, m)| m.contains("fed_chain_31")));
+    assert!(
+        leaks.iter().any(|(_, m)| m.contains("fed_svc_31"))
+            && leaks.iter().any(|(_, m)| m.contains("fed_chain_31"))
+    );
 }
 
 #[test]
@@ -143,9 +186,22 @@ fn apply_error_on_create_rolls_back_cleanly() {
         .log
         .iter()
         .filter(|e| e["phase"] == "rollback" && e.get("command").is_some())
-        .map(|e| (e["nodeId"].as_i64().unwrap(), e["command"].as_str().unwrap().to_string()))
+        .map(|e| {
+            (
+                e["nodeId"].as_i64().unwrap(),
+                e["command"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert_eq!(rb, vec![(3, "DeleteService".into()), (1, "DeleteChains".into()), (2, "DeleteService".into()), (2, "DeleteChains".into())]);
+    assert_eq!(
+        rb,
+        vec![
+            (3, "DeleteService".into()),
+            (1, "DeleteChains".into()),
+            (2, "DeleteService".into()),
+            (2, "DeleteChains".into())
+        ]
+    );
 }
 
 #[test]
@@ -164,17 +220,59 @@ fn apply_error_on_edit_has_no_local_rollback_lc003() {
                        {"op": "applyError", "plan": three_exits(), "failAt": 3, "unreachable": []}]);
     let r = lifecycle(&steps).unwrap();
     // Step 2 is an edit (step 1 created the tunnel): no local rollback, the new exits stay.
-    let lc003: Vec<_> = r.findings.iter().filter(|f| f.code == "LC003").map(|f| f.node_id).collect();
+    let lc003: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "LC003")
+        .map(|f| f.node_id)
+        .collect();
     assert_eq!(lc003, vec![Some(4)], "{:?}", r.findings);
 }
 
 #[test]
 fn bad_steps_are_structured_errors() {
     assert_eq!(lifecycle(&json!("x")).unwrap_err().code, "IN001");
-    assert_eq!(lifecycle(&json!([{"op": "fly"}])).unwrap_err().path, "/0/op");
+    assert_eq!(
+        lifecycle(&json!([{"op": "fly"}])).unwrap_err().path,
+        "/0/op"
+    );
     assert_eq!(lifecycle(&json!([{"op": "apply"}])).unwrap_err().path, "/0");
-    assert_eq!(lifecycle(&json!([{"op": "edit", "plan": one_exit()}])).unwrap_err().code, "IN001");
-    assert_eq!(lifecycle(&json!([{"op": "applyError", "plan": one_exit()}])).unwrap_err().path, "/0/failAt");
+    assert_eq!(
+        lifecycle(&json!([{"op": "edit", "plan": one_exit()}]))
+            .unwrap_err()
+            .code,
+        "IN001"
+    );
+    assert_eq!(
+        lifecycle(&json!([{"op": "applyError", "plan": one_exit()}]))
+            .unwrap_err()
+            .path,
+        "/0/failAt"
+    );
+    assert_eq!(
+        lifecycle(&json!([{"op": "applyError", "plan": one_exit(), "failAt": 9}]))
+            .unwrap_err()
+            .path,
+        "/0/failAt"
+    );
+    assert_eq!(
+        lifecycle(&json!([{"op": "applyError", "plan": one_exit(), "failAt": "1"}]))
+            .unwrap_err()
+            .path,
+        "/0/failAt"
+    );
+    assert_eq!(
+        lifecycle(&json!([{"op": "applyError", "plan": one_exit(), "failAt": {"nodeId": 4}}]))
+            .unwrap_err()
+            .path,
+        "/0/failAt"
+    );
+    assert_eq!(
+        lifecycle(&json!([{"op": "apply", "plan": {"local": 3}}]))
+            .unwrap_err()
+            .path,
+        "/0/plan"
+    );
 }
 
 #[test]
@@ -192,8 +290,15 @@ fn release_unreachable_on_the_edit_step_itself_gives_lc001() {
         {"op": "edit", "plan": three_exits(), "unreachable": [2]},
     ]);
     let r = lifecycle(&steps).unwrap();
-    assert!(!codes(&r).contains(&"LC001".to_string()), "{:?}", r.findings);
-    assert!(r.log.iter().any(|e| e["phase"] == "end" && e["ok"] == json!(false)));
+    assert!(
+        !codes(&r).contains(&"LC001".to_string()),
+        "{:?}",
+        r.findings
+    );
+    assert!(r
+        .log
+        .iter()
+        .any(|e| e["phase"] == "end" && e["ok"] == json!(false)));
 }
 
 #[test]
@@ -202,7 +307,12 @@ fn delete_misses_a_service_with_a_name_outside_the_cleanup_list_lc002() {
     plan["local"][3]["data"][0]["name"] = json!("custom_7");
     let steps = json!([{"op": "apply", "plan": plan}, {"op": "delete"}]);
     let r = lifecycle(&steps).unwrap();
-    let leaks: Vec<_> = r.findings.iter().filter(|f| f.code == "LC002").map(|f| (f.node_id, f.message.clone())).collect();
+    let leaks: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.code == "LC002")
+        .map(|f| (f.node_id, f.message.clone()))
+        .collect();
     assert_eq!(leaks.len(), 1, "{leaks:?}");
     assert_eq!(leaks[0].0, Some(5));
     assert!(leaks[0].1.contains("custom_7"));
@@ -216,6 +326,83 @@ fn same_target_count_after_lost_release_is_not_lc001() {
         {"op": "apply", "plan": three_exits()},
     ]);
     let r = lifecycle(&steps).unwrap();
-    assert!(!codes(&r).contains(&"LC001".to_string()), "{:?}", r.findings);
+    assert!(
+        !codes(&r).contains(&"LC001".to_string()),
+        "{:?}",
+        r.findings
+    );
     assert!(codes(&r).contains(&"LC002".to_string()));
+}
+
+#[test]
+fn a_rollback_leak_makes_the_next_create_fail_on_already_exists() {
+    let steps = json!([
+        {"op": "applyError", "plan": three_exits(), "failAt": {"nodeId": 5}, "timeouts": [{"nodeId": 4, "command": "AddService"}]},
+        {"op": "apply", "plan": three_exits()},
+    ]);
+    let r = lifecycle(&steps).unwrap();
+    let rejected = r.log.iter().find(|e| {
+        e["step"] == 1
+            && e["note"]
+                .as_str()
+                .map(|n| n.contains("already exists"))
+                .unwrap_or(false)
+    });
+    assert_eq!(
+        rejected.map(|e| e["nodeId"].clone()),
+        Some(json!(4)),
+        "{:?}",
+        r.log
+    );
+    assert!(r
+        .log
+        .iter()
+        .any(|e| e["step"] == 1 && e["phase"] == "end" && e["ok"] == json!(false)));
+    // The second create rolled back what it made (chain on 1, service on 3, the federated middle); node 4 keeps the leak.
+    assert!(find_named(&node(&r.state, 4)["services"], "tunnel_7").is_some());
+    assert!(
+        node(&r.state, 1).is_null() && node(&r.state, 3).is_null() && node(&r.state, 2).is_null(),
+        "{}",
+        r.state["nodes"]
+    );
+    assert_eq!(
+        r.findings.iter().filter(|f| f.code == "LC003").count(),
+        1,
+        "{:?}",
+        r.findings
+    );
+}
+
+#[test]
+fn simulating_the_deployed_state_shows_the_lc001_failure() {
+    let lost = lifecycle(&json!([
+        {"op": "apply", "plan": one_exit()},
+        {"op": "release", "unreachable": [2]},
+        {"op": "apply", "plan": three_exits()},
+    ]))
+    .unwrap();
+    let delivered = lifecycle(
+        &json!([{"op": "apply", "plan": one_exit()}, {"op": "apply", "plan": three_exits()}]),
+    )
+    .unwrap();
+    let sc: Scenario = serde_json::from_value(json!({"dead": [3], "requests": 2})).unwrap();
+    // The whole report is accepted as well as its state.
+    let report = serde_json::to_value(&lost).unwrap();
+    let t = simulate(&report, &sc).unwrap();
+    assert_eq!(t.entry_node_id, Some(1));
+    assert_eq!(
+        t.requests
+            .iter()
+            .map(|r| (r.ok, r.exit_node_id))
+            .collect::<Vec<_>>(),
+        vec![(false, None), (true, Some(4))]
+    );
+    let t = simulate(&delivered.state, &sc).unwrap();
+    assert_eq!(
+        t.requests
+            .iter()
+            .map(|r| (r.ok, r.exit_node_id))
+            .collect::<Vec<_>>(),
+        vec![(true, Some(4)), (true, Some(4))]
+    );
 }

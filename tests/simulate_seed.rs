@@ -6,7 +6,11 @@ use hop_policy::simulate::{simulate, trace_text, Scenario, Trace};
 use serde_json::{json, Value};
 
 fn vector(name: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/plan-vectors.jsonl"
+    ))
+    .unwrap();
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|v| v["name"] == name)
@@ -35,7 +39,8 @@ fn with_retries(retries: Option<i64>) -> Value {
 }
 
 fn with_strategy(mut plan: Value, strategy: &str) -> Value {
-    plan["federation"][0]["commands"][0]["data"]["hops"][0]["selector"]["strategy"] = json!(strategy);
+    plan["federation"][0]["commands"][0]["data"]["hops"][0]["selector"]["strategy"] =
+        json!(strategy);
     plan
 }
 
@@ -46,7 +51,11 @@ fn run(plan: &Value, scenario: Value) -> Trace {
 
 /// (from, to, ok) of every dial of request `i` (0-based).
 fn dials(t: &Trace, i: usize) -> Vec<(Option<i64>, Option<i64>, bool)> {
-    t.requests[i].attempts.iter().map(|a| (a.from_node_id, a.to_node_id, a.ok)).collect()
+    t.requests[i]
+        .attempts
+        .iter()
+        .map(|a| (a.from_node_id, a.to_node_id, a.ok))
+        .collect()
 }
 
 #[test]
@@ -59,13 +68,23 @@ fn retries_2_first_exit_dead_every_request_succeeds_request_1_on_exit_2() {
     assert!(t.requests.iter().all(|r| r.ok && !r.direct));
     assert_eq!(t.requests[0].exit_node_id, Some(4));
     // entry -> middle carries; middle -> exit 3 refused and marked; middle -> exit 4 carries.
-    assert_eq!(dials(&t, 0), vec![(Some(1), Some(2), true), (Some(2), Some(3), false), (Some(2), Some(4), true)]);
+    assert_eq!(
+        dials(&t, 0),
+        vec![
+            (Some(1), Some(2), true),
+            (Some(2), Some(3), false),
+            (Some(2), Some(4), true)
+        ]
+    );
     let a = &t.requests[0].attempts[1];
     assert!(!a.alive && a.marked && a.failures == 1 && a.round == 0 && a.rounds == 3);
     // Next requests: exit 3 is filtered while its mark lasts (600 s), fifo picks exit 4 at once.
     for i in 1..3 {
         assert_eq!(t.requests[i].exit_node_id, Some(4));
-        assert_eq!(dials(&t, i), vec![(Some(1), Some(2), true), (Some(2), Some(4), true)]);
+        assert_eq!(
+            dials(&t, i),
+            vec![(Some(1), Some(2), true), (Some(2), Some(4), true)]
+        );
         let c = &t.requests[i].attempts[1].candidates;
         assert!(!c[0].kept && c[1].kept && c[2].kept, "{c:?}");
     }
@@ -80,13 +99,19 @@ fn retries_0_request_1_fails_request_2_succeeds() {
     assert_eq!(r1.exit_node_id, None);
     assert!(!r1.direct);
     // The middle accepts but cannot reach exit 3: the entry's dial fails without marking the middle.
-    assert_eq!(dials(&t, 0), vec![(Some(1), Some(2), false), (Some(2), Some(3), false)]);
+    assert_eq!(
+        dials(&t, 0),
+        vec![(Some(1), Some(2), false), (Some(2), Some(3), false)]
+    );
     assert!(r1.attempts[0].alive && !r1.attempts[0].marked);
     assert!(r1.attempts[1].marked);
     let r2 = &t.requests[1];
     assert!(r2.ok && !r2.direct);
     assert_eq!(r2.exit_node_id, Some(4));
-    assert_eq!(dials(&t, 1), vec![(Some(1), Some(2), true), (Some(2), Some(4), true)]);
+    assert_eq!(
+        dials(&t, 1),
+        vec![(Some(1), Some(2), true), (Some(2), Some(4), true)]
+    );
 }
 
 #[test]
@@ -97,9 +122,18 @@ fn all_exits_dead_request_1_fails_after_three_attempts_then_direct_egress() {
     assert!(!r1.ok && !r1.direct);
     assert_eq!(
         dials(&t, 0),
-        vec![(Some(1), Some(2), false), (Some(2), Some(3), false), (Some(2), Some(4), false), (Some(2), Some(5), false)]
+        vec![
+            (Some(1), Some(2), false),
+            (Some(2), Some(3), false),
+            (Some(2), Some(4), false),
+            (Some(2), Some(5), false)
+        ]
     );
-    let at_exits: Vec<_> = r1.attempts.iter().filter(|a| a.from_node_id == Some(2)).collect();
+    let at_exits: Vec<_> = r1
+        .attempts
+        .iter()
+        .filter(|a| a.from_node_id == Some(2))
+        .collect();
     assert_eq!(at_exits.len(), 3);
     assert!(at_exits.iter().all(|a| a.marked && !a.alive));
     // While the marks last: no exit is selected, the middle dials the destination itself.
@@ -109,7 +143,14 @@ fn all_exits_dead_request_1_fails_after_three_attempts_then_direct_egress() {
         assert_eq!(r.direct_from_node_id, Some(2));
         assert_eq!(r.exit_node_id, None);
         assert_eq!(r.attempts.len(), 1);
-        assert_eq!((r.attempts[0].from_node_id, r.attempts[0].to_node_id, r.attempts[0].ok), (Some(1), Some(2), true));
+        assert_eq!(
+            (
+                r.attempts[0].from_node_id,
+                r.attempts[0].to_node_id,
+                r.attempts[0].ok
+            ),
+            (Some(1), Some(2), true)
+        );
         assert!(r.outcome.contains("bypassing the exits"), "{}", r.outcome);
     }
     let text = trace_text(&t);
@@ -120,7 +161,10 @@ fn all_exits_dead_request_1_fails_after_three_attempts_then_direct_egress() {
 fn all_exits_dead_marks_expire_after_fail_timeout() {
     // gap 300 s: request 3 is 600 s after request 1, so the 600 s marks have expired.
     let plan = seed_plan();
-    let t = run(&plan, json!({"dead": [3, 4, 5], "requests": 3, "gapMs": 300000}));
+    let t = run(
+        &plan,
+        json!({"dead": [3, 4, 5], "requests": 3, "gapMs": 300000}),
+    );
     assert!(!t.requests[0].ok);
     assert!(t.requests[1].ok && t.requests[1].direct);
     let r3 = &t.requests[2];
@@ -138,7 +182,10 @@ fn round_one_dead_of_three_retries_0_only_first_pick_of_dead_fails_until_expiry(
     assert_eq!(oks, vec![false, true, true, true, true, true]);
     let exits: Vec<Option<i64>> = t.requests.iter().map(|r| r.exit_node_id).collect();
     // counter 1 -> 1 mod 2 -> exit 5; counter 2 -> exit 4; ...
-    assert_eq!(exits, vec![None, Some(5), Some(4), Some(5), Some(4), Some(5)]);
+    assert_eq!(
+        exits,
+        vec![None, Some(5), Some(4), Some(5), Some(4), Some(5)]
+    );
 
     // Dead exit 4 (node_2): request 1 (counter 0) picks exit 3 fine, request 2 picks exit 4 and fails.
     let t = run(&plan, json!({"dead": [4], "requests": 5}));
@@ -147,7 +194,12 @@ fn round_one_dead_of_three_retries_0_only_first_pick_of_dead_fails_until_expiry(
 
     // With marks expiring (failTimeout 600 s, one request every 200 s) the dead node fails again.
     let t = run(&plan, json!({"dead": [3], "requests": 8, "gapMs": 200000}));
-    let fails: Vec<u32> = t.requests.iter().filter(|r| !r.ok).map(|r| r.index).collect();
+    let fails: Vec<u32> = t
+        .requests
+        .iter()
+        .filter(|r| !r.ok)
+        .map(|r| r.index)
+        .collect();
     // r1 (t=0) fails, mark at 0 s; r2..r3 filter it; r4 at 600 s: expired, counter 3 mod 3 = 0 -> dead again.
     assert_eq!(fails[0], 1);
     assert!(fails.len() >= 2, "{fails:?}");
@@ -163,7 +215,10 @@ fn single_node_hop_is_never_filtered() {
         assert!(!r.ok);
         assert!(!r.direct);
         assert_eq!(r.attempts.len(), 1);
-        assert_eq!((r.attempts[0].from_node_id, r.attempts[0].to_node_id), (Some(1), Some(2)));
+        assert_eq!(
+            (r.attempts[0].from_node_id, r.attempts[0].to_node_id),
+            (Some(1), Some(2))
+        );
         assert!(r.attempts[0].candidates[0].kept);
     }
     assert_eq!(t.requests[2].attempts[0].failures, 3);
@@ -176,7 +231,12 @@ fn single_node_hop_is_never_filtered() {
     for r in &t.requests {
         assert!(!r.ok && !r.direct);
         // retries 2 on a one-node hop: three tries, all on the same exit.
-        let tos: Vec<_> = r.attempts.iter().filter(|a| a.from_node_id == Some(2)).map(|a| a.to_node_id).collect();
+        let tos: Vec<_> = r
+            .attempts
+            .iter()
+            .filter(|a| a.from_node_id == Some(2))
+            .map(|a| a.to_node_id)
+            .collect();
         assert_eq!(tos, vec![Some(3), Some(3), Some(3)]);
     }
 }
@@ -188,7 +248,10 @@ fn dead_by_address_and_text_report() {
     assert!(t.requests[0].ok);
     assert_eq!(t.requests[0].exit_node_id, Some(4));
     let text = trace_text(&t);
-    assert!(text.contains("Request 1 at t=0 ms: OK via exit node 4"), "{text}");
+    assert!(
+        text.contains("Request 1 at t=0 ms: OK via exit node 4"),
+        "{text}"
+    );
     assert!(text.contains("FAILED (dead)"), "{text}");
     let json = serde_json::to_value(&t).unwrap();
     let r = &json["requests"][0];
@@ -198,14 +261,6 @@ fn dead_by_address_and_text_report() {
     for key in ["fromNodeId", "toNodeId", "addr", "ok", "alive", "reason"] {
         assert!(r["attempts"][0].get(key).is_some(), "{key}");
     }
-}
-
-#[test]
-#[ignore]
-fn print_trace() {
-    let t = run(&with_retries(None), json!({"dead": [3, 4, 5], "requests": 2}));
-    println!("{}", trace_text(&t));
-    println!("{}", serde_json::to_string_pretty(&t.requests[0]).unwrap());
 }
 
 #[test]

@@ -7,7 +7,9 @@ use super::failover::find_chain;
 use super::linkage::differing_keys;
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
-use super::util::{get_arr, get_ci, get_int, get_obj, get_str, join, join_i, normalise_address};
+use super::util::{get_arr, get_ci, get_int, get_obj, get_str, join, join_i};
+use crate::address::process_server_address as normalise_address;
+use crate::builders;
 use crate::finding::Fix;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -18,61 +20,34 @@ const TWIN_FAIL_TIMEOUT: i64 = 600_000_000_000;
 
 type Meta = Vec<(String, Value)>;
 
+/// Metadata from the builders, as the checker compares it: sorted pairs.
+fn as_meta(m: Option<crate::plan::Metadata>) -> Meta {
+    m.unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| {
+            let v = match v {
+                crate::plan::MetaValue::Bool(b) => Value::Bool(b),
+                crate::plan::MetaValue::Int(i) => Value::from(i),
+                crate::plan::MetaValue::Str(s) => Value::from(s),
+            };
+            (k, v)
+        })
+        .collect()
+}
+
 /// Mux metadata the local builder puts on a relay connector or handler for `protocol`.
 pub(crate) fn local_mux_metadata(protocol: &str) -> Meta {
-    let p = protocol.trim().to_ascii_lowercase();
-    let mux = |extra: (&str, Value)| -> Meta {
-        let mut m: Meta = vec![
-            (extra.0.to_string(), extra.1),
-            ("mux.keepaliveInterval".into(), Value::from("15s")),
-            ("mux.keepaliveTimeout".into(), Value::from("45s")),
-            ("mux.maxFrameSize".into(), Value::from(32768)),
-            ("mux.maxStreamBuffer".into(), Value::from(2_097_152)),
-        ];
-        m.sort_by(|a, b| a.0.cmp(&b.0));
-        m
-    };
-    match p.as_str() {
-        "tls" | "mtls" | "mtcp" => mux(("nodelay", Value::Bool(true))),
-        "kcp" => mux(("connectTimeout", Value::from("30s"))),
-        _ => Vec::new(),
-    }
+    as_meta(builders::mux_metadata(protocol, builders::Flavor::Local))
 }
 
 /// The KCP tuning block the builders put on kcp dialers and listeners.
 pub(crate) fn kcp_metadata(protocol: &str) -> Meta {
-    if !protocol.trim().eq_ignore_ascii_case("kcp") {
-        return Vec::new();
-    }
-    let mut m: Meta = vec![
-        ("kcp.keepalive".into(), Value::from(10)),
-        ("kcp.tcp".into(), Value::Bool(false)),
-        ("kcp.mode".into(), Value::from("fast3")),
-        ("kcp.sndwnd".into(), Value::from(4096)),
-        ("kcp.rcvwnd".into(), Value::from(4096)),
-        ("kcp.mtu".into(), Value::from(1350)),
-        ("kcp.sockbuf".into(), Value::from(4_194_304)),
-        ("kcp.smuxbuf".into(), Value::from(4_194_304)),
-        ("kcp.streambuf".into(), Value::from(2_097_152)),
-        ("kcp.datashard".into(), Value::from(10)),
-        ("kcp.parityshard".into(), Value::from(3)),
-        ("kcp.nocomp".into(), Value::Bool(true)),
-        ("kcp.nc".into(), Value::from(1)),
-    ];
-    m.sort_by(|a, b| a.0.cmp(&b.0));
-    m
+    as_meta(builders::transport(protocol).metadata)
 }
 
 /// The chain strategy the local builder derives from a next hop's strategy.
 fn runtime_strategy(s: &str) -> String {
-    let t = s.trim();
-    if t.is_empty() {
-        "round".into()
-    } else if t.eq_ignore_ascii_case("best") {
-        "fifo".into()
-    } else {
-        t.to_string()
-    }
+    builders::runtime_strategy(&crate::coerce::default_string(s.trim(), "round"))
 }
 
 struct TwinTarget {

@@ -441,43 +441,6 @@ pub fn canon_host(h: &str) -> String {
     t.to_ascii_lowercase()
 }
 
-/// The server's address normaliser (`processServerAddress`, contract section 2).
-pub fn normalise_address(raw: &str) -> String {
-    let mut s = raw.trim().to_string();
-    if let Some(idx) = s.find("://") {
-        if idx > 0 {
-            let rest = &s[idx + 3..];
-            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            let authority = &rest[..end];
-            let hostport = match authority.rfind('@') {
-                Some(at) => &authority[at + 1..],
-                None => authority,
-            };
-            s = hostport.to_string();
-        }
-    }
-    if let Some(cut) = s.find(['/', '?', '#']) {
-        s.truncate(cut);
-    }
-    if s.starts_with('[') {
-        return s;
-    }
-    if s.parse::<Ipv6Addr>().is_ok() {
-        return format!("[{}]", s);
-    }
-    let Some(i) = s.rfind(':') else {
-        return s;
-    };
-    let (host, port) = (&s[..i], &s[i + 1..]);
-    if host.is_empty() || port.is_empty() {
-        return s;
-    }
-    if host.matches(':').count() >= 2 {
-        return format!("[{}]:{}", host, port);
-    }
-    s
-}
-
 /// Counts JSON values (iteratively), stopping once `limit` is exceeded.
 pub fn value_count_exceeds(v: &Value, limit: usize) -> bool {
     let mut stack: Vec<&Value> = vec![v];
@@ -554,16 +517,5 @@ mod tests {
             let en = dial_addr_problem(addr).unwrap_or_default();
             assert_ne!(reason_zh(&en), en, "{}", addr);
         }
-    }
-
-    #[test]
-    fn normaliser_matches_contract() {
-        assert_eq!(normalise_address(":::44014"), "[::]:44014");
-        assert_eq!(normalise_address("[::]:44014"), "[::]:44014");
-        assert_eq!(normalise_address("2001:db8::9"), "[2001:db8::9]");
-        assert_eq!(normalise_address("2001:db8::9:44010"), "[2001:db8::9]:44010");
-        assert_eq!(normalise_address(" 0.0.0.0:1 "), "0.0.0.0:1");
-        assert_eq!(normalise_address(":44010"), ":44010");
-        assert_eq!(normalise_address("https://a.example.com:8443/x"), "a.example.com:8443");
     }
 }

@@ -2,7 +2,10 @@
 
 use super::util::{crc32_ieee, loose_id, norm_host, split_host_port, Prng};
 use super::world::{Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
-use super::{Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS, MAX_ROUNDS};
+use super::{
+    Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
+    MAX_ROUNDS,
+};
 use crate::error::ApiError;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +27,9 @@ enum Egress {
 #[derive(Debug, Clone)]
 struct Outcome {
     ok: bool,
+    /// The node's router ended on a success (it answered the relay request
+    /// with OK), even when the request fails later: upstream routers stop.
+    accepted: bool,
     egress: Option<Egress>,
     direct_from: Option<usize>,
     why: String,
@@ -31,7 +37,23 @@ struct Outcome {
 
 impl Outcome {
     fn fail(why: impl Into<String>) -> Self {
-        Outcome { ok: false, egress: None, direct_from: None, why: why.into() }
+        Outcome {
+            ok: false,
+            accepted: false,
+            egress: None,
+            direct_from: None,
+            why: why.into(),
+        }
+    }
+    /// The router at this node counted a success, yet the request fails later.
+    fn late_fail(why: impl Into<String>) -> Self {
+        Outcome {
+            ok: false,
+            accepted: true,
+            egress: None,
+            direct_from: None,
+            why: why.into(),
+        }
     }
 }
 
@@ -70,7 +92,10 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     }
     let start = sc.start_ms.unwrap_or(0);
     let gap = sc.gap_ms.unwrap_or(1000);
-    let client_ip = sc.client_ip.clone().unwrap_or_else(|| "192.0.2.10".to_string());
+    let client_ip = sc
+        .client_ip
+        .clone()
+        .unwrap_or_else(|| "192.0.2.10".to_string());
     let mut sim = Sim {
         world,
         dead_ids: BTreeSet::new(),
@@ -82,7 +107,10 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         attempts: Vec::new(),
         budget_used: 0,
         truncated: false,
-        destination: sc.destination.clone().unwrap_or_else(|| "example.com:443".to_string()),
+        destination: sc
+            .destination
+            .clone()
+            .unwrap_or_else(|| "example.com:443".to_string()),
         path: Vec::new(),
     };
     for (i, d) in sc.dead.iter().enumerate() {
@@ -94,18 +122,34 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             match split_host_port(&text) {
                 Some(hp) => {
                     let known = world.agents.iter().any(|a| {
-                        a.chains.iter().any(|c| c.hops.iter().any(|h| h.nodes.iter().any(|n| n.port == Some(hp.1) && n.host == hp.0)))
+                        a.chains.iter().any(|c| {
+                            c.hops.iter().any(|h| {
+                                h.nodes
+                                    .iter()
+                                    .any(|n| n.port == Some(hp.1) && n.host == hp.0)
+                            })
+                        })
                     });
                     if !known {
                         notes.push(format!("dead address {text} is not dialed by any chain"));
                     }
                     sim.dead_addrs.insert(hp);
                 }
-                None => return Err(ApiError::new("IN001", format!("dead entry {text:?} is not host:port"), format!("/dead/{i}"))),
+                None => {
+                    return Err(ApiError::new(
+                        "IN001",
+                        format!("dead entry {text:?} is not host:port"),
+                        format!("/dead/{i}"),
+                    ))
+                }
             }
         } else if let Some(id) = loose_id(d).or_else(|| {
             let name = d.as_str()?.trim();
-            world.agents.iter().find(|a| a.name.as_deref() == Some(name)).and_then(|a| a.node_id)
+            world
+                .agents
+                .iter()
+                .find(|a| a.name.as_deref() == Some(name))
+                .and_then(|a| a.node_id)
         }) {
             if !world.agents.iter().any(|a| a.node_id == Some(id)) {
                 notes.push(format!("dead node {id} is not part of this document"));
@@ -129,17 +173,24 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     for i in 0..requests {
         sim.now_ms = start.saturating_add(gap.saturating_mul(i64::from(i)));
         sim.attempts.clear();
-        let outcome = if entry_agent.node_id.map(|id| sim.dead_ids.contains(&id)).unwrap_or(false) {
+        let outcome = if entry_agent
+            .node_id
+            .map(|id| sim.dead_ids.contains(&id))
+            .unwrap_or(false)
+        {
             Outcome::fail("the entry node is dead: the request never enters the tunnel")
         } else {
             sim.path = vec![entry];
             sim.router_dial(entry, chain, retries, client_ip.clone(), 0)
         };
-        let (exit_node_id, exit_addr) = match (&outcome.egress, outcome.ok && outcome.direct_from.is_none()) {
-            (Some(Egress::Agent(a)), true) => (world.agents.get(*a).and_then(|a| a.node_id), None),
-            (Some(Egress::External(addr)), true) => (None, Some(addr.clone())),
-            _ => (None, None),
-        };
+        let (exit_node_id, exit_addr) =
+            match (&outcome.egress, outcome.ok && outcome.direct_from.is_none()) {
+                (Some(Egress::Agent(a)), true) => {
+                    (world.agents.get(*a).and_then(|a| a.node_id), None)
+                }
+                (Some(Egress::External(addr)), true) => (None, Some(addr.clone())),
+                _ => (None, None),
+            };
         let direct = outcome.ok && outcome.direct_from.is_some();
         out.push(RequestTrace {
             index: i + 1,
@@ -148,12 +199,22 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             exit_node_id,
             exit_addr,
             direct,
-            direct_from_node_id: if direct { outcome.direct_from.and_then(|a| world.agents.get(a)).and_then(|a| a.node_id) } else { None },
+            direct_from_node_id: if direct {
+                outcome
+                    .direct_from
+                    .and_then(|a| world.agents.get(a))
+                    .and_then(|a| a.node_id)
+            } else {
+                None
+            },
             attempts: std::mem::take(&mut sim.attempts),
             outcome: outcome.why,
         });
         if sim.truncated {
-            notes.push(format!("attempt budget ({MAX_ATTEMPTS}) exhausted at request {}; stopped", i + 1));
+            notes.push(format!(
+                "attempt budget ({MAX_ATTEMPTS}) exhausted at request {}; stopped",
+                i + 1
+            ));
             break;
         }
     }
@@ -163,33 +224,63 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         failed: out.iter().filter(|r| !r.ok).count(),
         direct: out.iter().filter(|r| r.direct).count(),
         attempts: out.iter().map(|r| r.attempts.len()).sum(),
-        failed_attempts: out.iter().map(|r| r.attempts.iter().filter(|a| !a.ok).count()).sum(),
+        failed_attempts: out
+            .iter()
+            .map(|r| r.attempts.iter().filter(|a| !a.ok).count())
+            .sum(),
     };
-    Ok(Trace { entry_node_id: entry_agent.node_id, requests: out, summary, notes, truncated: sim.truncated })
+    Ok(Trace {
+        entry_node_id: entry_agent.node_id,
+        requests: out,
+        summary,
+        notes,
+        truncated: sim.truncated,
+    })
 }
 
 fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
     if world.agents.is_empty() {
-        return Err(ApiError::new("NO_ENTRY", "the document deploys nothing", ""));
+        return Err(ApiError::new(
+            "NO_ENTRY",
+            "the document deploys nothing",
+            "",
+        ));
     }
     if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
-        let id = loose_id(e).ok_or_else(|| ApiError::new("IN001", format!("entry {e} is not a node id"), "/entry"))?;
+        let id = loose_id(e).ok_or_else(|| {
+            ApiError::new("IN001", format!("entry {e} is not a node id"), "/entry")
+        })?;
         return world
             .agents
             .iter()
             .position(|a| a.node_id == Some(id))
-            .ok_or_else(|| ApiError::new("NO_ENTRY", format!("entry node {id} is not part of this document"), "/entry"));
+            .ok_or_else(|| {
+                ApiError::new(
+                    "NO_ENTRY",
+                    format!("entry node {id} is not part of this document"),
+                    "/entry",
+                )
+            });
     }
     world
         .agents
         .iter()
         .position(|a| a.role.as_deref() == Some("entry") && !a.chains.is_empty())
-        .or_else(|| world.agents.iter().position(|a| a.role.as_deref() == Some("entry")))
+        .or_else(|| {
+            world
+                .agents
+                .iter()
+                .position(|a| a.role.as_deref() == Some("entry"))
+        })
         .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))
 }
 
 /// The router requests start with: chain index and retries.
-fn entry_router(agent: &Agent, single: bool, sc: &Scenario) -> (Option<usize>, i64, Option<String>) {
+fn entry_router(
+    agent: &Agent,
+    single: bool,
+    sc: &Scenario,
+) -> (Option<usize>, i64, Option<String>) {
     if single {
         if let Some(s) = agent.services.iter().find(|s| s.chain.is_some()) {
             let name = s.chain.clone().unwrap_or_default();
@@ -202,10 +293,26 @@ fn entry_router(agent: &Agent, single: bool, sc: &Scenario) -> (Option<usize>, i
             return (ci, retries, Some(note));
         }
         let retries = sc.entry_retries.unwrap_or(0);
-        return (if agent.chains.is_empty() { None } else { Some(0) }, retries, Some("no service uses a chain; requests start on the first chain".into()));
+        return (
+            if agent.chains.is_empty() {
+                None
+            } else {
+                Some(0)
+            },
+            retries,
+            Some("no service uses a chain; requests start on the first chain".into()),
+        );
     }
     let retries = sc.entry_retries.unwrap_or(0);
-    (if agent.chains.is_empty() { None } else { Some(0) }, retries, None)
+    (
+        if agent.chains.is_empty() {
+            None
+        } else {
+            Some(0)
+        },
+        retries,
+        None,
+    )
 }
 
 fn name_of(world: &World, ai: Option<usize>) -> String {
@@ -217,7 +324,8 @@ fn name_of(world: &World, ai: Option<usize>) -> String {
 
 impl<'w> Sim<'w> {
     fn node_id(&self, ai: Option<usize>) -> Option<i64> {
-        ai.and_then(|a| self.world.agents.get(a)).and_then(|a| a.node_id)
+        ai.and_then(|a| self.world.agents.get(a))
+            .and_then(|a| a.node_id)
     }
 
     fn now_ns(&self) -> i128 {
@@ -225,11 +333,24 @@ impl<'w> Sim<'w> {
     }
 
     /// Runs one router: `retries + 1` route builds at most.
-    fn router_dial(&mut self, ai: usize, chain: Option<usize>, retries: i64, hash_src: String, depth: usize) -> Outcome {
+    fn router_dial(
+        &mut self,
+        ai: usize,
+        chain: Option<usize>,
+        retries: i64,
+        hash_src: String,
+        depth: usize,
+    ) -> Outcome {
         let world = self.world;
         let agent = &world.agents[ai];
         let Some(ci) = chain else {
-            return Outcome { ok: true, egress: Some(Egress::Agent(ai)), direct_from: None, why: format!("{} dials the destination", agent.label) };
+            return Outcome {
+                ok: true,
+                accepted: true,
+                egress: Some(Egress::Agent(ai)),
+                direct_from: None,
+                why: format!("{} dials the destination", agent.label),
+            };
         };
         let Some(ch) = agent.chains.get(ci) else {
             return Outcome::fail("internal: chain index out of range");
@@ -266,7 +387,13 @@ impl<'w> Sim<'w> {
                     ),
                     None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
                 };
-                return Outcome { ok: true, egress: Some(Egress::Agent(ai)), direct_from: Some(ai), why };
+                return Outcome {
+                    ok: true,
+                    accepted: true,
+                    egress: Some(Egress::Agent(ai)),
+                    direct_from: Some(ai),
+                    why,
+                };
             }
             let mut from: Option<usize> = Some(ai);
             let last = route.len() - 1;
@@ -302,8 +429,14 @@ impl<'w> Sim<'w> {
                     m.time_sec = self.now_ms.div_euclid(1000);
                     att.marked = true;
                     att.failures = m.count;
-                    att.reason = format!("dial failed: {why_dead}; marked failed (count {})", m.count);
-                    last_fail = format!("{} could not reach {} ({})", name_of(world, from), node.addr, why_dead);
+                    att.reason =
+                        format!("dial failed: {why_dead}; marked failed (count {})", m.count);
+                    last_fail = format!(
+                        "{} could not reach {} ({})",
+                        name_of(world, from),
+                        node.addr,
+                        why_dead
+                    );
                     self.attempts.push(att);
                     round_failed = true;
                     break;
@@ -313,7 +446,8 @@ impl<'w> Sim<'w> {
                 if k < last {
                     att.ok = true;
                     att.carried = true;
-                    att.reason = "handshake ok (count reset); relays to the next node of the route".into();
+                    att.reason =
+                        "handshake ok (count reset); relays to the next node of the route".into();
                     self.attempts.push(att);
                     from = node.target;
                     continue;
@@ -329,12 +463,25 @@ impl<'w> Sim<'w> {
                     );
                 }
                 let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
-                let Some(slot) = self.attempts.get_mut(idx) else { return nested };
+                let Some(slot) = self.attempts.get_mut(idx) else {
+                    return nested;
+                };
                 if nested.ok {
                     slot.ok = true;
                     slot.carried = true;
-                    slot.reason = format!("handshake ok (count reset); carried the request{partial}");
+                    slot.reason =
+                        format!("handshake ok (count reset); carried the request{partial}");
                     return nested;
+                }
+                if nested.accepted {
+                    // The next node's router reported success, so it answered OK; the
+                    // request breaks later, further down, where nobody retries it.
+                    slot.ok = true;
+                    slot.reason = format!(
+                        "accepted (count reset) and answered OK, but the request fails further on: {}{partial}",
+                        nested.why
+                    );
+                    return Outcome::late_fail(nested.why);
                 }
                 if node.waits_reply {
                     slot.reason = format!(
@@ -350,38 +497,68 @@ impl<'w> Sim<'w> {
                     "accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: {}{partial}",
                     nested.why
                 );
-                return Outcome::fail(format!("{} (no retry: connector without nodelay)", nested.why));
+                return Outcome::late_fail(format!(
+                    "{} (no retry: connector without nodelay)",
+                    nested.why
+                ));
             }
             if !round_failed {
                 break;
             }
         }
-        Outcome::fail(format!("{}: all {} tries failed; last: {}", agent.label, rounds, last_fail))
+        Outcome::fail(format!(
+            "{}: all {} tries failed; last: {}",
+            agent.label, rounds, last_fail
+        ))
     }
 
     /// What happens behind a chain node once the dial succeeded.
     fn serve(&mut self, node: &ChainNode, from: usize, depth: usize) -> Outcome {
         let world = self.world;
         let Some(t) = node.target else {
-            return Outcome { ok: true, egress: Some(Egress::External(node.addr.clone())), direct_from: None, why: format!("{} carries it on (outside the document)", node.addr) };
+            return Outcome {
+                ok: true,
+                accepted: true,
+                egress: Some(Egress::External(node.addr.clone())),
+                direct_from: None,
+                why: format!("{} carries it on (outside the document)", node.addr),
+            };
         };
-        let Some(agent) = world.agents.get(t) else { return Outcome::fail("internal: agent out of range") };
+        let Some(agent) = world.agents.get(t) else {
+            return Outcome::fail("internal: agent out of range");
+        };
         let Some(svc) = node.port.and_then(|p| agent.service_on_port(p)) else {
             return Outcome::fail(format!("{} has no service on {}", agent.label, node.addr));
         };
         if depth > MAX_DEPTH {
-            return Outcome::fail(format!("{}: routing loop (more than {MAX_DEPTH} nested hops)", agent.label));
+            return Outcome::fail(format!(
+                "{}: routing loop (more than {MAX_DEPTH} nested hops)",
+                agent.label
+            ));
         }
         let Some(chain_name) = svc.chain.clone() else {
-            return Outcome { ok: true, egress: Some(Egress::Agent(t)), direct_from: None, why: format!("{} dials the destination", agent.label) };
+            return Outcome {
+                ok: true,
+                accepted: true,
+                egress: Some(Egress::Agent(t)),
+                direct_from: None,
+                why: format!("{} dials the destination", agent.label),
+            };
         };
         let hash_src = if svc.hash_host {
             self.destination.clone()
         } else {
-            world.agents.get(from).and_then(|a| a.addresses.first().cloned()).unwrap_or_else(|| name_of(world, Some(from)))
+            world
+                .agents
+                .get(from)
+                .and_then(|a| a.addresses.first().cloned())
+                .unwrap_or_else(|| name_of(world, Some(from)))
         };
         if self.path.contains(&t) {
-            return Outcome::fail(format!("{}: routing loop (the request comes back to it)", agent.label));
+            return Outcome::fail(format!(
+                "{}: routing loop (the request comes back to it)",
+                agent.label
+            ));
         }
         match agent.chain_index(&chain_name) {
             Some(ci) => {
@@ -392,6 +569,7 @@ impl<'w> Sim<'w> {
             }
             None => Outcome {
                 ok: true,
+                accepted: true,
                 egress: Some(Egress::Agent(t)),
                 direct_from: Some(t),
                 why: format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),
@@ -410,14 +588,29 @@ impl<'w> Sim<'w> {
         }
         if let Some(t) = node.target {
             let agent = self.world.agents.get(t)?;
-            if agent.node_id.map(|id| self.dead_ids.contains(&id)).unwrap_or(false) {
+            if agent
+                .node_id
+                .map(|id| self.dead_ids.contains(&id))
+                .unwrap_or(false)
+            {
                 return Some(format!("{} is dead", agent.label));
             }
-            if let Some(bad) = agent.services.iter().find(|s| s.port.is_none() && s.nominal_port == node.port) {
-                return Some(format!("service {} of {} cannot listen on {:?} (not a valid listen address)", bad.name, agent.label, bad.addr));
+            if let Some(bad) = agent
+                .services
+                .iter()
+                .find(|s| s.port.is_none() && s.nominal_port == node.port)
+            {
+                return Some(format!(
+                    "service {} of {} cannot listen on {:?} (not a valid listen address)",
+                    bad.name, agent.label, bad.addr
+                ));
             }
             if node.port.and_then(|p| agent.service_on_port(p)).is_none() {
-                return Some(format!("nothing listens on port {} of {}", node.port.unwrap_or(0), agent.label));
+                return Some(format!(
+                    "nothing listens on port {} of {}",
+                    node.port.unwrap_or(0),
+                    agent.label
+                ));
             }
         }
         None
@@ -430,7 +623,13 @@ impl<'w> Sim<'w> {
         let mut candidates: Vec<Candidate> = hop
             .nodes
             .iter()
-            .map(|nd| Candidate { node: nd.name.clone(), addr: nd.addr.clone(), to_node_id: self.node_id(nd.target), kept: true, reason: String::new() })
+            .map(|nd| Candidate {
+                node: nd.name.clone(),
+                addr: nd.addr.clone(),
+                to_node_id: self.node_id(nd.target),
+                kept: true,
+                reason: String::new(),
+            })
             .collect();
         let mut kept: Vec<usize> = (0..n).collect();
         if n > 1 {
@@ -445,12 +644,20 @@ impl<'w> Sim<'w> {
                 if timeout <= 0 {
                     timeout = DEFAULT_FAIL_TIMEOUT_NS;
                 }
-                let m = self.markers.get(&(ai, ci, hi, i)).copied().unwrap_or_default();
+                let m = self
+                    .markers
+                    .get(&(ai, ci, hi, i))
+                    .copied()
+                    .unwrap_or_default();
                 let since = now_ns - i128::from(m.time_sec) * 1_000_000_000;
                 if m.count < max_fails || since >= timeout {
                     next.push(i);
                     if m.count >= max_fails {
-                        candidates[i].reason = format!("failure mark expired ({} s >= failTimeout {} s)", since / 1_000_000_000, timeout / 1_000_000_000);
+                        candidates[i].reason = format!(
+                            "failure mark expired ({} s >= failTimeout {} s)",
+                            since / 1_000_000_000,
+                            timeout / 1_000_000_000
+                        );
                     }
                 } else {
                     candidates[i].kept = false;
@@ -468,7 +675,11 @@ impl<'w> Sim<'w> {
             candidates[0].reason = "only node of the hop: never filtered".into();
         }
         if kept.len() > 1 {
-            let normal: Vec<usize> = kept.iter().copied().filter(|&i| !hop.nodes[i].backup).collect();
+            let normal: Vec<usize> = kept
+                .iter()
+                .copied()
+                .filter(|&i| !hop.nodes[i].backup)
+                .collect();
             if !normal.is_empty() && normal.len() < kept.len() {
                 for &i in &kept {
                     if hop.nodes[i].backup {
@@ -480,12 +691,19 @@ impl<'w> Sim<'w> {
             }
         }
         if kept.is_empty() {
-            return Selection { chosen: None, text: format!("all {n} nodes filtered out by the fail filter"), candidates };
+            return Selection {
+                chosen: None,
+                text: format!("all {n} nodes filtered out by the fail filter"),
+                candidates,
+            };
         }
         let (pick, how) = match hop.strategy.as_str() {
             "fifo" | "ha" => (0, format!("{}: first of {} left", hop.strategy, kept.len())),
             "random" | "rand" => {
-                let weights: Vec<i64> = kept.iter().map(|&i| hop.nodes[i].weight.clamp(1, 1_000_000_000)).collect();
+                let weights: Vec<i64> = kept
+                    .iter()
+                    .map(|&i| hop.nodes[i].weight.clamp(1, 1_000_000_000))
+                    .collect();
                 let sum: i64 = weights.iter().sum();
                 let mut w = self.prng.below(sum.max(1) as u64) as i64 + 1;
                 let mut pick = kept.len() - 1;
@@ -496,16 +714,29 @@ impl<'w> Sim<'w> {
                         break;
                     }
                 }
-                (pick, format!("{}: weighted random among {} left (seeded)", hop.strategy, kept.len()))
+                (
+                    pick,
+                    format!(
+                        "{}: weighted random among {} left (seeded)",
+                        hop.strategy,
+                        kept.len()
+                    ),
+                )
             }
             "hash" => {
                 if hash_src.is_empty() {
                     let p = self.prng.below(kept.len() as u64) as usize;
-                    (p, format!("hash: no source, random among {} left (seeded)", kept.len()))
+                    (
+                        p,
+                        format!("hash: no source, random among {} left (seeded)", kept.len()),
+                    )
                 } else {
                     let h = crc32_ieee(hash_src.as_bytes());
                     let p = (u64::from(h) % kept.len() as u64) as usize;
-                    (p, format!("hash: crc32({hash_src}) = {h}, mod {} left", kept.len()))
+                    (
+                        p,
+                        format!("hash: crc32({hash_src}) = {h}, mod {} left", kept.len()),
+                    )
                 }
             }
             other => {
@@ -523,8 +754,16 @@ impl<'w> Sim<'w> {
         };
         let chosen = kept.get(pick).copied();
         if let Some(c) = chosen {
-            candidates[c].reason = if candidates[c].reason.is_empty() { "chosen".into() } else { format!("{}; chosen", candidates[c].reason) };
+            candidates[c].reason = if candidates[c].reason.is_empty() {
+                "chosen".into()
+            } else {
+                format!("{}; chosen", candidates[c].reason)
+            };
         }
-        Selection { chosen, text: how, candidates }
+        Selection {
+            chosen,
+            text: how,
+            candidates,
+        }
     }
 }

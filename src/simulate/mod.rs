@@ -3,7 +3,8 @@
 //!
 //! `simulate(doc, scenario)` takes a plan (the golden `expected` shape, with or
 //! without the `nodes` table), a tunnel input `{tunnel, nodes}` (planned first
-//! with [`crate::planner::plan`]) or one node's GOST config `{services, chains}`.
+//! with [`crate::planner::plan`]), one node's GOST config `{services, chains}`,
+//! or what a lifecycle replay left deployed (its report, or its `state`).
 //!
 //! The model follows the agent source (`go-gost/x/chain/router.go`, `route.go`,
 //! `chain.go`, `hop/hop.go`, `selector/*.go`, `connector/relay`):
@@ -31,7 +32,10 @@
 //!   fails without marking the node and the router tries again. Without
 //!   `nodelay` (kcp, ws, tcp, ...) the connector returns at once, the router
 //!   counts the try as a success (`ok: true`, `carried: false`) and the request
-//!   fails later with no retry.
+//!   fails later with no retry. A node whose router counted such a success
+//!   answers its own caller with OK, so callers further up do not retry either.
+//! * The entry's forward service has one destination, so the forward
+//!   handler's own per-target loop adds no tries.
 //! * When a hop has no candidate left the route is empty and that node dials
 //!   the destination itself (`direct: true`): traffic leaves from a middle
 //!   node, bypassing the exits, until a mark expires.
@@ -182,15 +186,24 @@ pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
         world::from_plan(doc)?
     } else if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
         let plan = crate::planner::plan(doc);
-        let value = serde_json::to_value(&plan)
-            .map_err(|e| ApiError::new("IN001", format!("the plan could not be serialised: {e}"), ""))?;
+        let value = serde_json::to_value(&plan).map_err(|e| {
+            ApiError::new(
+                "IN001",
+                format!("the plan could not be serialised: {e}"),
+                "",
+            )
+        })?;
         world::from_plan(&value)?
+    } else if world::is_state(doc) {
+        world::from_state(doc)?
+    } else if let Some(state) = doc.get("state").filter(|s| world::is_state(s)) {
+        world::from_state(state)?
     } else if world::is_node_config(doc) {
         world::from_node_config(doc)
     } else {
         return Err(ApiError::new(
             "IN001",
-            "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}) or a node config ({services, chains})",
+            "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}), a node config ({services, chains}) or a lifecycle state",
             "",
         ));
     };

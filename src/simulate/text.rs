@@ -36,7 +36,11 @@ pub fn trace_text(trace: &Trace) -> String {
         Some(id) => format!("node {id}"),
         None => "this node".to_string(),
     };
-    let _ = writeln!(s, "Failover simulation: {} request(s) entering at {}", trace.summary.requests, entry);
+    let _ = writeln!(
+        s,
+        "Failover simulation: {} request(s) entering at {}",
+        trace.summary.requests, entry
+    );
     for r in &trace.requests {
         let _ = writeln!(s);
         let _ = writeln!(s, "{}", request_line(r));
@@ -70,7 +74,11 @@ pub fn trace_text(trace: &Trace) -> String {
             );
             let _ = writeln!(s, "{indent}   chosen by {}", a.selection);
             for c in a.candidates.iter().filter(|c| !c.kept) {
-                let _ = writeln!(s, "{indent}   skipped {} ({}): {}", c.node, c.addr, c.reason);
+                let _ = writeln!(
+                    s,
+                    "{indent}   skipped {} ({}): {}",
+                    c.node, c.addr, c.reason
+                );
             }
             let _ = writeln!(s, "{indent}   {}", a.reason);
         }

@@ -25,7 +25,10 @@ pub fn split_host_port(addr: &str) -> Option<(String, i64)> {
 
 /// Normalises a host for comparisons: trimmed, brackets removed, lower case.
 pub fn norm_host(host: &str) -> String {
-    host.trim().trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase()
+    host.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
 }
 
 /// Parses a Go `time.ParseDuration` string into nanoseconds.
@@ -47,13 +50,17 @@ pub fn parse_go_duration(s: &str) -> Option<i128> {
     }
     let mut total: f64 = 0.0;
     while !rest.is_empty() {
-        let num_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
         if num_len == 0 {
             return None;
         }
         let num: f64 = rest[..num_len].parse().ok()?;
         rest = &rest[num_len..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         let unit = &rest[..unit_len];
         rest = &rest[unit_len..];
         let mult: f64 = match unit {
@@ -75,14 +82,19 @@ pub fn parse_go_duration(s: &str) -> Option<i128> {
 pub fn md_get<'a>(md: Option<&'a Value>, key: &str) -> Option<&'a Value> {
     let obj = md?.as_object()?;
     let key = key.to_ascii_lowercase();
-    obj.iter().find(|(k, _)| k.to_ascii_lowercase() == key).map(|(_, v)| v)
+    obj.iter()
+        .find(|(k, _)| k.to_ascii_lowercase() == key)
+        .map(|(_, v)| v)
 }
 
 /// `mdutil.GetInt`: bool true -> 1, number truncated, numeric string, else 0.
 pub fn md_int(v: &Value) -> i64 {
     match v {
         Value::Bool(b) => i64::from(*b),
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)).unwrap_or(0),
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().map(|f| f as i64))
+            .unwrap_or(0),
         Value::String(s) => s.parse().unwrap_or(0),
         _ => 0,
     }
@@ -101,10 +113,16 @@ pub fn md_bool(v: &Value) -> bool {
 /// durations or else whole seconds.
 pub fn md_duration_ns(v: &Value) -> i128 {
     match v {
-        Value::Number(n) => n.as_f64().map(|f| (f as i64 as i128) * 1_000_000_000).unwrap_or(0),
+        Value::Number(n) => n
+            .as_f64()
+            .map(|f| (f as i64 as i128) * 1_000_000_000)
+            .unwrap_or(0),
         Value::String(s) => match parse_go_duration(s) {
             Some(d) if d != 0 => d,
-            _ => s.parse::<i64>().map(|n| n as i128 * 1_000_000_000).unwrap_or(0),
+            _ => s
+                .parse::<i64>()
+                .map(|n| n as i128 * 1_000_000_000)
+                .unwrap_or(0),
         },
         _ => 0,
     }
@@ -115,7 +133,9 @@ pub fn md_duration_ns(v: &Value) -> i128 {
 pub fn json_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18).map(|f| f as i64)
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
+                .map(|f| f as i64)
         }),
         _ => None,
     }
@@ -187,7 +207,10 @@ mod tests {
 
     #[test]
     fn host_port() {
-        assert_eq!(split_host_port("[2001:DB8::1]:443"), Some(("2001:db8::1".into(), 443)));
+        assert_eq!(
+            split_host_port("[2001:DB8::1]:443"),
+            Some(("2001:db8::1".into(), 443))
+        );
         assert_eq!(split_host_port("1.2.3.4:80"), Some(("1.2.3.4".into(), 80)));
         assert_eq!(split_host_port("1.2.3.4"), None);
         assert_eq!(split_host_port(":99999"), None);

@@ -2,7 +2,10 @@
 //! agents exist, what services and chains each one runs, and which agent
 //! listens behind every chain node address.
 
-use super::util::{json_int, md_bool, md_duration_ns, md_get, md_int, norm_host, parse_go_duration, split_host_port};
+use super::util::{
+    json_int, md_bool, md_duration_ns, md_get, md_int, norm_host, parse_go_duration,
+    split_host_port,
+};
 use crate::error::ApiError;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -113,10 +116,19 @@ impl RawNode {
             "AddChains" | "UpdateChains" => {
                 let (name, cfg) = match data.get("data") {
                     Some(inner) if data.get("chain").is_some() => (
-                        data.get("chain").and_then(Value::as_str).unwrap_or_default().to_string(),
+                        data.get("chain")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
                         inner.clone(),
                     ),
-                    _ => (data.get("name").and_then(Value::as_str).unwrap_or_default().to_string(), data.clone()),
+                    _ => (
+                        data.get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        data.clone(),
+                    ),
                 };
                 Self::put(&mut self.chains, name, cfg);
             }
@@ -127,7 +139,11 @@ impl RawNode {
                     _ => vec![],
                 };
                 for s in list {
-                    let name = s.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+                    let name = s
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
                     Self::put(&mut self.services, name, s);
                 }
             }
@@ -135,12 +151,20 @@ impl RawNode {
                 let names: Vec<String> = data
                     .get("services")
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 self.services.retain(|(n, _)| !names.contains(n));
             }
             "DeleteChains" => {
-                let name = data.get("chain").and_then(Value::as_str).unwrap_or_default();
+                let name = data
+                    .get("chain")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 self.chains.retain(|(n, _)| n != name);
             }
             _ => {}
@@ -160,26 +184,47 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
             out.entry(node).or_default().apply(command, data);
         }
     };
-    for step in plan.get("federation").and_then(Value::as_array).into_iter().flatten() {
-        for cmd in step.get("commands").and_then(Value::as_array).into_iter().flatten() {
+    for step in plan
+        .get("federation")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for cmd in step
+            .get("commands")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             run(cmd);
         }
     }
-    for cmd in plan.get("local").and_then(Value::as_array).into_iter().flatten() {
+    for cmd in plan
+        .get("local")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         run(cmd);
     }
     out
 }
 
 fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
-    let name = v.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+    let name = v
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     let addr = v.get("addr").and_then(Value::as_str).unwrap_or_default();
     let (host, port) = match split_host_port(addr) {
         Some((h, p)) => (h, Some(p)),
         None => (String::new(), None),
     };
     let handler = v.get("handler");
-    let ignore_chain = md_get(v.get("metadata"), "ignoreChain").map(md_bool).unwrap_or(false);
+    let ignore_chain = md_get(v.get("metadata"), "ignoreChain")
+        .map(md_bool)
+        .unwrap_or(false);
     let chain = handler
         .filter(|_| !ignore_chain)
         .and_then(|h| h.get("chain"))
@@ -204,19 +249,45 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
         .map(|s| s == "host")
         .unwrap_or(false);
     let nominal_port = addr.rsplit(':').next().and_then(|p| p.parse::<i64>().ok());
-    Service { name, host, port, nominal_port, addr: addr.to_string(), chain, retries, hash_host }
+    Service {
+        name,
+        host,
+        port,
+        nominal_port,
+        addr: addr.to_string(),
+        chain,
+        retries,
+        hash_host,
+    }
 }
 
 fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Chain {
     let mut hops = Vec::new();
-    for (hi, h) in v.get("hops").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let hop_name = h.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+    for (hi, h) in v
+        .get("hops")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let hop_name = h
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let sel = h.get("selector").filter(|s| s.is_object());
         let (strategy, max_fails, fail_timeout_ns) = match sel {
             None => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
             Some(s) => {
-                let strategy = s.get("strategy").and_then(Value::as_str).unwrap_or_default().to_string();
-                let max_fails = s.get("maxFails").map(|m| json_int(m).unwrap_or(0)).unwrap_or(0);
+                let strategy = s
+                    .get("strategy")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let max_fails = s
+                    .get("maxFails")
+                    .map(|m| json_int(m).unwrap_or(0))
+                    .unwrap_or(0);
                 let ft = match s.get("failTimeout") {
                     None | Some(Value::Null) => 0,
                     Some(Value::String(text)) => {
@@ -231,14 +302,27 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
             }
         };
         let mut nodes = Vec::new();
-        for (ni, n) in h.get("nodes").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let addr = n.get("addr").and_then(Value::as_str).unwrap_or_default().to_string();
+        for (ni, n) in h
+            .get("nodes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let addr = n
+                .get("addr")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             let (host, port) = match split_host_port(&addr) {
                 Some((h, p)) => (h, Some(p)),
                 None => (norm_host(&addr), None),
             };
             let connector = n.get("connector");
-            let ctype = connector.and_then(|c| c.get("type")).and_then(Value::as_str).unwrap_or("http");
+            let ctype = connector
+                .and_then(|c| c.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("http");
             let cmd = connector.and_then(|c| c.get("metadata"));
             let waits_reply = match ctype.trim() {
                 "relay" => md_get(cmd, "nodelay").map(md_bool).unwrap_or(false),
@@ -247,7 +331,11 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
             };
             let md = n.get("metadata");
             nodes.push(ChainNode {
-                name: n.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("node_{}", ni + 1)),
+                name: n
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("node_{}", ni + 1)),
                 addr,
                 host,
                 port,
@@ -259,12 +347,26 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
                 weight: md_get(md, "weight").map(md_int).unwrap_or(0),
             });
         }
-        hops.push(Hop { name: hop_name, strategy, max_fails, fail_timeout_ns, nodes });
+        hops.push(Hop {
+            name: hop_name,
+            strategy,
+            max_fails,
+            fail_timeout_ns,
+            nodes,
+        });
     }
-    Chain { name: name.to_string(), hops }
+    Chain {
+        name: name.to_string(),
+        hops,
+    }
 }
 
-fn build_agent(node_id: Option<i64>, label: String, raw: &RawNode, notes: &mut Vec<String>) -> Agent {
+fn build_agent(
+    node_id: Option<i64>,
+    label: String,
+    raw: &RawNode,
+    notes: &mut Vec<String>,
+) -> Agent {
     let who = label.clone();
     Agent {
         node_id,
@@ -272,19 +374,31 @@ fn build_agent(node_id: Option<i64>, label: String, raw: &RawNode, notes: &mut V
         label,
         role: None,
         addresses: vec![],
-        services: raw.services.iter().map(|(_, v)| parse_service(v, notes, &who)).collect(),
-        chains: raw.chains.iter().map(|(n, v)| parse_chain(n, v, notes, &who)).collect(),
+        services: raw
+            .services
+            .iter()
+            .map(|(_, v)| parse_service(v, notes, &who))
+            .collect(),
+        chains: raw
+            .chains
+            .iter()
+            .map(|(n, v)| parse_chain(n, v, notes, &who))
+            .collect(),
     }
 }
 
 /// Is this document a plan (golden `expected` shape, with or without `nodes`)?
 pub fn is_plan(doc: &Value) -> bool {
-    doc.is_object() && (doc.get("local").map(Value::is_array).unwrap_or(false) || doc.get("federation").map(Value::is_array).unwrap_or(false))
+    doc.is_object()
+        && (doc.get("local").map(Value::is_array).unwrap_or(false)
+            || doc.get("federation").map(Value::is_array).unwrap_or(false))
 }
 
 /// Is this document one node's GOST config?
 pub fn is_node_config(doc: &Value) -> bool {
-    doc.is_object() && (doc.get("services").map(Value::is_array).unwrap_or(false) || doc.get("chains").map(Value::is_array).unwrap_or(false))
+    doc.is_object()
+        && (doc.get("services").map(Value::is_array).unwrap_or(false)
+            || doc.get("chains").map(Value::is_array).unwrap_or(false))
 }
 
 /// Builds the world from a plan.
@@ -298,27 +412,96 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
                 .map(str::to_string)
                 .unwrap_or_else(|| other.to_string()),
         };
-        return Err(ApiError::new("PLAN_ERROR", format!("the server rejects this tunnel: {text}"), "/error"));
+        return Err(ApiError::new(
+            "PLAN_ERROR",
+            format!("the server rejects this tunnel: {text}"),
+            "/error",
+        ));
     }
+    from_raw(plan_nodes(plan), plan)
+}
+
+/// Is this a lifecycle `state` (`{nodes: {"id": {services, chains}}}`)?
+pub fn is_state(doc: &Value) -> bool {
+    doc.get("nodes")
+        .and_then(Value::as_object)
+        .map(|m| {
+            !m.is_empty()
+                && m.values()
+                    .all(|n| n.get("services").is_some() || n.get("chains").is_some())
+        })
+        .unwrap_or(false)
+}
+
+/// Builds the world from a lifecycle report's `state`: what every node runs.
+pub fn from_state(doc: &Value) -> Result<World, ApiError> {
+    let mut raw: BTreeMap<i64, RawNode> = BTreeMap::new();
+    for (id, n) in doc
+        .get("nodes")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let Ok(id) = id.trim().parse::<i64>() else {
+            continue;
+        };
+        let r = raw.entry(id).or_default();
+        for c in n
+            .get("chains")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            r.apply("AddChains", c);
+        }
+        for sv in n
+            .get("services")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            r.apply("AddService", sv);
+        }
+    }
+    from_raw(raw, &Value::Null)
+}
+
+fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError> {
     let mut notes = Vec::new();
-    let raw = plan_nodes(plan);
-    let size: usize = raw.values().map(|r| r.services.len() + r.chains.len()).sum::<usize>()
-        + raw.values().flat_map(|r| r.chains.iter()).map(|(_, c)| c.to_string().len() / 64).sum::<usize>();
+    let size: usize = raw
+        .values()
+        .map(|r| r.services.len() + r.chains.len())
+        .sum::<usize>()
+        + raw
+            .values()
+            .flat_map(|r| r.chains.iter())
+            .map(|(_, c)| c.to_string().len() / 64)
+            .sum::<usize>();
     if raw.len() > MAX_NODES || size > MAX_OBJECTS {
         return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));
     }
-    let table: Vec<&Value> = plan.get("nodes").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
+    let table: Vec<&Value> = plan
+        .get("nodes")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
     let mut agents: Vec<Agent> = Vec::new();
     // Node table order first (entries, hops, exits as the planner lists them), then any other node.
     for row in &table {
-        let Some(id) = row.get("nodeId").and_then(json_int) else { continue };
+        let Some(id) = row.get("nodeId").and_then(json_int) else {
+            continue;
+        };
         if agents.iter().any(|a| a.node_id == Some(id)) {
             continue;
         }
         let empty = RawNode::default();
         let r = raw.get(&id).unwrap_or(&empty);
         let name = row.get("name").and_then(Value::as_str).unwrap_or_default();
-        let label = if name.is_empty() { format!("node {id}") } else { format!("node {id} ({name})") };
+        let label = if name.is_empty() {
+            format!("node {id}")
+        } else {
+            format!("node {id} ({name})")
+        };
         let mut a = build_agent(Some(id), label, r, &mut notes);
         a.role = row.get("role").and_then(Value::as_str).map(str::to_string);
         a.name = Some(name.to_string()).filter(|n| !n.is_empty());
@@ -354,22 +537,40 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
         })
         .collect();
     resolve_targets(&mut agents, &table_ports, &mut notes);
-    Ok(World { agents, notes, single_node: false })
+    Ok(World {
+        agents,
+        notes,
+        single_node: false,
+    })
 }
 
 /// Builds the world from one node's config: every chain node is outside the document.
 pub fn from_node_config(doc: &Value) -> World {
     let mut notes = Vec::new();
     let mut raw = RawNode::default();
-    for c in doc.get("chains").and_then(Value::as_array).into_iter().flatten() {
+    for c in doc
+        .get("chains")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         raw.apply("AddChains", c);
     }
-    for s in doc.get("services").and_then(Value::as_array).into_iter().flatten() {
+    for s in doc
+        .get("services")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         raw.apply("AddService", s);
     }
     let mut a = build_agent(None, "this node".into(), &raw, &mut notes);
     a.role = Some("entry".into());
-    World { agents: vec![a], notes, single_node: true }
+    World {
+        agents: vec![a],
+        notes,
+        single_node: true,
+    }
 }
 
 /// Finds, for every chain node, the agent that listens behind its address.
@@ -383,19 +584,43 @@ pub fn from_node_config(doc: &Value) -> World {
 fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &mut Vec<String>) {
     let n = agents.len();
     let addresses: Vec<Vec<String>> = agents.iter().map(|a| a.addresses.clone()).collect();
-    let listens: Vec<Vec<(String, Option<i64>)>> =
-        agents.iter().map(|a| a.services.iter().map(|s| (s.host.clone(), s.nominal_port)).collect()).collect();
+    let listens: Vec<Vec<(String, Option<i64>)>> = agents
+        .iter()
+        .map(|a| {
+            a.services
+                .iter()
+                .map(|s| (s.host.clone(), s.nominal_port))
+                .collect()
+        })
+        .collect();
     let signatures: Vec<Vec<String>> = agents
         .iter()
         .map(|a| {
-            let mut v: Vec<String> = a.chains.iter().flat_map(|c| c.hops.iter().flat_map(|h| h.nodes.iter().map(|n| n.addr.clone()))).collect();
+            let mut v: Vec<String> = a
+                .chains
+                .iter()
+                .flat_map(|c| {
+                    c.hops
+                        .iter()
+                        .flat_map(|h| h.nodes.iter().map(|n| n.addr.clone()))
+                })
+                .collect();
             v.sort();
             v
         })
         .collect();
     let dial_ports: Vec<Vec<i64>> = agents
         .iter()
-        .map(|a| a.chains.iter().flat_map(|c| c.hops.iter().flat_map(|h| h.nodes.iter().filter_map(|n| n.port))).collect())
+        .map(|a| {
+            a.chains
+                .iter()
+                .flat_map(|c| {
+                    c.hops
+                        .iter()
+                        .flat_map(|h| h.nodes.iter().filter_map(|n| n.port))
+                })
+                .collect()
+        })
         .collect();
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
@@ -404,7 +629,11 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
         if a.services.is_empty() {
             continue;
         }
-        let key = if a.chains.is_empty() { vec!["<exit>".to_string()] } else { signatures[i].clone() };
+        let key = if a.chains.is_empty() {
+            vec!["<exit>".to_string()]
+        } else {
+            signatures[i].clone()
+        };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(i),
             None => groups.push((key, vec![i])),
@@ -418,7 +647,11 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     let mut best: Option<Vec<usize>> = None;
                     for (_, members) in &groups {
                         let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
-                        if members.contains(&ai) || members.iter().any(|&m| dial_ports[m].iter().any(|p| mine.contains(p))) {
+                        if members.contains(&ai)
+                            || members
+                                .iter()
+                                .any(|&m| dial_ports[m].iter().any(|p| mine.contains(p)))
+                        {
                             continue;
                         }
                         let mut used: Vec<usize> = Vec::new();
@@ -432,8 +665,16 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                             let pick = members
                                 .iter()
                                 .filter(|m| free(m))
-                                .find(|&&m| listens[m].iter().any(|(h, p)| *p == Some(port) && *h == node.host))
-                                .or_else(|| members.iter().filter(|m| free(m)).find(|&&m| listens[m].iter().any(|(_, p)| *p == Some(port))));
+                                .find(|&&m| {
+                                    listens[m]
+                                        .iter()
+                                        .any(|(h, p)| *p == Some(port) && *h == node.host)
+                                })
+                                .or_else(|| {
+                                    members.iter().filter(|m| free(m)).find(|&&m| {
+                                        listens[m].iter().any(|(_, p)| *p == Some(port))
+                                    })
+                                });
                             match pick {
                                 Some(&m) => used.push(m),
                                 None => {
@@ -468,18 +709,30 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     let Some(port) = node.port else { continue };
                     let by_table: Vec<usize> = table_ports
                         .iter()
-                        .filter(|(idx, p)| *p == port && *idx != ai && addresses[*idx].contains(&node.host))
+                        .filter(|(idx, p)| {
+                            *p == port && *idx != ai && addresses[*idx].contains(&node.host)
+                        })
                         .map(|(idx, _)| *idx)
                         .collect();
-                    let listening: Vec<usize> =
-                        (0..n).filter(|&idx| idx != ai && listens[idx].iter().any(|(_, p)| *p == Some(port))).collect();
+                    let listening: Vec<usize> = (0..n)
+                        .filter(|&idx| {
+                            idx != ai && listens[idx].iter().any(|(_, p)| *p == Some(port))
+                        })
+                        .collect();
                     let exact: Vec<usize> = listening
                         .iter()
                         .copied()
-                        .filter(|&idx| listens[idx].iter().any(|(h, p)| *p == Some(port) && *h == node.host))
+                        .filter(|&idx| {
+                            listens[idx]
+                                .iter()
+                                .any(|(h, p)| *p == Some(port) && *h == node.host)
+                        })
                         .collect();
-                    let by_host: Vec<usize> =
-                        table_ports.iter().filter(|(idx, _)| *idx != ai && addresses[*idx].contains(&node.host)).map(|(idx, _)| *idx).collect();
+                    let by_host: Vec<usize> = table_ports
+                        .iter()
+                        .filter(|(idx, _)| *idx != ai && addresses[*idx].contains(&node.host))
+                        .map(|(idx, _)| *idx)
+                        .collect();
                     let list = if !by_table.is_empty() {
                         by_table
                     } else if let Some(g) = group_pick.get(&(ai, ci, hi, ni)) {
@@ -518,11 +771,16 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
         }
         order.push(ai);
         let my = layer[ai].unwrap_or(0);
-        let keys: Vec<(usize, usize, usize, usize)> = cands.keys().filter(|k| k.0 == ai).copied().collect();
+        let keys: Vec<(usize, usize, usize, usize)> =
+            cands.keys().filter(|k| k.0 == ai).copied().collect();
         for key in keys {
             if let Some(list) = cands.get_mut(&key) {
                 if list.len() > 1 {
-                    let deeper: Vec<usize> = list.iter().copied().filter(|&c| layer[c].map(|l| l > my).unwrap_or(true)).collect();
+                    let deeper: Vec<usize> = list
+                        .iter()
+                        .copied()
+                        .filter(|&c| layer[c].map(|l| l > my).unwrap_or(true))
+                        .collect();
                     if !deeper.is_empty() {
                         *list = deeper;
                     }
@@ -546,14 +804,21 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     // A node whose own chain dials back to this node's ports is upstream, not a target.
                     if list.len() > 1 {
                         let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
-                        let forward: Vec<usize> =
-                            list.iter().copied().filter(|&c| !dial_ports[c].iter().any(|p| mine.contains(p))).collect();
+                        let forward: Vec<usize> = list
+                            .iter()
+                            .copied()
+                            .filter(|&c| !dial_ports[c].iter().any(|p| mine.contains(p)))
+                            .collect();
                         if !forward.is_empty() {
                             list = forward;
                         }
                     }
                     if list.len() > 1 && !signatures[ai].is_empty() {
-                        let others: Vec<usize> = list.iter().copied().filter(|&i| signatures[i] != signatures[ai]).collect();
+                        let others: Vec<usize> = list
+                            .iter()
+                            .copied()
+                            .filter(|&i| signatures[i] != signatures[ai])
+                            .collect();
                         if !others.is_empty() {
                             list = others;
                         }
@@ -566,7 +831,11 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                             list.len()
                         ));
                     }
-                    let found = list.iter().copied().find(|i| !used.contains(i)).or(list.first().copied());
+                    let found = list
+                        .iter()
+                        .copied()
+                        .find(|i| !used.contains(i))
+                        .or(list.first().copied());
                     match found {
                         Some(idx) => used.push(idx),
                         None if node.port.is_some() => notes.push(format!(
