@@ -93,12 +93,16 @@ enum Escape {
     Other,
 }
 
+/// Go's URL parser refused the text (which error it was does not matter here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrlError;
+
 /// The host part of a URL as Go's `net/url.Parse` yields it, or `Err` where
 /// that parser reports an error. Only what the normaliser needs is modelled:
 /// scheme, authority, host and port syntax, and percent-escape validity.
-pub fn url_host(raw: &str) -> Result<String, ()> {
+pub fn url_host(raw: &str) -> Result<String, UrlError> {
     if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return Err(());
+        return Err(UrlError);
     }
     let (u, frag) = match raw.find('#') {
         Some(i) => (&raw[..i], Some(&raw[i + 1..])),
@@ -121,7 +125,7 @@ pub fn url_host(raw: &str) -> Result<String, ()> {
         }
         let segment = rest.split('/').next().unwrap_or("");
         if segment.contains(':') {
-            return Err(());
+            return Err(UrlError);
         }
     }
     if (!scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
@@ -140,7 +144,7 @@ pub fn url_host(raw: &str) -> Result<String, ()> {
     Ok(host)
 }
 
-fn split_scheme(u: &str) -> Result<(&str, &str), ()> {
+fn split_scheme(u: &str) -> Result<(&str, &str), UrlError> {
     for (i, c) in u.char_indices() {
         if c.is_ascii_alphabetic() {
             continue;
@@ -153,7 +157,7 @@ fn split_scheme(u: &str) -> Result<(&str, &str), ()> {
         }
         if c == ':' {
             if i == 0 {
-                return Err(());
+                return Err(UrlError);
             }
             return Ok((&u[..i], &u[i + 1..]));
         }
@@ -162,7 +166,7 @@ fn split_scheme(u: &str) -> Result<(&str, &str), ()> {
     Ok(("", u))
 }
 
-fn parse_authority(authority: &str) -> Result<String, ()> {
+fn parse_authority(authority: &str) -> Result<String, UrlError> {
     match authority.rfind('@') {
         None => parse_host(authority),
         Some(i) => {
@@ -170,7 +174,7 @@ fn parse_authority(authority: &str) -> Result<String, ()> {
             let userinfo = &authority[..i];
             let valid = userinfo.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c));
             if !valid {
-                return Err(());
+                return Err(UrlError);
             }
             unescape(userinfo, Escape::Other)?;
             Ok(host)
@@ -188,11 +192,11 @@ fn valid_optional_port(port: &str) -> bool {
     }
 }
 
-fn parse_host(host: &str) -> Result<String, ()> {
+fn parse_host(host: &str) -> Result<String, UrlError> {
     if host.starts_with('[') {
-        let i = host.rfind(']').ok_or(())?;
+        let i = host.rfind(']').ok_or(UrlError)?;
         if !valid_optional_port(&host[i + 1..]) {
-            return Err(());
+            return Err(UrlError);
         }
         if let Some(zone) = host[..i].find("%25") {
             let a = unescape(&host[..zone], Escape::Host)?;
@@ -202,7 +206,7 @@ fn parse_host(host: &str) -> Result<String, ()> {
         }
     } else if let Some(i) = host.rfind(':') {
         if !valid_optional_port(&host[i..]) {
-            return Err(());
+            return Err(UrlError);
         }
     }
     unescape(host, Escape::Host)
@@ -228,34 +232,33 @@ fn host_char_needs_escape(c: u8) -> bool {
     )
 }
 
-fn unescape(s: &str, mode: Escape) -> Result<String, ()> {
+fn unescape(s: &str, mode: Escape) -> Result<String, UrlError> {
     let bytes = s.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
+    while let Some(&b) = bytes.get(i) {
         if b == b'%' {
             let (Some(&h1), Some(&h2)) = (bytes.get(i + 1), bytes.get(i + 2)) else {
-                return Err(());
+                return Err(UrlError);
             };
             let (Some(v1), Some(v2)) = (hex_val(h1), hex_val(h2)) else {
-                return Err(());
+                return Err(UrlError);
             };
-            let is_pct25 = &bytes[i..i + 3] == b"%25";
+            let is_pct25 = bytes.get(i..i + 3) == Some(b"%25".as_slice());
             if mode == Escape::Host && v1 < 8 && !is_pct25 {
-                return Err(());
+                return Err(UrlError);
             }
             if mode == Escape::Zone {
                 let v = v1 * 16 + v2;
                 if !is_pct25 && v != b' ' && host_char_needs_escape(v) {
-                    return Err(());
+                    return Err(UrlError);
                 }
             }
             out.push(v1 * 16 + v2);
             i += 3;
         } else {
             if (mode == Escape::Host || mode == Escape::Zone) && b < 0x80 && host_char_needs_escape(b) {
-                return Err(());
+                return Err(UrlError);
             }
             out.push(b);
             i += 1;

@@ -12,7 +12,7 @@ fn number_as_f64(n: &serde_json::Number) -> f64 {
 /// True when `f` survives a round trip through a 64-bit signed integer, the
 /// test the server applies before printing a number as an integer.
 fn is_int64_exact(f: f64) -> bool {
-    f.is_finite() && f.fract() == 0.0 && f >= -9_223_372_036_854_775_808.0 && f < 9_223_372_036_854_775_808.0
+    f.is_finite() && f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
 }
 
 /// The server's `asString`: trimmed strings, integral numbers without a
@@ -120,7 +120,7 @@ fn write_go_json(v: &Value, out: &mut String) {
 /// (`1e+21`, `1e-7`) outside [1e-6, 1e21).
 fn go_float(f: f64) -> String {
     let abs = f.abs();
-    if abs != 0.0 && (abs < 1e-6 || abs >= 1e21) {
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
         let s = format!("{:e}", f);
         match s.split_once('e') {
             Some((mant, exp)) => {

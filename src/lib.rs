@@ -15,6 +15,7 @@ pub mod lifecycle;
 pub mod model;
 pub mod plan;
 pub mod planner;
+pub mod redact;
 pub mod simulate;
 pub mod wasm;
 

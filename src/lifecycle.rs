@@ -1192,9 +1192,11 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
     let mut findings = std::mem::take(&mut r.findings);
     sort_findings(&mut findings);
     findings.dedup();
+    // Configs pasted by the caller may carry auth blocks or tokens: the
+    // report echoes deployed configs, so it goes out redacted.
     Ok(LifecycleReport {
-        state: r.state(),
-        log: r.log,
+        state: crate::redact::redact(&r.state()),
+        log: r.log.iter().map(crate::redact::redact).collect(),
         findings,
     })
 }

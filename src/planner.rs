@@ -272,7 +272,7 @@ fn dial_host(from: &NodeRecord, to: &NodeRecord, preference: &str, connect_ip: &
     })
 }
 
-fn node<'a>(state: &'a TunnelState, id: i64) -> Result<&'a NodeRecord> {
+fn node(state: &TunnelState, id: i64) -> Result<&NodeRecord> {
     state.nodes.get(&id).ok_or(Rejection::NodeNotFound)
 }
 
@@ -309,7 +309,7 @@ fn next_targets(state: &TunnelState, hop_index: usize) -> &[TunnelNode] {
 fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Result<Vec<FederationStep>> {
     let mut steps = Vec::new();
     for i in 0..state.exits.len() {
-        let exit = state.exits[i].clone();
+        let Some(exit) = state.exits.get(i).cloned() else { continue };
         let rec = node(state, exit.node_id)?.clone();
         if !rec.is_remote {
             continue;
@@ -319,7 +319,9 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
         let key = resource_key(state.id, exit.node_id, 3, 0);
         let protocol = default_string(&exit.protocol, "tls");
         let port = fed.allocated_port.unwrap_or(exit.port);
-        state.exits[i].port = port;
+        if let Some(e) = state.exits.get_mut(i) {
+            e.port = port;
+        }
         let service = builders::service(ServiceSpec {
             name: format!("fed_svc_{}", fed.runtime_id),
             addr: format!("{}:{}", fed.tcp_listen_addr, port),
@@ -346,8 +348,9 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
     }
 
     for h in (0..state.hops.len()).rev() {
-        for j in 0..state.hops[h].len() {
-            let hop_node = state.hops[h][j].clone();
+        let width = state.hops.get(h).map_or(0, Vec::len);
+        for j in 0..width {
+            let Some(hop_node) = state.hops.get(h).and_then(|hop| hop.get(j)).cloned() else { continue };
             let rec = node(state, hop_node.node_id)?.clone();
             if !rec.is_remote {
                 continue;
@@ -357,7 +360,9 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
             let key = resource_key(state.id, hop_node.node_id, 2, h as i64 + 1);
             let protocol = default_string(&hop_node.protocol, "tls");
             let port = fed.allocated_port.unwrap_or(hop_node.port);
-            state.hops[h][j].port = port;
+            if let Some(n) = state.hops.get_mut(h).and_then(|hop| hop.get_mut(j)) {
+                n.port = port;
+            }
 
             let next = next_targets(state, h);
             let targets = chain_targets(state, &rec, next)?;

@@ -138,7 +138,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                 None => {
                     return Err(ApiError::new(
                         "IN001",
-                        format!("dead entry {text:?} is not host:port"),
+                        format!("dead entry {} is not host:port", crate::redact::describe(d)),
                         format!("/dead/{i}"),
                     ))
                 }
@@ -158,7 +158,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         } else {
             return Err(ApiError::new(
                 "IN001",
-                format!("dead entry {text} is neither a node id nor host:port"),
+                format!("dead entry {} is neither a node id nor host:port", crate::redact::describe(d)),
                 format!("/dead/{i}"),
             ));
         }
