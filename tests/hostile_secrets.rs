@@ -120,12 +120,10 @@ fn credentials_in_error_paths_stay_hidden() {
 /// document, `remoteToken` included) is echoed whole in the error
 /// "dead entry {..} is neither a node id nor host:port" (src/simulate/engine.rs,
 /// the `else` branch of the dead-entry loop; the `host:port` branch quotes
-/// it the same way). Owner: simulator. Ignored until fixed; run with
-/// `cargo test --test hostile_secrets -- --ignored`.
+/// it the same way). Fixed on main by f85780e (src/redact.rs); this test keeps it fixed.
 #[test]
-#[ignore = "known leak in src/simulate/engine.rs (dead entry echoed whole); not owned by this branch"]
 fn simulate_does_not_echo_a_dead_entry_object_with_a_token() {
-    let text = include_str!("data/hostile/known-bugs/simulate-dead-entry-echoes-token.json");
+    let text = include_str!("data/hostile/regressions/simulate-dead-entry-echoes-token.json");
     let v: Value = serde_json::from_str(text).unwrap();
     let sc: hop_policy::simulate::Scenario = serde_json::from_value(v[1].clone()).unwrap();
     let out = match hop_policy::simulate::simulate(&v[0], &sc) {
@@ -141,12 +139,11 @@ fn simulate_does_not_echo_a_dead_entry_object_with_a_token() {
 /// `connector.auth.password`, a `token` in metadata) come back in the output.
 /// The planner never emits such fields, so golden-vector plans are clean; a plan
 /// pasted by an operator is not. Owner: lifecycle (src/lifecycle.rs). Suggested
-/// fix: redact values under credential-like keys (e.g. `"***"`) when copying
-/// configs into `state`/`log`. Ignored until fixed; run with `-- --ignored`.
+/// fix: redact values under credential-like keys when copying configs into
+/// `state`/`log`. Fixed on main by f85780e (src/redact.rs); this test keeps it fixed.
 #[test]
-#[ignore = "known leak in src/lifecycle.rs (state echoes auth/token fields); not owned by this branch"]
 fn lifecycle_state_redacts_credentials_of_a_pasted_plan() {
-    let steps: Value = serde_json::from_str(include_str!("data/hostile/known-bugs/lifecycle-state-echoes-credentials.json")).unwrap();
+    let steps: Value = serde_json::from_str(include_str!("data/hostile/regressions/lifecycle-state-echoes-credentials.json")).unwrap();
     let out = to_json(&hop_policy::lifecycle::lifecycle(&steps).unwrap());
     for c in ["CANARY-auth-pass", "CANARY-meta-token", "CANARY-conn-pass"] {
         assert!(!out.contains(c), "{} leaked: {}", c, excerpt(&out, c));
@@ -156,7 +153,7 @@ fn lifecycle_state_redacts_credentials_of_a_pasted_plan() {
 /// The same fields through the checker and the simulator stay hidden.
 #[test]
 fn check_and_simulate_do_not_echo_credentials_of_a_pasted_plan() {
-    let steps: Value = serde_json::from_str(include_str!("data/hostile/known-bugs/lifecycle-state-echoes-credentials.json")).unwrap();
+    let steps: Value = serde_json::from_str(include_str!("data/hostile/regressions/lifecycle-state-echoes-credentials.json")).unwrap();
     let plan = &steps[0]["plan"];
     let cfg = json!({"services": plan["local"][1]["data"].clone(), "chains": [plan["local"][0]["data"].clone()]});
     let canaries: Vec<String> = ["CANARY-auth-pass", "CANARY-meta-token", "CANARY-conn-pass"].iter().map(|s| s.to_string()).collect();
