@@ -5,6 +5,10 @@
 //! The core is plain Rust over `serde_json::Value` inputs; `wasm` is the only
 //! module that knows about JavaScript.
 
+// A panic inside wasm kills the instance the page depends on: non-test code
+// may not unwrap, expect, index or panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
 pub mod address;
 pub mod builders;
 pub mod check;

@@ -850,12 +850,10 @@ impl Replay {
                 failed = true;
                 continue;
             }
-            let timed_out = timeouts.iter().enumerate().any(|(ti, spec)| {
-                let mut f = to_first[ti];
-                let hit = selects(spec, k, cmd, &mut f);
-                to_first[ti] = f;
-                hit
-            });
+            let timed_out = timeouts
+                .iter()
+                .zip(to_first.iter_mut())
+                .any(|(spec, first)| selects(spec, k, cmd, first));
             if timed_out {
                 self.nodes
                     .entry(node)

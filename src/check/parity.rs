@@ -101,8 +101,8 @@ fn chain_targets(chain: Option<&Chn<'_>>) -> (Vec<TwinTarget>, Option<String>) {
         for n in get_arr(hop, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
             let Some(n) = n.as_object() else { continue };
             let addr = get_str(n, "addr").unwrap_or("");
-            let (host, port) = match addr.rfind(':') {
-                Some(i) => (addr[..i].to_string(), addr[i + 1..].to_string()),
+            let (host, port) = match addr.rsplit_once(':') {
+                Some((h, p)) => (h.to_string(), p.to_string()),
                 None => (addr.to_string(), String::new()),
             };
             let protocol = get_obj(n, "dialer")
@@ -284,8 +284,8 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
 
     // PA004: the listen address.
     if let Some((akey, Value::String(addr))) = get_ci(svc.obj, "addr") {
-        let twin = match addr.rfind(':') {
-            Some(i) => normalise_address(&format!("{}:{}", addr[..i].trim(), &addr[i + 1..])),
+        let twin = match addr.rsplit_once(':') {
+            Some((h, p)) => normalise_address(&format!("{}:{}", h.trim(), p)),
             None => normalise_address(addr),
         };
         if *addr != twin {

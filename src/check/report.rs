@@ -3,7 +3,7 @@
 use super::rules::{rules, RULES};
 use super::CheckReport;
 use crate::finding::{Finding, Severity};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -86,12 +86,15 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
         .findings
         .iter()
         .map(|f| {
-            let mut props = json!({"path": f.path, "messageZh": f.message_zh, "rule": f.rule});
+            let mut props = Map::new();
+            props.insert("path".into(), json!(f.path));
+            props.insert("messageZh".into(), json!(f.message_zh));
+            props.insert("rule".into(), json!(f.rule));
             if let Some(id) = f.node_id {
-                props["nodeId"] = json!(id);
+                props.insert("nodeId".into(), json!(id));
             }
             if let Some(fix) = &f.fix {
-                props["fix"] = json!({"op": fix.op, "path": fix.path, "value": fix.value});
+                props.insert("fix".into(), json!({"op": fix.op, "path": fix.path, "value": fix.value}));
             }
             let mut result = json!({
                 "ruleId": f.code,
@@ -106,8 +109,8 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
                 }],
                 "properties": props
             });
-            if let Some(i) = RULES.iter().position(|r| r.0 == f.code) {
-                result["ruleIndex"] = json!(i);
+            if let (Some(i), Some(obj)) = (RULES.iter().position(|r| r.0 == f.code), result.as_object_mut()) {
+                obj.insert("ruleIndex".into(), json!(i));
             }
             result
         })

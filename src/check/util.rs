@@ -100,14 +100,22 @@ pub fn json_type_zh(v: &Value) -> &'static str {
     }
 }
 
+/// Splits `s` at the first byte that fails `keep`: (the run of bytes that
+/// pass, the rest).
+fn split_while(s: &[u8], keep: impl Fn(u8) -> bool) -> (&[u8], &[u8]) {
+    let n = s.iter().position(|&b| !keep(b)).unwrap_or(s.len());
+    // `n <= s.len()` always, so the fallback is never taken.
+    s.split_at_checked(n).unwrap_or((s, &[]))
+}
+
 /// Go's `time.ParseDuration`: returns nanoseconds, `None` when Go rejects it.
 pub fn parse_go_duration(input: &str) -> Option<i64> {
     let mut s = input.as_bytes();
     let mut neg = false;
-    if let Some(&c) = s.first() {
+    if let Some((&c, rest)) = s.split_first() {
         if c == b'-' || c == b'+' {
             neg = c == b'-';
-            s = &s[1..];
+            s = rest;
         }
     }
     if s == b"0" {
@@ -118,65 +126,59 @@ pub fn parse_go_duration(input: &str) -> Option<i64> {
     }
     const LIMIT: u64 = 1 << 63;
     let mut total: u64 = 0;
-    while !s.is_empty() {
-        let c = s[0];
+    while let Some(&c) = s.first() {
         if !(c == b'.' || c.is_ascii_digit()) {
             return None;
         }
         // Integer part.
+        let (digits, rest) = split_while(s, |b| b.is_ascii_digit());
         let mut v: u64 = 0;
-        let mut i = 0;
-        while i < s.len() && s[i].is_ascii_digit() {
+        for &d in digits {
             if v > LIMIT / 10 {
                 return None;
             }
-            v = v * 10 + u64::from(s[i] - b'0');
+            v = v * 10 + u64::from(d - b'0');
             if v > LIMIT {
                 return None;
             }
-            i += 1;
         }
-        let pre = i > 0;
-        s = &s[i..];
+        let pre = !digits.is_empty();
+        s = rest;
         // Fraction.
         let mut frac: u64 = 0;
         let mut scale: f64 = 1.0;
         let mut post = false;
-        if s.first() == Some(&b'.') {
-            s = &s[1..];
-            let mut j = 0;
+        if let Some(after_dot) = s.strip_prefix(b".") {
+            let (digits, rest) = split_while(after_dot, |b| b.is_ascii_digit());
             let mut overflow = false;
-            while j < s.len() && s[j].is_ascii_digit() {
-                if !overflow {
-                    if frac > (i64::MAX as u64) / 10 {
+            for &d in digits {
+                if overflow {
+                    continue;
+                }
+                if frac > (i64::MAX as u64) / 10 {
+                    overflow = true;
+                } else {
+                    let y = frac * 10 + u64::from(d - b'0');
+                    if y > LIMIT {
                         overflow = true;
                     } else {
-                        let y = frac * 10 + u64::from(s[j] - b'0');
-                        if y > LIMIT {
-                            overflow = true;
-                        } else {
-                            frac = y;
-                            scale *= 10.0;
-                        }
+                        frac = y;
+                        scale *= 10.0;
                     }
                 }
-                j += 1;
             }
-            post = j > 0;
-            s = &s[j..];
+            post = !digits.is_empty();
+            s = rest;
         }
         if !pre && !post {
             return None;
         }
         // Unit.
-        let mut k = 0;
-        while k < s.len() && s[k] != b'.' && !s[k].is_ascii_digit() {
-            k += 1;
-        }
-        if k == 0 {
+        let (unit_name, rest) = split_while(s, |b| b != b'.' && !b.is_ascii_digit());
+        if unit_name.is_empty() {
             return None;
         }
-        let unit: u64 = match &s[..k] {
+        let unit: u64 = match unit_name {
             b"ns" => 1,
             b"us" => 1_000,
             b"\xc2\xb5s" => 1_000, // U+00B5 micro sign
@@ -187,7 +189,7 @@ pub fn parse_go_duration(input: &str) -> Option<i64> {
             b"h" => 3_600_000_000_000,
             _ => return None,
         };
-        s = &s[k..];
+        s = rest;
         if v > LIMIT / unit {
             return None;
         }
@@ -215,47 +217,53 @@ pub fn parse_go_duration(input: &str) -> Option<i64> {
 
 /// Go's `net.SplitHostPort`: `(host, port)` or the reason it fails.
 pub fn split_host_port(hostport: &str) -> Result<(String, String), &'static str> {
-    let Some(i) = hostport.rfind(':') else {
+    if !hostport.contains(':') {
         return Err("missing port in address");
-    };
-    let (host, j, k);
-    if hostport.starts_with('[') {
-        let Some(end) = hostport.find(']') else {
+    }
+    // `after_open`: the text after a leading '[' (the whole text without one);
+    // `after_close`: the text after the first ']' of a bracketed host.
+    let (host, port, after_open, after_close);
+    if let Some(rest) = hostport.strip_prefix('[') {
+        let Some((inside, after)) = rest.split_once(']') else {
             return Err("missing ']' in address");
         };
-        if end + 1 == hostport.len() {
+        if after.is_empty() {
             return Err("missing port in address");
         }
-        if end + 1 != i {
-            if hostport.as_bytes().get(end + 1) == Some(&b':') {
-                return Err("too many colons in address");
-            }
-            return Err("missing port in address");
+        // The port must follow the ']' directly, after the last ':'.
+        match after.strip_prefix(':') {
+            Some(p) if !p.contains(':') => port = p,
+            Some(_) => return Err("too many colons in address"),
+            None => return Err("missing port in address"),
         }
-        host = &hostport[1..end];
-        j = 1;
-        k = end + 1;
+        host = inside;
+        after_open = rest;
+        after_close = after;
     } else {
-        host = &hostport[..i];
-        if host.contains(':') {
+        let Some((h, p)) = hostport.rsplit_once(':') else {
+            return Err("missing port in address");
+        };
+        if h.contains(':') {
             return Err("too many colons in address");
         }
-        j = 0;
-        k = 0;
+        host = h;
+        port = p;
+        after_open = hostport;
+        after_close = hostport;
     }
-    if hostport[j..].contains('[') {
+    if after_open.contains('[') {
         return Err("unexpected '[' in address");
     }
-    if hostport[k..].contains(']') {
+    if after_close.contains(']') {
         return Err("unexpected ']' in address");
     }
-    Ok((host.to_string(), hostport[i + 1..].to_string()))
+    Ok((host.to_string(), port.to_string()))
 }
 
 /// Go's `isDomainName` (the pure-Go resolver refuses anything else).
 pub fn is_domain_name(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.is_empty() || b.len() > 254 || (b.len() == 254 && b[253] != b'.') {
+    if b.is_empty() || b.len() > 254 || (b.len() == 254 && b.get(253) != Some(&b'.')) {
         return false;
     }
     let mut last = b'.';
@@ -421,8 +429,8 @@ pub fn addr_port(addr: &str) -> Option<i64> {
 /// The port after the last `:` of an address, even one Go cannot parse
 /// (`:::44014`): the port a service was meant to listen on.
 pub fn loose_port(addr: &str) -> Option<i64> {
-    let i = addr.rfind(':')?;
-    let p = addr[i + 1..].trim();
+    let (_, p) = addr.rsplit_once(':')?;
+    let p = p.trim();
     if p.is_empty() || p.len() > 5 || !p.bytes().all(|c| c.is_ascii_digit()) {
         return None;
     }

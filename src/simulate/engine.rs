@@ -158,13 +158,21 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         } else {
             return Err(ApiError::new(
                 "IN001",
-                format!("dead entry {} is neither a node id nor host:port", crate::redact::describe(d)),
+                format!(
+                    "dead entry {} is neither a node id nor host:port",
+                    crate::redact::describe(d)
+                ),
                 format!("/dead/{i}"),
             ));
         }
     }
 
-    let entry_agent = &world.agents[entry];
+    // `pick_entry` returns a position in `world.agents`, so this lookup
+    // always succeeds; the error only keeps the code free of indexing.
+    let entry_agent = world
+        .agents
+        .get(entry)
+        .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))?;
     let (chain, retries, svc_note) = entry_router(entry_agent, world.single_node, sc);
     if let Some(n) = svc_note {
         notes.push(n);
@@ -342,7 +350,9 @@ impl<'w> Sim<'w> {
         depth: usize,
     ) -> Outcome {
         let world = self.world;
-        let agent = &world.agents[ai];
+        let Some(agent) = world.agents.get(ai) else {
+            return Outcome::fail("internal: agent out of range");
+        };
         let Some(ci) = chain else {
             return Outcome {
                 ok: true,
@@ -634,8 +644,8 @@ impl<'w> Sim<'w> {
         let mut kept: Vec<usize> = (0..n).collect();
         if n > 1 {
             let mut next = Vec::new();
-            for &i in &kept {
-                let nd = &hop.nodes[i];
+            // Every node is still kept here, so walk nodes and candidates together.
+            for (i, (nd, cand)) in hop.nodes.iter().zip(candidates.iter_mut()).enumerate() {
                 let mut max_fails = nd.md_max_fails.unwrap_or(hop.max_fails);
                 if max_fails <= 0 {
                     max_fails = 1;
@@ -653,15 +663,15 @@ impl<'w> Sim<'w> {
                 if m.count < max_fails || since >= timeout {
                     next.push(i);
                     if m.count >= max_fails {
-                        candidates[i].reason = format!(
+                        cand.reason = format!(
                             "failure mark expired ({} s >= failTimeout {} s)",
                             since / 1_000_000_000,
                             timeout / 1_000_000_000
                         );
                     }
                 } else {
-                    candidates[i].kept = false;
-                    candidates[i].reason = format!(
+                    cand.kept = false;
+                    cand.reason = format!(
                         "filtered: {} failure(s) >= maxFails {}, marked {} s ago < failTimeout {} s",
                         m.count,
                         max_fails,
@@ -671,20 +681,24 @@ impl<'w> Sim<'w> {
                 }
             }
             kept = next;
-        } else if n == 1 {
-            candidates[0].reason = "only node of the hop: never filtered".into();
+        } else if let Some(only) = candidates.first_mut() {
+            // n == 1 here (n == 0 leaves no candidate).
+            only.reason = "only node of the hop: never filtered".into();
         }
         if kept.len() > 1 {
             let normal: Vec<usize> = kept
                 .iter()
                 .copied()
-                .filter(|&i| !hop.nodes[i].backup)
+                .filter(|&i| hop.nodes.get(i).is_some_and(|nd| !nd.backup))
                 .collect();
             if !normal.is_empty() && normal.len() < kept.len() {
                 for &i in &kept {
-                    if hop.nodes[i].backup {
-                        candidates[i].kept = false;
-                        candidates[i].reason = "backup node: a non-backup node is available".into();
+                    if !hop.nodes.get(i).is_some_and(|nd| nd.backup) {
+                        continue;
+                    }
+                    if let Some(cand) = candidates.get_mut(i) {
+                        cand.kept = false;
+                        cand.reason = "backup node: a non-backup node is available".into();
                     }
                 }
                 kept = normal;
@@ -702,7 +716,12 @@ impl<'w> Sim<'w> {
             "random" | "rand" => {
                 let weights: Vec<i64> = kept
                     .iter()
-                    .map(|&i| hop.nodes[i].weight.clamp(1, 1_000_000_000))
+                    // `kept` only holds node indices; the fallback weight is never used.
+                    .map(|&i| {
+                        hop.nodes
+                            .get(i)
+                            .map_or(1, |nd| nd.weight.clamp(1, 1_000_000_000))
+                    })
                     .collect();
                 let sum: i64 = weights.iter().sum();
                 let mut w = self.prng.below(sum.max(1) as u64) as i64 + 1;
@@ -753,11 +772,11 @@ impl<'w> Sim<'w> {
             }
         };
         let chosen = kept.get(pick).copied();
-        if let Some(c) = chosen {
-            candidates[c].reason = if candidates[c].reason.is_empty() {
+        if let Some(cand) = chosen.and_then(|c| candidates.get_mut(c)) {
+            cand.reason = if cand.reason.is_empty() {
                 "chosen".into()
             } else {
-                format!("{}; chosen", candidates[c].reason)
+                format!("{}; chosen", cand.reason)
             };
         }
         Selection {

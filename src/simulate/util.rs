@@ -8,8 +8,7 @@ use serde_json::Value;
 /// brackets and the port. `None` when there is no numeric port.
 pub fn split_host_port(addr: &str) -> Option<(String, i64)> {
     let addr = addr.trim();
-    let idx = addr.rfind(':')?;
-    let (host, port) = (&addr[..idx], &addr[idx + 1..]);
+    let (host, port) = addr.rsplit_once(':')?;
     let port: i64 = port.parse().ok()?;
     if !(0..=65535).contains(&port) {
         return None;
@@ -37,10 +36,12 @@ pub fn parse_go_duration(s: &str) -> Option<i128> {
     if s.is_empty() {
         return None;
     }
-    let (neg, mut rest) = match s.as_bytes()[0] {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
+    let (neg, mut rest) = if let Some(r) = s.strip_prefix('-') {
+        (true, r)
+    } else if let Some(r) = s.strip_prefix('+') {
+        (false, r)
+    } else {
+        (false, s)
     };
     if rest == "0" {
         return Some(0);
@@ -56,13 +57,16 @@ pub fn parse_go_duration(s: &str) -> Option<i128> {
         if num_len == 0 {
             return None;
         }
-        let num: f64 = rest[..num_len].parse().ok()?;
-        rest = &rest[num_len..];
+        // `find` returns a char boundary (or the length), so the splits
+        // below always succeed.
+        let (num_text, after_num) = rest.split_at_checked(num_len)?;
+        let num: f64 = num_text.parse().ok()?;
+        rest = after_num;
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
             .unwrap_or(rest.len());
-        let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
+        let (unit, after_unit) = rest.split_at_checked(unit_len)?;
+        rest = after_unit;
         let mult: f64 = match unit {
             "ns" => 1.0,
             "us" | "µs" | "μs" => 1e3,

@@ -582,6 +582,11 @@ pub fn from_node_config(doc: &Value) -> World {
 /// an earlier or the same layer, or a sibling dialing the same targets, is not
 /// taken as a target.
 fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &mut Vec<String>) {
+    // The per-agent tables below are built from `agents`, so every agent index
+    // has a row; `row` reads one without indexing (a missing row reads empty).
+    fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
+        table.get(i).map_or(&[], Vec::as_slice)
+    }
     let n = agents.len();
     let addresses: Vec<Vec<String>> = agents.iter().map(|a| a.addresses.clone()).collect();
     let listens: Vec<Vec<(String, Option<i64>)>> = agents
@@ -632,7 +637,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
         let key = if a.chains.is_empty() {
             vec!["<exit>".to_string()]
         } else {
-            signatures[i].clone()
+            row(&signatures, i).to_vec()
         };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(i),
@@ -646,11 +651,12 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                 for (hi, hop) in chain.hops.iter().enumerate() {
                     let mut best: Option<Vec<usize>> = None;
                     for (_, members) in &groups {
-                        let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
+                        let mine: Vec<i64> =
+                            row(&listens, ai).iter().filter_map(|(_, p)| *p).collect();
                         if members.contains(&ai)
                             || members
                                 .iter()
-                                .any(|&m| dial_ports[m].iter().any(|p| mine.contains(p)))
+                                .any(|&m| row(&dial_ports, m).iter().any(|p| mine.contains(p)))
                         {
                             continue;
                         }
@@ -666,13 +672,13 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                                 .iter()
                                 .filter(|m| free(m))
                                 .find(|&&m| {
-                                    listens[m]
+                                    row(&listens, m)
                                         .iter()
                                         .any(|(h, p)| *p == Some(port) && *h == node.host)
                                 })
                                 .or_else(|| {
                                     members.iter().filter(|m| free(m)).find(|&&m| {
-                                        listens[m].iter().any(|(_, p)| *p == Some(port))
+                                        row(&listens, m).iter().any(|(_, p)| *p == Some(port))
                                     })
                                 });
                             match pick {
@@ -710,27 +716,27 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     let by_table: Vec<usize> = table_ports
                         .iter()
                         .filter(|(idx, p)| {
-                            *p == port && *idx != ai && addresses[*idx].contains(&node.host)
+                            *p == port && *idx != ai && row(&addresses, *idx).contains(&node.host)
                         })
                         .map(|(idx, _)| *idx)
                         .collect();
                     let listening: Vec<usize> = (0..n)
                         .filter(|&idx| {
-                            idx != ai && listens[idx].iter().any(|(_, p)| *p == Some(port))
+                            idx != ai && row(&listens, idx).iter().any(|(_, p)| *p == Some(port))
                         })
                         .collect();
                     let exact: Vec<usize> = listening
                         .iter()
                         .copied()
                         .filter(|&idx| {
-                            listens[idx]
+                            row(&listens, idx)
                                 .iter()
                                 .any(|(h, p)| *p == Some(port) && *h == node.host)
                         })
                         .collect();
                     let by_host: Vec<usize> = table_ports
                         .iter()
-                        .filter(|(idx, _)| *idx != ai && addresses[*idx].contains(&node.host))
+                        .filter(|(idx, _)| *idx != ai && row(&addresses, *idx).contains(&node.host))
                         .map(|(idx, _)| *idx)
                         .collect();
                     let list = if !by_table.is_empty() {
@@ -760,7 +766,9 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
     let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
     for (i, a) in agents.iter().enumerate() {
         if a.role.as_deref() == Some("entry") {
-            layer[i] = Some(0);
+            if let Some(slot) = layer.get_mut(i) {
+                *slot = Some(0);
+            }
             queue.push_back(i);
         }
     }
@@ -770,7 +778,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
             continue;
         }
         order.push(ai);
-        let my = layer[ai].unwrap_or(0);
+        let my = layer.get(ai).copied().flatten().unwrap_or(0);
         let keys: Vec<(usize, usize, usize, usize)> =
             cands.keys().filter(|k| k.0 == ai).copied().collect();
         for key in keys {
@@ -779,16 +787,25 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     let deeper: Vec<usize> = list
                         .iter()
                         .copied()
-                        .filter(|&c| layer[c].map(|l| l > my).unwrap_or(true))
+                        .filter(|&c| {
+                            layer
+                                .get(c)
+                                .copied()
+                                .flatten()
+                                .map(|l| l > my)
+                                .unwrap_or(true)
+                        })
                         .collect();
                     if !deeper.is_empty() {
                         *list = deeper;
                     }
                 }
                 for &c in list.iter() {
-                    if layer[c].is_none() {
-                        layer[c] = Some(my + 1);
-                        queue.push_back(c);
+                    if let Some(slot) = layer.get_mut(c) {
+                        if slot.is_none() {
+                            *slot = Some(my + 1);
+                            queue.push_back(c);
+                        }
                     }
                 }
             }
@@ -803,21 +820,23 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     let mut list = cands.get(&(ai, ci, hi, ni)).cloned().unwrap_or_default();
                     // A node whose own chain dials back to this node's ports is upstream, not a target.
                     if list.len() > 1 {
-                        let mine: Vec<i64> = listens[ai].iter().filter_map(|(_, p)| *p).collect();
+                        let mine: Vec<i64> =
+                            row(&listens, ai).iter().filter_map(|(_, p)| *p).collect();
                         let forward: Vec<usize> = list
                             .iter()
                             .copied()
-                            .filter(|&c| !dial_ports[c].iter().any(|p| mine.contains(p)))
+                            .filter(|&c| !row(&dial_ports, c).iter().any(|p| mine.contains(p)))
                             .collect();
                         if !forward.is_empty() {
                             list = forward;
                         }
                     }
-                    if list.len() > 1 && !signatures[ai].is_empty() {
+                    let my_signature = row(&signatures, ai);
+                    if list.len() > 1 && !my_signature.is_empty() {
                         let others: Vec<usize> = list
                             .iter()
                             .copied()
-                            .filter(|&i| signatures[i] != signatures[ai])
+                            .filter(|&i| row(&signatures, i) != my_signature)
                             .collect();
                         if !others.is_empty() {
                             list = others;
