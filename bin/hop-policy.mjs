@@ -1,0 +1,410 @@
+#!/usr/bin/env node
+// hop-policy command line: plan, check, simulate and replay flvx/GOST tunnels.
+// Runs the package's Node build; every answer comes from the WebAssembly core.
+import { createRequire } from 'node:module';
+import { readFileSync, writeSync } from 'node:fs';
+
+const require = createRequire(import.meta.url);
+const hp = require('../node/hop_policy.js');
+
+const EXIT_OK = 0;
+const EXIT_FINDINGS = 1;
+const EXIT_UNREADABLE = 2;
+
+const HELP = `hop-policy ${hp.version()}: plan, check and simulate flvx/GOST relay tunnels
+
+Usage:
+  hop-policy plan [FILE|-] [--jsonl] [--compact]
+  hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands]
+  hop-policy simulate FILE|- --dead ID[,ID...] [--requests N] [--format text|json]
+  hop-policy lifecycle FILE|-
+  hop-policy --help | --version
+
+Commands:
+  plan       Print the plan of a tunnel input ({tunnel, nodes, federation?}): what the
+             server sends to its own nodes ("local") and to provider panels ("federation").
+             A golden-vector object {name, input, expected} is read through its "input".
+             --jsonl: one JSON object per input line, one plan per output line, in order.
+  check      Check a tunnel input, a plan, one node's GOST config or a command list for
+             failover, linkage and parity defects.
+  simulate   Replay requests through a tunnel input or plan with some nodes dead, the way
+             GOST fails over. --dead takes node ids or host:port, comma separated.
+  lifecycle  Replay apply / release / failure steps and report what they leave behind.
+
+Options:
+  -                 read standard input instead of a file (the default for plan)
+  --format F        output format (check: text, json, sarif; simulate: text, json)
+  --quiet, -q       print nothing on standard output; only the exit code and errors
+  --no-color        never colour output (colour is used only on a terminal; NO_COLOR honoured)
+  --help, -h        this text
+  --version, -v     the package version
+
+Exit codes:
+  0  done; no error finding (check, lifecycle), every request delivered (simulate)
+  1  check or lifecycle found an error finding, or a simulated request failed
+  2  the input cannot be read (missing file, not JSON, wrong shape: IN001) or bad usage
+
+Examples:
+  hop-policy plan examples/seed-federated-middle.json
+  hop-policy plan --jsonl tests/data/plan-vectors.jsonl > plans.jsonl
+  cat tunnel.json | hop-policy check - --format text
+  hop-policy check plan.json --format sarif > hop-policy.sarif
+  hop-policy simulate examples/seed-federated-middle.json --dead 3 --requests 3
+  hop-policy lifecycle steps.json
+`;
+
+class UsageError extends Error {}
+
+/** Exit after flushing: process.exit would cut off piped output. */
+function finish(code) {
+  process.exitCode = code;
+}
+
+function out(text) {
+  if (!opts.quiet) writeAll(1, text.endsWith('\n') ? text : text + '\n');
+}
+
+function err(text) {
+  writeAll(2, text.endsWith('\n') ? text : text + '\n');
+}
+
+function writeAll(fd, text) {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off, buf.length - off);
+    } catch (e) {
+      if (e.code === 'EAGAIN') continue;
+      if (e.code === 'EPIPE') return;
+      throw e;
+    }
+  }
+}
+
+const SEVERITY_COLOUR = { error: '31', warning: '33', info: '36' };
+
+function useColour() {
+  if (opts.noColor) return false;
+  if ('NO_COLOR' in process.env && process.env.NO_COLOR !== '') return false;
+  return Boolean(process.stdout.isTTY);
+}
+
+/** Colours severities and rule codes of a text report, on a terminal only. */
+function colourise(text) {
+  if (!useColour()) return text;
+  return text
+    .replace(/\b(error|warning|info)\b/g, (m) => `\x1b[${SEVERITY_COLOUR[m]}m${m}\x1b[0m`)
+    .replace(/\b(FAIL(?:ED)?|failed)\b/g, '\x1b[31m$1\x1b[0m')
+    .replace(/\b([A-Z]{2}\d{3})\b/g, '\x1b[1m$1\x1b[0m');
+}
+
+// ----- arguments -----
+
+const opts = { quiet: false, noColor: false, jsonl: false, compact: false, format: null, kind: null, dead: [], requests: null, files: [] };
+
+function parseArgs(argv) {
+  let command = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (name) => {
+      const eq = a.indexOf('=');
+      if (eq >= 0) return a.slice(eq + 1);
+      if (i + 1 >= argv.length) throw new UsageError(`${name} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--help' || a === '-h') return { command: 'help' };
+    if (a === '--version' || a === '-v') return { command: 'version' };
+    if (a === '--quiet' || a === '-q') opts.quiet = true;
+    else if (a === '--no-color' || a === '--no-colour') opts.noColor = true;
+    else if (a === '--jsonl') opts.jsonl = true;
+    else if (a === '--compact') opts.compact = true;
+    else if (a === '--format' || a.startsWith('--format=')) opts.format = value('--format');
+    else if (a === '--kind' || a.startsWith('--kind=')) opts.kind = value('--kind');
+    else if (a === '--dead' || a.startsWith('--dead=')) {
+      opts.dead.push(...value('--dead').split(',').map((s) => s.trim()).filter(Boolean));
+    } else if (a === '--requests' || a.startsWith('--requests=')) {
+      const v = value('--requests');
+      if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--requests must be a positive integer, not ${JSON.stringify(v)}`);
+      opts.requests = Number(v);
+    } else if (a === '--') {
+      opts.files.push(...argv.slice(i + 1));
+      break;
+    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
+    else if (command === null) command = a;
+    else opts.files.push(a);
+  }
+  return { command };
+}
+
+// ----- input -----
+
+/** Reads FILE or stdin ('-'); a failure is reported and becomes exit 2. */
+function readInput(file) {
+  const name = file === '-' ? '<stdin>' : file;
+  try {
+    return { name, text: readFileSync(file === '-' ? 0 : file, 'utf8') };
+  } catch (e) {
+    return { name, error: e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message };
+  }
+}
+
+/** "FILE:LINE:COL: message" from a HopPolicyError about text that is not JSON. */
+function where(name, e, lineOffset = 0) {
+  const m = /at line (\d+) column (\d+)/.exec(e.message || '');
+  if (m) return `${name}:${Number(m[1]) + lineOffset}:${m[2]}`;
+  return lineOffset ? `${name}:${lineOffset + 1}` : name;
+}
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A golden-vector object is read through its "input". */
+function unwrapVector(value) {
+  if (isObject(value) && !('tunnel' in value) && isObject(value.input)) return value.input;
+  return value;
+}
+
+function oneFile() {
+  if (opts.files.length > 1) throw new UsageError(`one FILE expected, got ${opts.files.length}`);
+  return opts.files[0];
+}
+
+// ----- commands -----
+
+function cmdPlan() {
+  const file = oneFile() ?? '-';
+  const input = readInput(file);
+  if (input.error) {
+    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+    return EXIT_UNREADABLE;
+  }
+  return opts.jsonl ? planLines(input) : planOne(input);
+}
+
+function planOne({ name, text }) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    // Let the core say where the text stops being JSON.
+    try {
+      hp.planTunnelJson(text);
+    } catch (e) {
+      err(`hop-policy: ${where(name, e)}: ${e.message}`);
+      return EXIT_UNREADABLE;
+    }
+  }
+  const plan = hp.planTunnel(unwrapVector(doc));
+  out(opts.compact ? JSON.stringify(plan) : JSON.stringify(plan, null, 2));
+  return EXIT_OK;
+}
+
+/** A plan-shaped line for an input line that cannot be read, so output lines stay aligned. */
+function unreadablePlanLine(message) {
+  return JSON.stringify({ error: { code: 'IN001', message, messageEn: message }, federation: [], local: [], nodes: [] });
+}
+
+function planLines({ name, text }) {
+  const lines = text.split('\n');
+  const chunks = [];
+  let size = 0;
+  let status = EXIT_OK;
+  const flush = () => {
+    if (chunks.length) out(chunks.join(''));
+    chunks.length = 0;
+    size = 0;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
+    if (line.trim() === '') continue;
+    let planText;
+    try {
+      let value;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        hp.planTunnelJson(line); // not JSON: the core throws, saying where
+      }
+      if (!isObject(value)) throw Object.assign(new Error('not a JSON object'), { code: 'IN001' });
+      const input = unwrapVector(value);
+      // A bare input goes to the core as the text it already is.
+      planText = hp.planTunnelJson(input === value ? line : JSON.stringify(input));
+    } catch (e) {
+      const msg = e.message.replace(/ at line \d+ column \d+$/, '');
+      err(`hop-policy: ${where(name, e, i)}: ${msg}`);
+      planText = unreadablePlanLine(`line ${i + 1}: ${msg}`);
+      status = EXIT_UNREADABLE;
+    }
+    chunks.push(planText, '\n');
+    size += planText.length;
+    if (size > 1 << 20) flush();
+  }
+  flush();
+  return status;
+}
+
+function checkOptionsJson() {
+  return opts.kind ? JSON.stringify({ kind: opts.kind }) : undefined;
+}
+
+function exitForFindings(findings) {
+  if (findings.some((f) => f.code === 'IN001')) return EXIT_UNREADABLE;
+  if (findings.some((f) => f.severity === 'error')) return EXIT_FINDINGS;
+  return EXIT_OK;
+}
+
+function cmdCheck() {
+  const format = opts.format ?? 'text';
+  if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, not ${format}`);
+  const file = oneFile();
+  if (file === undefined) throw new UsageError('check needs a FILE (or - for standard input)');
+  const input = readInput(file);
+  const options = checkOptionsJson();
+  let reportText;
+  if (input.error) {
+    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+    reportText = hp.checkUnreadableJson(`${input.name}: ${input.error}`, options);
+  } else {
+    reportText = hp.checkDocumentJson(input.text, options);
+  }
+  const report = JSON.parse(reportText);
+  if (format === 'json') {
+    out(JSON.stringify({ findings: report.findings, summary: report.summary }, null, 2));
+  } else {
+    const uri = file === '-' ? 'stdin' : file;
+    if (typeof hp.checkDocumentFormatted !== 'function') throw new UsageError(`--format ${format} is not available in this build`);
+    const rendered = hp.checkDocumentFormatted(input.text ?? '', format, options, uri, input.error ? `${input.name}: ${input.error}` : undefined);
+    out(format === 'text' ? colourise(rendered) : format === 'sarif' ? JSON.stringify(JSON.parse(rendered), null, 2) : rendered);
+  }
+  const status = exitForFindings(report.findings);
+  if (status === EXIT_UNREADABLE && !input.error) {
+    const in001 = report.findings.find((f) => f.code === 'IN001');
+    err(`hop-policy: ${where(input.name, in001)}: ${in001.message}`);
+  }
+  return status;
+}
+
+/** A tunnel input is planned first; the plan (with its node table) is simulated. */
+function simulationDocument({ name, text }) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    try {
+      hp.planTunnelJson(text);
+    } catch (e) {
+      return { error: `${where(name, e)}: ${e.message}` };
+    }
+  }
+  doc = unwrapVector(doc);
+  if (isObject(doc) && 'tunnel' in doc) {
+    const plan = hp.planTunnel(doc);
+    if (plan.error) return { rejected: `the server rejects this tunnel: ${plan.error.message} (${plan.error.code})` };
+    return { doc: plan };
+  }
+  return { doc };
+}
+
+function cmdSimulate() {
+  const format = opts.format ?? 'text';
+  if (!['text', 'json'].includes(format)) throw new UsageError(`--format must be text or json, not ${format}`);
+  const file = oneFile();
+  if (file === undefined) throw new UsageError('simulate needs a FILE (or - for standard input)');
+  if (opts.dead.length === 0) throw new UsageError('simulate needs --dead ID[,ID...]');
+  const input = readInput(file);
+  if (input.error) {
+    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+    return EXIT_UNREADABLE;
+  }
+  const d = simulationDocument(input);
+  if (d.error) {
+    err(`hop-policy: ${d.error}`);
+    return EXIT_UNREADABLE;
+  }
+  if (d.rejected) {
+    err(`hop-policy: ${input.name}: ${d.rejected}`);
+    return EXIT_FINDINGS;
+  }
+  const scenario = { dead: opts.dead.map((s) => (/^\d+$/.test(s) ? Number(s) : s)) };
+  if (opts.requests !== null) scenario.requests = opts.requests;
+  let trace;
+  try {
+    trace = hp.simulate(d.doc, scenario);
+  } catch (e) {
+    err(`hop-policy: ${input.name}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
+    return e.code === 'IN001' ? EXIT_UNREADABLE : EXIT_FINDINGS;
+  }
+  if (format === 'json') out(JSON.stringify(trace, null, 2));
+  else {
+    if (typeof hp.simulateText !== 'function') throw new UsageError('--format text is not available in this build');
+    out(colourise(hp.simulateText(JSON.stringify(d.doc), JSON.stringify(scenario))));
+  }
+  const requests = Array.isArray(trace.requests) ? trace.requests : [];
+  return requests.every((r) => r && r.ok === true) ? EXIT_OK : EXIT_FINDINGS;
+}
+
+function cmdLifecycle() {
+  const file = oneFile();
+  if (file === undefined) throw new UsageError('lifecycle needs a FILE (or - for standard input)');
+  const input = readInput(file);
+  if (input.error) {
+    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+    return EXIT_UNREADABLE;
+  }
+  let reportText;
+  try {
+    reportText = hp.lifecycleJson(input.text);
+  } catch (e) {
+    err(`hop-policy: ${e.code === 'IN001' ? where(input.name, e) : input.name}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
+    return EXIT_UNREADABLE;
+  }
+  const report = JSON.parse(reportText);
+  out(JSON.stringify(report, null, 2));
+  return exitForFindings(Array.isArray(report.findings) ? report.findings : []);
+}
+
+function main(argv) {
+  let command;
+  try {
+    ({ command } = parseArgs(argv));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    err(`hop-policy: ${e.message}\nTry 'hop-policy --help'.`);
+    return EXIT_UNREADABLE;
+  }
+  try {
+    switch (command) {
+      case 'help':
+        writeAll(1, HELP);
+        return EXIT_OK;
+      case 'version':
+        writeAll(1, `${hp.version()}\n`);
+        return EXIT_OK;
+      case 'plan':
+        return cmdPlan();
+      case 'check':
+        return cmdCheck();
+      case 'simulate':
+        return cmdSimulate();
+      case 'lifecycle':
+        return cmdLifecycle();
+      case null:
+        err(`hop-policy: no command given\nTry 'hop-policy --help'.`);
+        return EXIT_UNREADABLE;
+      default:
+        err(`hop-policy: unknown command ${JSON.stringify(command)}\nTry 'hop-policy --help'.`);
+        return EXIT_UNREADABLE;
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      err(`hop-policy: ${e.message}\nTry 'hop-policy --help'.`);
+      return EXIT_UNREADABLE;
+    }
+    err(`hop-policy: ${e && e.code ? `${e.code}: ` : ''}${e && e.message ? e.message : String(e)}`);
+    return EXIT_UNREADABLE;
+  }
+}
+
+finish(main(process.argv.slice(2)));

@@ -1,0 +1,147 @@
+//! The wasm bindings, run inside a JavaScript engine: `wasm-pack test --node`
+//! and, with `WASM_BINDGEN_USE_BROWSER=1`, `wasm-pack test --headless --chrome`
+//! (real Chromium). Inputs are built with the engine's own `JSON.parse`, so the
+//! object API is exercised exactly as JS callers use it.
+#![cfg(target_arch = "wasm32")]
+
+use hop_policy::wasm;
+use js_sys::{Array, Object, Reflect, JSON};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+const VECTORS: &str = include_str!("data/plan-vectors.jsonl");
+
+fn vectors() -> Vec<Value> {
+    VECTORS.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("vector line is JSON")).collect()
+}
+
+fn js(v: &Value) -> JsValue {
+    JSON::parse(&v.to_string()).expect("JSON.parse")
+}
+
+fn rust(v: &JsValue) -> Value {
+    let text: String = JSON::stringify(v).expect("JSON.stringify").into();
+    serde_json::from_str(&text).expect("JSON")
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).expect("Reflect.get")
+}
+
+/// The golden comparison: `error` string vs `plan.error.message` (null vs
+/// null), `federation` and `local` as JSON values. Returns a reason on mismatch.
+fn compare(name: &str, plan: &Value, expected: &Value) -> Result<(), String> {
+    match (&expected["error"], &plan["error"]) {
+        (Value::Null, Value::Null) => {}
+        (Value::String(want), Value::Object(got)) if got.get("message") == Some(&Value::String(want.clone())) => {}
+        (want, got) => return Err(format!("{name}: error: want {want}, got {got}")),
+    }
+    for key in ["federation", "local"] {
+        if plan[key] != expected[key] {
+            return Err(format!("{name}: {key} differs"));
+        }
+    }
+    Ok(())
+}
+
+#[wasm_bindgen_test]
+fn every_golden_vector_plans_through_plan_tunnel() {
+    let vs = vectors();
+    assert_eq!(vs.len(), 606);
+    let mut failures = Vec::new();
+    for v in &vs {
+        let name = v["name"].as_str().unwrap_or("?");
+        let plan = wasm::plan_tunnel(js(&v["input"])).unwrap_or_else(|_| panic!("{name}: planTunnel threw"));
+        if let Err(e) = compare(name, &rust(&plan), &v["expected"]) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} vectors differ; first: {:?}", failures.len(), vs.len(), &failures[..failures.len().min(5)]);
+}
+
+#[wasm_bindgen_test]
+fn plan_tunnel_json_gives_the_same_plan() {
+    for v in vectors().iter().step_by(7) {
+        let input = v["input"].to_string();
+        let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&input).expect("planTunnelJson")).expect("JSON");
+        let via_object = rust(&wasm::plan_tunnel(js(&v["input"])).expect("planTunnel"));
+        assert_eq!(via_text, via_object, "{}", v["name"]);
+        assert!(compare(v["name"].as_str().unwrap_or("?"), &via_text, &v["expected"]).is_ok(), "{}", v["name"]);
+    }
+}
+
+#[wasm_bindgen_test]
+fn plans_are_plain_objects_and_arrays() {
+    let seed = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").expect("seed");
+    let plan = wasm::plan_tunnel(js(&seed["input"])).expect("planTunnel");
+    let proto = Object::get_prototype_of(&plan);
+    assert!(JsValue::from(proto) == JsValue::from(Object::get_prototype_of(&Object::new())), "plan is not a plain object");
+    assert!(Array::is_array(&get(&plan, "federation")));
+    assert!(Array::is_array(&get(&plan, "local")));
+    assert!(!plan.is_instance_of::<js_sys::Map>());
+}
+
+fn assert_thrown(result: Result<JsValue, JsValue>, code: &str) {
+    let err = match result {
+        Ok(v) => panic!("expected a throw with {code}, got {:?}", rust(&v)),
+        Err(e) => e,
+    };
+    assert!(err.is_instance_of::<js_sys::Error>(), "thrown value is not an Error");
+    assert_eq!(get(&err, "code").as_string().as_deref(), Some(code));
+    assert_eq!(get(&err, "path").as_string().as_deref(), Some(""));
+    assert_eq!(get(&err, "name").as_string().as_deref(), Some("HopPolicyError"));
+    assert!(get(&err, "message").as_string().map(|m| !m.is_empty()).unwrap_or(false));
+}
+
+#[wasm_bindgen_test]
+fn bad_input_throws_structured_errors() {
+    assert_thrown(wasm::plan_tunnel(JsValue::UNDEFINED), "IN001");
+    // A cyclic object cannot become JSON.
+    let cyclic = Object::new();
+    Reflect::set(&cyclic, &"self".into(), &cyclic).expect("set");
+    assert_thrown(wasm::plan_tunnel(cyclic.clone().into()), "IN001");
+    // BigInt has no JSON form.
+    assert_thrown(wasm::plan_tunnel(js_sys::BigInt::from(5u32).into()), "IN001");
+    assert_thrown(wasm::plan_tunnel_json("{\"tunnel\":").map(JsValue::from), "IN001");
+    assert_thrown(wasm::check_document(JsValue::NULL, Some(js(&serde_json::json!({"kind": 7})))), "BAD_OPTIONS");
+}
+
+#[wasm_bindgen_test]
+fn any_json_value_plans_without_trapping() {
+    for text in ["null", "0", "\"x\"", "[]", "{}", "{\"tunnel\":null,\"nodes\":7}", "{\"tunnel\":{\"inNodeId\":[{\"nodeId\":\"1e999\"}]},\"nodes\":[]}"] {
+        let plan = wasm::plan_tunnel(JSON::parse(text).expect("JSON")).unwrap_or_else(|_| panic!("planTunnel threw on {text}"));
+        assert!(!get(&plan, "error").is_null(), "{text} should be rejected");
+    }
+}
+
+#[wasm_bindgen_test]
+fn proto_keys_stay_data() {
+    let seed = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").expect("seed");
+    let mut input = seed["input"].clone();
+    input["__proto__"] = serde_json::json!({"polluted": true});
+    let text = input.to_string();
+    let object = JSON::parse(&text).expect("JSON");
+    assert!(Reflect::get(&object, &"polluted".into()).expect("get").is_undefined());
+    let via_object = rust(&wasm::plan_tunnel(object).expect("planTunnel"));
+    let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&text).expect("planTunnelJson")).expect("JSON");
+    assert_eq!(via_object, via_text);
+    assert!(Reflect::get(&Object::new(), &"polluted".into()).expect("get").is_undefined(), "Object.prototype was polluted");
+}
+
+#[wasm_bindgen_test]
+fn unreadable_documents_are_findings_not_throws() {
+    let cyclic = Object::new();
+    Reflect::set(&cyclic, &"self".into(), &cyclic).expect("set");
+    let report = rust(&wasm::check_document(cyclic.into(), None).expect("checkDocument never throws on the document"));
+    let codes: Vec<&str> = report["findings"].as_array().expect("findings").iter().filter_map(|f| f["code"].as_str()).collect();
+    assert_eq!(codes, vec!["IN001"]);
+    let report: Value = serde_json::from_str(&wasm::check_document_json("{not json", None).expect("checkDocumentJson")).expect("JSON");
+    assert_eq!(report["findings"][0]["code"], "IN001");
+}
+
+#[wasm_bindgen_test]
+fn version_is_the_crate_version() {
+    assert_eq!(wasm::version(), env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,742 @@
+// The preview panel: edit a tunnel input (or a plan), see what every node
+// receives, the findings, the local twin of each federated hop, and a failover
+// replay on a picture of the tunnel. Everything runs in the wasm web build;
+// the page makes no request other than its own files and pkg/web.
+
+import * as hp from '../pkg/web/hop_policy.js';
+import { t, setLang, getLang } from './i18n.js';
+import { escapeHtml, renderJsonLines, diffJson, setPointer, getPointer, locatePointer } from './jsonview.js';
+import { readDocument, isPlan } from './panel-import.js';
+import { topology, renderPicture, directNode } from './picture.js';
+import { buildTwins } from './twin.js';
+
+const $ = (id) => document.getElementById(id);
+
+// The web build's API (wasm-bindgen --target web). Imported as a namespace so
+// a build that lacks one export still loads; see checkTunnel below.
+const init = hp.default;
+const { checkDocument, planTunnel, simulate } = hp;
+const version = () => (typeof hp.version === 'function' ? hp.version() : '?');
+
+/** `checkTunnel(input)` -> {plan, findings}; composed from planTunnel + checkDocument when absent. */
+function checkTunnel(input) {
+  if (typeof hp.checkTunnel === 'function') return hp.checkTunnel(input);
+  const plan = planTunnel(input);
+  return { plan, findings: plan.error ? [] : checkDocument(plan).findings };
+}
+
+const state = {
+  mode: 'input', // 'input' | 'plan'
+  inputText: '',
+  planText: '',
+  input: null, // last readable tunnel input
+  plan: null, // the plan currently shown and checked
+  findings: [],
+  twins: new Map(), // nodeId -> {commands} | {error}
+  planFromInput: false, // the Plan tab holds a plan made from the input (so its twins apply)
+  topo: null,
+  dead: new Set(),
+  trace: null,
+  simError: null,
+  selectedReq: 0,
+  banner: null, // {kind, key, vars}
+  note: null,
+  focusPtr: null,
+  timing: null,
+};
+
+// Exposed for the e2e test and for anyone poking at the page from devtools.
+window.hopPreview = {
+  state,
+  timings: [],
+  ready: false,
+  // For tests: rebuild the node cards from scratch (no patching) and return the markup.
+  rebuildNodes() {
+    $('nodes').replaceChildren();
+    renderNodes();
+    return $('nodes').innerHTML;
+  },
+};
+
+const now = () => performance.now();
+
+// Sets innerHTML only when the markup changed, so an edit that changes nothing
+// in a section costs no DOM work there.
+const shownHtml = new WeakMap();
+function setHtml(el, html) {
+  if (shownHtml.get(el) === html) return;
+  el.innerHTML = html;
+  shownHtml.set(el, html);
+}
+
+function apiMessage(e) {
+  if (e && typeof e === 'object' && 'code' in e) return t('apiError', { code: e.code, msg: e.message });
+  return String(e && e.message ? e.message : e);
+}
+
+// ---------------------------------------------------------------- update
+
+function runSimulation() {
+  state.trace = null;
+  state.simError = null;
+  if (!state.plan || state.plan.error) return;
+  const requests = Math.min(50, Math.max(1, Number($('requests').value) || 3));
+  const gapMs = Math.max(0, Number($('gap').value) || 0);
+  try {
+    state.trace = simulate(state.plan, { dead: [...state.dead], requests, startMs: 0, gapMs, seed: 1 });
+  } catch (e) {
+    state.simError = apiMessage(e);
+  }
+  const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
+  if (state.selectedReq >= reqs.length) state.selectedReq = 0;
+}
+
+/** Re-reads the editor, plans, checks, simulates and renders; measures it all. */
+function update({ keepBanner = false } = {}) {
+  const t0 = now();
+  if (!keepBanner) state.banner = null;
+  state.note = null;
+  let tPlan = t0;
+  let tTwin = t0;
+  const text = $('doc').value;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    state.banner = { kind: 'error', key: 'jsonError', vars: { msg: e.message } };
+    renderBanner();
+    return;
+  }
+  if (state.mode === 'input') {
+    state.inputText = text;
+    const read = readDocument(value);
+    if (read.kind === 'plan') {
+      // A plan pasted into the input tab: open it where plans are edited.
+      state.planText = JSON.stringify(read.plan, null, 2);
+      state.planFromInput = false;
+      setMode('plan', { silent: true });
+      state.banner = { kind: 'info', key: 'looksLikePlan' };
+      update({ keepBanner: true });
+      return;
+    }
+    if (read.note) state.note = t('readAsExport', { what: read.note });
+    try {
+      const res = checkTunnel(read.input);
+      state.plan = res.plan;
+      state.findings = Array.isArray(res.findings) ? res.findings : [];
+      if (read.kind === 'input') state.input = read.input;
+    } catch (e) {
+      state.banner = { kind: 'error', text: apiMessage(e) };
+      state.plan = null;
+      state.findings = [];
+    }
+    tPlan = now();
+    state.twins = new Map();
+    if (state.plan && !state.plan.error && state.input && read.kind === 'input') {
+      state.twins = buildTwins(planTunnel, state.input, state.plan);
+    }
+    tTwin = now();
+    if (state.plan && !state.plan.error) {
+      state.planText = JSON.stringify(state.plan, null, 2);
+      state.planFromInput = true;
+    }
+  } else {
+    state.planText = text;
+    state.plan = value;
+    try {
+      const report = checkDocument(value);
+      state.findings = Array.isArray(report.findings) ? report.findings : [];
+    } catch (e) {
+      state.banner = { kind: 'error', text: apiMessage(e) };
+      state.findings = [];
+    }
+    tPlan = now();
+    // Twins come from the input the plan was made from; a plan pasted or
+    // loaded on its own has none.
+    if (!state.planFromInput) state.twins = new Map();
+    tTwin = tPlan;
+  }
+  if (state.plan && state.plan.error) {
+    const e = state.plan.error;
+    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
+    state.banner = { kind: 'error', key: 'serverRejects', vars: { msg } };
+  }
+  state.topo = state.plan && !state.plan.error ? topology(state.plan) : null;
+  runSimulation();
+  const tSim = now();
+  renderAll();
+  const tEnd = now();
+  state.timing = { total: tEnd - t0, plan: tPlan - t0, twins: tTwin - tPlan, sim: tSim - tTwin, render: tEnd - tSim };
+  window.hopPreview.timings.push({ mode: state.mode, ...state.timing });
+  renderTiming();
+}
+
+/** Re-simulates after a change of dead nodes or scenario, and re-renders. */
+function replay() {
+  const t0 = now();
+  runSimulation();
+  const tSim = now();
+  renderPicture_();
+  renderReplay();
+  const tEnd = now();
+  state.timing = { total: tEnd - t0, plan: 0, twins: 0, sim: tSim - t0, render: tEnd - tSim };
+  window.hopPreview.timings.push({ mode: 'replay', ...state.timing });
+  renderTiming();
+}
+
+// ---------------------------------------------------------------- render
+
+function renderAll() {
+  renderBanner();
+  renderPicture_();
+  renderReplay();
+  renderFindings();
+  renderNodes();
+  if (state.focusPtr) highlightPointer(state.focusPtr, { scroll: false });
+}
+
+function renderTiming() {
+  const tm = state.timing;
+  if (!tm) return;
+  const f = (x) => x.toFixed(2);
+  $('timing').textContent =
+    `${t('update')} ${f(tm.total)} ms · ${t('planCheck')} ${f(tm.plan)} · ${t('twins')} ${f(tm.twins)} · ${t('sim')} ${f(tm.sim)} · ${t('render')} ${f(tm.render)}` +
+    (window.hopPreview.timings.length === 1 ? ` (${t('coldStart')})` : '');
+  $('timing').dataset.total = tm.total.toFixed(3);
+}
+
+function renderBanner() {
+  const el = $('banner');
+  const b = state.banner;
+  const parts = [];
+  if (b) parts.push(`<span class="${b.kind}">${escapeHtml(b.text || t(b.key, b.vars))}</span>`);
+  if (state.note) parts.push(`<span class="info">${escapeHtml(state.note)}</span>`);
+  el.innerHTML = parts.join(' ');
+  el.hidden = parts.length === 0;
+  el.className = `banner ${b ? b.kind : 'info'}`;
+}
+
+function nodeLabel(id) {
+  const n = state.topo && state.topo.byId.get(id);
+  return n ? t('nodeOf', { name: n.name, id }) : `#${id}`;
+}
+
+function renderPicture_() {
+  const el = $('picture');
+  if (!state.topo) {
+    setHtml(el, '');
+    return;
+  }
+  const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
+  // The worst finding of each node is marked on its box.
+  const issues = new Map();
+  const rank = { error: 0, warning: 1, info: 2 };
+  for (const f of state.findings) {
+    if (f.nodeId === undefined || f.nodeId === null || !(f.severity in rank)) continue;
+    const had = issues.get(f.nodeId);
+    if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
+  }
+  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues }));
+}
+
+/**
+ * Why an attempt went the way it did. English shows the simulator's own
+ * reason; Chinese is composed from the attempt's structured fields (the
+ * simulator's text is English only).
+ */
+function reasonText(a) {
+  const zh = a.reasonZh || a.reason_zh;
+  if (getLang() === 'zh') {
+    if (zh) return zh;
+    if (a.ok) return a.carried ? t('whyCarried') : t('whyOk');
+    if (a.alive === false) return a.marked ? t('whyDeadMarked', { n: a.failures ?? 1 }) : t('whyDead');
+    return t('whyDownstream');
+  }
+  return a.reason === undefined || a.reason === null ? '' : typeof a.reason === 'string' ? a.reason : JSON.stringify(a.reason);
+}
+
+/** Try number and the candidates the fail filter dropped before this dial. */
+function attemptDetail(a) {
+  const parts = [];
+  if (Number.isInteger(a.round) && Number.isInteger(a.rounds) && a.rounds > 1) parts.push(t('tryOf', { n: a.round + 1, m: a.rounds }));
+  const dropped = (Array.isArray(a.candidates) ? a.candidates : []).filter((c) => c && c.kept === false);
+  if (dropped.length) {
+    const names = dropped.map((c) => (c.toNodeId !== null && c.toNodeId !== undefined ? nodeLabel(c.toNodeId) : c.addr)).join(', ');
+    parts.push(t('filteredOut', { names }));
+  }
+  return parts.join(' · ');
+}
+
+function renderReplay() {
+  const tabs = $('reqtabs');
+  const list = $('attempts');
+  if (state.simError) {
+    setHtml(tabs, '');
+    setHtml(list, `<li class="err">${escapeHtml(state.simError)}</li>`);
+    return;
+  }
+  const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
+  if (!reqs.length) {
+    setHtml(tabs, '');
+    setHtml(list, `<li class="muted">${escapeHtml(t('noSim'))}</li>`);
+    return;
+  }
+  setHtml(tabs, reqs
+    .map((r, i) => {
+      const cls = r.direct ? 'direct' : r.ok ? 'ok' : 'bad';
+      const mark = r.direct ? '↗' : r.ok ? '✓' : '✗';
+      return `<button type="button" class="rq ${cls}" data-req="${i}" aria-pressed="${i === state.selectedReq}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
+    })
+    .join(''));
+  const r = reqs[state.selectedReq];
+  const items = [];
+  const outcome = r.direct
+    ? t('directEgress', { node: nodeLabel(directNode(r)) })
+    : r.ok
+      ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}`
+      : t('reqFail');
+  const detail = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<div class="why">${escapeHtml(r.outcome)}</div>` : '';
+  items.push(`<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}${detail}</li>`);
+  (r.attempts || []).forEach((a, i) => {
+    const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
+    const status = a.ok ? t('attemptOk') : t('attemptFail');
+    const dead = a.alive === false ? ` · ${t('dead')}` : '';
+    items.push(
+      `<li class="att ${a.ok ? 'ok' : 'bad'}"><span class="n">${i + 1}</span> <b>${escapeHtml(nodeLabel(a.fromNodeId))} → ${escapeHtml(to)}</b> <span class="st">${escapeHtml(status + dead)}</span>` +
+        (a.addr ? ` <code>${escapeHtml(a.addr)}</code>` : '') +
+        (attemptDetail(a) ? `<div class="why">${escapeHtml(attemptDetail(a))}</div>` : '') +
+        (reasonText(a) ? `<div class="why">${escapeHtml(reasonText(a))}</div>` : '') +
+        '</li>',
+    );
+  });
+  setHtml(list, items.join(''));
+}
+
+function findingMessage(f) {
+  return getLang() === 'zh' && f.messageZh ? f.messageZh : f.message;
+}
+
+function renderFindings() {
+  const el = $('findings');
+  $('fcount').textContent = state.findings.length ? `(${state.findings.length})` : '';
+  if (!state.findings.length) {
+    setHtml(el, `<li class="muted none">${escapeHtml(t('noFindings'))}</li>`);
+    return;
+  }
+  setHtml(el, state.findings
+    .map((f, i) => {
+      const sev = ['error', 'warning', 'info'].includes(f.severity) ? f.severity : 'info';
+      const node = f.nodeId !== undefined && f.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(f.nodeId))}</span>` : '';
+      const fix =
+        f.fix && f.fix.op === 'set'
+          ? `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>`
+          : '';
+      return (
+        `<li class="finding ${sev}" data-code="${escapeHtml(f.code)}" data-node="${escapeHtml(f.nodeId ?? '')}">` +
+        `<button type="button" class="fgo" data-go="${i}"><span class="sev ${sev}">${escapeHtml(t('severity_' + sev))}</span> <span class="code">${escapeHtml(f.code)}</span> ${node}` +
+        `<span class="msg">${escapeHtml(findingMessage(f))}</span><code class="path">${escapeHtml(f.path || '/')}</code></button>${fix}</li>`
+      );
+    })
+    .join(''));
+}
+
+function lastToken(ptr) {
+  const i = String(ptr).lastIndexOf('/');
+  return i >= 0 ? ptr.slice(i + 1) : ptr;
+}
+
+// A card is built as a "head" (its markup with a placeholder per JSON view)
+// plus the lines of each view, so an edit can patch just the lines it changed.
+const BLOCK = '\u0001';
+
+function jsonBlock(blocks, value, opts) {
+  blocks.push(renderJsonLines(value, opts));
+  return `<pre class="json">${BLOCK}${blocks.length - 1}${BLOCK}</pre>`;
+}
+
+function commandBlock(blocks, cmd, base, marks, tag = true) {
+  return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data', tag, marks })}</div>`;
+}
+
+function renderNodes() {
+  const el = $('nodes');
+  if (!state.plan || state.plan.error || !state.topo) {
+    patchChildren(el, []);
+    return;
+  }
+  const plan = state.plan;
+  const order = { entry: 0, middle: 1, exit: 2 };
+  const nodes = [...state.topo.nodes].sort((a, b) => (order[a.role] ?? 3) - (order[b.role] ?? 3) || (a.hop || 0) - (b.hop || 0));
+  const cards = [];
+  for (const n of nodes) {
+    const html = [];
+    const blocks = [];
+    const localCmds = [];
+    (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
+      if (c && c.nodeId === n.nodeId) localCmds.push({ cmd: c, base: `/local/${i}` });
+    });
+    const fedIdx = (Array.isArray(plan.federation) ? plan.federation : []).findIndex((f) => f && f.nodeId === n.nodeId);
+    const fed = fedIdx >= 0 ? plan.federation[fedIdx] : null;
+    const badges = [
+      `<span class="badge role ${escapeHtml(n.role)}">${escapeHtml(t(n.role) || n.role)}</span>`,
+      n.role === 'middle' && n.hop ? `<span class="badge">${escapeHtml(t('hop', { n: n.hop }))}</span>` : '',
+      `<span class="badge ${n.remote ? 'fed' : 'loc'}">${escapeHtml(n.remote ? t('federated') : t('local'))}</span>`,
+      state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
+    ].join('');
+    const facts = [
+      n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
+      n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
+      n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',
+      n.role !== 'entry' && Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
+      n.runtimeId !== undefined && n.runtimeId !== null ? `${t('runtimeId')}: <code>${escapeHtml(n.runtimeId)}</code>` : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    html.push(
+      `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">`,
+      `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header>`,
+      `<p class="facts">${facts}</p>`,
+    );
+    if (fed) {
+      const cmds = Array.isArray(fed.commands) ? fed.commands : [];
+      const twin = state.twins.get(n.nodeId);
+      let diffs = 0;
+      const keys = new Set();
+      const left = [];
+      const right = [];
+      cmds.forEach((c, k) => {
+        const other = twin && twin.commands ? twin.commands.find((x) => x.command === c.command) : null;
+        const d = other ? diffJson(c.data, other.data) : null;
+        if (d) {
+          diffs += d.a.size + [...d.b].filter((p) => !d.a.has(p)).length;
+          d.keys.forEach((x) => keys.add(x));
+        }
+        left.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`, d ? d.a : null));
+        if (other) right.push(commandBlock(blocks, other, '', d.b, false));
+      });
+      if (twin && twin.commands) {
+        for (const o of twin.commands) if (!cmds.some((c) => c.command === o.command)) right.push(commandBlock(blocks, o, '', new Set(['']), false));
+      }
+      let twinHead;
+      if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
+      else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
+      else
+        twinHead = `<p class="diffsum ${diffs ? 'has' : ''}">${escapeHtml(diffs ? t('diffCount', { n: diffs }) : t('diffNone'))}${
+          keys.size ? ` <code>${[...keys].map(escapeHtml).join(', ')}</code>` : ''
+        }</p>`;
+      html.push(
+        twinHead,
+        '<div class="sbs">',
+        `<div class="side"><h4>${escapeHtml(t('fedSide'))}</h4>${left.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`}`,
+        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details></div>`,
+        `<div class="side twin"><h4>${escapeHtml(t('twinSide'))}</h4>${right.join('')}</div>`,
+        '</div>',
+      );
+    } else if (localCmds.length) {
+      html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(blocks, x.cmd, x.base, null)).join(''));
+    } else {
+      html.push(`<p class="muted">${escapeHtml(t('noCommands'))}</p>`);
+    }
+    html.push('</article>');
+    cards.push({ key: String(n.nodeId), head: html.join(''), blocks });
+  }
+  patchChildren(el, cards);
+}
+
+function cardMarkup(card) {
+  return card.head.replace(/\u0001(\d+)\u0001/g, (_, i) => (card.blocks[Number(i)] || []).join(''));
+}
+
+function freshCard(card) {
+  const tpl = document.createElement('template');
+  tpl.innerHTML = cardMarkup(card);
+  const el = tpl.content.firstElementChild;
+  el.dataset.key = card.key;
+  shownCard.set(el, card);
+  return el;
+}
+
+/**
+ * Updates the node cards with as little DOM work as possible: a card whose
+ * head is unchanged keeps its elements and only the JSON lines that changed
+ * are replaced (an edit usually changes a few lines); other cards are rebuilt.
+ */
+function patchChildren(el, cards) {
+  const kids = [...el.children];
+  const sameShape = kids.length === cards.length && kids.every((k, i) => k.dataset.key === cards[i].key);
+  if (!sameShape) {
+    el.replaceChildren(...cards.map(freshCard));
+    return;
+  }
+  cards.forEach((card, i) => {
+    const kid = kids[i];
+    const old = shownCard.get(kid);
+    const linesFit =
+      old && old.head === card.head && old.blocks.length === card.blocks.length && old.blocks.every((b, j) => b.length === card.blocks[j].length);
+    if (!linesFit) {
+      kid.replaceWith(freshCard(card));
+      return;
+    }
+    // The views appear in the page in the order of their placeholders in the head.
+    const pres = kid.querySelectorAll('pre.json');
+    const order = [...card.head.matchAll(/\u0001(\d+)\u0001/g)].map((m) => Number(m[1]));
+    order.forEach((j, at) => {
+      const lines = card.blocks[j];
+      const was = old.blocks[j];
+      const pre = pres[at];
+      if (!pre) return;
+      for (let k = 0; k < lines.length; k++) {
+        if (lines[k] !== was[k] && pre.children[k]) pre.children[k].outerHTML = lines[k];
+      }
+    });
+    shownCard.set(kid, card);
+  });
+}
+const shownCard = new WeakMap();
+
+// ---------------------------------------------------------------- jump to a finding
+
+/** Highlights the lines a JSON Pointer names (or its nearest shown ancestor) and scrolls there. */
+function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
+  for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
+  const lines = [...$('nodes').querySelectorAll('[data-ptr]')];
+  let target = ptr;
+  let hits = [];
+  while (ptr) {
+    const tgt = target;
+    hits = lines.filter((l) => l.dataset.ptr === tgt || l.dataset.ptr.startsWith(tgt + '/'));
+    const up = tgt.slice(0, tgt.lastIndexOf('/'));
+    if (hits.length || up === '') break;
+    target = up;
+  }
+  if (!hits.length && nodeId !== undefined && nodeId !== null) {
+    const card = document.getElementById(`node-${nodeId}`);
+    if (card) hits = [card];
+  }
+  for (const h of hits) h.classList.add('hl');
+  const card = hits.length ? hits[0].closest('.node') : null;
+  if (card) card.classList.add('hl');
+  if (nodeId !== undefined && nodeId !== null) {
+    const g = $('picture').querySelector(`[data-node="${CSS.escape(String(nodeId))}"]`);
+    if (g) g.classList.add('hl');
+  }
+  const closed = hits.length ? hits[0].closest('details:not([open])') : null;
+  if (closed) closed.open = true;
+  if (scroll && hits.length) hits[0].scrollIntoView({ block: 'center', behavior: 'instant' });
+  return hits.length;
+}
+
+/** In the Plan tab, selects the text of the value `ptr` names and scrolls the editor to it. */
+function selectInEditor(ptr) {
+  if (state.mode !== 'plan') return;
+  const ta = $('doc');
+  const at = locatePointer(ta.value, ptr);
+  if (!at) return;
+  const line = ta.value.slice(0, at.start).split('\n').length - 1;
+  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 17;
+  ta.focus({ preventScroll: true });
+  ta.setSelectionRange(at.start, at.end);
+  ta.scrollTop = Math.max(0, (line - 3) * lh);
+}
+
+// ---------------------------------------------------------------- fixes
+
+function applyFix(f) {
+  try {
+    const doc = state.mode === 'plan' ? JSON.parse($('doc').value) : structuredClone(state.plan);
+    if (getPointer(doc, f.fix.path.slice(0, f.fix.path.lastIndexOf('/'))) === undefined) throw new Error(f.fix.path);
+    const fixed = setPointer(doc, f.fix.path, f.fix.value);
+    state.planText = JSON.stringify(fixed, null, 2);
+    if (state.mode !== 'plan') setMode('plan', { silent: true });
+    else $('doc').value = state.planText;
+    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value) } };
+    state.focusPtr = f.fix.path;
+    update({ keepBanner: true });
+    selectInEditor(f.fix.path);
+  } catch (e) {
+    state.banner = { kind: 'error', key: 'fixFailed', vars: { msg: e.message } };
+    renderBanner();
+  }
+}
+
+// ---------------------------------------------------------------- editor
+
+function setMode(mode, { silent = false } = {}) {
+  if (state.mode === 'input') state.inputText = $('doc').value;
+  else state.planText = $('doc').value;
+  state.mode = mode;
+  $('tab-input').setAttribute('aria-selected', String(mode === 'input'));
+  $('tab-plan').setAttribute('aria-selected', String(mode === 'plan'));
+  $('doc').setAttribute('aria-labelledby', mode === 'input' ? 'tab-input' : 'tab-plan');
+  $('doc').value = mode === 'input' ? state.inputText : state.planText;
+  $('replan').hidden = mode !== 'plan';
+  $('ed-hint').dataset.i18n = mode === 'input' ? 'inputHint' : 'planHint';
+  $('ed-hint').textContent = t($('ed-hint').dataset.i18n);
+  if (!silent) update();
+}
+
+async function loadExample(name) {
+  const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
+  if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
+  const text = await res.text();
+  state.dead.clear();
+  state.focusPtr = null;
+  state.selectedReq = 0;
+  state.inputText = text;
+  if (state.mode !== 'input') setMode('input', { silent: true });
+  $('doc').value = text;
+  update();
+}
+
+async function loadFiles(files) {
+  const texts = await Promise.all([...files].map((f) => f.text()));
+  let text;
+  if (texts.length === 1) text = texts[0];
+  else {
+    // Several files (e.g. node list response + tunnel payload): combine them as one export.
+    const values = texts.map((x, i) => {
+      try {
+        return JSON.parse(x);
+      } catch (e) {
+        throw new Error(`${files[i].name}: ${e.message}`);
+      }
+    });
+    text = JSON.stringify(values, null, 2);
+  }
+  state.dead.clear();
+  state.focusPtr = null;
+  let parsed = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // update() reports it
+  }
+  const mode = parsed && isPlan(parsed) ? 'plan' : 'input';
+  if (mode === 'plan') {
+    state.planText = text;
+    state.planFromInput = false;
+  } else state.inputText = text;
+  setMode(mode, { silent: true });
+  $('doc').value = text;
+  update();
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  $('lang').addEventListener('click', () => {
+    setLang(getLang() === 'en' ? 'zh' : 'en');
+    try {
+      localStorage.setItem('hop-policy-lang', getLang());
+    } catch {
+      // storage may be disabled; the switch still works for this page
+    }
+    $('ed-hint').textContent = t($('ed-hint').dataset.i18n);
+    // Re-render only: messages switch language, nothing is re-planned.
+    renderAll();
+    renderTiming();
+    $('version').textContent = t('version', { v: state.version });
+  });
+  $('doc').addEventListener('input', () => update());
+  $('tab-input').addEventListener('click', () => state.mode !== 'input' && setMode('input'));
+  $('tab-plan').addEventListener('click', () => state.mode !== 'plan' && setMode('plan'));
+  $('replan').addEventListener('click', () => {
+    state.focusPtr = null;
+    setMode('input');
+  });
+  $('example').addEventListener('change', (e) => loadExample(e.target.value).catch(showError));
+  $('file').addEventListener('change', (e) => {
+    if (e.target.files && e.target.files.length) loadFiles(e.target.files).catch(showError);
+    e.target.value = '';
+  });
+  $('requests').addEventListener('input', replay);
+  $('gap').addEventListener('input', replay);
+  $('revive').addEventListener('click', () => {
+    state.dead.clear();
+    replay();
+    renderNodes();
+  });
+  const toggle = (g) => {
+    const id = Number(g.dataset.node);
+    const key = Number.isFinite(id) ? id : g.dataset.node;
+    if (state.dead.has(key)) state.dead.delete(key);
+    else state.dead.add(key);
+    state.selectedReq = 0;
+    replay();
+    renderNodes();
+  };
+  $('picture').addEventListener('click', (e) => {
+    const g = e.target.closest('[data-node]');
+    if (g) toggle(g);
+  });
+  $('picture').addEventListener('keydown', (e) => {
+    const g = e.target.closest('[data-node]');
+    if (g && (e.key === 'Enter' || e.key === ' ')) {
+      e.preventDefault();
+      toggle(g);
+    }
+  });
+  $('reqtabs').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-req]');
+    if (!b) return;
+    state.selectedReq = Number(b.dataset.req);
+    renderPicture_();
+    renderReplay();
+  });
+  $('findings').addEventListener('click', (e) => {
+    const fx = e.target.closest('[data-fix]');
+    if (fx) {
+      const f = state.findings[Number(fx.dataset.fix)];
+      if (f) applyFix(f);
+      return;
+    }
+    const go = e.target.closest('[data-go]');
+    if (go) {
+      const f = state.findings[Number(go.dataset.go)];
+      if (!f) return;
+      state.focusPtr = f.path;
+      highlightPointer(f.path, { nodeId: f.nodeId });
+      selectInEditor(f.path);
+    }
+  });
+}
+
+function showError(e) {
+  state.banner = { kind: 'error', text: apiMessage(e) };
+  renderBanner();
+}
+
+async function main() {
+  let lang = 'en';
+  try {
+    const saved = localStorage.getItem('hop-policy-lang');
+    lang = saved || ((navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en');
+  } catch {
+    // no storage: English
+  }
+  setLang(lang);
+  wire();
+  $('ed-hint').dataset.i18n = 'inputHint';
+  $('ed-hint').textContent = t('inputHint');
+  $('banner').hidden = false;
+  $('banner').textContent = t('loading');
+  try {
+    await init();
+  } catch (e) {
+    state.banner = { kind: 'error', key: 'wasmFailed', vars: { msg: e.message } };
+    renderBanner();
+    return;
+  }
+  try {
+    state.version = version();
+  } catch {
+    state.version = '?';
+  }
+  $('version').textContent = t('version', { v: state.version });
+  $('banner').hidden = true;
+  await loadExample($('example').value).catch(showError);
+  window.hopPreview.ready = true;
+  document.body.dataset.ready = '1';
+}
+
+main();
