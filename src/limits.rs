@@ -1,0 +1,640 @@
+//! Input limits: every entry point checks its document against these before
+//! doing any work, so a hostile document (megabytes of text, 100 000 nested
+//! brackets, thousands of nodes) is refused quickly with an error that names
+//! the limit, instead of exhausting the stack, memory or the caller's patience.
+//!
+//! Two checks, both without recursion:
+//! * [`check_text`] scans JSON text *before* it is parsed: size, nesting depth
+//!   and string length. Deep input never reaches a recursive parser.
+//! * [`check_value`] walks a parsed document (for example one handed over by
+//!   JavaScript): node, hop and candidate counts, string length and depth.
+//!
+//! Defaults (all settable, camelCase, any field may be omitted):
+//!
+//! | option           | default   | what it bounds |
+//! | ---------------- | --------- | -------------- |
+//! | `maxInputBytes`  | 16 MiB    | length of JSON text in bytes |
+//! | `maxNodes`       | 1000      | entries of a `nodes` array (panel node rows, a plan's node table) |
+//! | `maxHops`        | 32        | `tunnel.chainNodes` entries; `hops` of a GOST chain |
+//! | `maxNodesPerHop` | 32        | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId`, a chain hop's `nodes` |
+//! | `maxStringLen`   | 65536     | characters of any string or object key |
+//! | `maxDepth`       | 64        | nested arrays/objects (`[]` is depth 1, a scalar depth 0) |
+//!
+//! The largest golden input is 7 KB with depth 6; the largest plan 19 KB with
+//! depth 11, so the defaults leave room for real tunnels, lifecycle step lists
+//! that carry several plans, and the `{doc, options}` wrappers. They are also
+//! chosen so that the worst tunnel they let in (about 1000 nodes in 31 hops of
+//! 32, every node dialing all 32 of the next hop) plans to a document that is
+//! itself within `maxInputBytes` and can be checked again: a plan grows with
+//! nodes x nodes-per-hop (100 per hop gave a 22 MB plan, 32 gives about 7 MB).
+
+use crate::error::ApiError;
+use crate::finding::{pointer_token, Finding, Severity};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+pub const DEFAULT_MAX_NODES: usize = 1000;
+pub const DEFAULT_MAX_HOPS: usize = 32;
+pub const DEFAULT_MAX_NODES_PER_HOP: usize = 32;
+pub const DEFAULT_MAX_STRING_LEN: usize = 65536;
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// Size limits for one document. See the module docs for the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Limits {
+    /// JSON text longer than this many bytes is refused.
+    pub max_input_bytes: usize,
+    /// A `nodes` array longer than this is refused.
+    pub max_nodes: usize,
+    /// More hops than this (`tunnel.chainNodes`, a chain's `hops`) is refused.
+    pub max_hops: usize,
+    /// More nodes than this in one hop (entries, exits, one middle hop) is refused.
+    pub max_nodes_per_hop: usize,
+    /// A string or key longer than this many characters is refused.
+    pub max_string_len: usize,
+    /// Deeper nesting of arrays/objects than this is refused.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            max_nodes: DEFAULT_MAX_NODES,
+            max_hops: DEFAULT_MAX_HOPS,
+            max_nodes_per_hop: DEFAULT_MAX_NODES_PER_HOP,
+            max_string_len: DEFAULT_MAX_STRING_LEN,
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+impl Limits {
+    /// Reads limits from an options value: `null`/absent gives the defaults,
+    /// an object overrides the fields it names. Anything else (a negative or
+    /// fractional number, a string, an unknown type) is an `INVALID_OPTIONS` error.
+    pub fn from_value(v: Option<&Value>) -> Result<Limits, ApiError> {
+        match v {
+            None | Some(Value::Null) => Ok(Limits::default()),
+            Some(v @ Value::Object(_)) => serde_json::from_value::<Limits>(v.clone())
+                .map_err(|e| ApiError::new("INVALID_OPTIONS", format!("limits: {}", e), "/limits")),
+            Some(_) => Err(ApiError::new("INVALID_OPTIONS", "limits must be an object such as {\"maxNodes\": 200}", "/limits")),
+        }
+    }
+}
+
+/// A document over one limit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitError {
+    /// The option that was exceeded: `"maxInputBytes"`, `"maxNodes"`, `"maxHops"`,
+    /// `"maxNodesPerHop"`, `"maxStringLen"` or `"maxDepth"`.
+    pub limit: &'static str,
+    /// What the document has (for depth and string length: at least this much;
+    /// scanning stops at the first value over the limit).
+    pub actual: usize,
+    /// The limit in force.
+    pub max: usize,
+    /// JSON Pointer to the offending value (`""` = the whole document).
+    pub path: String,
+    /// English text naming the limit, the sizes and how to raise it.
+    pub message: String,
+}
+
+impl LimitError {
+    fn new(limit: &'static str, actual: usize, max: usize, path: String) -> LimitError {
+        let what = match limit {
+            "maxInputBytes" => "the input is larger than the byte limit",
+            "maxNodes" => "too many nodes",
+            "maxHops" => "too many hops",
+            "maxNodesPerHop" => "too many nodes in one hop",
+            "maxStringLen" => "a string is longer than the length limit",
+            "maxDepth" => "arrays/objects are nested deeper than the depth limit",
+            _ => "a size limit is exceeded",
+        };
+        let at = if path.is_empty() { String::new() } else { format!(" at {}", path) };
+        let message = format!("{}{}: {} > {} (raise option limits.{} to allow it)", what, at, actual, max, limit);
+        LimitError { limit, actual, max, path, message }
+    }
+
+    /// Chinese text for the same error.
+    pub fn message_zh(&self) -> String {
+        let what = match self.limit {
+            "maxInputBytes" => "输入超过字节数上限",
+            "maxNodes" => "节点数量超过上限",
+            "maxHops" => "跳数超过上限",
+            "maxNodesPerHop" => "单跳节点数量超过上限",
+            "maxStringLen" => "字符串长度超过上限",
+            "maxDepth" => "嵌套层数超过上限",
+            _ => "超过大小限制",
+        };
+        let at = if self.path.is_empty() { String::new() } else { format!("（位置 {}）", self.path) };
+        format!("{}{}：{} > {}（可通过选项 limits.{} 调整）", what, at, self.actual, self.max, self.limit)
+    }
+
+    /// The error for entry points that return [`ApiError`]: code `LIMIT_EXCEEDED`.
+    pub fn to_api_error(&self) -> ApiError {
+        ApiError::new("LIMIT_EXCEEDED", self.message.clone(), self.path.clone())
+    }
+
+    /// The finding for the checker: `IN001 unreadable`, an error, no fix.
+    pub fn to_finding(&self) -> Finding {
+        Finding {
+            code: "IN001".to_string(),
+            rule: "unreadable".to_string(),
+            severity: Severity::Error,
+            node_id: None,
+            path: self.path.clone(),
+            message: self.message.clone(),
+            message_zh: self.message_zh(),
+            fix: None,
+        }
+    }
+}
+
+impl std::fmt::Display for LimitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LimitError {}
+
+impl From<LimitError> for ApiError {
+    fn from(e: LimitError) -> ApiError {
+        e.to_api_error()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Text scan
+// ---------------------------------------------------------------------------
+
+/// One open array or object while scanning text.
+enum Frame {
+    /// `index` of the element being read.
+    Array { index: usize },
+    /// The last key read (`None` before the first key).
+    Object { key: Option<String> },
+}
+
+fn frames_pointer(frames: &[Frame]) -> String {
+    let mut p = String::new();
+    for f in frames {
+        match f {
+            Frame::Array { index } => {
+                p.push('/');
+                p.push_str(&index.to_string());
+            }
+            Frame::Object { key: Some(k) } => {
+                p.push('/');
+                p.push_str(&pointer_token(k));
+            }
+            Frame::Object { key: None } => {}
+        }
+    }
+    p
+}
+
+/// Checks JSON text against the byte, depth and string-length limits without
+/// parsing it into a value (no recursion, memory bounded by `max_depth`).
+/// Text that is not JSON passes here when it is within the limits; the parser
+/// reports it afterwards.
+pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
+    if text.len() > limits.max_input_bytes {
+        return Err(LimitError::new("maxInputBytes", text.len(), limits.max_input_bytes, String::new()));
+    }
+    let bytes = text.as_bytes();
+    let mut frames: Vec<Frame> = Vec::new();
+    // In an object: true when the next string is a key.
+    let mut expect_key = false;
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'[' | b'{' => {
+                if frames.len() >= limits.max_depth {
+                    return Err(LimitError::new("maxDepth", frames.len() + 1, limits.max_depth, frames_pointer(&frames)));
+                }
+                if b == b'[' {
+                    frames.push(Frame::Array { index: 0 });
+                    expect_key = false;
+                } else {
+                    frames.push(Frame::Object { key: None });
+                    expect_key = true;
+                }
+                i += 1;
+            }
+            b']' | b'}' => {
+                frames.pop();
+                expect_key = false;
+                i += 1;
+            }
+            b',' => {
+                match frames.last_mut() {
+                    Some(Frame::Array { index }) => *index += 1,
+                    Some(Frame::Object { .. }) => expect_key = true,
+                    None => {}
+                }
+                i += 1;
+            }
+            b'"' => {
+                let start = i;
+                let (end, chars) = scan_string(bytes, i + 1);
+                if chars > limits.max_string_len {
+                    // A value points at itself; an over-long key at the object holding it.
+                    let path = if expect_key {
+                        frames_pointer(frames.get(..frames.len().saturating_sub(1)).unwrap_or(&[]))
+                    } else {
+                        frames_pointer(&frames)
+                    };
+                    return Err(LimitError::new("maxStringLen", chars, limits.max_string_len, path));
+                }
+                if expect_key {
+                    if let Some(Frame::Object { key }) = frames.last_mut() {
+                        let raw = text.get(start..end.min(text.len())).unwrap_or("");
+                        *key = Some(serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.trim_matches('"').to_string()));
+                    }
+                    expect_key = false;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(())
+}
+
+/// Scans a JSON string body starting after its opening quote. Returns the
+/// index just past the closing quote (or the end of the text) and the number
+/// of characters it decodes to (an escaped surrogate pair counts once).
+fn scan_string(bytes: &[u8], mut i: usize) -> (usize, usize) {
+    let mut chars = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => return (i + 1, chars),
+            b'\\' => {
+                let is_low_surrogate = bytes.get(i + 1) == Some(&b'u')
+                    && matches!(bytes.get(i + 2), Some(b'd' | b'D'))
+                    && matches!(bytes.get(i + 3), Some(b'c' | b'C' | b'd' | b'D' | b'e' | b'E' | b'f' | b'F'));
+                if !is_low_surrogate {
+                    chars += 1;
+                }
+                i += if bytes.get(i + 1) == Some(&b'u') { 6 } else { 2 };
+            }
+            // UTF-8 continuation bytes do not start a character.
+            0x80..=0xBF => i += 1,
+            _ => {
+                chars += 1;
+                i += 1;
+            }
+        }
+    }
+    (i.min(bytes.len()), chars)
+}
+
+// ---------------------------------------------------------------------------
+// Value walk
+// ---------------------------------------------------------------------------
+
+/// Checks a parsed document against every limit except the byte count,
+/// walking it with an explicit stack (no recursion, whatever the depth).
+///
+/// Counts are recognised wherever they occur, so wrappers (`{doc, options}`,
+/// lifecycle step lists carrying inputs and plans) are covered too:
+/// * the document's top-level `nodes` array, and the `nodes` array of any
+///   object that also has a `tunnel` (a tunnel input): `maxNodes`;
+/// * `tunnel.chainNodes`: `maxHops`; each of its entries, `tunnel.inNodeId`
+///   and `tunnel.outNodeId`: `maxNodesPerHop`;
+/// * a GOST chain's `hops` (any object with a `hops` array): `maxHops`; each
+///   hop's `nodes`: `maxNodesPerHop`.
+///
+/// The first value over a limit, in document order, is reported.
+pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
+    // Path pieces live in an arena: (parent index, token). Index 0 is the root.
+    let mut arena: Vec<(usize, String)> = vec![(0, String::new())];
+    let pointer = |arena: &[(usize, String)], mut at: usize, extra: &[&str]| -> String {
+        let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
+        while at != 0 {
+            match arena.get(at) {
+                Some((parent, tok)) => {
+                    parts.push(pointer_token(tok));
+                    at = *parent;
+                }
+                None => break,
+            }
+        }
+        let mut p = String::new();
+        for t in parts.iter().rev() {
+            p.push('/');
+            p.push_str(t);
+        }
+        p
+    };
+
+    // (value, arena index of its path, depth of containers above it)
+    let mut stack: Vec<(&Value, usize, usize)> = vec![(v, 0, 0)];
+    while let Some((cur, at, depth)) = stack.pop() {
+        match cur {
+            Value::String(s) => {
+                let n = s.chars().count();
+                if n > limits.max_string_len {
+                    return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
+                }
+            }
+            Value::Array(items) => {
+                if depth + 1 > limits.max_depth {
+                    return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
+                }
+                for (i, item) in items.iter().enumerate().rev() {
+                    arena.push((at, i.to_string()));
+                    stack.push((item, arena.len() - 1, depth + 1));
+                }
+            }
+            Value::Object(map) => {
+                if depth + 1 > limits.max_depth {
+                    return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
+                }
+                let tunnel = map.get("tunnel").and_then(Value::as_object);
+                if let Some(Value::Array(nodes)) = map.get("nodes") {
+                    if (depth == 0 || tunnel.is_some()) && nodes.len() > limits.max_nodes {
+                        return Err(LimitError::new("maxNodes", nodes.len(), limits.max_nodes, pointer(&arena, at, &["nodes"])));
+                    }
+                }
+                if let Some(t) = tunnel {
+                    if let Some(Value::Array(hops)) = t.get("chainNodes") {
+                        if hops.len() > limits.max_hops {
+                            return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["tunnel", "chainNodes"])));
+                        }
+                        for (i, hop) in hops.iter().enumerate() {
+                            if let Value::Array(members) = hop {
+                                if members.len() > limits.max_nodes_per_hop {
+                                    let idx = i.to_string();
+                                    return Err(LimitError::new(
+                                        "maxNodesPerHop",
+                                        members.len(),
+                                        limits.max_nodes_per_hop,
+                                        pointer(&arena, at, &["tunnel", "chainNodes", &idx]),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    for key in ["inNodeId", "outNodeId"] {
+                        if let Some(Value::Array(members)) = t.get(key) {
+                            if members.len() > limits.max_nodes_per_hop {
+                                return Err(LimitError::new(
+                                    "maxNodesPerHop",
+                                    members.len(),
+                                    limits.max_nodes_per_hop,
+                                    pointer(&arena, at, &["tunnel", key]),
+                                ));
+                            }
+                        }
+                    }
+                }
+                if let Some(Value::Array(hops)) = map.get("hops") {
+                    if hops.len() > limits.max_hops {
+                        return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["hops"])));
+                    }
+                    for (i, hop) in hops.iter().enumerate() {
+                        if let Some(Value::Array(members)) = hop.get("nodes") {
+                            if members.len() > limits.max_nodes_per_hop {
+                                let idx = i.to_string();
+                                return Err(LimitError::new(
+                                    "maxNodesPerHop",
+                                    members.len(),
+                                    limits.max_nodes_per_hop,
+                                    pointer(&arena, at, &["hops", &idx, "nodes"]),
+                                ));
+                            }
+                        }
+                    }
+                }
+                for (k, child) in map.iter().rev() {
+                    let n = k.chars().count();
+                    if n > limits.max_string_len {
+                        return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
+                    }
+                    arena.push((at, k.clone()));
+                    stack.push((child, arena.len() - 1, depth + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Both checks for JSON text: [`check_text`], then parse, then [`check_value`].
+/// Returns the parsed value; text that is not JSON is an `INVALID_INPUT` error.
+pub fn parse_checked(text: &str, limits: &Limits) -> Result<Value, ApiError> {
+    check_text(text, limits)?;
+    let v: Value = serde_json::from_str(text).map_err(|e| ApiError::new("INVALID_INPUT", format!("not JSON: {}", e), ""))?;
+    check_value(&v, limits)?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn small() -> Limits {
+        Limits { max_input_bytes: 1000, max_nodes: 3, max_hops: 2, max_nodes_per_hop: 2, max_string_len: 8, max_depth: 4 }
+    }
+
+    #[test]
+    fn defaults_are_documented_values() {
+        let l = Limits::default();
+        assert_eq!(l.max_input_bytes, 16 * 1024 * 1024);
+        assert_eq!(l.max_nodes, 1000);
+        assert_eq!(l.max_hops, 32);
+        assert_eq!(l.max_nodes_per_hop, 32);
+        assert_eq!(l.max_string_len, 65536);
+        assert_eq!(l.max_depth, 64);
+    }
+
+    #[test]
+    fn options_override_some_fields_and_reject_bad_ones() {
+        let l = Limits::from_value(Some(&json!({"maxNodes": 5, "maxDepth": 9}))).unwrap();
+        assert_eq!((l.max_nodes, l.max_depth, l.max_hops), (5, 9, DEFAULT_MAX_HOPS));
+        assert_eq!(Limits::from_value(None).unwrap(), Limits::default());
+        assert_eq!(Limits::from_value(Some(&Value::Null)).unwrap(), Limits::default());
+        let e = Limits::from_value(Some(&json!({"maxNodes": -1}))).unwrap_err();
+        assert_eq!(e.code, "INVALID_OPTIONS");
+        assert!(Limits::from_value(Some(&json!({"maxNodes": "5"}))).is_err());
+        assert!(Limits::from_value(Some(&json!(7))).is_err());
+    }
+
+    #[test]
+    fn text_over_byte_limit() {
+        let e = check_text(&"x".repeat(1001), &small()).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.max, e.path.as_str()), ("maxInputBytes", 1001, 1000, ""));
+        assert!(e.message.contains("maxInputBytes"), "{}", e.message);
+        assert!(check_text(&"x".repeat(1000), &small()).is_ok());
+    }
+
+    #[test]
+    fn text_depth_is_counted_without_parsing_and_points_at_the_place() {
+        let l = small();
+        assert!(check_text("[[[[1]]]]", &l).is_ok());
+        let e = check_text("[[[[[1]]]]]", &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.max), ("maxDepth", 5, 4));
+        assert_eq!(e.path, "/0/0/0/0");
+        let e = check_text(r#"{"a":[1,{"b~/":{"c":[[]]}}]}"#, &l).unwrap_err();
+        assert_eq!(e.path, "/a/1/b~0~1/c");
+        // brackets inside strings do not count, escaped quotes do not end strings
+        assert!(check_text(r#"["[[[[[[\"[[[", "{{{{{{"]"#, &Limits { max_string_len: 100, ..l }).is_ok());
+    }
+
+    #[test]
+    fn hundred_thousand_brackets_are_refused_fast() {
+        let text = "[".repeat(100_000) + &"]".repeat(100_000);
+        let t = std::time::Instant::now();
+        let e = check_text(&text, &Limits::default()).unwrap_err();
+        assert_eq!(e.limit, "maxDepth");
+        assert_eq!(e.actual, DEFAULT_MAX_DEPTH + 1);
+        assert!(t.elapsed().as_millis() < 500);
+    }
+
+    #[test]
+    fn text_string_length_counts_characters() {
+        let l = small();
+        assert!(check_text(r#"["12345678"]"#, &l).is_ok());
+        assert!(check_text(r#"["节节节节节节节节"]"#, &l).is_ok(), "8 chars in 24 bytes");
+        assert!(check_text(r#"["\u00e9\n\t\"\\abc"]"#, &l).is_ok(), "escapes count once");
+        assert!(check_text(r#"["\ud83e\udd80234567"]"#, &l).is_ok(), "a surrogate pair is one character");
+        let e = check_text(r#"{"k":[1,"123456789"]}"#, &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxStringLen", 9, "/k/1"));
+        let e = check_text(r#"{"123456789":1}"#, &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxStringLen", 9, ""));
+        let e = check_text(r#"{"x":{"a":1,"123456789":2}}"#, &l).unwrap_err();
+        assert_eq!((e.limit, e.path.as_str()), ("maxStringLen", "/x"));
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_left_to_the_parser() {
+        assert!(check_text("]]]}}{", &small()).is_ok());
+        assert!(check_text("\"unterminated", &small()).is_err(), "12 characters so far");
+        assert!(check_text("\"unterm", &small()).is_ok());
+        assert!(check_text("", &small()).is_ok());
+    }
+
+    fn tunnel(entries: usize, hops: &[usize], exits: usize, nodes: usize) -> Value {
+        let members = |n: usize| Value::Array((0..n).map(|i| json!({"nodeId": i})).collect());
+        json!({
+            "tunnel": {"inNodeId": members(entries), "chainNodes": hops.iter().map(|&n| members(n)).collect::<Vec<_>>(), "outNodeId": members(exits)},
+            "nodes": (0..nodes).map(|i| json!({"id": i})).collect::<Vec<_>>()
+        })
+    }
+
+    #[test]
+    fn value_counts_name_the_limit_and_the_path() {
+        let l = Limits { max_depth: 10, max_string_len: 100, ..small() };
+        assert!(check_value(&tunnel(2, &[2, 2], 2, 3), &l).is_ok());
+        let e = check_value(&tunnel(1, &[1], 1, 4), &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.max, e.path.as_str()), ("maxNodes", 4, 3, "/nodes"));
+        let e = check_value(&tunnel(1, &[1, 1, 1], 1, 1), &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxHops", 3, "/tunnel/chainNodes"));
+        let e = check_value(&tunnel(1, &[1, 3], 1, 1), &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxNodesPerHop", 3, "/tunnel/chainNodes/1"));
+        let e = check_value(&tunnel(3, &[], 1, 1), &l).unwrap_err();
+        assert_eq!((e.limit, e.path.as_str()), ("maxNodesPerHop", "/tunnel/inNodeId"));
+        let e = check_value(&tunnel(1, &[], 3, 1), &l).unwrap_err();
+        assert_eq!((e.limit, e.path.as_str()), ("maxNodesPerHop", "/tunnel/outNodeId"));
+    }
+
+    #[test]
+    fn value_counts_apply_inside_wrappers_and_gost_chains() {
+        let l = Limits { max_depth: 12, max_string_len: 100, ..small() };
+        let steps = json!([{"op": "apply", "input": tunnel(1, &[1], 1, 1)}, {"op": "apply", "input": tunnel(1, &[1], 1, 5)}]);
+        let e = check_value(&steps, &l).unwrap_err();
+        assert_eq!((e.limit, e.path.as_str()), ("maxNodes", "/1/input/nodes"));
+        let chain = json!({"chains": [{"name": "c", "hops": [{"name": "h", "nodes": [{}, {}, {}]}]}]});
+        let e = check_value(&chain, &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxNodesPerHop", 3, "/chains/0/hops/0/nodes"));
+        let chain = json!({"hops": [{}, {}, {}]});
+        assert_eq!(check_value(&chain, &l).unwrap_err().limit, "maxHops");
+        // a nested `nodes` array that is not a tunnel's node table is not a node count
+        assert!(check_value(&json!({"x": {"nodes": [1, 2, 3, 4]}}), &l).is_ok());
+    }
+
+    #[test]
+    fn value_strings_keys_and_depth() {
+        let l = small();
+        let e = check_value(&json!({"a": ["ok", "123456789"]}), &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxStringLen", 9, "/a/1"));
+        let e = check_value(&json!({"a": {"123456789": 1}}), &l).unwrap_err();
+        assert_eq!((e.limit, e.path.as_str()), ("maxStringLen", "/a"));
+        assert!(check_value(&json!({"a": "节节节节节节节节"}), &l).is_ok());
+        assert!(check_value(&json!([[[[1]]]]), &l).is_ok());
+        let e = check_value(&json!([[[[[1]]]]]), &l).unwrap_err();
+        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxDepth", 5, "/0/0/0/0"));
+        let e = check_value(&json!({"a/b": {"c": [[{}]]}}), &l).unwrap_err();
+        assert_eq!(e.path, "/a~1b/c/0/0");
+    }
+
+    #[test]
+    fn text_and_value_agree_on_depth_and_strings() {
+        let l = small();
+        for doc in [
+            json!([[[[1]]]]),
+            json!([[[[[1]]]]]),
+            json!({"a": "123456789"}),
+            json!({"a": ["12345678"]}),
+            json!({"a": {"b": {"c": {}}}}),
+            json!({"a": {"b": {"c": {"d": {}}}}}),
+            json!({"x": {"a": 1, "123456789": 2}}),
+            json!({"x": [1, {"y": "123456789"}]}),
+        ] {
+            let text = serde_json::to_string(&doc).unwrap();
+            let t = check_text(&text, &l).map_err(|e| (e.limit, e.path));
+            let v = check_value(&doc, &l).map_err(|e| (e.limit, e.path));
+            assert_eq!(t.is_ok(), v.is_ok(), "{}", text);
+            assert_eq!(t, v, "{}", text);
+        }
+    }
+
+    #[test]
+    fn deep_value_walk_does_not_recurse() {
+        // 50 000 levels: a recursive walk would overflow the test thread's stack.
+        let mut v = Value::Null;
+        for _ in 0..50_000 {
+            v = Value::Array(vec![v]);
+        }
+        let e = check_value(&v, &Limits { max_depth: 100_000, ..Limits::default() });
+        assert!(e.is_ok());
+        let e = check_value(&v, &Limits::default()).unwrap_err();
+        assert_eq!(e.limit, "maxDepth");
+        // dropping such a value recursively would overflow too: take it apart by hand
+        let mut cur = v;
+        while let Value::Array(mut a) = cur {
+            cur = a.pop().unwrap_or(Value::Null);
+        }
+    }
+
+    #[test]
+    fn errors_become_api_errors_and_in001_findings() {
+        let e = check_value(&json!({"a": "123456789"}), &small()).unwrap_err();
+        let api = e.to_api_error();
+        assert_eq!((api.code.as_str(), api.path.as_str()), ("LIMIT_EXCEEDED", "/a"));
+        assert!(api.message.contains("maxStringLen") && api.message.contains("9 > 8"), "{}", api.message);
+        let f = e.to_finding();
+        assert_eq!((f.code.as_str(), f.rule.as_str(), f.severity), ("IN001", "unreadable", Severity::Error));
+        assert!(f.message_zh.contains("字符串长度超过上限"), "{}", f.message_zh);
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(json["limit"], "maxStringLen");
+        assert_eq!(json["actual"], 9);
+    }
+
+    #[test]
+    fn parse_checked_runs_both_checks() {
+        let l = small();
+        assert_eq!(parse_checked("[1,2]", &l).unwrap(), json!([1, 2]));
+        assert_eq!(parse_checked("[1,", &l).unwrap_err().code, "INVALID_INPUT");
+        assert_eq!(parse_checked("[[[[[0]]]]]", &l).unwrap_err().code, "LIMIT_EXCEEDED");
+        assert_eq!(parse_checked(r#"{"tunnel":{},"nodes":[1,2,3,4]}"#, &l).unwrap_err().code, "LIMIT_EXCEEDED");
+    }
+}
