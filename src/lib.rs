@@ -16,6 +16,7 @@ pub mod coerce;
 pub mod error;
 pub mod finding;
 pub mod lifecycle;
+pub mod limits;
 pub mod model;
 pub mod plan;
 pub mod planner;

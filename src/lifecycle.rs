@@ -1141,6 +1141,7 @@ fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError
 
 /// Replays the steps; see the module documentation for their format.
 pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
+    crate::limits::check_value(steps, &crate::limits::Limits::default()).map_err(|e| e.to_api_error())?;
     let list = match steps {
         Value::Array(a) => a,
         Value::Object(o) => match o.get("steps") {

@@ -16,7 +16,7 @@
 //! | `maxInputBytes`  | 16 MiB    | length of JSON text in bytes |
 //! | `maxNodes`       | 1000      | entries of a `nodes` array (panel node rows, a plan's node table) |
 //! | `maxHops`        | 32        | `tunnel.chainNodes` entries; `hops` of a GOST chain |
-//! | `maxNodesPerHop` | 32        | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId`, a chain hop's `nodes` |
+//! | `maxNodesPerHop` | 64        | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId`, a chain hop's `nodes` |
 //! | `maxStringLen`   | 65536     | characters of any string or object key |
 //! | `maxDepth`       | 64        | nested arrays/objects (`[]` is depth 1, a scalar depth 0) |
 //!
@@ -36,7 +36,7 @@ use serde_json::Value;
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_NODES: usize = 1000;
 pub const DEFAULT_MAX_HOPS: usize = 32;
-pub const DEFAULT_MAX_NODES_PER_HOP: usize = 32;
+pub const DEFAULT_MAX_NODES_PER_HOP: usize = 64;
 pub const DEFAULT_MAX_STRING_LEN: usize = 65536;
 pub const DEFAULT_MAX_DEPTH: usize = 64;
 
@@ -451,7 +451,7 @@ mod tests {
         assert_eq!(l.max_input_bytes, 16 * 1024 * 1024);
         assert_eq!(l.max_nodes, 1000);
         assert_eq!(l.max_hops, 32);
-        assert_eq!(l.max_nodes_per_hop, 32);
+        assert_eq!(l.max_nodes_per_hop, 64);
         assert_eq!(l.max_string_len, 65536);
         assert_eq!(l.max_depth, 64);
     }

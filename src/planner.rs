@@ -11,6 +11,7 @@ use crate::builders::{self, ChainTarget, Flavor, ServiceSpec};
 use crate::coerce::{any_slice, default_string, go_int, go_string, map_slice};
 use crate::model::{node_table, FederationInfo, NodeRecord, Role, TunnelNode};
 use crate::plan::{Apply, Command, CommandData, FederationStep, Plan, PlanError, PlanNode, Reserve, Target};
+use crate::limits::Limits;
 use serde_json::Value;
 use crate::plan::{NodeConfig, Shared};
 use std::collections::{HashMap, HashSet};
@@ -75,6 +76,14 @@ type Result<T> = std::result::Result<T, Rejection>;
 /// Plans one input `{tunnel, nodes, federation?}`. Never panics: a rejected
 /// or unreadable input gives a plan whose `error` says why.
 pub fn plan(input: &Value) -> Plan {
+    plan_with_limits(input, &Limits::default())
+}
+
+/// [`plan`] with explicit input size limits.
+pub fn plan_with_limits(input: &Value, limits: &Limits) -> Plan {
+    if let Err(e) = crate::limits::check_value(input, limits) {
+        return rejected(limit_error(&e));
+    }
     match build(input) {
         Ok(plan) => plan,
         Err(rejection) => Plan { error: Some(rejection.to_plan_error()), federation: vec![], local: vec![], nodes: vec![] },
@@ -84,8 +93,12 @@ pub fn plan(input: &Value) -> Plan {
 /// Plans JSON text and returns the plan as JSON text. Text that is not JSON
 /// gives a plan with an `INVALID_INPUT` error.
 pub fn plan_json(text: &str) -> String {
+    let limits = Limits::default();
+    if let Err(e) = crate::limits::check_text(text, &limits) {
+        return plan_to_json(&rejected(limit_error(&e)));
+    }
     let plan = match serde_json::from_str::<Value>(text) {
-        Ok(v) => plan(&v),
+        Ok(v) => plan_with_limits(&v, &limits),
         Err(e) => Plan {
             error: Some(Rejection::InvalidInput(format!("not JSON: {}", e)).to_plan_error()),
             federation: vec![],
@@ -94,6 +107,16 @@ pub fn plan_json(text: &str) -> String {
         },
     };
     plan_to_json(&plan)
+}
+
+fn rejected(error: PlanError) -> Plan {
+    Plan { error: Some(error), federation: vec![], local: vec![], nodes: vec![] }
+}
+
+/// An input over a size limit: not a server decision, so the Chinese and
+/// English texts are this module's own.
+fn limit_error(e: &crate::limits::LimitError) -> PlanError {
+    PlanError { code: "LIMIT_EXCEEDED".into(), message: e.message_zh(), message_en: e.message.clone() }
 }
 
 /// Serializes a plan (cannot fail for these types; falls back to an error plan).

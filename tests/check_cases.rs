@@ -12,7 +12,7 @@ fn documented_cases() {
     assert!(cases.len() >= 10);
     for case in &cases {
         let name = case["name"].as_str().unwrap_or("?");
-        let options = CheckOptions { kind: case["kind"].as_str().map(str::to_string) };
+        let options = CheckOptions { kind: case["kind"].as_str().map(str::to_string), ..Default::default() };
         let report = check(&case["doc"], &options);
         let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
         for must in case["must"].as_array().into_iter().flatten().filter_map(|c| c.as_str()) {

@@ -477,12 +477,14 @@ fn in001_unreadable() {
             &json!([]),
             &CheckOptions {
                 kind: Some("config".into()),
+                ..Default::default()
             },
         ),
         check(
             &middle_config(),
             &CheckOptions {
                 kind: Some("yaml".into()),
+                ..Default::default()
             },
         ),
     ];
@@ -530,6 +532,7 @@ fn kind_detection_and_forcing() {
         &seed_plan()["local"],
         &CheckOptions {
             kind: Some("commands".into()),
+                ..Default::default()
         },
     );
     assert_eq!(forced.summary.kind, "commands");
@@ -537,6 +540,7 @@ fn kind_detection_and_forcing() {
         &seed_plan(),
         &CheckOptions {
             kind: Some("tunnel".into()),
+                ..Default::default()
         },
     );
     assert_eq!(forced.summary.paths_into, "plan");

@@ -36,6 +36,8 @@ pub const MAX_VALUES: usize = 1_000_000;
 #[serde(default, rename_all = "camelCase")]
 pub struct CheckOptions {
     pub kind: Option<String>,
+    /// Size limits for the document (defaults in [`crate::limits`]).
+    pub limits: crate::limits::Limits,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -153,6 +155,9 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
 /// Checks one document: a tunnel input, a plan, one node's GOST config or a
 /// command list. Never panics; an unreadable document is one IN001 finding.
 pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
+    if let Err(e) = crate::limits::check_value(doc, &options.limits) {
+        return finish("unknown", "document", vec![e.to_finding()]);
+    }
     if util::value_count_exceeds(doc, MAX_VALUES) {
         return unreadable(
             "unknown",
@@ -231,12 +236,8 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
 
 /// [`check`] on JSON text: text that is not JSON or is too large is one IN001.
 pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
-    if text.len() > MAX_TEXT_BYTES {
-        return unreadable(
-            "unknown",
-            &format!("the text is larger than {} bytes", MAX_TEXT_BYTES),
-            &format!("文本超过 {} 字节", MAX_TEXT_BYTES),
-        );
+    if let Err(e) = crate::limits::check_text(text, &options.limits) {
+        return finish("unknown", "document", vec![e.to_finding()]);
     }
     match serde_json::from_str::<Value>(text) {
         Ok(v) => check(&v, options),

@@ -58,7 +58,7 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
     out.push(("check.report_sarif", to_json(&check::report_sarif(&report, "doc.json"))));
     out.push(("check", to_json(&report)));
     for kind in ["tunnel", "plan", "config", "commands"] {
-        let opts = CheckOptions { kind: Some(kind.to_string()) };
+        let opts = CheckOptions { kind: Some(kind.to_string()), ..Default::default() };
         out.push(("check(kind)", to_json(&check::check(doc, &opts))));
     }
     out.push(("check_tunnel", to_json(&check::check_tunnel(doc))));
