@@ -851,6 +851,34 @@ pub mod types {
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub kind: Option<DocumentKind>,
+        /// Size limits for the document; omitted fields keep their defaults.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub limits: Option<Limits>,
+    }
+
+    /// Input size limits (see the README for the defaults).
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Limits {
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_input_bytes: Option<u32>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_nodes: Option<u32>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_hops: Option<u32>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_nodes_per_hop: Option<u32>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_string_len: Option<u32>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub max_depth: Option<u32>,
     }
 
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
