@@ -30,56 +30,10 @@ pub fn norm_host(host: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// Parses a Go `time.ParseDuration` string into nanoseconds.
+/// A duration string (surrounding spaces ignored) in nanoseconds, by Go's
+/// `time.ParseDuration`; `None` where Go rejects it.
 pub fn parse_go_duration(s: &str) -> Option<i128> {
-    let s = s.trim();
-    if s.is_empty() {
-        return None;
-    }
-    let (neg, mut rest) = if let Some(r) = s.strip_prefix('-') {
-        (true, r)
-    } else if let Some(r) = s.strip_prefix('+') {
-        (false, r)
-    } else {
-        (false, s)
-    };
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut total: f64 = 0.0;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if num_len == 0 {
-            return None;
-        }
-        // `find` returns a char boundary (or the length), so the splits
-        // below always succeed.
-        let (num_text, after_num) = rest.split_at_checked(num_len)?;
-        let num: f64 = num_text.parse().ok()?;
-        rest = after_num;
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let (unit, after_unit) = rest.split_at_checked(unit_len)?;
-        rest = after_unit;
-        let mult: f64 = match unit {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        total += num * mult;
-    }
-    let v = total as i128;
-    Some(if neg { -v } else { v })
+    crate::duration::parse_go_duration(s.trim()).map(i128::from)
 }
 
 /// GOST `mdutil.GetInt` over a JSON metadata map (keys compared case-insensitively).
