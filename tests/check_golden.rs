@@ -6,15 +6,8 @@
 use hop_policy::check::{check, CheckOptions, CheckReport};
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-fn vectors() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl"))
-        .expect("golden vectors present");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("vector is JSON"))
-        .collect()
-}
+mod golden_vectors;
+use golden_vectors::vectors;
 
 fn accepted_plans() -> Vec<(String, Value)> {
     vectors()

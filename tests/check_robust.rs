@@ -3,6 +3,8 @@
 
 use hop_policy::check::{check, check_text, check_tunnel, report_sarif, report_text, CheckOptions};
 use serde_json::{json, Value};
+mod golden_vectors;
+use golden_vectors::vectors;
 
 struct Lcg(u64);
 impl Lcg {
@@ -65,12 +67,6 @@ fn mutate(v: &mut Value, r: &mut Lcg) {
         }
         _ => {}
     }
-}
-
-fn vectors() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl"))
-        .expect("golden vectors present");
-    text.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect()
 }
 
 #[test]

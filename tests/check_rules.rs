@@ -3,15 +3,8 @@
 use hop_policy::check::{check, check_text, CheckOptions, CheckReport};
 use hop_policy::finding::Severity;
 use serde_json::{json, Value};
-
-fn vector(name: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl"))
-        .expect("golden vectors present");
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
-        .find(|v| v["name"] == name)
-        .unwrap_or_else(|| panic!("vector {}", name))
-}
+mod golden_vectors;
+use golden_vectors::vector;
 
 /// Seed: local entry 1 -> federated middle 2 (runtime 31, port 44010) -> local exits 3, 4, 5.
 fn seed_plan() -> Value {

@@ -2,14 +2,8 @@
 //! the expected one, compared as JSON values.
 
 use serde_json::Value;
-
-fn vectors() -> Vec<Value> {
-    include_str!("data/plan-vectors.jsonl")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("vector line is JSON"))
-        .collect()
-}
+mod golden_vectors;
+use golden_vectors::vectors;
 
 /// Compares a plan with a golden `expected`: `error` as the server's text
 /// (`expected.error` string == `plan.error.message`), the two lists as JSON values.

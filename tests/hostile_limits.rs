@@ -3,10 +3,8 @@
 
 use hop_policy::limits::{check_text, check_value, Limits};
 use serde_json::Value;
-
-fn vectors() -> Vec<Value> {
-    include_str!("data/plan-vectors.jsonl").lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
-}
+mod golden_vectors;
+use golden_vectors::vectors;
 
 #[test]
 fn every_golden_input_and_plan_is_within_the_default_limits() {

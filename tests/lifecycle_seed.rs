@@ -5,18 +5,11 @@
 use hop_policy::lifecycle::lifecycle;
 use hop_policy::simulate::{simulate, Scenario};
 use serde_json::{json, Value};
+mod golden_vectors;
 
+/// The expected plan of the golden vector called `name`.
 fn vector(name: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/plan-vectors.jsonl"
-    ))
-    .unwrap();
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["name"] == name)
-        .unwrap_or_else(|| panic!("vector {name} missing"))["expected"]
-        .clone()
+    golden_vectors::vector(name)["expected"].clone()
 }
 
 fn one_exit() -> Value {

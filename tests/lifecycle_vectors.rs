@@ -2,18 +2,9 @@
 //! failed apply, delete. Checks the bookkeeping that must hold for any plan.
 
 use hop_policy::lifecycle::lifecycle;
-use serde_json::{json, Value};
-
-fn vectors() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/plan-vectors.jsonl"
-    ))
-    .unwrap();
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .collect()
-}
+use serde_json::json;
+mod golden_vectors;
+use golden_vectors::vectors;
 
 #[test]
 fn create_then_delete_leaves_nothing_and_a_lost_release_leaks_exactly_the_remote_objects() {

@@ -4,18 +4,8 @@
 
 use hop_policy::simulate::{simulate, trace_text, Scenario, Trace};
 use serde_json::{json, Value};
-
-fn vector(name: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/plan-vectors.jsonl"
-    ))
-    .unwrap();
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["name"] == name)
-        .unwrap_or_else(|| panic!("vector {name} missing"))
-}
+mod golden_vectors;
+use golden_vectors::vector;
 
 fn seed_plan() -> Value {
     vector("seed-federated-middle-fifo-3-exits")["expected"].clone()

@@ -5,17 +5,8 @@
 use hop_policy::simulate::{simulate, Scenario, Trace};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-
-fn vectors() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/plan-vectors.jsonl"
-    ))
-    .unwrap();
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .collect()
-}
+mod golden_vectors;
+use golden_vectors::vectors;
 
 fn sc(v: Value) -> Scenario {
     serde_json::from_value(v).unwrap()
