@@ -118,13 +118,9 @@ pub fn transport(protocol: &str) -> Plugin {
     }
 }
 
-/// One chain target: where to dial and what it speaks.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChainTarget {
-    pub host: String,
-    pub port: i64,
-    pub protocol: String,
-}
+/// One chain target: where to dial and what it speaks (the same record a
+/// federated apply lists in `targets`).
+pub use crate::plan::Target as ChainTarget;
 
 /// A one-hop chain: one node per target, named `node_1`, `node_2`, ...
 pub fn chain(

@@ -56,8 +56,9 @@ pub struct Apply {
     pub role: String,
     pub protocol: String,
     pub strategy: String,
+    /// Shared: every federated node of a hop lists the same next hop.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub targets: Option<Vec<Target>>,
+    pub targets: Option<Shared<Vec<Target>>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

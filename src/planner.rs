@@ -10,7 +10,7 @@
 use crate::builders::{self, ChainTarget, Flavor, ServiceSpec};
 use crate::coerce::{any_slice, default_string, go_int, go_string, map_slice};
 use crate::model::{node_table, FederationInfo, NodeRecord, Role, TunnelNode};
-use crate::plan::{Apply, Command, CommandData, FederationStep, Plan, PlanError, PlanNode, Reserve, Target};
+use crate::plan::{Apply, Command, CommandData, FederationStep, Plan, PlanError, PlanNode, Reserve};
 use crate::limits::Limits;
 use serde_json::Value;
 use crate::plan::{NodeConfig, Shared};
@@ -335,11 +335,11 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
     let mut memo = ChainMemo::default();
     for i in 0..state.exits.len() {
         let Some(exit) = state.exits.get(i).cloned() else { continue };
-        let rec = node(state, exit.node_id)?.clone();
+        let rec = node(state, exit.node_id)?;
         if !rec.is_remote {
             continue;
         }
-        check_share(&rec)?;
+        check_share(rec)?;
         let fed = FederationInfo::lookup(federation, exit.node_id);
         let key = resource_key(state.id, exit.node_id, 3, 0);
         let protocol = default_string(&exit.protocol, "tls");
@@ -376,11 +376,11 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
         let width = state.hops.get(h).map_or(0, Vec::len);
         for j in 0..width {
             let Some(hop_node) = state.hops.get(h).and_then(|hop| hop.get(j)).cloned() else { continue };
-            let rec = node(state, hop_node.node_id)?.clone();
+            let rec = node(state, hop_node.node_id)?;
             if !rec.is_remote {
                 continue;
             }
-            check_share(&rec)?;
+            check_share(rec)?;
             let fed = FederationInfo::lookup(federation, hop_node.node_id);
             let key = resource_key(state.id, hop_node.node_id, 2, h as i64 + 1);
             let protocol = default_string(&hop_node.protocol, "tls");
@@ -389,8 +389,10 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
                 n.port = port;
             }
 
+            // The port is set; read the record again (the mutation above ended the borrow).
+            let rec = node(state, hop_node.node_id)?;
             let next = next_targets(state, h);
-            let (targets, nodes) = memo.get(state, &rec, h + 1, Flavor::Federated)?;
+            let (targets, nodes) = memo.get(state, rec, h + 1, Flavor::Federated)?;
             let strategy = targets_strategy(&hop_node.strategy, next);
             let chain_name = format!("fed_chain_{}", fed.runtime_id);
             let chain = builders::chain_with_nodes(
@@ -419,7 +421,7 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
                     role: "middle".into(),
                     protocol,
                     strategy,
-                    targets: Some(targets.iter().map(|t| Target { host: t.host.clone(), port: t.port, protocol: t.protocol.clone() }).collect()),
+                    targets: Some(targets),
                 },
                 commands: vec![
                     Command { node_id: hop_node.node_id, command: "AddChains".into(), data: CommandData::Chain(chain) },
@@ -557,7 +559,7 @@ fn dialed_host(host: &str, port: i64) -> String {
 /// has, so every node of a hop (usually) shares one node list: a plan grows
 /// with the square of hop width, but holds only one list per hop and family.
 /// The targets toward one hop and the chain nodes that dial them.
-type ChainLists = (std::rc::Rc<Vec<ChainTarget>>, Shared<Vec<NodeConfig>>);
+type ChainLists = (Shared<Vec<ChainTarget>>, Shared<Vec<NodeConfig>>);
 
 #[derive(Default)]
 struct ChainMemo {
@@ -572,7 +574,7 @@ impl ChainMemo {
             return Ok((t.clone(), n.clone()));
         }
         let targets_of = state.hops.get(target_hop).map(Vec::as_slice).unwrap_or(&state.exits);
-        let targets = std::rc::Rc::new(chain_targets(state, from, targets_of)?);
+        let targets = Shared::new(chain_targets(state, from, targets_of)?);
         let nodes = builders::chain_nodes(&targets, flavor);
         self.lists.insert(key, (targets.clone(), nodes.clone()));
         Ok((targets, nodes))
