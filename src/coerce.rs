@@ -99,17 +99,15 @@ fn write_go_json(v: &Value, out: &mut String) {
         }
         Value::Object(map) => {
             out.push('{');
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            for (i, k) in keys.iter().enumerate() {
+            // serde_json's map (no `preserve_order`) is a BTreeMap: its keys
+            // come in byte order, the order Go's encoder sorts them into.
+            for (i, (k, val)) in map.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 write_go_string(k, out);
                 out.push(':');
-                if let Some(val) = map.get(k.as_str()) {
-                    write_go_json(val, out);
-                }
+                write_go_json(val, out);
             }
             out.push('}');
         }

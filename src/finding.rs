@@ -55,7 +55,7 @@ pub struct Finding {
 /// Sorts findings the way every output presents them: severity, then path,
 /// then code, then message, so the same input always gives the same list.
 pub fn sort_findings(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| {
+    crate::stable_sort::sort_by(findings, |a, b| {
         a.severity
             .cmp(&b.severity)
             .then_with(|| a.path.cmp(&b.path))

@@ -23,6 +23,7 @@ pub mod plan;
 pub mod planner;
 pub mod redact;
 pub mod simulate;
+pub mod stable_sort;
 pub mod wasm;
 
 pub use error::ApiError;

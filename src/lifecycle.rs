@@ -238,19 +238,25 @@ fn rename_runtime(v: &Value, from: i64, to: i64) -> Value {
             v.clone()
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| rename_runtime(x, from, to)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), rename_runtime(x, from, to)))
-                .collect::<Map<_, _>>(),
-        ),
+        Value::Object(o) => {
+            // Inserted one by one: collecting into a map would compile one
+            // more sort (see stable_sort).
+            let mut out = Map::new();
+            for (k, x) in o {
+                out.insert(k.clone(), rename_runtime(x, from, to));
+            }
+            Value::Object(out)
+        }
         other => other.clone(),
     }
 }
 
 fn ids(v: Option<&Value>) -> BTreeSet<i64> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(loose_id).collect())
-        .unwrap_or_default()
+    let mut out = BTreeSet::new();
+    for id in v.and_then(Value::as_array).into_iter().flatten().filter_map(loose_id) {
+        out.insert(id);
+    }
+    out
 }
 
 fn handler_retries(service: &Value) -> Option<i64> {
@@ -1011,7 +1017,10 @@ impl Replay {
             }
         }
         // LC002: what the release should have removed and did not.
-        let fed_keys: BTreeSet<String> = released.iter().map(|(k, _)| k.clone()).collect();
+        let mut fed_keys: BTreeSet<String> = BTreeSet::new();
+        for (k, _) in &released {
+            fed_keys.insert(k.clone());
+        }
         let leftovers: Vec<(i64, &'static str, String)> = self
             .owned(t)
             .into_iter()
@@ -1061,28 +1070,22 @@ impl Replay {
                 }),
             );
         }
-        let runtimes: Map<String, Value> = self
-            .runtimes
-            .iter()
-            .map(|(k, r)| {
-                (
-                    k.clone(),
-                    json!({"nodeId": r.node_id, "runtimeId": r.runtime_id, "tunnelId": r.tunnel_id, "role": r.role, "active": r.active,
-                           "applied": r.applied, "port": r.port, "targets": r.targets, "serviceName": r.service_name, "chainName": r.chain_name}),
-                )
-            })
-            .collect();
-        let tunnels: Map<String, Value> = self
-            .tunnels
-            .iter()
-            .map(|(t, r)| {
-                (
-                    t.to_string(),
-                    json!({"exists": r.exists, "bindings": r.bindings.iter().map(|(k, n)| json!({"resourceKey": k, "nodeId": n})).collect::<Vec<_>>(),
-                           "chainNodes": r.chain_nodes, "serviceNodes": r.service_nodes}),
-                )
-            })
-            .collect();
+        let mut runtimes = Map::new();
+        for (k, r) in &self.runtimes {
+            runtimes.insert(
+                k.clone(),
+                json!({"nodeId": r.node_id, "runtimeId": r.runtime_id, "tunnelId": r.tunnel_id, "role": r.role, "active": r.active,
+                       "applied": r.applied, "port": r.port, "targets": r.targets, "serviceName": r.service_name, "chainName": r.chain_name}),
+            );
+        }
+        let mut tunnels = Map::new();
+        for (t, r) in &self.tunnels {
+            tunnels.insert(
+                t.to_string(),
+                json!({"exists": r.exists, "bindings": r.bindings.iter().map(|(k, n)| json!({"resourceKey": k, "nodeId": n})).collect::<Vec<_>>(),
+                       "chainNodes": r.chain_nodes, "serviceNodes": r.service_nodes}),
+            );
+        }
         json!({"nodes": nodes, "runtimes": runtimes, "tunnels": tunnels})
     }
 }

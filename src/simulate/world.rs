@@ -610,7 +610,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                         .flat_map(|h| h.nodes.iter().map(|n| n.addr.clone()))
                 })
                 .collect();
-            v.sort();
+            crate::stable_sort::sort(&mut v);
             v
         })
         .collect();

@@ -1,0 +1,119 @@
+//! A stable sort compiled once for the whole crate.
+//!
+//! The standard library's `sort_by` (and the sort inside
+//! `BTreeMap::from_iter`) is compiled anew for every element type and
+//! comparison: about 5 KB of wasm each, and the crate had nine of them. This
+//! sort orders indices through a `dyn` comparison, so the merge sort exists
+//! once and only the short permutation step is compiled per type. It is meant
+//! for the small lists this crate sorts (findings, keys, addresses), not for
+//! hot loops.
+
+use std::cmp::Ordering;
+
+/// Sorts `v` stably by `cmp` (equal elements keep their order).
+pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
+    if v.len() < 2 {
+        return;
+    }
+    let order = {
+        let items: &[T] = v;
+        sorted_indices(items.len(), &mut |a, b| match (items.get(a), items.get(b)) {
+            (Some(x), Some(y)) => cmp(x, y),
+            _ => Ordering::Equal,
+        })
+    };
+    permute(v, &order);
+}
+
+/// Sorts `v` stably by its natural order.
+pub fn sort<T: Ord>(v: &mut [T]) {
+    sort_by(v, T::cmp);
+}
+
+/// The indices `0..n` in stable sorted order: a bottom-up merge sort.
+fn sorted_indices(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
+    let mut runs: Vec<usize> = (0..n).collect();
+    let mut width = 1;
+    while width < n {
+        let mut next = Vec::with_capacity(n);
+        for chunk in runs.chunks(2 * width) {
+            let (left, right) = chunk.split_at(width.min(chunk.len()));
+            let (mut l, mut r) = (left.iter().copied().peekable(), right.iter().copied().peekable());
+            loop {
+                match (l.peek().copied(), r.peek().copied()) {
+                    // Take from the right only when strictly smaller: stable.
+                    (Some(x), Some(y)) if cmp(y, x) == Ordering::Less => {
+                        next.push(y);
+                        r.next();
+                    }
+                    (Some(x), _) => {
+                        next.push(x);
+                        l.next();
+                    }
+                    (None, Some(y)) => {
+                        next.push(y);
+                        r.next();
+                    }
+                    (None, None) => break,
+                }
+            }
+        }
+        runs = next;
+        width = width.saturating_mul(2);
+    }
+    runs
+}
+
+/// Rearranges `v` so that position `i` holds the element that was at
+/// `order[i]` (`order` is a permutation of `0..v.len()`).
+fn permute<T>(v: &mut [T], order: &[usize]) {
+    // dest[old] = new position of the element now at `old`.
+    let mut dest = vec![0usize; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        if let Some(d) = dest.get_mut(old) {
+            *d = new;
+        }
+    }
+    for i in 0..v.len().min(dest.len()) {
+        // Send the element at `i` to its place until `i` holds its own.
+        while let Some(&t) = dest.get(i) {
+            if t == i || t >= v.len() {
+                break;
+            }
+            v.swap(i, t);
+            dest.swap(i, t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_standard_stable_sort() {
+        // A small deterministic generator: many lengths, many duplicate keys.
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 0..200usize {
+            let mut v: Vec<(u8, usize)> = (0..len)
+                .map(|i| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    ((seed % 7) as u8, i)
+                })
+                .collect();
+            let mut expected = v.clone();
+            expected.sort_by(|a, b| a.0.cmp(&b.0));
+            sort_by(&mut v, |a, b| a.0.cmp(&b.0));
+            assert_eq!(v, expected, "length {len}");
+        }
+    }
+
+    #[test]
+    fn sorts_strings_naturally() {
+        let mut v = vec!["b".to_string(), "a".into(), "c".into(), "a".into()];
+        sort(&mut v);
+        assert_eq!(v, ["a", "a", "b", "c"]);
+    }
+}
