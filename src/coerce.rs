@@ -27,8 +27,8 @@ pub fn go_string(v: Option<&Value>) -> String {
             if is_int64_exact(f) {
                 format!("{}", f as i64)
             } else {
-                // Rust's Display for f64 is the shortest round-trip form without an exponent.
-                format!("{}", f)
+                // The shortest round-trip digits, written without an exponent.
+                plain_decimal(f)
             }
         }
         Some(other) => {
@@ -118,22 +118,92 @@ fn write_go_json(v: &Value, out: &mut String) {
 /// (`1e+21`, `1e-7`) outside [1e-6, 1e21).
 fn go_float(f: f64) -> String {
     let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let s = format!("{:e}", f);
-        match s.split_once('e') {
-            Some((mant, exp)) => {
-                let (sign, digits) = match exp.strip_prefix('-') {
-                    Some(d) => ('-', d),
-                    None => ('+', exp),
-                };
-                let digits = if sign == '+' && digits.len() < 2 { format!("0{}", digits) } else { digits.to_string() };
-                format!("{}e{}{}", mant, sign, digits)
-            }
-            None => s,
-        }
-    } else {
-        format!("{}", f)
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        return plain_decimal(f);
     }
+    let Some(d) = Digits::of(f) else { return plain_decimal(f) };
+    let mut out = String::new();
+    if d.negative {
+        out.push('-');
+    }
+    let mut digits = d.digits.chars();
+    if let Some(first) = digits.next() {
+        out.push(first);
+    }
+    let rest = digits.as_str();
+    if !rest.is_empty() {
+        out.push('.');
+        out.push_str(rest);
+    }
+    let exp = d.point - 1;
+    if exp < 0 {
+        out.push_str(&format!("e-{}", -exp));
+    } else {
+        out.push_str(&format!("e+{:02}", exp));
+    }
+    out
+}
+
+/// The shortest decimal digits that read back as one float64, in the form
+/// `0.DIGITS × 10^point`.
+///
+/// The digits come from serde_json's float writer (shortest round trip, the
+/// same digits as Go's `strconv` and Rust's `Display`); laying them out here
+/// keeps Rust's own float formatting, about 15 KB of wasm, out of the module.
+struct Digits {
+    negative: bool,
+    /// No leading or trailing zeros; empty for zero.
+    digits: String,
+    point: i64,
+}
+
+impl Digits {
+    fn of(f: f64) -> Option<Digits> {
+        let text = serde_json::Number::from_f64(f)?.to_string();
+        let (negative, text) = match text.strip_prefix('-') {
+            Some(t) => (true, t),
+            None => (false, text.as_str()),
+        };
+        let (mantissa, exp) = match text.find(['e', 'E']) {
+            Some(i) => (text.get(..i)?, text.get(i + 1..)?.parse::<i64>().ok()?),
+            None => (text, 0),
+        };
+        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let all = format!("{int_part}{frac_part}");
+        let leading = all.len() - all.trim_start_matches('0').len();
+        let digits = all.trim_start_matches('0').trim_end_matches('0').to_string();
+        let point = int_part.len() as i64 + exp - leading as i64;
+        Some(Digits { negative, digits, point })
+    }
+}
+
+/// `f` in plain decimal notation with the shortest round-trip digits (what
+/// Rust's `Display` and Go's `FormatFloat(f, 'f', -1, 64)` print).
+fn plain_decimal(f: f64) -> String {
+    let Some(d) = Digits::of(f) else { return String::from("0") };
+    let mut out = String::new();
+    if d.negative {
+        out.push('-');
+    }
+    if d.digits.is_empty() {
+        out.push('0');
+        return out;
+    }
+    let n = d.digits.len() as i64;
+    if d.point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-d.point) as usize));
+        out.push_str(&d.digits);
+    } else if d.point >= n {
+        out.push_str(&d.digits);
+        out.extend(std::iter::repeat_n('0', (d.point - n) as usize));
+    } else {
+        let (a, b) = d.digits.split_at(d.point as usize);
+        out.push_str(a);
+        out.push('.');
+        out.push_str(b);
+    }
+    out
 }
 
 fn write_go_string(s: &str, out: &mut String) {
@@ -177,9 +247,25 @@ pub fn equal_fold_ascii(s: &str, word: &str) -> bool {
     }
 }
 
-/// Go's `strings.ToLower` compared with an ASCII lowercase word.
+/// Go's `strings.ToLower` compared with an ASCII lowercase word. Go lowers
+/// rune by rune (simple case mapping); the only non-ASCII rune it lowers to
+/// an ASCII letter is the Kelvin sign (to `k`), so no Unicode tables are
+/// needed for an ASCII word.
 pub fn lower_equals(s: &str, word: &str) -> bool {
-    s.to_lowercase() == word
+    let mut a = s.chars();
+    let mut b = word.chars();
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) => {
+                let lowered = if x == '\u{212A}' { 'k' } else { x.to_ascii_lowercase() };
+                if lowered != y {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -220,5 +306,60 @@ mod tests {
         assert!(equal_fold_ascii("BE\u{17F}T", "best"));
         assert!(!equal_fold_ascii("kcpx", "kcp"));
         assert!(lower_equals("TLS", "tls"));
+        assert!(lower_equals("mTls", "mtls"));
+        assert!(!lower_equals("tlsx", "tls"));
+        assert!(!lower_equals("tl", "tls"));
+        assert!(!lower_equals("tl\u{0130}", "tli"));
+    }
+
+    /// The float layouts give the shortest round-trip digits. They agree with
+    /// Rust's own formatting except on exact ties between two shortest
+    /// candidates, where Rust rounds up and Go's `strconv` (like JavaScript)
+    /// takes the even digit: there they must take the even one.
+    #[test]
+    fn floats_shortest_round_trip_ties_to_even() {
+        // JavaScript prints this exact tie (…797.25) as …797.2, as Go does.
+        assert_eq!(plain_decimal(-1149636667324797.25), "-1149636667324797.2");
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut values = vec![0.0, -0.0, 1.0, -1.5, 0.1, 0.3, 1e-6, 9.99e-7, 1e21, 1e20, 123456.789, 5e-324, f64::MAX, f64::MIN_POSITIVE, 2.5e-8, -3.75e22];
+        for _ in 0..20000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let f = f64::from_bits(seed);
+            if f.is_finite() {
+                values.push(f);
+            }
+            // Also short decimals.
+            values.push((seed % 100_000) as f64 / 1000.0 * 10f64.powi((seed % 40) as i32 - 20));
+        }
+        let digits_of = |t: &str| -> String {
+            let m = t.split(['e', 'E']).next().unwrap();
+            m.chars().filter(char::is_ascii_digit).collect::<String>().trim_matches('0').to_string()
+        };
+        let mut ties = 0;
+        for f in values {
+            let ours = plain_decimal(f);
+            let rust = format!("{}", f);
+            assert_eq!(ours.parse::<f64>().unwrap().to_bits(), f.to_bits(), "round trip {f:e}: {ours}");
+            if ours != rust {
+                // A tie: same length, both read back, ours ends in an even digit.
+                let (a, b) = (digits_of(&ours), digits_of(&rust));
+                assert_eq!(a.len(), b.len(), "{f:e}: {ours} vs {rust}");
+                let last = a.chars().last().unwrap().to_digit(10).unwrap();
+                assert_eq!(last % 2, 0, "{f:e}: {ours} vs {rust}");
+                ties += 1;
+            }
+            let json = go_float(f);
+            assert_eq!(json.parse::<f64>().unwrap().to_bits(), f.to_bits(), "json round trip {f:e}: {json}");
+            if f != 0.0 && !(1e-6..1e21).contains(&f.abs()) {
+                let (m, e) = json.split_once('e').unwrap();
+                assert_eq!(digits_of(m), digits_of(&ours), "{f:e}");
+                assert!(e.starts_with('-') || (e.starts_with('+') && e.len() >= 3), "{json}");
+            } else {
+                assert_eq!(json, ours);
+            }
+        }
+        assert!(ties < 200, "{ties} ties");
     }
 }
