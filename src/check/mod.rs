@@ -155,10 +155,12 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
 /// Checks one document: a tunnel input, a plan, one node's GOST config or a
 /// command list. Never panics; an unreadable document is one IN001 finding.
 pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
-    if let Err(e) = crate::limits::check_value(doc, &options.limits) {
-        return finish("unknown", "document", vec![e.to_finding()]);
-    }
-    if util::value_count_exceeds(doc, MAX_VALUES) {
+    // One walk for the limits and the value count (the limits come first).
+    let values = match crate::limits::check_value_counting(doc, &options.limits) {
+        Ok(n) => n,
+        Err(e) => return finish("unknown", "document", vec![e.to_finding()]),
+    };
+    if values > MAX_VALUES {
         return unreadable(
             "unknown",
             &format!("more than {} JSON values", MAX_VALUES),

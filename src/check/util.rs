@@ -351,24 +351,6 @@ pub fn canon_host(h: &str) -> String {
     t.to_ascii_lowercase()
 }
 
-/// Counts JSON values (iteratively), stopping once `limit` is exceeded.
-pub fn value_count_exceeds(v: &Value, limit: usize) -> bool {
-    let mut stack: Vec<&Value> = vec![v];
-    let mut count = 0usize;
-    while let Some(x) = stack.pop() {
-        count += 1;
-        if count > limit {
-            return true;
-        }
-        match x {
-            Value::Array(a) => stack.extend(a.iter()),
-            Value::Object(o) => stack.extend(o.values()),
-            _ => {}
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
