@@ -89,7 +89,7 @@ impl<'a> Doc<'a> {
                         mode: Mode::Service,
                     };
                     dec.object(SERVICE, obj, &p, "");
-                    dec.scan_service_selectors(item, &p, 0);
+                    dec.scan_service_selectors(item, &p);
                     self.services.push(Svc {
                         obj,
                         path: p,

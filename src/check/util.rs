@@ -21,6 +21,27 @@ pub fn join(base: &str, token: &str) -> String {
     out
 }
 
+/// A JSON Pointer that is only spelled out when a finding needs it: the
+/// decode walk visits every field but reports few, so it passes these
+/// (borrowed, on the stack) instead of building a string per field.
+#[derive(Clone, Copy)]
+pub(crate) enum Ptr<'a> {
+    /// An already built pointer.
+    Base(&'a str),
+    Key(&'a Ptr<'a>, &'a str),
+    Index(&'a Ptr<'a>, usize),
+}
+
+impl Ptr<'_> {
+    pub fn render(&self) -> String {
+        match self {
+            Ptr::Base(b) => b.to_string(),
+            Ptr::Key(parent, k) => join(&parent.render(), k),
+            Ptr::Index(parent, i) => join_i(&parent.render(), *i),
+        }
+    }
+}
+
 /// Appends an array index to a JSON Pointer.
 pub fn join_i(base: &str, index: usize) -> String {
     use std::fmt::Write;
