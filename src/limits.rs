@@ -325,7 +325,7 @@ enum Tok<'a> {
 
 /// [`check_value`] that also returns how many JSON values (objects, arrays,
 /// scalars) the document holds, so callers with a value budget need no second walk.
-pub(crate) fn check_value_counting(v: &Value, limits: &Limits) -> Result<usize, LimitError> {
+pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<usize, LimitError> {
     // Path pieces live in an arena: (parent index, token), borrowed from the
     // document. Index 0 is the root. Pointers are only built for an error.
     let mut arena: Vec<(usize, Tok)> = vec![(0, Tok::Index(0))];
@@ -353,18 +353,18 @@ pub(crate) fn check_value_counting(v: &Value, limits: &Limits) -> Result<usize, 
     let mut count = 0usize;
 
     // (value, arena index of its path, depth of containers above it)
-    let mut stack: Vec<(&Value, usize, usize)> = vec![(v, 0, 0)];
+    let mut stack: Vec<(&N, usize, usize)> = vec![(v, 0, 0)];
     while let Some((cur, at, depth)) = stack.pop() {
         count += 1;
-        match cur {
+        match cur.shape() {
             // A string has at most as many characters as bytes: count only when it may be over.
-            Value::String(s) if s.len() > limits.max_string_len => {
+            Shape::Str(s) if s.len() > limits.max_string_len => {
                 let n = s.chars().count();
                 if n > limits.max_string_len {
                     return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
                 }
             }
-            Value::Array(items) => {
+            Shape::Arr(items) => {
                 if depth + 1 > limits.max_depth {
                     return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
                 }
@@ -373,23 +373,23 @@ pub(crate) fn check_value_counting(v: &Value, limits: &Limits) -> Result<usize, 
                     stack.push((item, arena.len() - 1, depth + 1));
                 }
             }
-            Value::Object(map) => {
+            Shape::Obj => {
                 if depth + 1 > limits.max_depth {
                     return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
                 }
-                let tunnel = map.get("tunnel").and_then(Value::as_object);
-                if let Some(Value::Array(nodes)) = map.get("nodes") {
+                let tunnel = cur.field("tunnel").filter(|t| matches!(t.shape(), Shape::Obj));
+                if let Some(Shape::Arr(nodes)) = cur.field("nodes").map(N::shape) {
                     if (depth == 0 || tunnel.is_some()) && nodes.len() > limits.max_nodes {
                         return Err(LimitError::new("maxNodes", nodes.len(), limits.max_nodes, pointer(&arena, at, &["nodes"])));
                     }
                 }
                 if let Some(t) = tunnel {
-                    if let Some(Value::Array(hops)) = t.get("chainNodes") {
+                    if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
                         if hops.len() > limits.max_hops {
                             return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["tunnel", "chainNodes"])));
                         }
                         for (i, hop) in hops.iter().enumerate() {
-                            if let Value::Array(members) = hop {
+                            if let Shape::Arr(members) = hop.shape() {
                                 if members.len() > limits.max_nodes_per_hop {
                                     let idx = i.to_string();
                                     return Err(LimitError::new(
@@ -403,7 +403,7 @@ pub(crate) fn check_value_counting(v: &Value, limits: &Limits) -> Result<usize, 
                         }
                     }
                     for key in ["inNodeId", "outNodeId"] {
-                        if let Some(Value::Array(members)) = t.get(key) {
+                        if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
                             if members.len() > limits.max_nodes_per_hop {
                                 return Err(LimitError::new(
                                     "maxNodesPerHop",
@@ -415,12 +415,12 @@ pub(crate) fn check_value_counting(v: &Value, limits: &Limits) -> Result<usize, 
                         }
                     }
                 }
-                if let Some(Value::Array(hops)) = map.get("hops") {
+                if let Some(Shape::Arr(hops)) = cur.field("hops").map(N::shape) {
                     if hops.len() > limits.max_hops {
                         return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["hops"])));
                     }
                     for (i, hop) in hops.iter().enumerate() {
-                        if let Some(Value::Array(members)) = hop.get("nodes") {
+                        if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
                             if members.len() > limits.max_nodes_per_hop {
                                 let idx = i.to_string();
                                 return Err(LimitError::new(
@@ -433,7 +433,7 @@ pub(crate) fn check_value_counting(v: &Value, limits: &Limits) -> Result<usize, 
                         }
                     }
                 }
-                for (k, child) in map.iter().rev() {
+                for (k, child) in cur.entries().rev() {
                     if k.len() > limits.max_string_len {
                         let n = k.chars().count();
                         if n > limits.max_string_len {
@@ -448,6 +448,40 @@ pub(crate) fn check_value_counting(v: &Value, limits: &Limits) -> Result<usize, 
         }
     }
     Ok(count)
+}
+
+/// What the limit walk needs to know about a JSON value, so that it runs the
+/// same way over a `serde_json::Value` and over the checker's own tree.
+pub(crate) enum Shape<'n, N> {
+    Str(&'n str),
+    Arr(&'n [N]),
+    Obj,
+    Other,
+}
+
+pub(crate) trait Node: Sized {
+    fn shape(&self) -> Shape<'_, Self>;
+    /// The field `key` of an object (`None` for anything else).
+    fn field(&self, key: &str) -> Option<&Self>;
+    /// An object's entries in key order (none for anything else).
+    fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)>;
+}
+
+impl Node for Value {
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            Value::String(s) => Shape::Str(s),
+            Value::Array(a) => Shape::Arr(a),
+            Value::Object(_) => Shape::Obj,
+            _ => Shape::Other,
+        }
+    }
+    fn field(&self, key: &str) -> Option<&Self> {
+        self.as_object()?.get(key)
+    }
+    fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
+        self.as_object().into_iter().flat_map(|m| m.iter()).map(|(k, v)| (k.as_str(), v))
+    }
 }
 
 /// Both checks for JSON text: [`check_text`], then parse, then [`check_value`].

@@ -5,7 +5,7 @@
 
 use super::rules::Sink;
 use super::util::{dial_addr_problem, json_type, listen_addr_problem, parse_go_duration, reason_zh, Ptr};
-use serde_json::{Map, Value};
+use super::tree::{Obj, Val};
 
 /// The Go type a config field decodes into.
 #[derive(Clone, Copy)]
@@ -195,7 +195,7 @@ fn expected_zh(ty: Ty) -> &'static str {
 }
 
 impl Decoder<'_> {
-    fn type_error(&mut self, ty: Ty, v: &Value, path: &Ptr, what: &str) {
+    fn type_error(&mut self, ty: Ty, v: &Val<'_>, path: &Ptr, what: &str) {
         self.sink.add(
             "AC001",
             self.node_id,
@@ -217,7 +217,7 @@ impl Decoder<'_> {
 
     /// Decodes `v` as `ty`. `key` is the JSON key it sits under and
     /// `parent_key` the key of its enclosing object (for the duration step).
-    fn value(&mut self, ty: Ty, v: &Value, path: &Ptr, key: &str, parent_key: &str) {
+    fn value(&mut self, ty: Ty, v: &Val<'_>, path: &Ptr, key: &str, parent_key: &str) {
         if v.is_null() {
             return; // Go leaves the zero value
         }
@@ -303,7 +303,7 @@ impl Decoder<'_> {
         }
     }
 
-    fn duration(&mut self, v: &Value, path: &Ptr, key: &str, parent_key: &str) {
+    fn duration(&mut self, v: &Val<'_>, path: &Ptr, key: &str, parent_key: &str) {
         if v.as_i64().is_some() {
             return;
         }
@@ -354,30 +354,30 @@ impl Decoder<'_> {
     /// The agent's duration step for services runs over every `selector`
     /// object in the service, wherever it sits; an unparsable string is
     /// reported even where the typed walk does not reach (metadata excepted).
-    pub fn scan_service_selectors(&mut self, v: &Value, path: &str) {
+    pub fn scan_service_selectors(&mut self, v: &Val<'_>, path: &str) {
         self.scan_selectors_at(v, &Ptr::Base(path), 0)
     }
 
-    fn scan_selectors_at(&mut self, v: &Value, path: &Ptr, depth: usize) {
+    fn scan_selectors_at(&mut self, v: &Val<'_>, path: &Ptr, depth: usize) {
         if depth > 32 {
             return;
         }
         match v {
-            Value::Object(o) => {
-                for (k, child) in o {
+            Val::Obj(o) => {
+                for (k, child) in o.iter() {
                     if k == "metadata" {
                         continue;
                     }
                     let p = Ptr::Key(path, k);
                     if k == "selector" {
-                        if let Some(Value::String(ft)) = child.as_object().and_then(|sel| sel.get("failTimeout")) {
+                        if let Some(Val::Str(ft)) = child.as_object().and_then(|sel| sel.get("failTimeout")) {
                             self.service_duration(ft, &Ptr::Key(&p, "failTimeout"));
                         }
                     }
                     self.scan_selectors_at(child, &p, depth + 1);
                 }
             }
-            Value::Array(a) => {
+            Val::Arr(a) => {
                 for (i, child) in a.iter().enumerate() {
                     self.scan_selectors_at(child, &Ptr::Index(path, i), depth + 1);
                 }
@@ -386,12 +386,12 @@ impl Decoder<'_> {
         }
     }
 
-    pub fn object(&mut self, fields: &'static [Field], obj: &Map<String, Value>, path: &str, own_key: &str) {
+    pub fn object(&mut self, fields: &'static [Field], obj: &Obj<'_>, path: &str, own_key: &str) {
         self.object_at(fields, obj, &Ptr::Base(path), own_key)
     }
 
-    fn object_at(&mut self, fields: &'static [Field], obj: &Map<String, Value>, path: &Ptr, own_key: &str) {
-        for (k, v) in obj {
+    fn object_at(&mut self, fields: &'static [Field], obj: &Obj<'_>, path: &Ptr, own_key: &str) {
+        for (k, v) in obj.iter() {
             if let Some(f) = fields.iter().find(|f| f.0.eq_ignore_ascii_case(k)) {
                 self.value(f.1, v, &Ptr::Key(path, k), k, own_key);
             }
@@ -404,7 +404,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn codes(mode: Mode, fields: &'static [Field], v: Value) -> Vec<String> {
+    fn codes(mode: Mode, fields: &'static [Field], v: serde_json::Value) -> Vec<String> {
+        let v = Val::from_value(&v);
         let mut sink = Sink::default();
         let mut d = Decoder {
             sink: &mut sink,

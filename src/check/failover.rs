@@ -6,6 +6,7 @@ use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
 use super::util::{get_arr, get_ci, get_int, get_obj, join};
 use crate::finding::Fix;
+use super::tree::Val;
 use serde_json::Value;
 
 /// The chain a service's handler names, among the chains the same node gets
@@ -34,7 +35,7 @@ pub(crate) fn first_hop_nodes(chain: &Chn<'_>) -> Option<usize> {
 
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     for svc in &doc.services {
-        let Some((hkey, Value::Object(handler))) = get_ci(svc.obj, "handler") else {
+        let Some((hkey, Val::Obj(handler))) = get_ci(svc.obj, "handler") else {
             continue;
         };
         let hpath = join(&svc.path, hkey);

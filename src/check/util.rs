@@ -3,7 +3,8 @@
 //! return `None`/`Err` on bad input and never panic.
 
 use crate::finding::pointer_token;
-use serde_json::{Map, Value};
+use super::tree::{Obj, Val};
+use serde_json::Value;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Appends one reference token to a JSON Pointer.
@@ -55,53 +56,69 @@ pub fn join_i(base: &str, index: usize) -> String {
 /// A field of a JSON object looked up the way Go's `encoding/json` matches
 /// struct fields: the exact key first, else a case-insensitive one.
 /// Returns the key actually used and its value.
-pub fn get_ci<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<(&'a str, &'a Value)> {
-    if let Some((k, v)) = obj.get_key_value(name) {
-        return Some((k.as_str(), v));
+pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &'o Val<'a>)> {
+    if let Some(kv) = obj.get_key_value(name) {
+        return Some(kv);
     }
-    obj.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(k, v)| (k.as_str(), v))
+    obj.iter().find(|(k, _)| k.eq_ignore_ascii_case(name))
 }
 
 /// A string field (Go semantics: a non-string is treated as absent here; the
 /// decode-type rule reports it separately).
-pub fn get_str<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+pub(crate) fn get_str<'o>(obj: &'o Obj<'_>, name: &str) -> Option<&'o str> {
     get_ci(obj, name).and_then(|(_, v)| v.as_str())
 }
 
-pub fn get_obj<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Map<String, Value>> {
+pub(crate) fn get_obj<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o Obj<'a>> {
     get_ci(obj, name).and_then(|(_, v)| v.as_object())
 }
 
-pub fn get_arr<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Vec<Value>> {
+pub(crate) fn get_arr<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o [Val<'a>]> {
     get_ci(obj, name).and_then(|(_, v)| v.as_array())
 }
 
 /// An integer field as the agent decodes it: `Ok(None)` when absent or null,
 /// `Err(())` when present with a type Go's decoder rejects.
-pub fn get_int(obj: &Map<String, Value>, name: &str) -> Result<Option<i64>, ()> {
+pub(crate) fn get_int(obj: &Obj<'_>, name: &str) -> Result<Option<i64>, ()> {
     match get_ci(obj, name) {
-        None | Some((_, Value::Null)) => Ok(None),
+        None | Some((_, Val::Null)) => Ok(None),
         Some((_, v)) => v.as_i64().map(Some).ok_or(()),
     }
 }
 
 /// Loose integer the way the panel coerces ids: JSON integers or numeric strings.
-pub fn loose_int(v: &Value) -> Option<i64> {
+pub(crate) fn loose_int(v: &Val<'_>) -> Option<i64> {
     match v {
-        Value::Number(n) => n.as_i64().or_else(|| {
+        Val::Num(n) => n.as_i64().or_else(|| {
             n.as_f64()
                 .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
                 .map(|f| f as i64)
         }),
-        Value::String(s) => s.trim().parse::<i64>().ok(),
+        Val::Str(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     }
 }
 
 /// Short name of a JSON value's type, for messages.
-pub fn json_type(v: &Value) -> &'static str {
+pub(crate) fn json_type(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Deep(v) => json_type_of(v),
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(n) => {
+            if n.is_f64() {
+                "non-integer number"
+            } else {
+                "integer"
+            }
+        }
+        Val::Str(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+fn json_type_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -119,7 +136,25 @@ pub fn json_type(v: &Value) -> &'static str {
 }
 
 /// Chinese name of a JSON value's type, for messages.
-pub fn json_type_zh(v: &Value) -> &'static str {
+pub(crate) fn json_type_zh(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Deep(v) => json_type_zh_of(v),
+        Val::Null => "null",
+        Val::Bool(_) => "布尔值",
+        Val::Num(n) => {
+            if n.is_f64() {
+                "非整数数字"
+            } else {
+                "整数"
+            }
+        }
+        Val::Str(_) => "字符串",
+        Val::Arr(_) => "数组",
+        Val::Obj(_) => "对象",
+    }
+}
+
+fn json_type_zh_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "布尔值",
