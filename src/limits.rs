@@ -352,6 +352,12 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
     };
     let mut count = 0usize;
 
+    // Scalars that cannot be over a limit are counted without being visited.
+    let visit = |child: &N| match child.shape() {
+        Shape::Arr(_) | Shape::Obj => true,
+        Shape::Str(s) => s.len() > limits.max_string_len,
+        Shape::Other => false,
+    };
     // (value, arena index of its path, depth of containers above it)
     let mut stack: Vec<(&N, usize, usize)> = vec![(v, 0, 0)];
     while let Some((cur, at, depth)) = stack.pop() {
@@ -369,16 +375,44 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                     return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
                 }
                 for (i, item) in items.iter().enumerate().rev() {
-                    arena.push((at, Tok::Index(i)));
-                    stack.push((item, arena.len() - 1, depth + 1));
+                    if visit(item) {
+                        arena.push((at, Tok::Index(i)));
+                        stack.push((item, arena.len() - 1, depth + 1));
+                    } else {
+                        count += 1;
+                    }
                 }
             }
             Shape::Obj => {
                 if depth + 1 > limits.max_depth {
                     return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
                 }
-                let tunnel = cur.field("tunnel").filter(|t| matches!(t.shape(), Shape::Obj));
-                if let Some(Shape::Arr(nodes)) = cur.field("nodes").map(N::shape) {
+                // One pass over the entries: queue the children and note the
+                // fields the counts need; errors are reported in the order
+                // nodes, tunnel, hops, keys.
+                let (mut tunnel, mut nodes, mut hops, mut long_key) = (None, None, None, None);
+                for (k, child) in cur.entries().rev() {
+                    match k {
+                        "tunnel" => tunnel = Some(child),
+                        "nodes" => nodes = Some(child),
+                        "hops" => hops = Some(child),
+                        _ => {}
+                    }
+                    if long_key.is_none() && k.len() > limits.max_string_len {
+                        let n = k.chars().count();
+                        if n > limits.max_string_len {
+                            long_key = Some(n);
+                        }
+                    }
+                    if visit(child) {
+                        arena.push((at, Tok::Key(k)));
+                        stack.push((child, arena.len() - 1, depth + 1));
+                    } else {
+                        count += 1;
+                    }
+                }
+                let tunnel = tunnel.filter(|t| matches!(t.shape(), Shape::Obj));
+                if let Some(Shape::Arr(nodes)) = nodes.map(N::shape) {
                     if (depth == 0 || tunnel.is_some()) && nodes.len() > limits.max_nodes {
                         return Err(LimitError::new("maxNodes", nodes.len(), limits.max_nodes, pointer(&arena, at, &["nodes"])));
                     }
@@ -415,7 +449,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                         }
                     }
                 }
-                if let Some(Shape::Arr(hops)) = cur.field("hops").map(N::shape) {
+                if let Some(Shape::Arr(hops)) = hops.map(N::shape) {
                     if hops.len() > limits.max_hops {
                         return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["hops"])));
                     }
@@ -433,15 +467,8 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                         }
                     }
                 }
-                for (k, child) in cur.entries().rev() {
-                    if k.len() > limits.max_string_len {
-                        let n = k.chars().count();
-                        if n > limits.max_string_len {
-                            return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
-                        }
-                    }
-                    arena.push((at, Tok::Key(k)));
-                    stack.push((child, arena.len() - 1, depth + 1));
+                if let Some(n) = long_key {
+                    return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
                 }
             }
             _ => {}
