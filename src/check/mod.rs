@@ -255,23 +255,30 @@ fn check_kind(doc: &Val<'_>, kind: Kind) -> CheckReport {
 
 /// [`check`] on JSON text: text that is not JSON or is too large is one IN001.
 pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
+    // The usual case: the checker's own tree (strings borrowed from the
+    // text, no B-trees) and one limit walk over it. The tree holds every
+    // string and container of the text, so the walk finds a depth or string
+    // length over the limit exactly when the text scan would; the counts it
+    // checks are those of `check`. Anything else (text over the byte limit or
+    // not parsed into a tree, any limit exceeded, a tunnel input, which the
+    // planner reads as a `serde_json::Value`) takes the route below, which
+    // gives the same report as always.
+    if text.len() <= options.limits.max_input_bytes {
+        if let Some(tree) = tree::parse(text) {
+            if let Ok(values) = crate::limits::check_value_counting(&tree, &options.limits) {
+                if values > MAX_VALUES {
+                    return too_many_values();
+                }
+                match kind_of(&tree, options) {
+                    Ok(Kind::Tunnel) => {}
+                    Ok(kind) => return check_kind(&tree, kind),
+                    Err((en, zh)) => return unreadable("unknown", &en, &zh),
+                }
+            }
+        }
+    }
     if let Err(e) = crate::limits::check_text(text, &options.limits) {
         return finish("unknown", "document", vec![e.to_finding()]);
-    }
-    // The checker's own tree: strings borrowed from the text, no B-trees.
-    // Anything it does not cover (a tunnel input, text that does not parse)
-    // takes the `serde_json::Value` route below, which gives the same report.
-    if let Some(tree) = tree::parse(text) {
-        match crate::limits::check_value_counting(&tree, &options.limits) {
-            Ok(n) if n > MAX_VALUES => return too_many_values(),
-            Ok(_) => {}
-            Err(e) => return finish("unknown", "document", vec![e.to_finding()]),
-        }
-        match kind_of(&tree, options) {
-            Ok(Kind::Tunnel) => {}
-            Ok(kind) => return check_kind(&tree, kind),
-            Err((en, zh)) => return unreadable("unknown", &en, &zh),
-        }
     }
     match serde_json::from_str::<Value>(text) {
         Ok(v) => check(&v, options),

@@ -36,18 +36,17 @@ pub(crate) static NULL: Val<'static> = Val::Null;
 const DEEP: usize = 100;
 
 impl<'a> Obj<'a> {
-    fn from_entries(mut entries: Vec<(Cow<'a, str>, Val<'a>)>) -> Obj<'a> {
-        // Stable: of equal keys the last one read wins, as with a map insert.
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        entries.dedup_by(|later, kept| {
-            if later.0 == kept.0 {
-                std::mem::swap(&mut later.1, &mut kept.1);
-                true
-            } else {
-                false
+    /// `None` when a key repeats: the caller takes the `serde_json::Value`
+    /// route then (see [`parse`]).
+    fn from_entries(mut entries: Vec<(Cow<'a, str>, Val<'a>)>) -> Option<Obj<'a>> {
+        let sorted = |e: &[(Cow<'a, str>, Val<'a>)]| e.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0));
+        if !sorted(&entries) {
+            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            if !sorted(&entries) {
+                return None;
             }
-        });
-        Obj(entries)
+        }
+        Some(Obj(entries))
     }
 
     pub fn get_key_value(&self, key: &str) -> Option<(&str, &Val<'a>)> {
@@ -190,9 +189,11 @@ impl fmt::Display for Val<'_> {
 }
 
 /// Parses JSON text like `serde_json::from_str::<Value>`, borrowing strings
-/// without escapes. `None` when that parse fails or the text uses the one key
-/// `serde_json::Value` treats specially (`$serde_json::private::RawValue`):
-/// the caller then takes the `serde_json::Value` route for the exact result.
+/// without escapes. `None` when that parse fails, when an object repeats a
+/// key, or when the text uses the one key `serde_json::Value` treats
+/// specially (`$serde_json::private::RawValue`): the caller then takes the
+/// `serde_json::Value` route for the exact result. So a tree from `parse`
+/// holds every string and container of the text.
 pub(crate) fn parse(text: &str) -> Option<Val<'_>> {
     serde_json::from_str::<Val>(text).ok()
 }
@@ -259,7 +260,7 @@ impl<'de> Visitor<'de> for ValVisitor {
             let v = map.next_value()?;
             entries.push((k, v));
         }
-        Ok(Val::Obj(Obj::from_entries(entries)))
+        Obj::from_entries(entries).map(Val::Obj).ok_or_else(|| de::Error::custom("duplicate key"))
     }
 }
 
@@ -302,14 +303,14 @@ mod tests {
 
     #[test]
     fn behaves_like_serde_json_value() {
-        same(r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0.1e-5,"x\u00e9\n",null,true,{}],"a":{"z":0,"y":[]},"A":"Ü"}"#);
-        same(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#);
+        same(r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0.1e-5,"x\u00e9\n",null,true,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#);
+        assert!(parse(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#).is_none(), "repeated keys");
         same(r#""plain""#);
         same("18446744073709551615");
         assert!(parse(r#"{"$serde_json::private::RawValue":"[1]"}"#).is_none());
         assert!(parse("[1,]").is_none());
-        let v: Value = serde_json::from_str(r#"{"b":1,"a":2,"a":3}"#).unwrap();
-        let t = parse(r#"{"b":1,"a":2,"a":3}"#).unwrap();
+        let v: Value = serde_json::from_str(r#"{"b":1,"c":2,"a":3}"#).unwrap();
+        let t = parse(r#"{"b":1,"c":2,"a":3}"#).unwrap();
         let o = t.as_object().unwrap();
         assert_eq!(o.keys().collect::<Vec<_>>(), v.as_object().unwrap().keys().collect::<Vec<_>>());
         assert_eq!(o.get("a").and_then(Val::as_i64), Some(3));
