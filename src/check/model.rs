@@ -19,7 +19,7 @@ pub(crate) struct Chn<'a> {
     pub obj: &'a Obj<'a>,
     pub path: String,
     /// The name services refer to it by.
-    pub name: String,
+    pub name: &'a str,
     pub node_id: Option<i64>,
     pub group: usize,
 }
@@ -49,11 +49,11 @@ pub(crate) struct Doc<'a> {
     pub whole_plan: bool,
     /// (group, node) -> chain name -> index of the last such chain in
     /// `chains`, built on first use: name lookups stay O(1) on big configs.
-    pub chain_index: std::cell::OnceCell<ChainIndex>,
+    pub chain_index: std::cell::OnceCell<ChainIndex<'a>>,
 }
 
 /// (group, node) -> chain name -> index into `Doc::chains`.
-pub(crate) type ChainIndex = std::collections::HashMap<(usize, Option<i64>), std::collections::HashMap<String, usize>>;
+pub(crate) type ChainIndex<'a> = std::collections::HashMap<(usize, Option<i64>), std::collections::HashMap<&'a str, usize>>;
 
 fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);
@@ -116,7 +116,7 @@ impl<'a> Doc<'a> {
         sink: &mut Sink,
         data: &'a Val<'a>,
         path: &str,
-        name_override: Option<&str>,
+        name_override: Option<&'a str>,
         node_id: Option<i64>,
         group: usize,
     ) {
@@ -130,7 +130,7 @@ impl<'a> Doc<'a> {
                 }
                 .object(CHAIN, obj, path, "");
                 let own = get_ci(obj, "name").and_then(|(_, v)| v.as_str()).unwrap_or("");
-                let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own).to_string();
+                let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own);
                 self.chains.push(Chn {
                     obj,
                     path: path.to_string(),
