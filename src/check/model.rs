@@ -282,7 +282,7 @@ impl<'a> Doc<'a> {
                     // An address that already carries a port (a server IP given
                     // as a URL with a port) is dialed at that host.
                     if let Ok((h, _)) = super::util::split_host_port(a.trim()) {
-                        hosts.push(super::util::canon_host(&h));
+                        hosts.push(super::util::canon_host(h));
                     }
                 }
                 hosts.retain(|h| !h.is_empty());

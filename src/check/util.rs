@@ -174,7 +174,7 @@ fn json_type_zh_of(v: &Value) -> &'static str {
 pub use crate::duration::parse_go_duration;
 
 /// Go's `net.SplitHostPort`: `(host, port)` or the reason it fails.
-pub fn split_host_port(hostport: &str) -> Result<(String, String), &'static str> {
+pub fn split_host_port(hostport: &str) -> Result<(&str, &str), &'static str> {
     if !hostport.contains(':') {
         return Err("missing port in address");
     }
@@ -215,7 +215,7 @@ pub fn split_host_port(hostport: &str) -> Result<(String, String), &'static str>
     if after_close.contains(']') {
         return Err("unexpected ']' in address");
     }
-    Ok((host.to_string(), port.to_string()))
+    Ok((host, port))
 }
 
 /// Go's `isDomainName` (the pure-Go resolver refuses anything else).
@@ -340,10 +340,10 @@ pub fn listen_addr_problem(addr: &str) -> Option<String> {
         Ok(hp) => hp,
         Err(e) => return Some(e.to_string()),
     };
-    if let Err(e) = port_number(&port) {
+    if let Err(e) = port_number(port) {
         return Some(e);
     }
-    if !host.is_empty() && !is_ip_literal(&host, true) && !is_domain_name(&host) {
+    if !host.is_empty() && !is_ip_literal(host, true) && !is_domain_name(host) {
         return Some(format!(
             "host {:?} is neither an IP address nor a resolvable name",
             host
@@ -364,12 +364,12 @@ pub fn dial_addr_problem(addr: &str) -> Option<String> {
     if host.is_empty() {
         return Some("no host".into());
     }
-    match port_number(&port) {
+    match port_number(port) {
         Err(e) => return Some(e),
         Ok(0) => return Some("port 0 cannot be dialed".into()),
         Ok(_) => {}
     }
-    if !is_ip_literal(&host, true) && !is_domain_name(&host) {
+    if !is_ip_literal(host, true) && !is_domain_name(host) {
         return Some(format!(
             "host {:?} is neither an IP address nor a resolvable name",
             host
@@ -381,7 +381,7 @@ pub fn dial_addr_problem(addr: &str) -> Option<String> {
 /// The port of a `host:port` address, when it is a number.
 pub fn addr_port(addr: &str) -> Option<i64> {
     let (_, port) = split_host_port(addr).ok()?;
-    port_number(&port).ok().map(i64::from)
+    port_number(port).ok().map(i64::from)
 }
 
 /// The port after the last `:` of an address, even one Go cannot parse
@@ -397,7 +397,7 @@ pub fn loose_port(addr: &str) -> Option<i64> {
 
 /// The host of a `host:port` address (brackets removed, lowercased).
 pub fn addr_host(addr: &str) -> Option<String> {
-    split_host_port(addr).ok().map(|(h, _)| canon_host(&h))
+    split_host_port(addr).ok().map(|(h, _)| canon_host(h))
 }
 
 /// A host in the form used to compare addresses: trimmed, unbracketed, lowercase.
