@@ -176,11 +176,12 @@ impl From<LimitError> for ApiError {
 enum Frame {
     /// `index` of the element being read.
     Array { index: usize },
-    /// The last key read (`None` before the first key).
-    Object { key: Option<String> },
+    /// Where the last key read sits in the text, quotes included (`None`
+    /// before the first key). Decoded only when an error names the path.
+    Object { key: Option<(usize, usize)> },
 }
 
-fn frames_pointer(frames: &[Frame]) -> String {
+fn frames_pointer(text: &str, frames: &[Frame]) -> String {
     let mut p = String::new();
     for f in frames {
         match f {
@@ -188,9 +189,11 @@ fn frames_pointer(frames: &[Frame]) -> String {
                 p.push('/');
                 p.push_str(&index.to_string());
             }
-            Frame::Object { key: Some(k) } => {
+            Frame::Object { key: Some((start, end)) } => {
+                let raw = text.get(*start..*end).unwrap_or("");
+                let k = serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.trim_matches('"').to_string());
                 p.push('/');
-                p.push_str(&pointer_token(k));
+                p.push_str(&pointer_token(&k));
             }
             Frame::Object { key: None } => {}
         }
@@ -215,7 +218,7 @@ pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
         match b {
             b'[' | b'{' => {
                 if frames.len() >= limits.max_depth {
-                    return Err(LimitError::new("maxDepth", frames.len() + 1, limits.max_depth, frames_pointer(&frames)));
+                    return Err(LimitError::new("maxDepth", frames.len() + 1, limits.max_depth, frames_pointer(text, &frames)));
                 }
                 if b == b'[' {
                     frames.push(Frame::Array { index: 0 });
@@ -245,16 +248,15 @@ pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
                 if chars > limits.max_string_len {
                     // A value points at itself; an over-long key at the object holding it.
                     let path = if expect_key {
-                        frames_pointer(frames.get(..frames.len().saturating_sub(1)).unwrap_or(&[]))
+                        frames_pointer(text, frames.get(..frames.len().saturating_sub(1)).unwrap_or(&[]))
                     } else {
-                        frames_pointer(&frames)
+                        frames_pointer(text, &frames)
                     };
                     return Err(LimitError::new("maxStringLen", chars, limits.max_string_len, path));
                 }
                 if expect_key {
                     if let Some(Frame::Object { key }) = frames.last_mut() {
-                        let raw = text.get(start..end.min(text.len())).unwrap_or("");
-                        *key = Some(serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.trim_matches('"').to_string()));
+                        *key = Some((start, end.min(text.len())));
                     }
                     expect_key = false;
                 }
@@ -312,14 +314,30 @@ fn scan_string(bytes: &[u8], mut i: usize) -> (usize, usize) {
 ///
 /// The first value over a limit, in document order, is reported.
 pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
-    // Path pieces live in an arena: (parent index, token). Index 0 is the root.
-    let mut arena: Vec<(usize, String)> = vec![(0, String::new())];
-    let pointer = |arena: &[(usize, String)], mut at: usize, extra: &[&str]| -> String {
+    check_value_counting(v, limits).map(|_| ())
+}
+
+/// One reference token of a path in [`check_value_counting`]'s arena.
+enum Tok<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// [`check_value`] that also returns how many JSON values (objects, arrays,
+/// scalars) the document holds, so callers with a value budget need no second walk.
+pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<usize, LimitError> {
+    // Path pieces live in an arena: (parent index, token), borrowed from the
+    // document. Index 0 is the root. Pointers are only built for an error.
+    let mut arena: Vec<(usize, Tok)> = vec![(0, Tok::Index(0))];
+    let pointer = |arena: &[(usize, Tok)], mut at: usize, extra: &[&str]| -> String {
         let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
         while at != 0 {
             match arena.get(at) {
                 Some((parent, tok)) => {
-                    parts.push(pointer_token(tok));
+                    parts.push(match tok {
+                        Tok::Key(k) => pointer_token(k),
+                        Tok::Index(i) => i.to_string(),
+                    });
                     at = *parent;
                 }
                 None => break,
@@ -332,43 +350,80 @@ pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
         }
         p
     };
+    let mut count = 0usize;
 
+    // Scalars that cannot be over a limit are counted without being visited.
+    let visit = |child: &N| match child.shape() {
+        Shape::Arr(_) | Shape::Obj => true,
+        Shape::Str(s) => s.len() > limits.max_string_len,
+        Shape::Other => false,
+    };
     // (value, arena index of its path, depth of containers above it)
-    let mut stack: Vec<(&Value, usize, usize)> = vec![(v, 0, 0)];
+    let mut stack: Vec<(&N, usize, usize)> = vec![(v, 0, 0)];
     while let Some((cur, at, depth)) = stack.pop() {
-        match cur {
-            Value::String(s) => {
+        count += 1;
+        match cur.shape() {
+            // A string has at most as many characters as bytes: count only when it may be over.
+            Shape::Str(s) if s.len() > limits.max_string_len => {
                 let n = s.chars().count();
                 if n > limits.max_string_len {
                     return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
                 }
             }
-            Value::Array(items) => {
+            Shape::Arr(items) => {
                 if depth + 1 > limits.max_depth {
                     return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
                 }
                 for (i, item) in items.iter().enumerate().rev() {
-                    arena.push((at, i.to_string()));
-                    stack.push((item, arena.len() - 1, depth + 1));
+                    if visit(item) {
+                        arena.push((at, Tok::Index(i)));
+                        stack.push((item, arena.len() - 1, depth + 1));
+                    } else {
+                        count += 1;
+                    }
                 }
             }
-            Value::Object(map) => {
+            Shape::Obj => {
                 if depth + 1 > limits.max_depth {
                     return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
                 }
-                let tunnel = map.get("tunnel").and_then(Value::as_object);
-                if let Some(Value::Array(nodes)) = map.get("nodes") {
+                // One pass over the entries: queue the children and note the
+                // fields the counts need; errors are reported in the order
+                // nodes, tunnel, hops, keys.
+                let (mut tunnel, mut nodes, mut hops, mut long_key) = (None, None, None, None);
+                for (k, child) in cur.entries().rev() {
+                    match k {
+                        "tunnel" => tunnel = Some(child),
+                        "nodes" => nodes = Some(child),
+                        "hops" => hops = Some(child),
+                        _ => {}
+                    }
+                    if long_key.is_none() && k.len() > limits.max_string_len {
+                        let n = k.chars().count();
+                        if n > limits.max_string_len {
+                            long_key = Some(n);
+                        }
+                    }
+                    if visit(child) {
+                        arena.push((at, Tok::Key(k)));
+                        stack.push((child, arena.len() - 1, depth + 1));
+                    } else {
+                        count += 1;
+                    }
+                }
+                let tunnel = tunnel.filter(|t| matches!(t.shape(), Shape::Obj));
+                if let Some(Shape::Arr(nodes)) = nodes.map(N::shape) {
                     if (depth == 0 || tunnel.is_some()) && nodes.len() > limits.max_nodes {
                         return Err(LimitError::new("maxNodes", nodes.len(), limits.max_nodes, pointer(&arena, at, &["nodes"])));
                     }
                 }
                 if let Some(t) = tunnel {
-                    if let Some(Value::Array(hops)) = t.get("chainNodes") {
+                    if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
                         if hops.len() > limits.max_hops {
                             return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["tunnel", "chainNodes"])));
                         }
                         for (i, hop) in hops.iter().enumerate() {
-                            if let Value::Array(members) = hop {
+                            if let Shape::Arr(members) = hop.shape() {
                                 if members.len() > limits.max_nodes_per_hop {
                                     let idx = i.to_string();
                                     return Err(LimitError::new(
@@ -382,7 +437,7 @@ pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
                         }
                     }
                     for key in ["inNodeId", "outNodeId"] {
-                        if let Some(Value::Array(members)) = t.get(key) {
+                        if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
                             if members.len() > limits.max_nodes_per_hop {
                                 return Err(LimitError::new(
                                     "maxNodesPerHop",
@@ -394,12 +449,12 @@ pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
                         }
                     }
                 }
-                if let Some(Value::Array(hops)) = map.get("hops") {
+                if let Some(Shape::Arr(hops)) = hops.map(N::shape) {
                     if hops.len() > limits.max_hops {
                         return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["hops"])));
                     }
                     for (i, hop) in hops.iter().enumerate() {
-                        if let Some(Value::Array(members)) = hop.get("nodes") {
+                        if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
                             if members.len() > limits.max_nodes_per_hop {
                                 let idx = i.to_string();
                                 return Err(LimitError::new(
@@ -412,19 +467,48 @@ pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
                         }
                     }
                 }
-                for (k, child) in map.iter().rev() {
-                    let n = k.chars().count();
-                    if n > limits.max_string_len {
-                        return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
-                    }
-                    arena.push((at, k.clone()));
-                    stack.push((child, arena.len() - 1, depth + 1));
+                if let Some(n) = long_key {
+                    return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
                 }
             }
             _ => {}
         }
     }
-    Ok(())
+    Ok(count)
+}
+
+/// What the limit walk needs to know about a JSON value, so that it runs the
+/// same way over a `serde_json::Value` and over the checker's own tree.
+pub(crate) enum Shape<'n, N> {
+    Str(&'n str),
+    Arr(&'n [N]),
+    Obj,
+    Other,
+}
+
+pub(crate) trait Node: Sized {
+    fn shape(&self) -> Shape<'_, Self>;
+    /// The field `key` of an object (`None` for anything else).
+    fn field(&self, key: &str) -> Option<&Self>;
+    /// An object's entries in key order (none for anything else).
+    fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)>;
+}
+
+impl Node for Value {
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            Value::String(s) => Shape::Str(s),
+            Value::Array(a) => Shape::Arr(a),
+            Value::Object(_) => Shape::Obj,
+            _ => Shape::Other,
+        }
+    }
+    fn field(&self, key: &str) -> Option<&Self> {
+        self.as_object()?.get(key)
+    }
+    fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
+        self.as_object().into_iter().flat_map(|m| m.iter()).map(|(k, v)| (k.as_str(), v))
+    }
 }
 
 /// Both checks for JSON text: [`check_text`], then parse, then [`check_value`].

@@ -4,8 +4,8 @@
 //! case-insensitively, a wrong JSON type for a typed field fails the command.
 
 use super::rules::Sink;
-use super::util::{dial_addr_problem, join, json_type, listen_addr_problem, parse_go_duration, reason_zh};
-use serde_json::{Map, Value};
+use super::util::{dial_addr_problem, json_type, listen_addr_problem, parse_go_duration, reason_zh, Ptr};
+use super::tree::{Obj, Val};
 
 /// The Go type a config field decodes into.
 #[derive(Clone, Copy)]
@@ -195,11 +195,11 @@ fn expected_zh(ty: Ty) -> &'static str {
 }
 
 impl Decoder<'_> {
-    fn type_error(&mut self, ty: Ty, v: &Value, path: &str, what: &str) {
+    fn type_error(&mut self, ty: Ty, v: &Val<'_>, path: &Ptr, what: &str) {
         self.sink.add(
             "AC001",
             self.node_id,
-            path,
+            &path.render(),
             format!(
                 "`{}` must be {} for the agent's decoder, but it is {}: the command is rejected",
                 what,
@@ -217,7 +217,7 @@ impl Decoder<'_> {
 
     /// Decodes `v` as `ty`. `key` is the JSON key it sits under and
     /// `parent_key` the key of its enclosing object (for the duration step).
-    pub fn value(&mut self, ty: Ty, v: &Value, path: &str, key: &str, parent_key: &str) {
+    fn value(&mut self, ty: Ty, v: &Val<'_>, path: &Ptr, key: &str, parent_key: &str) {
         if v.is_null() {
             return; // Go leaves the zero value
         }
@@ -234,7 +234,7 @@ impl Decoder<'_> {
                         self.sink.add(
                             "AC004",
                             self.node_id,
-                            path,
+                            &path.render(),
                             format!(
                                 "strategy {:?} is unknown to the agent (known, case-sensitive: {}); it silently becomes round robin",
                                 s,
@@ -256,7 +256,7 @@ impl Decoder<'_> {
                         self.sink.add(
                             "AC005",
                             self.node_id,
-                            path,
+                            &path.render(),
                             format!("the agent cannot listen on {:?}: {}", s, why),
                             format!("节点无法监听地址 {:?}：{}", s, reason_zh(&why)),
                         );
@@ -270,7 +270,7 @@ impl Decoder<'_> {
                         self.sink.add(
                             "AC006",
                             self.node_id,
-                            path,
+                            &path.render(),
                             format!("chain node addr {:?} is not a dialable host:port: {}", s, why),
                             format!("链路节点地址 {:?} 不是可拨号的 host:port：{}", s, reason_zh(&why)),
                         );
@@ -290,21 +290,20 @@ impl Decoder<'_> {
             }
             Ty::Obj(fields) => match v.as_object() {
                 None => self.type_error(ty, v, path, key),
-                Some(obj) => self.object(fields, obj, path, key),
+                Some(obj) => self.object_at(fields, obj, path, key),
             },
             Ty::Arr(elem) => match v.as_array() {
                 None => self.type_error(ty, v, path, key),
                 Some(items) => {
                     for (i, item) in items.iter().enumerate() {
-                        let p = format!("{}/{}", path, i);
-                        self.value(*elem, item, &p, key, parent_key);
+                        self.value(*elem, item, &Ptr::Index(path, i), key, parent_key);
                     }
                 }
             },
         }
     }
 
-    fn duration(&mut self, v: &Value, path: &str, key: &str, parent_key: &str) {
+    fn duration(&mut self, v: &Val<'_>, path: &Ptr, key: &str, parent_key: &str) {
         if v.as_i64().is_some() {
             return;
         }
@@ -325,7 +324,7 @@ impl Decoder<'_> {
                 self.sink.add(
                     "AC002",
                     self.node_id,
-                    path,
+                    &path.render(),
                     format!(
                         "chain selector failTimeout is the string {:?}: AddChains has no duration step, so the agent rejects the chain{}",
                         s, ns
@@ -337,12 +336,12 @@ impl Decoder<'_> {
         }
     }
 
-    fn service_duration(&mut self, s: &str, path: &str) {
+    fn service_duration(&mut self, s: &str, path: &Ptr) {
         if parse_go_duration(s).is_none() {
             self.sink.add(
                 "AC003",
                 self.node_id,
-                path,
+                &path.render(),
                 format!(
                     "failTimeout {:?} is not a Go duration (e.g. \"600s\", \"1m30s\"): the agent cannot convert it and rejects the service",
                     s
@@ -355,39 +354,46 @@ impl Decoder<'_> {
     /// The agent's duration step for services runs over every `selector`
     /// object in the service, wherever it sits; an unparsable string is
     /// reported even where the typed walk does not reach (metadata excepted).
-    pub fn scan_service_selectors(&mut self, v: &Value, path: &str, depth: usize) {
+    pub fn scan_service_selectors(&mut self, v: &Val<'_>, path: &str) {
+        self.scan_selectors_at(v, &Ptr::Base(path), 0)
+    }
+
+    fn scan_selectors_at(&mut self, v: &Val<'_>, path: &Ptr, depth: usize) {
         if depth > 32 {
             return;
         }
         match v {
-            Value::Object(o) => {
-                for (k, child) in o {
+            Val::Obj(o) => {
+                for (k, child) in o.iter() {
                     if k == "metadata" {
                         continue;
                     }
-                    let p = join(path, k);
+                    let p = Ptr::Key(path, k);
                     if k == "selector" {
-                        if let Some(Value::String(ft)) = child.as_object().and_then(|sel| sel.get("failTimeout")) {
-                            self.service_duration(ft, &join(&p, "failTimeout"));
+                        if let Some(Val::Str(ft)) = child.as_object().and_then(|sel| sel.get("failTimeout")) {
+                            self.service_duration(ft, &Ptr::Key(&p, "failTimeout"));
                         }
                     }
-                    self.scan_service_selectors(child, &p, depth + 1);
+                    self.scan_selectors_at(child, &p, depth + 1);
                 }
             }
-            Value::Array(a) => {
+            Val::Arr(a) => {
                 for (i, child) in a.iter().enumerate() {
-                    self.scan_service_selectors(child, &format!("{}/{}", path, i), depth + 1);
+                    self.scan_selectors_at(child, &Ptr::Index(path, i), depth + 1);
                 }
             }
             _ => {}
         }
     }
 
-    pub fn object(&mut self, fields: &'static [Field], obj: &Map<String, Value>, path: &str, own_key: &str) {
-        for (k, v) in obj {
+    pub fn object(&mut self, fields: &'static [Field], obj: &Obj<'_>, path: &str, own_key: &str) {
+        self.object_at(fields, obj, &Ptr::Base(path), own_key)
+    }
+
+    fn object_at(&mut self, fields: &'static [Field], obj: &Obj<'_>, path: &Ptr, own_key: &str) {
+        for (k, v) in obj.iter() {
             if let Some(f) = fields.iter().find(|f| f.0.eq_ignore_ascii_case(k)) {
-                let p = join(path, k);
-                self.value(f.1, v, &p, k, own_key);
+                self.value(f.1, v, &Ptr::Key(path, k), k, own_key);
             }
         }
     }
@@ -398,7 +404,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn codes(mode: Mode, fields: &'static [Field], v: Value) -> Vec<String> {
+    fn codes(mode: Mode, fields: &'static [Field], v: serde_json::Value) -> Vec<String> {
+        let v = Val::from_value(&v);
         let mut sink = Sink::default();
         let mut d = Decoder {
             sink: &mut sink,

@@ -6,6 +6,7 @@ use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
 use super::util::{get_arr, get_ci, get_int, get_obj, join};
 use crate::finding::Fix;
+use super::tree::Val;
 use serde_json::Value;
 
 /// The chain a service's handler names, among the chains the same node gets
@@ -15,7 +16,7 @@ pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &str) ->
         let mut index = super::model::ChainIndex::new();
         for (i, c) in doc.chains.iter().enumerate() {
             // a later UpdateChains replaces an earlier AddChains: the last one wins
-            index.entry((c.group, c.node_id)).or_default().insert(c.name.clone(), i);
+            index.entry((c.group, c.node_id)).or_default().insert(c.name, i);
         }
         index
     });
@@ -34,25 +35,26 @@ pub(crate) fn first_hop_nodes(chain: &Chn<'_>) -> Option<usize> {
 
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     for svc in &doc.services {
-        let Some((hkey, Value::Object(handler))) = get_ci(svc.obj, "handler") else {
+        let Some((hkey, Val::Obj(handler))) = get_ci(svc.obj, "handler") else {
             continue;
         };
-        let hpath = join(&svc.path, hkey);
+        // Paths are only built for a finding.
+        let hpath = || join(&svc.path, hkey);
         // A retries value of the wrong type is AC001; the agent rejects the service anyway.
         let Ok(retries_opt) = get_int(handler, "retries") else {
             continue;
         };
         let retries = retries_opt.unwrap_or(0);
         let rkey = get_ci(handler, "retries").map(|(k, _)| k).unwrap_or("retries");
-        let rpath = join(&hpath, rkey);
+        let rpath = || join(&hpath(), rkey);
         let chain_name = get_ci(handler, "chain").and_then(|(_, v)| v.as_str()).unwrap_or("");
-        let name = svc_name(svc);
         if chain_name.is_empty() {
             if retries > 0 && get_obj(handler, "chainGroup").is_none() {
+                    let name = svc_name(svc);
                 sink.add(
                     "FO002",
                     svc.node_id,
-                    &rpath,
+                    &rpath(),
                     format!(
                         "service {} has retries {} but no chain (an exit): the retries have no effect",
                         name, retries
@@ -66,7 +68,8 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             continue;
         }
         let Some(chain) = find_chain(doc, svc, chain_name) else {
-            let cpath = join(&hpath, get_ci(handler, "chain").map(|(k, _)| k).unwrap_or("chain"));
+            let cpath = join(&hpath(), get_ci(handler, "chain").map(|(k, _)| k).unwrap_or("chain"));
+            let name = svc_name(svc);
             sink.add(
                 "FO004",
                 svc.node_id,
@@ -88,10 +91,11 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
         }
         let need = (n - 1) as i64;
         if n > 1 && retries < need {
+            let name = svc_name(svc);
             sink.add_fix(
                 "FO001",
                 svc.node_id,
-                &hpath,
+                &hpath(),
                 format!(
                     "service {} has {} next-hop candidates in chain {:?} but retries is {}: when the chosen node is down the request fails instead of trying a backup; set handler.retries to {}",
                     name, n, chain_name, retries, need
@@ -100,13 +104,14 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                     "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但 retries 为 {}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
                     name, chain_name, n, retries, need
                 ),
-                Some(Fix { op: "set".into(), path: join(&hpath, "retries"), value: Value::from(need) }),
+                Some(Fix { op: "set".into(), path: join(&hpath(), "retries"), value: Value::from(need) }),
             );
         } else if retries > need {
+            let name = svc_name(svc);
             sink.add(
                 "FO003",
                 svc.node_id,
-                &rpath,
+                &rpath(),
                 format!(
                     "service {} retries {} times but its chain's first hop has only {} node(s): rounds beyond {} add latency and reach no new node",
                     name, retries, n, need

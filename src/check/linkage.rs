@@ -7,7 +7,8 @@ use super::model::{Doc, Svc};
 use super::rules::Sink;
 use super::util::{addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port};
 use std::collections::HashMap;
-use serde_json::{Map, Value};
+use super::tree::Obj;
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 struct Listener<'d, 'a> {
@@ -22,12 +23,12 @@ fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
 }
 
 /// The `mux.*` settings of a connector's or handler's metadata.
-fn mux_settings(meta: Option<&Map<String, Value>>) -> Vec<(String, Value)> {
+fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = meta
         .map(|m| {
             m.iter()
                 .filter(|(k, _)| k.starts_with("mux."))
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (k.to_string(), v.to_value()))
                 .collect()
         })
         .unwrap_or_default();
@@ -102,7 +103,7 @@ fn link(
     doc: &Doc<'_>,
     index: &Index<'_, '_, '_>,
     from: Option<i64>,
-    node: &Map<String, Value>,
+    node: &Obj<'_>,
     node_path: &str,
     addr: &str,
     host: &str,

@@ -12,6 +12,7 @@ mod model;
 mod parity;
 mod report;
 mod rules;
+mod tree;
 pub(crate) mod util;
 
 pub use report::{report_sarif, report_text};
@@ -22,7 +23,8 @@ use crate::plan::Plan;
 use model::Doc;
 use rules::Sink;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use tree::{Obj, Val};
 use std::collections::BTreeMap;
 
 /// Largest JSON text [`check_text`] reads.
@@ -87,10 +89,10 @@ impl Kind {
     }
 }
 
-fn detect(doc: &Value) -> Result<Kind, (String, String)> {
+fn detect(doc: &Val<'_>) -> Result<Kind, (String, String)> {
     match doc {
-        Value::Array(_) => Ok(Kind::Commands),
-        Value::Object(o) => {
+        Val::Arr(_) => Ok(Kind::Commands),
+        Val::Obj(o) => {
             if o.contains_key("tunnel") {
                 Ok(Kind::Tunnel)
             } else if o.contains_key("local") || o.contains_key("federation") {
@@ -155,46 +157,63 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
 /// Checks one document: a tunnel input, a plan, one node's GOST config or a
 /// command list. Never panics; an unreadable document is one IN001 finding.
 pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
-    if let Err(e) = crate::limits::check_value(doc, &options.limits) {
-        return finish("unknown", "document", vec![e.to_finding()]);
+    // One walk for the limits and the value count (the limits come first).
+    let values = match crate::limits::check_value_counting(doc, &options.limits) {
+        Ok(n) => n,
+        Err(e) => return finish("unknown", "document", vec![e.to_finding()]),
+    };
+    if values > MAX_VALUES {
+        return too_many_values();
     }
-    if util::value_count_exceeds(doc, MAX_VALUES) {
+    let tree = Val::from_value(doc);
+    match kind_of(&tree, options) {
+        Ok(Kind::Tunnel) => tunnel_report(doc),
+        Ok(kind) => check_kind(&tree, kind),
+        Err((en, zh)) => unreadable("unknown", &en, &zh),
+    }
+}
+
+fn too_many_values() -> CheckReport {
+    unreadable(
+        "unknown",
+        &format!("more than {} JSON values", MAX_VALUES),
+        &format!("JSON 值超过 {} 个", MAX_VALUES),
+    )
+}
+
+/// The kind to check `doc` as (forced by the options or detected), or why
+/// it cannot be checked (English, Chinese).
+fn kind_of(doc: &Val<'_>, options: &CheckOptions) -> Result<Kind, (String, String)> {
+    match options.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        Some("tunnel") => Ok(Kind::Tunnel),
+        Some("plan") => Ok(Kind::Plan),
+        Some("config") => Ok(Kind::Config),
+        Some("commands") => Ok(Kind::Commands),
+        Some(other) => Err((
+            format!("unknown kind {:?} (use tunnel, plan, config or commands)", other),
+            format!("未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）", other),
+        )),
+        None => detect(doc),
+    }
+}
+
+/// A tunnel input is planned first: the planner reads a `serde_json::Value`.
+fn tunnel_report(doc: &Value) -> CheckReport {
+    if !doc.is_object() {
         return unreadable(
-            "unknown",
-            &format!("more than {} JSON values", MAX_VALUES),
-            &format!("JSON 值超过 {} 个", MAX_VALUES),
+            "tunnel",
+            "a tunnel input must be an object {tunnel, nodes, federation?}",
+            "隧道输入必须是对象 {tunnel, nodes, federation?}",
         );
     }
-    let kind = match options.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-        Some("tunnel") => Kind::Tunnel,
-        Some("plan") => Kind::Plan,
-        Some("config") => Kind::Config,
-        Some("commands") => Kind::Commands,
-        Some(other) => {
-            return unreadable(
-                "unknown",
-                &format!("unknown kind {:?} (use tunnel, plan, config or commands)", other),
-                &format!("未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）", other),
-            )
-        }
-        None => match detect(doc) {
-            Ok(k) => k,
-            Err((en, zh)) => return unreadable("unknown", &en, &zh),
-        },
-    };
+    let (_, findings) = tunnel_findings(doc);
+    finish(Kind::Tunnel.as_str(), "plan", findings)
+}
+
+/// Checks a plan, config or command list (not a tunnel input).
+fn check_kind(doc: &Val<'_>, kind: Kind) -> CheckReport {
     match kind {
-        Kind::Tunnel => {
-            if !doc.is_object() {
-                return unreadable(
-                    "tunnel",
-                    "a tunnel input must be an object {tunnel, nodes, federation?}",
-                    "隧道输入必须是对象 {tunnel, nodes, federation?}",
-                );
-            }
-            let (_, findings) = tunnel_findings(doc);
-            finish(Kind::Tunnel.as_str(), "plan", findings)
-        }
-        Kind::Plan => match doc.as_object() {
+        Kind::Tunnel | Kind::Plan => match doc.as_object() {
             Some(o) => match plan_findings(o) {
                 Ok(f) => finish(Kind::Plan.as_str(), "document", f),
                 Err((en, zh)) => unreadable("plan", &en, &zh),
@@ -219,7 +238,7 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
             ),
         },
         Kind::Commands => match doc {
-            Value::Array(_) => {
+            Val::Arr(_) => {
                 let mut sink = Sink::default();
                 let d = Doc::from_commands(&mut sink, doc);
                 run_rules(&d, false, &mut sink);
@@ -236,6 +255,28 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
 
 /// [`check`] on JSON text: text that is not JSON or is too large is one IN001.
 pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
+    // The usual case: the checker's own tree (strings borrowed from the
+    // text, no B-trees) and one limit walk over it. The tree holds every
+    // string and container of the text, so the walk finds a depth or string
+    // length over the limit exactly when the text scan would; the counts it
+    // checks are those of `check`. Anything else (text over the byte limit or
+    // not parsed into a tree, any limit exceeded, a tunnel input, which the
+    // planner reads as a `serde_json::Value`) takes the route below, which
+    // gives the same report as always.
+    if text.len() <= options.limits.max_input_bytes {
+        if let Some(tree) = tree::parse(text) {
+            if let Ok(values) = crate::limits::check_value_counting(&tree, &options.limits) {
+                if values > MAX_VALUES {
+                    return too_many_values();
+                }
+                match kind_of(&tree, options) {
+                    Ok(Kind::Tunnel) => {}
+                    Ok(kind) => return check_kind(&tree, kind),
+                    Err((en, zh)) => return unreadable("unknown", &en, &zh),
+                }
+            }
+        }
+    }
     if let Err(e) = crate::limits::check_text(text, &options.limits) {
         return finish("unknown", "document", vec![e.to_finding()]);
     }
@@ -292,16 +333,20 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
         return (plan, sink.findings);
     }
     match serde_json::to_value(&plan) {
-        Ok(Value::Object(o)) => match plan_findings(&o) {
-            Ok(f) => sink.findings.extend(f),
-            Err((en, zh)) => sink.add(
-                "IN001",
-                None,
-                "",
-                format!("the plan made from this tunnel cannot be read: {}", en),
-                format!("由该隧道生成的计划无法读取：{}", zh),
-            ),
-        },
+        Ok(v @ Value::Object(_)) => {
+            // An object converts to an object: the fallback is never used.
+            let (tree, empty) = (Val::from_value(&v), Obj::default());
+            match plan_findings(tree.as_object().unwrap_or(&empty)) {
+                Ok(f) => sink.findings.extend(f),
+                Err((en, zh)) => sink.add(
+                    "IN001",
+                    None,
+                    "",
+                    format!("the plan made from this tunnel cannot be read: {}", en),
+                    format!("由该隧道生成的计划无法读取：{}", zh),
+                ),
+            }
+        }
         _ => sink.add(
             "IN001",
             None,
@@ -313,12 +358,12 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     (plan, sink.findings)
 }
 
-fn plan_findings(plan: &Map<String, Value>) -> Result<Vec<Finding>, (String, String)> {
+fn plan_findings(plan: &Obj<'_>) -> Result<Vec<Finding>, (String, String)> {
     let mut sink = Sink::default();
     match plan.get("error") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) => in002(&mut sink, "/error", s, ""),
-        Some(Value::Object(e)) => {
+        None | Some(Val::Null) => {}
+        Some(Val::Str(s)) => in002(&mut sink, "/error", s, ""),
+        Some(Val::Obj(e)) => {
             let msg = e.get("message").and_then(|m| m.as_str()).unwrap_or("");
             let en = e.get("messageEn").and_then(|m| m.as_str()).unwrap_or("");
             in002(&mut sink, "/error", msg, en)

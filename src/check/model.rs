@@ -6,26 +6,26 @@
 use super::agent::{Decoder, Mode, CHAIN, SERVICE};
 use super::rules::Sink;
 use super::util::{get_ci, join, join_i, json_type, json_type_zh, loose_int};
-use serde_json::{Map, Value};
+use super::tree::{Obj, Val, NULL};
 
 pub(crate) struct Svc<'a> {
-    pub obj: &'a Map<String, Value>,
+    pub obj: &'a Obj<'a>,
     pub path: String,
     pub node_id: Option<i64>,
     pub group: usize,
 }
 
 pub(crate) struct Chn<'a> {
-    pub obj: &'a Map<String, Value>,
+    pub obj: &'a Obj<'a>,
     pub path: String,
     /// The name services refer to it by.
-    pub name: String,
+    pub name: &'a str,
     pub node_id: Option<i64>,
     pub group: usize,
 }
 
 pub(crate) struct FedEntry<'a> {
-    pub obj: &'a Map<String, Value>,
+    pub obj: &'a Obj<'a>,
     pub node_id: Option<i64>,
     pub group: usize,
 }
@@ -49,21 +49,21 @@ pub(crate) struct Doc<'a> {
     pub whole_plan: bool,
     /// (group, node) -> chain name -> index of the last such chain in
     /// `chains`, built on first use: name lookups stay O(1) on big configs.
-    pub chain_index: std::cell::OnceCell<ChainIndex>,
+    pub chain_index: std::cell::OnceCell<ChainIndex<'a>>,
 }
 
 /// (group, node) -> chain name -> index into `Doc::chains`.
-pub(crate) type ChainIndex = std::collections::HashMap<(usize, Option<i64>), std::collections::HashMap<String, usize>>;
+pub(crate) type ChainIndex<'a> = std::collections::HashMap<(usize, Option<i64>), std::collections::HashMap<&'a str, usize>>;
 
 fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);
 }
 
 impl<'a> Doc<'a> {
-    fn service_list(&mut self, sink: &mut Sink, data: &'a Value, path: &str, node_id: Option<i64>, group: usize) {
+    fn service_list(&mut self, sink: &mut Sink, data: &'a Val<'a>, path: &str, node_id: Option<i64>, group: usize) {
         let items = match data {
-            Value::Null => return,
-            Value::Array(a) => a,
+            Val::Null => return,
+            Val::Arr(a) => a,
             other => {
                 sink.add(
                     "AC001",
@@ -81,15 +81,15 @@ impl<'a> Doc<'a> {
         for (i, item) in items.iter().enumerate() {
             let p = join_i(path, i);
             match item {
-                Value::Null => {}
-                Value::Object(obj) => {
+                Val::Null => {}
+                Val::Obj(obj) => {
                     let mut dec = Decoder {
                         sink,
                         node_id,
                         mode: Mode::Service,
                     };
                     dec.object(SERVICE, obj, &p, "");
-                    dec.scan_service_selectors(item, &p, 0);
+                    dec.scan_service_selectors(item, &p);
                     self.services.push(Svc {
                         obj,
                         path: p,
@@ -114,15 +114,15 @@ impl<'a> Doc<'a> {
     fn chain(
         &mut self,
         sink: &mut Sink,
-        data: &'a Value,
+        data: &'a Val<'a>,
         path: &str,
-        name_override: Option<&str>,
+        name_override: Option<&'a str>,
         node_id: Option<i64>,
         group: usize,
     ) {
         match data {
-            Value::Null => {}
-            Value::Object(obj) => {
+            Val::Null => {}
+            Val::Obj(obj) => {
                 Decoder {
                     sink,
                     node_id,
@@ -130,7 +130,7 @@ impl<'a> Doc<'a> {
                 }
                 .object(CHAIN, obj, path, "");
                 let own = get_ci(obj, "name").and_then(|(_, v)| v.as_str()).unwrap_or("");
-                let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own).to_string();
+                let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own);
                 self.chains.push(Chn {
                     obj,
                     path: path.to_string(),
@@ -153,7 +153,7 @@ impl<'a> Doc<'a> {
     }
 
     /// Reads one command `{nodeId, command, data}`.
-    fn command(&mut self, sink: &mut Sink, cmd: &'a Value, path: &str, group: usize) {
+    fn command(&mut self, sink: &mut Sink, cmd: &'a Val<'a>, path: &str, group: usize) {
         let Some(obj) = cmd.as_object() else {
             in001(
                 sink,
@@ -176,7 +176,7 @@ impl<'a> Doc<'a> {
             );
             return;
         };
-        let data = obj.get("data").unwrap_or(&Value::Null);
+        let data = obj.get("data").unwrap_or(&NULL);
         let dpath = join(path, "data");
         match name {
             "AddService" | "UpdateService" => self.service_list(sink, data, &dpath, node_id, group),
@@ -200,10 +200,10 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn command_list(&mut self, sink: &mut Sink, list: &'a Value, path: &str, group: usize) -> bool {
+    fn command_list(&mut self, sink: &mut Sink, list: &'a Val<'a>, path: &str, group: usize) -> bool {
         match list {
-            Value::Null => true,
-            Value::Array(items) => {
+            Val::Null => true,
+            Val::Arr(items) => {
                 for (i, c) in items.iter().enumerate() {
                     self.command(sink, c, &join_i(path, i), group);
                 }
@@ -214,22 +214,22 @@ impl<'a> Doc<'a> {
     }
 
     /// A plan `{error?, federation, local, nodes?}`; `Err` (English, Chinese) when its shape is wrong.
-    pub fn from_plan(sink: &mut Sink, plan: &'a Map<String, Value>) -> Result<Doc<'a>, (String, String)> {
+    pub fn from_plan(sink: &mut Sink, plan: &'a Obj<'a>) -> Result<Doc<'a>, (String, String)> {
         let mut doc = Doc {
             multi_node: true,
             whole_plan: true,
             ..Default::default()
         };
-        let local = plan.get("local").unwrap_or(&Value::Null);
+        let local = plan.get("local").unwrap_or(&NULL);
         if !doc.command_list(sink, local, "/local", 0) {
             return Err((
                 format!("`local` must be a list of commands, but it is {}", json_type(local)),
                 format!("`local` 必须是命令列表，实际是 {}", json_type_zh(local)),
             ));
         }
-        match plan.get("federation").unwrap_or(&Value::Null) {
-            Value::Null => {}
-            Value::Array(entries) => {
+        match plan.get("federation").unwrap_or(&NULL) {
+            Val::Null => {}
+            Val::Arr(entries) => {
                 for (i, e) in entries.iter().enumerate() {
                     let p = join_i("/federation", i);
                     let Some(obj) = e.as_object() else {
@@ -243,7 +243,7 @@ impl<'a> Doc<'a> {
                     };
                     let group = i + 1;
                     let node_id = obj.get("nodeId").and_then(loose_int);
-                    let cmds = obj.get("commands").unwrap_or(&Value::Null);
+                    let cmds = obj.get("commands").unwrap_or(&NULL);
                     let cp = join(&p, "commands");
                     if !doc.command_list(sink, cmds, &cp, group) {
                         in001(
@@ -263,7 +263,7 @@ impl<'a> Doc<'a> {
                 ))
             }
         }
-        if let Some(Value::Array(rows)) = plan.get("nodes") {
+        if let Some(Val::Arr(rows)) = plan.get("nodes") {
             let mut table = Vec::new();
             for row in rows {
                 let Some(o) = row.as_object() else { continue };
@@ -282,7 +282,7 @@ impl<'a> Doc<'a> {
                     // An address that already carries a port (a server IP given
                     // as a URL with a port) is dialed at that host.
                     if let Ok((h, _)) = super::util::split_host_port(a.trim()) {
-                        hosts.push(super::util::canon_host(&h));
+                        hosts.push(super::util::canon_host(h));
                     }
                 }
                 hosts.retain(|h| !h.is_empty());
@@ -294,7 +294,7 @@ impl<'a> Doc<'a> {
     }
 
     /// A command list `[{nodeId, command, data}]`.
-    pub fn from_commands(sink: &mut Sink, list: &'a Value) -> Doc<'a> {
+    pub fn from_commands(sink: &mut Sink, list: &'a Val<'a>) -> Doc<'a> {
         let mut doc = Doc {
             multi_node: true,
             ..Default::default()
@@ -304,7 +304,7 @@ impl<'a> Doc<'a> {
     }
 
     /// One node's GOST config `{services, chains}`.
-    pub fn from_config(sink: &mut Sink, cfg: &'a Map<String, Value>) -> Doc<'a> {
+    pub fn from_config(sink: &mut Sink, cfg: &'a Obj<'a>) -> Doc<'a> {
         let mut doc = Doc::default();
         if let Some((k, services)) = get_ci(cfg, "services") {
             let p = join("", k);
@@ -313,8 +313,8 @@ impl<'a> Doc<'a> {
         if let Some((k, chains)) = get_ci(cfg, "chains") {
             let p = join("", k);
             match chains {
-                Value::Null => {}
-                Value::Array(items) => {
+                Val::Null => {}
+                Val::Arr(items) => {
                     for (i, c) in items.iter().enumerate() {
                         doc.chain(sink, c, &join_i(&p, i), None, None, 0);
                     }

@@ -11,7 +11,8 @@ use super::util::{get_arr, get_ci, get_int, get_obj, get_str, join, join_i};
 use crate::address::process_server_address as normalise_address;
 use crate::builders;
 use crate::finding::Fix;
-use serde_json::{Map, Value};
+use super::tree::{Obj, Val};
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Selector the local builder puts on every chain hop.
@@ -67,16 +68,16 @@ struct Hop<'d, 'a> {
     chain: Option<&'d Chn<'a>>,
 }
 
-fn meta_of(obj: Option<&Map<String, Value>>) -> Meta {
+fn meta_of(obj: Option<&Obj<'_>>) -> Meta {
     let mut m: Meta = obj
         .and_then(|o| get_obj(o, "metadata"))
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .map(|m| m.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect())
         .unwrap_or_default();
     m.sort_by(|a, b| a.0.cmp(&b.0));
     m
 }
 
-fn key_of<'a>(obj: &'a Map<String, Value>, name: &'a str) -> &'a str {
+fn key_of<'o>(obj: &'o Obj<'_>, name: &'o str) -> &'o str {
     get_ci(obj, name).map(|(k, _)| k).unwrap_or(name)
 }
 
@@ -98,7 +99,7 @@ fn chain_targets(chain: Option<&Chn<'_>>) -> (Vec<TwinTarget>, Option<String>) {
         strategy = get_obj(hop, "selector")
             .and_then(|s| get_str(s, "strategy"))
             .map(str::to_string);
-        for n in get_arr(hop, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
+        for n in get_arr(hop, "nodes").unwrap_or(&[]) {
             let Some(n) = n.as_object() else { continue };
             let addr = get_str(n, "addr").unwrap_or("");
             let (host, port) = match addr.rsplit_once(':') {
@@ -164,8 +165,8 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                     .map(|t| TwinTarget {
                         host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim().to_string(),
                         port: match t.get("port") {
-                            Some(Value::String(s)) => s.trim().to_string(),
-                            Some(Value::Number(n)) => n.to_string(),
+                            Some(Val::Str(s)) => s.trim().to_string(),
+                            Some(Val::Num(n)) => n.to_string(),
                             _ => String::new(),
                         },
                         protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or("").to_string(),
@@ -283,7 +284,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     }
 
     // PA004: the listen address.
-    if let Some((akey, Value::String(addr))) = get_ci(svc.obj, "addr") {
+    if let Some((akey, Val::Str(addr))) = get_ci(svc.obj, "addr") {
         let twin = match addr.rsplit_once(':') {
             Some((h, p)) => normalise_address(&format!("{}:{}", h.trim(), p)),
             None => normalise_address(addr),
@@ -330,11 +331,11 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let mut hop_path_for_iface = None;
     if let Some(chain) = hop.chain {
         let hops_key = key_of(chain.obj, "hops");
-        let hops = get_arr(chain.obj, "hops").map(|v| v.as_slice()).unwrap_or(&[]);
+        let hops = get_arr(chain.obj, "hops").unwrap_or(&[]);
         for (hi, h) in hops.iter().enumerate() {
             let Some(h) = h.as_object() else { continue };
             note("hop", get_str(h, "interface"), &mut fed_places);
-            for n in get_arr(h, "nodes").map(|v| v.as_slice()).unwrap_or(&[]) {
+            for n in get_arr(h, "nodes").unwrap_or(&[]) {
                 note(
                     "chain node",
                     n.as_object().and_then(|n| get_str(n, "interface")),
@@ -392,7 +393,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     }
 }
 
-fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: &mut Sink) {
+fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) {
     let node = hop.node_id;
     // PA002: selector.
     let selector = get_obj(h, "selector");
@@ -405,14 +406,14 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: 
     }
     let fed_max = selector
         .and_then(|s| get_ci(s, "maxFails"))
-        .map(|(_, v)| v.clone())
+        .map(|(_, v)| v.to_value())
         .unwrap_or(Value::Null);
     if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
         differ.push(format!("maxFails {} (local {})", fed_max, TWIN_MAX_FAILS));
     }
     let fed_ft = selector
         .and_then(|s| get_ci(s, "failTimeout"))
-        .map(|(_, v)| v.clone())
+        .map(|(_, v)| v.to_value())
         .unwrap_or(Value::Null);
     if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
         differ.push(format!("failTimeout {} (local {})", fed_ft, TWIN_FAIL_TIMEOUT));
@@ -429,7 +430,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: 
     }
     // Per chain node: connector and dialer metadata, dial address.
     let nodes_key = key_of(h, "nodes");
-    let nodes = get_arr(h, "nodes").map(|v| v.as_slice()).unwrap_or(&[]);
+    let nodes = get_arr(h, "nodes").unwrap_or(&[]);
     for (i, (n, t)) in nodes.iter().zip(hop.targets.iter()).enumerate() {
         let Some(n) = n.as_object() else { continue };
         let npath = join_i(&join(hop_path, nodes_key), i);
@@ -455,7 +456,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Map<String, Value>, hop_path: &str, sink: 
                 &kcp_metadata(&t.protocol),
             );
         }
-        if let Some((akey, Value::String(addr))) = get_ci(n, "addr") {
+        if let Some((akey, Val::Str(addr))) = get_ci(n, "addr") {
             let twin = normalise_address(&format!("{}:{}", t.host, t.port));
             if *addr != twin {
                 sink.add(

@@ -3,7 +3,8 @@
 //! return `None`/`Err` on bad input and never panic.
 
 use crate::finding::pointer_token;
-use serde_json::{Map, Value};
+use super::tree::{Obj, Val};
+use serde_json::Value;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Appends one reference token to a JSON Pointer.
@@ -21,6 +22,27 @@ pub fn join(base: &str, token: &str) -> String {
     out
 }
 
+/// A JSON Pointer that is only spelled out when a finding needs it: the
+/// decode walk visits every field but reports few, so it passes these
+/// (borrowed, on the stack) instead of building a string per field.
+#[derive(Clone, Copy)]
+pub(crate) enum Ptr<'a> {
+    /// An already built pointer.
+    Base(&'a str),
+    Key(&'a Ptr<'a>, &'a str),
+    Index(&'a Ptr<'a>, usize),
+}
+
+impl Ptr<'_> {
+    pub fn render(&self) -> String {
+        match self {
+            Ptr::Base(b) => b.to_string(),
+            Ptr::Key(parent, k) => join(&parent.render(), k),
+            Ptr::Index(parent, i) => join_i(&parent.render(), *i),
+        }
+    }
+}
+
 /// Appends an array index to a JSON Pointer.
 pub fn join_i(base: &str, index: usize) -> String {
     use std::fmt::Write;
@@ -34,53 +56,69 @@ pub fn join_i(base: &str, index: usize) -> String {
 /// A field of a JSON object looked up the way Go's `encoding/json` matches
 /// struct fields: the exact key first, else a case-insensitive one.
 /// Returns the key actually used and its value.
-pub fn get_ci<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<(&'a str, &'a Value)> {
-    if let Some((k, v)) = obj.get_key_value(name) {
-        return Some((k.as_str(), v));
+pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &'o Val<'a>)> {
+    if let Some(kv) = obj.get_key_value(name) {
+        return Some(kv);
     }
-    obj.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(k, v)| (k.as_str(), v))
+    obj.iter().find(|(k, _)| k.eq_ignore_ascii_case(name))
 }
 
 /// A string field (Go semantics: a non-string is treated as absent here; the
 /// decode-type rule reports it separately).
-pub fn get_str<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+pub(crate) fn get_str<'o>(obj: &'o Obj<'_>, name: &str) -> Option<&'o str> {
     get_ci(obj, name).and_then(|(_, v)| v.as_str())
 }
 
-pub fn get_obj<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Map<String, Value>> {
+pub(crate) fn get_obj<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o Obj<'a>> {
     get_ci(obj, name).and_then(|(_, v)| v.as_object())
 }
 
-pub fn get_arr<'a>(obj: &'a Map<String, Value>, name: &str) -> Option<&'a Vec<Value>> {
+pub(crate) fn get_arr<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o [Val<'a>]> {
     get_ci(obj, name).and_then(|(_, v)| v.as_array())
 }
 
 /// An integer field as the agent decodes it: `Ok(None)` when absent or null,
 /// `Err(())` when present with a type Go's decoder rejects.
-pub fn get_int(obj: &Map<String, Value>, name: &str) -> Result<Option<i64>, ()> {
+pub(crate) fn get_int(obj: &Obj<'_>, name: &str) -> Result<Option<i64>, ()> {
     match get_ci(obj, name) {
-        None | Some((_, Value::Null)) => Ok(None),
+        None | Some((_, Val::Null)) => Ok(None),
         Some((_, v)) => v.as_i64().map(Some).ok_or(()),
     }
 }
 
 /// Loose integer the way the panel coerces ids: JSON integers or numeric strings.
-pub fn loose_int(v: &Value) -> Option<i64> {
+pub(crate) fn loose_int(v: &Val<'_>) -> Option<i64> {
     match v {
-        Value::Number(n) => n.as_i64().or_else(|| {
+        Val::Num(n) => n.as_i64().or_else(|| {
             n.as_f64()
                 .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
                 .map(|f| f as i64)
         }),
-        Value::String(s) => s.trim().parse::<i64>().ok(),
+        Val::Str(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     }
 }
 
 /// Short name of a JSON value's type, for messages.
-pub fn json_type(v: &Value) -> &'static str {
+pub(crate) fn json_type(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Deep(v) => json_type_of(v),
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(n) => {
+            if n.is_f64() {
+                "non-integer number"
+            } else {
+                "integer"
+            }
+        }
+        Val::Str(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+fn json_type_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -98,7 +136,25 @@ pub fn json_type(v: &Value) -> &'static str {
 }
 
 /// Chinese name of a JSON value's type, for messages.
-pub fn json_type_zh(v: &Value) -> &'static str {
+pub(crate) fn json_type_zh(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Deep(v) => json_type_zh_of(v),
+        Val::Null => "null",
+        Val::Bool(_) => "布尔值",
+        Val::Num(n) => {
+            if n.is_f64() {
+                "非整数数字"
+            } else {
+                "整数"
+            }
+        }
+        Val::Str(_) => "字符串",
+        Val::Arr(_) => "数组",
+        Val::Obj(_) => "对象",
+    }
+}
+
+fn json_type_zh_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "布尔值",
@@ -118,7 +174,7 @@ pub fn json_type_zh(v: &Value) -> &'static str {
 pub use crate::duration::parse_go_duration;
 
 /// Go's `net.SplitHostPort`: `(host, port)` or the reason it fails.
-pub fn split_host_port(hostport: &str) -> Result<(String, String), &'static str> {
+pub fn split_host_port(hostport: &str) -> Result<(&str, &str), &'static str> {
     if !hostport.contains(':') {
         return Err("missing port in address");
     }
@@ -159,7 +215,7 @@ pub fn split_host_port(hostport: &str) -> Result<(String, String), &'static str>
     if after_close.contains(']') {
         return Err("unexpected ']' in address");
     }
-    Ok((host.to_string(), port.to_string()))
+    Ok((host, port))
 }
 
 /// Go's `isDomainName` (the pure-Go resolver refuses anything else).
@@ -284,10 +340,10 @@ pub fn listen_addr_problem(addr: &str) -> Option<String> {
         Ok(hp) => hp,
         Err(e) => return Some(e.to_string()),
     };
-    if let Err(e) = port_number(&port) {
+    if let Err(e) = port_number(port) {
         return Some(e);
     }
-    if !host.is_empty() && !is_ip_literal(&host, true) && !is_domain_name(&host) {
+    if !host.is_empty() && !is_ip_literal(host, true) && !is_domain_name(host) {
         return Some(format!(
             "host {:?} is neither an IP address nor a resolvable name",
             host
@@ -308,12 +364,12 @@ pub fn dial_addr_problem(addr: &str) -> Option<String> {
     if host.is_empty() {
         return Some("no host".into());
     }
-    match port_number(&port) {
+    match port_number(port) {
         Err(e) => return Some(e),
         Ok(0) => return Some("port 0 cannot be dialed".into()),
         Ok(_) => {}
     }
-    if !is_ip_literal(&host, true) && !is_domain_name(&host) {
+    if !is_ip_literal(host, true) && !is_domain_name(host) {
         return Some(format!(
             "host {:?} is neither an IP address nor a resolvable name",
             host
@@ -325,7 +381,7 @@ pub fn dial_addr_problem(addr: &str) -> Option<String> {
 /// The port of a `host:port` address, when it is a number.
 pub fn addr_port(addr: &str) -> Option<i64> {
     let (_, port) = split_host_port(addr).ok()?;
-    port_number(&port).ok().map(i64::from)
+    port_number(port).ok().map(i64::from)
 }
 
 /// The port after the last `:` of an address, even one Go cannot parse
@@ -341,7 +397,7 @@ pub fn loose_port(addr: &str) -> Option<i64> {
 
 /// The host of a `host:port` address (brackets removed, lowercased).
 pub fn addr_host(addr: &str) -> Option<String> {
-    split_host_port(addr).ok().map(|(h, _)| canon_host(&h))
+    split_host_port(addr).ok().map(|(h, _)| canon_host(h))
 }
 
 /// A host in the form used to compare addresses: trimmed, unbracketed, lowercase.
@@ -349,24 +405,6 @@ pub fn canon_host(h: &str) -> String {
     let t = h.trim();
     let t = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')).unwrap_or(t);
     t.to_ascii_lowercase()
-}
-
-/// Counts JSON values (iteratively), stopping once `limit` is exceeded.
-pub fn value_count_exceeds(v: &Value, limit: usize) -> bool {
-    let mut stack: Vec<&Value> = vec![v];
-    let mut count = 0usize;
-    while let Some(x) = stack.pop() {
-        count += 1;
-        if count > limit {
-            return true;
-        }
-        match x {
-            Value::Array(a) => stack.extend(a.iter()),
-            Value::Object(o) => stack.extend(o.values()),
-            _ => {}
-        }
-    }
-    false
 }
 
 #[cfg(test)]
