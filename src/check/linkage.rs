@@ -32,13 +32,16 @@ fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
                 .collect()
         })
         .unwrap_or_default();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::stable_sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     out
 }
 
 /// Keys whose values differ between two key/value lists (missing counts as different).
 pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Vec<String> {
-    let keys: BTreeSet<&String> = a.iter().map(|x| &x.0).chain(b.iter().map(|x| &x.0)).collect();
+    let mut keys: BTreeSet<&String> = BTreeSet::new();
+    for k in a.iter().map(|x| &x.0).chain(b.iter().map(|x| &x.0)) {
+        keys.insert(k);
+    }
     keys.into_iter()
         .filter(|k| {
             let va = a.iter().find(|x| &x.0 == *k).map(|x| &x.1);

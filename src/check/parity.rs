@@ -73,7 +73,7 @@ fn meta_of(obj: Option<&Obj<'_>>) -> Meta {
         .and_then(|o| get_obj(o, "metadata"))
         .map(|m| m.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect())
         .unwrap_or_default();
-    m.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::stable_sort::sort_by(&mut m, |a, b| a.0.cmp(&b.0));
     m
 }
 

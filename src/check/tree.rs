@@ -78,7 +78,13 @@ impl<'a> Obj<'a> {
     }
 
     pub fn to_value(&self) -> serde_json::Map<String, Value> {
-        self.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect()
+        // Inserted one by one: collecting into a map compiles one more sort
+        // (see crate::stable_sort).
+        let mut out = serde_json::Map::new();
+        for (k, v) in self.iter() {
+            out.insert(k.to_string(), v.to_value());
+        }
+        out
     }
 }
 
