@@ -255,7 +255,7 @@ async function main() {
       `${report.findings.length} findings): ${fmtMs(cfgCheck)} objects` +
       (cfgCheckJson !== null ? `, ${fmtMs(cfgCheckJson)} text+parse` : '') +
       `; JSON.parse of the config ${fmtMs(cfgFloor)}` +
-      (nativeCfg ? `; native check ${fmtMs(nativeCfg.ns.check / 1e6)}` : ''),
+      (nativeCfg ? `; native check_text ${nativeCfg.ns.checkText ? fmtMs(nativeCfg.ns.checkText / 1e6) : '-'}, check(Value) ${fmtMs(nativeCfg.ns.check / 1e6)}` : ''),
   );
   console.log(`instantiation: WebAssembly.instantiate of fresh bytes ${fmtMs(inst)}; fresh Node process importing the package ${fmtMs(child)}`);
   console.log(`.wasm: ${fmtBytes(bytes.length)} raw (${bytes.length} B), ${fmtBytes(gz)} gzip -9 (${gz} B)`);
