@@ -11,6 +11,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
+/// A JS string, as JavaScript callers pass JSON text to the `...Json` entry points.
+fn jstr(text: &str) -> js_sys::JsString {
+    js_sys::JsString::from(text)
+}
+
 const VECTORS: &str = include_str!("data/plan-vectors.jsonl");
 
 fn vectors() -> Vec<Value> {
@@ -65,7 +70,7 @@ fn every_golden_vector_plans_through_plan_tunnel() {
 fn plan_tunnel_json_gives_the_same_plan() {
     for v in vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&input).expect("planTunnelJson")).expect("JSON");
+        let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&input)).expect("planTunnelJson")).expect("JSON");
         let via_object = rust(&wasm::plan_tunnel(js(&v["input"])).expect("planTunnel"));
         assert_eq!(via_text, via_object, "{}", v["name"]);
         assert!(compare(v["name"].as_str().unwrap_or("?"), &via_text, &v["expected"]).is_ok(), "{}", v["name"]);
@@ -104,7 +109,7 @@ fn bad_input_throws_structured_errors() {
     assert_thrown(wasm::plan_tunnel(cyclic.clone().into()), "IN001");
     // BigInt has no JSON form.
     assert_thrown(wasm::plan_tunnel(js_sys::BigInt::from(5u32).into()), "IN001");
-    assert_thrown(wasm::plan_tunnel_json("{\"tunnel\":").map(JsValue::from), "IN001");
+    assert_thrown(wasm::plan_tunnel_json(&jstr("{\"tunnel\":")).map(JsValue::from), "IN001");
     assert_thrown(wasm::check_document(JsValue::NULL, Some(js(&serde_json::json!({"kind": 7})))), "BAD_OPTIONS");
 }
 
@@ -125,7 +130,7 @@ fn proto_keys_stay_data() {
     let object = JSON::parse(&text).expect("JSON");
     assert!(Reflect::get(&object, &"polluted".into()).expect("get").is_undefined());
     let via_object = rust(&wasm::plan_tunnel(object).expect("planTunnel"));
-    let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&text).expect("planTunnelJson")).expect("JSON");
+    let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&text)).expect("planTunnelJson")).expect("JSON");
     assert_eq!(via_object, via_text);
     assert!(Reflect::get(&Object::new(), &"polluted".into()).expect("get").is_undefined(), "Object.prototype was polluted");
 }
@@ -137,7 +142,7 @@ fn unreadable_documents_are_findings_not_throws() {
     let report = rust(&wasm::check_document(cyclic.into(), None).expect("checkDocument never throws on the document"));
     let codes: Vec<&str> = report["findings"].as_array().expect("findings").iter().filter_map(|f| f["code"].as_str()).collect();
     assert_eq!(codes, vec!["IN001"]);
-    let report: Value = serde_json::from_str(&wasm::check_document_json("{not json", None).expect("checkDocumentJson")).expect("JSON");
+    let report: Value = serde_json::from_str(&wasm::check_document_json(&jstr("{not json"), None).expect("checkDocumentJson")).expect("JSON");
     assert_eq!(report["findings"][0]["code"], "IN001");
 }
 
@@ -152,15 +157,42 @@ fn version_is_the_crate_version() {
 fn outputs_are_byte_identical_across_calls() {
     for v in vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let a = wasm::plan_tunnel_json(&input).expect("plan");
-        let b = wasm::plan_tunnel_json(&input).expect("plan");
+        let a = wasm::plan_tunnel_json(&jstr(&input)).expect("plan");
+        let b = wasm::plan_tunnel_json(&jstr(&input)).expect("plan");
         assert_eq!(a, b, "{}", v["name"]);
-        let c1 = wasm::check_document_json(&a, None).expect("check");
-        let c2 = wasm::check_document_json(&a, None).expect("check");
+        let c1 = wasm::check_document_json(&jstr(&a), None).expect("check");
+        let c2 = wasm::check_document_json(&jstr(&a), None).expect("check");
         assert_eq!(c1, c2, "{}", v["name"]);
         let scenario = Some(r#"{"dead": [3], "requests": 3, "seed": 7}"#.to_string());
-        let s1 = wasm::simulate_json(&a, scenario.clone());
-        let s2 = wasm::simulate_json(&a, scenario);
+        let s1 = wasm::simulate_json(&jstr(&a), scenario.clone());
+        let s2 = wasm::simulate_json(&jstr(&a), scenario);
         assert_eq!(s1.ok(), s2.ok(), "{}", v["name"]);
     }
+}
+
+/// JSON text reaches the core intact through `TextEncoder.encodeInto`: ASCII,
+/// non-ASCII (CJK, emoji) and lone surrogates (U+FFFD, as before), and a
+/// value that is not a string is an IN001 report, not a throw or a trap.
+#[wasm_bindgen_test]
+fn json_text_arguments_are_read_exactly() {
+    let doc = "{\"services\":[{\"name\":\"节点-😀-\u{e9}\",\"addr\":\":1\",\"handler\":{\"type\":\"relay\"},\"listener\":{\"type\":\"tcp\"}}]}";
+    let via_js: Value = serde_json::from_str(&wasm::check_document_json(&jstr(doc), None).expect("checkDocumentJson")).expect("JSON");
+    let native: Value = serde_json::from_str(&wasm::text::check(doc, None).expect("check")).expect("JSON");
+    assert_eq!(via_js, native);
+    // A long non-ASCII tail after a long ASCII head (the two-step encoding).
+    let long = format!("{{\"services\":[],\"pad\":\"{}\",\"名\":\"{}\"}}", "a".repeat(100_000), "名".repeat(50_000));
+    let via_js: Value = serde_json::from_str(&wasm::check_document_json(&jstr(&long), None).expect("checkDocumentJson")).expect("JSON");
+    let native: Value = serde_json::from_str(&wasm::text::check(&long, None).expect("check")).expect("JSON");
+    assert_eq!(via_js, native);
+    // A lone surrogate inside a JS string becomes U+FFFD.
+    let lone: js_sys::JsString = JSON::parse("\"{\\\"services\\\":[],\\\"x\\\":\\\"\\ud800\\\"}\"").expect("string").unchecked_into();
+    let report: Value = serde_json::from_str(&wasm::check_document_json(&lone, None).expect("checkDocumentJson")).expect("JSON");
+    let native: Value = serde_json::from_str(&wasm::text::check("{\"services\":[],\"x\":\"\u{fffd}\"}", None).expect("check")).expect("JSON");
+    assert_eq!(report, native);
+    // Not a string.
+    let not_text: js_sys::JsString = JsValue::from_f64(42.0).unchecked_into();
+    let report: Value = serde_json::from_str(&wasm::check_document_json(&not_text, None).expect("no throw")).expect("JSON");
+    assert_eq!(report["findings"][0]["code"], "IN001", "{report}");
+    assert!(report["findings"][0]["message"].as_str().unwrap_or("").contains("must be a string"), "{report}");
+    assert_thrown(wasm::plan_tunnel_json(&not_text).map(JsValue::from), "IN001");
 }
