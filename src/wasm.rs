@@ -328,7 +328,7 @@ mod check_extras {
     /// the report is the `IN001` finding carrying that reason.
     #[wasm_bindgen(js_name = checkDocumentFormatted)]
     pub fn check_document_formatted(
-        text: &str,
+        text: &js_sys::JsString,
         format: &str,
         #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
         uri: Option<String>,
@@ -337,7 +337,10 @@ mod check_extras {
         let options = text::check_options(options_json.as_deref()).map_err(throw)?;
         let report = match read_error {
             Some(reason) => text::unreadable_report(&reason, &options),
-            None => check::check_text(text, &options),
+            None => match read_string(text, "the document") {
+                Ok(text) => check::check_text(&text, &options),
+                Err(e) => text::unreadable_report(&e.message, &options),
+            },
         };
         match format {
             "text" => Ok(check::report_text(&report)),
@@ -353,9 +356,10 @@ mod sim_extras {
 
     /// Simulates and renders the trace as a readable report.
     #[wasm_bindgen(js_name = simulateText)]
-    pub fn simulate_text(text: &str, #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>) -> Result<String, JsValue> {
+    pub fn simulate_text(text: &js_sys::JsString, #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>) -> Result<String, JsValue> {
         let scenario = text::scenario(scenario_json.as_deref()).map_err(throw)?;
-        let value = text::parse_document(text, "the document").map_err(throw)?;
+        let text = read_string(text, "the document").map_err(throw)?;
+        let value = text::parse_document(&text, "the document").map_err(throw)?;
         let trace = simulate::simulate(&value, &scenario).map_err(throw)?;
         Ok(simulate::trace_text(&trace))
     }
