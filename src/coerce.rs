@@ -229,22 +229,7 @@ fn write_go_string(s: &str, out: &mut String) {
 /// ignored, and the two non-ASCII letters that fold onto ASCII ones (Kelvin
 /// sign for k, long s for s) count as those letters.
 pub fn equal_fold_ascii(s: &str, word: &str) -> bool {
-    let mut a = s.chars();
-    let mut b = word.chars();
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => return true,
-            (Some(x), Some(y)) => {
-                let same = x.to_ascii_lowercase() == y
-                    || (x == '\u{212A}' && y == 'k')
-                    || (x == '\u{17F}' && y == 's');
-                if !same {
-                    return false;
-                }
-            }
-            _ => return false,
-        }
-    }
+    chars_match(s, word, |x, y| x.to_ascii_lowercase() == y || (x == '\u{212A}' && y == 'k') || (x == '\u{17F}' && y == 's'))
 }
 
 /// Go's `strings.ToLower` compared with an ASCII lowercase word. Go lowers
@@ -252,20 +237,13 @@ pub fn equal_fold_ascii(s: &str, word: &str) -> bool {
 /// an ASCII letter is the Kelvin sign (to `k`), so no Unicode tables are
 /// needed for an ASCII word.
 pub fn lower_equals(s: &str, word: &str) -> bool {
+    chars_match(s, word, |x, y| (if x == '\u{212A}' { 'k' } else { x.to_ascii_lowercase() }) == y)
+}
+
+/// Same length in chars, and `same` holds for each pair.
+fn chars_match(s: &str, word: &str, same: impl Fn(char, char) -> bool) -> bool {
     let mut a = s.chars();
-    let mut b = word.chars();
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => return true,
-            (Some(x), Some(y)) => {
-                let lowered = if x == '\u{212A}' { 'k' } else { x.to_ascii_lowercase() };
-                if lowered != y {
-                    return false;
-                }
-            }
-            _ => return false,
-        }
-    }
+    word.chars().all(|y| a.next().is_some_and(|x| same(x, y))) && a.next().is_none()
 }
 
 #[cfg(test)]
