@@ -99,76 +99,28 @@ pub(crate) fn loose_int(v: &Val<'_>) -> Option<i64> {
     }
 }
 
-/// Short name of a JSON value's type, for messages.
-pub(crate) fn json_type(v: &Val<'_>) -> &'static str {
+/// A JSON value's type as messages name it: (English, Chinese).
+fn json_type_names(v: &Val<'_>) -> (&'static str, &'static str) {
     match v {
-        Val::Deep(v) => json_type_of(v),
-        Val::Null => "null",
-        Val::Bool(_) => "boolean",
-        Val::Num(n) => {
-            if n.is_f64() {
-                "non-integer number"
-            } else {
-                "integer"
-            }
-        }
-        Val::Str(_) => "string",
-        Val::Arr(_) => "array",
-        Val::Obj(_) => "object",
+        Val::Null => ("null", "null"),
+        Val::Bool(_) => ("boolean", "布尔值"),
+        Val::Num(n) if n.is_f64() => ("non-integer number", "非整数数字"),
+        Val::Num(_) => ("integer", "整数"),
+        Val::Str(_) => ("string", "字符串"),
+        // A deep value is always a container (see `tree::Val::Deep`).
+        Val::Arr(_) | Val::Deep(Value::Array(_)) => ("array", "数组"),
+        Val::Obj(_) | Val::Deep(_) => ("object", "对象"),
     }
 }
 
-fn json_type_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) => {
-            if n.is_f64() {
-                "non-integer number"
-            } else {
-                "integer"
-            }
-        }
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+/// Short name of a JSON value's type, for messages.
+pub(crate) fn json_type(v: &Val<'_>) -> &'static str {
+    json_type_names(v).0
 }
 
 /// Chinese name of a JSON value's type, for messages.
 pub(crate) fn json_type_zh(v: &Val<'_>) -> &'static str {
-    match v {
-        Val::Deep(v) => json_type_zh_of(v),
-        Val::Null => "null",
-        Val::Bool(_) => "布尔值",
-        Val::Num(n) => {
-            if n.is_f64() {
-                "非整数数字"
-            } else {
-                "整数"
-            }
-        }
-        Val::Str(_) => "字符串",
-        Val::Arr(_) => "数组",
-        Val::Obj(_) => "对象",
-    }
-}
-
-fn json_type_zh_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "布尔值",
-        Value::Number(n) => {
-            if n.is_f64() {
-                "非整数数字"
-            } else {
-                "整数"
-            }
-        }
-        Value::String(_) => "字符串",
-        Value::Array(_) => "数组",
-        Value::Object(_) => "对象",
-    }
+    json_type_names(v).1
 }
 
 pub use crate::duration::parse_go_duration;
