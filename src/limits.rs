@@ -412,6 +412,15 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                     }
                 }
                 let tunnel = tunnel.filter(|t| matches!(t.shape(), Shape::Obj));
+                // One hop (or the entries, or the exits) wider than allowed;
+                // `path` is built only for the error.
+                let too_wide = |members: usize, path: &dyn Fn() -> String| {
+                    if members > limits.max_nodes_per_hop {
+                        Err(LimitError::new("maxNodesPerHop", members, limits.max_nodes_per_hop, path()))
+                    } else {
+                        Ok(())
+                    }
+                };
                 if let Some(Shape::Arr(nodes)) = nodes.map(N::shape) {
                     if (depth == 0 || tunnel.is_some()) && nodes.len() > limits.max_nodes {
                         return Err(LimitError::new("maxNodes", nodes.len(), limits.max_nodes, pointer(&arena, at, &["nodes"])));
@@ -424,28 +433,13 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                         }
                         for (i, hop) in hops.iter().enumerate() {
                             if let Shape::Arr(members) = hop.shape() {
-                                if members.len() > limits.max_nodes_per_hop {
-                                    let idx = i.to_string();
-                                    return Err(LimitError::new(
-                                        "maxNodesPerHop",
-                                        members.len(),
-                                        limits.max_nodes_per_hop,
-                                        pointer(&arena, at, &["tunnel", "chainNodes", &idx]),
-                                    ));
-                                }
+                                too_wide(members.len(), &|| pointer(&arena, at, &["tunnel", "chainNodes", &i.to_string()]))?;
                             }
                         }
                     }
                     for key in ["inNodeId", "outNodeId"] {
                         if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
-                            if members.len() > limits.max_nodes_per_hop {
-                                return Err(LimitError::new(
-                                    "maxNodesPerHop",
-                                    members.len(),
-                                    limits.max_nodes_per_hop,
-                                    pointer(&arena, at, &["tunnel", key]),
-                                ));
-                            }
+                            too_wide(members.len(), &|| pointer(&arena, at, &["tunnel", key]))?;
                         }
                     }
                 }
@@ -455,15 +449,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                     }
                     for (i, hop) in hops.iter().enumerate() {
                         if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
-                            if members.len() > limits.max_nodes_per_hop {
-                                let idx = i.to_string();
-                                return Err(LimitError::new(
-                                    "maxNodesPerHop",
-                                    members.len(),
-                                    limits.max_nodes_per_hop,
-                                    pointer(&arena, at, &["hops", &idx, "nodes"]),
-                                ));
-                            }
+                            too_wide(members.len(), &|| pointer(&arena, at, &["hops", &i.to_string(), "nodes"]))?;
                         }
                     }
                 }
