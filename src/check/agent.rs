@@ -4,7 +4,7 @@
 //! case-insensitively, a wrong JSON type for a typed field fails the command.
 
 use super::rules::Sink;
-use super::util::{dial_addr_problem, json_type, listen_addr_problem, parse_go_duration, reason_zh, Ptr};
+use super::util::{dial_addr_problem, key_eq_ci, json_type, listen_addr_problem, parse_go_duration, reason_zh, Ptr};
 use super::tree::{Obj, Val};
 
 /// The Go type a config field decodes into.
@@ -392,7 +392,7 @@ impl Decoder<'_> {
 
     fn object_at(&mut self, fields: &'static [Field], obj: &Obj<'_>, path: &Ptr, own_key: &str) {
         for (k, v) in obj.iter() {
-            if let Some(f) = fields.iter().find(|f| f.0.eq_ignore_ascii_case(k)) {
+            if let Some(f) = fields.iter().find(|f| key_eq_ci(f.0, k)) {
                 self.value(f.1, v, &Ptr::Key(path, k), k, own_key);
             }
         }
@@ -405,7 +405,8 @@ mod tests {
     use serde_json::json;
 
     fn codes(mode: Mode, fields: &'static [Field], v: serde_json::Value) -> Vec<String> {
-        let v = Val::from_value(&v);
+        let arena = crate::check::tree::Arena::new();
+        let v = Val::from_value(&v, &arena);
         let mut sink = Sink::default();
         let mut d = Decoder {
             sink: &mut sink,

@@ -13,7 +13,7 @@ use serde_json::Value;
 /// in the same command list.
 pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &str) -> Option<&'d Chn<'a>> {
     let index = doc.chain_index.get_or_init(|| {
-        let mut index = super::model::ChainIndex::new();
+        let mut index = super::model::ChainIndex::default();
         for (i, c) in doc.chains.iter().enumerate() {
             // a later UpdateChains replaces an earlier AddChains: the last one wins
             index.entry((c.group, c.node_id)).or_default().insert(c.name, i);

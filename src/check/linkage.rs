@@ -6,7 +6,7 @@
 use super::model::{Doc, Svc};
 use super::rules::Sink;
 use super::util::{addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port};
-use std::collections::HashMap;
+use super::util::FastMap as HashMap;
 use super::tree::Obj;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -241,12 +241,12 @@ struct Index<'l, 'd, 'a> {
 
 impl<'l, 'd, 'a> Index<'l, 'd, 'a> {
     fn new(doc: &'d Doc<'a>, listeners: &'l [Listener<'d, 'a>]) -> Self {
-        let mut by_port: HashMap<i64, Vec<&Listener>> = HashMap::new();
+        let mut by_port: HashMap<i64, Vec<&Listener>> = HashMap::default();
         for l in listeners {
             by_port.entry(l.port).or_default().push(l);
         }
         let owners = doc.table.as_ref().map(|table| {
-            let mut m: HashMap<&str, Vec<i64>> = HashMap::new();
+            let mut m: HashMap<&str, Vec<i64>> = HashMap::default();
             for n in table {
                 for (i, h) in n.hosts.iter().enumerate() {
                     if !n.hosts.iter().take(i).any(|prev| prev == h) {

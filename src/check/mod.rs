@@ -165,7 +165,8 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
     if values > MAX_VALUES {
         return too_many_values();
     }
-    let tree = Val::from_value(doc);
+    let arena = tree::Arena::new();
+    let tree = Val::from_value(doc, &arena);
     match kind_of(&tree, options) {
         Ok(Kind::Tunnel) => tunnel_report(doc),
         Ok(kind) => check_kind(&tree, kind),
@@ -264,8 +265,15 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     // planner reads as a `serde_json::Value`) takes the route below, which
     // gives the same report as always.
     if text.len() <= options.limits.max_input_bytes {
-        if let Some(tree) = tree::parse(text) {
-            if let Ok(values) = crate::limits::check_value_counting(&tree, &options.limits) {
+        let arena = tree::Arena::new();
+        if let Some((tree, stats)) = tree::parse(text, &arena) {
+            // The reader's figures settle the limits when plainly within them.
+            let counted = if stats.within(&options.limits) {
+                Ok(stats.values)
+            } else {
+                crate::limits::check_value_counting(&tree, &options.limits)
+            };
+            if let Ok(values) = counted {
                 if values > MAX_VALUES {
                     return too_many_values();
                 }
@@ -335,7 +343,8 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     match serde_json::to_value(&plan) {
         Ok(v @ Value::Object(_)) => {
             // An object converts to an object: the fallback is never used.
-            let (tree, empty) = (Val::from_value(&v), Obj::default());
+            let arena = tree::Arena::new();
+            let (tree, empty) = (Val::from_value(&v, &arena), Obj::default());
             match plan_findings(tree.as_object().unwrap_or(&empty)) {
                 Ok(f) => sink.findings.extend(f),
                 Err((en, zh)) => sink.add(

@@ -53,7 +53,7 @@ pub(crate) struct Doc<'a> {
 }
 
 /// (group, node) -> chain name -> index into `Doc::chains`.
-pub(crate) type ChainIndex<'a> = std::collections::HashMap<(usize, Option<i64>), std::collections::HashMap<&'a str, usize>>;
+pub(crate) type ChainIndex<'a> = super::util::FastMap<(usize, Option<i64>), super::util::FastMap<&'a str, usize>>;
 
 fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);
@@ -265,7 +265,7 @@ impl<'a> Doc<'a> {
         }
         if let Some(Val::Arr(rows)) = plan.get("nodes") {
             let mut table = Vec::new();
-            for row in rows {
+            for row in rows.iter() {
                 let Some(o) = row.as_object() else { continue };
                 let Some(node_id) = o.get("nodeId").and_then(loose_int) else {
                     continue;

@@ -1,24 +1,26 @@
 //! The document as the checker reads it: a JSON tree that borrows its strings
 //! from the text (or from a `serde_json::Value`) and keeps each object as a
-//! vector sorted by key. It behaves like `serde_json::Value` (same key order,
-//! duplicate keys keep the last value, same numbers) but costs one allocation
-//! per array or object instead of one per string and one B-tree per object,
-//! which is most of the time of checking a large GOST config.
+//! slice sorted by key. It behaves like `serde_json::Value` (same key order,
+//! same numbers) but lives in one arena ([`Arena`]): building it costs a few
+//! large allocations instead of one per string and one B-tree per object,
+//! and dropping it is one free per arena chunk. That was most of the time of
+//! checking a large GOST config.
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use crate::limits::Shape;
 use serde_json::{Number, Value};
-use std::borrow::Cow;
 use std::fmt;
 
+/// Where a tree's arrays, objects and decoded strings live.
+pub(crate) type Arena = bumpalo::Bump;
+
 /// A JSON value (see the module docs).
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Val<'a> {
     Null,
     Bool(bool),
-    Num(Number),
-    Str(Cow<'a, str>),
-    Arr(Vec<Val<'a>>),
+    Num(&'a Number),
+    Str(&'a str),
+    Arr(&'a [Val<'a>]),
     Obj(Obj<'a>),
     /// A container of a `serde_json::Value` below [`DEEP`] levels, kept as
     /// it is: no rule reads that deep, and converting it would recurse.
@@ -26,8 +28,11 @@ pub(crate) enum Val<'a> {
 }
 
 /// A JSON object: entries sorted by key, keys unique (as in `serde_json::Map`).
-#[derive(Debug, Default)]
-pub(crate) struct Obj<'a>(Vec<(Cow<'a, str>, Val<'a>)>);
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Obj<'a>(&'a [(&'a str, Val<'a>)]);
+
+// The arena never runs destructors: nothing in a tree may own memory.
+const _: () = assert!(!std::mem::needs_drop::<Val<'static>>());
 
 /// `null`, for absent fields.
 pub(crate) static NULL: Val<'static> = Val::Null;
@@ -42,25 +47,28 @@ fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 impl<'a> Obj<'a> {
-    /// `None` when a key repeats: the caller takes the `serde_json::Value`
-    /// route then (see [`parse`]).
-    fn from_entries(mut entries: Vec<(Cow<'a, str>, Val<'a>)>) -> Option<Obj<'a>> {
-        let sorted = |e: &[(Cow<'a, str>, Val<'a>)]| e.windows(2).all(|w| matches!(w, [a, b] if key_cmp(&a.0, &b.0).is_lt()));
-        if !sorted(&entries) {
-            entries.sort_unstable_by(|a, b| key_cmp(&a.0, &b.0));
-            if !sorted(&entries) {
-                return None;
-            }
+    /// Sorts `entries` by key; `false` when a key repeats (the caller then
+    /// takes the `serde_json::Value` route, see [`parse`]).
+    fn sort_entries(entries: &mut [(&'a str, Val<'a>)]) -> bool {
+        let sorted = |e: &[(&'a str, Val<'a>)]| e.windows(2).all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()));
+        if sorted(entries) {
+            return true;
         }
-        Some(Obj(entries))
+        entries.sort_unstable_by(|a, b| key_cmp(a.0, b.0));
+        sorted(entries)
     }
 
-    pub fn get_key_value(&self, key: &str) -> Option<(&str, &Val<'a>)> {
-        let i = self.0.binary_search_by(|(k, _)| key_cmp(k, key)).ok()?;
-        self.0.get(i).map(|(k, v)| (k.as_ref(), v))
+    pub fn len(&self) -> usize {
+        self.0.len()
     }
 
-    pub fn get(&self, key: &str) -> Option<&Val<'a>> {
+    pub fn get_key_value(&self, key: &str) -> Option<(&'a str, &'a Val<'a>)> {
+        let entries: &'a [(&'a str, Val<'a>)] = self.0;
+        let i = entries.binary_search_by(|(k, _)| key_cmp(k, key)).ok()?;
+        entries.get(i).map(|(k, v)| (*k, v))
+    }
+
+    pub fn get(&self, key: &str) -> Option<&'a Val<'a>> {
         self.get_key_value(key).map(|(_, v)| v)
     }
 
@@ -69,12 +77,14 @@ impl<'a> Obj<'a> {
     }
 
     /// Entries in key order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Val<'a>)> {
-        self.0.iter().map(|(k, v)| (k.as_ref(), v))
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&'a str, &'a Val<'a>)> {
+        let entries: &'a [(&'a str, Val<'a>)] = self.0;
+        entries.iter().map(|(k, v)| (*k, v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(|(k, _)| k.as_ref())
+    pub fn keys(&self) -> impl Iterator<Item = &'a str> {
+        let entries: &'a [(&'a str, Val<'a>)] = self.0;
+        entries.iter().map(|(k, _)| *k)
     }
 
     pub fn to_value(&self) -> serde_json::Map<String, Value> {
@@ -89,21 +99,24 @@ impl<'a> Obj<'a> {
 }
 
 impl<'a> Val<'a> {
-    /// A view of `v`; containers deeper than [`DEEP`] stay `serde_json` values.
-    pub fn from_value(v: &'a Value) -> Val<'a> {
-        Self::convert(v, 0)
+    /// A view of `v` (its arrays and objects in `arena`); containers deeper
+    /// than [`DEEP`] stay `serde_json` values.
+    pub fn from_value(v: &'a Value, arena: &'a Arena) -> Val<'a> {
+        Self::convert(v, arena, 0)
     }
 
-    fn convert(v: &'a Value, depth: usize) -> Val<'a> {
+    fn convert(v: &'a Value, arena: &'a Arena, depth: usize) -> Val<'a> {
         match v {
             Value::Null => Val::Null,
             Value::Bool(b) => Val::Bool(*b),
-            Value::Number(n) => Val::Num(n.clone()),
-            Value::String(s) => Val::Str(Cow::Borrowed(s)),
+            Value::Number(n) => Val::Num(n),
+            Value::String(s) => Val::Str(s),
             Value::Array(_) | Value::Object(_) if depth >= DEEP => Val::Deep(v),
-            Value::Array(a) => Val::Arr(a.iter().map(|x| Self::convert(x, depth + 1)).collect()),
+            Value::Array(a) => Val::Arr(arena.alloc_slice_fill_iter(a.iter().map(|x| Self::convert(x, arena, depth + 1)))),
             // Already sorted and unique.
-            Value::Object(o) => Val::Obj(Obj(o.iter().map(|(k, x)| (Cow::Borrowed(k.as_str()), Self::convert(x, depth + 1))).collect())),
+            Value::Object(o) => Val::Obj(Obj(
+                arena.alloc_slice_fill_iter(o.iter().map(|(k, x)| (k.as_str(), Self::convert(x, arena, depth + 1)))),
+            )),
         }
     }
 
@@ -112,7 +125,7 @@ impl<'a> Val<'a> {
         match self {
             Val::Null => Value::Null,
             Val::Bool(b) => Value::Bool(*b),
-            Val::Num(n) => Value::Number(n.clone()),
+            Val::Num(n) => Value::Number((*n).clone()),
             Val::Str(s) => Value::String(s.to_string()),
             Val::Arr(a) => Value::Array(a.iter().map(Val::to_value).collect()),
             Val::Obj(o) => Value::Object(o.to_value()),
@@ -132,7 +145,7 @@ impl<'a> Val<'a> {
         matches!(self, Val::Obj(_) | Val::Deep(Value::Object(_)))
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub fn as_str(&self) -> Option<&'a str> {
         match self {
             Val::Str(s) => Some(s),
             _ => None,
@@ -155,7 +168,7 @@ impl<'a> Val<'a> {
     }
 
     /// The array's items; `None` for anything else (and for a [`Val::Deep`] array).
-    pub fn as_array(&self) -> Option<&[Val<'a>]> {
+    pub fn as_array(&self) -> Option<&'a [Val<'a>]> {
         match self {
             Val::Arr(a) => Some(a),
             _ => None,
@@ -163,7 +176,7 @@ impl<'a> Val<'a> {
     }
 
     /// A field of an object (`None` for anything else).
-    pub fn get(&self, key: &str) -> Option<&Val<'a>> {
+    pub fn get(&self, key: &str) -> Option<&'a Val<'a>> {
         self.as_object()?.get(key)
     }
 }
@@ -183,7 +196,11 @@ impl crate::limits::Node for Val<'_> {
         self.get(key)
     }
     fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
-        self.as_object().into_iter().flat_map(Obj::iter)
+        let entries: &[(&str, Val<'_>)] = match self {
+            Val::Obj(o) => o.0,
+            _ => &[],
+        };
+        entries.iter().map(|(k, v)| (*k, v))
     }
 }
 
@@ -200,281 +217,319 @@ impl fmt::Display for Val<'_> {
     }
 }
 
-/// Parses JSON text like `serde_json::from_str::<Value>`, borrowing strings
-/// without escapes. `None` when that parse fails, when an object repeats a
-/// key, or when the text uses the one key `serde_json::Value` treats
-/// specially (`$serde_json::private::RawValue`): the caller then takes the
-/// `serde_json::Value` route for the exact result. So a tree from `parse`
-/// holds every string and container of the text.
-pub(crate) fn parse(text: &str) -> Option<Val<'_>> {
-    fast::parse(text).or_else(|| serde_json::from_str::<Val>(text).ok())
+/// Parses JSON text like `serde_json::from_str::<Value>`, into `arena`.
+/// `None` when that parse fails, when an object repeats a key, when nesting
+/// goes deeper than [`MAX_DEPTH`], or when the text uses the one key
+/// `serde_json::Value` treats specially (`$serde_json::private::RawValue`):
+/// the caller then takes the `serde_json::Value` route for the exact result.
+/// So a tree from `parse` holds every string and container of the text.
+///
+/// One pass, no recursion into serde: strings without escapes are borrowed
+/// from the text (found eight bytes at a time), strings with escapes are
+/// decoded into the arena, plain integers are read directly and every other
+/// number goes through serde_json itself, so its value (and its refusals)
+/// are the same. The children of the open containers wait on two stacks
+/// and move into the arena, in one slice, when their container closes.
+pub(crate) fn parse<'a>(text: &'a str, arena: &'a Arena) -> Option<(Val<'a>, Stats)> {
+    let mut r = Reader { text, bytes: text.as_bytes(), pos: 0, arena, items: Vec::new(), entries: Vec::new(), stats: Stats::default() };
+    let v = r.value(0)?;
+    r.skip_ws();
+    (r.pos == r.bytes.len()).then_some((v, r.stats))
 }
 
-/// A single-pass reader for the common case: strings without escapes,
-/// plain numbers, nesting under [`fast::MAX_DEPTH`]. It gives exactly the
-/// tree the serde route gives, or `None` for anything it does not handle
-/// (escapes, errors, deep nesting, repeated keys), and the serde route then
-/// decides. On config-10k it saves about 6% of the instructions of a whole
-/// `check_text` natively and 5-14% of `checkDocumentJson` in Node.
-mod fast {
-    use super::{Obj, Val, RAW_VALUE_TOKEN};
-    use serde_json::Number;
-    use std::borrow::Cow;
+/// What [`parse`] saw of the things the size limits look at, so that a
+/// document plainly within them needs no limit walk (`crate::limits`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Stats {
+    /// JSON values (objects, arrays, scalars), as the limit walk counts them.
+    pub values: usize,
+    /// Deepest nesting of arrays and objects (the root container is 1).
+    pub depth: usize,
+    /// Longest string or key, in bytes (after decoding escapes).
+    pub longest_string: usize,
+    /// Longest array any count limit may look at: the value of any key
+    /// `nodes`, `hops`, `chainNodes`, `inNodeId` or `outNodeId`, and the
+    /// arrays inside a `chainNodes`.
+    pub longest_counted: usize,
+}
 
-    /// Nesting deeper than this goes to the serde route (which refuses
-    /// anything over 128 levels).
-    pub(super) const MAX_DEPTH: usize = 100;
-
-    pub(super) fn parse(text: &str) -> Option<Val<'_>> {
-        let mut r = Reader { text, bytes: text.as_bytes(), pos: 0 };
-        let v = r.value(0)?;
-        r.skip_ws();
-        (r.pos == r.bytes.len()).then_some(v)
+impl Stats {
+    /// True when no limit other than the byte count can be exceeded: a
+    /// string has no more characters than bytes, and every array a count
+    /// limit reads is within the smallest of them. When false, the exact
+    /// limit walk decides (and names the first value over a limit).
+    pub fn within(&self, limits: &crate::limits::Limits) -> bool {
+        self.depth <= limits.max_depth
+            && self.longest_string <= limits.max_string_len
+            && self.longest_counted <= limits.max_nodes.min(limits.max_hops).min(limits.max_nodes_per_hop)
     }
 
-    struct Reader<'a> {
-        text: &'a str,
-        bytes: &'a [u8],
-        pos: usize,
-    }
-
-    impl<'a> Reader<'a> {
-        fn peek(&self) -> Option<u8> {
-            self.bytes.get(self.pos).copied()
-        }
-
-        fn skip_ws(&mut self) {
-            while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-                self.pos += 1;
-            }
-        }
-
-        fn eat(&mut self, byte: u8) -> Option<()> {
-            self.skip_ws();
-            (self.peek()? == byte).then(|| self.pos += 1)
-        }
-
-        fn literal(&mut self, word: &str, v: Val<'a>) -> Option<Val<'a>> {
-            let end = self.pos + word.len();
-            (self.bytes.get(self.pos..end)? == word.as_bytes()).then(|| {
-                self.pos = end;
-                v
-            })
-        }
-
-        fn value(&mut self, depth: usize) -> Option<Val<'a>> {
-            self.skip_ws();
-            match self.peek()? {
-                b'"' => self.string().map(|s| Val::Str(Cow::Borrowed(s))),
-                b'{' => self.object(depth + 1),
-                b'[' => self.array(depth + 1),
-                b't' => self.literal("true", Val::Bool(true)),
-                b'f' => self.literal("false", Val::Bool(false)),
-                b'n' => self.literal("null", Val::Null),
-                b'-' | b'0'..=b'9' => self.number(),
-                _ => None,
-            }
-        }
-
-        /// A string without escapes or control characters, borrowed.
-        fn string(&mut self) -> Option<&'a str> {
-            self.pos += 1;
-            let start = self.pos;
-            // Eight bytes at a time while none is a quote, a backslash or a
-            // control character (the usual SWAR zero-byte test).
-            const ONES: u64 = 0x0101_0101_0101_0101;
-            const HIGH: u64 = 0x8080_8080_8080_8080;
-            let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-            while let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(chunk);
-                let x = u64::from_le_bytes(word);
-                let special = zero_byte(x ^ (ONES * u64::from(b'"')))
-                    | zero_byte(x ^ (ONES * u64::from(b'\\')))
-                    | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
-                if special != 0 {
-                    break;
-                }
-                self.pos += 8;
-            }
-            loop {
-                match self.peek()? {
-                    b'"' => break,
-                    b'\\' => return None,
-                    b if b < 0x20 => return None,
-                    _ => self.pos += 1,
-                }
-            }
-            let s = self.text.get(start..self.pos)?;
-            self.pos += 1;
-            Some(s)
-        }
-
-        /// Plain unsigned integers directly; any other number through
-        /// serde_json itself, so its value (and its refusals) are the same.
-        fn number(&mut self) -> Option<Val<'a>> {
-            let start = self.pos;
-            while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = self.peek() {
-                self.pos += 1;
-            }
-            let token = self.text.get(start..self.pos)?;
-            let plain = token.len() <= 19 && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
-            if plain {
-                return token.parse::<u64>().ok().map(|n| Val::Num(n.into()));
-            }
-            serde_json::from_str::<Number>(token).ok().map(Val::Num)
-        }
-
-        fn array(&mut self, depth: usize) -> Option<Val<'a>> {
-            if depth > MAX_DEPTH {
-                return None;
-            }
-            self.pos += 1;
-            let mut items = Vec::new();
-            self.skip_ws();
-            if self.peek()? == b']' {
-                self.pos += 1;
-                return Some(Val::Arr(items));
-            }
-            loop {
-                items.push(self.value(depth)?);
-                self.skip_ws();
-                match self.peek()? {
-                    b',' => self.pos += 1,
-                    b']' => {
-                        self.pos += 1;
-                        return Some(Val::Arr(items));
+    fn counted(&mut self, key: &str, v: &Val<'_>) {
+        if let Val::Arr(items) = v {
+            match key {
+                "nodes" | "hops" | "inNodeId" | "outNodeId" => self.longest_counted = self.longest_counted.max(items.len()),
+                "chainNodes" => {
+                    self.longest_counted = self.longest_counted.max(items.len());
+                    for item in items.iter() {
+                        if let Val::Arr(members) = item {
+                            self.longest_counted = self.longest_counted.max(members.len());
+                        }
                     }
-                    _ => return None,
                 }
-            }
-        }
-
-        fn object(&mut self, depth: usize) -> Option<Val<'a>> {
-            if depth > MAX_DEPTH {
-                return None;
-            }
-            self.pos += 1;
-            let mut entries: Vec<(Cow<'a, str>, Val<'a>)> = Vec::new();
-            self.skip_ws();
-            if self.peek()? == b'}' {
-                self.pos += 1;
-                return Obj::from_entries(entries).map(Val::Obj);
-            }
-            loop {
-                self.skip_ws();
-                if self.peek()? != b'"' {
-                    return None;
-                }
-                let key = self.string()?;
-                if entries.is_empty() && key == RAW_VALUE_TOKEN {
-                    return None;
-                }
-                self.eat(b':')?;
-                let v = self.value(depth)?;
-                entries.push((Cow::Borrowed(key), v));
-                self.skip_ws();
-                match self.peek()? {
-                    b',' => self.pos += 1,
-                    b'}' => {
-                        self.pos += 1;
-                        return Obj::from_entries(entries).map(Val::Obj);
-                    }
-                    _ => return None,
-                }
+                _ => {}
             }
         }
     }
 }
+
+/// Nesting deeper than this goes to the serde route (which refuses
+/// anything over 128 levels).
+pub(crate) const MAX_DEPTH: usize = 100;
 
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-impl<'de> Deserialize<'de> for Val<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ValVisitor)
-    }
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    arena: &'a Arena,
+    /// Items of the arrays being read, innermost last (copied into the
+    /// arena, in one slice, when their array closes).
+    items: Vec<Val<'a>>,
+    /// Entries of the objects being read, innermost last.
+    entries: Vec<(&'a str, Val<'a>)>,
+    stats: Stats,
 }
 
-struct ValVisitor;
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
 
-impl<'de> Visitor<'de> for ValVisitor {
-    type Value = Val<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Val<'de>, E> {
-        Ok(Val::Bool(b))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Val<'de>, E> {
-        Ok(Val::Num(n.into()))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Val<'de>, E> {
-        Ok(Val::Num(n.into()))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Val<'de>, E> {
-        Ok(Number::from_f64(n).map_or(Val::Null, Val::Num))
-    }
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Val<'de>, E> {
-        Ok(Val::Str(Cow::Borrowed(s)))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Val<'de>, E> {
-        Ok(Val::Str(Cow::Owned(s.to_string())))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Val<'de>, E> {
-        Ok(Val::Str(Cow::Owned(s)))
-    }
-    fn visit_none<E>(self) -> Result<Val<'de>, E> {
-        Ok(Val::Null)
-    }
-    fn visit_unit<E>(self) -> Result<Val<'de>, E> {
-        Ok(Val::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Val<'de>, D::Error> {
-        Deserialize::deserialize(d)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Val<'de>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(v) = seq.next_element()? {
-            items.push(v);
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
         }
-        Ok(Val::Arr(items))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Val<'de>, A::Error> {
-        let mut entries: Vec<(Cow<'de, str>, Val<'de>)> = Vec::new();
-        while let Some(Key(k)) = map.next_key()? {
-            if entries.is_empty() && k == RAW_VALUE_TOKEN {
-                return Err(de::Error::custom("raw value token"));
-            }
-            let v = map.next_value()?;
-            entries.push((k, v));
+
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        self.skip_ws();
+        (self.peek()? == byte).then(|| self.pos += 1)
+    }
+
+    fn literal(&mut self, word: &str, v: Val<'a>) -> Option<Val<'a>> {
+        let end = self.pos + word.len();
+        (self.bytes.get(self.pos..end)? == word.as_bytes()).then(|| {
+            self.pos = end;
+            v
+        })
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Val<'a>> {
+        self.skip_ws();
+        self.stats.values += 1;
+        match self.peek()? {
+            b'"' => self.string().map(Val::Str),
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b't' => self.literal("true", Val::Bool(true)),
+            b'f' => self.literal("false", Val::Bool(false)),
+            b'n' => self.literal("null", Val::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
         }
-        Obj::from_entries(entries).map(Val::Obj).ok_or_else(|| de::Error::custom("duplicate key"))
     }
-}
 
-/// An object key, borrowed when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string key")
+    /// A string (the reader stands on its opening quote).
+    fn string(&mut self) -> Option<&'a str> {
+        self.pos += 1;
+        let start = self.pos;
+        // Eight bytes at a time while none is a quote, a backslash or a
+        // control character (the usual SWAR zero-byte tests). The lowest
+        // flagged byte is always a real one, so the reader jumps to it.
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        loop {
+            if let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
+                let x = u64::from_le_bytes(chunk.try_into().ok()?);
+                let special = zero_byte(x ^ (ONES * u64::from(b'"')))
+                    | zero_byte(x ^ (ONES * u64::from(b'\\')))
+                    | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+                if special == 0 {
+                    self.pos += 8;
+                    continue;
+                }
+                self.pos += (special.trailing_zeros() / 8) as usize;
             }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(s)))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s.to_string())))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s)))
+            match self.peek()? {
+                b'"' => break,
+                b'\\' => return self.escaped(start),
+                b if b < 0x20 => return None,
+                _ => self.pos += 1,
             }
         }
-        d.deserialize_str(KeyVisitor)
+        let s = self.text.get(start..self.pos)?;
+        self.pos += 1;
+        self.stats.longest_string = self.stats.longest_string.max(s.len());
+        Some(s)
+    }
+
+    /// The rest of a string that has escapes, decoded into the arena. Only
+    /// what serde_json accepts is decoded (a lone surrogate is `None`).
+    fn escaped(&mut self, start: usize) -> Option<&'a str> {
+        let mut out = String::from(self.text.get(start..self.pos)?);
+        loop {
+            let run = self.pos;
+            while let Some(b) = self.peek() {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(self.text.get(run..self.pos)?);
+            match self.peek()? {
+                b'"' => break,
+                b'\\' => {}
+                _ => return None,
+            }
+            self.pos += 1;
+            let c = match self.peek()? {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => {
+                    let first = self.hex4()?;
+                    let code = match first {
+                        0xD800..=0xDBFF => {
+                            // A high surrogate needs its low half right after.
+                            if self.bytes.get(self.pos + 1..self.pos + 3)? != b"\\u" {
+                                return None;
+                            }
+                            self.pos += 2;
+                            let low = self.hex4()?;
+                            if !(0xDC00..=0xDFFF).contains(&low) {
+                                return None;
+                            }
+                            0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        0xDC00..=0xDFFF => return None,
+                        c => c,
+                    };
+                    char::from_u32(code)?
+                }
+                _ => return None,
+            };
+            out.push(c);
+            self.pos += 1;
+        }
+        self.pos += 1;
+        self.stats.longest_string = self.stats.longest_string.max(out.len());
+        Some(self.arena.alloc_str(&out))
+    }
+
+    /// The four hex digits after `\u` (the reader stands on the `u` and
+    /// ends on the last digit).
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.text.get(self.pos + 1..self.pos + 5)?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        self.pos += 4;
+        u32::from_str_radix(digits, 16).ok()
+    }
+
+    /// Plain unsigned integers directly; any other number through
+    /// serde_json itself, so its value (and its refusals) are the same.
+    fn number(&mut self) -> Option<Val<'a>> {
+        let start = self.pos;
+        while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = self.peek() {
+            self.pos += 1;
+        }
+        let token = self.text.get(start..self.pos)?;
+        let plain = token.len() <= 19 && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
+        if plain {
+            let n: u64 = token.parse().ok()?;
+            return Some(Val::Num(self.arena.alloc(n.into())));
+        }
+        let n = serde_json::from_str::<Number>(token).ok()?;
+        Some(Val::Num(self.arena.alloc(n)))
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Val<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.stats.depth = self.stats.depth.max(depth);
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek()? == b']' {
+            self.pos += 1;
+            return Some(Val::Arr(&[]));
+        }
+        let base = self.items.len();
+        loop {
+            let v = self.value(depth)?;
+            self.items.push(v);
+            self.skip_ws();
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    let items = self.arena.alloc_slice_copy(self.items.get(base..)?);
+                    self.items.truncate(base);
+                    return Some(Val::Arr(items));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Val<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.stats.depth = self.stats.depth.max(depth);
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(Val::Obj(Obj(&[])));
+        }
+        let base = self.entries.len();
+        loop {
+            self.skip_ws();
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let key = self.string()?;
+            if self.entries.len() == base && key == RAW_VALUE_TOKEN {
+                return None;
+            }
+            self.eat(b':')?;
+            let v = self.value(depth)?;
+            self.stats.counted(key, &v);
+            self.entries.push((key, v));
+            self.skip_ws();
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    if !Obj::sort_entries(&mut self.entries[base..]) {
+                        return None;
+                    }
+                    let entries = self.arena.alloc_slice_copy(self.entries.get(base..)?);
+                    self.entries.truncate(base);
+                    return Some(Val::Obj(Obj(entries)));
+                }
+                _ => return None,
+            }
+        }
     }
 }
 
@@ -482,34 +537,63 @@ impl<'de> Deserialize<'de> for Key<'de> {
 mod tests {
     use super::*;
 
+    /// What the `serde_json::Value` route makes of `text`, as a tree.
+    fn value_route(text: &str) -> Option<String> {
+        let v: Value = serde_json::from_str(text).ok()?;
+        let arena = Arena::new();
+        let t = Val::from_value(&v, &arena);
+        Some(format!("{t:?}"))
+    }
+
     fn same(text: &str) {
         let v: Value = serde_json::from_str(text).unwrap();
-        let t = parse(text).unwrap();
+        let arena = Arena::new();
+        let t = parse(text, &arena).unwrap().0;
         assert_eq!(t.to_value(), v, "{}", text);
         assert_eq!(t.to_string(), v.to_string(), "{}", text);
-        assert_eq!(Val::from_value(&v).to_value(), v, "{}", text);
+        assert_eq!(Some(format!("{t:?}")), value_route(text), "{}", text);
     }
 
     #[test]
     fn behaves_like_serde_json_value() {
         same(r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0.1e-5,"x\u00e9\n",null,true,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#);
-        assert!(parse(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#).is_none(), "repeated keys");
+        let arena = Arena::new();
+        assert!(parse(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#, &arena).is_none(), "repeated keys");
         same(r#""plain""#);
         same("18446744073709551615");
-        assert!(parse(r#"{"$serde_json::private::RawValue":"[1]"}"#).is_none());
-        assert!(parse("[1,]").is_none());
+        assert!(parse(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena).is_none());
+        assert!(parse(r#"{"$serde_json::private::Raw\u0056alue":"[1]"}"#, &arena).is_none());
+        assert!(parse("[1,]", &arena).is_none());
         let v: Value = serde_json::from_str(r#"{"b":1,"c":2,"a":3}"#).unwrap();
-        let t = parse(r#"{"b":1,"c":2,"a":3}"#).unwrap();
+        let t = parse(r#"{"b":1,"c":2,"a":3}"#, &arena).unwrap().0;
         let o = t.as_object().unwrap();
         assert_eq!(o.keys().collect::<Vec<_>>(), v.as_object().unwrap().keys().collect::<Vec<_>>());
         assert_eq!(o.get("a").and_then(Val::as_i64), Some(3));
     }
 
-    /// The single-pass reader gives exactly the serde route's tree, or
+    #[test]
+    fn escapes_decode_as_serde_json_does() {
+        for text in [
+            r#""a\nb\t\"q\" \\ \/ \b\f\r""#,
+            r#""\u00e9\u4e2d\uD83D\uDE00 end""#,
+            r#"{"k\u0042":"v","kA":1,"\u006b":[]}"#,
+            r#"["\u0000", "x\u001f"]"#,
+            r#""ünïcödé \u00fc mixed 12345678901234567890""#,
+        ] {
+            same(text);
+        }
+        let arena = Arena::new();
+        for bad in [r#""\uD83D""#, r#""\uD83Dx""#, r#""\uDE00""#, r#""\uD83D\u0041""#, r#""\x""#, r#""\u12G4""#, "\"a\u{1}b\"", r#""\"#, r#""abc"#] {
+            assert!(parse(bad, &arena).is_none(), "{bad}");
+        }
+        // A key repeated only after decoding is still a repeat.
+        assert!(parse(r#"{"a":1,"\u0061":2}"#, &arena).is_none());
+    }
+
+    /// The reader gives exactly the `serde_json::Value` route's tree, or
     /// leaves the text to it.
     #[test]
-    fn fast_reader_matches_the_serde_route() {
-        let serde_route = |t: &str| serde_json::from_str::<Val>(t).ok().map(|v| format!("{v:?}"));
+    fn reader_matches_the_value_route() {
         let mut texts: Vec<String> = vec![
             r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0,0.1e-5,"x",null,true,false,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#.into(),
             " [ 1 , 2 ]\n".into(), "[]".into(), "{}".into(), "0".into(), "-0".into(), "18446744073709551615".into(),
@@ -518,6 +602,8 @@ mod tests {
             "{\"a\" 1}".into(), "{1:2}".into(), "tru".into(), "nul".into(), "[true,false,null]".into(), "\"a\\nb\"".into(),
             "\"tab\there\"".into(), "{\"k\":1,\"k\":2}".into(), r#"{"$serde_json::private::RawValue":"[1]"}"#.into(),
             "[1] x".into(), "\u{feff}[1]".into(), "".into(), "  ".into(), "[1e5, 2E-3, -1.5e+2, 1.0]".into(),
+            r#"["\u00e9", "\ud83d\ude00", "a\\b", "\ud83d", "\udc00"]"#.into(),
+            "\"1234567\\\"\"".into(), "\"12345678\\n\"".into(), "\"123456789abcdef\u{7f}\u{80}\"".into(),
         ];
         for depth in [99, 100, 101, 127, 128, 129, 200] {
             texts.push(format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
@@ -537,16 +623,45 @@ mod tests {
                 }
             }
         }
-        let mut fast_hits = 0;
+        let (mut hits, mut with_escapes) = (0, 0);
         for t in &texts {
-            let expected = serde_route(t);
-            if let Some(v) = fast::parse(t) {
-                fast_hits += 1;
-                assert_eq!(Some(format!("{v:?}")), expected, "{}", t.get(..200).unwrap_or(t));
+            let arena = Arena::new();
+            if let Some((v, stats)) = parse(t, &arena) {
+                hits += 1;
+                stats_agree_with_the_walk(&v, &stats, t);
+                with_escapes += usize::from(t.contains('\\'));
+                assert_eq!(Some(format!("{v:?}")), value_route(t), "{}", t.get(..200).unwrap_or(t));
             }
-            assert_eq!(parse(t).map(|v| format!("{v:?}")), expected, "{}", t.get(..200).unwrap_or(t));
         }
-        assert!(fast_hits > 1000, "{fast_hits}");
+        assert!(hits > 1000 && with_escapes > 10, "{hits} {with_escapes}");
+    }
+
+    /// When the reader says a document is within the limits, the limit walk
+    /// agrees and counts the same values, for the defaults and for limits
+    /// set at the document's own sizes (and one below each).
+    fn stats_agree_with_the_walk(v: &Val<'_>, stats: &Stats, text: &str) {
+        use crate::limits::{check_value_counting, Limits};
+        let what = text.get(..120).unwrap_or(text);
+        let mut tries = vec![Limits::default()];
+        for less in [0, 1] {
+            let at = |n: usize| n.saturating_sub(less);
+            let mut l = Limits { max_depth: at(stats.depth), max_string_len: at(stats.longest_string), ..Limits::default() };
+            tries.push(l);
+            l = Limits { max_nodes: at(stats.longest_counted), max_hops: at(stats.longest_counted), max_nodes_per_hop: at(stats.longest_counted), ..l };
+            tries.push(l);
+            tries.push(Limits { max_nodes: at(stats.longest_counted), ..Limits::default() });
+            tries.push(Limits { max_hops: at(stats.longest_counted), ..Limits::default() });
+            tries.push(Limits { max_nodes_per_hop: at(stats.longest_counted), ..Limits::default() });
+        }
+        for limits in tries {
+            let walk = check_value_counting(v, &limits);
+            if stats.within(&limits) {
+                assert_eq!(walk.as_ref().ok(), Some(&stats.values), "{limits:?} {what}");
+            }
+            if let Ok(n) = walk {
+                assert_eq!(n, stats.values, "{what}");
+            }
+        }
     }
 
     #[test]
@@ -555,7 +670,8 @@ mod tests {
         for _ in 0..(DEEP + 50) {
             v = Value::Array(vec![v]);
         }
-        let t = Val::from_value(&v);
+        let arena = Arena::new();
+        let t = Val::from_value(&v, &arena);
         assert_eq!(t.to_value(), v);
         let mut cur = v;
         while let Value::Array(mut a) = cur {

@@ -57,10 +57,32 @@ pub fn join_i(base: &str, index: usize) -> String {
 /// struct fields: the exact key first, else a case-insensitive one.
 /// Returns the key actually used and its value.
 pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &'o Val<'a>)> {
-    if let Some(kv) = obj.get_key_value(name) {
-        return Some(kv);
+    if obj.len() > 8 {
+        if let Some(kv) = obj.get_key_value(name) {
+            return Some(kv);
+        }
+        return obj.iter().find(|(k, _)| key_eq_ci(k, name));
     }
-    obj.iter().find(|(k, _)| k.eq_ignore_ascii_case(name))
+    // Config objects are small: one pass finds the exact key or, failing
+    // that, the first case-insensitive one.
+    let mut folded = None;
+    for (k, v) in obj.iter() {
+        if key_eq_ci(k, name) {
+            if k == name {
+                return Some((k, v));
+            }
+            folded = folded.or(Some((k, v)));
+        }
+    }
+    folded
+}
+
+/// `a.eq_ignore_ascii_case(b)`, with the length and the first byte compared
+/// first: nearly every pair of different field names fails there.
+#[inline]
+pub(crate) fn key_eq_ci(a: &str, b: &str) -> bool {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    x.len() == y.len() && x.first().map(|c| c | 0x20) == y.first().map(|c| c | 0x20) && x.eq_ignore_ascii_case(y)
 }
 
 /// A string field (Go semantics: a non-string is treated as absent here; the
@@ -417,5 +439,47 @@ mod tests {
             let en = dial_addr_problem(addr).unwrap_or_default();
             assert_ne!(reason_zh(&en), en, "{}", addr);
         }
+    }
+}
+
+/// A `HashMap` with a cheap hasher for the checker's own indexes (keys come
+/// from the checked document; nothing there needs SipHash's flood
+/// resistance, and hashing was 2% of checking a large config).
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
+
+/// Multiply-rotate hashing, a machine word at a time (the FxHash scheme).
+#[derive(Default)]
+pub(crate) struct WordHasher(u64);
+
+impl WordHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.add(u64::from_le_bytes(word));
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.add(u64::from_le_bytes(tail));
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
