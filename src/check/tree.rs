@@ -87,7 +87,7 @@ impl<'a> Obj<'a> {
         entries.iter().map(|(k, _)| *k)
     }
 
-    pub fn to_value(&self) -> serde_json::Map<String, Value> {
+    pub fn to_value(self) -> serde_json::Map<String, Value> {
         // Inserted one by one: collecting into a map compiles one more sort
         // (see crate::stable_sort).
         let mut out = serde_json::Map::new();
@@ -121,13 +121,13 @@ impl<'a> Val<'a> {
     }
 
     /// The same value as a `serde_json::Value` (for comparisons and messages).
-    pub fn to_value(&self) -> Value {
+    pub fn to_value(self) -> Value {
         match self {
             Val::Null => Value::Null,
-            Val::Bool(b) => Value::Bool(*b),
+            Val::Bool(b) => Value::Bool(b),
             Val::Num(n) => Value::Number((*n).clone()),
             Val::Str(s) => Value::String(s.to_string()),
-            Val::Arr(a) => Value::Array(a.iter().map(Val::to_value).collect()),
+            Val::Arr(a) => Value::Array(a.iter().map(|x| x.to_value()).collect()),
             Val::Obj(o) => Value::Object(o.to_value()),
             Val::Deep(v) => (*v).clone(),
         }
@@ -520,7 +520,7 @@ impl<'a> Reader<'a> {
                 b',' => self.pos += 1,
                 b'}' => {
                     self.pos += 1;
-                    if !Obj::sort_entries(&mut self.entries[base..]) {
+                    if !Obj::sort_entries(self.entries.get_mut(base..)?) {
                         return None;
                     }
                     let entries = self.arena.alloc_slice_copy(self.entries.get(base..)?);

@@ -467,7 +467,9 @@ impl std::hash::Hasher for WordHasher {
             self.add(u64::from_le_bytes(word));
         }
         let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        for (t, b) in tail.iter_mut().zip(chunks.remainder()) {
+            *t = *b;
+        }
         self.add(u64::from_le_bytes(tail));
     }
     fn write_u8(&mut self, n: u8) {
