@@ -17,7 +17,7 @@ pub(crate) enum Ty {
     /// `map[string]any`.
     Map,
     /// A struct pointer with these fields (unlisted keys are ignored).
-    Obj(&'static [Field]),
+    Obj(&'static Fields),
     /// A slice.
     Arr(&'static Ty),
     /// A string that is a service listen address (AC005).
@@ -30,6 +30,55 @@ pub(crate) enum Ty {
 
 pub(crate) struct Field(&'static str, Ty);
 
+/// The fields of one Go struct, with a small index built at compile time:
+/// a key's length and folded first and last bytes pick one of 64 slots, so
+/// a key is compared with at most one field, where a scan compared it with
+/// half the list. Decoding a large config looks up every key.
+pub(crate) struct Fields {
+    list: &'static [Field],
+    /// Per slot: 0 for no field, `i + 1` for the one field `list[i]`, or
+    /// [`SHARED`] when several fields land there (then the list is scanned).
+    slots: [u8; 64],
+}
+
+const SHARED: u8 = u8::MAX;
+
+/// The slot of a key; keys equal but for ASCII case share it.
+const fn slot(key: &[u8]) -> usize {
+    match key {
+        [] => 0,
+        [first, .., last] | [first @ last] => (key.len() * 7 + (*first | 0x20) as usize * 3 + (*last | 0x20) as usize) & 63,
+    }
+}
+
+// Runs at compile time only (every table is a `static`): an index out of
+// range would fail the build, not the program.
+#[allow(clippy::indexing_slicing)]
+const fn fields(list: &'static [Field]) -> Fields {
+    assert!(list.len() < SHARED as usize);
+    let mut slots = [0u8; 64];
+    let mut i = 0;
+    while i < list.len() {
+        let s = slot(list[i].0.as_bytes());
+        slots[s] = if slots[s] == 0 { i as u8 + 1 } else { SHARED };
+        i += 1;
+    }
+    Fields { list, slots }
+}
+
+impl Fields {
+    /// The field `key` decodes into, matched as Go matches struct fields
+    /// (ASCII case folded); the first such field when the list is scanned.
+    fn find(&self, key: &str) -> Option<&'static Field> {
+        let list: &'static [Field] = self.list;
+        match self.slots.get(slot(key.as_bytes())).copied().unwrap_or(SHARED) {
+            0 => None,
+            SHARED => list.iter().find(|f| key_eq_ci(f.0, key)),
+            i => list.get(usize::from(i) - 1).filter(|f| key_eq_ci(f.0, key)),
+        }
+    }
+}
+
 /// Where a config is decoded: services get the agent's duration step for
 /// `selector.failTimeout` strings, chains do not.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -39,26 +88,27 @@ pub(crate) enum Mode {
 }
 
 const STRS: Ty = Ty::Arr(&Ty::Str);
-const ANY_OBJ: Ty = Ty::Obj(&[]);
+const NO_FIELDS: Fields = fields(&[]);
+const ANY_OBJ: Ty = Ty::Obj(&NO_FIELDS);
 
-static SOCKOPTS: &[Field] = &[Field("mark", Ty::Int)];
-static SELECTOR: &[Field] = &[
+static SOCKOPTS: Fields = fields(&[Field("mark", Ty::Int)]);
+static SELECTOR: Fields = fields(&[
     Field("strategy", Ty::Strategy),
     Field("maxFails", Ty::Int),
     Field("failTimeout", Ty::Dur),
-];
-static CHAIN_GROUP: &[Field] = &[Field("chains", STRS), Field("selector", Ty::Obj(SELECTOR))];
-static PLUGIN: &[Field] = &[
+]);
+static CHAIN_GROUP: Fields = fields(&[Field("chains", STRS), Field("selector", Ty::Obj(&SELECTOR))]);
+static PLUGIN: Fields = fields(&[
     Field("type", Ty::Str),
     Field("auth", ANY_OBJ),
     Field("tls", ANY_OBJ),
     Field("metadata", Ty::Map),
-];
-static HANDLER: &[Field] = &[
+]);
+static HANDLER: Fields = fields(&[
     Field("type", Ty::Str),
     Field("retries", Ty::Int),
     Field("chain", Ty::Str),
-    Field("chainGroup", Ty::Obj(CHAIN_GROUP)),
+    Field("chainGroup", Ty::Obj(&CHAIN_GROUP)),
     Field("auther", Ty::Str),
     Field("authers", STRS),
     Field("auth", ANY_OBJ),
@@ -66,18 +116,18 @@ static HANDLER: &[Field] = &[
     Field("limiter", Ty::Str),
     Field("observer", Ty::Str),
     Field("metadata", Ty::Map),
-];
-static LISTENER: &[Field] = &[
+]);
+static LISTENER: Fields = fields(&[
     Field("type", Ty::Str),
     Field("chain", Ty::Str),
-    Field("chainGroup", Ty::Obj(CHAIN_GROUP)),
+    Field("chainGroup", Ty::Obj(&CHAIN_GROUP)),
     Field("auther", Ty::Str),
     Field("authers", STRS),
     Field("auth", ANY_OBJ),
     Field("tls", ANY_OBJ),
     Field("metadata", Ty::Map),
-];
-static FORWARD_NODE: &[Field] = &[
+]);
+static FORWARD_NODE: Fields = fields(&[
     Field("name", Ty::Str),
     Field("addr", Ty::DialAddr),
     Field("network", Ty::Str),
@@ -92,18 +142,18 @@ static FORWARD_NODE: &[Field] = &[
     Field("http", ANY_OBJ),
     Field("tls", ANY_OBJ),
     Field("metadata", Ty::Map),
-];
-static FORWARDER: &[Field] = &[
+]);
+static FORWARDER: Fields = fields(&[
     Field("name", Ty::Str),
     Field("hop", Ty::Str),
-    Field("selector", Ty::Obj(SELECTOR)),
-    Field("nodes", Ty::Arr(&Ty::Obj(FORWARD_NODE))),
-];
-pub(crate) static SERVICE: &[Field] = &[
+    Field("selector", Ty::Obj(&SELECTOR)),
+    Field("nodes", Ty::Arr(&Ty::Obj(&FORWARD_NODE))),
+]);
+pub(crate) static SERVICE: Fields = fields(&[
     Field("name", Ty::Str),
     Field("addr", Ty::ListenAddr),
     Field("interface", Ty::Str),
-    Field("sockopts", Ty::Obj(SOCKOPTS)),
+    Field("sockopts", Ty::Obj(&SOCKOPTS)),
     Field("admission", Ty::Str),
     Field("admissions", STRS),
     Field("bypass", Ty::Str),
@@ -117,13 +167,13 @@ pub(crate) static SERVICE: &[Field] = &[
     Field("loggers", STRS),
     Field("observer", Ty::Str),
     Field("recorders", Ty::Arr(&ANY_OBJ)),
-    Field("handler", Ty::Obj(HANDLER)),
-    Field("listener", Ty::Obj(LISTENER)),
-    Field("forwarder", Ty::Obj(FORWARDER)),
+    Field("handler", Ty::Obj(&HANDLER)),
+    Field("listener", Ty::Obj(&LISTENER)),
+    Field("forwarder", Ty::Obj(&FORWARDER)),
     Field("metadata", Ty::Map),
     Field("status", ANY_OBJ),
-];
-static NODE: &[Field] = &[
+]);
+static NODE: Fields = fields(&[
     Field("name", Ty::Str),
     Field("addr", Ty::DialAddr),
     Field("network", Ty::Str),
@@ -131,39 +181,39 @@ static NODE: &[Field] = &[
     Field("bypasses", STRS),
     Field("resolver", Ty::Str),
     Field("hosts", Ty::Str),
-    Field("connector", Ty::Obj(PLUGIN)),
-    Field("dialer", Ty::Obj(PLUGIN)),
+    Field("connector", Ty::Obj(&PLUGIN)),
+    Field("dialer", Ty::Obj(&PLUGIN)),
     Field("interface", Ty::Str),
     Field("netns", Ty::Str),
-    Field("sockopts", Ty::Obj(SOCKOPTS)),
+    Field("sockopts", Ty::Obj(&SOCKOPTS)),
     Field("filter", ANY_OBJ),
     Field("matcher", ANY_OBJ),
     Field("http", ANY_OBJ),
     Field("tls", ANY_OBJ),
     Field("metadata", Ty::Map),
-];
-static HOP: &[Field] = &[
+]);
+static HOP: Fields = fields(&[
     Field("name", Ty::Str),
     Field("interface", Ty::Str),
-    Field("sockopts", Ty::Obj(SOCKOPTS)),
-    Field("selector", Ty::Obj(SELECTOR)),
+    Field("sockopts", Ty::Obj(&SOCKOPTS)),
+    Field("selector", Ty::Obj(&SELECTOR)),
     Field("bypass", Ty::Str),
     Field("bypasses", STRS),
     Field("resolver", Ty::Str),
     Field("hosts", Ty::Str),
-    Field("nodes", Ty::Arr(&Ty::Obj(NODE))),
+    Field("nodes", Ty::Arr(&Ty::Obj(&NODE))),
     Field("reload", Ty::Dur),
     Field("file", ANY_OBJ),
     Field("redis", ANY_OBJ),
     Field("http", ANY_OBJ),
     Field("plugin", ANY_OBJ),
     Field("metadata", Ty::Map),
-];
-pub(crate) static CHAIN: &[Field] = &[
+]);
+pub(crate) static CHAIN: Fields = fields(&[
     Field("name", Ty::Str),
-    Field("hops", Ty::Arr(&Ty::Obj(HOP))),
+    Field("hops", Ty::Arr(&Ty::Obj(&HOP))),
     Field("metadata", Ty::Map),
-];
+]);
 
 /// Strategies the agent's selector parser knows (matched case-sensitively).
 pub(crate) const KNOWN_STRATEGIES: &[&str] = &["round", "rr", "rand", "random", "fifo", "ha", "hash"];
@@ -179,7 +229,7 @@ fn expected(ty: Ty) -> &'static str {
         Ty::Str | Ty::ListenAddr | Ty::DialAddr | Ty::Strategy => "a string",
         Ty::Int => "an integer",
         Ty::Dur => "an integer (nanoseconds)",
-        Ty::Map | Ty::Obj(_) => "an object",
+        Ty::Map | Ty::Obj(&_) => "an object",
         Ty::Arr(_) => "an array",
     }
 }
@@ -189,7 +239,7 @@ fn expected_zh(ty: Ty) -> &'static str {
         Ty::Str | Ty::ListenAddr | Ty::DialAddr | Ty::Strategy => "字符串",
         Ty::Int => "整数",
         Ty::Dur => "整数（纳秒）",
-        Ty::Map | Ty::Obj(_) => "对象",
+        Ty::Map | Ty::Obj(&_) => "对象",
         Ty::Arr(_) => "数组",
     }
 }
@@ -386,13 +436,13 @@ impl Decoder<'_> {
         }
     }
 
-    pub fn object(&mut self, fields: &'static [Field], obj: &Obj<'_>, path: &str, own_key: &str) {
+    pub fn object(&mut self, fields: &'static Fields, obj: &Obj<'_>, path: &str, own_key: &str) {
         self.object_at(fields, obj, &Ptr::Base(path), own_key)
     }
 
-    fn object_at(&mut self, fields: &'static [Field], obj: &Obj<'_>, path: &Ptr, own_key: &str) {
+    fn object_at(&mut self, fields: &'static Fields, obj: &Obj<'_>, path: &Ptr, own_key: &str) {
         for (k, v) in obj.iter() {
-            if let Some(f) = fields.iter().find(|f| key_eq_ci(f.0, k)) {
+            if let Some(f) = fields.find(k) {
                 self.value(f.1, v, &Ptr::Key(path, k), k, own_key);
             }
         }
@@ -404,7 +454,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn codes(mode: Mode, fields: &'static [Field], v: serde_json::Value) -> Vec<String> {
+    fn codes(mode: Mode, fields: &'static Fields, v: serde_json::Value) -> Vec<String> {
         let arena = crate::check::tree::Arena::new();
         let v = Val::from_value(&v, &arena);
         let mut sink = Sink::default();
@@ -419,24 +469,47 @@ mod tests {
         sink.findings.into_iter().map(|f| f.code).collect()
     }
 
+    /// The slot index finds exactly what a scan of the list finds, for
+    /// every field name in any case and for keys that are not fields.
+    #[test]
+    fn field_index_matches_a_scan() {
+        let tables: [&Fields; 12] = [&SOCKOPTS, &SELECTOR, &CHAIN_GROUP, &PLUGIN, &HANDLER, &LISTENER, &FORWARD_NODE, &FORWARDER, &SERVICE, &NODE, &HOP, &CHAIN];
+        let mut keys: Vec<String> = vec!["".into(), "x".into(), "é".into(), "nam".into(), "names".into(), "retriez".into(), "mux.keepaliveInterval".into()];
+        for t in tables {
+            for f in t.list {
+                keys.extend([f.0.to_string(), f.0.to_uppercase(), f.0.to_lowercase(), format!("{}_", f.0), f.0[1..].to_string()]);
+                let mut flipped: String = f.0.chars().map(|c| if c.is_ascii_lowercase() { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect();
+                keys.push(flipped.clone());
+                flipped.insert(0, 'k');
+                keys.push(flipped);
+            }
+        }
+        for t in tables {
+            for k in &keys {
+                let scan = t.list.iter().find(|f| f.0.eq_ignore_ascii_case(k)).map(|f| f.0);
+                assert_eq!(t.find(k).map(|f| f.0), scan, "{k}");
+            }
+        }
+    }
+
     #[test]
     fn service_types() {
         assert_eq!(
             codes(
                 Mode::Service,
-                SERVICE,
+                &SERVICE,
                 json!({"name": "a", "addr": ":1", "handler": {"retries": 2}})
             ),
             Vec::<String>::new()
         );
         assert_eq!(
-            codes(Mode::Service, SERVICE, json!({"name": 3, "addr": ":1"})),
+            codes(Mode::Service, &SERVICE, json!({"name": 3, "addr": ":1"})),
             vec!["AC001"]
         );
         assert_eq!(
             codes(
                 Mode::Service,
-                SERVICE,
+                &SERVICE,
                 json!({"addr": ":1", "handler": {"Retries": "2"}})
             ),
             vec!["AC001"]
@@ -444,7 +517,7 @@ mod tests {
         assert_eq!(
             codes(
                 Mode::Service,
-                SERVICE,
+                &SERVICE,
                 json!({"addr": ":1", "handler": {"retries": 1.0}})
             ),
             vec!["AC001"]
@@ -452,7 +525,7 @@ mod tests {
         assert_eq!(
             codes(
                 Mode::Service,
-                SERVICE,
+                &SERVICE,
                 json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "1m30s", "maxFails": 1}}})
             ),
             Vec::<String>::new()
@@ -460,7 +533,7 @@ mod tests {
         assert_eq!(
             codes(
                 Mode::Service,
-                SERVICE,
+                &SERVICE,
                 json!({"addr": ":1", "forwarder": {"selector": {"failTimeout": "10 min"}}})
             ),
             vec!["AC003"]
@@ -471,10 +544,10 @@ mod tests {
     fn chain_types() {
         let ok = json!({"name": "c", "hops": [{"name": "h", "selector": {"strategy": "fifo", "maxFails": 1, "failTimeout": 600000000000u64},
             "nodes": [{"name": "n", "addr": "1.2.3.4:5", "connector": {"type": "relay"}, "dialer": {"type": "tls"}}]}]});
-        assert_eq!(codes(Mode::Chain, CHAIN, ok), Vec::<String>::new());
+        assert_eq!(codes(Mode::Chain, &CHAIN, ok), Vec::<String>::new());
         let bad = json!({"name": "c", "hops": [{"selector": {"strategy": "FIFO", "maxFails": 1.5, "failTimeout": "600s"},
             "nodes": [{"addr": "1.2.3.4"}]}]});
-        let mut c = codes(Mode::Chain, CHAIN, bad);
+        let mut c = codes(Mode::Chain, &CHAIN, bad);
         c.sort();
         assert_eq!(c, vec!["AC001", "AC002", "AC004", "AC006"]);
     }

@@ -88,7 +88,7 @@ impl<'a> Doc<'a> {
                         node_id,
                         mode: Mode::Service,
                     };
-                    dec.object(SERVICE, obj, &p, "");
+                    dec.object(&SERVICE, obj, &p, "");
                     dec.scan_service_selectors(item, &p);
                     self.services.push(Svc {
                         obj,
@@ -128,7 +128,7 @@ impl<'a> Doc<'a> {
                     node_id,
                     mode: Mode::Chain,
                 }
-                .object(CHAIN, obj, path, "");
+                .object(&CHAIN, obj, path, "");
                 let own = get_ci(obj, "name").and_then(|(_, v)| v.as_str()).unwrap_or("");
                 let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own);
                 self.chains.push(Chn {

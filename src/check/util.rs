@@ -77,12 +77,12 @@ pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &
     folded
 }
 
-/// `a.eq_ignore_ascii_case(b)`, with the length and the first byte compared
-/// first: nearly every pair of different field names fails there.
+/// `a.eq_ignore_ascii_case(b)`, cheaper on the usual outcomes: different
+/// lengths or first letters, or the same spelling.
 #[inline]
 pub(crate) fn key_eq_ci(a: &str, b: &str) -> bool {
     let (x, y) = (a.as_bytes(), b.as_bytes());
-    x.len() == y.len() && x.first().map(|c| c | 0x20) == y.first().map(|c| c | 0x20) && x.eq_ignore_ascii_case(y)
+    x.len() == y.len() && x.first().map(|c| c | 0x20) == y.first().map(|c| c | 0x20) && (x == y || x.eq_ignore_ascii_case(y))
 }
 
 /// A string field (Go semantics: a non-string is treated as absent here; the
@@ -384,6 +384,18 @@ pub fn canon_host(h: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_eq_ci_is_eq_ignore_ascii_case() {
+        let words = ["", "a", "A", "name", "NAME", "nAmE", "nam", "names", "retries", "Retries", "retrieS", "retriez", "mux.keepaliveInterval",
+            "MUX.KEEPALIVEINTERVAL", "mux.keepaliveIntervaL", "mux\x0ekeepaliveInterval", "failTimeout", "FAILTIMEOUT", "failtimeout_", "é", "É", "ü12345678", "Ü12345678",
+            "12345678", "1234567\x18", "@", "`", "[x]", "{x}", "chainGroup", "CHAINGROUP", "chain\x00roup"];
+        for a in words {
+            for b in words {
+                assert_eq!(key_eq_ci(a, b), a.eq_ignore_ascii_case(b), "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn durations_follow_go() {
