@@ -48,14 +48,27 @@ fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 
 impl<'a> Obj<'a> {
     /// Sorts `entries` by key; `false` when a key repeats (the caller then
-    /// takes the `serde_json::Value` route, see [`parse`]).
+    /// takes the `serde_json::Value` route, see [`parse`]). One insertion
+    /// pass for the usual small object, which is often sorted already.
     fn sort_entries(entries: &mut [(&'a str, Val<'a>)]) -> bool {
-        let sorted = |e: &[(&'a str, Val<'a>)]| e.windows(2).all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()));
-        if sorted(entries) {
-            return true;
+        if entries.len() > 16 {
+            // A large object (the insertion pass would be quadratic).
+            entries.sort_unstable_by(|a, b| key_cmp(a.0, b.0));
+            return entries.windows(2).all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()));
         }
-        entries.sort_unstable_by(|a, b| key_cmp(a.0, b.0));
-        sorted(entries)
+        for i in 1..entries.len() {
+            let mut j = i;
+            while j > 0 {
+                let (Some(a), Some(b)) = (entries.get(j - 1), entries.get(j)) else { return false };
+                match key_cmp(a.0, b.0) {
+                    std::cmp::Ordering::Less => break,
+                    std::cmp::Ordering::Equal => return false,
+                    std::cmp::Ordering::Greater => entries.swap(j - 1, j),
+                }
+                j -= 1;
+            }
+        }
+        true
     }
 
     pub fn len(&self) -> usize {
@@ -559,6 +572,9 @@ mod tests {
         same(r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0.1e-5,"x\u00e9\n",null,true,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#);
         let arena = Arena::new();
         assert!(parse(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#, &arena).is_none(), "repeated keys");
+        let wide: Vec<String> = (0..40).rev().map(|i| format!("\"k{i}\":{i}")).collect();
+        assert!(parse(&format!("{{{},\"k7\":1}}", wide.join(",")), &arena).is_none(), "repeated key in a large object");
+        assert!(parse(&format!("{{{}}}", wide.join(",")), &arena).is_some());
         same(r#""plain""#);
         same("18446744073709551615");
         assert!(parse(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena).is_none());
@@ -605,6 +621,14 @@ mod tests {
             r#"["\u00e9", "\ud83d\ude00", "a\\b", "\ud83d", "\udc00"]"#.into(),
             "\"1234567\\\"\"".into(), "\"12345678\\n\"".into(), "\"123456789abcdef\u{7f}\u{80}\"".into(),
         ];
+        // Small and large objects, sorted, reversed and with a repeated key.
+        for n in [2usize, 3, 16, 17, 40] {
+            let keys: Vec<String> = (0..n).map(|i| format!("\"k{i:03}\":{i}")).collect();
+            texts.push(format!("{{{}}}", keys.join(",")));
+            texts.push(format!("{{{}}}", keys.iter().rev().cloned().collect::<Vec<_>>().join(",")));
+            texts.push(format!("{{{},\"k001\":0}}", keys.join(",")));
+            texts.push(format!("{{\"k001\":0,{}}}", keys.iter().rev().cloned().collect::<Vec<_>>().join(",")));
+        }
         for depth in [99, 100, 101, 127, 128, 129, 200] {
             texts.push(format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
             texts.push(format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth)));
