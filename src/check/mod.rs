@@ -256,14 +256,15 @@ fn check_kind(doc: &Val<'_>, kind: Kind) -> CheckReport {
 
 /// [`check`] on JSON text: text that is not JSON or is too large is one IN001.
 pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
-    // The usual case: the checker's own tree (strings borrowed from the
-    // text, no B-trees) and one limit walk over it. The tree holds every
-    // string and container of the text, so the walk finds a depth or string
-    // length over the limit exactly when the text scan would; the counts it
-    // checks are those of `check`. Anything else (text over the byte limit or
-    // not parsed into a tree, any limit exceeded, a tunnel input, which the
-    // planner reads as a `serde_json::Value`) takes the route below, which
-    // gives the same report as always.
+    // The usual case: the checker's own tree (in one arena, strings borrowed
+    // from the text). The tree holds every string and container of the
+    // text, so a limit walk over it finds a depth or string length over the
+    // limit exactly when the text scan would; the counts it checks are those
+    // of `check`. The walk is skipped when the reader's own figures show the
+    // document plainly within every limit. Anything else (text over the byte
+    // limit or not read into a tree, any limit exceeded, a tunnel input,
+    // which the planner reads as a `serde_json::Value`) takes the route
+    // below, which gives the same report as always.
     if text.len() <= options.limits.max_input_bytes {
         let arena = tree::Arena::new();
         if let Some((tree, stats)) = tree::parse(text, &arena) {
