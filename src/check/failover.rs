@@ -6,7 +6,7 @@ use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
 use super::util::{get_arr, get_ci, get_int, get_obj, join};
 use crate::finding::Fix;
-use super::tree::Val;
+use super::tree::{Obj, Val};
 use serde_json::Value;
 
 /// The chain a service's handler names, among the chains the same node gets
@@ -24,8 +24,8 @@ pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &str) ->
 }
 
 /// Number of nodes in a chain's first hop (`None` when it has no hop).
-pub(crate) fn first_hop_nodes(chain: &Chn<'_>) -> Option<usize> {
-    let hop = get_arr(chain.obj, "hops")?.first()?.as_object()?;
+pub(crate) fn first_hop_nodes(chain: &Obj<'_>) -> Option<usize> {
+    let hop = get_arr(chain, "hops")?.first()?.as_object()?;
     Some(
         get_arr(hop, "nodes")
             .map(|n| n.iter().filter(|x| x.is_object()).count())
@@ -85,7 +85,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             );
             continue;
         };
-        let Some(n) = first_hop_nodes(chain) else { continue };
+        let Some(n) = chain.first_hop else { continue };
         if n == 0 {
             continue;
         }

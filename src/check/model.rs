@@ -20,6 +20,11 @@ pub(crate) struct Chn<'a> {
     pub path: String,
     /// The name services refer to it by.
     pub name: &'a str,
+    /// Nodes (objects) in its first hop, `None` without a hop. Counted right
+    /// after the chain is decoded: the FO rule runs after the whole document
+    /// is read, when a large config's chains have left the cache, and walking
+    /// each one again there was mostly waiting for memory.
+    pub first_hop: Option<usize>,
     pub node_id: Option<i64>,
     pub group: usize,
 }
@@ -135,6 +140,7 @@ impl<'a> Doc<'a> {
                     obj,
                     path: path.to_string(),
                     name,
+                    first_hop: super::failover::first_hop_nodes(obj),
                     node_id,
                     group,
                 });
