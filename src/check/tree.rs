@@ -52,8 +52,9 @@ impl<'a> Obj<'a> {
     /// pass for the usual small object, which is often sorted already.
     fn sort_entries(entries: &mut [(&'a str, Val<'a>)]) -> bool {
         if entries.len() > 16 {
-            // A large object (the insertion pass would be quadratic).
-            entries.sort_unstable_by(|a, b| key_cmp(a.0, b.0));
+            // A large object (the insertion pass would be quadratic): the
+            // crate's one merge sort, not another copy of the standard one.
+            crate::stable_sort::sort_by(entries, |a, b| key_cmp(a.0, b.0));
             return entries.windows(2).all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()));
         }
         for i in 1..entries.len() {
@@ -474,15 +475,25 @@ impl<'a> Reader<'a> {
         Some(Val::Num(self.arena.alloc(n)))
     }
 
-    fn array(&mut self, depth: usize) -> Option<Val<'a>> {
+    /// Enters an array or object at `depth` (the reader stands on its
+    /// opening bracket): `Some(true)` when it is empty and already closed
+    /// by `close`, `None` when it nests too deep.
+    fn open(&mut self, depth: usize, close: u8) -> Option<bool> {
         if depth > MAX_DEPTH {
             return None;
         }
         self.stats.depth = self.stats.depth.max(depth);
         self.pos += 1;
         self.skip_ws();
-        if self.peek()? == b']' {
+        let empty = self.peek()? == close;
+        if empty {
             self.pos += 1;
+        }
+        Some(empty)
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Val<'a>> {
+        if self.open(depth, b']')? {
             return Some(Val::Arr(&[]));
         }
         let base = self.items.len();
@@ -504,14 +515,7 @@ impl<'a> Reader<'a> {
     }
 
     fn object(&mut self, depth: usize) -> Option<Val<'a>> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.stats.depth = self.stats.depth.max(depth);
-        self.pos += 1;
-        self.skip_ws();
-        if self.peek()? == b'}' {
-            self.pos += 1;
+        if self.open(depth, b'}')? {
             return Some(Val::Obj(Obj(&[])));
         }
         let base = self.entries.len();
