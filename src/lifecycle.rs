@@ -1126,7 +1126,7 @@ fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError
             ));
         }
         let plan = crate::planner::plan(input);
-        let v = serde_json::to_value(&plan).map_err(|e| {
+        let v = plan.to_json_value().map_err(|e| {
             ApiError::new(
                 "IN001",
                 format!("plan could not be serialised: {e}"),

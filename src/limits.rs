@@ -191,7 +191,10 @@ fn frames_pointer(text: &str, frames: &[Frame]) -> String {
             }
             Frame::Object { key: Some((start, end)) } => {
                 let raw = text.get(*start..*end).unwrap_or("");
-                let k = serde_json::from_str::<String>(raw).unwrap_or_else(|_| raw.trim_matches('"').to_string());
+                let k = match serde_json::from_str::<Value>(raw) {
+                    Ok(Value::String(k)) => k,
+                    _ => raw.trim_matches('"').to_string(),
+                };
                 p.push('/');
                 p.push_str(&pointer_token(&k));
             }

@@ -19,6 +19,15 @@ pub struct Plan {
     pub nodes: Vec<PlanNode>,
 }
 
+impl Plan {
+    /// The plan as a JSON value, by way of its JSON text. One serializer (the
+    /// text writer, which `planTunnelJson` needs anyway) serves every caller,
+    /// so the `.wasm` carries no second copy of the plan's serialization.
+    pub fn to_json_value(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::from_str(&serde_json::to_string(self)?)
+    }
+}
+
 /// A server rejection: `message` is the server's exact text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -341,7 +341,7 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
         }
         return (plan, sink.findings);
     }
-    match serde_json::to_value(&plan) {
+    match plan.to_json_value() {
         Ok(v @ Value::Object(_)) => {
             // An object converts to an object: the fallback is never used.
             let arena = tree::Arena::new();

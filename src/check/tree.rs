@@ -471,8 +471,12 @@ impl<'a> Reader<'a> {
             let n: u64 = token.parse().ok()?;
             return Some(Val::Num(self.arena.alloc(n.into())));
         }
-        let n = serde_json::from_str::<Number>(token).ok()?;
-        Some(Val::Num(self.arena.alloc(n)))
+        // Through the `Value` reader the crate already carries, rather than
+        // a second instantiation of serde_json's parser for `Number` alone.
+        match serde_json::from_str::<Value>(token).ok()? {
+            Value::Number(n) => Some(Val::Num(self.arena.alloc(n))),
+            _ => None,
+        }
     }
 
     /// Enters an array or object at `depth` (the reader stands on its

@@ -187,7 +187,7 @@ pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
         world::from_plan(doc)?
     } else if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
         let plan = crate::planner::plan(doc);
-        let value = serde_json::to_value(&plan).map_err(|e| {
+        let value = plan.to_json_value().map_err(|e| {
             ApiError::new(
                 "IN001",
                 format!("the plan could not be serialised: {e}"),
