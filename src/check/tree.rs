@@ -482,6 +482,7 @@ impl<'a> Reader<'a> {
     /// Enters an array or object at `depth` (the reader stands on its
     /// opening bracket): `Some(true)` when it is empty and already closed
     /// by `close`, `None` when it nests too deep.
+    #[inline]
     fn open(&mut self, depth: usize, close: u8) -> Option<bool> {
         if depth > MAX_DEPTH {
             return None;

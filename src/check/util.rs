@@ -414,6 +414,7 @@ impl WordHasher {
 }
 
 impl std::hash::Hasher for WordHasher {
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
@@ -427,15 +428,19 @@ impl std::hash::Hasher for WordHasher {
         }
         self.add(u64::from_le_bytes(tail));
     }
+    #[inline]
     fn write_u8(&mut self, n: u8) {
         self.add(u64::from(n));
     }
+    #[inline]
     fn write_u64(&mut self, n: u64) {
         self.add(n);
     }
+    #[inline]
     fn write_usize(&mut self, n: usize) {
         self.add(n as u64);
     }
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
