@@ -48,7 +48,7 @@ fn take_mins() -> Vec<f64> {
 
 /// Check options forcing the document kind (read the way callers pass them).
 fn options(kind: &str) -> CheckOptions {
-    serde_json::from_value(serde_json::json!({ "kind": kind })).unwrap_or_default()
+    CheckOptions::from_json(&serde_json::json!({ "kind": kind })).unwrap_or_default()
 }
 
 fn fmt_ns(ns: f64) -> String {

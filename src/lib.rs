@@ -19,6 +19,7 @@ pub mod finding;
 pub mod lifecycle;
 pub mod limits;
 pub mod model;
+pub mod options;
 pub mod plan;
 pub mod planner;
 pub mod redact;

@@ -30,7 +30,7 @@
 
 use crate::error::ApiError;
 use crate::finding::{pointer_token, Finding, Severity};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
@@ -41,8 +41,8 @@ pub const DEFAULT_MAX_STRING_LEN: usize = 65536;
 pub const DEFAULT_MAX_DEPTH: usize = 64;
 
 /// Size limits for one document. See the module docs for the defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Limits {
     /// JSON text longer than this many bytes is refused.
     pub max_input_bytes: usize,
@@ -72,14 +72,34 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// Reads a limits object found at `path` in some options: each field it
+    /// names (camelCase, a whole number) replaces the default; unknown keys
+    /// are ignored.
+    pub fn read(v: &Value, path: &str) -> Result<Limits, crate::options::OptionError> {
+        let f = crate::options::Fields::of(v, path)?;
+        let mut l = Limits::default();
+        for (key, slot) in [
+            ("maxInputBytes", &mut l.max_input_bytes),
+            ("maxNodes", &mut l.max_nodes),
+            ("maxHops", &mut l.max_hops),
+            ("maxNodesPerHop", &mut l.max_nodes_per_hop),
+            ("maxStringLen", &mut l.max_string_len),
+            ("maxDepth", &mut l.max_depth),
+        ] {
+            if let Some(n) = f.size(key)? {
+                *slot = n;
+            }
+        }
+        Ok(l)
+    }
+
     /// Reads limits from an options value: `null`/absent gives the defaults,
     /// an object overrides the fields it names. Anything else (a negative or
     /// fractional number, a string, an unknown type) is an `INVALID_OPTIONS` error.
     pub fn from_value(v: Option<&Value>) -> Result<Limits, ApiError> {
         match v {
             None | Some(Value::Null) => Ok(Limits::default()),
-            Some(v @ Value::Object(_)) => serde_json::from_value::<Limits>(v.clone())
-                .map_err(|e| ApiError::new("INVALID_OPTIONS", format!("limits: {}", e), "/limits")),
+            Some(v @ Value::Object(_)) => Limits::read(v, "/limits").map_err(|e| ApiError::new("INVALID_OPTIONS", format!("limits: {}", e.message), e.path)),
             Some(_) => Err(ApiError::new("INVALID_OPTIONS", "limits must be an object such as {\"maxNodes\": 200}", "/limits")),
         }
     }

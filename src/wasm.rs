@@ -45,7 +45,12 @@ pub mod text {
         serde_json::from_str(text).map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
     }
 
-    fn parse_options<T: serde::de::DeserializeOwned + Default>(text: Option<&str>, code: &str, what: &str) -> Result<T, ApiError> {
+    fn parse_options<T: Default>(
+        text: Option<&str>,
+        code: &str,
+        what: &str,
+        read: fn(&Value) -> Result<T, crate::options::OptionError>,
+    ) -> Result<T, ApiError> {
         let text = match text {
             None => return Ok(T::default()),
             Some(t) if t.trim().is_empty() => return Ok(T::default()),
@@ -55,7 +60,7 @@ pub mod text {
         if value.is_null() {
             return Ok(T::default());
         }
-        serde_json::from_value(value).map_err(|e| ApiError::new(code, format!("{what} have the wrong shape: {e}"), ""))
+        read(&value).map_err(|e| ApiError::new(code, format!("{what} have the wrong shape: {}", e.message), e.path))
     }
 
     pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, ApiError> {
@@ -70,7 +75,7 @@ pub mod text {
     }
 
     pub fn check_options(options: Option<&str>) -> Result<CheckOptions, ApiError> {
-        parse_options(options, "BAD_OPTIONS", "the check options")
+        parse_options(options, "BAD_OPTIONS", "the check options", CheckOptions::from_json)
     }
 
     /// The report for a document that could not be read at all: the checker's
@@ -112,7 +117,7 @@ pub mod text {
     }
 
     pub fn scenario(text: Option<&str>) -> Result<simulate::Scenario, ApiError> {
-        parse_options(text, "BAD_SCENARIO", "the scenario fields")
+        parse_options(text, "BAD_SCENARIO", "the scenario fields", simulate::Scenario::from_json)
     }
 
     /// `simulateJson`: the failover trace of `doc` under `scenario`.
@@ -1358,6 +1363,19 @@ mod tests {
         assert!(text::check("{}", Some("null")).is_ok());
         assert!(text::check("{}", Some("{\"kind\": \"plan\"}")).is_ok());
         assert_eq!(text::simulate("{}", Some("{\"requests\": -1}")).unwrap_err().code, "BAD_SCENARIO");
+    }
+
+    /// A wrong option names the field, by message and by JSON Pointer.
+    #[test]
+    fn a_wrong_option_points_at_its_field() {
+        let e = text::check("{}", Some(r#"{"limits": {"maxDepth": "5"}}"#)).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("BAD_OPTIONS", "/limits/maxDepth"));
+        assert!(e.message.starts_with("the check options have the wrong shape: `/limits/maxDepth` must be a whole number"), "{}", e.message);
+        let e = text::simulate("{}", Some(r#"{"requests": 2, "clientIp": 3}"#)).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("BAD_SCENARIO", "/clientIp"));
+        assert!(e.message.ends_with("`/clientIp` must be a string, but it is a number (3)"), "{}", e.message);
+        // Unknown keys are ignored and null keeps a default, as before.
+        assert!(text::check("{}", Some(r#"{"limits": null, "other": 1}"#)).is_ok());
     }
 
     #[test]

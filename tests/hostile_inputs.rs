@@ -123,7 +123,7 @@ fn ten_megabyte_strings_are_handled() {
     assert!(plan_error_code(&hop_policy::plan_json(&text)).is_some());
     assert!(in001(&check::check_text(&text, &CheckOptions::default())));
     // a dead entry and a lifecycle op of 10 MB
-    let sc: Scenario = serde_json::from_value(json!({"dead": [big.clone()]})).unwrap();
+    let sc = Scenario::from_json(&json!({"dead": [big.clone()]})).unwrap();
     let _ = simulate::simulate(&vectors()[0]["expected"], &sc);
     let _ = hop_policy::lifecycle::lifecycle(&json!([{"op": big}]));
     assert!(t.elapsed() < Duration::from_secs(60), "10 MB strings took {:?}", t.elapsed());
@@ -165,7 +165,7 @@ fn odd_numbers_and_numeric_text() {
         json!({"seed": u64::MAX, "entryRetries": i64::MAX, "requests": 5}),
         json!({"entryRetries": i64::MIN, "entry": 1e308, "dead": [1e308, -0.0, u64::MAX, "NaN"]}),
     ] {
-        let sc: Scenario = serde_json::from_value(sc).unwrap();
+        let sc = Scenario::from_json(&sc).unwrap();
         let t = Instant::now();
         let _ = simulate::simulate(&v["expected"], &sc);
         assert!(t.elapsed() < Duration::from_secs(30), "{:?} took {:?}", sc, t.elapsed());

@@ -105,7 +105,7 @@ fn inputs_at_the_limits_finish_fast() {
     let t = Instant::now();
     let plan = hop_policy::plan(&long);
     assert!(plan.error.is_none(), "{:?}", plan.error);
-    let sc: hop_policy::simulate::Scenario = serde_json::from_value(serde_json::json!({"dead": [3, 4, 7], "requests": 20})).unwrap();
+    let sc = hop_policy::simulate::Scenario::from_json(&serde_json::json!({"dead": [3, 4, 7], "requests": 20})).unwrap();
     let trace = hop_policy::simulate::simulate(&long, &sc);
     eprintln!("{} hops: plan + simulate {:?} (ok: {})", l.max_hops, t.elapsed(), trace.is_ok());
     assert!(t.elapsed().as_secs() < 20);

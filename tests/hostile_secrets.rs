@@ -125,7 +125,7 @@ fn credentials_in_error_paths_stay_hidden() {
 fn simulate_does_not_echo_a_dead_entry_object_with_a_token() {
     let text = include_str!("data/hostile/regressions/simulate-dead-entry-echoes-token.json");
     let v: Value = serde_json::from_str(text).unwrap();
-    let sc: hop_policy::simulate::Scenario = serde_json::from_value(v[1].clone()).unwrap();
+    let sc = hop_policy::simulate::Scenario::from_json(&v[1]).unwrap();
     let out = match hop_policy::simulate::simulate(&v[0], &sc) {
         Ok(t) => to_json(&t),
         Err(e) => to_json(&e) + &e.to_string(),

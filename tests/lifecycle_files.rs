@@ -36,7 +36,7 @@ fn lc001_from_plans_and_from_inputs() {
 
 #[test]
 fn seed_input_and_plan_simulate_alike() {
-    let sc: Scenario = serde_json::from_value(load("scenario-all-exits-dead.json")).unwrap();
+    let sc = Scenario::from_json(&load("scenario-all-exits-dead.json")).unwrap();
     let a = simulate(&load("seed-plan.json"), &sc).unwrap();
     let b = simulate(&load("seed-input.json"), &sc).unwrap();
     // Labels differ (the node table adds names); the dials and outcomes do not.

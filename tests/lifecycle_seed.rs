@@ -70,8 +70,7 @@ fn lost_release_then_edit_to_three_exits_keeps_old_retries_lc001() {
 
     // Replaying GOST on the middle's resulting config: first exit dead -> the request fails.
     let cfg = json!({"services": mid["services"], "chains": mid["chains"]});
-    let sc: Scenario =
-        serde_json::from_value(json!({"dead": ["203.0.113.3:45001"], "requests": 2})).unwrap();
+    let sc = Scenario::from_json(&json!({"dead": ["203.0.113.3:45001"], "requests": 2})).unwrap();
     let t = simulate(&cfg, &sc).unwrap();
     assert!(!t.requests[0].ok);
     assert!(t.requests[1].ok);
@@ -378,7 +377,7 @@ fn simulating_the_deployed_state_shows_the_lc001_failure() {
         &json!([{"op": "apply", "plan": one_exit()}, {"op": "apply", "plan": three_exits()}]),
     )
     .unwrap();
-    let sc: Scenario = serde_json::from_value(json!({"dead": [3], "requests": 2})).unwrap();
+    let sc = Scenario::from_json(&json!({"dead": [3], "requests": 2})).unwrap();
     // The whole report is accepted as well as its state.
     let report = serde_json::to_value(&lost).unwrap();
     let t = simulate(&report, &sc).unwrap();

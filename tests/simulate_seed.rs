@@ -35,7 +35,7 @@ fn with_strategy(mut plan: Value, strategy: &str) -> Value {
 }
 
 fn run(plan: &Value, scenario: Value) -> Trace {
-    let sc: Scenario = serde_json::from_value(scenario).unwrap();
+    let sc = Scenario::from_json(&scenario).unwrap();
     simulate(plan, &sc).unwrap()
 }
 

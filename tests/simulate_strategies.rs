@@ -43,7 +43,7 @@ fn three(selector: Value, retries: Option<i64>) -> Value {
 }
 
 fn run(doc: &Value, sc: Value) -> Trace {
-    simulate(doc, &serde_json::from_value::<Scenario>(sc).unwrap()).unwrap()
+    simulate(doc, &Scenario::from_json(&sc).unwrap()).unwrap()
 }
 
 /// Addresses dialed by each request.
@@ -314,7 +314,7 @@ fn entry_choice_and_dead_entry() {
     assert!(t.requests.iter().all(|r| !r.ok && r.attempts.is_empty()));
     let e = simulate(
         &v["input"],
-        &serde_json::from_value(json!({"entry": 99})).unwrap(),
+        &Scenario::from_json(&json!({"entry": 99})).unwrap(),
     )
     .unwrap_err();
     assert_eq!(e.code, "NO_ENTRY");
@@ -336,9 +336,9 @@ fn unreadable_documents_and_scenarios_are_errors_not_panics() {
     let rejected = json!({"error": "节点重复", "federation": [], "local": []});
     assert_eq!(simulate(&rejected, &sc).unwrap_err().code, "PLAN_ERROR");
     let doc = three(sel("round"), None);
-    let bad: Scenario = serde_json::from_value(json!({"dead": [{"x": 1}]})).unwrap();
+    let bad = Scenario::from_json(&json!({"dead": [{"x": 1}]})).unwrap();
     assert_eq!(simulate(&doc, &bad).unwrap_err().path, "/dead/0");
-    let bad: Scenario = serde_json::from_value(json!({"dead": ["host:notaport"]})).unwrap();
+    let bad = Scenario::from_json(&json!({"dead": ["host:notaport"]})).unwrap();
     assert_eq!(simulate(&doc, &bad).unwrap_err().code, "IN001");
     // Hostile but valid: huge retries and request counts are capped.
     let doc = three(sel("round"), Some(i64::MAX));

@@ -24,7 +24,7 @@ fn input() -> Value {
 }
 
 fn run(sc: Value) -> Trace {
-    simulate(&input(), &serde_json::from_value::<Scenario>(sc).unwrap()).unwrap()
+    simulate(&input(), &Scenario::from_json(&sc).unwrap()).unwrap()
 }
 
 type Dial = (i64, i64, bool);

@@ -9,7 +9,7 @@ mod golden_vectors;
 use golden_vectors::vectors;
 
 fn sc(v: Value) -> Scenario {
-    serde_json::from_value(v).unwrap()
+    Scenario::from_json(&v).unwrap()
 }
 
 /// Node ids of the tunnel's exits, from the input.

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 fn run(doc: &Value, options: &Value, planted: bool) {
     // Options that do not deserialize are the binding's error path; check with defaults then.
-    let opts: CheckOptions = serde_json::from_value(options.clone()).unwrap_or_default();
+    let opts = CheckOptions::from_json(options).unwrap_or_default();
     let a = to_json(&check(doc, &opts));
     let b = to_json(&check(doc, &opts));
     // Options are the caller's own input too: an unknown `kind` is quoted back in

@@ -16,7 +16,7 @@ fn run(doc: &Value, scenario: &Value, planted: bool) {
     if scenario.get("requests").and_then(Value::as_u64).is_some_and(|n| n > MAX_REQUESTS) {
         return;
     }
-    let sc: Scenario = match serde_json::from_value(scenario.clone()) {
+    let sc = match Scenario::from_json(scenario) {
         Ok(s) => s,
         Err(_) => return, // the binding reports a bad scenario as an error before simulating
     };

@@ -22,7 +22,7 @@ use crate::finding::{sort_findings, Finding, Severity};
 use crate::plan::Plan;
 use model::Doc;
 use rules::Sink;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use tree::{Obj, Val};
 use std::collections::BTreeMap;
@@ -34,12 +34,23 @@ pub const MAX_VALUES: usize = 1_000_000;
 
 /// Options for [`check`]. `kind` forces the document kind:
 /// `"tunnel"`, `"plan"`, `"config"` or `"commands"`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     pub kind: Option<String>,
     /// Size limits for the document (defaults in [`crate::limits`]).
     pub limits: crate::limits::Limits,
+}
+
+impl CheckOptions {
+    /// Reads `{kind?, limits?}` (unknown keys are ignored; `null` keeps a default).
+    pub fn from_json(v: &Value) -> Result<CheckOptions, crate::options::OptionError> {
+        let f = crate::options::Fields::of(v, "")?;
+        let limits = match f.get("limits") {
+            Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
+            None => Default::default(),
+        };
+        Ok(CheckOptions { kind: f.string("kind")?, limits })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

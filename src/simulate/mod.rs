@@ -54,14 +54,14 @@ pub(crate) mod util;
 pub(crate) mod world;
 
 use crate::error::ApiError;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 pub use text::trace_text;
 
 /// What to simulate. Unknown keys are ignored.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Scenario {
     /// Dead nodes: node ids (numbers or numeric strings), node names or `host:port` strings.
     pub dead: Vec<Value>,
@@ -81,6 +81,25 @@ pub struct Scenario {
     pub client_ip: Option<String>,
     /// Requested destination (`hash: host` source).
     pub destination: Option<String>,
+}
+
+impl Scenario {
+    /// Reads a scenario object (camelCase keys, every field optional,
+    /// unknown keys ignored, `null` for "use the default").
+    pub fn from_json(v: &Value) -> Result<Scenario, crate::options::OptionError> {
+        let f = crate::options::Fields::of(v, "")?;
+        Ok(Scenario {
+            dead: f.list("dead")?.unwrap_or_default(),
+            requests: f.unsigned("requests")?,
+            start_ms: f.signed("startMs")?,
+            gap_ms: f.signed("gapMs")?,
+            seed: f.unsigned("seed")?,
+            entry: f.get("entry").cloned(),
+            entry_retries: f.signed("entryRetries")?,
+            client_ip: f.string("clientIp")?,
+            destination: f.string("destination")?,
+        })
+    }
 }
 
 /// Upper bounds that keep a hostile scenario or document cheap.

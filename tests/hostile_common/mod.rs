@@ -63,7 +63,7 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
     }
     out.push(("check_tunnel", to_json(&check::check_tunnel(doc))));
     for scenario in [json!({}), json!({"dead": [2, "3", "203.0.113.4:45002"], "requests": 4, "gapMs": 0})] {
-        let sc: Scenario = serde_json::from_value(scenario).expect("scenario");
+        let sc = Scenario::from_json(&scenario).expect("scenario");
         match simulate::simulate(doc, &sc) {
             Ok(trace) => {
                 out.push(("simulate.trace_text", simulate::trace_text(&trace)));
@@ -92,7 +92,7 @@ pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
         out.extend(outputs_for_value(&v));
         // Corpus files for the simulator are `[doc, scenario]`, for the checker `{doc, options}`.
         if let Some([doc, sc]) = v.as_array().map(Vec::as_slice) {
-            if let Ok(sc) = serde_json::from_value::<Scenario>(sc.clone()) {
+            if let Ok(sc) = Scenario::from_json(sc) {
                 if sc.requests.unwrap_or(3) <= 1000 {
                     match simulate::simulate(doc, &sc) {
                         Ok(t) => out.push(("simulate([doc, scenario])", to_json(&t))),
@@ -102,7 +102,7 @@ pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
             }
         }
         if let (Some(doc), Some(opts)) = (v.get("doc"), v.get("options")) {
-            let opts: CheckOptions = serde_json::from_value(opts.clone()).unwrap_or_default();
+            let opts = CheckOptions::from_json(opts).unwrap_or_default();
             out.push(("check({doc, options})", to_json(&check::check(doc, &opts))));
         }
     }
