@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// A/B of two builds of the Node package, for measuring one change (issue 7).
+// Not part of the tests.
+//
+//   node scripts/ab.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]
+//
+// OLD/NEW are `pkg/node` directories (for example a copy of pkg/node taken
+// before the change, and pkg/node after `scripts/build`). WORKLOAD_DIR holds
+// the bench workloads (`node scripts/workloads.mjs DIR`; written to a fresh
+// temporary directory when omitted).
+//
+// 1. Same outputs: the five text entry points of both builds are called on
+//    every file under tests/data, fuzz/corpus and www/examples (and on each
+//    JSON line of those files, with its `input`, `expected` and `steps`), and
+//    the answers (or thrown code, path and message) compared.
+// 2. Speed: `planTunnelJson` on `large` and `JSON.parse(checkDocumentJson())`
+//    on `config-10k`, the two builds alternating in one process (the order
+//    flips every round), so both share the machine's load. Prints the median
+//    time of each and the median of the per-round ratios NEW/OLD.
+
+import { createRequire } from 'node:module';
+import { readdirSync, readFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const roundsAt = args.indexOf('--rounds');
+const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 40;
+if (args.length < 2 || !(rounds > 0)) {
+  console.error('usage: node scripts/ab.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]');
+  process.exit(2);
+}
+const require = createRequire(import.meta.url);
+const load = (dir) => require(resolve(dir, 'hop_policy.js'));
+const [oldM, newM] = [load(args[0]), load(args[1])];
+let wl = args[2];
+if (!wl) {
+  wl = mkdtempSync(join(tmpdir(), 'hop-policy-ab.'));
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'workloads.mjs'), wl], { stdio: 'ignore' });
+}
+
+// 1. Same outputs.
+const ENTRY = ['checkDocumentJson', 'checkTunnelJson', 'planTunnelJson', 'simulateJson', 'lifecycleJson'];
+const answer = (m, f, doc) => {
+  try {
+    return 'ok ' + m[f](doc);
+  } catch (e) {
+    return `throws ${e.code} ${e.path} ${e.message}`;
+  }
+};
+let calls = 0;
+const diffs = [];
+function docsOf(text) {
+  const docs = [text];
+  for (const line of text.split('\n')) {
+    if (!/^[[{]/.test(line)) continue;
+    docs.push(line);
+    try {
+      const v = JSON.parse(line);
+      for (const k of ['input', 'expected', 'steps']) if (v && v[k] !== undefined) docs.push(JSON.stringify(v[k]));
+    } catch {
+      // not JSON: the line itself is still a document
+    }
+  }
+  return docs;
+}
+function walk(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (/\.(json|jsonl|txt)$/.test(e.name) || !e.name.includes('.')) {
+      for (const doc of docsOf(readFileSync(p, 'utf8'))) {
+        for (const f of ENTRY) {
+          calls++;
+          const a = answer(oldM, f, doc);
+          const b = answer(newM, f, doc);
+          if (a !== b) diffs.push(`${f} on ${p}: ${a.slice(0, 120)} | ${b.slice(0, 120)}`);
+        }
+      }
+    }
+  }
+}
+for (const d of ['tests/data', 'fuzz/corpus', 'www/examples']) if (existsSync(join(ROOT, d))) walk(join(ROOT, d));
+console.log(`same outputs: ${calls} calls, ${diffs.length} differ`);
+for (const d of diffs.slice(0, 5)) console.log('  ' + d);
+
+// 2. Speed.
+const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+function ab(name, call) {
+  for (let i = 0; i < 3; i++) { call(oldM); call(newM); }
+  const t = { old: [], new: [] };
+  const ratio = [];
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? ['old', 'new'] : ['new', 'old'];
+    const once = {};
+    for (const k of order) {
+      const s = process.hrtime.bigint();
+      call(k === 'old' ? oldM : newM);
+      once[k] = Number(process.hrtime.bigint() - s) / 1e6;
+      t[k].push(once[k]);
+    }
+    ratio.push(once.new / once.old);
+  }
+  console.log(`${name}: old ${median(t.old).toFixed(2)} ms, new ${median(t.new).toFixed(2)} ms, median ratio new/old ${median(ratio).toFixed(3)} (${rounds} rounds)`);
+}
+const large = readFileSync(join(wl, 'large.json'), 'utf8');
+const config = readFileSync(join(wl, 'config-10k.json'), 'utf8');
+ab('planTunnelJson large', (m) => m.planTunnelJson(large));
+ab('JSON.parse(checkDocumentJson) config-10k', (m) => JSON.parse(m.checkDocumentJson(config)));
+process.exitCode = diffs.length ? 1 : 0;
