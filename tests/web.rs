@@ -89,13 +89,18 @@ fn plans_are_plain_objects_and_arrays() {
 }
 
 fn assert_thrown(result: Result<JsValue, JsValue>, code: &str) {
+    assert_thrown_at(result, code, "");
+}
+
+/// Like [`assert_thrown`], for an error that points at `path` in the input.
+fn assert_thrown_at(result: Result<JsValue, JsValue>, code: &str, path: &str) {
     let err = match result {
         Ok(v) => panic!("expected a throw with {code}, got {:?}", rust(&v)),
         Err(e) => e,
     };
     assert!(err.is_instance_of::<js_sys::Error>(), "thrown value is not an Error");
     assert_eq!(get(&err, "code").as_string().as_deref(), Some(code));
-    assert_eq!(get(&err, "path").as_string().as_deref(), Some(""));
+    assert_eq!(get(&err, "path").as_string().as_deref(), Some(path));
     assert_eq!(get(&err, "name").as_string().as_deref(), Some("HopPolicyError"));
     assert!(get(&err, "message").as_string().map(|m| !m.is_empty()).unwrap_or(false));
 }
@@ -110,7 +115,8 @@ fn bad_input_throws_structured_errors() {
     // BigInt has no JSON form.
     assert_thrown(wasm::plan_tunnel(js_sys::BigInt::from(5u32).into()), "IN001");
     assert_thrown(wasm::plan_tunnel_json(&jstr("{\"tunnel\":")).map(JsValue::from), "IN001");
-    assert_thrown(wasm::check_document(JsValue::NULL, Some(js(&serde_json::json!({"kind": 7})))), "BAD_OPTIONS");
+    // A wrong option names its field.
+    assert_thrown_at(wasm::check_document(JsValue::NULL, Some(js(&serde_json::json!({"kind": 7})))), "BAD_OPTIONS", "/kind");
 }
 
 #[wasm_bindgen_test]
