@@ -352,28 +352,37 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
         }
         return (plan, sink.findings);
     }
-    match plan.to_json_value() {
-        Ok(v @ Value::Object(_)) => {
-            // An object converts to an object: the fallback is never used.
-            let arena = tree::Arena::new();
-            let (tree, empty) = (Val::from_value(&v, &arena), Obj::default());
-            match plan_findings(tree.as_object().unwrap_or(&empty)) {
-                Ok(f) => sink.findings.extend(f),
-                Err((en, zh)) => sink.add(
-                    "IN001",
-                    None,
-                    "",
-                    format!("the plan made from this tunnel cannot be read: {}", en),
-                    format!("由该隧道生成的计划无法读取：{}", zh),
-                ),
-            }
+    // The plan's JSON text, read by the checker's own reader as any
+    // document is (through a `Value` only if the reader declines).
+    let text = serde_json::to_string(&plan).unwrap_or_default();
+    let arena = tree::Arena::new();
+    let value: Option<Value>;
+    let tree = match tree::parse(&text, &arena) {
+        Some((tree, _)) => Some(tree),
+        None => {
+            value = serde_json::from_str(&text).ok();
+            value.as_ref().map(|v| Val::from_value(v, &arena))
         }
-        _ => sink.add(
+    };
+    // A plan serializes to an object: the fallback is never used.
+    let Some(obj) = tree.as_ref().and_then(Val::as_object) else {
+        sink.add(
             "IN001",
             None,
             "",
             "the plan made from this tunnel cannot be serialised".into(),
             "由该隧道生成的计划无法序列化".into(),
+        );
+        return (plan, sink.findings);
+    };
+    match plan_findings(obj) {
+        Ok(f) => sink.findings.extend(f),
+        Err((en, zh)) => sink.add(
+            "IN001",
+            None,
+            "",
+            format!("the plan made from this tunnel cannot be read: {}", en),
+            format!("由该隧道生成的计划无法读取：{}", zh),
         ),
     }
     (plan, sink.findings)
