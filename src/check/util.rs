@@ -45,27 +45,15 @@ impl Ptr<'_> {
 
 /// Appends an array index to a JSON Pointer.
 pub fn join_i(base: &str, index: usize) -> String {
-    // Digits by hand: this runs for every service and chain of a document,
-    // and the formatting machinery cost more than the rest of the join.
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = index;
-    loop {
-        at -= 1;
-        if let Some(d) = digits.get_mut(at) {
-            *d = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
-    let mut out = String::with_capacity(base.len() + 1 + digits.len() - at);
+    // `itoa` (serde_json's own integer writer): this runs for every service
+    // and chain of a document, and the formatting machinery cost more than
+    // the rest of the join.
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(index);
+    let mut out = String::with_capacity(base.len() + 1 + digits.len());
     out.push_str(base);
     out.push('/');
-    for &d in digits.get(at..).unwrap_or_default() {
-        out.push(char::from(d));
-    }
+    out.push_str(digits);
     out
 }
 
@@ -526,4 +514,3 @@ mod tests {
         }
     }
 }
-
