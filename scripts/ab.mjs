@@ -15,8 +15,9 @@
 //    the answers (or thrown code, path and message) compared.
 // 2. Speed: `planTunnelJson` on `large` and `JSON.parse(checkDocumentJson())`
 //    on `config-10k`, the two builds alternating in one process (the order
-//    flips every round), so both share the machine's load. Prints the median
-//    time of each and the median of the per-round ratios NEW/OLD.
+//    flips every round: the bench's round robin, scripts/timing.mjs), so
+//    both share the machine's load. Prints the median time of each and the
+//    median of the per-round ratios NEW/OLD.
 
 import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, existsSync, mkdtempSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { roundRobin, fmtMs } from './timing.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -87,24 +89,11 @@ for (const d of ['tests/data', 'fuzz/corpus', 'www/examples']) if (existsSync(jo
 console.log(`same outputs: ${calls} calls, ${diffs.length} differ`);
 for (const d of diffs.slice(0, 5)) console.log('  ' + d);
 
-// 2. Speed.
-const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+// 2. Speed: the two builds in round robin (scripts/timing.mjs), exactly
+// `rounds` rounds after a short warm-up; ratio[1] is new/old per round.
 function ab(name, call) {
-  for (let i = 0; i < 3; i++) { call(oldM); call(newM); }
-  const t = { old: [], new: [] };
-  const ratio = [];
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 ? ['old', 'new'] : ['new', 'old'];
-    const once = {};
-    for (const k of order) {
-      const s = process.hrtime.bigint();
-      call(k === 'old' ? oldM : newM);
-      once[k] = Number(process.hrtime.bigint() - s) / 1e6;
-      t[k].push(once[k]);
-    }
-    ratio.push(once.new / once.old);
-  }
-  console.log(`${name}: old ${median(t.old).toFixed(2)} ms, new ${median(t.new).toFixed(2)} ms, median ratio new/old ${median(ratio).toFixed(3)} (${rounds} rounds)`);
+  const rr = roundRobin([() => call(oldM), () => call(newM)], 0, rounds);
+  console.log(`${name}: old ${fmtMs(rr.ms[0])}, new ${fmtMs(rr.ms[1])}, median ratio new/old ${rr.ratio[1].toFixed(3)} (${rounds} rounds)`);
 }
 const large = readFileSync(join(wl, 'large.json'), 'utf8');
 const config = readFileSync(join(wl, 'config-10k.json'), 'utf8');
