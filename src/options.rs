@@ -55,25 +55,23 @@ impl<'a> Fields<'a> {
         self.obj.get(key).filter(|v| !v.is_null())
     }
 
+    /// `v` (the value of `key`) as a whole number from 0 to `max`, which is
+    /// `T`'s largest value.
+    fn whole<T: TryFrom<u64>>(&self, key: &str, v: &Value, max: u64) -> Result<T, OptionError> {
+        v.as_u64()
+            .and_then(|n| T::try_from(n).ok())
+            .ok_or_else(|| self.wrong(key, &format!("a whole number from 0 to {max}"), v))
+    }
+
     /// A whole number from 0 to `T`'s maximum; absent or `null` is `None`.
-    pub fn unsigned<T: TryFrom<u64> + Into<u64> + Copy + Bounded>(&self, key: &str) -> Result<Option<T>, OptionError> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        match v.as_u64().and_then(|n| T::try_from(n).ok()) {
-            Some(n) => Ok(Some(n)),
-            None => Err(self.wrong(key, &format!("a whole number from 0 to {}", T::MAX.into()), v)),
-        }
+    pub fn unsigned<T: TryFrom<u64> + Into<u64> + Bounded>(&self, key: &str) -> Result<Option<T>, OptionError> {
+        self.get(key).map(|v| self.whole(key, v, T::MAX.into())).transpose()
     }
 
     /// A whole number from 0 up that must not be `null` when present
     /// (a size limit). Absent is `None`.
     pub fn size(&self, key: &str) -> Result<Option<usize>, OptionError> {
-        match self.obj.get(key) {
-            None => Ok(None),
-            Some(v) => match v.as_u64().and_then(|n| usize::try_from(n).ok()) {
-                Some(n) => Ok(Some(n)),
-                None => Err(self.wrong(key, &format!("a whole number from 0 to {}", usize::MAX), v)),
-            },
-        }
+        self.obj.get(key).map(|v| self.whole(key, v, usize::MAX as u64)).transpose()
     }
 
     /// A whole number that fits in 64 signed bits; absent or `null` is `None`.
