@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// Checks that no output echoes a credential the input carried (a
+// `remoteToken`, or any token / secret / password / API-key field). Not part
+// of the tests (tests/hostile_secrets.rs plants canaries natively); this runs
+// the built package over whole directories.
+//
+//   node scripts/secret-echo.mjs [PKG_NODE_DIR] DIR...
+//
+// Every file under each DIR (and each JSON line of it, with its `input`,
+// `expected` and `steps`) is a document; a tunnel input is also run with a
+// fresh token planted into every node row. Each document goes through every
+// entry point, text and object forms, errors included. A credential value
+// counts only when it appears once in its document (a value that is also a
+// name elsewhere may rightly be printed). Exits 1 when any output echoes one.
+
+import { createRequire } from 'node:module';
+import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+let args = process.argv.slice(2);
+let pkg = join(ROOT, 'pkg', 'node');
+if (args.length && existsSync(join(args[0], 'hop_policy.js'))) [pkg, ...args] = args;
+if (!args.length) {
+  console.error('usage: node scripts/secret-echo.mjs [PKG_NODE_DIR] DIR...');
+  process.exit(2);
+}
+const m = createRequire(import.meta.url)(resolve(pkg, 'hop_policy.js'));
+
+const CREDENTIAL_KEY = /token|secret|password|apikey/i;
+
+/** Credential values (strings of 4 or more characters) anywhere in `v`. */
+function credentials(v, acc = new Set()) {
+  if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (CREDENTIAL_KEY.test(k) && typeof x === 'string' && x.length >= 4) acc.add(x);
+      credentials(x, acc);
+    }
+  }
+  return acc;
+}
+
+/** A copy of a tunnel input with a fresh token in every node row. */
+function planted(input, n) {
+  const v = structuredClone(input);
+  for (const row of v.nodes) if (row && typeof row === 'object') row.remoteToken = `PLANTED-${n}-${row.id ?? 'x'}`;
+  return v;
+}
+
+/** What every entry point answers for `text` (thrown errors as text too). */
+function outputs(text) {
+  const out = [];
+  const call = (f) => {
+    try {
+      out.push(String(f()));
+    } catch (e) {
+      out.push(`${e && e.message} ${e && e.path}`);
+    }
+  };
+  for (const f of ['planTunnelJson', 'checkDocumentJson', 'checkTunnelJson', 'simulateJson', 'lifecycleJson', 'simulateText']) call(() => m[f](text));
+  for (const format of ['text', 'sarif']) call(() => m.checkDocumentFormatted(text, format));
+  const v = JSON.parse(text);
+  for (const f of ['planTunnel', 'checkDocument', 'checkTunnel', 'simulate', 'lifecycle']) call(() => JSON.stringify(m[f](v)));
+  return out;
+}
+
+let docs = 0;
+let carrying = 0;
+let checked = 0;
+let echoes = 0;
+const distinct = new Set();
+
+function run(text, file) {
+  docs++;
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return;
+  }
+  // Only values that appear once in the document: the credential field itself.
+  const secrets = [...credentials(v)].filter((s) => text.split(JSON.stringify(s).slice(1, -1)).length === 2);
+  if (!secrets.length) return;
+  carrying++;
+  for (const s of secrets) distinct.add(s);
+  for (const out of outputs(text)) {
+    checked++;
+    for (const s of secrets) {
+      if (out.includes(s)) {
+        echoes++;
+        if (echoes <= 10) console.log(`ECHO ${file}: ${s}`);
+      }
+    }
+  }
+}
+
+function documents(text) {
+  const items = [text];
+  const add = (v) => {
+    items.push(JSON.stringify(v));
+    if (v && typeof v === 'object' && v.tunnel && Array.isArray(v.nodes)) items.push(JSON.stringify(planted(v, docs + items.length)));
+  };
+  try {
+    add(JSON.parse(text));
+  } catch {
+    // not one JSON document: maybe JSON lines
+  }
+  for (const line of text.split('\n')) {
+    if (!/^[[{]/.test(line)) continue;
+    try {
+      const v = JSON.parse(line);
+      add(v);
+      for (const k of ['input', 'expected', 'steps']) if (v && v[k] !== undefined) add(v[k]);
+    } catch {
+      // not JSON
+    }
+  }
+  return items;
+}
+
+function walk(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (/\.(json|jsonl|txt)$/.test(e.name) || !e.name.includes('.')) for (const d of documents(readFileSync(p, 'utf8'))) run(d, p);
+  }
+}
+
+for (const d of args) {
+  if (!existsSync(d) || !statSync(d).isDirectory()) {
+    console.error(`not a directory: ${d}`);
+    process.exit(2);
+  }
+  walk(d);
+}
+console.log(`${docs} documents, ${carrying} carry a credential (${distinct.size} distinct values); ${checked} outputs checked, ${echoes} echo one`);
+process.exitCode = echoes ? 1 : 0;
