@@ -20,7 +20,7 @@
 //    median of the per-round ratios NEW/OLD.
 
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -40,7 +40,9 @@ const load = (dir) => require(resolve(dir, 'hop_policy.js'));
 const [oldM, newM] = [load(args[0]), load(args[1])];
 let wl = args[2];
 if (!wl) {
-  wl = mkdtempSync(join(tmpdir(), 'hop-policy-ab.'));
+  const dir = mkdtempSync(join(tmpdir(), 'hop-policy-ab.'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  wl = dir;
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'workloads.mjs'), wl], { stdio: 'ignore' });
 }
 

@@ -3,12 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, SEED_FILE, VECTORS_FILE, cli, vectors, vector, compareToExpected, crateVersion, withoutFederatedRetries } from './helpers.mjs';
+import { CLI, SEED_FILE, VECTORS_FILE, cli, vectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'hop-policy-cli-'));
+const tmp = tempDir('hop-policy-cli-');
 const write = (name, text) => {
   const p = path.join(tmp, name);
   writeFileSync(p, text);

@@ -1,5 +1,5 @@
 // Shared helpers of the node tests: paths, golden vectors, the golden comparison.
-import { readFileSync, mkdtempSync, mkdirSync, symlinkSync } from 'node:fs';
+import { readFileSync, mkdtempSync, mkdirSync, symlinkSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,9 +57,20 @@ export function cli(args, { input, env } = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * A new empty directory under the OS temp dir, removed when this test process
+ * exits (node --test runs each file in its own process), so test runs do not
+ * pile up directories (an `npm pack` install is several MB).
+ */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** A temporary directory where `hop-policy` resolves to the built pkg/. */
 export function linkedProject(prefix = 'hop-policy-') {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = tempDir(prefix);
   mkdirSync(path.join(dir, 'node_modules'));
   symlinkSync(PKG, path.join(dir, 'node_modules', 'hop-policy'), 'dir');
   return dir;

@@ -4,11 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, readdirSync, existsSync, createReadStream, statSync } from 'node:fs';
+import { writeFileSync, readFileSync, mkdirSync, readdirSync, existsSync, createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PKG, NODE_MODULES, SEED_FILE, vector, compareToExpected, crateVersion, withoutFederatedRetries } from './helpers.mjs';
+import { PKG, NODE_MODULES, SEED_FILE, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
 
 const SEED = vector('seed-federated-middle-fifo-3-exits');
 let app;
@@ -20,7 +19,7 @@ function run(cmd, args, opts = {}) {
 }
 
 before(() => {
-  const work = mkdtempSync(path.join(tmpdir(), 'hop-policy-pack-'));
+  const work = tempDir('hop-policy-pack-');
   const packed = JSON.parse(run('npm', ['pack', PKG, '--json', '--pack-destination', work], { cwd: work }));
   const tarball = path.join(work, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
