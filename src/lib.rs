@@ -16,6 +16,7 @@ pub mod coerce;
 pub mod duration;
 pub mod error;
 pub mod finding;
+pub mod json;
 pub mod lifecycle;
 pub mod limits;
 pub mod model;

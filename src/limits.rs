@@ -211,7 +211,7 @@ fn frames_pointer(text: &str, frames: &[Frame]) -> String {
             }
             Frame::Object { key: Some((start, end)) } => {
                 let raw = text.get(*start..*end).unwrap_or("");
-                let k = match serde_json::from_str::<Value>(raw) {
+                let k = match crate::json::from_str(raw) {
                     Ok(Value::String(k)) => k,
                     _ => raw.trim_matches('"').to_string(),
                 };
@@ -524,7 +524,7 @@ impl Node for Value {
 /// Returns the parsed value; text that is not JSON is an `INVALID_INPUT` error.
 pub fn parse_checked(text: &str, limits: &Limits) -> Result<Value, ApiError> {
     check_text(text, limits)?;
-    let v: Value = serde_json::from_str(text).map_err(|e| ApiError::new("INVALID_INPUT", format!("not JSON: {}", e), ""))?;
+    let v = crate::json::from_str(text).map_err(|e| ApiError::new("INVALID_INPUT", format!("not JSON: {}", e), ""))?;
     check_value(&v, limits)?;
     Ok(v)
 }

@@ -110,7 +110,7 @@ impl NodeRecord {
         if !self.is_remote || self.remote_config.is_empty() {
             return (0, 0);
         }
-        match serde_json::from_str::<Value>(&self.remote_config) {
+        match crate::json::from_str(&self.remote_config) {
             Ok(Value::Object(cfg)) => (go_int(cfg.get("portRangeStart"), 0), go_int(cfg.get("portRangeEnd"), 0)),
             _ => (0, 0),
         }

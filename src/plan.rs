@@ -23,8 +23,9 @@ impl Plan {
     /// The plan as a JSON value, by way of its JSON text. One serializer (the
     /// text writer, which `planTunnelJson` needs anyway) serves every caller,
     /// so the `.wasm` carries no second copy of the plan's serialization.
-    pub fn to_json_value(&self) -> Result<serde_json::Value, serde_json::Error> {
-        serde_json::from_str(&serde_json::to_string(self)?)
+    pub fn to_json_value(&self) -> Result<serde_json::Value, String> {
+        let text = serde_json::to_string(self).map_err(|e| e.to_string())?;
+        crate::json::from_str(&text).map_err(|e| e.to_string())
     }
 }
 

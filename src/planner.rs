@@ -97,7 +97,7 @@ pub fn plan_json(text: &str) -> String {
     if let Err(e) = crate::limits::check_text(text, &limits) {
         return plan_to_json(&rejected(limit_error(&e)));
     }
-    let plan = match serde_json::from_str::<Value>(text) {
+    let plan = match crate::json::from_str(text) {
         Ok(v) => plan_with_limits(&v, &limits),
         Err(e) => Plan {
             error: Some(Rejection::InvalidInput(format!("not JSON: {}", e)).to_plan_error()),

@@ -42,7 +42,7 @@ pub mod text {
 
     /// Reads a JSON document; anything that is not JSON is `IN001`.
     pub fn parse_document(text: &str, what: &str) -> Result<Value, ApiError> {
-        serde_json::from_str(text).map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
+        crate::json::from_str(text).map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
     }
 
     fn parse_options<T: Default>(
@@ -56,7 +56,7 @@ pub mod text {
             Some(t) if t.trim().is_empty() => return Ok(T::default()),
             Some(t) => t,
         };
-        let value: Value = serde_json::from_str(text).map_err(|e| ApiError::new(code, format!("{what} are not valid JSON: {e}"), ""))?;
+        let value = crate::json::from_str(text).map_err(|e| ApiError::new(code, format!("{what} are not valid JSON: {e}"), ""))?;
         if value.is_null() {
             return Ok(T::default());
         }

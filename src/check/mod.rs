@@ -300,7 +300,7 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     if let Err(e) = crate::limits::check_text(text, &options.limits) {
         return finish("unknown", "document", vec![e.to_finding()]);
     }
-    match serde_json::from_str::<Value>(text) {
+    match crate::json::from_str(text) {
         Ok(v) => check(&v, options),
         Err(e) => unreadable(
             "unknown",
@@ -360,7 +360,7 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     let tree = match tree::parse(&text, &arena) {
         Some((tree, _)) => Some(tree),
         None => {
-            value = serde_json::from_str(&text).ok();
+            value = crate::json::from_str(&text).ok();
             value.as_ref().map(|v| Val::from_value(v, &arena))
         }
     };

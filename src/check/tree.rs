@@ -231,18 +231,17 @@ impl fmt::Display for Val<'_> {
     }
 }
 
-/// Parses JSON text like `serde_json::from_str::<Value>`, into `arena`.
-/// `None` when that parse fails, when an object repeats a key, when nesting
-/// goes deeper than [`MAX_DEPTH`], or when the text uses the one key
-/// `serde_json::Value` treats specially (`$serde_json::private::RawValue`):
-/// the caller then takes the `serde_json::Value` route for the exact result.
-/// So a tree from `parse` holds every string and container of the text.
+/// Parses JSON text like [`crate::json::from_str`], into `arena`.
+/// `None` when that parse fails, when an object repeats a key or when
+/// nesting goes deeper than [`MAX_DEPTH`]: the caller then takes the
+/// `serde_json::Value` route for the exact result. So a tree from `parse`
+/// holds every string and container of the text.
 ///
 /// One pass, no recursion into serde: strings without escapes are borrowed
 /// from the text (found eight bytes at a time), strings with escapes are
 /// decoded into the arena, plain integers are read directly and every other
-/// number goes through serde_json itself, so its value (and its refusals)
-/// are the same. The children of the open containers wait on two stacks
+/// number goes through [`crate::json`], so its value (and its refusals) are
+/// the same. The children of the open containers wait on two stacks
 /// and move into the arena, in one slice, when their container closes.
 pub(crate) fn parse<'a>(text: &'a str, arena: &'a Arena) -> Option<(Val<'a>, Stats)> {
     let mut r = Reader { text, bytes: text.as_bytes(), pos: 0, arena, items: Vec::new(), entries: Vec::new(), stats: Stats::default() };
@@ -299,8 +298,6 @@ impl Stats {
 /// Nesting deeper than this goes to the serde route (which refuses
 /// anything over 128 levels).
 pub(crate) const MAX_DEPTH: usize = 100;
-
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 struct Reader<'a> {
     text: &'a str,
@@ -458,8 +455,8 @@ impl<'a> Reader<'a> {
         u32::from_str_radix(digits, 16).ok()
     }
 
-    /// Plain unsigned integers directly; any other number through
-    /// serde_json itself, so its value (and its refusals) are the same.
+    /// Plain unsigned integers directly; any other number through the
+    /// crate's JSON reader, so its value (and its refusals) are the same.
     fn number(&mut self) -> Option<Val<'a>> {
         let start = self.pos;
         while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = self.peek() {
@@ -471,9 +468,8 @@ impl<'a> Reader<'a> {
             let n: u64 = token.parse().ok()?;
             return Some(Val::Num(self.arena.alloc(n.into())));
         }
-        // Through the `Value` reader the crate already carries, rather than
-        // a second instantiation of serde_json's parser for `Number` alone.
-        match serde_json::from_str::<Value>(token).ok()? {
+        // Through the `Value` reader the crate already carries.
+        match crate::json::from_str(token).ok()? {
             Value::Number(n) => Some(Val::Num(self.arena.alloc(n))),
             _ => None,
         }
@@ -530,9 +526,6 @@ impl<'a> Reader<'a> {
                 return None;
             }
             let key = self.string()?;
-            if self.entries.len() == base && key == RAW_VALUE_TOKEN {
-                return None;
-            }
             self.eat(b':')?;
             let v = self.value(depth)?;
             self.stats.counted(key, &v);
@@ -561,7 +554,7 @@ mod tests {
 
     /// What the `serde_json::Value` route makes of `text`, as a tree.
     fn value_route(text: &str) -> Option<String> {
-        let v: Value = serde_json::from_str(text).ok()?;
+        let v: Value = crate::json::from_str(text).ok()?;
         let arena = Arena::new();
         let t = Val::from_value(&v, &arena);
         Some(format!("{t:?}"))
@@ -586,8 +579,9 @@ mod tests {
         assert!(parse(&format!("{{{}}}", wide.join(",")), &arena).is_some());
         same(r#""plain""#);
         same("18446744073709551615");
-        assert!(parse(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena).is_none());
-        assert!(parse(r#"{"$serde_json::private::Raw\u0056alue":"[1]"}"#, &arena).is_none());
+        // An ordinary key, as for the Go server (serde_json alone reads it as raw JSON text).
+        let raw = parse(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena).unwrap().0;
+        assert_eq!(raw.get("$serde_json::private::RawValue").and_then(Val::as_str), Some("[1]"));
         assert!(parse("[1,]", &arena).is_none());
         let v: Value = serde_json::from_str(r#"{"b":1,"c":2,"a":3}"#).unwrap();
         let t = parse(r#"{"b":1,"c":2,"a":3}"#, &arena).unwrap().0;

@@ -1,0 +1,524 @@
+//! JSON text to `serde_json::Value`, without serde_json's deserializer.
+//!
+//! Every entry point reads its input as a `serde_json::Value`. Going through
+//! `serde_json::from_str` linked serde_json's whole deserializer into the
+//! `.wasm`: its generic `Deserializer`, the `Value` visitor, the exact float
+//! parser (`float_roundtrip`, with its big-number arithmetic and tables) and,
+//! through serde's error messages, the standard library's float printer. This
+//! reader builds the same `Value` directly and leaves all of that out.
+//!
+//! It gives what `serde_json::from_str::<Value>` gives, and that is tested
+//! (`tests/json_reader.rs` compares the two over every document the tests
+//! ship, their truncations and byte-level mutations, and number and string
+//! edge cases):
+//! * the same values: integers as `u64` (or `i64` when negative), every other
+//!   number as the nearest `f64` (Go's `strconv.ParseFloat` rounds the same
+//!   way; `-0` is the float `-0.0`), objects with their keys sorted and a
+//!   repeated key keeping its last value;
+//! * the same refusals, with the same message and the same line and column
+//!   (`expected value at line 1 column 1`), nesting included: the 128th
+//!   nested array or object is refused.
+//!
+//! One deliberate difference: serde_json (with the `raw_value` feature this
+//! crate enables for other reasons) reads an object whose first key is
+//! `$serde_json::private::RawValue` as the JSON text in its value. Here it is
+//! an ordinary key, as it is for the Go server.
+
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+/// Why a text is not JSON, and where (1-based line, 0-based byte column of
+/// the line, as serde_json counts them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    reason: Reason,
+    line: usize,
+    column: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reason {
+    EofList,
+    EofObject,
+    EofString,
+    EofValue,
+    ExpectedColon,
+    ExpectedListCommaOrEnd,
+    ExpectedObjectCommaOrEnd,
+    ExpectedIdent,
+    ExpectedValue,
+    InvalidEscape,
+    InvalidNumber,
+    NumberOutOfRange,
+    ControlCharacter,
+    KeyMustBeAString,
+    LoneLeadingSurrogate,
+    TrailingComma,
+    TrailingCharacters,
+    UnexpectedEndOfHexEscape,
+    RecursionLimit,
+}
+
+impl Reason {
+    fn text(self) -> &'static str {
+        match self {
+            Reason::EofList => "EOF while parsing a list",
+            Reason::EofObject => "EOF while parsing an object",
+            Reason::EofString => "EOF while parsing a string",
+            Reason::EofValue => "EOF while parsing a value",
+            Reason::ExpectedColon => "expected `:`",
+            Reason::ExpectedListCommaOrEnd => "expected `,` or `]`",
+            Reason::ExpectedObjectCommaOrEnd => "expected `,` or `}`",
+            Reason::ExpectedIdent => "expected ident",
+            Reason::ExpectedValue => "expected value",
+            Reason::InvalidEscape => "invalid escape",
+            Reason::InvalidNumber => "invalid number",
+            Reason::NumberOutOfRange => "number out of range",
+            Reason::ControlCharacter => "control character (\\u0000-\\u001F) found while parsing a string",
+            Reason::KeyMustBeAString => "key must be a string",
+            Reason::LoneLeadingSurrogate => "lone leading surrogate in hex escape",
+            Reason::TrailingComma => "trailing comma",
+            Reason::TrailingCharacters => "trailing characters",
+            Reason::UnexpectedEndOfHexEscape => "unexpected end of hex escape",
+            Reason::RecursionLimit => "recursion limit exceeded",
+        }
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reason.text())?;
+        f.write_str(" at line ")?;
+        f.write_str(itoa::Buffer::new().format(self.line))?;
+        f.write_str(" column ")?;
+        f.write_str(itoa::Buffer::new().format(self.column))
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+/// Reads one JSON document (surrounding whitespace allowed).
+pub fn from_str(text: &str) -> Result<Value> {
+    let mut r = Reader { text, bytes: text.as_bytes(), at: 0, depth_left: 128 };
+    let value = r.value()?;
+    match r.skip_ws() {
+        Some(_) => Err(r.err_next(Reason::TrailingCharacters)),
+        None => Ok(value),
+    }
+}
+
+type Result<T> = std::result::Result<T, JsonError>;
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    /// The next byte to read.
+    at: usize,
+    /// Containers that may still open (serde_json's recursion limit).
+    depth_left: u8,
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    /// The next byte after whitespace, not consumed.
+    fn skip_ws(&mut self) -> Option<u8> {
+        while let Some(b) = self.peek() {
+            if !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(b);
+            }
+            self.at += 1;
+        }
+        None
+    }
+
+    fn err_at(&self, reason: Reason, index: usize) -> JsonError {
+        let before = self.bytes.get(..index).unwrap_or(self.bytes);
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line = 1 + before.iter().take(line_start).filter(|&&b| b == b'\n').count();
+        JsonError { reason, line, column: index - line_start }
+    }
+
+    /// An error about the byte just consumed (position: after it).
+    fn err(&self, reason: Reason) -> JsonError {
+        self.err_at(reason, self.at)
+    }
+
+    /// An error about the byte not yet consumed (position: after it).
+    fn err_next(&self, reason: Reason) -> JsonError {
+        self.err_at(reason, (self.at + 1).min(self.bytes.len()))
+    }
+
+    fn value(&mut self) -> Result<Value> {
+        let Some(b) = self.skip_ws() else { return Err(self.err_next(Reason::EofValue)) };
+        match b {
+            b'n' => self.word(b"null", Value::Null),
+            b't' => self.word(b"true", Value::Bool(true)),
+            b'f' => self.word(b"false", Value::Bool(false)),
+            b'-' => {
+                self.at += 1;
+                self.number(false)
+            }
+            b'0'..=b'9' => self.number(true),
+            b'"' => {
+                self.at += 1;
+                self.string().map(Value::String)
+            }
+            b'[' | b'{' => {
+                self.depth_left -= 1;
+                if self.depth_left == 0 {
+                    return Err(self.err_next(Reason::RecursionLimit));
+                }
+                self.at += 1;
+                let v = if b == b'[' { self.array() } else { self.object() };
+                self.depth_left += 1;
+                v
+            }
+            _ => Err(self.err_next(Reason::ExpectedValue)),
+        }
+    }
+
+    /// `null`, `true` or `false`, whose first byte is known to match.
+    fn word(&mut self, word: &[u8], v: Value) -> Result<Value> {
+        self.at += 1;
+        for &want in word.iter().skip(1) {
+            let Some(got) = self.peek() else { return Err(self.err(Reason::EofValue)) };
+            self.at += 1;
+            if got != want {
+                return Err(self.err(Reason::ExpectedIdent));
+            }
+        }
+        Ok(v)
+    }
+
+    /// After `[`; consumes through `]`.
+    fn array(&mut self) -> Result<Value> {
+        let mut items = Vec::new();
+        loop {
+            let Some(b) = self.skip_ws() else { return Err(self.err_next(Reason::EofList)) };
+            if b == b']' {
+                self.at += 1;
+                return Ok(Value::Array(items));
+            }
+            if !items.is_empty() {
+                if b != b',' {
+                    return Err(self.err_next(Reason::ExpectedListCommaOrEnd));
+                }
+                self.at += 1;
+                match self.skip_ws() {
+                    Some(b']') => return Err(self.err_next(Reason::TrailingComma)),
+                    Some(_) => {}
+                    None => return Err(self.err_next(Reason::EofValue)),
+                }
+            }
+            items.push(self.value()?);
+        }
+    }
+
+    /// After `{`; consumes through `}`.
+    fn object(&mut self) -> Result<Value> {
+        let mut map = Map::new();
+        let mut first = true;
+        loop {
+            let Some(b) = self.skip_ws() else { return Err(self.err_next(Reason::EofObject)) };
+            if b == b'}' {
+                self.at += 1;
+                return Ok(Value::Object(map));
+            }
+            if first {
+                first = false;
+                if b != b'"' {
+                    return Err(self.err_next(Reason::KeyMustBeAString));
+                }
+            } else {
+                if b != b',' {
+                    return Err(self.err_next(Reason::ExpectedObjectCommaOrEnd));
+                }
+                self.at += 1;
+                match self.skip_ws() {
+                    Some(b'"') => {}
+                    Some(b'}') => return Err(self.err_next(Reason::TrailingComma)),
+                    Some(_) => return Err(self.err_next(Reason::KeyMustBeAString)),
+                    None => return Err(self.err_next(Reason::EofValue)),
+                }
+            }
+            self.at += 1;
+            let key = self.string()?;
+            match self.skip_ws() {
+                Some(b':') => self.at += 1,
+                Some(_) => return Err(self.err_next(Reason::ExpectedColon)),
+                None => return Err(self.err_next(Reason::EofObject)),
+            }
+            let v = self.value()?;
+            // A repeated key keeps its last value.
+            map.insert(key, v);
+        }
+    }
+
+    /// After the opening quote; consumes through the closing one.
+    fn string(&mut self) -> Result<String> {
+        let mut out = String::new();
+        let mut start = self.at;
+        loop {
+            self.skip_plain();
+            let Some(b) = self.peek() else {
+                return Err(self.err(Reason::EofString));
+            };
+            // Runs end before an ASCII byte, so they are whole characters.
+            let run = self.text.get(start..self.at).unwrap_or_default();
+            self.at += 1;
+            match b {
+                b'"' => {
+                    out.push_str(run);
+                    return Ok(out);
+                }
+                b'\\' => {
+                    out.push_str(run);
+                    self.escape(&mut out)?;
+                    start = self.at;
+                }
+                _ => return Err(self.err(Reason::ControlCharacter)),
+            }
+        }
+    }
+
+    /// Moves to the next quote, backslash or control byte (or the end):
+    /// eight bytes at a time while none of them is one.
+    fn skip_plain(&mut self) {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        while let Some(chunk) = self.bytes.get(self.at..self.at + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(word);
+            let special = zero_byte(x ^ (ONES * u64::from(b'"')))
+                | zero_byte(x ^ (ONES * u64::from(b'\\')))
+                | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+            if special != 0 {
+                self.at += (special.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.at += 8;
+        }
+        while let Some(b) = self.peek() {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                return;
+            }
+            self.at += 1;
+        }
+    }
+
+    fn next_in_string(&mut self) -> Result<u8> {
+        let b = self.peek().ok_or_else(|| self.err(Reason::EofString))?;
+        self.at += 1;
+        Ok(b)
+    }
+
+    /// After a backslash.
+    fn escape(&mut self, out: &mut String) -> Result<()> {
+        let c = match self.next_in_string()? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => self.unicode_escape()?,
+            _ => return Err(self.err(Reason::InvalidEscape)),
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    /// After `\u`: one character, from one escape or a surrogate pair.
+    fn unicode_escape(&mut self) -> Result<char> {
+        let first = self.hex4()?;
+        if (0xDC00..=0xDFFF).contains(&first) {
+            return Err(self.err(Reason::LoneLeadingSurrogate));
+        }
+        let code = if (0xD800..=0xDBFF).contains(&first) {
+            for want in [b'\\', b'u'] {
+                if self.peek().ok_or_else(|| self.err(Reason::EofString))? != want {
+                    self.at += 1;
+                    return Err(self.err(Reason::UnexpectedEndOfHexEscape));
+                }
+                self.at += 1;
+            }
+            let low = self.hex4()?;
+            if !(0xDC00..=0xDFFF).contains(&low) {
+                return Err(self.err(Reason::LoneLeadingSurrogate));
+            }
+            0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
+        } else {
+            first
+        };
+        char::from_u32(code).ok_or_else(|| self.err(Reason::InvalidEscape))
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let Some(digits) = self.bytes.get(self.at..self.at + 4) else {
+            self.at = self.bytes.len();
+            return Err(self.err(Reason::EofString));
+        };
+        self.at += 4;
+        let mut n = 0;
+        for &d in digits {
+            let v = (d as char).to_digit(16).ok_or_else(|| self.err(Reason::InvalidEscape))?;
+            n = n * 16 + v;
+        }
+        Ok(n)
+    }
+
+    /// A number (after its `-`, if any). The grammar is checked byte by
+    /// byte, with serde_json's error positions; an integer that fits stays
+    /// an integer, anything else is the correctly rounded `f64` of the whole
+    /// decimal text (which is what serde_json's `float_roundtrip` parser and
+    /// Go's `ParseFloat` both give).
+    fn number(&mut self, positive: bool) -> Result<Value> {
+        let start = if positive { self.at } else { self.at - 1 };
+        let Some(first) = self.peek() else { return Err(self.err(Reason::EofValue)) };
+        self.at += 1;
+        let mut significand: u64 = 0;
+        let mut fits = true;
+        match first {
+            b'0' => {
+                if let Some(b'0'..=b'9') = self.peek() {
+                    return Err(self.err_next(Reason::InvalidNumber));
+                }
+            }
+            b'1'..=b'9' => {
+                significand = u64::from(first - b'0');
+                while let Some(d @ b'0'..=b'9') = self.peek() {
+                    self.at += 1;
+                    let next = significand.checked_mul(10).and_then(|s| s.checked_add(u64::from(d - b'0')));
+                    match next {
+                        Some(s) if fits => significand = s,
+                        _ => fits = false,
+                    }
+                }
+            }
+            _ => return Err(self.err(Reason::InvalidNumber)),
+        }
+        let mut float = !fits;
+        if self.peek() == Some(b'.') {
+            float = true;
+            self.at += 1;
+            let digits_from = self.at;
+            while let Some(b'0'..=b'9') = self.peek() {
+                self.at += 1;
+            }
+            if self.at == digits_from {
+                return Err(self.err_next(if self.peek().is_some() { Reason::InvalidNumber } else { Reason::EofValue }));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            float = true;
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            let Some(d) = self.peek() else { return Err(self.err(Reason::EofValue)) };
+            self.at += 1;
+            if !d.is_ascii_digit() {
+                return Err(self.err(Reason::InvalidNumber));
+            }
+            // serde_json keeps the exponent in an i32 and refuses, at the
+            // digit that overflows it, a non-zero number with a huge
+            // positive exponent (a huge negative one is simply 0).
+            let mut exp: i32 = i32::from(d - b'0');
+            while let Some(d @ b'0'..=b'9') = self.peek() {
+                self.at += 1;
+                match exp.checked_mul(10).and_then(|e| e.checked_add(i32::from(d - b'0'))) {
+                    Some(e) => exp = e,
+                    None => {
+                        let token = self.bytes.get(start..self.at).unwrap_or_default();
+                        let exp_at = token.iter().rposition(|&b| b == b'e' || b == b'E').unwrap_or(0);
+                        let negative_exp = token.get(exp_at + 1) == Some(&b'-');
+                        let zero = token.iter().take(exp_at).all(|&b| !b.is_ascii_digit() || b == b'0');
+                        if !zero && !negative_exp {
+                            return Err(self.err(Reason::NumberOutOfRange));
+                        }
+                        while let Some(b'0'..=b'9') = self.peek() {
+                            self.at += 1;
+                        }
+                        let f = if positive { 0.0 } else { -0.0 };
+                        return Ok(Value::Number(Number::from_f64(f).unwrap_or_else(|| Number::from(0u8))));
+                    }
+                }
+            }
+        }
+        if !float {
+            if positive {
+                return Ok(Value::Number(Number::from(significand)));
+            }
+            // `-0` and anything below i64::MIN are floats, as in serde_json.
+            let negated = (significand as i64).wrapping_neg();
+            if negated < 0 {
+                return Ok(Value::Number(Number::from(negated)));
+            }
+        }
+        let token = std::str::from_utf8(self.bytes.get(start..self.at).unwrap_or_default()).unwrap_or_default();
+        match token.parse::<f64>().ok().and_then(Number::from_f64) {
+            Some(n) => Ok(Value::Number(n)),
+            None => Err(self.err(Reason::NumberOutOfRange)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(text: &str) {
+        let ours = from_str(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
+        let theirs = serde_json::from_str::<Value>(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
+        assert_eq!(ours, theirs, "{text:?}");
+    }
+
+    #[test]
+    fn numbers_read_as_serde_json_reads_them() {
+        for t in [
+            "0", "-0", "-0.0", "1", "-1", "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+            "1.5", "1e2", "1E+2", "1e-2", "0.1", "0.30000000000000004", "123456789012345678901234567890", "1e308", "1e309", "-1e309",
+            "2.2250738585072011e-308", "4.9e-324", "2e-324", "1e-400", "0e99999999999", "1e99999999999", "1e-99999999999", "-1e99999999999",
+            "01", "-", "-a", "1.", "1.e5", ".5", "1e", "1e+", "1ex", "+1", "1.5x", "[1.]", "[1e]", "9007199254740993", "0.000000000000000000000000000001e30",
+            "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791.9999999",
+        ] {
+            same(t);
+        }
+    }
+
+    #[test]
+    fn strings_read_as_serde_json_reads_them() {
+        for t in [
+            r#""""#, r#""abc""#, r#""a\"b\\c\/d\b\f\n\r\t""#, r#""\u00e9\u4e2d\ud83d\ude00""#, r#""\ud83d""#, r#""\ud83dx""#, r#""\ud83d\n""#,
+            r#""\ude00""#, r#""\ud83d\u0041""#, r#""\u12""#, r#""\u12g4""#, r#""\x""#, "\"a\nb\"", "\"abc", "\"abc\\", r#""é中😀 long enough to use the fast scan""#,
+        ] {
+            same(t);
+        }
+    }
+
+    #[test]
+    fn structure_reads_as_serde_json_reads_it() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for t in [
+            "", " ", "null", "nul", "nulx", "true", "tru", "false", "[]", "[1,2]", "[1,]", "[1 2]", "[1", "[", "{}", "{\"a\":1}", "{\"a\":1,}", "{\"a\" 1}",
+            "{\"a\":1 \"b\":2}", "{1:2}", "{\"a\":1,2:3}", "{\"a\"", "{\"a\":", "{", "{\"b\":1,\"a\":2,\"b\":3}", "[1] x", "\n\n  [1,\n  x]", "x",
+            "{\"$serde_json::private::RawValue\":1,\"a\":2}",
+        ] {
+            if t.contains("RawValue") {
+                assert_eq!(from_str(t).unwrap(), serde_json::json!({"$serde_json::private::RawValue": 1, "a": 2}));
+            } else {
+                same(t);
+            }
+        }
+        same(&deep(127));
+        same(&deep(128));
+        same(&format!("{}1{}", "[{\"a\":".repeat(64), "}]".repeat(64)));
+    }
+}
