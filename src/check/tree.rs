@@ -43,7 +43,15 @@ const DEEP: usize = 100;
 /// `str` order (that of `serde_json::Map`); most keys already differ in
 /// their first byte, which spares a `memcmp` call.
 fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    a.as_bytes().first().cmp(&b.as_bytes().first()).then_with(|| a.cmp(b))
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    // Byte by byte in place: keys are short, and wasm's `memcmp` is a byte
+    // loop behind a call.
+    for (p, q) in x.iter().zip(y) {
+        if p != q {
+            return p.cmp(q);
+        }
+    }
+    x.len().cmp(&y.len())
 }
 
 impl<'a> Obj<'a> {

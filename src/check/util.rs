@@ -81,12 +81,19 @@ pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &
     folded
 }
 
+/// `x == y` for slices of equal length, byte by byte in place: keys are
+/// short, and wasm's `memcmp` is a byte loop behind a call.
+#[inline]
+pub(crate) fn bytes_eq(x: &[u8], y: &[u8]) -> bool {
+    x.iter().zip(y).all(|(p, q)| p == q)
+}
+
 /// `a.eq_ignore_ascii_case(b)`, cheaper on the usual outcomes: different
 /// lengths or first letters, or the same spelling.
 #[inline]
 pub(crate) fn key_eq_ci(a: &str, b: &str) -> bool {
     let (x, y) = (a.as_bytes(), b.as_bytes());
-    x.len() == y.len() && x.first().map(|c| c | 0x20) == y.first().map(|c| c | 0x20) && (x == y || x.eq_ignore_ascii_case(y))
+    x.len() == y.len() && x.first().map(|c| c | 0x20) == y.first().map(|c| c | 0x20) && (bytes_eq(x, y) || x.eq_ignore_ascii_case(y))
 }
 
 /// A string field (Go semantics: a non-string is treated as absent here; the
