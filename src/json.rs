@@ -377,8 +377,8 @@ impl Reader<'_> {
     /// A number (after its `-`, if any). The grammar is checked byte by
     /// byte, with serde_json's error positions; an integer that fits stays
     /// an integer, anything else is the correctly rounded `f64` of the whole
-    /// decimal text (which is what serde_json's `float_roundtrip` parser and
-    /// Go's `ParseFloat` both give).
+    /// decimal text ([`crate::decimal`]: what serde_json's `float_roundtrip`
+    /// parser and Go's `ParseFloat` both give).
     fn number(&mut self, positive: bool) -> Result<Value> {
         let start = if positive { self.at } else { self.at - 1 };
         let Some(first) = self.peek() else { return Err(self.err(Reason::EofValue)) };
@@ -462,8 +462,8 @@ impl Reader<'_> {
                 return Ok(Value::Number(Number::from(negated)));
             }
         }
-        let token = std::str::from_utf8(self.bytes.get(start..self.at).unwrap_or_default()).unwrap_or_default();
-        match token.parse::<f64>().ok().and_then(Number::from_f64) {
+        let token = self.text.get(start..self.at).unwrap_or_default();
+        match crate::decimal::parse(token).and_then(Number::from_f64) {
             Some(n) => Ok(Value::Number(n)),
             None => Err(self.err(Reason::NumberOutOfRange)),
         }
