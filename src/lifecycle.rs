@@ -1017,9 +1017,9 @@ impl Replay {
             }
         }
         // LC002: what the release should have removed and did not.
-        let mut fed_keys: BTreeSet<String> = BTreeSet::new();
+        let mut fed_keys: BTreeSet<&str> = BTreeSet::new();
         for (k, _) in &released {
-            fed_keys.insert(k.clone());
+            fed_keys.insert(k.as_str());
         }
         let leftovers: Vec<(i64, &'static str, String)> = self
             .owned(t)
@@ -1027,7 +1027,7 @@ impl Replay {
             .filter(|(node, _kind, name)| {
                 delete
                     || self.runtimes.iter().any(|(k, r)| {
-                        fed_keys.contains(k)
+                        fed_keys.contains(k.as_str())
                             && r.node_id == *node
                             && (r.service_name == *name || r.chain_name == *name)
                     })

@@ -38,17 +38,18 @@ fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
 
 /// Keys whose values differ between two key/value lists (missing counts as different).
 pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Vec<String> {
-    let mut keys: BTreeSet<&String> = BTreeSet::new();
-    for k in a.iter().map(|x| &x.0).chain(b.iter().map(|x| &x.0)) {
+    // `&str`, the set type parity.rs uses too: one instantiation of the B-tree.
+    let mut keys: BTreeSet<&str> = BTreeSet::new();
+    for k in a.iter().map(|x| x.0.as_str()).chain(b.iter().map(|x| x.0.as_str())) {
         keys.insert(k);
     }
     keys.into_iter()
         .filter(|k| {
-            let va = a.iter().find(|x| &x.0 == *k).map(|x| &x.1);
-            let vb = b.iter().find(|x| &x.0 == *k).map(|x| &x.1);
+            let va = a.iter().find(|x| x.0 == *k).map(|x| &x.1);
+            let vb = b.iter().find(|x| x.0 == *k).map(|x| &x.1);
             va != vb
         })
-        .cloned()
+        .map(str::to_string)
         .collect()
 }
 

@@ -4,7 +4,6 @@ use super::rules::{rules, RULES};
 use super::CheckReport;
 use crate::finding::{Finding, Severity};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// A readable report, findings grouped by node (document-level ones last).
@@ -20,20 +19,23 @@ pub fn report_text(report: &CheckReport) -> String {
         out.push_str("No findings.\n");
         return out;
     }
-    let mut groups: BTreeMap<(bool, i64), Vec<&Finding>> = BTreeMap::new();
-    for f in &report.findings {
-        let key = match f.node_id {
-            Some(id) => (false, id),
-            None => (true, 0),
-        };
-        groups.entry(key).or_default().push(f);
-    }
-    for ((doc_level, id), findings) in groups {
+    // Grouped by node (document-level findings last), in report order
+    // within a group: a stable sort, then runs of one key.
+    let mut keyed: Vec<((bool, i64), &Finding)> = report
+        .findings
+        .iter()
+        .map(|f| (f.node_id.map_or((true, 0), |id| (false, id)), f))
+        .collect();
+    crate::stable_sort::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
+    for group in keyed.chunk_by(|a, b| a.0 == b.0) {
+        let Some(&((doc_level, id), _)) = group.first() else { continue };
+        let findings = group.iter().map(|(_, f)| *f);
+        let count = group.len();
         out.push('\n');
         if doc_level {
-            let _ = writeln!(out, "Document ({} finding(s))", findings.len());
+            let _ = writeln!(out, "Document ({} finding(s))", count);
         } else {
-            let _ = writeln!(out, "Node {} ({} finding(s))", id, findings.len());
+            let _ = writeln!(out, "Node {} ({} finding(s))", id, count);
         }
         for f in findings {
             let at = if f.path.is_empty() {

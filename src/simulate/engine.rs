@@ -68,7 +68,9 @@ type HopKey = (usize, usize, usize);
 struct Sim<'w> {
     world: &'w World,
     dead_ids: BTreeSet<i64>,
-    dead_addrs: BTreeSet<(String, i64)>,
+    /// Sorted (binary search): a B-tree of this type would be one more
+    /// compiled copy of the B-tree code in the `.wasm`.
+    dead_addrs: Vec<(String, i64)>,
     markers: BTreeMap<(usize, usize, usize, usize), Marker>,
     rr: BTreeMap<HopKey, u64>,
     prng: Prng,
@@ -99,7 +101,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let mut sim = Sim {
         world,
         dead_ids: BTreeSet::new(),
-        dead_addrs: BTreeSet::new(),
+        dead_addrs: Vec::new(),
         markers: BTreeMap::new(),
         rr: BTreeMap::new(),
         prng: Prng::new(sc.seed.unwrap_or(1)),
@@ -133,7 +135,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                     if !known {
                         notes.push(format!("dead address {text} is not dialed by any chain"));
                     }
-                    sim.dead_addrs.insert(hp);
+                    sim.dead_addrs.push(hp);
                 }
                 None => {
                     return Err(ApiError::new(
@@ -166,6 +168,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             ));
         }
     }
+
+    crate::stable_sort::sort(&mut sim.dead_addrs);
 
     // `pick_entry` returns a position in `world.agents`, so this lookup
     // always succeeds; the error only keeps the code free of indexing.
@@ -590,7 +594,7 @@ impl<'w> Sim<'w> {
     /// `Some(reason)` when dialing this chain node fails.
     fn refusal(&self, node: &ChainNode) -> Option<String> {
         if let Some(p) = node.port {
-            if self.dead_addrs.contains(&(norm_host(&node.host), p)) {
+            if self.dead_addrs.binary_search(&(norm_host(&node.host), p)).is_ok() {
                 return Some(format!("{} is dead", node.addr));
             }
         } else {

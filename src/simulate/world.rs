@@ -466,6 +466,14 @@ pub fn from_state(doc: &Value) -> Result<World, ApiError> {
     from_raw(raw, &Value::Null)
 }
 
+/// A chain node of an agent: (agent, chain, hop, node) indexes.
+type NodeKey = (usize, usize, usize, usize);
+
+/// The position of `key` in a table sorted by key.
+fn at<V>(table: &[(NodeKey, V)], key: NodeKey) -> Option<usize> {
+    table.binary_search_by_key(&key, |(k, _)| *k).ok()
+}
+
 fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError> {
     let mut notes = Vec::new();
     let size: usize = raw
@@ -644,7 +652,10 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
             None => groups.push((key, vec![i])),
         }
     }
-    let mut group_pick: BTreeMap<(usize, usize, usize, usize), usize> = BTreeMap::new();
+    // Both tables below are filled in (agent, chain, hop, node) order, so a
+    // Vec is already sorted by key: binary search instead of one more
+    // compiled copy of the B-tree code per table.
+    let mut group_pick: Vec<(NodeKey, usize)> = Vec::new();
     if table_ports.is_empty() {
         for (ai, agent) in agents.iter().enumerate() {
             for (ci, chain) in agent.chains.iter().enumerate() {
@@ -699,7 +710,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     }
                     if let Some(picks) = best {
                         for (ni, m) in picks.into_iter().enumerate() {
-                            group_pick.insert((ai, ci, hi, ni), m);
+                            group_pick.push(((ai, ci, hi, ni), m));
                         }
                     }
                 }
@@ -707,7 +718,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
         }
     }
     // Candidate agents per chain node: (agent, chain, hop, node) -> list.
-    let mut cands: BTreeMap<(usize, usize, usize, usize), Vec<usize>> = BTreeMap::new();
+    let mut cands: Vec<(NodeKey, Vec<usize>)> = Vec::new();
     for (ai, agent) in agents.iter().enumerate() {
         for (ci, chain) in agent.chains.iter().enumerate() {
             for (hi, hop) in chain.hops.iter().enumerate() {
@@ -741,7 +752,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                         .collect();
                     let list = if !by_table.is_empty() {
                         by_table
-                    } else if let Some(g) = group_pick.get(&(ai, ci, hi, ni)) {
+                    } else if let Some((_, g)) = at(&group_pick, (ai, ci, hi, ni)).and_then(|i| group_pick.get(i)) {
                         vec![*g]
                     } else if !exact.is_empty() {
                         exact
@@ -756,7 +767,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                     } else {
                         vec![]
                     };
-                    cands.insert((ai, ci, hi, ni), list);
+                    cands.push(((ai, ci, hi, ni), list));
                 }
             }
         }
@@ -779,10 +790,9 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
         }
         order.push(ai);
         let my = layer.get(ai).copied().flatten().unwrap_or(0);
-        let keys: Vec<(usize, usize, usize, usize)> =
-            cands.keys().filter(|k| k.0 == ai).copied().collect();
+        let keys: Vec<NodeKey> = cands.iter().map(|(k, _)| *k).filter(|k| k.0 == ai).collect();
         for key in keys {
-            if let Some(list) = cands.get_mut(&key) {
+            if let Some((_, list)) = at(&cands, key).and_then(|i| cands.get_mut(i)) {
                 if list.len() > 1 {
                     let deeper: Vec<usize> = list
                         .iter()
@@ -817,7 +827,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
             for (hi, hop) in chain.hops.iter_mut().enumerate() {
                 let mut used: Vec<usize> = Vec::new();
                 for (ni, node) in hop.nodes.iter_mut().enumerate() {
-                    let mut list = cands.get(&(ai, ci, hi, ni)).cloned().unwrap_or_default();
+                    let mut list = at(&cands, (ai, ci, hi, ni)).and_then(|i| cands.get(i)).map(|(_, l)| l.clone()).unwrap_or_default();
                     // A node whose own chain dials back to this node's ports is upstream, not a target.
                     if list.len() > 1 {
                         let mine: Vec<i64> =
