@@ -104,9 +104,20 @@ page.on('request', (r) => {
   if (u.protocol !== 'data:' && u.hostname !== '127.0.0.1' && !foreign.includes(r.url())) foreign.push(r.url());
 });
 
+// Screenshots are for people reading test-output/; on a loaded 2-core machine
+// a full-page capture once took over Playwright's default 30 s (CI run of
+// 2026-11-30, the whole step 78 s instead of about 20). So: 60 s, and one
+// retry after a timeout, logged; a second timeout still fails the run.
 const shot = async (name, opts = {}) => {
   const file = path.join(outDir, name);
-  await page.screenshot({ path: file, fullPage: true, ...opts });
+  const take = () => page.screenshot({ path: file, fullPage: true, timeout: 60000, ...opts });
+  try {
+    await take();
+  } catch (e) {
+    if (e?.name !== 'TimeoutError') throw e;
+    log(`  shot ${name}: timed out once, retrying`);
+    await take();
+  }
   log(`  shot ${path.relative(root, file)}`);
 };
 // Picks a shipped example and waits until the editor holds it and it is planned.
