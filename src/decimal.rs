@@ -62,18 +62,32 @@ impl Big {
         }
     }
 
-    /// `self * m` for `m < 2^64`.
+    /// `self * m`, in 32-bit halves of `m` with 64-bit arithmetic (a
+    /// 128-bit multiply is a library call in wasm).
     fn times(&self, m: u64) -> Big {
-        let mut out = Vec::with_capacity(self.0.len() + 2);
-        let mut carry: u128 = 0;
-        for limb in &self.0 {
-            let v = u128::from(*limb) * u128::from(m) + carry;
-            out.push(v as u32);
-            carry = v >> 32;
-        }
-        while carry != 0 {
-            out.push(carry as u32);
-            carry >>= 32;
+        let mut out = vec![0u32; self.0.len() + 3];
+        for (shift, part) in [(0, m as u32), (1, (m >> 32) as u32)] {
+            if part == 0 {
+                continue;
+            }
+            let mut carry = 0u64;
+            let mut i = shift;
+            for limb in &self.0 {
+                if let Some(slot) = out.get_mut(i) {
+                    // At most (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1.
+                    let v = u64::from(*limb) * u64::from(part) + u64::from(*slot) + carry;
+                    *slot = v as u32;
+                    carry = v >> 32;
+                }
+                i += 1;
+            }
+            while carry != 0 {
+                let Some(slot) = out.get_mut(i) else { break };
+                let v = u64::from(*slot) + carry;
+                *slot = v as u32;
+                carry = v >> 32;
+                i += 1;
+            }
         }
         while out.last() == Some(&0) {
             out.pop();
@@ -171,25 +185,22 @@ thread_local! {
     static POWERS: std::cell::RefCell<Vec<Option<Big>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn pow10(k: usize) -> Big {
+/// Runs `f` on 10^k, built once per thread.
+fn with_pow10<R>(k: usize, f: impl FnOnce(&Big) -> R) -> R {
     POWERS.with(|cell| {
         let mut powers = cell.borrow_mut();
         if powers.len() <= k {
             powers.resize(k + 1, None);
         }
-        match powers.get_mut(k) {
-            Some(Some(p)) => p.clone(),
+        let slot = powers.get_mut(k);
+        match slot {
+            Some(Some(p)) => f(p),
             Some(slot) => {
                 let mut p = Big(vec![1]);
                 p.mul_pow10(k as u32);
-                *slot = Some(p.clone());
-                p
+                f(slot.insert(p))
             }
-            None => {
-                let mut p = Big(vec![1]);
-                p.mul_pow10(k as u32);
-                p
-            }
+            None => f(&Big(vec![1])), // unreachable: the table was just grown
         }
     })
 }
@@ -215,25 +226,41 @@ fn magnitude(digits: &mut Vec<u8>, mut exp: i64) -> Option<f64> {
         let v = chunk.iter().fold(0u32, |a, &c| a * 10 + u32::from(c - b'0'));
         num.mul_add(10u32.pow(chunk.len() as u32), v);
     }
-    let mut den = Big(vec![1]);
-    if exp >= 0 {
+    let f = if exp >= 0 {
         num.mul_pow10(exp as u32);
+        quotient(num, &Big(vec![1]))
     } else {
-        den = pow10(exp.unsigned_abs() as usize);
-    }
+        with_pow10(exp.unsigned_abs() as usize, |den| quotient(num, den))
+    };
+    Some(f).filter(|f| f.is_finite())
+}
+
+/// `num / den` rounded to the nearest double.
+fn quotient(mut num: Big, den: &Big) -> f64 {
     // Scale so that q = floor(num / den) has 55 to 57 bits; the value is
     // q × 2^-s, plus a remainder that only says "above q".
     let s = 56 - (i64::from(num.bits()) - i64::from(den.bits()));
-    if s >= 0 {
+    let shifted;
+    let den = if s >= 0 {
         num.shl(s as u32);
+        den
     } else {
-        den.shl(s.unsigned_abs() as u32);
-    }
-    // An estimate from the leading bits, within one or two of the quotient,
-    // then corrected: q is the largest with den × q <= num.
+        let mut d = den.clone();
+        d.shl(s.unsigned_abs() as u32);
+        shifted = d;
+        &shifted
+    };
+    // An estimate from the leading bits: at most one above or below the
+    // quotient (both are read low by under one part in 2^63), then
+    // corrected: q is the largest with den × q <= num.
     let estimate = num.leading(120) / den.leading(64).max(1);
-    let mut q = u64::try_from(estimate).unwrap_or(u64::MAX >> 6).saturating_sub(2);
+    let mut q = u64::try_from(estimate).unwrap_or(u64::MAX >> 6).saturating_sub(1);
     let mut product = den.times(q);
+    // Not needed by the bound above; keeps a mistake in it from rounding wrong.
+    while q > 0 && product.cmp(&num).is_gt() {
+        q -= 1;
+        product = den.times(q);
+    }
     loop {
         let next = den.times(q + 1);
         if next.cmp(&num).is_gt() {
@@ -243,7 +270,7 @@ fn magnitude(digits: &mut Vec<u8>, mut exp: i64) -> Option<f64> {
         product = next;
     }
     let sticky = product != num;
-    Some(round(q, s, sticky)).filter(|f| f.is_finite())
+    round(q, s, sticky)
 }
 
 /// `q × 2^-s` (plus a little when `sticky`) as the nearest double; `q` has
