@@ -470,6 +470,90 @@ impl Reader<'_> {
     }
 }
 
+/// `v` as compact JSON text, byte for byte what serde_json prints for it
+/// (`v.to_string()`): keys in map order, no spaces, `"` `\\` and control
+/// characters escaped (`\\n` and its kin where JSON has a short form,
+/// `\\u00XX` otherwise), everything else as is, numbers as `Number` prints
+/// them. Written here so that the `.wasm` carries one serializer of `Value`
+/// (serde's, for values inside derived output), not also the two that
+/// `Display` instantiates.
+pub fn to_text(v: &Value) -> String {
+    let mut out = String::new();
+    write_value(v, &mut out);
+    out
+}
+
+/// `v` as [`to_text`] gives it, for `format!` arguments.
+pub struct Text<'a>(pub &'a Value);
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&to_text(self.0))
+    }
+}
+
+fn write_value(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(k, out);
+                out.push(':');
+                write_value(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A JSON string literal, escaped as serde_json escapes it.
+pub fn write_string(s: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(s.get(start..i).unwrap_or_default());
+        if short.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
+            out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
+        } else {
+            out.push_str(short);
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or_default());
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,6 +562,19 @@ mod tests {
         let ours = from_str(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
         let theirs = serde_json::from_str::<Value>(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
         assert_eq!(ours, theirs, "{text:?}");
+    }
+
+    #[test]
+    fn text_is_what_serde_json_prints() {
+        let mut s = String::new();
+        for b in 0u8..128 {
+            s.push(char::from(b));
+        }
+        s.push_str("é中😀\u{2028}");
+        let v = serde_json::json!({"b": [1, -2, 1.5, -0.0, 1e300, u64::MAX, null, true, false, s.clone(), {}], "a": {"x": [], s.clone(): 5}, "": ""});
+        assert_eq!(to_text(&v), v.to_string());
+        assert_eq!(format!("{}", Text(&v)), v.to_string());
+        assert_eq!(to_text(&Value::String(s.clone())), serde_json::to_string(&s).unwrap());
     }
 
     #[test]

@@ -701,7 +701,7 @@ impl Replay {
                         .and_then(Value::as_str)
                         .map(str::to_string)
                 })
-                .unwrap_or_else(|| err.to_string());
+                .unwrap_or_else(|| crate::json::to_text(err));
             self.findings.push(Finding {
                 code: "IN002".into(),
                 rule: "server-rejects".into(),

@@ -129,7 +129,7 @@ fn shown(v: &Value) -> String {
         Value::Array(_) => return "a list".to_string(),
         Value::Object(_) => return "an object".to_string(),
     };
-    let text = v.to_string();
+    let text = crate::json::to_text(v);
     if text.chars().count() <= 40 {
         format!("{kind} ({text})")
     } else {

@@ -1,7 +1,8 @@
 //! The crate's JSON reader (`hop_policy::json`) against `serde_json::from_str`,
 //! which it replaces on every entry point: the same `Value` (numbers in the
 //! same form, compared through their text too, so `1` and `1.0`, `0.0` and
-//! `-0.0` differ) or the same error message, line and column.
+//! `-0.0` differ) or the same error message, line and column; and its writer
+//! (`json::to_text`) against serde_json's `Display` on every value read.
 //!
 //! Inputs: every document the tests and fuzz seeds ship (whole files and each
 //! line of a JSON-lines file), every prefix of the smaller ones, byte-level
@@ -26,6 +27,10 @@ fn compare(text: &str, what: &str) -> bool {
     }
     let want = expected(text);
     assert_eq!(answer(text), want, "{what}: {text:?}");
+    // And the crate's writer prints it back as serde_json does.
+    if let Ok((printed, value)) = &want {
+        assert_eq!(&hop_policy::json::to_text(value), printed, "{what}: written back");
+    }
     want.is_ok()
 }
 

@@ -409,14 +409,14 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
         .map(|(_, v)| v.to_value())
         .unwrap_or(Value::Null);
     if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
-        differ.push(format!("maxFails {} (local {})", fed_max, TWIN_MAX_FAILS));
+        differ.push(format!("maxFails {} (local {})", crate::json::Text(&fed_max), TWIN_MAX_FAILS));
     }
     let fed_ft = selector
         .and_then(|s| get_ci(s, "failTimeout"))
         .map(|(_, v)| v.to_value())
         .unwrap_or(Value::Null);
     if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
-        differ.push(format!("failTimeout {} (local {})", fed_ft, TWIN_FAIL_TIMEOUT));
+        differ.push(format!("failTimeout {} (local {})", crate::json::Text(&fed_ft), TWIN_FAIL_TIMEOUT));
     }
     if !differ.is_empty() {
         let d = differ.join("; ");

@@ -47,7 +47,7 @@ pub fn report_text(report: &CheckReport) -> String {
             let _ = writeln!(out, "          {}", f.message);
             let _ = writeln!(out, "          {}", f.message_zh);
             if let Some(fix) = &f.fix {
-                let _ = writeln!(out, "          fix: {} {} = {}", fix.op, fix.path, fix.value);
+                let _ = writeln!(out, "          fix: {} {} = {}", fix.op, fix.path, crate::json::Text(&fix.value));
             }
         }
     }

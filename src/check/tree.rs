@@ -230,11 +230,15 @@ impl crate::limits::Node for Val<'_> {
 impl fmt::Display for Val<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Val::Str(s) => fmt::Display::fmt(&Value::String(s.to_string()), f),
+            Val::Str(s) => {
+                let mut out = String::new();
+                crate::json::write_string(s, &mut out);
+                f.write_str(&out)
+            }
             Val::Num(n) => fmt::Display::fmt(n, f),
             Val::Null => f.write_str("null"),
             Val::Bool(b) => write!(f, "{}", b),
-            _ => fmt::Display::fmt(&self.to_value(), f),
+            _ => f.write_str(&crate::json::to_text(&self.to_value())),
         }
     }
 }

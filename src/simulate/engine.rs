@@ -118,7 +118,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     for (i, d) in sc.dead.iter().enumerate() {
         let text = match d {
             Value::String(s) => s.trim().to_string(),
-            other => other.to_string(),
+            other => crate::json::to_text(other),
         };
         if text.contains(':') {
             match split_host_port(&text) {
@@ -260,7 +260,7 @@ fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
     }
     if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
         let id = loose_id(e).ok_or_else(|| {
-            ApiError::new("IN001", format!("entry {e} is not a node id"), "/entry")
+            ApiError::new("IN001", format!("entry {} is not a node id", crate::json::Text(e)), "/entry")
         })?;
         return world
             .agents

@@ -238,7 +238,8 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
             Some(n) => n,
             None => {
                 notes.push(format!(
-                    "{who}: service {name}: handler.retries {r} is not an integer; the agent rejects it (counted as 0 here)"
+                    "{who}: service {name}: handler.retries {} is not an integer; the agent rejects it (counted as 0 here)",
+                    crate::json::Text(r)
                 ));
                 0
             }
@@ -410,7 +411,7 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
                 .get("message")
                 .and_then(Value::as_str)
                 .map(str::to_string)
-                .unwrap_or_else(|| other.to_string()),
+                .unwrap_or_else(|| crate::json::to_text(other)),
         };
         return Err(ApiError::new(
             "PLAN_ERROR",
@@ -483,7 +484,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         + raw
             .values()
             .flat_map(|r| r.chains.iter())
-            .map(|(_, c)| c.to_string().len() / 64)
+            .map(|(_, c)| crate::json::to_text(c).len() / 64)
             .sum::<usize>();
     if raw.len() > MAX_NODES || size > MAX_OBJECTS {
         return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));
