@@ -13,7 +13,7 @@ pub mod address;
 pub mod builders;
 pub mod check;
 pub mod coerce;
-pub mod decimal;
+pub(crate) mod decimal;
 pub mod duration;
 pub mod error;
 pub mod finding;
