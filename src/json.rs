@@ -109,6 +109,61 @@ pub fn from_str(text: &str) -> Result<Value> {
 
 type Result<T> = std::result::Result<T, JsonError>;
 
+/// How many bytes at the start of `bytes` a JSON string holds as they are:
+/// up to the first quote, backslash or control byte, or the end. Eight bytes
+/// at a time while none is one (the usual SWAR zero-byte tests; the lowest
+/// flagged byte is always a real one). Shared with the checker's reader
+/// (`check::tree`).
+#[inline]
+pub(crate) fn plain_len(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let special = zero_byte(x ^ (ONES * u64::from(b'"'))) | zero_byte(x ^ (ONES * u64::from(b'\\'))) | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        if special != 0 {
+            return at + (special.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        at += 1;
+    }
+    at
+}
+
+/// The character a one-letter escape (`\n`, `\"`, ...) stands for.
+#[inline]
+pub(crate) fn short_escape(letter: u8) -> Option<char> {
+    Some(match letter {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
+}
+
+/// The character of a UTF-16 surrogate pair (`high` already known to be a
+/// high surrogate); `None` when `low` is not a low one.
+pub(crate) fn surrogate_pair(high: u32, low: u32) -> Option<char> {
+    if !(0xDC00..=0xDFFF).contains(&low) {
+        return None;
+    }
+    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+}
+
 struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -284,31 +339,9 @@ impl Reader<'_> {
         }
     }
 
-    /// Moves to the next quote, backslash or control byte (or the end):
-    /// eight bytes at a time while none of them is one.
+    /// Moves to the next quote, backslash or control byte (or the end).
     fn skip_plain(&mut self) {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        while let Some(chunk) = self.bytes.get(self.at..self.at + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let x = u64::from_le_bytes(word);
-            let special = zero_byte(x ^ (ONES * u64::from(b'"')))
-                | zero_byte(x ^ (ONES * u64::from(b'\\')))
-                | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
-            if special != 0 {
-                self.at += (special.trailing_zeros() / 8) as usize;
-                return;
-            }
-            self.at += 8;
-        }
-        while let Some(b) = self.peek() {
-            if b == b'"' || b == b'\\' || b < 0x20 {
-                return;
-            }
-            self.at += 1;
-        }
+        self.at += plain_len(self.bytes.get(self.at..).unwrap_or_default());
     }
 
     fn next_in_string(&mut self) -> Result<u8> {
@@ -320,16 +353,8 @@ impl Reader<'_> {
     /// After a backslash.
     fn escape(&mut self, out: &mut String) -> Result<()> {
         let c = match self.next_in_string()? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
             b'u' => self.unicode_escape()?,
-            _ => return Err(self.err(Reason::InvalidEscape)),
+            b => short_escape(b).ok_or_else(|| self.err(Reason::InvalidEscape))?,
         };
         out.push(c);
         Ok(())
@@ -341,23 +366,18 @@ impl Reader<'_> {
         if (0xDC00..=0xDFFF).contains(&first) {
             return Err(self.err(Reason::LoneLeadingSurrogate));
         }
-        let code = if (0xD800..=0xDBFF).contains(&first) {
-            for want in [b'\\', b'u'] {
-                if self.peek().ok_or_else(|| self.err(Reason::EofString))? != want {
-                    self.at += 1;
-                    return Err(self.err(Reason::UnexpectedEndOfHexEscape));
-                }
+        if !(0xD800..=0xDBFF).contains(&first) {
+            return char::from_u32(first).ok_or_else(|| self.err(Reason::InvalidEscape));
+        }
+        for want in [b'\\', b'u'] {
+            if self.peek().ok_or_else(|| self.err(Reason::EofString))? != want {
                 self.at += 1;
+                return Err(self.err(Reason::UnexpectedEndOfHexEscape));
             }
-            let low = self.hex4()?;
-            if !(0xDC00..=0xDFFF).contains(&low) {
-                return Err(self.err(Reason::LoneLeadingSurrogate));
-            }
-            0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
-        } else {
-            first
-        };
-        char::from_u32(code).ok_or_else(|| self.err(Reason::InvalidEscape))
+            self.at += 1;
+        }
+        let low = self.hex4()?;
+        surrogate_pair(first, low).ok_or_else(|| self.err(Reason::LoneLeadingSurrogate))
     }
 
     fn hex4(&mut self) -> Result<u32> {

@@ -367,30 +367,11 @@ impl<'a> Reader<'a> {
     fn string(&mut self) -> Option<&'a str> {
         self.pos += 1;
         let start = self.pos;
-        // Eight bytes at a time while none is a quote, a backslash or a
-        // control character (the usual SWAR zero-byte tests). The lowest
-        // flagged byte is always a real one, so the reader jumps to it.
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
-        let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        loop {
-            if let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
-                let x = u64::from_le_bytes(chunk.try_into().ok()?);
-                let special = zero_byte(x ^ (ONES * u64::from(b'"')))
-                    | zero_byte(x ^ (ONES * u64::from(b'\\')))
-                    | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
-                if special == 0 {
-                    self.pos += 8;
-                    continue;
-                }
-                self.pos += (special.trailing_zeros() / 8) as usize;
-            }
-            match self.peek()? {
-                b'"' => break,
-                b'\\' => return self.escaped(start),
-                b if b < 0x20 => return None,
-                _ => self.pos += 1,
-            }
+        self.pos += crate::json::plain_len(self.bytes.get(self.pos..)?);
+        match self.peek()? {
+            b'"' => {}
+            b'\\' => return self.escaped(start),
+            _ => return None,
         }
         let s = self.text.get(start..self.pos)?;
         self.pos += 1;
@@ -404,12 +385,7 @@ impl<'a> Reader<'a> {
         let mut out = String::from(self.text.get(start..self.pos)?);
         loop {
             let run = self.pos;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos += crate::json::plain_len(self.bytes.get(self.pos..)?);
             out.push_str(self.text.get(run..self.pos)?);
             match self.peek()? {
                 b'"' => break,
@@ -418,17 +394,9 @@ impl<'a> Reader<'a> {
             }
             self.pos += 1;
             let c = match self.peek()? {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
                 b'u' => {
                     let first = self.hex4()?;
-                    let code = match first {
+                    match first {
                         0xD800..=0xDBFF => {
                             // A high surrogate needs its low half right after.
                             if self.bytes.get(self.pos + 1..self.pos + 3)? != b"\\u" {
@@ -436,17 +404,12 @@ impl<'a> Reader<'a> {
                             }
                             self.pos += 2;
                             let low = self.hex4()?;
-                            if !(0xDC00..=0xDFFF).contains(&low) {
-                                return None;
-                            }
-                            0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
+                            crate::json::surrogate_pair(first, low)?
                         }
-                        0xDC00..=0xDFFF => return None,
-                        c => c,
-                    };
-                    char::from_u32(code)?
+                        c => char::from_u32(c)?, // a lone low surrogate is None here
+                    }
                 }
-                _ => return None,
+                b => crate::json::short_escape(b)?,
             };
             out.push(c);
             self.pos += 1;
