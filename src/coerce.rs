@@ -77,42 +77,12 @@ pub fn any_slice(v: Option<&Value>) -> &[Value] {
 /// sorted, HTML-sensitive characters escaped, float64 number formatting.
 pub fn go_json(v: &Value) -> String {
     let mut out = String::new();
-    write_go_json(v, &mut out);
+    crate::json::write_with(v, &GO_LEAVES, &mut out);
     out
 }
 
-fn write_go_json(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&go_float(number_as_f64(n))),
-        Value::String(s) => write_go_string(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_json(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            // serde_json's map (no `preserve_order`) is a BTreeMap: its keys
-            // come in byte order, the order Go's encoder sorts them into.
-            for (i, (k, val)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_string(k, out);
-                out.push(':');
-                write_go_json(val, out);
-            }
-            out.push('}');
-        }
-    }
-}
+/// Go's leaves: every number as a float64, Go's string escapes.
+const GO_LEAVES: crate::json::Leaves = crate::json::Leaves { number: |n, out| out.push_str(&go_float(number_as_f64(n))), string: write_go_string };
 
 /// float64 as Go's JSON encoder prints it: plain decimal, or exponent form
 /// (`1e+21`, `1e-7`) outside [1e-6, 1e21).

@@ -512,19 +512,36 @@ impl fmt::Display for Text<'_> {
     }
 }
 
+/// How [`write_with`] prints the leaves of a value.
+pub(crate) struct Leaves {
+    pub number: fn(&Number, &mut String),
+    pub string: fn(&str, &mut String),
+}
+
+/// serde_json's leaves: numbers as `Number` prints them, its string escapes.
+const SERDE_LEAVES: Leaves = Leaves { number: |n, out| out.push_str(&n.to_string()), string: write_string };
+
 fn write_value(v: &Value, out: &mut String) {
+    write_with(v, &SERDE_LEAVES, out)
+}
+
+/// `v` as compact JSON, keys in map order (serde_json's map is sorted by
+/// key bytes, which is also the order Go's encoder sorts keys into), with
+/// numbers and strings printed by `leaves`. Shared by [`to_text`] and the
+/// Go-style writer `coerce::go_json`.
+pub(crate) fn write_with(v: &Value, leaves: &Leaves, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => write_string(s, out),
+        Value::Number(n) => (leaves.number)(n, out),
+        Value::String(s) => (leaves.string)(s, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(item, out);
+                write_with(item, leaves, out);
             }
             out.push(']');
         }
@@ -534,9 +551,9 @@ fn write_value(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_string(k, out);
+                (leaves.string)(k, out);
                 out.push(':');
-                write_value(item, out);
+                write_with(item, leaves, out);
             }
             out.push('}');
         }
