@@ -20,12 +20,13 @@
 //    median of the per-round ratios NEW/OLD.
 
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { roundRobin, fmtMs } from './timing.mjs';
+import { corpusFiles, jsonLines } from './corpus.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -57,37 +58,26 @@ const answer = (m, f, doc) => {
 };
 let calls = 0;
 const diffs = [];
+/** The file, each JSON-looking line (a line that is not JSON too), and the
+ *  input, plan and steps inside each line. */
 function docsOf(text) {
   const docs = [text];
-  for (const line of text.split('\n')) {
-    if (!/^[[{]/.test(line)) continue;
-    docs.push(line);
-    try {
-      const v = JSON.parse(line);
-      for (const k of ['input', 'expected', 'steps']) if (v && v[k] !== undefined) docs.push(JSON.stringify(v[k]));
-    } catch {
-      // not JSON: the line itself is still a document
-    }
-  }
+  for (const { line, parts } of jsonLines(text)) docs.push(line, ...parts.map((v) => JSON.stringify(v)));
   return docs;
 }
-function walk(dir) {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) walk(p);
-    else if (/\.(json|jsonl|txt)$/.test(e.name) || !e.name.includes('.')) {
-      for (const doc of docsOf(readFileSync(p, 'utf8'))) {
-        for (const f of ENTRY) {
-          calls++;
-          const a = answer(oldM, f, doc);
-          const b = answer(newM, f, doc);
-          if (a !== b) diffs.push(`${f} on ${p}: ${a.slice(0, 120)} | ${b.slice(0, 120)}`);
-        }
+for (const d of ['tests/data', 'fuzz/corpus', 'www/examples']) {
+  if (!existsSync(join(ROOT, d))) continue;
+  for (const [p, text] of corpusFiles(join(ROOT, d))) {
+    for (const doc of docsOf(text)) {
+      for (const f of ENTRY) {
+        calls++;
+        const a = answer(oldM, f, doc);
+        const b = answer(newM, f, doc);
+        if (a !== b) diffs.push(`${f} on ${p}: ${a.slice(0, 120)} | ${b.slice(0, 120)}`);
       }
     }
   }
 }
-for (const d of ['tests/data', 'fuzz/corpus', 'www/examples']) if (existsSync(join(ROOT, d))) walk(join(ROOT, d));
 console.log(`same outputs: ${calls} calls, ${diffs.length} differ`);
 for (const d of diffs.slice(0, 5)) console.log('  ' + d);
 

@@ -14,9 +14,10 @@
 // name elsewhere may rightly be printed). Exits 1 when any output echoes one.
 
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusFiles, jsonLines } from './corpus.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let args = process.argv.slice(2);
@@ -106,25 +107,12 @@ function documents(text) {
   } catch {
     // not one JSON document: maybe JSON lines
   }
-  for (const line of text.split('\n')) {
-    if (!/^[[{]/.test(line)) continue;
-    try {
-      const v = JSON.parse(line);
-      add(v);
-      for (const k of ['input', 'expected', 'steps']) if (v && v[k] !== undefined) add(v[k]);
-    } catch {
-      // not JSON
-    }
+  for (const { value, parts } of jsonLines(text)) {
+    if (value === undefined) continue; // not JSON
+    add(value);
+    parts.forEach(add);
   }
   return items;
-}
-
-function walk(dir) {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) walk(p);
-    else if (/\.(json|jsonl|txt)$/.test(e.name) || !e.name.includes('.')) for (const d of documents(readFileSync(p, 'utf8'))) run(d, p);
-  }
 }
 
 for (const d of args) {
@@ -132,7 +120,7 @@ for (const d of args) {
     console.error(`not a directory: ${d}`);
     process.exit(2);
   }
-  walk(d);
+  for (const [p, text] of corpusFiles(d)) for (const doc of documents(text)) run(doc, p);
 }
 console.log(`${docs} documents, ${carrying} carry a credential (${distinct.size} distinct values); ${checked} outputs checked, ${echoes} echo one`);
 process.exitCode = echoes ? 1 : 0;
