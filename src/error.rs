@@ -1,5 +1,6 @@
 //! Structured errors for entry points that cannot produce their normal result.
 
+use crate::encode::{Encode, Object};
 use serde::Serialize;
 
 /// A caller-facing error: a stable `code`, a message that says what is wrong,
@@ -28,3 +29,9 @@ impl std::fmt::Display for ApiError {
 }
 
 impl std::error::Error for ApiError {}
+
+impl Encode for ApiError {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("code", &self.code).field("message", &self.message).field("path", &self.path).end()
+    }
+}

@@ -1,6 +1,7 @@
 //! The finding shape shared by the checker and the lifecycle replay
 //! (`policy-rules.md`): one problem, where it is, and how to repair it.
 
+use crate::encode::{Encode, Object};
 use serde::Serialize;
 
 /// How bad a finding is. The declaration order is the sort order: errors first.
@@ -52,6 +53,32 @@ pub struct Finding {
     pub fix: Option<Fix>,
 }
 
+impl Encode for Severity {
+    fn encode(&self, out: &mut String) {
+        self.as_str().encode(out)
+    }
+}
+
+impl Encode for Fix {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("op", &self.op).field("path", &self.path).field("value", &self.value).end()
+    }
+}
+
+impl Encode for Finding {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("code", &self.code)
+            .field("rule", &self.rule)
+            .field("severity", &self.severity)
+            .some("nodeId", &self.node_id)
+            .field("path", &self.path)
+            .field("message", &self.message)
+            .field("messageZh", &self.message_zh)
+            .some("fix", &self.fix)
+            .end()
+    }
+}
 /// Sorts findings the way every output presents them: severity, then path,
 /// then code, then message, so the same input always gives the same list.
 pub fn sort_findings(findings: &mut [Finding]) {

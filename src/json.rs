@@ -521,7 +521,7 @@ pub(crate) struct Leaves {
 /// serde_json's leaves: numbers as `Number` prints them, its string escapes.
 const SERDE_LEAVES: Leaves = Leaves { number: |n, out| out.push_str(&n.to_string()), string: write_string };
 
-fn write_value(v: &Value, out: &mut String) {
+pub(crate) fn write_value(v: &Value, out: &mut String) {
     write_with(v, &SERDE_LEAVES, out)
 }
 
@@ -560,35 +560,44 @@ pub(crate) fn write_with(v: &Value, leaves: &Leaves, out: &mut String) {
     }
 }
 
-/// A JSON string literal, escaped as serde_json escapes it.
+/// A JSON string literal, escaped as serde_json escapes it. Runs of bytes
+/// that need no escape are found eight at a time ([`plain_len`]) and copied
+/// whole.
 pub fn write_string(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
     out.push('"');
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let short = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(s.get(start..i).unwrap_or_default());
-        if short.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
-            out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
-        } else {
-            out.push_str(short);
+    loop {
+        let end = start + plain_len(bytes.get(start..).unwrap_or_default());
+        out.push_str(s.get(start..end).unwrap_or_default());
+        // What stops a run is ASCII, so `end + 1` is a character boundary.
+        let Some(&b) = bytes.get(end) else { break };
+        match short_escape_of(b) {
+            Some(short) => out.push_str(short),
+            None => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
+                out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
+            }
         }
-        start = i + 1;
+        start = end + 1;
     }
-    out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
+}
+
+/// The two-character escape serde_json writes for `b`, if it has one.
+fn short_escape_of(b: u8) -> Option<&'static str> {
+    Some(match b {
+        b'"' => "\\\"",
+        b'\\' => "\\\\",
+        b'\n' => "\\n",
+        b'\r' => "\\r",
+        b'\t' => "\\t",
+        0x08 => "\\b",
+        0x0c => "\\f",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod check;
 pub mod coerce;
 pub(crate) mod decimal;
 pub mod duration;
+pub mod encode;
 pub mod error;
 pub mod finding;
 pub mod json;

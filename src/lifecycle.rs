@@ -70,6 +70,7 @@ use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
+use crate::encode::{Encode, Object};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -81,6 +82,12 @@ pub struct LifecycleReport {
     /// What each node runs at the end, provider runtimes and tunnel bindings.
     pub state: Value,
     pub findings: Vec<crate::finding::Finding>,
+}
+
+impl Encode for LifecycleReport {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("log", &self.log).field("state", &self.state).field("findings", &self.findings).end()
+    }
 }
 
 /// Maximum number of steps accepted.

@@ -2,6 +2,7 @@
 //! and through federation (`federation`), plus the node table the checker uses
 //! to know which node owns which address. Field names follow the golden vectors.
 
+use crate::encode::{Encode, Object};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -24,8 +25,7 @@ impl Plan {
     /// text writer, which `planTunnelJson` needs anyway) serves every caller,
     /// so the `.wasm` carries no second copy of the plan's serialization.
     pub fn to_json_value(&self) -> Result<serde_json::Value, String> {
-        let text = serde_json::to_string(self).map_err(|e| e.to_string())?;
-        crate::json::from_str(&text).map_err(|e| e.to_string())
+        crate::json::from_str(&crate::encode::to_string(self)).map_err(|e| e.to_string())
     }
 }
 
@@ -126,7 +126,7 @@ pub struct Shared<T>(pub std::sync::Arc<SharedInner<T>>);
 #[derive(Debug)]
 pub struct SharedInner<T> {
     value: T,
-    text: std::sync::OnceLock<Option<Box<serde_json::value::RawValue>>>,
+    text: std::sync::OnceLock<String>,
 }
 
 impl<T> Shared<T> {
@@ -148,12 +148,15 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
+impl<T: Encode> Encode for Shared<T> {
+    fn encode(&self, out: &mut String) {
+        out.push_str(self.0.text.get_or_init(|| crate::encode::to_string(&self.0.value)))
+    }
+}
+
 impl<T: Serialize> Serialize for Shared<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0.text.get_or_init(|| serde_json::value::to_raw_value(&self.0.value).ok()) {
-            Some(raw) => raw.serialize(serializer),
-            None => self.0.value.serialize(serializer),
-        }
+        self.0.value.serialize(serializer)
     }
 }
 
@@ -201,6 +204,12 @@ impl Metadata {
 impl From<MetaMap> for Metadata {
     fn from(m: MetaMap) -> Self {
         Metadata(std::sync::Arc::new(m))
+    }
+}
+
+impl Encode for Metadata {
+    fn encode(&self, out: &mut String) {
+        self.0.encode(out)
     }
 }
 
@@ -261,4 +270,154 @@ pub struct PlanNode {
     /// For federated nodes, the runtime id its provider uses (`fed_svc_R`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_id: Option<i64>,
+}
+// JSON text, field by field in declaration order (see `crate::encode`).
+
+impl Encode for Plan {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("error", &self.error).field("federation", &self.federation).field("local", &self.local).field("nodes", &self.nodes).end()
+    }
+}
+
+impl Encode for PlanError {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("code", &self.code).field("message", &self.message).field("messageEn", &self.message_en).end()
+    }
+}
+
+impl Encode for FederationStep {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("nodeId", &self.node_id)
+            .field("role", &self.role)
+            .field("resourceKey", &self.resource_key)
+            .field("reserve", &self.reserve)
+            .field("apply", &self.apply)
+            .field("commands", &self.commands)
+            .end()
+    }
+}
+
+impl Encode for Reserve {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("resourceKey", &self.resource_key).field("protocol", &self.protocol).field("requestedPort", &self.requested_port).end()
+    }
+}
+
+impl Encode for Apply {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("resourceKey", &self.resource_key)
+            .field("role", &self.role)
+            .field("protocol", &self.protocol)
+            .field("strategy", &self.strategy)
+            .some("targets", &self.targets)
+            .end()
+    }
+}
+
+impl Encode for Target {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("host", &self.host).field("port", &self.port).field("protocol", &self.protocol).end()
+    }
+}
+
+impl Encode for Command {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("nodeId", &self.node_id).field("command", &self.command).field("data", &self.data).end()
+    }
+}
+
+/// Untagged: each variant prints as its content alone.
+impl Encode for CommandData {
+    fn encode(&self, out: &mut String) {
+        match self {
+            CommandData::Chain(c) => c.encode(out),
+            CommandData::Services(s) => s.encode(out),
+            CommandData::UpdateChain { chain, data } => Object::new(out).field("chain", chain).field("data", data).end(),
+            CommandData::DeleteServices { services } => Object::new(out).field("services", services).end(),
+            CommandData::DeleteChain { chain } => Object::new(out).field("chain", chain).end(),
+        }
+    }
+}
+
+impl Encode for ChainConfig {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("name", &self.name).field("hops", &self.hops).end()
+    }
+}
+
+impl Encode for HopConfig {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("name", &self.name).some("interface", &self.interface).field("selector", &self.selector).field("nodes", &self.nodes).end()
+    }
+}
+
+impl Encode for Selector {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("strategy", &self.strategy).field("maxFails", &self.max_fails).field("failTimeout", &self.fail_timeout).end()
+    }
+}
+
+impl Encode for NodeConfig {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("name", &self.name).field("addr", &self.addr).field("connector", &self.connector).field("dialer", &self.dialer).end()
+    }
+}
+
+impl Encode for Plugin {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("type", &self.kind).some("metadata", &self.metadata).end()
+    }
+}
+
+/// Untagged: the bare boolean, number or string.
+impl Encode for MetaValue {
+    fn encode(&self, out: &mut String) {
+        match self {
+            MetaValue::Bool(b) => b.encode(out),
+            MetaValue::Int(i) => i.encode(out),
+            MetaValue::Str(s) => s.encode(out),
+        }
+    }
+}
+
+impl Encode for ServiceConfig {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("name", &self.name)
+            .field("addr", &self.addr)
+            .field("handler", &self.handler)
+            .field("listener", &self.listener)
+            .some("metadata", &self.metadata)
+            .end()
+    }
+}
+
+impl Encode for Handler {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("type", &self.kind)
+            .some("chain", &self.chain)
+            .some("retries", &self.retries)
+            .some("metadata", &self.metadata)
+            .end()
+    }
+}
+
+impl Encode for PlanNode {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("nodeId", &self.node_id)
+            .field("name", &self.name)
+            .field("role", &self.role)
+            .field("hop", &self.hop)
+            .field("remote", &self.remote)
+            .field("protocol", &self.protocol)
+            .field("strategy", &self.strategy)
+            .field("port", &self.port)
+            .field("addresses", &self.addresses)
+            .some("runtimeId", &self.runtime_id)
+            .end()
+    }
 }

@@ -119,9 +119,9 @@ fn limit_error(e: &crate::limits::LimitError) -> PlanError {
     PlanError { code: "LIMIT_EXCEEDED".into(), message: e.message_zh(), message_en: e.message.clone() }
 }
 
-/// Serializes a plan (cannot fail for these types; falls back to an error plan).
+/// A plan as compact JSON text.
 pub fn plan_to_json(plan: &Plan) -> String {
-    serde_json::to_string(plan).unwrap_or_else(|_| "{\"error\":{\"code\":\"INTERNAL\",\"message\":\"\",\"messageEn\":\"serialization failed\"},\"federation\":[],\"local\":[],\"nodes\":[]}".to_string())
+    crate::encode::to_string(plan)
 }
 
 /// The tunnel as the server holds it after preparation.

@@ -34,7 +34,7 @@ pub fn redact(v: &Value) -> Value {
 /// A short rendering of an input value for an error message: redacted and
 /// cut to 80 characters.
 pub fn describe(v: &Value) -> String {
-    let text = serde_json::to_string(&redact(v)).unwrap_or_default();
+    let text = crate::json::to_text(&redact(v));
     if text.chars().count() > 80 {
         let cut: String = text.chars().take(77).collect();
         format!("{}...", cut)

@@ -24,7 +24,6 @@ use crate::check::{self, CheckOptions, CheckReport};
 use crate::error::ApiError;
 use crate::finding::{Finding, Severity};
 use crate::{lifecycle, planner, simulate};
-use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -63,15 +62,15 @@ pub mod text {
         read(&value).map_err(|e| ApiError::new(code, format!("{what} have the wrong shape: {}", e.message), e.path))
     }
 
-    pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, ApiError> {
-        serde_json::to_string(value).map_err(|e| ApiError::new("INTERNAL", format!("cannot encode the result as JSON: {e}"), ""))
+    pub(crate) fn to_json<T: crate::encode::Encode + ?Sized>(value: &T) -> String {
+        crate::encode::to_string(value)
     }
 
     /// `planTunnelJson`: the plan of one tunnel input. A server rejection is a
     /// normal plan (its `error` is set); only text that is not JSON fails.
     pub fn plan(input: &str) -> Result<String, ApiError> {
         let value = parse_document(input, "the tunnel input")?;
-        to_json(&planner::plan(&value))
+        Ok(to_json(&planner::plan(&value)))
     }
 
     pub fn check_options(options: Option<&str>) -> Result<CheckOptions, ApiError> {
@@ -113,7 +112,7 @@ pub mod text {
     /// not JSON is one IN001 finding); fails only on malformed options.
     pub fn check(doc: &str, options: Option<&str>) -> Result<String, ApiError> {
         let options = check_options(options)?;
-        to_json(&check::check_text(doc, &options))
+        Ok(to_json(&check::check_text(doc, &options)))
     }
 
     pub fn scenario(text: Option<&str>) -> Result<simulate::Scenario, ApiError> {
@@ -124,19 +123,19 @@ pub mod text {
     pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
         let scenario = scenario(scenario_text)?;
         let value = parse_document(doc, "the document")?;
-        to_json(&simulate::simulate(&value, &scenario)?)
+        Ok(to_json(&simulate::simulate(&value, &scenario)?))
     }
 
     /// `checkTunnelJson`: the plan and its findings in one call.
     pub fn check_tunnel(input: &str) -> Result<String, ApiError> {
         let value = parse_document(input, "the tunnel input")?;
-        to_json(&check::check_tunnel(&value))
+        Ok(to_json(&check::check_tunnel(&value)))
     }
 
     /// `lifecycleJson`: the replay of a list of lifecycle steps.
     pub fn lifecycle(steps: &str) -> Result<String, ApiError> {
         let value = parse_document(steps, "the step list")?;
-        to_json(&lifecycle::lifecycle(&value)?)
+        Ok(to_json(&lifecycle::lifecycle(&value)?))
     }
 }
 
@@ -278,7 +277,7 @@ pub fn check_document(
     let out = match stringify(&doc, "the document") {
         Ok(doc) => text::check(&doc, options.as_deref()),
         Err(e) => text::check_options(options.as_deref())
-            .and_then(|o| text::to_json(&text::unreadable_report(&e.message, &o))),
+            .map(|o| text::to_json(&text::unreadable_report(&e.message, &o))),
     }
     .map_err(throw)?;
     parse(&out)
@@ -290,7 +289,7 @@ pub fn check_document_json(text: &js_sys::JsString, #[wasm_bindgen(js_name = opt
     match read_string(text, "the document") {
         Ok(text) => text::check(&text, options_json.as_deref()),
         // Like any unreadable document: one IN001 finding, not a throw.
-        Err(e) => text::check_options(options_json.as_deref()).and_then(|o| text::to_json(&text::unreadable_report(&e.message, &o))),
+        Err(e) => text::check_options(options_json.as_deref()).map(|o| text::to_json(&text::unreadable_report(&e.message, &o))),
     }
     .map_err(throw)
 }
@@ -300,7 +299,7 @@ pub fn check_document_json(text: &js_sys::JsString, #[wasm_bindgen(js_name = opt
 #[wasm_bindgen(js_name = checkUnreadableJson)]
 pub fn check_unreadable_json(reason: &str, #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>) -> Result<String, JsValue> {
     let options = text::check_options(options_json.as_deref()).map_err(throw)?;
-    text::to_json(&text::unreadable_report(reason, &options)).map_err(throw)
+    Ok(text::to_json(&text::unreadable_report(reason, &options)))
 }
 
 mod check_extras {
@@ -324,7 +323,7 @@ mod check_extras {
     /// Every rule the checker knows: code, name, severity and descriptions.
     #[wasm_bindgen(unchecked_return_type = "RuleInfo[]")]
     pub fn rules() -> Result<JsValue, JsValue> {
-        parse(&text::to_json(&check::rules()).map_err(throw)?)
+        parse(&text::to_json(&check::rules()))
     }
 
     /// Checks a document and renders the report: `format` is `text` (readable,
@@ -349,8 +348,8 @@ mod check_extras {
         };
         match format {
             "text" => Ok(check::report_text(&report)),
-            "sarif" => text::to_json(&check::report_sarif(&report, uri.as_deref().unwrap_or("document.json"))).map_err(throw),
-            "json" => text::to_json(&report).map_err(throw),
+            "sarif" => Ok(text::to_json(&check::report_sarif(&report, uri.as_deref().unwrap_or("document.json")))),
+            "json" => Ok(text::to_json(&report)),
             other => Err(throw(ApiError::new("BAD_OPTIONS", format!("unknown report format {other:?}: use text, json or sarif"), ""))),
         }
     }
@@ -1259,7 +1258,7 @@ mod tests {
 
     /// `value` must be read by the mirror type `T` with no unknown field and
     /// written back unchanged.
-    fn round_trips<T: DeserializeOwned + Serialize>(value: &Value, what: &str) {
+    fn round_trips<T: DeserializeOwned + serde::Serialize>(value: &Value, what: &str) {
         let typed: T = serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{what}: mirror type rejects it: {e}\n{value}"));
         let back = serde_json::to_value(&typed).expect("serializes");
         assert_eq!(&back, value, "{what}: mirror type changes it");

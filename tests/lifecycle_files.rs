@@ -28,7 +28,7 @@ fn lc001_from_plans_and_from_inputs() {
             .unwrap()
             .clone();
         assert!(svc["handler"].get("retries").is_none());
-        let out = serde_json::to_string(&r).unwrap();
+        let out = hop_policy::encode::to_string(&r);
         assert!(!out.contains("secret-share-token"), "{file}");
         assert!(!out.contains("remoteToken"), "{file}");
     }
@@ -66,7 +66,7 @@ fn seed_input_and_plan_simulate_alike() {
         vec![(false, false), (true, true), (true, true), (true, true)]
     );
     let text = trace_text(&b);
-    let json = serde_json::to_string(&b).unwrap();
+    let json = hop_policy::encode::to_string(&b);
     for out in [text, json] {
         assert!(!out.contains("secret-share-token") && !out.contains("remoteToken"));
     }

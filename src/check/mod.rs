@@ -22,6 +22,7 @@ use crate::finding::{sort_findings, Finding, Severity};
 use crate::plan::Plan;
 use model::Doc;
 use rules::Sink;
+use crate::encode::{Encode, Object};
 use serde::Serialize;
 use serde_json::Value;
 use tree::{Obj, Val};
@@ -79,6 +80,32 @@ pub struct CheckReport {
 pub struct TunnelCheck {
     pub plan: Plan,
     pub findings: Vec<Finding>,
+}
+
+impl Encode for Summary {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("kind", &self.kind)
+            .field("pathsInto", &self.paths_into)
+            .field("errors", &self.errors)
+            .field("warnings", &self.warnings)
+            .field("infos", &self.infos)
+            .field("total", &self.total)
+            .field("byCode", &self.by_code)
+            .end()
+    }
+}
+
+impl Encode for CheckReport {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("findings", &self.findings).field("summary", &self.summary).end()
+    }
+}
+
+impl Encode for TunnelCheck {
+    fn encode(&self, out: &mut String) {
+        Object::new(out).field("plan", &self.plan).field("findings", &self.findings).end()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -354,7 +381,7 @@ fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
     }
     // The plan's JSON text, read by the checker's own reader as any
     // document is (through a `Value` only if the reader declines).
-    let text = serde_json::to_string(&plan).unwrap_or_default();
+    let text = crate::encode::to_string(&plan);
     let arena = tree::Arena::new();
     let value: Option<Value>;
     let tree = match tree::parse(&text, &arena) {

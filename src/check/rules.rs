@@ -2,6 +2,7 @@
 //! description in English and Chinese, plus the finding builder.
 
 use crate::finding::{Finding, Fix, Severity};
+use crate::encode::{Encode, Object};
 use serde::Serialize;
 
 /// One rule's metadata (for SARIF and documentation).
@@ -13,6 +14,18 @@ pub struct RuleInfo {
     pub severity: Severity,
     pub description: String,
     pub description_zh: String,
+}
+
+impl Encode for RuleInfo {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("code", &self.code)
+            .field("rule", &self.rule)
+            .field("severity", &self.severity)
+            .field("description", &self.description)
+            .field("descriptionZh", &self.description_zh)
+            .end()
+    }
 }
 
 use Severity::{Error as E, Info as I, Warning as W};

@@ -54,6 +54,7 @@ pub(crate) mod util;
 pub(crate) mod world;
 
 use crate::error::ApiError;
+use crate::encode::{Encode, Object};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -196,6 +197,84 @@ pub struct Trace {
     pub notes: Vec<String>,
     /// The attempt budget ran out; later dials are missing.
     pub truncated: bool,
+}
+
+impl Encode for Candidate {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("node", &self.node)
+            .field("addr", &self.addr)
+            .field("toNodeId", &self.to_node_id)
+            .field("kept", &self.kept)
+            .field("reason", &self.reason)
+            .end()
+    }
+}
+
+impl Encode for Attempt {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("seq", &self.seq)
+            .field("depth", &self.depth)
+            .field("fromNodeId", &self.from_node_id)
+            .field("toNodeId", &self.to_node_id)
+            .field("addr", &self.addr)
+            .field("node", &self.node)
+            .field("chain", &self.chain)
+            .field("hop", &self.hop)
+            .field("round", &self.round)
+            .field("rounds", &self.rounds)
+            .field("ok", &self.ok)
+            .field("alive", &self.alive)
+            .field("carried", &self.carried)
+            .field("marked", &self.marked)
+            .field("failures", &self.failures)
+            .field("selection", &self.selection)
+            .field("candidates", &self.candidates)
+            .field("reason", &self.reason)
+            .end()
+    }
+}
+
+impl Encode for RequestTrace {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("index", &self.index)
+            .field("timeMs", &self.time_ms)
+            .field("ok", &self.ok)
+            .field("exitNodeId", &self.exit_node_id)
+            .some("exitAddr", &self.exit_addr)
+            .field("direct", &self.direct)
+            .some("directFromNodeId", &self.direct_from_node_id)
+            .field("attempts", &self.attempts)
+            .field("outcome", &self.outcome)
+            .end()
+    }
+}
+
+impl Encode for Summary {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("requests", &self.requests)
+            .field("ok", &self.ok)
+            .field("failed", &self.failed)
+            .field("direct", &self.direct)
+            .field("attempts", &self.attempts)
+            .field("failedAttempts", &self.failed_attempts)
+            .end()
+    }
+}
+
+impl Encode for Trace {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("entryNodeId", &self.entry_node_id)
+            .field("requests", &self.requests)
+            .field("summary", &self.summary)
+            .field("notes", &self.notes)
+            .field("truncated", &self.truncated)
+            .end()
+    }
 }
 
 /// Runs the scenario against the document. Errors only when the document

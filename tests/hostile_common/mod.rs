@@ -40,8 +40,12 @@ pub fn corpus() -> Vec<(String, String)> {
     out
 }
 
-pub fn to_json<T: serde::Serialize>(t: &T) -> String {
-    serde_json::to_string(t).expect("outputs serialize")
+/// An output as the entry points print it (`hop_policy::encode`), after
+/// checking that serde's derived serializer prints the same bytes.
+pub fn to_json<T: serde::Serialize + hop_policy::encode::Encode>(t: &T) -> String {
+    let shipped = hop_policy::encode::to_string(t);
+    assert_eq!(shipped, serde_json::to_string(t).expect("outputs serialize"), "encode and serde differ");
+    shipped
 }
 
 /// Every entry point on one parsed document, each output as JSON text
