@@ -490,6 +490,16 @@ impl Reader<'_> {
     }
 }
 
+/// A JSON object of `pairs` (what `json!({...})` builds, without going
+/// through serde's serializer for every value).
+pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    let mut map = serde_json::Map::new();
+    for (k, v) in pairs {
+        map.insert(k.to_string(), v);
+    }
+    Value::Object(map)
+}
+
 /// `v` as compact JSON text, byte for byte what serde_json prints for it
 /// (`v.to_string()`): keys in map order, no spaces, `"` `\\` and control
 /// characters escaped (`\\n` and its kin where JSON has a short form,

@@ -72,7 +72,8 @@ use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
 use crate::encode::{Encode, Object};
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use crate::json::object;
+use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -307,8 +308,8 @@ fn selects(spec: &Value, i: usize, cmd: &Value, first_match: &mut bool) -> bool 
 impl Replay {
     fn log(&mut self, step: usize, phase: &str, entry: Value) {
         let mut obj = Map::new();
-        obj.insert("step".into(), json!(step));
-        obj.insert("phase".into(), json!(phase));
+        obj.insert("step".into(), Value::from(step));
+        obj.insert("phase".into(), Value::from(phase));
         if let Value::Object(m) = entry {
             obj.extend(m);
         }
@@ -392,7 +393,7 @@ impl Replay {
         self.log(
             step,
             phase,
-            json!({"nodeId": node, "command": command, "target": target, "note": note}),
+            object([("nodeId", Value::from(node)), ("command", Value::from(command)), ("target", target), ("note", Value::from(note))]),
         );
     }
 
@@ -442,11 +443,19 @@ impl Replay {
         phase: &str,
     ) {
         if unreachable.contains(&node) {
-            self.log(step, phase, json!({"nodeId": node, "resourceKey": rk, "note": "release did not reach the provider panel; the error is ignored and the runtime stays applied"}));
+            self.log(step, phase, object([
+                ("nodeId", Value::from(node)),
+                ("resourceKey", Value::from(rk)),
+                ("note", Value::from("release did not reach the provider panel; the error is ignored and the runtime stays applied")),
+            ]));
             return;
         }
         let Some(rt) = self.runtimes.get(rk).cloned() else {
-            self.log(step, phase, json!({"nodeId": node, "resourceKey": rk, "note": "provider has no runtime for this key: nothing to release"}));
+            self.log(step, phase, object([
+                ("nodeId", Value::from(node)),
+                ("resourceKey", Value::from(rk)),
+                ("note", Value::from("provider has no runtime for this key: nothing to release")),
+            ]));
             return;
         };
         if rt.applied {
@@ -456,7 +465,7 @@ impl Replay {
                     phase,
                     node,
                     "DeleteService",
-                    &json!({"services": [rt.service_name]}),
+                    &object([("services", Value::Array(vec![Value::from(rt.service_name)]))]),
                     "provider releases the runtime",
                 );
             }
@@ -466,7 +475,7 @@ impl Replay {
                     phase,
                     node,
                     "DeleteChains",
-                    &json!({"chain": rt.chain_name}),
+                    &object([("chain", Value::from(rt.chain_name))]),
                     "provider releases the runtime",
                 );
             }
@@ -522,7 +531,11 @@ impl Replay {
                 .unwrap_or_default()
                 .to_string();
             if unreachable.contains(&node) {
-                self.log(step, "federation", json!({"nodeId": node, "resourceKey": rk, "note": "provider panel unreachable: the apply fails and earlier bindings of this apply are released"}));
+                self.log(step, "federation", object([
+                    ("nodeId", Value::from(node)),
+                    ("resourceKey", Value::from(&*rk)),
+                    ("note", Value::from("provider panel unreachable: the apply fails and earlier bindings of this apply are released")),
+                ]));
                 for (rk2, n2) in refs.iter().rev() {
                     self.release_binding(step, rk2, *n2, unreachable, "federation-release");
                 }
@@ -553,7 +566,11 @@ impl Replay {
                 .unwrap_or(false);
             if let Some(e) = &existing {
                 if e.active && e.port != plan_port && plan_port > 0 {
-                    self.log(step, "federation", json!({"nodeId": node, "resourceKey": rk, "note": format!("provider still holds this key and keeps port {} (the plan asked for {})", e.port, plan_port)}));
+                    self.log(step, "federation", object([
+                        ("nodeId", Value::from(node)),
+                        ("resourceKey", Value::from(&*rk)),
+                        ("note", Value::from(format!("provider still holds this key and keeps port {} (the plan asked for {})", e.port, plan_port))),
+                    ]));
                 }
             }
             // A planned `input` has no federation list of its own: point at the input.
@@ -580,7 +597,7 @@ impl Replay {
                             plan_r,
                             r_id,
                         );
-                        let payload = json!({"chain": e.chain_name, "data": data});
+                        let payload = object([("chain", Value::from(e.chain_name.as_str())), ("data", data)]);
                         self.send(
                             step,
                             "federation",
@@ -629,7 +646,11 @@ impl Replay {
                         r.targets = targets;
                     }
                 } else {
-                    self.log(step, "federation", json!({"nodeId": node, "resourceKey": rk, "note": "runtime still applied: the provider sends nothing to its agent"}));
+                    self.log(step, "federation", object([
+                        ("nodeId", Value::from(node)),
+                        ("resourceKey", Value::from(&*rk)),
+                        ("note", Value::from("runtime still applied: the provider sends nothing to its agent")),
+                    ]));
                 }
             } else {
                 let svc_name = format!("fed_svc_{r_id}");
@@ -647,15 +668,19 @@ impl Replay {
                         .to_string();
                     let data = rename_runtime(c.get("data").unwrap_or(&Value::Null), plan_r, r_id);
                     if let Some(clash) = self.clash(node, &command, &data) {
-                        self.log(step, "federation", json!({"nodeId": node, "command": command, "resourceKey": rk,
-                            "note": format!("the agent rejects it: {clash} already exists; the provider's apply fails")}));
+                        self.log(step, "federation", object([
+                            ("nodeId", Value::from(node)),
+                            ("command", Value::from(command)),
+                            ("resourceKey", Value::from(&*rk)),
+                            ("note", Value::from(format!("the agent rejects it: {clash} already exists; the provider's apply fails"))),
+                        ]));
                         if chain_added {
                             self.send(
                                 step,
                                 "federation",
                                 node,
                                 "DeleteChains",
-                                &json!({"chain": chain_name}),
+                                &object([("chain", Value::from(chain_name))]),
                                 "provider cleans up its failed apply",
                             );
                         }
@@ -721,7 +746,7 @@ impl Replay {
                 message_zh: format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
                 fix: None,
             });
-            self.log(i, "rejected", json!({"note": text}));
+            self.log(i, "rejected", object([("note", Value::from(text))]));
             return Ok(());
         }
         let t = step
@@ -777,7 +802,7 @@ impl Replay {
         self.log(
             i,
             "begin",
-            json!({"op": op, "tunnelId": t, "mode": if edit { "edit" } else { "create" }}),
+            object([("op", Value::from(op)), ("tunnelId", Value::from(t)), ("mode", Value::from(if edit { "edit" } else { "create" }))]),
         );
         if edit {
             self.release_all(i, t, &release_unreachable, "release");
@@ -786,7 +811,7 @@ impl Replay {
         let refs = match self.apply_federation(i, t, &plan, &plan_base, &unreachable) {
             Ok(r) => r,
             Err(e) => {
-                self.log(i, "end", json!({"ok": false, "error": e}));
+                self.log(i, "end", object([("ok", Value::from(false)), ("error", Value::from(e))]));
                 return Ok(());
             }
         };
@@ -844,7 +869,7 @@ impl Replay {
             let (sent_cmd, payload) = match (edit, command) {
                 (true, "AddChains") => (
                     "UpdateChains",
-                    json!({"chain": data.get("name").cloned().unwrap_or(Value::Null), "data": data}),
+                    object([("chain", data.get("name").cloned().unwrap_or(Value::Null)), ("data", data)]),
                 ),
                 (true, "AddService") => ("UpdateService", data.clone()),
                 _ => (command, data.clone()),
@@ -854,12 +879,22 @@ impl Replay {
                 .map(|f| selects(f, k, cmd, &mut fail_first))
                 .unwrap_or(false)
             {
-                self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": "the agent rejects this command: the apply fails"}));
+                self.log(i, "local", object([
+                    ("nodeId", Value::from(node)),
+                    ("command", Value::from(sent_cmd)),
+                    ("index", Value::from(k)),
+                    ("note", Value::from("the agent rejects this command: the apply fails")),
+                ]));
                 failed = true;
                 continue;
             }
             if let Some(clash) = self.clash(node, sent_cmd, &payload) {
-                self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": format!("the agent rejects it: {clash} already exists; the apply fails")}));
+                self.log(i, "local", object([
+                    ("nodeId", Value::from(node)),
+                    ("command", Value::from(sent_cmd)),
+                    ("index", Value::from(k)),
+                    ("note", Value::from(format!("the agent rejects it: {clash} already exists; the apply fails"))),
+                ]));
                 failed = true;
                 continue;
             }
@@ -873,7 +908,12 @@ impl Replay {
                     .or_default()
                     .apply(sent_cmd, &payload);
                 self.remember(t, node, sent_cmd, &payload);
-                self.log(i, "local", json!({"nodeId": node, "command": sent_cmd, "index": k, "note": "timed out at the panel (skipped, not recorded as created) but took effect on the agent"}));
+                self.log(i, "local", object([
+                    ("nodeId", Value::from(node)),
+                    ("command", Value::from(sent_cmd)),
+                    ("index", Value::from(k)),
+                    ("note", Value::from("timed out at the panel (skipped, not recorded as created) but took effect on the agent")),
+                ]));
                 continue;
             }
             self.send(i, "local", node, sent_cmd, &payload, "");
@@ -896,7 +936,7 @@ impl Replay {
                             "rollback",
                             *node,
                             "DeleteService",
-                            &json!({"services": names}),
+                            &object([("services", Value::from(names.as_slice()))]),
                             "local rollback",
                         );
                     }
@@ -909,7 +949,7 @@ impl Replay {
                             "rollback",
                             *node,
                             "DeleteChains",
-                            &json!({"chain": format!("chains_{t}")}),
+                            &object([("chain", Value::from(format!("chains_{t}")))]),
                             "local rollback",
                         );
                     }
@@ -918,7 +958,7 @@ impl Replay {
                 self.log(
                     i,
                     "rollback",
-                    json!({"note": "edit: the server does not roll back local commands"}),
+                    object([("note", Value::from("edit: the server does not roll back local commands"))]),
                 );
             }
             for (rk, node) in refs.iter().rev() {
@@ -942,7 +982,7 @@ impl Replay {
                     format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
                 ));
             }
-            self.log(i, "end", json!({"ok": false}));
+            self.log(i, "end", object([("ok", Value::from(false))]));
             return Ok(());
         }
         if edit {
@@ -953,7 +993,7 @@ impl Replay {
                     "cleanup",
                     *node,
                     "DeleteChains",
-                    &json!({"chain": format!("chains_{t}")}),
+                    &object([("chain", Value::from(format!("chains_{t}")))]),
                     "node left the tunnel",
                 );
             }
@@ -963,7 +1003,7 @@ impl Replay {
                     "cleanup",
                     *node,
                     "DeleteService",
-                    &json!({"services": names}),
+                    &object([("services", Value::from(names.as_slice()))]),
                     "node left the tunnel",
                 );
             }
@@ -972,7 +1012,7 @@ impl Replay {
             rec.chain_nodes = new_chain_nodes;
             rec.service_nodes = new_service_nodes;
         }
-        self.log(i, "end", json!({"ok": true}));
+        self.log(i, "end", object([("ok", Value::from(true))]));
         Ok(())
     }
 
@@ -987,7 +1027,7 @@ impl Replay {
         self.log(
             i,
             "begin",
-            json!({"op": if delete { "delete" } else { "release" }, "tunnelId": t}),
+            object([("op", Value::from(if delete { "delete" } else { "release" })), ("tunnelId", Value::from(t))]),
         );
         let released: Vec<(String, i64)> = self
             .tunnels
@@ -1008,7 +1048,7 @@ impl Replay {
                     "cleanup",
                     *node,
                     "DeleteChains",
-                    &json!({"chain": format!("chains_{t}")}),
+                    &object([("chain", Value::from(format!("chains_{t}")))]),
                     "tunnel deleted",
                 );
             }
@@ -1018,7 +1058,7 @@ impl Replay {
                     "cleanup",
                     *node,
                     "DeleteService",
-                    &json!({"services": names}),
+                    &object([("services", Value::from(names.as_slice()))]),
                     "tunnel deleted",
                 );
             }
@@ -1060,7 +1100,7 @@ impl Replay {
                 *rec = TunnelRec::default();
             }
         }
-        self.log(i, "end", json!({"ok": true}));
+        self.log(i, "end", object([("ok", Value::from(true))]));
     }
 
     fn state(&self) -> Value {
@@ -1071,29 +1111,43 @@ impl Replay {
             }
             nodes.insert(
                 id.to_string(),
-                json!({
-                    "services": n.services.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
-                    "chains": n.chains.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
-                }),
+                object([
+                    ("services", Value::from(n.services.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())),
+                    ("chains", Value::from(n.chains.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())),
+                ]),
             );
         }
         let mut runtimes = Map::new();
         for (k, r) in &self.runtimes {
             runtimes.insert(
                 k.clone(),
-                json!({"nodeId": r.node_id, "runtimeId": r.runtime_id, "tunnelId": r.tunnel_id, "role": r.role, "active": r.active,
-                       "applied": r.applied, "port": r.port, "targets": r.targets, "serviceName": r.service_name, "chainName": r.chain_name}),
+                object([
+                    ("nodeId", Value::from(r.node_id)),
+                    ("runtimeId", Value::from(r.runtime_id)),
+                    ("tunnelId", Value::from(r.tunnel_id)),
+                    ("role", Value::from(r.role.as_str())),
+                    ("active", Value::from(r.active)),
+                    ("applied", Value::from(r.applied)),
+                    ("port", Value::from(r.port)),
+                    ("targets", Value::from(r.targets)),
+                    ("serviceName", Value::from(r.service_name.as_str())),
+                    ("chainName", Value::from(r.chain_name.as_str())),
+                ]),
             );
         }
         let mut tunnels = Map::new();
         for (t, r) in &self.tunnels {
             tunnels.insert(
                 t.to_string(),
-                json!({"exists": r.exists, "bindings": r.bindings.iter().map(|(k, n)| json!({"resourceKey": k, "nodeId": n})).collect::<Vec<_>>(),
-                       "chainNodes": r.chain_nodes, "serviceNodes": r.service_nodes}),
+                object([
+                    ("exists", Value::from(r.exists)),
+                    ("bindings", Value::from(r.bindings.iter().map(|(k, n)| object([("resourceKey", Value::from(k.as_str())), ("nodeId", Value::from(*n))])).collect::<Vec<_>>())),
+                    ("chainNodes", Value::from(r.chain_nodes.iter().copied().collect::<Vec<_>>())),
+                    ("serviceNodes", Value::from(r.service_nodes.iter().copied().collect::<Vec<_>>())),
+                ]),
             );
         }
-        json!({"nodes": nodes, "runtimes": runtimes, "tunnels": tunnels})
+        object([("nodes", Value::from(nodes)), ("runtimes", Value::from(runtimes)), ("tunnels", Value::from(tunnels))])
     }
 }
 

@@ -3,7 +3,8 @@
 use super::rules::{rules, RULES};
 use super::CheckReport;
 use crate::finding::{Finding, Severity};
-use serde_json::{json, Map, Value};
+use crate::json::object;
+use serde_json::{Map, Value};
 use std::fmt::Write;
 
 /// A readable report, findings grouped by node (document-level ones last).
@@ -70,65 +71,76 @@ fn level(sev: Severity) -> &'static str {
 /// SARIF 2.1.0: one run, the rule table as driver rules, one result per
 /// finding; the JSON Pointer is the logical location inside `artifact_uri`.
 pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
-    let rule_list = rules();
-    let sarif_rules: Vec<Value> = rule_list
+    let text = |t: &str| object([("text", Value::from(t))]);
+    let sarif_rules: Vec<Value> = rules()
         .iter()
         .map(|r| {
-            json!({
-                "id": r.code,
-                "name": r.rule,
-                "shortDescription": {"text": r.description},
-                "fullDescription": {"text": format!("{} / {}", r.description, r.description_zh)},
-                "defaultConfiguration": {"level": level(r.severity)},
-                "properties": {"descriptionZh": r.description_zh, "severity": r.severity.as_str()}
-            })
+            object([
+                ("id", Value::from(r.code.as_str())),
+                ("name", Value::from(r.rule.as_str())),
+                ("shortDescription", text(&r.description)),
+                ("fullDescription", text(&format!("{} / {}", r.description, r.description_zh))),
+                ("defaultConfiguration", object([("level", Value::from(level(r.severity)))])),
+                (
+                    "properties",
+                    object([("descriptionZh", Value::from(r.description_zh.as_str())), ("severity", Value::from(r.severity.as_str()))]),
+                ),
+            ])
         })
         .collect();
+    let artifact = || object([("uri", Value::from(artifact_uri))]);
     let results: Vec<Value> = report
         .findings
         .iter()
         .map(|f| {
             let mut props = Map::new();
-            props.insert("path".into(), json!(f.path));
-            props.insert("messageZh".into(), json!(f.message_zh));
-            props.insert("rule".into(), json!(f.rule));
+            props.insert("path".into(), Value::from(f.path.as_str()));
+            props.insert("messageZh".into(), Value::from(f.message_zh.as_str()));
+            props.insert("rule".into(), Value::from(f.rule.as_str()));
             if let Some(id) = f.node_id {
-                props.insert("nodeId".into(), json!(id));
+                props.insert("nodeId".into(), Value::from(id));
             }
             if let Some(fix) = &f.fix {
-                props.insert("fix".into(), json!({"op": fix.op, "path": fix.path, "value": fix.value}));
+                props.insert(
+                    "fix".into(),
+                    object([("op", Value::from(fix.op.as_str())), ("path", Value::from(fix.path.as_str())), ("value", fix.value.clone())]),
+                );
             }
-            let mut result = json!({
-                "ruleId": f.code,
-                "level": level(f.severity),
-                "message": {"text": f.message},
-                "locations": [{
-                    "physicalLocation": {"artifactLocation": {"uri": artifact_uri}},
-                    "logicalLocations": [{
-                        "fullyQualifiedName": if f.path.is_empty() { "/".to_string() } else { f.path.clone() },
-                        "kind": "member"
-                    }]
-                }],
-                "properties": props
-            });
+            let name = if f.path.is_empty() { "/" } else { f.path.as_str() };
+            let location = object([
+                ("physicalLocation", object([("artifactLocation", artifact())])),
+                ("logicalLocations", Value::Array(vec![object([("fullyQualifiedName", Value::from(name)), ("kind", Value::from("member"))])])),
+            ]);
+            let mut result = object([
+                ("ruleId", Value::from(f.code.as_str())),
+                ("level", Value::from(level(f.severity))),
+                ("message", text(&f.message)),
+                ("locations", Value::Array(vec![location])),
+                ("properties", Value::Object(props)),
+            ]);
             if let (Some(i), Some(obj)) = (RULES.iter().position(|r| r.0 == f.code), result.as_object_mut()) {
-                obj.insert("ruleIndex".into(), json!(i));
+                obj.insert("ruleIndex".into(), Value::from(i));
             }
             result
         })
         .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "hop-policy",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": sarif_rules
-            }},
-            "artifacts": [{"location": {"uri": artifact_uri}}],
-            "results": results,
-            "properties": {"kind": report.summary.kind, "pathsInto": report.summary.paths_into}
-        }]
-    })
+    let driver = object([
+        ("name", Value::from("hop-policy")),
+        ("version", Value::from(env!("CARGO_PKG_VERSION"))),
+        ("rules", Value::Array(sarif_rules)),
+    ]);
+    let run = object([
+        ("tool", object([("driver", driver)])),
+        ("artifacts", Value::Array(vec![object([("location", artifact())])])),
+        ("results", Value::Array(results)),
+        (
+            "properties",
+            object([("kind", Value::from(report.summary.kind.as_str())), ("pathsInto", Value::from(report.summary.paths_into.as_str()))]),
+        ),
+    ]);
+    object([
+        ("$schema", Value::from("https://json.schemastore.org/sarif-2.1.0.json")),
+        ("version", Value::from("2.1.0")),
+        ("runs", Value::Array(vec![run])),
+    ])
 }
