@@ -115,11 +115,8 @@ fn go_float(f: f64) -> String {
 }
 
 /// The shortest decimal digits that read back as one float64, in the form
-/// `0.DIGITS × 10^point`.
-///
-/// The digits come from serde_json's float writer (shortest round trip, the
-/// same digits as Go's `strconv` and Rust's `Display`); laying them out here
-/// keeps Rust's own float formatting, about 15 KB of wasm, out of the module.
+/// `0.DIGITS × 10^point` (the same digits as Go's `strconv`; see
+/// [`crate::decimal::shortest`]).
 struct Digits {
     negative: bool,
     /// No leading or trailing zeros; empty for zero.
@@ -129,21 +126,11 @@ struct Digits {
 
 impl Digits {
     fn of(f: f64) -> Option<Digits> {
-        let text = serde_json::Number::from_f64(f)?.to_string();
-        let (negative, text) = match text.strip_prefix('-') {
-            Some(t) => (true, t),
-            None => (false, text.as_str()),
-        };
-        let (mantissa, exp) = match text.find(['e', 'E']) {
-            Some(i) => (text.get(..i)?, text.get(i + 1..)?.parse::<i64>().ok()?),
-            None => (text, 0),
-        };
-        let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        let all = format!("{int_part}{frac_part}");
-        let leading = all.len() - all.trim_start_matches('0').len();
-        let digits = all.trim_start_matches('0').trim_end_matches('0').to_string();
-        let point = int_part.len() as i64 + exp - leading as i64;
-        Some(Digits { negative, digits, point })
+        if !f.is_finite() {
+            return None;
+        }
+        let (digits, point) = crate::decimal::shortest(f).unwrap_or_default();
+        Some(Digits { negative: f.is_sign_negative(), digits: String::from_utf8(digits).ok()?, point: i64::from(point) })
     }
 }
 

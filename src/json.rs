@@ -529,7 +529,62 @@ pub(crate) struct Leaves {
 }
 
 /// serde_json's leaves: numbers as `Number` prints them, its string escapes.
-const SERDE_LEAVES: Leaves = Leaves { number: |n, out| out.push_str(&n.to_string()), string: write_string };
+const SERDE_LEAVES: Leaves = Leaves { number: write_number, string: write_string };
+
+/// A number as serde_json's `Number` prints it: integers as they are,
+/// floats through [`write_f64`].
+pub(crate) fn write_number(n: &Number, out: &mut String) {
+    if let Some(u) = n.as_u64() {
+        out.push_str(itoa::Buffer::new().format(u));
+    } else if let Some(i) = n.as_i64() {
+        out.push_str(itoa::Buffer::new().format(i));
+    } else if let Some(f) = n.as_f64() {
+        write_f64(f, out);
+    }
+}
+
+/// A float as serde_json prints it: the shortest digits that read back
+/// ([`crate::decimal::shortest`]), in plain notation with a `.0` or a
+/// fraction when the decimal exponent is from -5 to 15 (`0.00001`,
+/// `1500000000000000.0`, `123.456`), else as `1.5e+16` or `1e-6`.
+pub(crate) fn write_f64(f: f64, out: &mut String) {
+    if f.is_sign_negative() {
+        out.push('-');
+    }
+    let Some((digits, point)) = crate::decimal::shortest(f) else {
+        // Zero (JSON numbers are finite).
+        out.push_str("0.0");
+        return;
+    };
+    let digits = std::str::from_utf8(&digits).unwrap_or("0");
+    let n = digits.len() as i32;
+    let exp = point - 1; // of the first digit
+    if (-5..=15).contains(&exp) {
+        if point >= n {
+            out.push_str(digits);
+            out.extend(std::iter::repeat_n('0', (point - n) as usize));
+            out.push_str(".0");
+        } else if point > 0 {
+            let (int, frac) = digits.split_at(point as usize);
+            out.push_str(int);
+            out.push('.');
+            out.push_str(frac);
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
+            out.push_str(digits);
+        }
+        return;
+    }
+    let (first, rest) = digits.split_at(1.min(digits.len()));
+    out.push_str(first);
+    if !rest.is_empty() {
+        out.push('.');
+        out.push_str(rest);
+    }
+    out.push_str(if exp < 0 { "e-" } else { "e+" });
+    out.push_str(itoa::Buffer::new().format(exp.unsigned_abs()));
+}
 
 pub(crate) fn write_value(v: &Value, out: &mut String) {
     write_with(v, &SERDE_LEAVES, out)
@@ -613,6 +668,47 @@ fn short_escape_of(b: u8) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Floats print byte for byte as serde_json prints them: special
+    /// values, every power of ten and of two, the ends of the plain range,
+    /// ties, subnormals, short decimals and random bit patterns.
+    #[test]
+    fn floats_print_as_serde_json_prints_them() {
+        let mut values = vec![
+            0.0, -0.0, 1.0, -1.0, 0.1, 0.2, 0.3, 1.5, 123.456, 1e15, 1e16, 9.999999999999999e15, 1e-5, 1e-6, 9.99e-6, 1.5e-5,
+            f64::MAX, -f64::MAX, f64::MIN_POSITIVE, f64::EPSILON, 5e-324, 1e-323, 2.2250738585072009e-308, 9007199254740993.0,
+            -1149636667324797.25, 1e21, 1e22, 1e23, 4.35, 0.3e-300, 1.7976931348623157e308, 2.5e-8,
+        ];
+        for k in -330..=310 {
+            for m in [1.0, 1.5, 2.5, 9.5, 9.999999999999999, 5.0, 1.2345678901234567] {
+                values.push(m * 10f64.powi(k));
+                values.push(format!("{m}e{k}").parse().unwrap_or(0.0));
+            }
+        }
+        for e in -1074..=1023 {
+            values.push(2f64.powi(e));
+            values.push(f64::from_bits(2f64.powi(e).to_bits().wrapping_sub(1)));
+            values.push(f64::from_bits(2f64.powi(e).to_bits() + 1));
+        }
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..40_000u64 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            values.push(f64::from_bits(seed));
+            values.push((seed % 1_000_000) as f64 / 10f64.powi((i % 12) as i32));
+            values.push(f64::from_bits(seed >> 12)); // subnormal
+        }
+        let mut checked = 0;
+        for f in values {
+            let Some(n) = Number::from_f64(f) else { continue };
+            let mut ours = String::new();
+            write_f64(f, &mut ours);
+            assert_eq!(ours, n.to_string(), "{f:e} ({:#x})", f.to_bits());
+            checked += 1;
+        }
+        assert!(checked > 120_000, "{checked}");
+    }
 
     fn same(text: &str) {
         let ours = from_str(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());

@@ -166,7 +166,11 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                         host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim().to_string(),
                         port: match t.get("port") {
                             Some(Val::Str(s)) => s.trim().to_string(),
-                            Some(Val::Num(n)) => n.to_string(),
+                            Some(Val::Num(n)) => {
+                                let mut text = String::new();
+                                crate::json::write_number(n, &mut text);
+                                text
+                            }
                             _ => String::new(),
                         },
                         protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or("").to_string(),

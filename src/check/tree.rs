@@ -235,7 +235,11 @@ impl fmt::Display for Val<'_> {
                 crate::json::write_string(s, &mut out);
                 f.write_str(&out)
             }
-            Val::Num(n) => fmt::Display::fmt(n, f),
+            Val::Num(n) => {
+                let mut out = String::new();
+                crate::json::write_number(n, &mut out);
+                f.write_str(&out)
+            }
             Val::Null => f.write_str("null"),
             Val::Bool(b) => write!(f, "{}", b),
             _ => f.write_str(&crate::json::to_text(&self.to_value())),
