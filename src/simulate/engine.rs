@@ -8,7 +8,8 @@ use super::{
 };
 use crate::error::ApiError;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::check::util::FastMap;
+use std::collections::BTreeSet;
 
 /// GOST's fail marker: a count and the Unix second of the last failure.
 #[derive(Debug, Clone, Copy, Default)]
@@ -71,8 +72,11 @@ struct Sim<'w> {
     /// Sorted (binary search): a B-tree of this type would be one more
     /// compiled copy of the B-tree code in the `.wasm`.
     dead_addrs: Vec<(String, i64)>,
-    markers: BTreeMap<(usize, usize, usize, usize), Marker>,
-    rr: BTreeMap<HopKey, u64>,
+    /// Looked up only, never walked: hash maps (the checker's cheap
+    /// hasher; the keys are indexes), not B-trees, which would be two more
+    /// compiled copies of the B-tree code.
+    markers: FastMap<(usize, usize, usize, usize), Marker>,
+    rr: FastMap<HopKey, u64>,
     prng: Prng,
     now_ms: i64,
     attempts: Vec<Attempt>,
@@ -102,8 +106,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         world,
         dead_ids: BTreeSet::new(),
         dead_addrs: Vec::new(),
-        markers: BTreeMap::new(),
-        rr: BTreeMap::new(),
+        markers: FastMap::default(),
+        rr: FastMap::default(),
         prng: Prng::new(sc.seed.unwrap_or(1)),
         now_ms: start,
         attempts: Vec::new(),
