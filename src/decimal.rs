@@ -548,6 +548,41 @@ fn generate<N: Nat>(mut r: N, mut s: N, mut m_plus: N, mut m_minus: N, mut k: i3
 mod tests {
     use super::*;
 
+    fn digits(f: f64) -> (String, i32) {
+        let (d, p) = shortest(f).unwrap();
+        (String::from_utf8(d).unwrap(), p)
+    }
+
+    /// Shortest digits at the edges: the two ends of the range, a power of
+    /// two whose lower gap is half its upper one, exact ties between two
+    /// shortest candidates (the even digit wins), and the numbers whose
+    /// interval's top reaches the next power of ten.
+    #[test]
+    fn shortest_digits_at_the_edges() {
+        assert_eq!(digits(0.3), ("3".into(), 0));
+        assert_eq!(digits(-0.3), ("3".into(), 0));
+        assert_eq!(digits(123.456), ("123456".into(), 3));
+        assert_eq!(digits(5e-324), ("5".into(), -323));
+        assert_eq!(digits(f64::MAX), ("17976931348623157".into(), 309));
+        assert_eq!(digits(f64::MIN_POSITIVE), ("22250738585072014".into(), -307));
+        assert_eq!(digits(1e23), ("1".into(), 24));
+        assert_eq!(digits(2f64.powi(-1022) * 2.0), ("4450147717014403".into(), -307));
+        assert_eq!(digits(9007199254740992.0), ("9007199254740992".into(), 16));
+        // 2^54 sits at a power of two: its lower neighbour is 2 away, its upper 4.
+        assert_eq!(digits(18014398509481984.0), ("18014398509481984".into(), 17));
+        // An exact tie between ...797.2 and ...797.3 takes the even digit.
+        assert_eq!(digits(1149636667324797.25), ("11496366673247972".into(), 16));
+        assert_eq!(shortest(0.0), None);
+        assert_eq!(shortest(f64::NAN), None);
+        assert_eq!(shortest(f64::INFINITY), None);
+        // Every result reads back as the same double.
+        for f in [0.1, 1.0 / 3.0, 2.0 / 3.0, 1e-7, 6.02214076e23, 1e308, 4.9e-324, 9.999999999999999e22] {
+            let (d, p) = digits(f);
+            let text = format!("0.{d}e{p}");
+            assert_eq!(parse(&text), Some(f), "{f:e}: {text}");
+        }
+    }
+
     #[test]
     fn agrees_with_the_standard_parser() {
         let cases = [
