@@ -40,6 +40,18 @@ pub fn looks_like_ipv6(s: &str) -> bool {
     s.matches(':').count() >= 2
 }
 
+/// `host:port`, as `format!("{host}:{port}")` writes it (without the
+/// formatting machinery: the planner builds one per chain node).
+pub fn host_port(host: &str, port: impl itoa::Integer) -> String {
+    let mut digits = itoa::Buffer::new();
+    let port = digits.format(port);
+    let mut out = String::with_capacity(host.len() + 1 + port.len());
+    out.push_str(host);
+    out.push(':');
+    out.push_str(port);
+    out
+}
+
 /// The server's `processServerAddress`: reduces a user-entered address
 /// (possibly a URL) to `host:port`, bracketing IPv6 hosts.
 pub fn process_server_address(raw: &str) -> String {

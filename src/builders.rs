@@ -134,14 +134,25 @@ pub fn chain(
     chain_with_nodes(chain_name, hop_name, strategy, chain_nodes(targets, flavor), interface)
 }
 
+/// `prefix` and `n`, as `format!("{prefix}{n}")` writes them: the names of
+/// chains, hops, chain nodes and services (`chains_7`, `node_2`, ...).
+pub fn numbered(prefix: &str, n: impl itoa::Integer) -> String {
+    let mut digits = itoa::Buffer::new();
+    let n = digits.format(n);
+    let mut out = String::with_capacity(prefix.len() + n.len());
+    out.push_str(prefix);
+    out.push_str(n);
+    out
+}
+
 /// The nodes of a one-hop chain toward `targets`, named `node_1`, `node_2`, ...
 pub fn chain_nodes(targets: &[ChainTarget], flavor: Flavor) -> Shared<Vec<NodeConfig>> {
     let nodes = targets
         .iter()
         .enumerate()
         .map(|(i, t)| NodeConfig {
-            name: format!("node_{}", i + 1),
-            addr: process_server_address(&format!("{}:{}", t.host, t.port)),
+            name: numbered("node_", i + 1),
+            addr: process_server_address(&crate::address::host_port(&t.host, t.port)),
             connector: Plugin { kind: "relay".into(), metadata: mux_metadata(&t.protocol, flavor) },
             dialer: transport(&t.protocol),
         })

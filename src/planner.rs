@@ -348,8 +348,8 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
             e.port = port;
         }
         let service = builders::service(ServiceSpec {
-            name: format!("fed_svc_{}", fed.runtime_id),
-            addr: format!("{}:{}", fed.tcp_listen_addr, port),
+            name: builders::numbered("fed_svc_", fed.runtime_id),
+            addr: crate::address::host_port(&fed.tcp_listen_addr, port),
             protocol: &protocol,
             chain: None,
             candidates: 0,
@@ -394,17 +394,17 @@ fn apply_federation(state: &mut TunnelState, federation: Option<&Value>) -> Resu
             let next = next_targets(state, h);
             let (targets, nodes) = memo.get(state, rec, h + 1, Flavor::Federated)?;
             let strategy = targets_strategy(&hop_node.strategy, next);
-            let chain_name = format!("fed_chain_{}", fed.runtime_id);
+            let chain_name = builders::numbered("fed_chain_", fed.runtime_id);
             let chain = builders::chain_with_nodes(
                 chain_name.clone(),
-                format!("hop_{}", fed.runtime_id),
+                builders::numbered("hop_", fed.runtime_id),
                 builders::runtime_strategy(&strategy),
                 nodes,
                 &fed.interface_name,
             );
             let service = builders::service(ServiceSpec {
-                name: format!("fed_svc_{}", fed.runtime_id),
-                addr: format!("{}:{}", fed.tcp_listen_addr, port),
+                name: builders::numbered("fed_svc_", fed.runtime_id),
+                addr: crate::address::host_port(&fed.tcp_listen_addr, port),
                 protocol: &protocol,
                 chain: Some(chain_name),
                 candidates: targets.len(),
@@ -493,7 +493,7 @@ fn local_chain(
         Some(t) => builders::runtime_strategy(&default_string(t.strategy.trim(), "round")),
         None => "round".to_string(),
     };
-    Ok(builders::chain_with_nodes(format!("chains_{}", state.id), format!("hop_{}", state.id), strategy, nodes, &from.interface_name))
+    Ok(builders::chain_with_nodes(builders::numbered("chains_", state.id), builders::numbered("hop_", state.id), strategy, nodes, &from.interface_name))
 }
 
 fn local_service(state: &TunnelState, n: &TunnelNode, rec: &NodeRecord, candidates: usize) -> crate::plan::ServiceConfig {
@@ -501,10 +501,10 @@ fn local_service(state: &TunnelState, n: &TunnelNode, rec: &NodeRecord, candidat
     let host = default_string(n.connect_ip.trim(), &rec.tcp_listen_addr);
     let is_middle = n.role == Role::Middle;
     builders::service(ServiceSpec {
-        name: format!("tunnel_{}", state.id),
-        addr: crate::address::process_server_address(&format!("{}:{}", host, n.port)),
+        name: builders::numbered("tunnel_", state.id),
+        addr: crate::address::process_server_address(&crate::address::host_port(&host, n.port)),
         protocol: &protocol,
-        chain: if is_middle { Some(format!("chains_{}", state.id)) } else { None },
+        chain: if is_middle { Some(builders::numbered("chains_", state.id)) } else { None },
         candidates,
         interface: if n.role == Role::Exit { Some(&rec.interface_name) } else { None },
         flavor: Flavor::Local,
@@ -546,7 +546,7 @@ fn node_summary(state: &TunnelState, federation: Option<&Value>) -> Vec<PlanNode
 
 /// The host part of the address a chain writes for `host` and `port`.
 fn dialed_host(host: &str, port: i64) -> String {
-    let addr = crate::address::process_server_address(&format!("{}:{}", host, port));
+    let addr = crate::address::process_server_address(&crate::address::host_port(&host, port));
     let suffix = format!(":{}", port);
     match addr.strip_suffix(&suffix) {
         Some(h) => h.to_string(),
