@@ -20,7 +20,9 @@ pub trait Encode {
 
 /// `v` as compact JSON text.
 pub fn to_string<T: Encode + ?Sized>(v: &T) -> String {
-    let mut out = String::new();
+    // Large results (a plan is hundreds of KB) would otherwise grow the
+    // buffer through a dozen doublings, each a copy.
+    let mut out = String::with_capacity(64 * 1024);
     v.encode(&mut out);
     out
 }
