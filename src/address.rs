@@ -40,16 +40,9 @@ pub fn looks_like_ipv6(s: &str) -> bool {
     s.matches(':').count() >= 2
 }
 
-/// `host:port`, as `format!("{host}:{port}")` writes it (without the
-/// formatting machinery: the planner builds one per chain node).
+/// `host:port` (the planner builds one per chain node).
 pub fn host_port(host: &str, port: impl itoa::Integer) -> String {
-    let mut digits = itoa::Buffer::new();
-    let port = digits.format(port);
-    let mut out = String::with_capacity(host.len() + 1 + port.len());
-    out.push_str(host);
-    out.push(':');
-    out.push_str(port);
-    out
+    crate::strings::with_number(host, ":", port)
 }
 
 /// The server's `processServerAddress`: reduces a user-entered address

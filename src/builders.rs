@@ -134,15 +134,10 @@ pub fn chain(
     chain_with_nodes(chain_name, hop_name, strategy, chain_nodes(targets, flavor), interface)
 }
 
-/// `prefix` and `n`, as `format!("{prefix}{n}")` writes them: the names of
-/// chains, hops, chain nodes and services (`chains_7`, `node_2`, ...).
+/// `prefix` and `n`: the names of chains, hops, chain nodes and services
+/// (`chains_7`, `node_2`, ...).
 pub fn numbered(prefix: &str, n: impl itoa::Integer) -> String {
-    let mut digits = itoa::Buffer::new();
-    let n = digits.format(n);
-    let mut out = String::with_capacity(prefix.len() + n.len());
-    out.push_str(prefix);
-    out.push_str(n);
-    out
+    crate::strings::with_number(prefix, "", n)
 }
 
 /// The nodes of a one-hop chain toward `targets`, named `node_1`, `node_2`, ...

@@ -28,6 +28,7 @@ pub mod planner;
 pub mod redact;
 pub mod simulate;
 pub mod stable_sort;
+pub(crate) mod strings;
 pub mod wasm;
 
 pub use error::ApiError;

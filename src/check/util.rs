@@ -45,16 +45,7 @@ impl Ptr<'_> {
 
 /// Appends an array index to a JSON Pointer.
 pub fn join_i(base: &str, index: usize) -> String {
-    // `itoa` (serde_json's own integer writer): this runs for every service
-    // and chain of a document, and the formatting machinery cost more than
-    // the rest of the join.
-    let mut digits = itoa::Buffer::new();
-    let digits = digits.format(index);
-    let mut out = String::with_capacity(base.len() + 1 + digits.len());
-    out.push_str(base);
-    out.push('/');
-    out.push_str(digits);
-    out
+    crate::strings::with_number(base, "/", index)
 }
 
 /// A field of a JSON object looked up the way Go's `encoding/json` matches
