@@ -65,37 +65,9 @@ impl Big {
         }
     }
 
-    /// `self * m`, in 32-bit halves of `m` with 64-bit arithmetic (a
-    /// 128-bit multiply is a library call in wasm).
+    /// `self * m`, `m` in two 32-bit limbs.
     fn times(&self, m: u64) -> Big {
-        let mut out = vec![0u32; self.0.len() + 3];
-        for (shift, part) in [(0, m as u32), (1, (m >> 32) as u32)] {
-            if part == 0 {
-                continue;
-            }
-            let mut carry = 0u64;
-            let mut i = shift;
-            for limb in &self.0 {
-                if let Some(slot) = out.get_mut(i) {
-                    // At most (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1.
-                    let v = u64::from(*limb) * u64::from(part) + u64::from(*slot) + carry;
-                    *slot = v as u32;
-                    carry = v >> 32;
-                }
-                i += 1;
-            }
-            while carry != 0 {
-                let Some(slot) = out.get_mut(i) else { break };
-                let v = u64::from(*slot) + carry;
-                *slot = v as u32;
-                carry = v >> 32;
-                i += 1;
-            }
-        }
-        while out.last() == Some(&0) {
-            out.pop();
-        }
-        Big(out)
+        self.times_limbs(&[m as u32, (m >> 32) as u32])
     }
 
     /// About `self × 2^(k - bits)` (its leading `k` bits, `k ≤ 120`),
@@ -120,13 +92,24 @@ impl Big {
         self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
 
-    /// `self × other`, schoolbook.
     fn times_big(&self, other: &Big) -> Big {
-        let mut out = vec![0u32; self.0.len() + other.0.len()];
-        for (i, a) in self.0.iter().enumerate() {
+        self.times_limbs(&other.0)
+    }
+
+    /// `self × other` (limbs least significant first), schoolbook, with
+    /// 64-bit arithmetic only (a 128-bit multiply is a library call in wasm).
+    fn times_limbs(&self, other: &[u32]) -> Big {
+        // Rows by the shorter operand (often the two limbs of a u64), so
+        // the inner loop is the long one.
+        let (short, long) = if other.len() <= self.0.len() { (other, self.0.as_slice()) } else { (self.0.as_slice(), other) };
+        let mut out = vec![0u32; self.0.len() + other.len()];
+        for (i, a) in short.iter().enumerate() {
+            if *a == 0 {
+                continue;
+            }
             let mut carry = 0u64;
             let mut at = i;
-            for b in &other.0 {
+            for b in long {
                 if let Some(slot) = out.get_mut(at) {
                     // At most (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1.
                     let v = u64::from(*a) * u64::from(*b) + u64::from(*slot) + carry;
@@ -417,7 +400,9 @@ pub fn shortest(f: f64) -> Option<(Vec<u8>, i32)> {
     // In u128 when every number fits.
     let small = (|| {
         let pow2 = |shift: u32| (shift < 120).then(|| 1u128 << shift);
-        pow2(r_shift + bit_len as u32)?;
+        if r_shift + bit_len as u32 >= 120 {
+            return None;
+        }
         let mut r = u128::from(m) << r_shift;
         let (mut s, mut m_plus, mut m_minus) = (pow2(s_shift)?, pow2(plus_shift)?, pow2(minus_shift)?);
         let pow10 = 10u128.checked_pow(k.unsigned_abs())?;
