@@ -84,7 +84,7 @@ impl Encode for str {
 
 impl Encode for String {
     fn encode(&self, out: &mut String) {
-        crate::json::write_string(self, out)
+        self.as_str().encode(out)
     }
 }
 

@@ -21,6 +21,7 @@
 //! mirrors accept exactly what the core emits, so they cannot drift silently.
 
 use crate::check::{self, CheckOptions, CheckReport};
+use crate::encode;
 use crate::error::ApiError;
 use crate::finding::{Finding, Severity};
 use crate::{lifecycle, planner, simulate};
@@ -62,15 +63,11 @@ pub mod text {
         read(&value).map_err(|e| ApiError::new(code, format!("{what} have the wrong shape: {}", e.message), e.path))
     }
 
-    pub(crate) fn to_json<T: crate::encode::Encode + ?Sized>(value: &T) -> String {
-        crate::encode::to_string(value)
-    }
-
     /// `planTunnelJson`: the plan of one tunnel input. A server rejection is a
     /// normal plan (its `error` is set); only text that is not JSON fails.
     pub fn plan(input: &str) -> Result<String, ApiError> {
         let value = parse_document(input, "the tunnel input")?;
-        Ok(to_json(&planner::plan(&value)))
+        Ok(encode::to_string(&planner::plan(&value)))
     }
 
     pub fn check_options(options: Option<&str>) -> Result<CheckOptions, ApiError> {
@@ -112,7 +109,7 @@ pub mod text {
     /// not JSON is one IN001 finding); fails only on malformed options.
     pub fn check(doc: &str, options: Option<&str>) -> Result<String, ApiError> {
         let options = check_options(options)?;
-        Ok(to_json(&check::check_text(doc, &options)))
+        Ok(encode::to_string(&check::check_text(doc, &options)))
     }
 
     pub fn scenario(text: Option<&str>) -> Result<simulate::Scenario, ApiError> {
@@ -123,19 +120,19 @@ pub mod text {
     pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
         let scenario = scenario(scenario_text)?;
         let value = parse_document(doc, "the document")?;
-        Ok(to_json(&simulate::simulate(&value, &scenario)?))
+        Ok(encode::to_string(&simulate::simulate(&value, &scenario)?))
     }
 
     /// `checkTunnelJson`: the plan and its findings in one call.
     pub fn check_tunnel(input: &str) -> Result<String, ApiError> {
         let value = parse_document(input, "the tunnel input")?;
-        Ok(to_json(&check::check_tunnel(&value)))
+        Ok(encode::to_string(&check::check_tunnel(&value)))
     }
 
     /// `lifecycleJson`: the replay of a list of lifecycle steps.
     pub fn lifecycle(steps: &str) -> Result<String, ApiError> {
         let value = parse_document(steps, "the step list")?;
-        Ok(to_json(&lifecycle::lifecycle(&value)?))
+        Ok(encode::to_string(&lifecycle::lifecycle(&value)?))
     }
 }
 
@@ -277,7 +274,7 @@ pub fn check_document(
     let out = match stringify(&doc, "the document") {
         Ok(doc) => text::check(&doc, options.as_deref()),
         Err(e) => text::check_options(options.as_deref())
-            .map(|o| text::to_json(&text::unreadable_report(&e.message, &o))),
+            .map(|o| encode::to_string(&text::unreadable_report(&e.message, &o))),
     }
     .map_err(throw)?;
     parse(&out)
@@ -289,7 +286,7 @@ pub fn check_document_json(text: &js_sys::JsString, #[wasm_bindgen(js_name = opt
     match read_string(text, "the document") {
         Ok(text) => text::check(&text, options_json.as_deref()),
         // Like any unreadable document: one IN001 finding, not a throw.
-        Err(e) => text::check_options(options_json.as_deref()).map(|o| text::to_json(&text::unreadable_report(&e.message, &o))),
+        Err(e) => text::check_options(options_json.as_deref()).map(|o| encode::to_string(&text::unreadable_report(&e.message, &o))),
     }
     .map_err(throw)
 }
@@ -299,7 +296,7 @@ pub fn check_document_json(text: &js_sys::JsString, #[wasm_bindgen(js_name = opt
 #[wasm_bindgen(js_name = checkUnreadableJson)]
 pub fn check_unreadable_json(reason: &str, #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>) -> Result<String, JsValue> {
     let options = text::check_options(options_json.as_deref()).map_err(throw)?;
-    Ok(text::to_json(&text::unreadable_report(reason, &options)))
+    Ok(encode::to_string(&text::unreadable_report(reason, &options)))
 }
 
 mod check_extras {
@@ -323,7 +320,7 @@ mod check_extras {
     /// Every rule the checker knows: code, name, severity and descriptions.
     #[wasm_bindgen(unchecked_return_type = "RuleInfo[]")]
     pub fn rules() -> Result<JsValue, JsValue> {
-        parse(&text::to_json(&check::rules()))
+        parse(&encode::to_string(&check::rules()))
     }
 
     /// Checks a document and renders the report: `format` is `text` (readable,
@@ -348,8 +345,8 @@ mod check_extras {
         };
         match format {
             "text" => Ok(check::report_text(&report)),
-            "sarif" => Ok(text::to_json(&check::report_sarif(&report, uri.as_deref().unwrap_or("document.json")))),
-            "json" => Ok(text::to_json(&report)),
+            "sarif" => Ok(encode::to_string(&check::report_sarif(&report, uri.as_deref().unwrap_or("document.json")))),
+            "json" => Ok(encode::to_string(&report)),
             other => Err(throw(ApiError::new("BAD_OPTIONS", format!("unknown report format {other:?}: use text, json or sarif"), ""))),
         }
     }
