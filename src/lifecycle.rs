@@ -972,7 +972,7 @@ impl Replay {
             }
             // LC003: anything this apply created that is still deployed.
             let after = self.owned(t);
-            for (node, kind, name) in after.difference(&before) {
+            for (node, kind, name) in after.iter().filter(|x| !before.contains(x)) {
                 self.findings.push(finding(
                     "LC003",
                     "rollback-leak",
@@ -987,7 +987,7 @@ impl Replay {
         }
         if edit {
             let names = tunnel_service_names(t);
-            for node in old_chain_nodes.difference(&new_chain_nodes) {
+            for node in old_chain_nodes.iter().filter(|n| !new_chain_nodes.contains(n)) {
                 self.send(
                     i,
                     "cleanup",
@@ -997,7 +997,7 @@ impl Replay {
                     "node left the tunnel",
                 );
             }
-            for node in old_service_nodes.difference(&new_service_nodes) {
+            for node in old_service_nodes.iter().filter(|n| !new_service_nodes.contains(n)) {
                 self.send(
                     i,
                     "cleanup",
