@@ -4,7 +4,7 @@
 use crate::address::{parse_ip, IpKind};
 use crate::coerce::{default_string, go_int, go_string, map_slice};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use crate::fast_map::FastMap as HashMap;
 
 /// One node row, as the server's node record holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,7 +149,7 @@ pub fn first_port_of_range(spec: &str) -> Option<i64> {
 
 /// The node rows by id (the first row wins when an id repeats).
 pub fn node_table(nodes: Option<&Value>) -> HashMap<i64, NodeRecord> {
-    let mut table = HashMap::new();
+    let mut table = HashMap::default();
     for row in map_slice(nodes) {
         let rec = NodeRecord::from_row(row);
         if rec.id > 0 {

@@ -14,7 +14,7 @@ use crate::plan::{Apply, Command, CommandData, FederationStep, Plan, PlanError, 
 use crate::limits::Limits;
 use serde_json::Value;
 use crate::plan::{NodeConfig, Shared};
-use std::collections::{HashMap, HashSet};
+use crate::fast_map::{FastMap as HashMap, FastSet as HashSet};
 
 /// A server rejection before it is turned into a [`PlanError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,7 +172,7 @@ fn prepare(tunnel: &serde_json::Map<String, Value>, nodes: HashMap<i64, NodeReco
     let mut exits = Vec::new();
     let mut hops: Vec<Vec<TunnelNode>> = Vec::new();
     if kind == 2 {
-        let mut picked: HashMap<i64, i64> = HashMap::new();
+        let mut picked: HashMap<i64, i64> = HashMap::default();
         let raw_exits = map_slice(tunnel.get("outNodeId"));
         if raw_exits.is_empty() {
             return Err(Rejection::NoExits);
@@ -207,7 +207,7 @@ fn prepare(tunnel: &serde_json::Map<String, Value>, nodes: HashMap<i64, NodeReco
         }
     }
 
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for id in &ids {
         if !seen.insert(*id) {
             return Err(Rejection::DuplicateNode);

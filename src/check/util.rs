@@ -428,54 +428,7 @@ pub fn canon_host(h: &str) -> String {
     t.to_ascii_lowercase()
 }
 
-/// A `HashMap` with a cheap hasher for the checker's own indexes (keys come
-/// from the checked document; nothing there needs SipHash's flood
-/// resistance, and hashing was 2% of checking a large config).
-pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
-
-/// Multiply-rotate hashing, a machine word at a time (the FxHash scheme).
-#[derive(Default)]
-pub(crate) struct WordHasher(u64);
-
-impl WordHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for WordHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(c);
-            self.add(u64::from_le_bytes(word));
-        }
-        let mut tail = [0u8; 8];
-        for (t, b) in tail.iter_mut().zip(chunks.remainder()) {
-            *t = *b;
-        }
-        self.add(u64::from_le_bytes(tail));
-    }
-    #[inline]
-    fn write_u8(&mut self, n: u8) {
-        self.add(u64::from(n));
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+pub(crate) use crate::fast_map::FastMap;
 
 #[cfg(test)]
 mod tests {
