@@ -352,8 +352,58 @@ pub fn reason_zh(en: &str) -> String {
     en.to_string()
 }
 
+/// True for the two forms nearly every address of a plan or config takes,
+/// `a.b.c.d:port` and `[::]:port`, with a port from 1 to 65535 written
+/// without leading zeros: both listen and dial problems are `None` for them.
+/// One pass over the bytes; `false` leaves the address to the general
+/// checks (which then decide, whatever it is).
+fn is_common_address(addr: &str) -> bool {
+    let b = addr.as_bytes();
+    let port = match b.strip_prefix(b"[::]:") {
+        Some(port) => port,
+        None => {
+            let mut i = 0;
+            for part in 0..4 {
+                if part > 0 {
+                    if b.get(i) != Some(&b'.') {
+                        return false;
+                    }
+                    i += 1;
+                }
+                let (start, mut n) = (i, 0u32);
+                while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit() && i - start < 3) {
+                    n = n * 10 + u32::from(c - b'0');
+                    i += 1;
+                }
+                let len = i - start;
+                if len == 0 || n > 255 || (len > 1 && b.get(start) == Some(&b'0')) {
+                    return false;
+                }
+            }
+            match (b.get(i), b.get(i + 1..)) {
+                (Some(b':'), Some(port)) => port,
+                _ => return false,
+            }
+        }
+    };
+    if port.is_empty() || port.len() > 5 || port.first() == Some(&b'0') {
+        return false;
+    }
+    let mut n = 0u32;
+    for &c in port {
+        if !c.is_ascii_digit() {
+            return false;
+        }
+        n = n * 10 + u32::from(c - b'0');
+    }
+    n <= 65535
+}
+
 /// Why Go could not listen on `addr` (`None` when it can).
 pub fn listen_addr_problem(addr: &str) -> Option<String> {
+    if is_common_address(addr) {
+        return None;
+    }
     if addr.is_empty() {
         return Some("empty address: no port to listen on".into());
     }
@@ -375,6 +425,9 @@ pub fn listen_addr_problem(addr: &str) -> Option<String> {
 
 /// Why `addr` is not a dialable `host:port` (`None` when it is).
 pub fn dial_addr_problem(addr: &str) -> Option<String> {
+    if is_common_address(addr) {
+        return None;
+    }
     if addr.is_empty() {
         return Some("empty address".into());
     }
@@ -466,17 +519,25 @@ mod tests {
             texts.push(t.clone());
             texts.push(format!("{}:{}", t.replace(':', "."), seed % 70_000));
         }
-        let (mut agree, mut ips) = (0, 0);
+        for port in ["0", "1", "01", "80", "65535", "65536", "99999", "100000", "８０", ""] {
+            for host in ["[::]", "[::1]", "[::0]", "1.2.3.4", "0.0.0.0", "255.255.255.255", "256.1.1.1", "1.2.3", "01.2.3.4", "1.2.3.4.5", "a.b.c.d", ""] {
+                texts.push(format!("{host}:{port}"));
+            }
+        }
+        let (mut agree, mut ips, mut common) = (0, 0, 0);
         for t in &texts {
             assert_eq!(split_host_port(t), split_host_port_by_scans(t), "{t:?}");
             assert_eq!(port_number(t), port_number_by_trim(t), "{t:?}");
             for zone_ok in [true, false] {
                 assert_eq!(is_ip_literal(t, zone_ok), is_ip_literal_by_parsing(t, zone_ok), "{t:?}");
             }
+            assert_eq!(listen_addr_problem(t), listen_addr_problem_former(t), "{t:?}");
+            assert_eq!(dial_addr_problem(t), dial_addr_problem_former(t), "{t:?}");
+            common += usize::from(is_common_address(t));
             agree += usize::from(split_host_port(t).is_ok());
             ips += usize::from(is_ip_literal(t, true));
         }
-        assert!(texts.len() > 690_000 && agree > 1000 && ips > 1000, "{} {agree} {ips}", texts.len());
+        assert!(texts.len() > 690_000 && agree > 1000 && ips > 1000 && common > 1000, "{} {agree} {ips} {common}", texts.len());
     }
 
     /// The former `split_host_port`: one scan per Go check, as Go's code reads.
@@ -548,6 +609,50 @@ mod tests {
         Ok(n)
     }
 
+    fn listen_addr_problem_former(addr: &str) -> Option<String> {
+        if addr.is_empty() {
+            return Some("empty address: no port to listen on".into());
+        }
+        let (host, port) = match split_host_port_by_scans(addr) {
+            Ok(hp) => hp,
+            Err(e) => return Some(e.to_string()),
+        };
+        if let Err(e) = port_number_by_trim(port) {
+            return Some(e);
+        }
+        if !host.is_empty() && !is_ip_literal_by_parsing(host, true) && !is_domain_name(host) {
+            return Some(format!(
+                "host {:?} is neither an IP address nor a resolvable name",
+                host
+            ));
+        }
+        None
+    }
+
+    fn dial_addr_problem_former(addr: &str) -> Option<String> {
+        if addr.is_empty() {
+            return Some("empty address".into());
+        }
+        let (host, port) = match split_host_port_by_scans(addr) {
+            Ok(hp) => hp,
+            Err(e) => return Some(e.to_string()),
+        };
+        if host.is_empty() {
+            return Some("no host".into());
+        }
+        match port_number_by_trim(port) {
+            Err(e) => return Some(e),
+            Ok(0) => return Some("port 0 cannot be dialed".into()),
+            Ok(_) => {}
+        }
+        if !is_ip_literal_by_parsing(host, true) && !is_domain_name(host) {
+            return Some(format!(
+                "host {:?} is neither an IP address nor a resolvable name",
+                host
+            ));
+        }
+        None
+    }
     /// The former `is_ip_literal`: both parsers, always.
     fn is_ip_literal_by_parsing(s: &str, zone_ok: bool) -> bool {
         if s.parse::<std::net::Ipv4Addr>().is_ok() {
