@@ -447,6 +447,18 @@ impl Decoder<'_> {
                 // call into `value` was most of the cost of this walk.
                 match (f.1, v) {
                     (_, Val::Null) | (Ty::Str, Val::Str(_)) | (Ty::Map, Val::Obj(_)) => {}
+                    // Nested structs, and slices of them, recurse here.
+                    (Ty::Obj(inner), Val::Obj(o)) => self.object_at(inner, o, &Ptr::Key(path, k), k),
+                    (Ty::Arr(Ty::Obj(inner)), Val::Arr(items)) => {
+                        let p = Ptr::Key(path, k);
+                        for (i, item) in items.iter().enumerate() {
+                            match item {
+                                Val::Obj(o) => self.object_at(inner, o, &Ptr::Index(&p, i), k),
+                                Val::Null => {}
+                                _ => self.value(Ty::Obj(inner), item, &Ptr::Index(&p, i), k, own_key),
+                            }
+                        }
+                    }
                     (ty, v) => self.value(ty, v, &Ptr::Key(path, k), k, own_key),
                 }
             }
