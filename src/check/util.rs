@@ -61,12 +61,18 @@ pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &
     // Config objects are small: one pass finds the exact key or, failing
     // that, the first case-insensitive one.
     let mut folded = None;
+    let y = name.as_bytes();
     for (k, v) in obj.iter() {
-        if key_eq_ci(k, name) {
-            if k == name {
-                return Some((k, v));
-            }
-            folded = folded.or(Some((k, v)));
+        let x = k.as_bytes();
+        if x.len() != y.len() || x.first().map(|c| c | 0x20) != y.first().map(|c| c | 0x20) {
+            continue;
+        }
+        // One compare decides an exact match (no second `==`, a `memcmp` call in wasm).
+        if bytes_eq(x, y) {
+            return Some((k, v));
+        }
+        if folded.is_none() && x.eq_ignore_ascii_case(y) {
+            folded = Some((k, v));
         }
     }
     folded
