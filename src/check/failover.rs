@@ -11,16 +11,16 @@ use serde_json::Value;
 
 /// The chain a service's handler names, among the chains the same node gets
 /// in the same command list.
-pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &str) -> Option<&'d Chn<'a>> {
+pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &'a str) -> Option<&'d Chn<'a>> {
     let index = doc.chain_index.get_or_init(|| {
         let mut index = super::model::ChainIndex::default();
         for (i, c) in doc.chains.iter().enumerate() {
             // a later UpdateChains replaces an earlier AddChains: the last one wins
-            index.entry((c.group, c.node_id)).or_default().insert(c.name, i);
+            index.insert((c.group, c.node_id, c.name), i);
         }
         index
     });
-    index.get(&(svc.group, svc.node_id))?.get(name).and_then(|&i| doc.chains.get(i))
+    index.get(&(svc.group, svc.node_id, name)).and_then(|&i| doc.chains.get(i))
 }
 
 /// Number of nodes in a chain's first hop (`None` when it has no hop).

@@ -52,13 +52,13 @@ pub(crate) struct Doc<'a> {
     /// A whole plan: every node it dials is deployed by it, so a dialed port
     /// nobody listens on is dangling (a bare command list may be partial).
     pub whole_plan: bool,
-    /// (group, node) -> chain name -> index of the last such chain in
+    /// (group, node, chain name) -> index of the last such chain in
     /// `chains`, built on first use: name lookups stay O(1) on big configs.
     pub chain_index: std::cell::OnceCell<ChainIndex<'a>>,
 }
 
-/// (group, node) -> chain name -> index into `Doc::chains`.
-pub(crate) type ChainIndex<'a> = super::util::FastMap<(usize, Option<i64>), super::util::FastMap<&'a str, usize>>;
+/// (group, node, chain name) -> index into `Doc::chains` (one map, one hash per lookup).
+pub(crate) type ChainIndex<'a> = super::util::FastMap<(usize, Option<i64>, &'a str), usize>;
 
 fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);
