@@ -367,6 +367,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A member of a container: a string without the trip through
+    /// [`Self::value`] (most members of a config are strings).
+    #[inline]
+    fn item(&mut self, depth: usize) -> Option<Val<'a>> {
+        if self.peek() == Some(b'"') {
+            self.stats.values += 1;
+            return self.string().map(Val::Str);
+        }
+        self.value(depth)
+    }
+
     /// A string (the reader stands on its opening quote).
     fn string(&mut self) -> Option<&'a str> {
         self.pos += 1;
@@ -385,6 +396,8 @@ impl<'a> Reader<'a> {
 
     /// The rest of a string that has escapes, decoded into the arena. Only
     /// what serde_json accepts is decoded (a lone surrogate is `None`).
+    #[cold]
+    #[inline(never)]
     fn escaped(&mut self, start: usize) -> Option<&'a str> {
         let mut out = String::from(self.text.get(start..self.pos)?);
         loop {
@@ -436,6 +449,7 @@ impl<'a> Reader<'a> {
 
     /// Plain unsigned integers directly; any other number through the
     /// crate's JSON reader, so its value (and its refusals) are the same.
+    #[inline(never)]
     fn number(&mut self) -> Option<Val<'a>> {
         let start = self.pos;
         while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = self.peek() {
@@ -478,7 +492,7 @@ impl<'a> Reader<'a> {
         }
         let base = self.items.len();
         loop {
-            let v = self.value(depth)?;
+            let v = self.item(depth)?;
             self.items.push(v);
             self.skip_ws();
             match self.peek()? {
@@ -500,13 +514,21 @@ impl<'a> Reader<'a> {
         }
         let base = self.entries.len();
         loop {
-            self.skip_ws();
+            // Compact text (what `JSON.stringify` and the panel write) has no
+            // whitespace around keys: one compare instead of the loop.
             if self.peek()? != b'"' {
-                return None;
+                self.skip_ws();
+                if self.peek()? != b'"' {
+                    return None;
+                }
             }
             let key = self.string()?;
-            self.eat(b':')?;
-            let v = self.value(depth)?;
+            if self.peek() == Some(b':') {
+                self.pos += 1;
+            } else {
+                self.eat(b':')?;
+            }
+            let v = self.item(depth)?;
             self.stats.counted(key, &v);
             self.entries.push((key, v));
             self.skip_ws();
@@ -602,6 +624,9 @@ mod tests {
             "[1] x".into(), "\u{feff}[1]".into(), "".into(), "  ".into(), "[1e5, 2E-3, -1.5e+2, 1.0]".into(),
             r#"["\u00e9", "\ud83d\ude00", "a\\b", "\ud83d", "\udc00"]"#.into(),
             "\"1234567\\\"\"".into(), "\"12345678\\n\"".into(), "\"123456789abcdef\u{7f}\u{80}\"".into(),
+            // Whitespace where the compact-text shortcuts look for a quote or a colon.
+            r#"{ "a" : "x" , "b" :[ "y" ,"z" ] ,"c": "w"}"#.into(), "{\n\t\"a\"\r\n:\n\"b\"\n}".into(), r#"{"a" 1}"#.into(),
+            r#"{"a":"x" "b":1}"#.into(), r#"[ "x" , "y" ]"#.into(), r#"["x" "y"]"#.into(), r#"{"a": }"#.into(), r#"{ }"#.into(),
         ];
         // Small and large objects, sorted, reversed and with a repeated key.
         for n in [2usize, 3, 16, 17, 40] {
