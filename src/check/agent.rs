@@ -404,11 +404,7 @@ impl Decoder<'_> {
     /// The agent's duration step for services runs over every `selector`
     /// object in the service, wherever it sits; an unparsable string is
     /// reported even where the typed walk does not reach (metadata excepted).
-    pub fn scan_service_selectors(&mut self, v: &Val<'_>, path: &str) {
-        self.scan_selectors_at(v, &Ptr::Base(path), 0)
-    }
-
-    fn scan_selectors_at(&mut self, v: &Val<'_>, path: &Ptr, depth: usize) {
+    pub(crate) fn scan_selectors_at(&mut self, v: &Val<'_>, path: &Ptr, depth: usize) {
         if depth > 32 {
             return;
         }
@@ -440,7 +436,7 @@ impl Decoder<'_> {
         self.object_at(fields, obj, &Ptr::Base(path), own_key)
     }
 
-    fn object_at(&mut self, fields: &'static Fields, obj: &Obj<'_>, path: &Ptr, own_key: &str) {
+    pub(crate) fn object_at(&mut self, fields: &'static Fields, obj: &Obj<'_>, path: &Ptr, own_key: &str) {
         for (k, v) in obj.iter() {
             if let Some(f) = fields.find(k) {
                 // A value that plainly decodes needs no call: in wasm, the

@@ -4,9 +4,9 @@
 
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
-use super::util::{get_arr, get_ci, get_int, get_obj, join};
+use super::util::{get_arr, get_ci, get_obj, join};
 use crate::finding::Fix;
-use super::tree::{Obj, Val};
+use super::tree::Obj;
 use serde_json::Value;
 
 /// The chain a service's handler names, among the chains the same node gets
@@ -35,19 +35,19 @@ pub(crate) fn first_hop_nodes(chain: &Obj<'_>) -> Option<usize> {
 
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     for svc in &doc.services {
-        let Some((hkey, Val::Obj(handler))) = get_ci(svc.obj, "handler") else {
+        let Some((hkey, handler)) = svc.fields.handler else {
             continue;
         };
         // Paths are only built for a finding.
-        let hpath = || join(&svc.path, hkey);
+        let hpath = || join(&svc.path(), hkey);
         // A retries value of the wrong type is AC001; the agent rejects the service anyway.
-        let Ok(retries_opt) = get_int(handler, "retries") else {
+        let Ok(retries_opt) = svc.fields.retries else {
             continue;
         };
         let retries = retries_opt.unwrap_or(0);
-        let rkey = get_ci(handler, "retries").map(|(k, _)| k).unwrap_or("retries");
+        let rkey = svc.fields.retries_key.unwrap_or("retries");
         let rpath = || join(&hpath(), rkey);
-        let chain_name = get_ci(handler, "chain").and_then(|(_, v)| v.as_str()).unwrap_or("");
+        let chain_name = svc.fields.chain.unwrap_or("");
         if chain_name.is_empty() {
             if retries > 0 && get_obj(handler, "chainGroup").is_none() {
                     let name = svc_name(svc);
@@ -123,8 +123,8 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
 }
 
 pub(crate) fn svc_name(svc: &Svc<'_>) -> String {
-    match get_ci(svc.obj, "name").and_then(|(_, v)| v.as_str()) {
+    match svc.fields.name {
         Some(n) => format!("{:?}", n),
-        None => format!("at {}", svc.path),
+        None => format!("at {}", svc.path()),
     }
 }

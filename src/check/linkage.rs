@@ -191,11 +191,11 @@ fn link(
             &join(&join(node_path, dkey), "type"),
             format!(
                 "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
-                dtype, ltype, on, first.svc.path
+                dtype, ltype, on, first.svc.path()
             ),
             format!(
                 "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
-                dtype, on, first.svc.path, ltype
+                dtype, on, first.svc.path(), ltype
             ),
         );
         return;
@@ -222,11 +222,11 @@ fn link(
             &join(node_path, ckey),
             format!(
                 "connector mux settings differ from the handler of {} ({}): {}",
-                addr, target.svc.path, keys
+                addr, target.svc.path(), keys
             ),
             format!(
                 "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
-                addr, target.svc.path, keys
+                addr, target.svc.path(), keys
             ),
         );
     }

@@ -5,14 +5,59 @@
 
 use super::agent::{Decoder, Mode, CHAIN, SERVICE};
 use super::rules::Sink;
-use super::util::{get_ci, join, join_i, json_type, json_type_zh, loose_int};
+use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, loose_int, Ptr};
 use super::tree::{Obj, Val, NULL};
 
 pub(crate) struct Svc<'a> {
     pub obj: &'a Obj<'a>,
-    pub path: String,
+    /// Its JSON Pointer is `base/index`, built only for a finding (most
+    /// services of a large config have none).
+    pub base: std::rc::Rc<str>,
+    pub index: usize,
     pub node_id: Option<i64>,
     pub group: usize,
+    /// What the rules read of every service, looked up once, right after
+    /// its decode walk: a large config's services have left the cache by
+    /// the time the rules run, and each lookup then waited for memory.
+    pub fields: SvcFields<'a>,
+}
+
+/// See [`Svc::fields`]. Keys are the ones actually used (Go's matching).
+pub(crate) struct SvcFields<'a> {
+    /// `name`, when it is a string.
+    pub name: Option<&'a str>,
+    /// `handler` (its key and object), when it is an object.
+    pub handler: Option<(&'a str, &'a Obj<'a>)>,
+    /// `handler.retries` as the agent decodes it ([`get_int`]).
+    pub retries: Result<Option<i64>, ()>,
+    /// The key `handler.retries` sits under, when present.
+    pub retries_key: Option<&'a str>,
+    /// `handler.chain`, when it is a string.
+    pub chain: Option<&'a str>,
+}
+
+impl<'a> SvcFields<'a> {
+    fn read(obj: &'a Obj<'a>) -> Self {
+        let handler = match get_ci(obj, "handler") {
+            Some((k, Val::Obj(h))) => Some((k, h)),
+            _ => None,
+        };
+        let retries_entry = handler.and_then(|(_, h)| get_ci(h, "retries"));
+        SvcFields {
+            name: get_ci(obj, "name").and_then(|(_, v)| v.as_str()),
+            handler,
+            retries: go_int(retries_entry.map(|(_, v)| v)),
+            retries_key: retries_entry.map(|(k, _)| k),
+            chain: handler.and_then(|(_, h)| get_ci(h, "chain")).and_then(|(_, v)| v.as_str()),
+        }
+    }
+}
+
+impl Svc<'_> {
+    /// The service's JSON Pointer.
+    pub fn path(&self) -> String {
+        join_i(&self.base, self.index)
+    }
 }
 
 pub(crate) struct Chn<'a> {
@@ -83,8 +128,10 @@ impl<'a> Doc<'a> {
                 return;
             }
         };
+        let base: std::rc::Rc<str> = path.into();
         for (i, item) in items.iter().enumerate() {
-            let p = join_i(path, i);
+            let list = Ptr::Base(path);
+            let p = Ptr::Index(&list, i);
             match item {
                 Val::Null => {}
                 Val::Obj(obj) => {
@@ -93,19 +140,21 @@ impl<'a> Doc<'a> {
                         node_id,
                         mode: Mode::Service,
                     };
-                    dec.object(&SERVICE, obj, &p, "");
-                    dec.scan_service_selectors(item, &p);
+                    dec.object_at(&SERVICE, obj, &p, "");
+                    dec.scan_selectors_at(item, &p, 0);
                     self.services.push(Svc {
                         obj,
-                        path: p,
+                        base: base.clone(),
+                        index: i,
                         node_id,
                         group,
+                        fields: SvcFields::read(obj),
                     });
                 }
                 other => sink.add(
                     "AC001",
                     node_id,
-                    &p,
+                    &p.render(),
                     format!(
                         "a service must be an object for the agent's decoder, but it is {}",
                         json_type(other)

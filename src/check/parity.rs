@@ -197,7 +197,7 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
 fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
     let mut out = Vec::new();
     for svc in &doc.services {
-        if !get_str(svc.obj, "name").is_some_and(|n| n.starts_with("fed_svc_")) {
+        if !svc.fields.name.is_some_and(|n| n.starts_with("fed_svc_")) {
             continue;
         }
         let protocol = get_obj(svc.obj, "listener")
@@ -239,7 +239,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let role = if hop.middle { "middle" } else { "exit" };
     let role_zh = if hop.middle { "中转" } else { "出口" };
     let handler = get_obj(svc.obj, "handler");
-    let hpath = join(&svc.path, key_of(svc.obj, "handler"));
+    let hpath = join(&svc.path(), key_of(svc.obj, "handler"));
 
     // PA001: retries.
     let n = hop.targets.len() as i64;
@@ -276,7 +276,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     metadata_finding(sink, node, &hpath, "handler", &fed_handler, &twin_handler);
     let listener = get_obj(svc.obj, "listener");
     if listener.is_some() {
-        let lpath = join(&svc.path, key_of(svc.obj, "listener"));
+        let lpath = join(&svc.path(), key_of(svc.obj, "listener"));
         metadata_finding(
             sink,
             node,
@@ -297,7 +297,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             sink.add(
                 "PA004",
                 node,
-                &join(&svc.path, akey),
+                &join(&svc.path(), akey),
                 format!(
                     "federated listen addr {:?} is not normalised; the local builder would listen on {:?}",
                     addr, twin
@@ -371,9 +371,9 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
         };
         let twin_s = twin_places.iter().copied().collect::<Vec<_>>().join(", ");
         let path = if hop.middle {
-            hop_path_for_iface.unwrap_or_else(|| svc.path.clone())
+            hop_path_for_iface.unwrap_or_else(|| svc.path())
         } else {
-            svc.path.clone()
+            svc.path()
         };
         sink.add(
             "PA005",

@@ -126,9 +126,14 @@ pub(crate) fn get_arr<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o [Val<'
 /// An integer field as the agent decodes it: `Ok(None)` when absent or null,
 /// `Err(())` when present with a type Go's decoder rejects.
 pub(crate) fn get_int(obj: &Obj<'_>, name: &str) -> Result<Option<i64>, ()> {
-    match get_ci(obj, name) {
-        None | Some((_, Val::Null)) => Ok(None),
-        Some((_, v)) => v.as_i64().map(Some).ok_or(()),
+    go_int(get_ci(obj, name).map(|(_, v)| v))
+}
+
+/// A field's value (`None` when absent) as [`get_int`] reads it.
+pub(crate) fn go_int(v: Option<&Val<'_>>) -> Result<Option<i64>, ()> {
+    match v {
+        None | Some(Val::Null) => Ok(None),
+        Some(v) => v.as_i64().map(Some).ok_or(()),
     }
 }
 
