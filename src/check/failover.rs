@@ -13,7 +13,7 @@ use serde_json::Value;
 /// in the same command list.
 pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &'a str) -> Option<&'d Chn<'a>> {
     let index = doc.chain_index.get_or_init(|| {
-        let mut index = super::model::ChainIndex::default();
+        let mut index = super::model::ChainIndex::with_capacity_and_hasher(doc.chains.len(), Default::default());
         for (i, c) in doc.chains.iter().enumerate() {
             // a later UpdateChains replaces an earlier AddChains: the last one wins
             index.insert((c.group, c.node_id, c.name), i);
