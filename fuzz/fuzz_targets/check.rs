@@ -4,7 +4,7 @@
 #![no_main]
 
 use arbitrary::Unstructured;
-use hop_policy::check::{check, CheckOptions};
+use hop_policy::check::{check, check_text, CheckOptions};
 use hop_policy_fuzz::{any_kind, assert_output, mutated_vector, node_config, raw_json, to_json};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -21,6 +21,14 @@ fn run(doc: &Value, options: &Value, planted: bool) {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // The checker's own reader (text in) against the `Value` route: the same
+    // report for any text serde_json reads (its one special key left out).
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let (Ok(v), false) = (serde_json::from_str::<Value>(text), text.contains("$serde_json::private::RawValue")) {
+            let opts = CheckOptions::default();
+            assert_eq!(to_json(&check_text(text, &opts)), to_json(&check(&v, &opts)), "{text:?}");
+        }
+    }
     if let Some(v) = raw_json(data) {
         match (v.get("doc"), v.get("options")) {
             (Some(doc), Some(options)) => run(doc, options, false),

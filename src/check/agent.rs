@@ -410,7 +410,8 @@ impl Decoder<'_> {
         }
         match v {
             Val::Obj(o) => {
-                for (k, child) in o.iter() {
+                // Findings are sorted at the end: any order will do.
+                for (k, child) in o.iter_any() {
                     if k == "metadata" {
                         continue;
                     }
@@ -437,7 +438,8 @@ impl Decoder<'_> {
     }
 
     pub(crate) fn object_at(&mut self, fields: &'static Fields, obj: &Obj<'_>, path: &Ptr, own_key: &str) {
-        for (k, v) in obj.iter() {
+        // Findings are sorted at the end: the stored order will do.
+        for (k, v) in obj.iter_any() {
             if let Some(f) = fields.find(k) {
                 // A value that plainly decodes needs no call: in wasm, the
                 // call into `value` was most of the cost of this walk.

@@ -26,7 +26,8 @@ fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
 fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = meta
         .map(|m| {
-            m.iter()
+            // Sorted below (keys are unique): the stored order will do.
+            m.iter_any()
                 .filter(|(k, _)| k.starts_with("mux."))
                 .map(|(k, v)| (k.to_string(), v.to_value()))
                 .collect()

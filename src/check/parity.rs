@@ -71,7 +71,8 @@ struct Hop<'d, 'a> {
 fn meta_of(obj: Option<&Obj<'_>>) -> Meta {
     let mut m: Meta = obj
         .and_then(|o| get_obj(o, "metadata"))
-        .map(|m| m.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect())
+        // Sorted below (keys are unique): the stored order will do.
+        .map(|m| m.iter_any().map(|(k, v)| (k.to_string(), v.to_value())).collect())
         .unwrap_or_default();
     crate::stable_sort::sort_by(&mut m, |a, b| a.0.cmp(&b.0));
     m

@@ -59,13 +59,14 @@ pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &
         return obj.iter().find(|(k, _)| key_eq_ci(k, name));
     }
     // Config objects are small: one pass finds the exact key or, failing
-    // that, the first case-insensitive one.
-    let mut folded = None;
-    for (k, v) in obj.iter() {
+    // that, the first case-insensitive one in key order (the smallest: a
+    // small object keeps the text's order).
+    let mut folded: Option<(&'o str, &'o Val<'a>)> = None;
+    for (k, v) in obj.iter_any() {
         match key_match(k, name) {
             Some(Case::Exact) => return Some((k, v)),
-            Some(Case::Folded) => folded = folded.or(Some((k, v))),
-            None => {}
+            Some(Case::Folded) if folded.is_none_or(|(f, _)| super::tree::key_cmp(k, f).is_lt()) => folded = Some((k, v)),
+            _ => {}
         }
     }
     folded
@@ -644,6 +645,35 @@ mod tests {
             assert_eq!(join_i("/services", n), format!("/services/{n}"));
         }
         assert_eq!(join_i("", 7), "/7");
+    }
+
+    /// Small objects keep the text's order; lookups must not depend on it:
+    /// the exact key, else the first case-insensitive one in key order, as
+    /// on the sorted tree of the `serde_json::Value` route.
+    #[test]
+    fn get_ci_does_not_depend_on_the_text_order() {
+        let keys = ["NAME", "Name", "name", "nAmE", "other", "NAMEs", "retries"];
+        let arena = super::super::tree::Arena::new();
+        for n in 1..=keys.len() {
+            for start in 0..keys.len() {
+                // Every rotation of the first n keys, forwards and backwards.
+                let mut chosen: Vec<&str> = (0..n).map(|i| keys[(start + i) % keys.len()]).collect();
+                for _ in 0..2 {
+                    let text = format!("{{{}}}", chosen.iter().enumerate().map(|(i, k)| format!("\"{k}\":{i}")).collect::<Vec<_>>().join(","));
+                    let parsed = super::super::tree::parse(&text, &arena).unwrap().0;
+                    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+                    let sorted = Val::from_value(&value, &arena);
+                    let (p, s) = (parsed.as_object().unwrap(), sorted.as_object().unwrap());
+                    assert_eq!(p.keys().collect::<Vec<_>>(), s.keys().collect::<Vec<_>>(), "{text}");
+                    for name in ["name", "NAME", "Name", "names", "other", "OTHER", "retries", "x"] {
+                        let got = get_ci(p, name).map(|(k, v)| (k, v.as_i64()));
+                        assert_eq!(got, get_ci(s, name).map(|(k, v)| (k, v.as_i64())), "{text} {name}");
+                        assert_eq!(p.get(name).and_then(Val::as_i64), s.get(name).and_then(Val::as_i64), "{text} {name}");
+                    }
+                    chosen.reverse();
+                }
+            }
+        }
     }
 
     #[test]
