@@ -28,7 +28,7 @@ pub(crate) struct SvcFields<'a> {
     pub name: Option<&'a str>,
     /// `handler` (its key and object), when it is an object.
     pub handler: Option<(&'a str, &'a Obj<'a>)>,
-    /// `handler.retries` as the agent decodes it ([`get_int`]).
+    /// `handler.retries` as the agent decodes it ([`go_int`]).
     pub retries: Result<Option<i64>, ()>,
     /// The key `handler.retries` sits under, when present.
     pub retries_key: Option<&'a str>,
@@ -129,8 +129,8 @@ impl<'a> Doc<'a> {
             }
         };
         let base: std::rc::Rc<str> = path.into();
+        let list = Ptr::Base(path);
         for (i, item) in items.iter().enumerate() {
-            let list = Ptr::Base(path);
             let p = Ptr::Index(&list, i);
             match item {
                 Val::Null => {}

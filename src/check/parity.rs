@@ -7,7 +7,7 @@ use super::failover::find_chain;
 use super::linkage::differing_keys;
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
-use super::util::{get_arr, get_ci, get_int, get_obj, get_str, join, join_i};
+use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
 use crate::address::process_server_address as normalise_address;
 use crate::builders;
 use crate::finding::Fix;
@@ -83,9 +83,7 @@ fn key_of<'o>(obj: &'o Obj<'_>, name: &'o str) -> &'o str {
 }
 
 fn svc_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>) -> Option<&'d Chn<'a>> {
-    let handler = get_obj(svc.obj, "handler")?;
-    let name = get_str(handler, "chain").filter(|n| !n.is_empty())?;
-    find_chain(doc, svc, name)
+    find_chain(doc, svc, svc.fields.chain.filter(|n| !n.is_empty())?)
 }
 
 /// Targets and strategy as a deployed chain shows them (first hop).
@@ -136,9 +134,7 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
             Some("exit") => false,
             Some(_) => continue,
             // No role given: a service with a chain is a middle.
-            None => get_obj(svc.obj, "handler")
-                .and_then(|h| get_str(h, "chain"))
-                .is_some_and(|c| !c.is_empty()),
+            None => svc.fields.chain.is_some_and(|c| !c.is_empty()),
         };
         let (chain_targets, chain_strategy) = chain_targets(chain);
         let protocol = apply
@@ -206,9 +202,7 @@ fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
             .unwrap_or("")
             .to_string();
         let chain = svc_chain(doc, svc);
-        let middle = get_obj(svc.obj, "handler")
-            .and_then(|h| get_str(h, "chain"))
-            .is_some_and(|c| !c.is_empty());
+        let middle = svc.fields.chain.is_some_and(|c| !c.is_empty());
         let (targets, strategy) = chain_targets(chain);
         out.push(Hop {
             node_id: svc.node_id,
@@ -239,13 +233,13 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let node = hop.node_id;
     let role = if hop.middle { "middle" } else { "exit" };
     let role_zh = if hop.middle { "中转" } else { "出口" };
-    let handler = get_obj(svc.obj, "handler");
+    let handler = svc.fields.handler.map(|(_, h)| h);
     let hpath = join(&svc.path(), key_of(svc.obj, "handler"));
 
     // PA001: retries.
     let n = hop.targets.len() as i64;
     let twin_retries = if hop.middle && n > 1 { n - 1 } else { 0 };
-    let fed_retries = handler.map(|h| get_int(h, "retries")).unwrap_or(Ok(None));
+    let fed_retries = svc.fields.retries;
     let retries_differ = match fed_retries {
         Ok(r) => r.unwrap_or(0) != twin_retries,
         Err(()) => true,

@@ -36,8 +36,10 @@ pub(crate) enum Val<'a> {
 #[derive(Default, Clone, Copy)]
 pub(crate) struct Obj<'a>(&'a [(&'a str, Val<'a>)]);
 
-/// See [`Obj`]: config objects have up to about six entries.
-const SMALL: usize = 8;
+/// See [`Obj`]: config objects have up to about six entries. Up to this
+/// size a scan is as quick as a binary search, and [`Obj::iter`] sorts the
+/// positions in place.
+const SMALL: usize = 16;
 
 /// As the derived form would print it, entries in key order.
 impl fmt::Debug for Obj<'_> {
@@ -58,7 +60,7 @@ const DEEP: usize = 100;
 
 /// `str` order (that of `serde_json::Map`); most keys already differ in
 /// their first byte, which spares a `memcmp` call.
-pub(crate) fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     let (x, y) = (a.as_bytes(), b.as_bytes());
     // Byte by byte in place: keys are short, and wasm's `memcmp` is a byte
     // loop behind a call.
@@ -77,34 +79,18 @@ fn same_key(a: &str, b: &str) -> bool {
 }
 
 impl<'a> Obj<'a> {
-    /// Sorts `entries` by key; `false` when a key repeats (the caller then
-    /// takes the `serde_json::Value` route, see [`parse`]). One insertion
-    /// pass for the usual small object, which is often sorted already.
+    /// Puts `entries` in their stored order (see [`Obj`]); `false` when a
+    /// key repeats (the caller then takes the `serde_json::Value` route, see
+    /// [`parse`]).
     fn sort_entries(entries: &mut [(&'a str, Val<'a>)]) -> bool {
         if entries.len() <= SMALL {
             // Left in the text's order: only a repeated key matters. Keys
             // of different lengths (most pairs) differ at the first test.
             return entries.iter().enumerate().all(|(i, (k, _))| entries.get(..i).unwrap_or_default().iter().all(|(p, _)| !same_key(p, k)));
         }
-        if entries.len() > 16 {
-            // A large object (the insertion pass would be quadratic): the
-            // crate's one merge sort, not another copy of the standard one.
-            crate::stable_sort::sort_by(entries, |a, b| key_cmp(a.0, b.0));
-            return entries.windows(2).all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()));
-        }
-        for i in 1..entries.len() {
-            let mut j = i;
-            while j > 0 {
-                let (Some(a), Some(b)) = (entries.get(j - 1), entries.get(j)) else { return false };
-                match key_cmp(a.0, b.0) {
-                    std::cmp::Ordering::Less => break,
-                    std::cmp::Ordering::Equal => return false,
-                    std::cmp::Ordering::Greater => entries.swap(j - 1, j),
-                }
-                j -= 1;
-            }
-        }
-        true
+        // The crate's one merge sort, not another copy of the standard one.
+        crate::stable_sort::sort_by(entries, |a, b| key_cmp(a.0, b.0));
+        entries.windows(2).all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()))
     }
 
     pub fn len(&self) -> usize {
@@ -118,6 +104,28 @@ impl<'a> Obj<'a> {
         }
         let i = entries.binary_search_by(|(k, _)| key_cmp(k, key)).ok()?;
         entries.get(i).map(|(k, v)| (*k, v))
+    }
+
+    /// A field looked up the way Go's `encoding/json` matches struct
+    /// fields: the exact key, else the first case-insensitive one in key
+    /// order. Returns the key actually used and its value.
+    pub fn get_ci(&self, name: &str) -> Option<(&'a str, &'a Val<'a>)> {
+        use super::util::{key_eq_ci, key_match, Case};
+        if self.len() > SMALL {
+            // Stored sorted: a binary search, then the first folded match.
+            return self.get_key_value(name).or_else(|| self.iter().find(|(k, _)| key_eq_ci(k, name)));
+        }
+        // One pass: the exact key, or else the smallest folded one (a small
+        // object keeps the text's order).
+        let mut folded: Option<(&'a str, &'a Val<'a>)> = None;
+        for (k, v) in self.iter_any() {
+            match key_match(k, name) {
+                Some(Case::Exact) => return Some((k, v)),
+                Some(Case::Folded) if folded.is_none_or(|(f, _)| key_cmp(k, f).is_lt()) => folded = Some((k, v)),
+                _ => {}
+            }
+        }
+        folded
     }
 
     pub fn get(&self, key: &str) -> Option<&'a Val<'a>> {

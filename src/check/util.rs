@@ -52,24 +52,7 @@ pub fn join_i(base: &str, index: usize) -> String {
 /// struct fields: the exact key first, else a case-insensitive one.
 /// Returns the key actually used and its value.
 pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &'o Val<'a>)> {
-    if obj.len() > 8 {
-        if let Some(kv) = obj.get_key_value(name) {
-            return Some(kv);
-        }
-        return obj.iter().find(|(k, _)| key_eq_ci(k, name));
-    }
-    // Config objects are small: one pass finds the exact key or, failing
-    // that, the first case-insensitive one in key order (the smallest: a
-    // small object keeps the text's order).
-    let mut folded: Option<(&'o str, &'o Val<'a>)> = None;
-    for (k, v) in obj.iter_any() {
-        match key_match(k, name) {
-            Some(Case::Exact) => return Some((k, v)),
-            Some(Case::Folded) if folded.is_none_or(|(f, _)| super::tree::key_cmp(k, f).is_lt()) => folded = Some((k, v)),
-            _ => {}
-        }
-    }
-    folded
+    obj.get_ci(name)
 }
 
 /// `x == y` for slices of equal length, byte by byte in place: keys are
@@ -124,13 +107,9 @@ pub(crate) fn get_arr<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o [Val<'
     get_ci(obj, name).and_then(|(_, v)| v.as_array())
 }
 
-/// An integer field as the agent decodes it: `Ok(None)` when absent or null,
-/// `Err(())` when present with a type Go's decoder rejects.
-pub(crate) fn get_int(obj: &Obj<'_>, name: &str) -> Result<Option<i64>, ()> {
-    go_int(get_ci(obj, name).map(|(_, v)| v))
-}
-
-/// A field's value (`None` when absent) as [`get_int`] reads it.
+/// An integer field's value (`None` when absent) as the agent decodes it:
+/// `Ok(None)` when absent or null, `Err(())` when present with a type Go's
+/// decoder rejects.
 pub(crate) fn go_int(v: Option<&Val<'_>>) -> Result<Option<i64>, ()> {
     match v {
         None | Some(Val::Null) => Ok(None),
