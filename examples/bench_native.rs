@@ -78,9 +78,16 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let json_out = args.iter().position(|a| a == "--json").and_then(|i| args.get(i + 1)).cloned();
+    let json_out = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let budget = Duration::from_millis(
-        std::env::var("BENCH_BUDGET_MS").ok().and_then(|s| s.parse().ok()).unwrap_or(1500),
+        std::env::var("BENCH_BUDGET_MS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1500),
     );
     let read = |name: &str| -> String {
         let path = format!("{}/{}", dir, name);
@@ -95,15 +102,32 @@ fn main() {
     });
     let names: Vec<String> = manifest["workloads"]
         .as_array()
-        .map(|a| a.iter().filter_map(|w| w["name"].as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|w| w["name"].as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
 
     let mut results = Vec::new();
     let mut min_rows = Vec::new();
-    println!("native (release, median of runs after warm-up; budget {} ms per figure)", budget.as_millis());
+    println!(
+        "native (release, median of runs after warm-up; budget {} ms per figure)",
+        budget.as_millis()
+    );
     println!(
         "{:<9} {:>9} {:>9} | {:>10} {:>10} {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>9}",
-        "workload", "input", "plan", "parse in", "plan()", "to_string", "plan_json", "to_value", "check", "floor(Val)", "ns/B"
+        "workload",
+        "input",
+        "plan",
+        "parse in",
+        "plan()",
+        "to_string",
+        "plan_json",
+        "to_value",
+        "check",
+        "floor(Val)",
+        "ns/B"
     );
     for name in &names {
         let input_text = read(&format!("{}.json", name));
@@ -117,20 +141,29 @@ fn main() {
         let p = plan(&input);
         let plan_text = plan_to_json(&p);
         if let Some(err) = &p.error {
-            eprintln!("{}: the planner rejected the workload: {} ({})", name, err.message_en, err.code);
+            eprintln!(
+                "{}: the planner rejected the workload: {} ({})",
+                name, err.message_en, err.code
+            );
             std::process::exit(1);
         }
         let plan_value: Value = serde_json::from_str(&plan_text).unwrap_or(Value::Null);
         let opts = options("plan");
 
         take_mins();
-        let t_parse = median_ns(|| serde_json::from_str::<Value>(&input_text).map(|v| v.is_object()), budget);
+        let t_parse = median_ns(
+            || serde_json::from_str::<Value>(&input_text).map(|v| v.is_object()),
+            budget,
+        );
         let t_plan = median_ns(|| plan(&input), budget);
         let t_to_string = median_ns(|| plan_to_json(&p).len(), budget);
         let t_plan_json = median_ns(|| plan_json(&input_text).len(), budget);
         let t_to_value = median_ns(|| serde_json::to_value(&p).map(|v| v.is_object()), budget);
         let t_check = median_ns(|| check(&plan_value, &opts).findings.len(), budget);
-        let t_floor = median_ns(|| serde_json::from_str::<Value>(&plan_text).map(|v| v.is_object()), budget);
+        let t_floor = median_ns(
+            || serde_json::from_str::<Value>(&plan_text).map(|v| v.is_object()),
+            budget,
+        );
         let per_byte = t_plan_json / plan_text.len() as f64;
         let mins = take_mins();
         let findings = check(&plan_value, &opts).findings.len();
@@ -184,7 +217,10 @@ fn main() {
     let cfg_opts = options("config");
     take_mins();
     let t_cfg = median_ns(|| check(&cfg, &cfg_opts).findings.len(), budget);
-    let t_cfg_parse = median_ns(|| serde_json::from_str::<Value>(&cfg_text).map(|v| v.is_object()), budget);
+    let t_cfg_parse = median_ns(
+        || serde_json::from_str::<Value>(&cfg_text).map(|v| v.is_object()),
+        budget,
+    );
     let t_cfg_text = median_ns(|| check_text(&cfg_text, &cfg_opts).findings.len(), budget);
     let cfg_mins = take_mins();
     let cfg_findings = check(&cfg, &cfg_opts).findings.len();
@@ -201,7 +237,9 @@ fn main() {
     );
     println!("columns: parse in = input text -> Value; plan() = Value -> typed Plan; to_string = Plan -> JSON text;");
     println!("         plan_json = text in -> text out (all of it); to_value = Plan -> Value; check = check(plan Value);");
-    println!("         floor(Val) = plan text -> serde_json::Value; ns/B = plan_json time per plan byte");
+    println!(
+        "         floor(Val) = plan text -> serde_json::Value; ns/B = plan_json time per plan byte"
+    );
     results.push(serde_json::json!({"workload": "config-10k", "inputBytes": cfg_text.len(), "findings": cfg_findings,
         "ns": {"check": t_cfg, "parseInput": t_cfg_parse, "checkText": t_cfg_text},
         "minNs": {"check": cfg_mins.first().copied(), "parseInput": cfg_mins.get(1).copied(), "checkText": cfg_mins.get(2).copied()}}));

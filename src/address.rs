@@ -32,7 +32,8 @@ pub fn parse_ip(s: &str) -> Option<IpKind> {
 
 /// Go rejects IPv4 octets written with a leading zero (`01.2.3.4`).
 fn ipv4_octets_plain(s: &str) -> bool {
-    s.split('.').all(|part| !(part.len() > 1 && part.starts_with('0')))
+    s.split('.')
+        .all(|part| !(part.len() > 1 && part.starts_with('0')))
 }
 
 /// Go's test for an IPv6-looking address: two or more colons.
@@ -177,7 +178,9 @@ fn parse_authority(authority: &str) -> Result<String, UrlError> {
         Some(i) => {
             let host = parse_host(&authority[i + 1..])?;
             let userinfo = &authority[..i];
-            let valid = userinfo.chars().all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c));
+            let valid = userinfo
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c));
             if !valid {
                 return Err(UrlError);
             }
@@ -233,7 +236,26 @@ fn host_char_needs_escape(c: u8) -> bool {
     }
     !matches!(
         c,
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b':' | b'[' | b']' | b'<' | b'>' | b'"' | b'-' | b'_' | b'.' | b'~'
+        b'!' | b'$'
+            | b'&'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b'+'
+            | b','
+            | b';'
+            | b'='
+            | b':'
+            | b'['
+            | b']'
+            | b'<'
+            | b'>'
+            | b'"'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'~'
     )
 }
 
@@ -262,7 +284,10 @@ fn unescape(s: &str, mode: Escape) -> Result<String, UrlError> {
             out.push(v1 * 16 + v2);
             i += 3;
         } else {
-            if (mode == Escape::Host || mode == Escape::Zone) && b < 0x80 && host_char_needs_escape(b) {
+            if (mode == Escape::Host || mode == Escape::Zone)
+                && b < 0x80
+                && host_char_needs_escape(b)
+            {
                 return Err(UrlError);
             }
             out.push(b);
@@ -279,20 +304,41 @@ mod tests {
     #[test]
     fn normalises_like_the_server() {
         assert_eq!(process_server_address("1.2.3.4:80"), "1.2.3.4:80");
-        assert_eq!(process_server_address("2001:db8::1:443"), "[2001:db8::1:443]");
+        assert_eq!(
+            process_server_address("2001:db8::1:443"),
+            "[2001:db8::1:443]"
+        );
         assert_eq!(process_server_address("2001:db8::1"), "[2001:db8::1]");
-        assert_eq!(process_server_address("fe80::1%eth0:443"), "[fe80::1%eth0]:443");
-        assert_eq!(process_server_address("tls://1.2.3.4:443:45001"), "1.2.3.4:443:45001");
-        assert_eq!(process_server_address("relay://edge.example.org:45001"), "edge.example.org:45001");
-        assert_eq!(process_server_address("h%zz://1.2.3.4:45001"), "1.2.3.4:45001");
+        assert_eq!(
+            process_server_address("fe80::1%eth0:443"),
+            "[fe80::1%eth0]:443"
+        );
+        assert_eq!(
+            process_server_address("tls://1.2.3.4:443:45001"),
+            "1.2.3.4:443:45001"
+        );
+        assert_eq!(
+            process_server_address("relay://edge.example.org:45001"),
+            "edge.example.org:45001"
+        );
+        assert_eq!(
+            process_server_address("h%zz://1.2.3.4:45001"),
+            "1.2.3.4:45001"
+        );
         assert_eq!(process_server_address("1.2.3.4/path:45001"), "1.2.3.4");
         assert_eq!(process_server_address("[::1]:80:45001"), "[::1]:80:45001");
         assert_eq!(process_server_address(":::44014"), "[::]:44014");
         assert_eq!(process_server_address(" 0.0.0.0 :45001"), "0.0.0.0 :45001");
         assert_eq!(process_server_address(":45001"), ":45001");
         assert_eq!(process_server_address("[::]:44014"), "[::]:44014");
-        assert_eq!(process_server_address("2001:db8::9:44010"), "[2001:db8::9]:44010");
-        assert_eq!(process_server_address("https://a.example.com:8443/x"), "a.example.com:8443");
+        assert_eq!(
+            process_server_address("2001:db8::9:44010"),
+            "[2001:db8::9]:44010"
+        );
+        assert_eq!(
+            process_server_address("https://a.example.com:8443/x"),
+            "a.example.com:8443"
+        );
     }
 
     #[test]

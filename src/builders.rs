@@ -3,7 +3,10 @@
 
 use crate::address::process_server_address;
 use crate::coerce::{default_string, equal_fold_ascii, lower_equals};
-use crate::plan::{ChainConfig, Handler, HopConfig, MetaMap, MetaValue, Metadata, NodeConfig, Plugin, Selector, ServiceConfig, Shared};
+use crate::plan::{
+    ChainConfig, Handler, HopConfig, MetaMap, MetaValue, Metadata, NodeConfig, Plugin, Selector,
+    ServiceConfig, Shared,
+};
 use std::sync::OnceLock;
 
 /// `failTimeout` of every selector the server writes: 10 minutes in nanoseconds.
@@ -114,7 +117,11 @@ pub fn kcp_tuning() -> Metadata {
 pub fn transport(protocol: &str) -> Plugin {
     Plugin {
         kind: protocol.to_string(),
-        metadata: if is_kcp_protocol(protocol) { Some(kcp_tuning()) } else { None },
+        metadata: if is_kcp_protocol(protocol) {
+            Some(kcp_tuning())
+        } else {
+            None
+        },
     }
 }
 
@@ -131,7 +138,13 @@ pub fn chain(
     interface: &str,
     flavor: Flavor,
 ) -> ChainConfig {
-    chain_with_nodes(chain_name, hop_name, strategy, chain_nodes(targets, flavor), interface)
+    chain_with_nodes(
+        chain_name,
+        hop_name,
+        strategy,
+        chain_nodes(targets, flavor),
+        interface,
+    )
 }
 
 /// `prefix` and `n`: the names of chains, hops, chain nodes and services
@@ -148,7 +161,10 @@ pub fn chain_nodes(targets: &[ChainTarget], flavor: Flavor) -> Shared<Vec<NodeCo
         .map(|(i, t)| NodeConfig {
             name: numbered("node_", i + 1),
             addr: process_server_address(&crate::address::host_port(&t.host, t.port)),
-            connector: Plugin { kind: "relay".into(), metadata: mux_metadata(&t.protocol, flavor) },
+            connector: Plugin {
+                kind: "relay".into(),
+                metadata: mux_metadata(&t.protocol, flavor),
+            },
             dialer: transport(&t.protocol),
         })
         .collect();
@@ -156,13 +172,27 @@ pub fn chain_nodes(targets: &[ChainTarget], flavor: Flavor) -> Shared<Vec<NodeCo
 }
 
 /// A one-hop chain over nodes built by [`chain_nodes`] (possibly shared).
-pub fn chain_with_nodes(chain_name: String, hop_name: String, strategy: String, nodes: Shared<Vec<NodeConfig>>, interface: &str) -> ChainConfig {
+pub fn chain_with_nodes(
+    chain_name: String,
+    hop_name: String,
+    strategy: String,
+    nodes: Shared<Vec<NodeConfig>>,
+    interface: &str,
+) -> ChainConfig {
     ChainConfig {
         name: chain_name,
         hops: vec![HopConfig {
             name: hop_name,
-            interface: if interface.trim().is_empty() { None } else { Some(interface.to_string()) },
-            selector: Selector { strategy, max_fails: 1, fail_timeout: FAIL_TIMEOUT_NS },
+            interface: if interface.trim().is_empty() {
+                None
+            } else {
+                Some(interface.to_string())
+            },
+            selector: Selector {
+                strategy,
+                max_fails: 1,
+                fail_timeout: FAIL_TIMEOUT_NS,
+            },
             nodes,
         }],
     }
@@ -183,7 +213,11 @@ pub struct ServiceSpec<'a> {
 }
 
 pub fn service(spec: ServiceSpec<'_>) -> ServiceConfig {
-    let retries = if spec.chain.is_some() && spec.candidates > 1 { Some(spec.candidates as i64 - 1) } else { None };
+    let retries = if spec.chain.is_some() && spec.candidates > 1 {
+        Some(spec.candidates as i64 - 1)
+    } else {
+        None
+    };
     let metadata = spec.interface.filter(|i| !i.trim().is_empty()).map(|i| {
         let mut m = MetaMap::new();
         m.insert("interface".into(), MetaValue::Str(i.to_string()));

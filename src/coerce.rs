@@ -12,7 +12,16 @@ fn number_as_f64(n: &serde_json::Number) -> f64 {
 /// True when `f` survives a round trip through a 64-bit signed integer, the
 /// test the server applies before printing a number as an integer.
 fn is_int64_exact(f: f64) -> bool {
-    f.is_finite() && f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
+    f.is_finite()
+        && f.fract() == 0.0
+        && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
+}
+
+/// A JSON number the server reads as an integer: integral as a float64 and
+/// inside the 64-bit range (Go's `v == float64(int64(v))`).
+pub fn exact_int(n: &serde_json::Number) -> Option<i64> {
+    let f = number_as_f64(n);
+    is_int64_exact(f).then_some(f as i64)
 }
 
 /// The server's `asString`: trimmed strings, integral numbers without a
@@ -82,7 +91,10 @@ pub fn go_json(v: &Value) -> String {
 }
 
 /// Go's leaves: every number as a float64, Go's string escapes.
-const GO_LEAVES: crate::json::Leaves = crate::json::Leaves { number: |n, out| out.push_str(&go_float(number_as_f64(n))), string: write_go_string };
+const GO_LEAVES: crate::json::Leaves = crate::json::Leaves {
+    number: |n, out| out.push_str(&go_float(number_as_f64(n))),
+    string: write_go_string,
+};
 
 /// float64 as Go's JSON encoder prints it: plain decimal, or exponent form
 /// (`1e+21`, `1e-7`) outside [1e-6, 1e21).
@@ -91,7 +103,9 @@ fn go_float(f: f64) -> String {
     if abs == 0.0 || (1e-6..1e21).contains(&abs) {
         return plain_decimal(f);
     }
-    let Some(d) = Digits::of(f) else { return plain_decimal(f) };
+    let Some(d) = Digits::of(f) else {
+        return plain_decimal(f);
+    };
     let mut out = String::new();
     if d.negative {
         out.push('-');
@@ -130,14 +144,20 @@ impl Digits {
             return None;
         }
         let (digits, point) = crate::decimal::shortest(f).unwrap_or_default();
-        Some(Digits { negative: f.is_sign_negative(), digits: String::from_utf8(digits).ok()?, point: i64::from(point) })
+        Some(Digits {
+            negative: f.is_sign_negative(),
+            digits: String::from_utf8(digits).ok()?,
+            point: i64::from(point),
+        })
     }
 }
 
 /// `f` in plain decimal notation with the shortest round-trip digits (what
 /// Rust's `Display` and Go's `FormatFloat(f, 'f', -1, 64)` print).
 fn plain_decimal(f: f64) -> String {
-    let Some(d) = Digits::of(f) else { return String::from("0") };
+    let Some(d) = Digits::of(f) else {
+        return String::from("0");
+    };
     let mut out = String::new();
     if d.negative {
         out.push('-');
@@ -174,7 +194,9 @@ fn write_go_string(s: &str, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
@@ -186,7 +208,9 @@ fn write_go_string(s: &str, out: &mut String) {
 /// ignored, and the two non-ASCII letters that fold onto ASCII ones (Kelvin
 /// sign for k, long s for s) count as those letters.
 pub fn equal_fold_ascii(s: &str, word: &str) -> bool {
-    chars_match(s, word, |x, y| x.to_ascii_lowercase() == y || (x == '\u{212A}' && y == 'k') || (x == '\u{17F}' && y == 's'))
+    chars_match(s, word, |x, y| {
+        x.to_ascii_lowercase() == y || (x == '\u{212A}' && y == 'k') || (x == '\u{17F}' && y == 's')
+    })
 }
 
 /// Go's `strings.ToLower` compared with an ASCII lowercase word. Go lowers
@@ -194,7 +218,13 @@ pub fn equal_fold_ascii(s: &str, word: &str) -> bool {
 /// an ASCII letter is the Kelvin sign (to `k`), so no Unicode tables are
 /// needed for an ASCII word.
 pub fn lower_equals(s: &str, word: &str) -> bool {
-    chars_match(s, word, |x, y| (if x == '\u{212A}' { 'k' } else { x.to_ascii_lowercase() }) == y)
+    chars_match(s, word, |x, y| {
+        (if x == '\u{212A}' {
+            'k'
+        } else {
+            x.to_ascii_lowercase()
+        }) == y
+    })
 }
 
 /// Same length in chars, and `same` holds for each pair.
@@ -219,7 +249,10 @@ mod tests {
         assert_eq!(go_string(Some(&json!(["a"]))), "[\"a\"]");
         assert_eq!(go_string(Some(&json!("\"x\""))), "\"x\"");
         assert_eq!(go_string(None), "");
-        assert_eq!(go_json(&json!({"b": "<", "a": 1e-7})), "{\"a\":1e-7,\"b\":\"\\u003c\"}");
+        assert_eq!(
+            go_json(&json!({"b": "<", "a": 1e-7})),
+            "{\"a\":1e-7,\"b\":\"\\u003c\"}"
+        );
     }
 
     #[test]
@@ -256,7 +289,24 @@ mod tests {
         // JavaScript prints this exact tie (…797.25) as …797.2, as Go does.
         assert_eq!(plain_decimal(-1149636667324797.25), "-1149636667324797.2");
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut values = vec![0.0, -0.0, 1.0, -1.5, 0.1, 0.3, 1e-6, 9.99e-7, 1e21, 1e20, 123456.789, 5e-324, f64::MAX, f64::MIN_POSITIVE, 2.5e-8, -3.75e22];
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            0.1,
+            0.3,
+            1e-6,
+            9.99e-7,
+            1e21,
+            1e20,
+            123456.789,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            2.5e-8,
+            -3.75e22,
+        ];
         for _ in 0..20000 {
             seed ^= seed << 13;
             seed ^= seed >> 7;
@@ -270,13 +320,21 @@ mod tests {
         }
         let digits_of = |t: &str| -> String {
             let m = t.split(['e', 'E']).next().unwrap();
-            m.chars().filter(char::is_ascii_digit).collect::<String>().trim_matches('0').to_string()
+            m.chars()
+                .filter(char::is_ascii_digit)
+                .collect::<String>()
+                .trim_matches('0')
+                .to_string()
         };
         let mut ties = 0;
         for f in values {
             let ours = plain_decimal(f);
             let rust = format!("{}", f);
-            assert_eq!(ours.parse::<f64>().unwrap().to_bits(), f.to_bits(), "round trip {f:e}: {ours}");
+            assert_eq!(
+                ours.parse::<f64>().unwrap().to_bits(),
+                f.to_bits(),
+                "round trip {f:e}: {ours}"
+            );
             if ours != rust {
                 // A tie: same length, both read back, ours ends in an even digit.
                 let (a, b) = (digits_of(&ours), digits_of(&rust));
@@ -286,11 +344,18 @@ mod tests {
                 ties += 1;
             }
             let json = go_float(f);
-            assert_eq!(json.parse::<f64>().unwrap().to_bits(), f.to_bits(), "json round trip {f:e}: {json}");
+            assert_eq!(
+                json.parse::<f64>().unwrap().to_bits(),
+                f.to_bits(),
+                "json round trip {f:e}: {json}"
+            );
             if f != 0.0 && !(1e-6..1e21).contains(&f.abs()) {
                 let (m, e) = json.split_once('e').unwrap();
                 assert_eq!(digits_of(m), digits_of(&ours), "{f:e}");
-                assert!(e.starts_with('-') || (e.starts_with('+') && e.len() >= 3), "{json}");
+                assert!(
+                    e.starts_with('-') || (e.starts_with('+') && e.len() >= 3),
+                    "{json}"
+                );
             } else {
                 assert_eq!(json, ours);
             }

@@ -89,7 +89,10 @@ impl Big {
     }
 
     fn cmp(&self, other: &Big) -> std::cmp::Ordering {
-        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
 
     fn times_big(&self, other: &Big) -> Big {
@@ -101,7 +104,11 @@ impl Big {
     fn times_limbs(&self, other: &[u32]) -> Big {
         // Rows by the shorter operand (often the two limbs of a u64), so
         // the inner loop is the long one.
-        let (short, long) = if other.len() <= self.0.len() { (other, self.0.as_slice()) } else { (self.0.as_slice(), other) };
+        let (short, long) = if other.len() <= self.0.len() {
+            (other, self.0.as_slice())
+        } else {
+            (self.0.as_slice(), other)
+        };
         let mut out = vec![0u32; self.0.len() + other.len()];
         for (i, a) in short.iter().enumerate() {
             if *a == 0 {
@@ -147,7 +154,9 @@ impl Big {
         let mut out = Vec::with_capacity(self.0.len().max(other.0.len()) + 1);
         let mut carry = 0u64;
         for i in 0..self.0.len().max(other.0.len()) {
-            let v = u64::from(self.0.get(i).copied().unwrap_or(0)) + u64::from(other.0.get(i).copied().unwrap_or(0)) + carry;
+            let v = u64::from(self.0.get(i).copied().unwrap_or(0))
+                + u64::from(other.0.get(i).copied().unwrap_or(0))
+                + carry;
             out.push(v as u32);
             carry = v >> 32;
         }
@@ -170,7 +179,10 @@ impl Big {
 }
 
 /// The powers of ten that are exact doubles.
-const POW10: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /// Decimal digits beyond this many only matter as "something non-zero
 /// follows": a value halfway between two doubles has at most 767
@@ -200,7 +212,12 @@ pub fn parse(token: &str) -> Option<f64> {
     }
     exp -= frac_part.len() as i64;
     // Significant digits: no leading zeros, no trailing zeros.
-    let significant = || int_part.bytes().chain(frac_part.bytes()).skip_while(|&d| d == b'0');
+    let significant = || {
+        int_part
+            .bytes()
+            .chain(frac_part.bytes())
+            .skip_while(|&d| d == b'0')
+    };
     let (mut count, mut trailing, mut small) = (0u32, 0u32, 0u64);
     for d in significant() {
         count += 1;
@@ -274,7 +291,9 @@ fn magnitude(digits: &mut Vec<u8>, mut exp: i64) -> Option<f64> {
     }
     let mut num = Big(Vec::new());
     for chunk in digits.chunks(9) {
-        let v = chunk.iter().fold(0u32, |a, &c| a * 10 + u32::from(c - b'0'));
+        let v = chunk
+            .iter()
+            .fold(0u32, |a, &c| a * 10 + u32::from(c - b'0'));
         num.mul_add(10u32.pow(chunk.len() as u32), v);
     }
     let f = if exp >= 0 {
@@ -305,7 +324,9 @@ fn quotient(mut num: Big, den: &Big) -> f64 {
     // quotient (both are read low by under one part in 2^63), then
     // corrected: q is the largest with den × q <= num.
     let estimate = num.leading(120) / den.leading(64).max(1);
-    let mut q = u64::try_from(estimate).unwrap_or(u64::MAX >> 6).saturating_sub(1);
+    let mut q = u64::try_from(estimate)
+        .unwrap_or(u64::MAX >> 6)
+        .saturating_sub(1);
     let mut product = den.times(q);
     // Not needed by the bound above; keeps a mistake in it from rounding wrong.
     while q > 0 && product.cmp(&num).is_gt() {
@@ -379,7 +400,11 @@ pub fn shortest(f: f64) -> Option<(Vec<u8>, i32)> {
     let bits = f.to_bits() & !(1u64 << 63);
     let biased = (bits >> 52) as i32;
     let fraction = bits & ((1u64 << 52) - 1);
-    let (m, e) = if biased == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), biased - 1075) };
+    let (m, e) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), biased - 1075)
+    };
     // Ends of the interval count when ties read to even, i.e. `m` is even.
     let inclusive = m % 2 == 0;
     // At a power of two (but not the smallest normal) the gap below is half
@@ -404,7 +429,8 @@ pub fn shortest(f: f64) -> Option<(Vec<u8>, i32)> {
             return None;
         }
         let mut r = u128::from(m) << r_shift;
-        let (mut s, mut m_plus, mut m_minus) = (pow2(s_shift)?, pow2(plus_shift)?, pow2(minus_shift)?);
+        let (mut s, mut m_plus, mut m_minus) =
+            (pow2(s_shift)?, pow2(plus_shift)?, pow2(minus_shift)?);
         let pow10 = 10u128.checked_pow(k.unsigned_abs())?;
         if k >= 0 {
             s = s.checked_mul(pow10)?;
@@ -423,7 +449,12 @@ pub fn shortest(f: f64) -> Option<(Vec<u8>, i32)> {
         b.shl(shift);
         b
     };
-    let (mut r, mut s, mut m_plus, mut m_minus) = (Big::from_u64(m), pow2(s_shift), pow2(plus_shift), pow2(minus_shift));
+    let (mut r, mut s, mut m_plus, mut m_minus) = (
+        Big::from_u64(m),
+        pow2(s_shift),
+        pow2(plus_shift),
+        pow2(minus_shift),
+    );
     r.shl(r_shift);
     if k >= 0 {
         with_pow10(k as usize, |p| s = s.times_big(p));
@@ -481,7 +512,14 @@ impl Nat for Big {
 
 /// The digits of `r / s` (see [`shortest`]), `k` being an estimate of the
 /// decimal exponent that is at most a little low.
-fn generate<N: Nat>(mut r: N, mut s: N, mut m_plus: N, mut m_minus: N, mut k: i32, inclusive: bool) -> Option<(Vec<u8>, i32)> {
+fn generate<N: Nat>(
+    mut r: N,
+    mut s: N,
+    mut m_plus: N,
+    mut m_minus: N,
+    mut k: i32,
+    inclusive: bool,
+) -> Option<(Vec<u8>, i32)> {
     use std::cmp::Ordering::{Equal, Greater, Less};
     let reaches = |c: std::cmp::Ordering| c == Greater || (inclusive && c == Equal);
     // Raise k until the interval's top is below 10^k.
@@ -549,19 +587,40 @@ mod tests {
         assert_eq!(digits(123.456), ("123456".into(), 3));
         assert_eq!(digits(5e-324), ("5".into(), -323));
         assert_eq!(digits(f64::MAX), ("17976931348623157".into(), 309));
-        assert_eq!(digits(f64::MIN_POSITIVE), ("22250738585072014".into(), -307));
+        assert_eq!(
+            digits(f64::MIN_POSITIVE),
+            ("22250738585072014".into(), -307)
+        );
         assert_eq!(digits(1e23), ("1".into(), 24));
-        assert_eq!(digits(2f64.powi(-1022) * 2.0), ("4450147717014403".into(), -307));
+        assert_eq!(
+            digits(2f64.powi(-1022) * 2.0),
+            ("4450147717014403".into(), -307)
+        );
         assert_eq!(digits(9007199254740992.0), ("9007199254740992".into(), 16));
         // 2^54 sits at a power of two: its lower neighbour is 2 away, its upper 4.
-        assert_eq!(digits(18014398509481984.0), ("18014398509481984".into(), 17));
+        assert_eq!(
+            digits(18014398509481984.0),
+            ("18014398509481984".into(), 17)
+        );
         // An exact tie between ...797.2 and ...797.3 takes the even digit.
-        assert_eq!(digits(1149636667324797.25), ("11496366673247972".into(), 16));
+        assert_eq!(
+            digits(1149636667324797.25),
+            ("11496366673247972".into(), 16)
+        );
         assert_eq!(shortest(0.0), None);
         assert_eq!(shortest(f64::NAN), None);
         assert_eq!(shortest(f64::INFINITY), None);
         // Every result reads back as the same double.
-        for f in [0.1, 1.0 / 3.0, 2.0 / 3.0, 1e-7, 6.02214076e23, 1e308, 4.9e-324, 9.999999999999999e22] {
+        for f in [
+            0.1,
+            1.0 / 3.0,
+            2.0 / 3.0,
+            1e-7,
+            6.02214076e23,
+            1e308,
+            4.9e-324,
+            9.999999999999999e22,
+        ] {
             let (d, p) = digits(f);
             let text = format!("0.{d}e{p}");
             assert_eq!(parse(&text), Some(f), "{f:e}: {text}");
@@ -571,13 +630,44 @@ mod tests {
     #[test]
     fn agrees_with_the_standard_parser() {
         let cases = [
-            "0", "-0", "0.0", "1", "1.5", "0.1", "0.2", "0.3", "123456.789", "1e22", "1e23", "9007199254740993", "9007199254740992.5",
-            "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9406564584124654e-324", "2.4703282292062327e-324",
-            "2.4703282292062328e-324", "5e-324", "1e-400", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
-            "1.00000000000000011102230246251565404236316680908203125", "1.00000000000000011102230246251565404236316680908203124",
-            "1.00000000000000011102230246251565404236316680908203126", "7.2057594037927933e16", "8.98846567431158e307", "1e308",
-            "123456789012345678901234567890e-20", "0.000000000000000000000000000001e30", "4503599627370496.5", "4503599627370497.5",
-            "2.225073858507201136057409796709131975934819546861e-308", "3e-324", "2e-324", "7e-324", "1e-323",
+            "0",
+            "-0",
+            "0.0",
+            "1",
+            "1.5",
+            "0.1",
+            "0.2",
+            "0.3",
+            "123456.789",
+            "1e22",
+            "1e23",
+            "9007199254740993",
+            "9007199254740992.5",
+            "2.2250738585072011e-308",
+            "2.2250738585072014e-308",
+            "4.9406564584124654e-324",
+            "2.4703282292062327e-324",
+            "2.4703282292062328e-324",
+            "5e-324",
+            "1e-400",
+            "1.7976931348623157e308",
+            "1.7976931348623158e308",
+            "1.7976931348623159e308",
+            "1.00000000000000011102230246251565404236316680908203125",
+            "1.00000000000000011102230246251565404236316680908203124",
+            "1.00000000000000011102230246251565404236316680908203126",
+            "7.2057594037927933e16",
+            "8.98846567431158e307",
+            "1e308",
+            "123456789012345678901234567890e-20",
+            "0.000000000000000000000000000001e30",
+            "4503599627370496.5",
+            "4503599627370497.5",
+            "2.225073858507201136057409796709131975934819546861e-308",
+            "3e-324",
+            "2e-324",
+            "7e-324",
+            "1e-323",
         ];
         for t in cases {
             let want: f64 = t.parse().unwrap();
@@ -585,14 +675,30 @@ mod tests {
             if want.is_infinite() {
                 assert_eq!(got, None, "{t}");
             } else {
-                assert_eq!(got.map(f64::to_bits), Some(want.to_bits()), "{t}: {got:?} vs {want:e}");
+                assert_eq!(
+                    got.map(f64::to_bits),
+                    Some(want.to_bits()),
+                    "{t}: {got:?} vs {want:e}"
+                );
             }
         }
         // A long tail of digits just past a halfway point.
-        let long = format!("1.00000000000000011102230246251565404236316680908203125{}1", "0".repeat(900));
-        assert_eq!(parse(&long).map(f64::to_bits), Some(long.parse::<f64>().unwrap().to_bits()));
-        let long = format!("1.00000000000000011102230246251565404236316680908203125{}", "0".repeat(900));
-        assert_eq!(parse(&long).map(f64::to_bits), Some(long.parse::<f64>().unwrap().to_bits()));
+        let long = format!(
+            "1.00000000000000011102230246251565404236316680908203125{}1",
+            "0".repeat(900)
+        );
+        assert_eq!(
+            parse(&long).map(f64::to_bits),
+            Some(long.parse::<f64>().unwrap().to_bits())
+        );
+        let long = format!(
+            "1.00000000000000011102230246251565404236316680908203125{}",
+            "0".repeat(900)
+        );
+        assert_eq!(
+            parse(&long).map(f64::to_bits),
+            Some(long.parse::<f64>().unwrap().to_bits())
+        );
     }
 
     #[test]
@@ -606,7 +712,12 @@ mod tests {
             if !f.is_finite() {
                 continue;
             }
-            for text in [format!("{f:e}"), format!("{:.17e}", f), format!("{:.25e}", f), format!("{:.3e}", f)] {
+            for text in [
+                format!("{f:e}"),
+                format!("{:.17e}", f),
+                format!("{:.25e}", f),
+                format!("{:.3e}", f),
+            ] {
                 let want: f64 = text.parse().unwrap();
                 let got = parse(&text.replace("e", "E"));
                 if want.is_infinite() {

@@ -109,7 +109,9 @@ pub fn parse_go_duration(input: &str) -> Option<i64> {
         }
     }
     if neg {
-        return (total as i128).checked_neg().and_then(|x| i64::try_from(x).ok());
+        return (total as i128)
+            .checked_neg()
+            .and_then(|x| i64::try_from(x).ok());
     }
     if total > LIMIT - 1 {
         return None;

@@ -166,7 +166,13 @@ mod tests {
 
     #[test]
     fn leaves_print_as_serde_json_prints_them() {
-        for s in ["", "a", "é\u{2028}", "\"\\/\u{0}\u{1f}\u{7f}\n\r\t\u{8}\u{c}", "日本"] {
+        for s in [
+            "",
+            "a",
+            "é\u{2028}",
+            "\"\\/\u{0}\u{1f}\u{7f}\n\r\t\u{8}\u{c}",
+            "日本",
+        ] {
             assert_eq!(to_string(s), serde_json::to_string(s).unwrap());
         }
         for n in [0i64, -1, i64::MIN, i64::MAX] {
@@ -177,7 +183,9 @@ mod tests {
         assert_eq!(to_string(&None::<bool>), "null");
         assert_eq!(to_string(&Vec::<i64>::new()), "[]");
         assert_eq!(to_string(&vec![1i64, 2]), "[1,2]");
-        let m: BTreeMap<String, usize> = [("b".to_string(), 2), ("a\"".to_string(), 1)].into_iter().collect();
+        let m: BTreeMap<String, usize> = [("b".to_string(), 2), ("a\"".to_string(), 1)]
+            .into_iter()
+            .collect();
         assert_eq!(to_string(&m), serde_json::to_string(&m).unwrap());
         let v = serde_json::json!({"x": [1.5, -0.0, 1e300, null, "\u{1}"], "a": {}});
         assert_eq!(to_string(&v), serde_json::to_string(&v).unwrap());
@@ -186,7 +194,12 @@ mod tests {
     #[test]
     fn objects_skip_absent_fields_and_separate_the_rest() {
         let mut out = String::new();
-        Object::new(&mut out).some("a", &None::<i64>).field("b", &1i64).some("c", &Some("x")).field("d", &None::<i64>).end();
+        Object::new(&mut out)
+            .some("a", &None::<i64>)
+            .field("b", &1i64)
+            .some("c", &Some("x"))
+            .field("d", &None::<i64>)
+            .end();
         assert_eq!(out, r#"{"b":1,"c":"x","d":null}"#);
         let mut out = String::new();
         Object::new(&mut out).some("a", &None::<i64>).end();

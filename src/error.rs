@@ -14,7 +14,11 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(code: &str, message: impl Into<String>, path: impl Into<String>) -> Self {
-        ApiError { code: code.to_string(), message: message.into(), path: path.into() }
+        ApiError {
+            code: code.to_string(),
+            message: message.into(),
+            path: path.into(),
+        }
     }
 }
 
@@ -32,6 +36,10 @@ impl std::error::Error for ApiError {}
 
 impl Encode for ApiError {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("code", &self.code).field("message", &self.message).field("path", &self.path).end()
+        Object::new(out)
+            .field("code", &self.code)
+            .field("message", &self.message)
+            .field("path", &self.path)
+            .end()
     }
 }

@@ -61,7 +61,11 @@ impl Encode for Severity {
 
 impl Encode for Fix {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("op", &self.op).field("path", &self.path).field("value", &self.value).end()
+        Object::new(out)
+            .field("op", &self.op)
+            .field("path", &self.path)
+            .field("value", &self.value)
+            .end()
     }
 }
 

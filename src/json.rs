@@ -74,7 +74,9 @@ impl Reason {
             Reason::InvalidEscape => "invalid escape",
             Reason::InvalidNumber => "invalid number",
             Reason::NumberOutOfRange => "number out of range",
-            Reason::ControlCharacter => "control character (\\u0000-\\u001F) found while parsing a string",
+            Reason::ControlCharacter => {
+                "control character (\\u0000-\\u001F) found while parsing a string"
+            }
             Reason::KeyMustBeAString => "key must be a string",
             Reason::LoneLeadingSurrogate => "lone leading surrogate in hex escape",
             Reason::TrailingComma => "trailing comma",
@@ -99,7 +101,12 @@ impl std::error::Error for JsonError {}
 
 /// Reads one JSON document (surrounding whitespace allowed).
 pub fn from_str(text: &str) -> Result<Value> {
-    let mut r = Reader { text, bytes: text.as_bytes(), at: 0, depth_left: 128 };
+    let mut r = Reader {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+        depth_left: 128,
+    };
     let value = r.value()?;
     match r.skip_ws() {
         Some(_) => Err(r.err_next(Reason::TrailingCharacters)),
@@ -124,7 +131,9 @@ pub(crate) fn plain_len(bytes: &[u8]) -> usize {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let x = u64::from_le_bytes(word);
-        let special = zero_byte(x ^ (ONES * u64::from(b'"'))) | zero_byte(x ^ (ONES * u64::from(b'\\'))) | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        let special = zero_byte(x ^ (ONES * u64::from(b'"')))
+            | zero_byte(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
         if special != 0 {
             return at + (special.trailing_zeros() / 8) as usize;
         }
@@ -191,9 +200,20 @@ impl Reader<'_> {
 
     fn err_at(&self, reason: Reason, index: usize) -> JsonError {
         let before = self.bytes.get(..index).unwrap_or(self.bytes);
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let line = 1 + before.iter().take(line_start).filter(|&&b| b == b'\n').count();
-        JsonError { reason, line, column: index - line_start }
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = 1 + before
+            .iter()
+            .take(line_start)
+            .filter(|&&b| b == b'\n')
+            .count();
+        JsonError {
+            reason,
+            line,
+            column: index - line_start,
+        }
     }
 
     /// An error about the byte just consumed (position: after it).
@@ -207,7 +227,9 @@ impl Reader<'_> {
     }
 
     fn value(&mut self) -> Result<Value> {
-        let Some(b) = self.skip_ws() else { return Err(self.err_next(Reason::EofValue)) };
+        let Some(b) = self.skip_ws() else {
+            return Err(self.err_next(Reason::EofValue));
+        };
         match b {
             b'n' => self.word(b"null", Value::Null),
             b't' => self.word(b"true", Value::Bool(true)),
@@ -227,7 +249,11 @@ impl Reader<'_> {
                     return Err(self.err_next(Reason::RecursionLimit));
                 }
                 self.at += 1;
-                let v = if b == b'[' { self.array() } else { self.object() };
+                let v = if b == b'[' {
+                    self.array()
+                } else {
+                    self.object()
+                };
                 self.depth_left += 1;
                 v
             }
@@ -239,7 +265,9 @@ impl Reader<'_> {
     fn word(&mut self, word: &[u8], v: Value) -> Result<Value> {
         self.at += 1;
         for &want in word.iter().skip(1) {
-            let Some(got) = self.peek() else { return Err(self.err(Reason::EofValue)) };
+            let Some(got) = self.peek() else {
+                return Err(self.err(Reason::EofValue));
+            };
             self.at += 1;
             if got != want {
                 return Err(self.err(Reason::ExpectedIdent));
@@ -252,7 +280,9 @@ impl Reader<'_> {
     fn array(&mut self) -> Result<Value> {
         let mut items = Vec::new();
         loop {
-            let Some(b) = self.skip_ws() else { return Err(self.err_next(Reason::EofList)) };
+            let Some(b) = self.skip_ws() else {
+                return Err(self.err_next(Reason::EofList));
+            };
             if b == b']' {
                 self.at += 1;
                 return Ok(Value::Array(items));
@@ -277,7 +307,9 @@ impl Reader<'_> {
         let mut map = Map::new();
         let mut first = true;
         loop {
-            let Some(b) = self.skip_ws() else { return Err(self.err_next(Reason::EofObject)) };
+            let Some(b) = self.skip_ws() else {
+                return Err(self.err_next(Reason::EofObject));
+            };
             if b == b'}' {
                 self.at += 1;
                 return Ok(Value::Object(map));
@@ -388,7 +420,9 @@ impl Reader<'_> {
         self.at += 4;
         let mut n = 0;
         for &d in digits {
-            let v = (d as char).to_digit(16).ok_or_else(|| self.err(Reason::InvalidEscape))?;
+            let v = (d as char)
+                .to_digit(16)
+                .ok_or_else(|| self.err(Reason::InvalidEscape))?;
             n = n * 16 + v;
         }
         Ok(n)
@@ -401,7 +435,9 @@ impl Reader<'_> {
     /// parser and Go's `ParseFloat` both give).
     fn number(&mut self, positive: bool) -> Result<Value> {
         let start = if positive { self.at } else { self.at - 1 };
-        let Some(first) = self.peek() else { return Err(self.err(Reason::EofValue)) };
+        let Some(first) = self.peek() else {
+            return Err(self.err(Reason::EofValue));
+        };
         self.at += 1;
         let mut significand: u64 = 0;
         let mut fits = true;
@@ -415,7 +451,9 @@ impl Reader<'_> {
                 significand = u64::from(first - b'0');
                 while let Some(d @ b'0'..=b'9') = self.peek() {
                     self.at += 1;
-                    let next = significand.checked_mul(10).and_then(|s| s.checked_add(u64::from(d - b'0')));
+                    let next = significand
+                        .checked_mul(10)
+                        .and_then(|s| s.checked_add(u64::from(d - b'0')));
                     match next {
                         Some(s) if fits => significand = s,
                         _ => fits = false,
@@ -433,7 +471,11 @@ impl Reader<'_> {
                 self.at += 1;
             }
             if self.at == digits_from {
-                return Err(self.err_next(if self.peek().is_some() { Reason::InvalidNumber } else { Reason::EofValue }));
+                return Err(self.err_next(if self.peek().is_some() {
+                    Reason::InvalidNumber
+                } else {
+                    Reason::EofValue
+                }));
             }
         }
         if let Some(b'e' | b'E') = self.peek() {
@@ -442,7 +484,9 @@ impl Reader<'_> {
             if let Some(b'+' | b'-') = self.peek() {
                 self.at += 1;
             }
-            let Some(d) = self.peek() else { return Err(self.err(Reason::EofValue)) };
+            let Some(d) = self.peek() else {
+                return Err(self.err(Reason::EofValue));
+            };
             self.at += 1;
             if !d.is_ascii_digit() {
                 return Err(self.err(Reason::InvalidNumber));
@@ -453,13 +497,22 @@ impl Reader<'_> {
             let mut exp: i32 = i32::from(d - b'0');
             while let Some(d @ b'0'..=b'9') = self.peek() {
                 self.at += 1;
-                match exp.checked_mul(10).and_then(|e| e.checked_add(i32::from(d - b'0'))) {
+                match exp
+                    .checked_mul(10)
+                    .and_then(|e| e.checked_add(i32::from(d - b'0')))
+                {
                     Some(e) => exp = e,
                     None => {
                         let token = self.bytes.get(start..self.at).unwrap_or_default();
-                        let exp_at = token.iter().rposition(|&b| b == b'e' || b == b'E').unwrap_or(0);
+                        let exp_at = token
+                            .iter()
+                            .rposition(|&b| b == b'e' || b == b'E')
+                            .unwrap_or(0);
                         let negative_exp = token.get(exp_at + 1) == Some(&b'-');
-                        let zero = token.iter().take(exp_at).all(|&b| !b.is_ascii_digit() || b == b'0');
+                        let zero = token
+                            .iter()
+                            .take(exp_at)
+                            .all(|&b| !b.is_ascii_digit() || b == b'0');
                         if !zero && !negative_exp {
                             return Err(self.err(Reason::NumberOutOfRange));
                         }
@@ -467,7 +520,9 @@ impl Reader<'_> {
                             self.at += 1;
                         }
                         let f = if positive { 0.0 } else { -0.0 };
-                        return Ok(Value::Number(Number::from_f64(f).unwrap_or_else(|| Number::from(0u8))));
+                        return Ok(Value::Number(
+                            Number::from_f64(f).unwrap_or_else(|| Number::from(0u8)),
+                        ));
                     }
                 }
             }
@@ -529,7 +584,10 @@ pub(crate) struct Leaves {
 }
 
 /// serde_json's leaves: numbers as `Number` prints them, its string escapes.
-const SERDE_LEAVES: Leaves = Leaves { number: write_number, string: write_string };
+const SERDE_LEAVES: Leaves = Leaves {
+    number: write_number,
+    string: write_string,
+};
 
 /// A number as serde_json's `Number` prints it: integers as they are,
 /// floats through [`write_f64`].
@@ -642,8 +700,12 @@ pub fn write_string(s: &str, out: &mut String) {
             Some(short) => out.push_str(short),
             None => {
                 out.push_str("\\u00");
-                out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
-                out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
+                out.push(char::from(
+                    HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
+                ));
+                out.push(char::from(
+                    HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
+                ));
             }
         }
         start = end + 1;
@@ -675,12 +737,49 @@ mod tests {
     #[test]
     fn floats_print_as_serde_json_prints_them() {
         let mut values = vec![
-            0.0, -0.0, 1.0, -1.0, 0.1, 0.2, 0.3, 1.5, 123.456, 1e15, 1e16, 9.999999999999999e15, 1e-5, 1e-6, 9.99e-6, 1.5e-5,
-            f64::MAX, -f64::MAX, f64::MIN_POSITIVE, f64::EPSILON, 5e-324, 1e-323, 2.2250738585072009e-308, 9007199254740993.0,
-            -1149636667324797.25, 1e21, 1e22, 1e23, 4.35, 0.3e-300, 1.7976931348623157e308, 2.5e-8,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            0.2,
+            0.3,
+            1.5,
+            123.456,
+            1e15,
+            1e16,
+            9.999999999999999e15,
+            1e-5,
+            1e-6,
+            9.99e-6,
+            1.5e-5,
+            f64::MAX,
+            -f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::EPSILON,
+            5e-324,
+            1e-323,
+            2.2250738585072009e-308,
+            9007199254740993.0,
+            -1149636667324797.25,
+            1e21,
+            1e22,
+            1e23,
+            4.35,
+            0.3e-300,
+            1.7976931348623157e308,
+            2.5e-8,
         ];
         for k in -330..=310 {
-            for m in [1.0, 1.5, 2.5, 9.5, 9.999999999999999, 5.0, 1.2345678901234567] {
+            for m in [
+                1.0,
+                1.5,
+                2.5,
+                9.5,
+                9.999999999999999,
+                5.0,
+                1.2345678901234567,
+            ] {
                 values.push(m * 10f64.powi(k));
                 values.push(format!("{m}e{k}").parse().unwrap_or(0.0));
             }
@@ -701,7 +800,9 @@ mod tests {
         }
         let mut checked = 0;
         for f in values {
-            let Some(n) = Number::from_f64(f) else { continue };
+            let Some(n) = Number::from_f64(f) else {
+                continue;
+            };
             let mut ours = String::new();
             write_f64(f, &mut ours);
             assert_eq!(ours, n.to_string(), "{f:e} ({:#x})", f.to_bits());
@@ -711,8 +812,12 @@ mod tests {
     }
 
     fn same(text: &str) {
-        let ours = from_str(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
-        let theirs = serde_json::from_str::<Value>(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
+        let ours = from_str(text)
+            .map(|v| (v.to_string(), v))
+            .map_err(|e| e.to_string());
+        let theirs = serde_json::from_str::<Value>(text)
+            .map(|v| (v.to_string(), v))
+            .map_err(|e| e.to_string());
         assert_eq!(ours, theirs, "{text:?}");
     }
 
@@ -726,7 +831,10 @@ mod tests {
         let v = serde_json::json!({"b": [1, -2, 1.5, -0.0, 1e300, u64::MAX, null, true, false, s.clone(), {}], "a": {"x": [], s.clone(): 5}, "": ""});
         assert_eq!(to_text(&v), v.to_string());
         assert_eq!(format!("{}", Text(&v)), v.to_string());
-        assert_eq!(to_text(&Value::String(s.clone())), serde_json::to_string(&s).unwrap());
+        assert_eq!(
+            to_text(&Value::String(s.clone())),
+            serde_json::to_string(&s).unwrap()
+        );
     }
 
     #[test]
@@ -745,8 +853,22 @@ mod tests {
     #[test]
     fn strings_read_as_serde_json_reads_them() {
         for t in [
-            r#""""#, r#""abc""#, r#""a\"b\\c\/d\b\f\n\r\t""#, r#""\u00e9\u4e2d\ud83d\ude00""#, r#""\ud83d""#, r#""\ud83dx""#, r#""\ud83d\n""#,
-            r#""\ude00""#, r#""\ud83d\u0041""#, r#""\u12""#, r#""\u12g4""#, r#""\x""#, "\"a\nb\"", "\"abc", "\"abc\\", r#""é中😀 long enough to use the fast scan""#,
+            r#""""#,
+            r#""abc""#,
+            r#""a\"b\\c\/d\b\f\n\r\t""#,
+            r#""\u00e9\u4e2d\ud83d\ude00""#,
+            r#""\ud83d""#,
+            r#""\ud83dx""#,
+            r#""\ud83d\n""#,
+            r#""\ude00""#,
+            r#""\ud83d\u0041""#,
+            r#""\u12""#,
+            r#""\u12g4""#,
+            r#""\x""#,
+            "\"a\nb\"",
+            "\"abc",
+            "\"abc\\",
+            r#""é中😀 long enough to use the fast scan""#,
         ] {
             same(t);
         }
@@ -756,12 +878,41 @@ mod tests {
     fn structure_reads_as_serde_json_reads_it() {
         let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         for t in [
-            "", " ", "null", "nul", "nulx", "true", "tru", "false", "[]", "[1,2]", "[1,]", "[1 2]", "[1", "[", "{}", "{\"a\":1}", "{\"a\":1,}", "{\"a\" 1}",
-            "{\"a\":1 \"b\":2}", "{1:2}", "{\"a\":1,2:3}", "{\"a\"", "{\"a\":", "{", "{\"b\":1,\"a\":2,\"b\":3}", "[1] x", "\n\n  [1,\n  x]", "x",
+            "",
+            " ",
+            "null",
+            "nul",
+            "nulx",
+            "true",
+            "tru",
+            "false",
+            "[]",
+            "[1,2]",
+            "[1,]",
+            "[1 2]",
+            "[1",
+            "[",
+            "{}",
+            "{\"a\":1}",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{\"a\":1 \"b\":2}",
+            "{1:2}",
+            "{\"a\":1,2:3}",
+            "{\"a\"",
+            "{\"a\":",
+            "{",
+            "{\"b\":1,\"a\":2,\"b\":3}",
+            "[1] x",
+            "\n\n  [1,\n  x]",
+            "x",
             "{\"$serde_json::private::RawValue\":1,\"a\":2}",
         ] {
             if t.contains("RawValue") {
-                assert_eq!(from_str(t).unwrap(), serde_json::json!({"$serde_json::private::RawValue": 1, "a": 2}));
+                assert_eq!(
+                    from_str(t).unwrap(),
+                    serde_json::json!({"$serde_json::private::RawValue": 1, "a": 2})
+                );
             } else {
                 same(t);
             }

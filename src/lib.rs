@@ -7,7 +7,15 @@
 
 // A panic inside wasm kills the instance the page depends on: non-test code
 // may not unwrap, expect, index or panic.
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
 
 pub mod address;
 pub mod builders;

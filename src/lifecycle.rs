@@ -66,13 +66,13 @@
 //!
 //! Paths are JSON Pointers into the steps document.
 
+use crate::encode::{Encode, Object};
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
+use crate::json::object;
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
-use crate::encode::{Encode, Object};
 use serde::Serialize;
-use crate::json::object;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -87,7 +87,11 @@ pub struct LifecycleReport {
 
 impl Encode for LifecycleReport {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("log", &self.log).field("state", &self.state).field("findings", &self.findings).end()
+        Object::new(out)
+            .field("log", &self.log)
+            .field("state", &self.state)
+            .field("findings", &self.findings)
+            .end()
     }
 }
 
@@ -261,7 +265,12 @@ fn rename_runtime(v: &Value, from: i64, to: i64) -> Value {
 
 fn ids(v: Option<&Value>) -> BTreeSet<i64> {
     let mut out = BTreeSet::new();
-    for id in v.and_then(Value::as_array).into_iter().flatten().filter_map(loose_id) {
+    for id in v
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(loose_id)
+    {
         out.insert(id);
     }
     out
@@ -393,7 +402,12 @@ impl Replay {
         self.log(
             step,
             phase,
-            object([("nodeId", Value::from(node)), ("command", Value::from(command)), ("target", target), ("note", Value::from(note))]),
+            object([
+                ("nodeId", Value::from(node)),
+                ("command", Value::from(command)),
+                ("target", target),
+                ("note", Value::from(note)),
+            ]),
         );
     }
 
@@ -451,11 +465,18 @@ impl Replay {
             return;
         }
         let Some(rt) = self.runtimes.get(rk).cloned() else {
-            self.log(step, phase, object([
-                ("nodeId", Value::from(node)),
-                ("resourceKey", Value::from(rk)),
-                ("note", Value::from("provider has no runtime for this key: nothing to release")),
-            ]));
+            self.log(
+                step,
+                phase,
+                object([
+                    ("nodeId", Value::from(node)),
+                    ("resourceKey", Value::from(rk)),
+                    (
+                        "note",
+                        Value::from("provider has no runtime for this key: nothing to release"),
+                    ),
+                ]),
+            );
             return;
         };
         if rt.applied {
@@ -597,7 +618,10 @@ impl Replay {
                             plan_r,
                             r_id,
                         );
-                        let payload = object([("chain", Value::from(e.chain_name.as_str())), ("data", data)]);
+                        let payload = object([
+                            ("chain", Value::from(e.chain_name.as_str())),
+                            ("data", data),
+                        ]);
                         self.send(
                             step,
                             "federation",
@@ -802,7 +826,11 @@ impl Replay {
         self.log(
             i,
             "begin",
-            object([("op", Value::from(op)), ("tunnelId", Value::from(t)), ("mode", Value::from(if edit { "edit" } else { "create" }))]),
+            object([
+                ("op", Value::from(op)),
+                ("tunnelId", Value::from(t)),
+                ("mode", Value::from(if edit { "edit" } else { "create" })),
+            ]),
         );
         if edit {
             self.release_all(i, t, &release_unreachable, "release");
@@ -811,7 +839,11 @@ impl Replay {
         let refs = match self.apply_federation(i, t, &plan, &plan_base, &unreachable) {
             Ok(r) => r,
             Err(e) => {
-                self.log(i, "end", object([("ok", Value::from(false)), ("error", Value::from(e))]));
+                self.log(
+                    i,
+                    "end",
+                    object([("ok", Value::from(false)), ("error", Value::from(e))]),
+                );
                 return Ok(());
             }
         };
@@ -869,7 +901,10 @@ impl Replay {
             let (sent_cmd, payload) = match (edit, command) {
                 (true, "AddChains") => (
                     "UpdateChains",
-                    object([("chain", data.get("name").cloned().unwrap_or(Value::Null)), ("data", data)]),
+                    object([
+                        ("chain", data.get("name").cloned().unwrap_or(Value::Null)),
+                        ("data", data),
+                    ]),
                 ),
                 (true, "AddService") => ("UpdateService", data.clone()),
                 _ => (command, data.clone()),
@@ -879,22 +914,38 @@ impl Replay {
                 .map(|f| selects(f, k, cmd, &mut fail_first))
                 .unwrap_or(false)
             {
-                self.log(i, "local", object([
-                    ("nodeId", Value::from(node)),
-                    ("command", Value::from(sent_cmd)),
-                    ("index", Value::from(k)),
-                    ("note", Value::from("the agent rejects this command: the apply fails")),
-                ]));
+                self.log(
+                    i,
+                    "local",
+                    object([
+                        ("nodeId", Value::from(node)),
+                        ("command", Value::from(sent_cmd)),
+                        ("index", Value::from(k)),
+                        (
+                            "note",
+                            Value::from("the agent rejects this command: the apply fails"),
+                        ),
+                    ]),
+                );
                 failed = true;
                 continue;
             }
             if let Some(clash) = self.clash(node, sent_cmd, &payload) {
-                self.log(i, "local", object([
-                    ("nodeId", Value::from(node)),
-                    ("command", Value::from(sent_cmd)),
-                    ("index", Value::from(k)),
-                    ("note", Value::from(format!("the agent rejects it: {clash} already exists; the apply fails"))),
-                ]));
+                self.log(
+                    i,
+                    "local",
+                    object([
+                        ("nodeId", Value::from(node)),
+                        ("command", Value::from(sent_cmd)),
+                        ("index", Value::from(k)),
+                        (
+                            "note",
+                            Value::from(format!(
+                                "the agent rejects it: {clash} already exists; the apply fails"
+                            )),
+                        ),
+                    ]),
+                );
                 failed = true;
                 continue;
             }
@@ -958,7 +1009,10 @@ impl Replay {
                 self.log(
                     i,
                     "rollback",
-                    object([("note", Value::from("edit: the server does not roll back local commands"))]),
+                    object([(
+                        "note",
+                        Value::from("edit: the server does not roll back local commands"),
+                    )]),
                 );
             }
             for (rk, node) in refs.iter().rev() {
@@ -987,7 +1041,10 @@ impl Replay {
         }
         if edit {
             let names = tunnel_service_names(t);
-            for node in old_chain_nodes.iter().filter(|n| !new_chain_nodes.contains(n)) {
+            for node in old_chain_nodes
+                .iter()
+                .filter(|n| !new_chain_nodes.contains(n))
+            {
                 self.send(
                     i,
                     "cleanup",
@@ -997,7 +1054,10 @@ impl Replay {
                     "node left the tunnel",
                 );
             }
-            for node in old_service_nodes.iter().filter(|n| !new_service_nodes.contains(n)) {
+            for node in old_service_nodes
+                .iter()
+                .filter(|n| !new_service_nodes.contains(n))
+            {
                 self.send(
                     i,
                     "cleanup",
@@ -1027,7 +1087,10 @@ impl Replay {
         self.log(
             i,
             "begin",
-            object([("op", Value::from(if delete { "delete" } else { "release" })), ("tunnelId", Value::from(t))]),
+            object([
+                ("op", Value::from(if delete { "delete" } else { "release" })),
+                ("tunnelId", Value::from(t)),
+            ]),
         );
         let released: Vec<(String, i64)> = self
             .tunnels
@@ -1112,8 +1175,19 @@ impl Replay {
             nodes.insert(
                 id.to_string(),
                 object([
-                    ("services", Value::from(n.services.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())),
-                    ("chains", Value::from(n.chains.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())),
+                    (
+                        "services",
+                        Value::from(
+                            n.services
+                                .iter()
+                                .map(|(_, v)| v.clone())
+                                .collect::<Vec<_>>(),
+                        ),
+                    ),
+                    (
+                        "chains",
+                        Value::from(n.chains.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>()),
+                    ),
                 ]),
             );
         }
@@ -1141,13 +1215,36 @@ impl Replay {
                 t.to_string(),
                 object([
                     ("exists", Value::from(r.exists)),
-                    ("bindings", Value::from(r.bindings.iter().map(|(k, n)| object([("resourceKey", Value::from(k.as_str())), ("nodeId", Value::from(*n))])).collect::<Vec<_>>())),
-                    ("chainNodes", Value::from(r.chain_nodes.iter().copied().collect::<Vec<_>>())),
-                    ("serviceNodes", Value::from(r.service_nodes.iter().copied().collect::<Vec<_>>())),
+                    (
+                        "bindings",
+                        Value::from(
+                            r.bindings
+                                .iter()
+                                .map(|(k, n)| {
+                                    object([
+                                        ("resourceKey", Value::from(k.as_str())),
+                                        ("nodeId", Value::from(*n)),
+                                    ])
+                                })
+                                .collect::<Vec<_>>(),
+                        ),
+                    ),
+                    (
+                        "chainNodes",
+                        Value::from(r.chain_nodes.iter().copied().collect::<Vec<_>>()),
+                    ),
+                    (
+                        "serviceNodes",
+                        Value::from(r.service_nodes.iter().copied().collect::<Vec<_>>()),
+                    ),
                 ]),
             );
         }
-        object([("nodes", Value::from(nodes)), ("runtimes", Value::from(runtimes)), ("tunnels", Value::from(tunnels))])
+        object([
+            ("nodes", Value::from(nodes)),
+            ("runtimes", Value::from(runtimes)),
+            ("tunnels", Value::from(tunnels)),
+        ])
     }
 }
 
@@ -1205,7 +1302,8 @@ fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError
 
 /// Replays the steps; see the module documentation for their format.
 pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
-    crate::limits::check_value(steps, &crate::limits::Limits::default()).map_err(|e| e.to_api_error())?;
+    crate::limits::check_value(steps, &crate::limits::Limits::default())
+        .map_err(|e| e.to_api_error())?;
     let list = match steps {
         Value::Array(a) => a,
         Value::Object(o) => match o.get("steps") {

@@ -99,8 +99,14 @@ impl Limits {
     pub fn from_value(v: Option<&Value>) -> Result<Limits, ApiError> {
         match v {
             None | Some(Value::Null) => Ok(Limits::default()),
-            Some(v @ Value::Object(_)) => Limits::read(v, "/limits").map_err(|e| ApiError::new("INVALID_OPTIONS", format!("limits: {}", e.message), e.path)),
-            Some(_) => Err(ApiError::new("INVALID_OPTIONS", "limits must be an object such as {\"maxNodes\": 200}", "/limits")),
+            Some(v @ Value::Object(_)) => Limits::read(v, "/limits").map_err(|e| {
+                ApiError::new("INVALID_OPTIONS", format!("limits: {}", e.message), e.path)
+            }),
+            Some(_) => Err(ApiError::new(
+                "INVALID_OPTIONS",
+                "limits must be an object such as {\"maxNodes\": 200}",
+                "/limits",
+            )),
         }
     }
 }
@@ -134,9 +140,22 @@ impl LimitError {
             "maxDepth" => "arrays/objects are nested deeper than the depth limit",
             _ => "a size limit is exceeded",
         };
-        let at = if path.is_empty() { String::new() } else { format!(" at {}", path) };
-        let message = format!("{}{}: {} > {} (raise option limits.{} to allow it)", what, at, actual, max, limit);
-        LimitError { limit, actual, max, path, message }
+        let at = if path.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", path)
+        };
+        let message = format!(
+            "{}{}: {} > {} (raise option limits.{} to allow it)",
+            what, at, actual, max, limit
+        );
+        LimitError {
+            limit,
+            actual,
+            max,
+            path,
+            message,
+        }
     }
 
     /// Chinese text for the same error.
@@ -150,8 +169,15 @@ impl LimitError {
             "maxDepth" => "嵌套层数超过上限",
             _ => "超过大小限制",
         };
-        let at = if self.path.is_empty() { String::new() } else { format!("（位置 {}）", self.path) };
-        format!("{}{}：{} > {}（可通过选项 limits.{} 调整）", what, at, self.actual, self.max, self.limit)
+        let at = if self.path.is_empty() {
+            String::new()
+        } else {
+            format!("（位置 {}）", self.path)
+        };
+        format!(
+            "{}{}：{} > {}（可通过选项 limits.{} 调整）",
+            what, at, self.actual, self.max, self.limit
+        )
     }
 
     /// The error for entry points that return [`ApiError`]: code `LIMIT_EXCEEDED`.
@@ -209,7 +235,9 @@ fn frames_pointer(text: &str, frames: &[Frame]) -> String {
                 p.push('/');
                 p.push_str(&index.to_string());
             }
-            Frame::Object { key: Some((start, end)) } => {
+            Frame::Object {
+                key: Some((start, end)),
+            } => {
                 let raw = text.get(*start..*end).unwrap_or("");
                 let k = match crate::json::from_str(raw) {
                     Ok(Value::String(k)) => k,
@@ -230,7 +258,12 @@ fn frames_pointer(text: &str, frames: &[Frame]) -> String {
 /// reports it afterwards.
 pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
     if text.len() > limits.max_input_bytes {
-        return Err(LimitError::new("maxInputBytes", text.len(), limits.max_input_bytes, String::new()));
+        return Err(LimitError::new(
+            "maxInputBytes",
+            text.len(),
+            limits.max_input_bytes,
+            String::new(),
+        ));
     }
     let bytes = text.as_bytes();
     let mut frames: Vec<Frame> = Vec::new();
@@ -241,7 +274,12 @@ pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
         match b {
             b'[' | b'{' => {
                 if frames.len() >= limits.max_depth {
-                    return Err(LimitError::new("maxDepth", frames.len() + 1, limits.max_depth, frames_pointer(text, &frames)));
+                    return Err(LimitError::new(
+                        "maxDepth",
+                        frames.len() + 1,
+                        limits.max_depth,
+                        frames_pointer(text, &frames),
+                    ));
                 }
                 if b == b'[' {
                     frames.push(Frame::Array { index: 0 });
@@ -271,11 +309,19 @@ pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
                 if chars > limits.max_string_len {
                     // A value points at itself; an over-long key at the object holding it.
                     let path = if expect_key {
-                        frames_pointer(text, frames.get(..frames.len().saturating_sub(1)).unwrap_or(&[]))
+                        frames_pointer(
+                            text,
+                            frames.get(..frames.len().saturating_sub(1)).unwrap_or(&[]),
+                        )
                     } else {
                         frames_pointer(text, &frames)
                     };
-                    return Err(LimitError::new("maxStringLen", chars, limits.max_string_len, path));
+                    return Err(LimitError::new(
+                        "maxStringLen",
+                        chars,
+                        limits.max_string_len,
+                        path,
+                    ));
                 }
                 if expect_key {
                     if let Some(Frame::Object { key }) = frames.last_mut() {
@@ -302,11 +348,18 @@ fn scan_string(bytes: &[u8], mut i: usize) -> (usize, usize) {
             b'\\' => {
                 let is_low_surrogate = bytes.get(i + 1) == Some(&b'u')
                     && matches!(bytes.get(i + 2), Some(b'd' | b'D'))
-                    && matches!(bytes.get(i + 3), Some(b'c' | b'C' | b'd' | b'D' | b'e' | b'E' | b'f' | b'F'));
+                    && matches!(
+                        bytes.get(i + 3),
+                        Some(b'c' | b'C' | b'd' | b'D' | b'e' | b'E' | b'f' | b'F')
+                    );
                 if !is_low_surrogate {
                     chars += 1;
                 }
-                i += if bytes.get(i + 1) == Some(&b'u') { 6 } else { 2 };
+                i += if bytes.get(i + 1) == Some(&b'u') {
+                    6
+                } else {
+                    2
+                };
             }
             // UTF-8 continuation bytes do not start a character.
             0x80..=0xBF => i += 1,
@@ -390,12 +443,22 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
             Shape::Str(s) if s.len() > limits.max_string_len => {
                 let n = s.chars().count();
                 if n > limits.max_string_len {
-                    return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
+                    return Err(LimitError::new(
+                        "maxStringLen",
+                        n,
+                        limits.max_string_len,
+                        pointer(&arena, at, &[]),
+                    ));
                 }
             }
             Shape::Arr(items) => {
                 if depth + 1 > limits.max_depth {
-                    return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
+                    return Err(LimitError::new(
+                        "maxDepth",
+                        depth + 1,
+                        limits.max_depth,
+                        pointer(&arena, at, &[]),
+                    ));
                 }
                 for (i, item) in items.iter().enumerate().rev() {
                     if visit(item) {
@@ -408,7 +471,12 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
             }
             Shape::Obj => {
                 if depth + 1 > limits.max_depth {
-                    return Err(LimitError::new("maxDepth", depth + 1, limits.max_depth, pointer(&arena, at, &[])));
+                    return Err(LimitError::new(
+                        "maxDepth",
+                        depth + 1,
+                        limits.max_depth,
+                        pointer(&arena, at, &[]),
+                    ));
                 }
                 // One pass over the entries: queue the children and note the
                 // fields the counts need; errors are reported in the order
@@ -439,24 +507,41 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                 // `path` is built only for the error.
                 let too_wide = |members: usize, path: &dyn Fn() -> String| {
                     if members > limits.max_nodes_per_hop {
-                        Err(LimitError::new("maxNodesPerHop", members, limits.max_nodes_per_hop, path()))
+                        Err(LimitError::new(
+                            "maxNodesPerHop",
+                            members,
+                            limits.max_nodes_per_hop,
+                            path(),
+                        ))
                     } else {
                         Ok(())
                     }
                 };
                 if let Some(Shape::Arr(nodes)) = nodes.map(N::shape) {
                     if (depth == 0 || tunnel.is_some()) && nodes.len() > limits.max_nodes {
-                        return Err(LimitError::new("maxNodes", nodes.len(), limits.max_nodes, pointer(&arena, at, &["nodes"])));
+                        return Err(LimitError::new(
+                            "maxNodes",
+                            nodes.len(),
+                            limits.max_nodes,
+                            pointer(&arena, at, &["nodes"]),
+                        ));
                     }
                 }
                 if let Some(t) = tunnel {
                     if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
                         if hops.len() > limits.max_hops {
-                            return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["tunnel", "chainNodes"])));
+                            return Err(LimitError::new(
+                                "maxHops",
+                                hops.len(),
+                                limits.max_hops,
+                                pointer(&arena, at, &["tunnel", "chainNodes"]),
+                            ));
                         }
                         for (i, hop) in hops.iter().enumerate() {
                             if let Shape::Arr(members) = hop.shape() {
-                                too_wide(members.len(), &|| pointer(&arena, at, &["tunnel", "chainNodes", &i.to_string()]))?;
+                                too_wide(members.len(), &|| {
+                                    pointer(&arena, at, &["tunnel", "chainNodes", &i.to_string()])
+                                })?;
                             }
                         }
                     }
@@ -468,16 +553,28 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                 }
                 if let Some(Shape::Arr(hops)) = hops.map(N::shape) {
                     if hops.len() > limits.max_hops {
-                        return Err(LimitError::new("maxHops", hops.len(), limits.max_hops, pointer(&arena, at, &["hops"])));
+                        return Err(LimitError::new(
+                            "maxHops",
+                            hops.len(),
+                            limits.max_hops,
+                            pointer(&arena, at, &["hops"]),
+                        ));
                     }
                     for (i, hop) in hops.iter().enumerate() {
                         if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
-                            too_wide(members.len(), &|| pointer(&arena, at, &["hops", &i.to_string(), "nodes"]))?;
+                            too_wide(members.len(), &|| {
+                                pointer(&arena, at, &["hops", &i.to_string(), "nodes"])
+                            })?;
                         }
                     }
                 }
                 if let Some(n) = long_key {
-                    return Err(LimitError::new("maxStringLen", n, limits.max_string_len, pointer(&arena, at, &[])));
+                    return Err(LimitError::new(
+                        "maxStringLen",
+                        n,
+                        limits.max_string_len,
+                        pointer(&arena, at, &[]),
+                    ));
                 }
             }
             _ => {}
@@ -516,7 +613,10 @@ impl Node for Value {
         self.as_object()?.get(key)
     }
     fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
-        self.as_object().into_iter().flat_map(|m| m.iter()).map(|(k, v)| (k.as_str(), v))
+        self.as_object()
+            .into_iter()
+            .flat_map(|m| m.iter())
+            .map(|(k, v)| (k.as_str(), v))
     }
 }
 
@@ -524,7 +624,8 @@ impl Node for Value {
 /// Returns the parsed value; text that is not JSON is an `INVALID_INPUT` error.
 pub fn parse_checked(text: &str, limits: &Limits) -> Result<Value, ApiError> {
     check_text(text, limits)?;
-    let v = crate::json::from_str(text).map_err(|e| ApiError::new("INVALID_INPUT", format!("not JSON: {}", e), ""))?;
+    let v = crate::json::from_str(text)
+        .map_err(|e| ApiError::new("INVALID_INPUT", format!("not JSON: {}", e), ""))?;
     check_value(&v, limits)?;
     Ok(v)
 }
@@ -535,7 +636,14 @@ mod tests {
     use serde_json::json;
 
     fn small() -> Limits {
-        Limits { max_input_bytes: 1000, max_nodes: 3, max_hops: 2, max_nodes_per_hop: 2, max_string_len: 8, max_depth: 4 }
+        Limits {
+            max_input_bytes: 1000,
+            max_nodes: 3,
+            max_hops: 2,
+            max_nodes_per_hop: 2,
+            max_string_len: 8,
+            max_depth: 4,
+        }
     }
 
     #[test]
@@ -552,9 +660,15 @@ mod tests {
     #[test]
     fn options_override_some_fields_and_reject_bad_ones() {
         let l = Limits::from_value(Some(&json!({"maxNodes": 5, "maxDepth": 9}))).unwrap();
-        assert_eq!((l.max_nodes, l.max_depth, l.max_hops), (5, 9, DEFAULT_MAX_HOPS));
+        assert_eq!(
+            (l.max_nodes, l.max_depth, l.max_hops),
+            (5, 9, DEFAULT_MAX_HOPS)
+        );
         assert_eq!(Limits::from_value(None).unwrap(), Limits::default());
-        assert_eq!(Limits::from_value(Some(&Value::Null)).unwrap(), Limits::default());
+        assert_eq!(
+            Limits::from_value(Some(&Value::Null)).unwrap(),
+            Limits::default()
+        );
         let e = Limits::from_value(Some(&json!({"maxNodes": -1}))).unwrap_err();
         assert_eq!(e.code, "INVALID_OPTIONS");
         assert!(Limits::from_value(Some(&json!({"maxNodes": "5"}))).is_err());
@@ -564,7 +678,10 @@ mod tests {
     #[test]
     fn text_over_byte_limit() {
         let e = check_text(&"x".repeat(1001), &small()).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.max, e.path.as_str()), ("maxInputBytes", 1001, 1000, ""));
+        assert_eq!(
+            (e.limit, e.actual, e.max, e.path.as_str()),
+            ("maxInputBytes", 1001, 1000, "")
+        );
         assert!(e.message.contains("maxInputBytes"), "{}", e.message);
         assert!(check_text(&"x".repeat(1000), &small()).is_ok());
     }
@@ -579,7 +696,14 @@ mod tests {
         let e = check_text(r#"{"a":[1,{"b~/":{"c":[[]]}}]}"#, &l).unwrap_err();
         assert_eq!(e.path, "/a/1/b~0~1/c");
         // brackets inside strings do not count, escaped quotes do not end strings
-        assert!(check_text(r#"["[[[[[[\"[[[", "{{{{{{"]"#, &Limits { max_string_len: 100, ..l }).is_ok());
+        assert!(check_text(
+            r#"["[[[[[[\"[[[", "{{{{{{"]"#,
+            &Limits {
+                max_string_len: 100,
+                ..l
+            }
+        )
+        .is_ok());
     }
 
     #[test]
@@ -596,13 +720,28 @@ mod tests {
     fn text_string_length_counts_characters() {
         let l = small();
         assert!(check_text(r#"["12345678"]"#, &l).is_ok());
-        assert!(check_text(r#"["节节节节节节节节"]"#, &l).is_ok(), "8 chars in 24 bytes");
-        assert!(check_text(r#"["\u00e9\n\t\"\\abc"]"#, &l).is_ok(), "escapes count once");
-        assert!(check_text(r#"["\ud83e\udd80234567"]"#, &l).is_ok(), "a surrogate pair is one character");
+        assert!(
+            check_text(r#"["节节节节节节节节"]"#, &l).is_ok(),
+            "8 chars in 24 bytes"
+        );
+        assert!(
+            check_text(r#"["\u00e9\n\t\"\\abc"]"#, &l).is_ok(),
+            "escapes count once"
+        );
+        assert!(
+            check_text(r#"["\ud83e\udd80234567"]"#, &l).is_ok(),
+            "a surrogate pair is one character"
+        );
         let e = check_text(r#"{"k":[1,"123456789"]}"#, &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxStringLen", 9, "/k/1"));
+        assert_eq!(
+            (e.limit, e.actual, e.path.as_str()),
+            ("maxStringLen", 9, "/k/1")
+        );
         let e = check_text(r#"{"123456789":1}"#, &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxStringLen", 9, ""));
+        assert_eq!(
+            (e.limit, e.actual, e.path.as_str()),
+            ("maxStringLen", 9, "")
+        );
         let e = check_text(r#"{"x":{"a":1,"123456789":2}}"#, &l).unwrap_err();
         assert_eq!((e.limit, e.path.as_str()), ("maxStringLen", "/x"));
     }
@@ -610,7 +749,10 @@ mod tests {
     #[test]
     fn text_that_is_not_json_is_left_to_the_parser() {
         assert!(check_text("]]]}}{", &small()).is_ok());
-        assert!(check_text("\"unterminated", &small()).is_err(), "12 characters so far");
+        assert!(
+            check_text("\"unterminated", &small()).is_err(),
+            "12 characters so far"
+        );
         assert!(check_text("\"unterm", &small()).is_ok());
         assert!(check_text("", &small()).is_ok());
     }
@@ -625,29 +767,56 @@ mod tests {
 
     #[test]
     fn value_counts_name_the_limit_and_the_path() {
-        let l = Limits { max_depth: 10, max_string_len: 100, ..small() };
+        let l = Limits {
+            max_depth: 10,
+            max_string_len: 100,
+            ..small()
+        };
         assert!(check_value(&tunnel(2, &[2, 2], 2, 3), &l).is_ok());
         let e = check_value(&tunnel(1, &[1], 1, 4), &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.max, e.path.as_str()), ("maxNodes", 4, 3, "/nodes"));
+        assert_eq!(
+            (e.limit, e.actual, e.max, e.path.as_str()),
+            ("maxNodes", 4, 3, "/nodes")
+        );
         let e = check_value(&tunnel(1, &[1, 1, 1], 1, 1), &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxHops", 3, "/tunnel/chainNodes"));
+        assert_eq!(
+            (e.limit, e.actual, e.path.as_str()),
+            ("maxHops", 3, "/tunnel/chainNodes")
+        );
         let e = check_value(&tunnel(1, &[1, 3], 1, 1), &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxNodesPerHop", 3, "/tunnel/chainNodes/1"));
+        assert_eq!(
+            (e.limit, e.actual, e.path.as_str()),
+            ("maxNodesPerHop", 3, "/tunnel/chainNodes/1")
+        );
         let e = check_value(&tunnel(3, &[], 1, 1), &l).unwrap_err();
-        assert_eq!((e.limit, e.path.as_str()), ("maxNodesPerHop", "/tunnel/inNodeId"));
+        assert_eq!(
+            (e.limit, e.path.as_str()),
+            ("maxNodesPerHop", "/tunnel/inNodeId")
+        );
         let e = check_value(&tunnel(1, &[], 3, 1), &l).unwrap_err();
-        assert_eq!((e.limit, e.path.as_str()), ("maxNodesPerHop", "/tunnel/outNodeId"));
+        assert_eq!(
+            (e.limit, e.path.as_str()),
+            ("maxNodesPerHop", "/tunnel/outNodeId")
+        );
     }
 
     #[test]
     fn value_counts_apply_inside_wrappers_and_gost_chains() {
-        let l = Limits { max_depth: 12, max_string_len: 100, ..small() };
+        let l = Limits {
+            max_depth: 12,
+            max_string_len: 100,
+            ..small()
+        };
         let steps = json!([{"op": "apply", "input": tunnel(1, &[1], 1, 1)}, {"op": "apply", "input": tunnel(1, &[1], 1, 5)}]);
         let e = check_value(&steps, &l).unwrap_err();
         assert_eq!((e.limit, e.path.as_str()), ("maxNodes", "/1/input/nodes"));
-        let chain = json!({"chains": [{"name": "c", "hops": [{"name": "h", "nodes": [{}, {}, {}]}]}]});
+        let chain =
+            json!({"chains": [{"name": "c", "hops": [{"name": "h", "nodes": [{}, {}, {}]}]}]});
         let e = check_value(&chain, &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxNodesPerHop", 3, "/chains/0/hops/0/nodes"));
+        assert_eq!(
+            (e.limit, e.actual, e.path.as_str()),
+            ("maxNodesPerHop", 3, "/chains/0/hops/0/nodes")
+        );
         let chain = json!({"hops": [{}, {}, {}]});
         assert_eq!(check_value(&chain, &l).unwrap_err().limit, "maxHops");
         // a nested `nodes` array that is not a tunnel's node table is not a node count
@@ -658,13 +827,19 @@ mod tests {
     fn value_strings_keys_and_depth() {
         let l = small();
         let e = check_value(&json!({"a": ["ok", "123456789"]}), &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxStringLen", 9, "/a/1"));
+        assert_eq!(
+            (e.limit, e.actual, e.path.as_str()),
+            ("maxStringLen", 9, "/a/1")
+        );
         let e = check_value(&json!({"a": {"123456789": 1}}), &l).unwrap_err();
         assert_eq!((e.limit, e.path.as_str()), ("maxStringLen", "/a"));
         assert!(check_value(&json!({"a": "节节节节节节节节"}), &l).is_ok());
         assert!(check_value(&json!([[[[1]]]]), &l).is_ok());
         let e = check_value(&json!([[[[[1]]]]]), &l).unwrap_err();
-        assert_eq!((e.limit, e.actual, e.path.as_str()), ("maxDepth", 5, "/0/0/0/0"));
+        assert_eq!(
+            (e.limit, e.actual, e.path.as_str()),
+            ("maxDepth", 5, "/0/0/0/0")
+        );
         let e = check_value(&json!({"a/b": {"c": [[{}]]}}), &l).unwrap_err();
         assert_eq!(e.path, "/a~1b/c/0/0");
     }
@@ -697,7 +872,13 @@ mod tests {
         for _ in 0..50_000 {
             v = Value::Array(vec![v]);
         }
-        let e = check_value(&v, &Limits { max_depth: 100_000, ..Limits::default() });
+        let e = check_value(
+            &v,
+            &Limits {
+                max_depth: 100_000,
+                ..Limits::default()
+            },
+        );
         assert!(e.is_ok());
         let e = check_value(&v, &Limits::default()).unwrap_err();
         assert_eq!(e.limit, "maxDepth");
@@ -712,11 +893,25 @@ mod tests {
     fn errors_become_api_errors_and_in001_findings() {
         let e = check_value(&json!({"a": "123456789"}), &small()).unwrap_err();
         let api = e.to_api_error();
-        assert_eq!((api.code.as_str(), api.path.as_str()), ("LIMIT_EXCEEDED", "/a"));
-        assert!(api.message.contains("maxStringLen") && api.message.contains("9 > 8"), "{}", api.message);
+        assert_eq!(
+            (api.code.as_str(), api.path.as_str()),
+            ("LIMIT_EXCEEDED", "/a")
+        );
+        assert!(
+            api.message.contains("maxStringLen") && api.message.contains("9 > 8"),
+            "{}",
+            api.message
+        );
         let f = e.to_finding();
-        assert_eq!((f.code.as_str(), f.rule.as_str(), f.severity), ("IN001", "unreadable", Severity::Error));
-        assert!(f.message_zh.contains("字符串长度超过上限"), "{}", f.message_zh);
+        assert_eq!(
+            (f.code.as_str(), f.rule.as_str(), f.severity),
+            ("IN001", "unreadable", Severity::Error)
+        );
+        assert!(
+            f.message_zh.contains("字符串长度超过上限"),
+            "{}",
+            f.message_zh
+        );
         let json = serde_json::to_value(&e).unwrap();
         assert_eq!(json["limit"], "maxStringLen");
         assert_eq!(json["actual"], 9);
@@ -727,7 +922,15 @@ mod tests {
         let l = small();
         assert_eq!(parse_checked("[1,2]", &l).unwrap(), json!([1, 2]));
         assert_eq!(parse_checked("[1,", &l).unwrap_err().code, "INVALID_INPUT");
-        assert_eq!(parse_checked("[[[[[0]]]]]", &l).unwrap_err().code, "LIMIT_EXCEEDED");
-        assert_eq!(parse_checked(r#"{"tunnel":{},"nodes":[1,2,3,4]}"#, &l).unwrap_err().code, "LIMIT_EXCEEDED");
+        assert_eq!(
+            parse_checked("[[[[[0]]]]]", &l).unwrap_err().code,
+            "LIMIT_EXCEEDED"
+        );
+        assert_eq!(
+            parse_checked(r#"{"tunnel":{},"nodes":[1,2,3,4]}"#, &l)
+                .unwrap_err()
+                .code,
+            "LIMIT_EXCEEDED"
+        );
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::address::{parse_ip, IpKind};
 use crate::coerce::{default_string, go_int, go_string, map_slice};
-use serde_json::{Map, Value};
 use crate::fast_map::FastMap as HashMap;
+use serde_json::{Map, Value};
 
 /// One node row, as the server's node record holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,15 +17,56 @@ pub struct NodeRecord {
     pub server_ipv6: String,
     /// Port range spec, e.g. `40000-40100,50000`.
     pub port_range: String,
-    /// Listen address (trimmed; empty stays empty).
+    /// Listen address as stored (untrimmed); exactly `""` reads as `[::]`.
     pub tcp_listen_addr: String,
     pub interface_name: String,
     pub status: i64,
     pub is_remote: bool,
     pub remote_url: String,
-    /// Only ever tested for presence; never copied into any output.
+    /// Whether a share token is configured: a non-blank `remoteToken`, or the
+    /// presence marker `remoteToken: true` (a browser that never sees tokens).
     pub has_remote_token: bool,
+    /// Which share the row points at: rows with the same URL and token are one
+    /// share. Compared only; never printed (its `Debug` is redacted).
+    pub share_identity: ShareIdentity,
     pub remote_config: String,
+}
+
+/// A share token is configured: a non-blank string, or the marker `true`.
+fn token_present(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::Bool(b)) => *b,
+        other => !go_string(other).is_empty(),
+    }
+}
+
+/// The identity of a share token, kept only to compare two rows.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ShareIdentity(String);
+
+impl ShareIdentity {
+    /// The trimmed token; a row with only the presence marker is a share of its own.
+    fn of(node_id: i64, token: Option<&Value>) -> ShareIdentity {
+        match token {
+            Some(Value::String(t)) if !t.trim().is_empty() => {
+                ShareIdentity(format!("t:{}", t.trim()))
+            }
+            _ => ShareIdentity(format!("n:{}", node_id)),
+        }
+    }
+}
+
+#[cfg(test)]
+impl ShareIdentity {
+    pub fn test(name: &str) -> ShareIdentity {
+        ShareIdentity(name.to_string())
+    }
+}
+
+impl std::fmt::Debug for ShareIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ShareIdentity(<redacted>)")
+    }
 }
 
 /// A string field that the server stores untrimmed.
@@ -36,25 +77,82 @@ fn raw_string(v: Option<&Value>) -> String {
     }
 }
 
+/// The column names a node row uses: the node list API's or the database's.
+#[derive(Debug, Clone, Copy)]
+pub struct RowKeys {
+    pub name: &'static str,
+    pub server_ip: &'static str,
+    pub server_ipv4: &'static str,
+    pub server_ipv6: &'static str,
+    pub tcp_listen_addr: &'static str,
+    pub interface_name: &'static str,
+    pub is_remote: &'static str,
+    pub remote_url: &'static str,
+    pub remote_token: &'static str,
+    pub remote_config: &'static str,
+}
+
+impl RowKeys {
+    /// `ListNodes` of the panel's API (camelCase).
+    pub const API: RowKeys = RowKeys {
+        name: "name",
+        server_ip: "serverIp",
+        server_ipv4: "serverIpV4",
+        server_ipv6: "serverIpV6",
+        tcp_listen_addr: "tcpListenAddr",
+        interface_name: "interfaceName",
+        is_remote: "isRemote",
+        remote_url: "remoteUrl",
+        remote_token: "remoteToken",
+        remote_config: "remoteConfig",
+    };
+    /// The `node` table (column names of model.go).
+    pub const DATABASE: RowKeys = RowKeys {
+        name: "name",
+        server_ip: "server_ip",
+        server_ipv4: "server_ip_v4",
+        server_ipv6: "server_ip_v6",
+        tcp_listen_addr: "tcp_listen_addr",
+        interface_name: "interface_name",
+        is_remote: "is_remote",
+        remote_url: "remote_url",
+        remote_token: "remote_token",
+        remote_config: "remote_config",
+    };
+}
+
 impl NodeRecord {
-    pub fn from_row(row: &Map<String, Value>) -> NodeRecord {
+    /// A row read the way the repository's `nodeRecordFromModel` reads it.
+    pub fn from_row(row: &Map<String, Value>, keys: RowKeys) -> NodeRecord {
         let id = go_int(row.get("id"), 0);
-        let name = go_string(row.get("name"));
-        let name = if name.is_empty() { format!("node_{}", id) } else { name };
+        // The repository keeps the name untrimmed; messages show it trimmed.
+        let name = raw_string(row.get(keys.name));
+        let name = if name.trim().is_empty() {
+            format!("node_{}", id)
+        } else {
+            name.trim().to_string()
+        };
+        let tcp_listen_addr = raw_string(row.get(keys.tcp_listen_addr));
+        let tcp_listen_addr = if tcp_listen_addr.is_empty() {
+            "[::]".to_string()
+        } else {
+            tcp_listen_addr
+        };
         NodeRecord {
             id,
             name,
-            server_ip: go_string(row.get("serverIp")),
-            server_ipv4: go_string(row.get("serverIpV4")),
-            server_ipv6: go_string(row.get("serverIpV6")),
-            port_range: go_string(row.get("port")),
-            tcp_listen_addr: go_string(row.get("tcpListenAddr")),
-            interface_name: go_string(row.get("interfaceName")),
+            server_ip: raw_string(row.get(keys.server_ip)),
+            server_ipv4: go_string(row.get(keys.server_ipv4)),
+            server_ipv6: go_string(row.get(keys.server_ipv6)),
+            port_range: raw_string(row.get("port")),
+            tcp_listen_addr,
+            interface_name: go_string(row.get(keys.interface_name)),
             status: go_int(row.get("status"), 0),
-            is_remote: go_int(row.get("isRemote"), 0) == 1,
-            remote_url: go_string(row.get("remoteUrl")),
-            has_remote_token: !go_string(row.get("remoteToken")).is_empty(),
-            remote_config: go_string(row.get("remoteConfig")),
+            is_remote: go_int(row.get(keys.is_remote), 0) == 1,
+            remote_url: go_string(row.get(keys.remote_url)),
+            has_remote_token: token_present(row.get(keys.remote_token)),
+            share_identity: ShareIdentity::of(id, row.get(keys.remote_token)),
+            remote_config: go_string(row.get(keys.remote_config)),
         }
     }
 
@@ -79,7 +177,7 @@ impl NodeRecord {
         if !other.is_empty() {
             return false;
         }
-        let legacy = self.server_ip.trim_matches(|c| c == '[' || c == ']');
+        let legacy = self.server_ip.trim().trim_matches(|c| c == '[' || c == ']');
         if legacy.is_empty() {
             return false;
         }
@@ -111,52 +209,105 @@ impl NodeRecord {
             return (0, 0);
         }
         match crate::json::from_str(&self.remote_config) {
-            Ok(Value::Object(cfg)) => (go_int(cfg.get("portRangeStart"), 0), go_int(cfg.get("portRangeEnd"), 0)),
+            Ok(Value::Object(cfg)) => (
+                go_int(cfg.get("portRangeStart"), 0),
+                go_int(cfg.get("portRangeEnd"), 0),
+            ),
             _ => (0, 0),
         }
     }
 
-    /// The first port of the node's range spec (the preview's pick), if any.
-    pub fn first_free_port(&self) -> Option<i64> {
-        first_port_of_range(&self.port_range)
+    /// The first port of the node's range spec not in `used` (the preview's
+    /// pick: the server draws at random on create, takes the first on edit).
+    pub fn first_free_port(&self, used: &[i64]) -> Option<i64> {
+        first_free_port(&self.port_range, used)
     }
 }
 
-/// Smallest valid port named by a range spec like `40000-40100,50000`
-/// (reversed ranges count, invalid parts are skipped).
-pub fn first_port_of_range(spec: &str) -> Option<i64> {
-    let mut best: Option<i64> = None;
+/// The ranges of a port spec like `40000-40100,50000`, the way the
+/// repository's `parsePortRangeSpec` reads it: parts trimmed, `a-b`
+/// inclusive with reversed bounds swapped, bad or non-positive parts skipped.
+pub fn port_ranges(spec: &str) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
     for part in spec.trim().split(',') {
         let part = part.trim();
         if part.is_empty() {
             continue;
         }
-        let candidate = if let Some((a, b)) = part.split_once('-') {
-            match (a.trim().parse::<i64>(), b.trim().parse::<i64>()) {
-                (Ok(s), Ok(e)) if s > 0 && e > 0 => s.min(e),
+        let range = match part.split_once('-') {
+            Some((a, b)) => match (go_atoi(a.trim()), go_atoi(b.trim())) {
+                (Some(s), Some(e)) if s > 0 && e > 0 => (s.min(e), s.max(e)),
                 _ => continue,
-            }
-        } else {
-            match part.parse::<i64>() {
-                Ok(p) if p > 0 => p,
+            },
+            None => match go_atoi(part) {
+                Some(p) if p > 0 => (p, p),
                 _ => continue,
-            }
+            },
         };
-        best = Some(best.map_or(candidate, |b| b.min(candidate)));
+        out.push(range);
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Go's `strconv.Atoi` on a 64-bit machine: optional sign, decimal digits.
+fn go_atoi(s: &str) -> Option<i64> {
+    s.parse::<i64>().ok()
+}
+
+/// The smallest port of `spec` that is not in `used`.
+pub fn first_free_port(spec: &str, used: &[i64]) -> Option<i64> {
+    let mut best: Option<i64> = None;
+    for (start, end) in port_ranges(spec) {
+        // Each used port can push the candidate up by one, so this loop is
+        // bounded by `used.len() + 1` steps per range.
+        let mut p = start;
+        while p <= end && used.contains(&p) {
+            p += 1;
+        }
+        if p <= end {
+            best = Some(best.map_or(p, |b: i64| b.min(p)));
+        }
     }
     best
 }
 
-/// The node rows by id (the first row wins when an id repeats).
-pub fn node_table(nodes: Option<&Value>) -> HashMap<i64, NodeRecord> {
-    let mut table = HashMap::default();
-    for row in map_slice(nodes) {
-        let rec = NodeRecord::from_row(row);
-        if rec.id > 0 {
-            table.entry(rec.id).or_insert(rec);
+/// The node rows in input order, looked up by id (the first row wins when an
+/// id repeats, as a primary key would).
+#[derive(Debug, Clone, Default)]
+pub struct NodeTable {
+    rows: Vec<NodeRecord>,
+    index: HashMap<i64, usize>,
+}
+
+impl NodeTable {
+    pub fn new(records: impl IntoIterator<Item = NodeRecord>) -> NodeTable {
+        let mut table = NodeTable::default();
+        for rec in records {
+            if rec.id > 0 && !table.index.contains_key(&rec.id) {
+                table.index.insert(rec.id, table.rows.len());
+                table.rows.push(rec);
+            }
         }
+        table
     }
-    table
+
+    pub fn get(&self, id: i64) -> Option<&NodeRecord> {
+        self.index.get(&id).and_then(|&i| self.rows.get(i))
+    }
+
+    pub fn rows(&self) -> &[NodeRecord] {
+        &self.rows
+    }
+}
+
+/// The node rows of a node list (the panel API's camelCase rows).
+pub fn node_table(nodes: Option<&Value>) -> NodeTable {
+    NodeTable::new(
+        map_slice(nodes)
+            .into_iter()
+            .map(|row| NodeRecord::from_row(row, RowKeys::API)),
+    )
 }
 
 /// The kind of place a node holds in the tunnel.
@@ -186,8 +337,14 @@ pub struct TunnelNode {
     pub port: i64,
     pub connect_ip: String,
     pub role: Role,
-    /// 1-based hop number among surviving hops for middles, 0 otherwise.
+    /// 1-based hop number among surviving hops for middles, 0 otherwise
+    /// (resource keys and bindings use it).
     pub hop: i64,
+    /// The stored `inx`: a hop node's raw position in `chainNodes` (dropped
+    /// hops counted), an entry's or exit's position among the object items.
+    pub inx: i64,
+    /// For a remote hop node or exit, the runtime id its provider answered.
+    pub runtime_id: Option<i64>,
 }
 
 impl TunnelNode {
@@ -196,23 +353,40 @@ impl TunnelNode {
             node_id: go_int(item.get("nodeId"), 0),
             protocol: default_string(&go_string(item.get("protocol")), "tls"),
             strategy: default_string(&go_string(item.get("strategy")), "round"),
-            port: if role == Role::Entry { 0 } else { go_int(item.get("port"), 0) },
-            connect_ip: if role == Role::Entry { String::new() } else { go_string(item.get("connectIp")) },
+            port: if role == Role::Entry {
+                0
+            } else {
+                go_int(item.get("port"), 0)
+            },
+            connect_ip: if role == Role::Entry {
+                String::new()
+            } else {
+                go_string(item.get("connectIp"))
+            },
             role,
             hop: 0,
+            inx: 0,
+            runtime_id: None,
         }
     }
 }
 
-/// What a provider panel allocates for one federated node in a preview.
+/// What a provider panel allocates for one federated node in a preview, and
+/// which of those values the input gave (the rest are assumed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FederationInfo {
+    /// The runtime id a new reservation gets: `runtimeId`, else node id x 10.
     pub runtime_id: i64,
-    /// `None` means: the requested port is granted.
+    /// `allocatedPort` when > 0: the provider's answer, used as is.
     pub allocated_port: Option<i64>,
-    /// The provider's own listen address for that node, as stored.
+    /// The provider's own listen address for that node, as stored (`""` reads as `[::]`).
     pub tcp_listen_addr: String,
     pub interface_name: String,
+    /// The share's `portRangeStart`/`portRangeEnd`, (0, 0) when not given.
+    pub port_range: (i64, i64),
+    /// Whether the input had an entry for the node at all.
+    pub given: bool,
+    pub runtime_id_given: bool,
 }
 
 impl FederationInfo {
@@ -224,18 +398,29 @@ impl FederationInfo {
             .and_then(|m| m.get(&node_id.to_string()))
             .and_then(Value::as_object);
         let get = |k: &str| entry.and_then(|e| e.get(k));
-        let runtime_id = go_int(get("runtimeId"), 0);
-        let runtime_id = if runtime_id > 0 { runtime_id } else { node_id.saturating_mul(10) };
-        let allocated = go_int(get("allocatedPort"), 0);
-        let tcp_listen_addr = match entry {
-            Some(_) => raw_string(get("tcpListenAddr")),
-            None => "[::]".to_string(),
+        let given_id = go_int(get("runtimeId"), 0);
+        let runtime_id = if given_id > 0 {
+            given_id
+        } else {
+            node_id.saturating_mul(10)
         };
+        let allocated = go_int(get("allocatedPort"), 0);
+        let listen = raw_string(get("tcpListenAddr"));
         FederationInfo {
             runtime_id,
             allocated_port: if allocated > 0 { Some(allocated) } else { None },
-            tcp_listen_addr,
+            tcp_listen_addr: if listen.is_empty() {
+                "[::]".to_string()
+            } else {
+                listen
+            },
             interface_name: go_string(get("interfaceName")),
+            port_range: (
+                go_int(get("portRangeStart"), 0),
+                go_int(get("portRangeEnd"), 0),
+            ),
+            given: entry.is_some(),
+            runtime_id_given: given_id > 0,
         }
     }
 }

@@ -34,7 +34,11 @@ impl<'a> Fields<'a> {
         match value {
             Value::Object(obj) => Ok(Fields { obj, path }),
             other => Err(OptionError {
-                message: format!("{} must be an object, but it is {}", shown_path(path), shown(other)),
+                message: format!(
+                    "{} must be an object, but it is {}",
+                    shown_path(path),
+                    shown(other)
+                ),
                 path: path.to_string(),
             }),
         }
@@ -47,7 +51,15 @@ impl<'a> Fields<'a> {
 
     fn wrong(&self, key: &str, expected: &str, found: &Value) -> OptionError {
         let path = self.path_of(key);
-        OptionError { message: format!("{} must be {}, but it is {}", shown_path(&path), expected, shown(found)), path }
+        OptionError {
+            message: format!(
+                "{} must be {}, but it is {}",
+                shown_path(&path),
+                expected,
+                shown(found)
+            ),
+            path,
+        }
     }
 
     /// The value of `key`, when present and not `null`.
@@ -64,26 +76,42 @@ impl<'a> Fields<'a> {
     }
 
     /// A whole number from 0 to `T`'s maximum; absent or `null` is `None`.
-    pub fn unsigned<T: TryFrom<u64> + Into<u64> + Bounded>(&self, key: &str) -> Result<Option<T>, OptionError> {
-        self.get(key).map(|v| self.whole(key, v, T::MAX.into())).transpose()
+    pub fn unsigned<T: TryFrom<u64> + Into<u64> + Bounded>(
+        &self,
+        key: &str,
+    ) -> Result<Option<T>, OptionError> {
+        self.get(key)
+            .map(|v| self.whole(key, v, T::MAX.into()))
+            .transpose()
     }
 
     /// A whole number from 0 up that must not be `null` when present
     /// (a size limit). Absent is `None`.
     pub fn size(&self, key: &str) -> Result<Option<usize>, OptionError> {
-        self.obj.get(key).map(|v| self.whole(key, v, usize::MAX as u64)).transpose()
+        self.obj
+            .get(key)
+            .map(|v| self.whole(key, v, usize::MAX as u64))
+            .transpose()
     }
 
     /// A whole number that fits in 64 signed bits; absent or `null` is `None`.
     pub fn signed(&self, key: &str) -> Result<Option<i64>, OptionError> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        v.as_i64().map(Some).ok_or_else(|| self.wrong(key, "a whole number (64-bit)", v))
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        v.as_i64()
+            .map(Some)
+            .ok_or_else(|| self.wrong(key, "a whole number (64-bit)", v))
     }
 
     /// A string; absent or `null` is `None`.
     pub fn string(&self, key: &str) -> Result<Option<String>, OptionError> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        v.as_str().map(|s| Some(s.to_string())).ok_or_else(|| self.wrong(key, "a string", v))
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        v.as_str()
+            .map(|s| Some(s.to_string()))
+            .ok_or_else(|| self.wrong(key, "a string", v))
     }
 
     /// A list; absent is `None`, and `null` is an error (as it always was).
@@ -153,11 +181,23 @@ mod tests {
         assert_eq!(e.path, "/opts/big");
         assert_eq!(e.message, "`/opts/big` must be a whole number from 0 to 4294967295, but it is a number (5000000000)");
         assert_eq!(f.unsigned::<u64>("big").unwrap(), Some(5_000_000_000));
-        assert!(f.unsigned::<u64>("neg").unwrap_err().message.contains("a negative number (-3)"));
-        assert!(f.unsigned::<u64>("frac").unwrap_err().message.contains("a fractional number (1.5)"));
+        assert!(f
+            .unsigned::<u64>("neg")
+            .unwrap_err()
+            .message
+            .contains("a negative number (-3)"));
+        assert!(f
+            .unsigned::<u64>("frac")
+            .unwrap_err()
+            .message
+            .contains("a fractional number (1.5)"));
         assert_eq!(f.signed("neg").unwrap(), Some(-3));
         assert!(f.signed("frac").is_err());
-        assert!(f.signed("s").unwrap_err().message.contains("a string (\"x\")"));
+        assert!(f
+            .signed("s")
+            .unwrap_err()
+            .message
+            .contains("a string (\"x\")"));
         assert_eq!(f.string("s").unwrap().as_deref(), Some("x"));
         assert!(f.string("n").is_err());
         assert_eq!(f.list("l").unwrap(), Some(vec![json!(1), json!("a")]));
@@ -170,7 +210,10 @@ mod tests {
     #[test]
     fn a_non_object_is_refused_with_its_path() {
         let e = Fields::of(&json!([1]), "").err().unwrap();
-        assert_eq!((e.message.as_str(), e.path.as_str()), ("the options must be an object, but it is a list", ""));
+        assert_eq!(
+            (e.message.as_str(), e.path.as_str()),
+            ("the options must be an object, but it is a list", "")
+        );
         let long = json!("y".repeat(60));
         let e = Fields::of(&long, "/limits").err().unwrap();
         assert_eq!(e.message, "`/limits` must be an object, but it is a string");

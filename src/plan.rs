@@ -18,9 +18,40 @@ pub struct Plan {
     /// Every node of the tunnel with its role and the addresses it is reached by.
     /// Never carries credentials. Empty when `error` is set.
     pub nodes: Vec<PlanNode>,
+    /// The request path planned: `create`, `update` or `redeploy`.
+    pub mode: String,
+    /// Values the preview had to assume because only the server or a provider
+    /// panel knows them (ids, provider allocations); empty when nothing was assumed.
+    pub assumed: Vec<Assumption>,
+}
+
+/// One value the preview assumed, where the input can give it instead, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assumption {
+    /// The node it belongs to (`null` for the tunnel itself).
+    pub node_id: Option<i64>,
+    /// JSON Pointer into the input where the real value goes
+    /// (`/tunnel/id`, `/federation/2/allocatedPort`, ...).
+    pub path: String,
+    pub value: MetaValue,
+    /// Why it had to be assumed, and what depends on it.
+    pub reason: String,
 }
 
 impl Plan {
+    /// A refused request: only the error (and the mode) are set.
+    pub fn rejected(error: PlanError, mode: &str) -> Plan {
+        Plan {
+            error: Some(error),
+            federation: vec![],
+            local: vec![],
+            nodes: vec![],
+            mode: mode.to_string(),
+            assumed: vec![],
+        }
+    }
+
     /// The plan as a JSON value, by way of its JSON text. One serializer (the
     /// text writer, which `planTunnelJson` needs anyway) serves every caller,
     /// so the `.wasm` carries no second copy of the plan's serialization.
@@ -36,6 +67,9 @@ pub struct PlanError {
     pub code: String,
     pub message: String,
     pub message_en: String,
+    /// JSON Pointer into the input where the server's check looked, when one place can be named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,11 +128,18 @@ pub enum CommandData {
     Chain(ChainConfig),
     Services(Vec<ServiceConfig>),
     /// `UpdateChains`: `{chain, data}`.
-    UpdateChain { chain: String, data: ChainConfig },
+    UpdateChain {
+        chain: String,
+        data: ChainConfig,
+    },
     /// `DeleteService`: `{services: [...]}`.
-    DeleteServices { services: Vec<String> },
+    DeleteServices {
+        services: Vec<String>,
+    },
     /// `DeleteChains`: `{chain}`.
-    DeleteChain { chain: String },
+    DeleteChain {
+        chain: String,
+    },
 }
 
 /// A GOST chain with one hop.
@@ -131,7 +172,10 @@ pub struct SharedInner<T> {
 
 impl<T> Shared<T> {
     pub fn new(value: T) -> Self {
-        Shared(std::sync::Arc::new(SharedInner { value, text: std::sync::OnceLock::new() }))
+        Shared(std::sync::Arc::new(SharedInner {
+            value,
+            text: std::sync::OnceLock::new(),
+        }))
     }
 }
 
@@ -150,7 +194,11 @@ impl<T> std::ops::Deref for Shared<T> {
 
 impl<T: Encode> Encode for Shared<T> {
     fn encode(&self, out: &mut String) {
-        out.push_str(self.0.text.get_or_init(|| crate::encode::to_string(&self.0.value)))
+        out.push_str(
+            self.0
+                .text
+                .get_or_init(|| crate::encode::to_string(&self.0.value)),
+        )
     }
 }
 
@@ -275,13 +323,36 @@ pub struct PlanNode {
 
 impl Encode for Plan {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("error", &self.error).field("federation", &self.federation).field("local", &self.local).field("nodes", &self.nodes).end()
+        Object::new(out)
+            .field("error", &self.error)
+            .field("federation", &self.federation)
+            .field("local", &self.local)
+            .field("nodes", &self.nodes)
+            .field("mode", &self.mode)
+            .field("assumed", &self.assumed)
+            .end()
     }
 }
 
 impl Encode for PlanError {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("code", &self.code).field("message", &self.message).field("messageEn", &self.message_en).end()
+        Object::new(out)
+            .field("code", &self.code)
+            .field("message", &self.message)
+            .field("messageEn", &self.message_en)
+            .some("path", &self.path)
+            .end()
+    }
+}
+
+impl Encode for Assumption {
+    fn encode(&self, out: &mut String) {
+        Object::new(out)
+            .field("nodeId", &self.node_id)
+            .field("path", &self.path)
+            .field("value", &self.value)
+            .field("reason", &self.reason)
+            .end()
     }
 }
 
@@ -300,7 +371,11 @@ impl Encode for FederationStep {
 
 impl Encode for Reserve {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("resourceKey", &self.resource_key).field("protocol", &self.protocol).field("requestedPort", &self.requested_port).end()
+        Object::new(out)
+            .field("resourceKey", &self.resource_key)
+            .field("protocol", &self.protocol)
+            .field("requestedPort", &self.requested_port)
+            .end()
     }
 }
 
@@ -318,13 +393,21 @@ impl Encode for Apply {
 
 impl Encode for Target {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("host", &self.host).field("port", &self.port).field("protocol", &self.protocol).end()
+        Object::new(out)
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("protocol", &self.protocol)
+            .end()
     }
 }
 
 impl Encode for Command {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("nodeId", &self.node_id).field("command", &self.command).field("data", &self.data).end()
+        Object::new(out)
+            .field("nodeId", &self.node_id)
+            .field("command", &self.command)
+            .field("data", &self.data)
+            .end()
     }
 }
 
@@ -334,8 +417,13 @@ impl Encode for CommandData {
         match self {
             CommandData::Chain(c) => c.encode(out),
             CommandData::Services(s) => s.encode(out),
-            CommandData::UpdateChain { chain, data } => Object::new(out).field("chain", chain).field("data", data).end(),
-            CommandData::DeleteServices { services } => Object::new(out).field("services", services).end(),
+            CommandData::UpdateChain { chain, data } => Object::new(out)
+                .field("chain", chain)
+                .field("data", data)
+                .end(),
+            CommandData::DeleteServices { services } => {
+                Object::new(out).field("services", services).end()
+            }
             CommandData::DeleteChain { chain } => Object::new(out).field("chain", chain).end(),
         }
     }
@@ -343,31 +431,51 @@ impl Encode for CommandData {
 
 impl Encode for ChainConfig {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("name", &self.name).field("hops", &self.hops).end()
+        Object::new(out)
+            .field("name", &self.name)
+            .field("hops", &self.hops)
+            .end()
     }
 }
 
 impl Encode for HopConfig {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("name", &self.name).some("interface", &self.interface).field("selector", &self.selector).field("nodes", &self.nodes).end()
+        Object::new(out)
+            .field("name", &self.name)
+            .some("interface", &self.interface)
+            .field("selector", &self.selector)
+            .field("nodes", &self.nodes)
+            .end()
     }
 }
 
 impl Encode for Selector {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("strategy", &self.strategy).field("maxFails", &self.max_fails).field("failTimeout", &self.fail_timeout).end()
+        Object::new(out)
+            .field("strategy", &self.strategy)
+            .field("maxFails", &self.max_fails)
+            .field("failTimeout", &self.fail_timeout)
+            .end()
     }
 }
 
 impl Encode for NodeConfig {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("name", &self.name).field("addr", &self.addr).field("connector", &self.connector).field("dialer", &self.dialer).end()
+        Object::new(out)
+            .field("name", &self.name)
+            .field("addr", &self.addr)
+            .field("connector", &self.connector)
+            .field("dialer", &self.dialer)
+            .end()
     }
 }
 
 impl Encode for Plugin {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("type", &self.kind).some("metadata", &self.metadata).end()
+        Object::new(out)
+            .field("type", &self.kind)
+            .some("metadata", &self.metadata)
+            .end()
     }
 }
 

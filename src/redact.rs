@@ -10,9 +10,19 @@ pub const REDACTED: &str = "[redacted]";
 /// Keys whose values are credentials (case-insensitive, by substring).
 pub fn is_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
-    ["token", "password", "passwd", "secret", "credential", "apikey", "api_key", "privatekey", "private_key"]
-        .iter()
-        .any(|s| k.contains(s))
+    [
+        "token",
+        "password",
+        "passwd",
+        "secret",
+        "credential",
+        "apikey",
+        "api_key",
+        "privatekey",
+        "private_key",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
 }
 
 /// A copy of `v` with the value of every credential-like key replaced.
@@ -21,7 +31,11 @@ pub fn redact(v: &Value) -> Value {
         Value::Object(map) => {
             let mut out = Map::new();
             for (k, x) in map {
-                let val = if is_secret_key(k) && !x.is_null() { Value::String(REDACTED.into()) } else { redact(x) };
+                let val = if is_secret_key(k) && !x.is_null() {
+                    Value::String(REDACTED.into())
+                } else {
+                    redact(x)
+                };
                 out.insert(k.clone(), val);
             }
             Value::Object(out)

@@ -17,10 +17,13 @@ pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     }
     let order = {
         let items: &[T] = v;
-        sorted_indices(items.len(), &mut |a, b| match (items.get(a), items.get(b)) {
-            (Some(x), Some(y)) => cmp(x, y),
-            _ => Ordering::Equal,
-        })
+        sorted_indices(
+            items.len(),
+            &mut |a, b| match (items.get(a), items.get(b)) {
+                (Some(x), Some(y)) => cmp(x, y),
+                _ => Ordering::Equal,
+            },
+        )
     };
     permute(v, &order);
 }
@@ -38,7 +41,10 @@ fn sorted_indices(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Ve
         let mut next = Vec::with_capacity(n);
         for chunk in runs.chunks(2 * width) {
             let (left, right) = chunk.split_at(width.min(chunk.len()));
-            let (mut l, mut r) = (left.iter().copied().peekable(), right.iter().copied().peekable());
+            let (mut l, mut r) = (
+                left.iter().copied().peekable(),
+                right.iter().copied().peekable(),
+            );
             loop {
                 match (l.peek().copied(), r.peek().copied()) {
                     // Take from the right only when strictly smaller: stable.

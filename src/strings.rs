@@ -17,7 +17,10 @@ pub(crate) fn with_number(head: &str, sep: &str, n: impl itoa::Integer) -> Strin
 mod tests {
     #[test]
     fn writes_what_format_writes() {
-        assert_eq!(super::with_number("node", "_", 12usize), format!("{}_{}", "node", 12));
+        assert_eq!(
+            super::with_number("node", "_", 12usize),
+            format!("{}_{}", "node", 12)
+        );
         assert_eq!(super::with_number("h", ":", -5i64), "h:-5");
         assert_eq!(super::with_number("", "", 0u32), "0");
     }

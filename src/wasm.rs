@@ -42,7 +42,8 @@ pub mod text {
 
     /// Reads a JSON document; anything that is not JSON is `IN001`.
     pub fn parse_document(text: &str, what: &str) -> Result<Value, ApiError> {
-        crate::json::from_str(text).map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
+        crate::json::from_str(text)
+            .map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
     }
 
     fn parse_options<T: Default>(
@@ -56,11 +57,18 @@ pub mod text {
             Some(t) if t.trim().is_empty() => return Ok(T::default()),
             Some(t) => t,
         };
-        let value = crate::json::from_str(text).map_err(|e| ApiError::new(code, format!("{what} are not valid JSON: {e}"), ""))?;
+        let value = crate::json::from_str(text)
+            .map_err(|e| ApiError::new(code, format!("{what} are not valid JSON: {e}"), ""))?;
         if value.is_null() {
             return Ok(T::default());
         }
-        read(&value).map_err(|e| ApiError::new(code, format!("{what} have the wrong shape: {}", e.message), e.path))
+        read(&value).map_err(|e| {
+            ApiError::new(
+                code,
+                format!("{what} have the wrong shape: {}", e.message),
+                e.path,
+            )
+        })
     }
 
     /// `planTunnelJson`: the plan of one tunnel input. A server rejection is a
@@ -71,7 +79,12 @@ pub mod text {
     }
 
     pub fn check_options(options: Option<&str>) -> Result<CheckOptions, ApiError> {
-        parse_options(options, "BAD_OPTIONS", "the check options", CheckOptions::from_json)
+        parse_options(
+            options,
+            "BAD_OPTIONS",
+            "the check options",
+            CheckOptions::from_json,
+        )
     }
 
     /// The report for a document that could not be read at all: the checker's
@@ -113,7 +126,12 @@ pub mod text {
     }
 
     pub fn scenario(text: Option<&str>) -> Result<simulate::Scenario, ApiError> {
-        parse_options(text, "BAD_SCENARIO", "the scenario fields", simulate::Scenario::from_json)
+        parse_options(
+            text,
+            "BAD_SCENARIO",
+            "the scenario fields",
+            simulate::Scenario::from_json,
+        )
     }
 
     /// `simulateJson`: the failover trace of `doc` under `scenario`.
@@ -145,8 +163,16 @@ pub mod text {
 fn throw(e: ApiError) -> JsValue {
     let err = js_sys::Error::new(&e.message);
     err.set_name("HopPolicyError");
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(&e.code));
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(&e.path));
+    let _ = js_sys::Reflect::set(
+        &err,
+        &JsValue::from_str("code"),
+        &JsValue::from_str(&e.code),
+    );
+    let _ = js_sys::Reflect::set(
+        &err,
+        &JsValue::from_str("path"),
+        &JsValue::from_str(&e.path),
+    );
     err.into()
 }
 
@@ -168,7 +194,11 @@ extern "C" {
     #[wasm_bindgen(constructor)]
     fn new() -> TextEncoder;
     #[wasm_bindgen(method, js_name = encodeInto)]
-    fn encode_into(this: &TextEncoder, source: &js_sys::JsString, destination: &js_sys::Uint8Array) -> EncodeIntoResult;
+    fn encode_into(
+        this: &TextEncoder,
+        source: &js_sys::JsString,
+        destination: &js_sys::Uint8Array,
+    ) -> EncodeIntoResult;
     type EncodeIntoResult;
     #[wasm_bindgen(method, getter)]
     fn read(this: &EncodeIntoResult) -> f64;
@@ -187,7 +217,11 @@ fn encode_into(source: &js_sys::JsString, dest: &mut [u8]) -> (usize, usize) {
         // A view of exactly `dest`, made after the encoder exists so that
         // nothing can grow the memory between making the view and using it.
         let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-        let view = js_sys::Uint8Array::new_with_byte_offset_and_length(&memory.buffer(), dest.as_mut_ptr() as u32, dest.len() as u32);
+        let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
+            &memory.buffer(),
+            dest.as_mut_ptr() as u32,
+            dest.len() as u32,
+        );
         let done = encoder.encode_into(source, &view);
         (done.read() as usize, done.written() as usize)
     })
@@ -202,7 +236,11 @@ fn encode_into(source: &js_sys::JsString, dest: &mut [u8]) -> (usize, usize) {
 /// U+FFFD either way) straight into wasm memory.
 fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
     let Some(source) = value.dyn_ref::<js_sys::JsString>() else {
-        return Err(ApiError::new("IN001", format!("{what} must be a string of JSON text"), ""));
+        return Err(ApiError::new(
+            "IN001",
+            format!("{what} must be a string of JSON text"),
+            "",
+        ));
     };
     let units = source.length() as usize;
     // ASCII fits exactly; anything else continues into a tail sized for the
@@ -217,18 +255,31 @@ fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
         }
     }
     buf.truncate(len);
-    String::from_utf8(buf).map_err(|e| ApiError::new("IN001", format!("{what} is not valid UTF-8: {e}"), ""))
+    String::from_utf8(buf)
+        .map_err(|e| ApiError::new("IN001", format!("{what} is not valid UTF-8: {e}"), ""))
 }
 
 /// A JS value as JSON text, via the engine's `JSON.stringify`.
 fn stringify(value: &JsValue, what: &str) -> Result<String, ApiError> {
     if value.is_undefined() {
-        return Err(ApiError::new("IN001", format!("{what} is missing (undefined)"), ""));
+        return Err(ApiError::new(
+            "IN001",
+            format!("{what} is missing (undefined)"),
+            "",
+        ));
     }
     match js_sys::JSON::stringify(value) {
         Ok(s) if s.is_string() => read_string(&s, what),
-        Ok(_) => Err(ApiError::new("IN001", format!("{what} has no JSON form (a function or symbol?)"), "")),
-        Err(e) => Err(ApiError::new("IN001", format!("{what} cannot be converted to JSON: {}", describe(&e)), "")),
+        Ok(_) => Err(ApiError::new(
+            "IN001",
+            format!("{what} has no JSON form (a function or symbol?)"),
+            "",
+        )),
+        Err(e) => Err(ApiError::new(
+            "IN001",
+            format!("{what} cannot be converted to JSON: {}", describe(&e)),
+            "",
+        )),
     }
 }
 
@@ -243,14 +294,22 @@ fn stringify_optional(value: Option<JsValue>, what: &str) -> Result<Option<Strin
 
 /// JSON text produced by the core, as a plain JS value.
 fn parse(text: &str) -> Result<JsValue, JsValue> {
-    js_sys::JSON::parse(text).map_err(|e| throw(ApiError::new("INTERNAL", format!("cannot decode the result: {}", describe(&e)), "")))
+    js_sys::JSON::parse(text).map_err(|e| {
+        throw(ApiError::new(
+            "INTERNAL",
+            format!("cannot decode the result: {}", describe(&e)),
+            "",
+        ))
+    })
 }
 
 /// Plans one tunnel: exactly what the server deploys, locally and through
 /// federation. A server rejection is returned in `plan.error`; only an input
 /// that cannot be turned into JSON throws.
 #[wasm_bindgen(js_name = planTunnel, unchecked_return_type = "Plan")]
-pub fn plan_tunnel(#[wasm_bindgen(unchecked_param_type = "TunnelInput")] input: JsValue) -> Result<JsValue, JsValue> {
+pub fn plan_tunnel(
+    #[wasm_bindgen(unchecked_param_type = "TunnelInput")] input: JsValue,
+) -> Result<JsValue, JsValue> {
     let text = stringify(&input, "the tunnel input").map_err(throw)?;
     parse(&text::plan(&text).map_err(throw)?)
 }
@@ -282,11 +341,15 @@ pub fn check_document(
 
 /// [`check_document`] over JSON text (`optionsJson` is JSON text too).
 #[wasm_bindgen(js_name = checkDocumentJson)]
-pub fn check_document_json(text: &js_sys::JsString, #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>) -> Result<String, JsValue> {
+pub fn check_document_json(
+    text: &js_sys::JsString,
+    #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+) -> Result<String, JsValue> {
     match read_string(text, "the document") {
         Ok(text) => text::check(&text, options_json.as_deref()),
         // Like any unreadable document: one IN001 finding, not a throw.
-        Err(e) => text::check_options(options_json.as_deref()).map(|o| encode::to_string(&text::unreadable_report(&e.message, &o))),
+        Err(e) => text::check_options(options_json.as_deref())
+            .map(|o| encode::to_string(&text::unreadable_report(&e.message, &o))),
     }
     .map_err(throw)
 }
@@ -294,9 +357,14 @@ pub fn check_document_json(text: &js_sys::JsString, #[wasm_bindgen(js_name = opt
 /// The checker's report for a document that could not be read at all (for
 /// example a file that could not be opened): one `IN001` finding with `reason`.
 #[wasm_bindgen(js_name = checkUnreadableJson)]
-pub fn check_unreadable_json(reason: &str, #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>) -> Result<String, JsValue> {
+pub fn check_unreadable_json(
+    reason: &str,
+    #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+) -> Result<String, JsValue> {
     let options = text::check_options(options_json.as_deref()).map_err(throw)?;
-    Ok(encode::to_string(&text::unreadable_report(reason, &options)))
+    Ok(encode::to_string(&text::unreadable_report(
+        reason, &options,
+    )))
 }
 
 mod check_extras {
@@ -305,7 +373,9 @@ mod check_extras {
     /// `checkTunnel`: plans a tunnel input and checks the plan in one call
     /// (the panel's pre-submit check): `{plan, findings}`.
     #[wasm_bindgen(js_name = checkTunnel, unchecked_return_type = "TunnelCheck")]
-    pub fn check_tunnel(#[wasm_bindgen(unchecked_param_type = "TunnelInput")] input: JsValue) -> Result<JsValue, JsValue> {
+    pub fn check_tunnel(
+        #[wasm_bindgen(unchecked_param_type = "TunnelInput")] input: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let text = stringify(&input, "the tunnel input").map_err(throw)?;
         parse(&text::check_tunnel(&text).map_err(throw)?)
     }
@@ -345,9 +415,16 @@ mod check_extras {
         };
         match format {
             "text" => Ok(check::report_text(&report)),
-            "sarif" => Ok(encode::to_string(&check::report_sarif(&report, uri.as_deref().unwrap_or("document.json")))),
+            "sarif" => Ok(encode::to_string(&check::report_sarif(
+                &report,
+                uri.as_deref().unwrap_or("document.json"),
+            ))),
             "json" => Ok(encode::to_string(&report)),
-            other => Err(throw(ApiError::new("BAD_OPTIONS", format!("unknown report format {other:?}: use text, json or sarif"), ""))),
+            other => Err(throw(ApiError::new(
+                "BAD_OPTIONS",
+                format!("unknown report format {other:?}: use text, json or sarif"),
+                "",
+            ))),
         }
     }
 }
@@ -357,7 +434,10 @@ mod sim_extras {
 
     /// Simulates and renders the trace as a readable report.
     #[wasm_bindgen(js_name = simulateText)]
-    pub fn simulate_text(text: &js_sys::JsString, #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>) -> Result<String, JsValue> {
+    pub fn simulate_text(
+        text: &js_sys::JsString,
+        #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>,
+    ) -> Result<String, JsValue> {
         let scenario = text::scenario(scenario_json.as_deref()).map_err(throw)?;
         let text = read_string(text, "the document").map_err(throw)?;
         let value = text::parse_document(&text, "the document").map_err(throw)?;
@@ -380,14 +460,19 @@ pub fn simulate_js(
 
 /// [`simulate_js`] over JSON text.
 #[wasm_bindgen(js_name = simulateJson)]
-pub fn simulate_json(text: &js_sys::JsString, #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>) -> Result<String, JsValue> {
+pub fn simulate_json(
+    text: &js_sys::JsString,
+    #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>,
+) -> Result<String, JsValue> {
     let text = read_string(text, "the document").map_err(throw)?;
     text::simulate(&text, scenario_json.as_deref()).map_err(throw)
 }
 
 /// Replays applies, releases and failures and reports what they leave behind.
 #[wasm_bindgen(js_name = lifecycle, unchecked_return_type = "LifecycleReport")]
-pub fn lifecycle_js(#[wasm_bindgen(unchecked_param_type = "LifecycleStep[]")] steps: JsValue) -> Result<JsValue, JsValue> {
+pub fn lifecycle_js(
+    #[wasm_bindgen(unchecked_param_type = "LifecycleStep[]")] steps: JsValue,
+) -> Result<JsValue, JsValue> {
     let steps = stringify(&steps, "the step list").map_err(throw)?;
     parse(&text::lifecycle(&steps).map_err(throw)?)
 }
@@ -421,7 +506,9 @@ pub mod types {
 
     /// Reads a field that is present (even as `null`) as `Some`, so a round
     /// trip keeps explicit nulls; an absent field stays `None` via `default`.
-    fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Option<T>, D::Error> {
         T::deserialize(d).map(Some)
     }
 
@@ -455,16 +542,32 @@ pub mod types {
     pub struct TunnelNodeRef {
         pub node_id: Loose,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub protocol: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub strategy: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub port: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub connect_ip: Option<Loose>,
     }
 
@@ -474,7 +577,11 @@ pub mod types {
     pub struct TunnelPayload {
         pub id: Loose,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub name: Option<Loose>,
         /// 1 = port forward, 2 = tunnel forward.
         #[tsify(optional)]
@@ -482,7 +589,11 @@ pub mod types {
         pub kind: Option<Loose>,
         /// `""`, `"v4"` or `"v6"`.
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub ip_preference: Option<Loose>,
         /// Entries.
         #[tsify(optional)]
@@ -504,51 +615,107 @@ pub mod types {
     pub struct NodeRow {
         pub id: Loose,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub name: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub server_ip: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub server_ip_v4: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub server_ip_v6: Option<Loose>,
         /// Port range spec such as `"40000-40100,50000"`.
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub port: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub tcp_listen_addr: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub udp_listen_addr: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub interface_name: Option<Loose>,
         /// 1 = online.
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub status: Option<Loose>,
         /// 1 = shared by another panel (federated).
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub is_remote: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub remote_url: Option<Loose>,
         /// Never copied into any output.
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub remote_token: Option<Loose>,
         /// JSON text; `portRangeStart`/`portRangeEnd` bound a share's ports.
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub remote_config: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub inx: Option<Loose>,
     }
 
@@ -557,16 +724,32 @@ pub mod types {
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct FederationAllocation {
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub runtime_id: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub allocated_port: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub tcp_listen_addr: Option<Loose>,
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub interface_name: Option<Loose>,
     }
 
@@ -831,7 +1014,11 @@ pub mod types {
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct PlanDocument {
         #[tsify(optional)]
-        #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         pub error: Option<JsonValue>,
         pub federation: Vec<FederationStep>,
         pub local: Vec<Command>,
@@ -1256,7 +1443,8 @@ mod tests {
     /// `value` must be read by the mirror type `T` with no unknown field and
     /// written back unchanged.
     fn round_trips<T: DeserializeOwned + serde::Serialize>(value: &Value, what: &str) {
-        let typed: T = serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{what}: mirror type rejects it: {e}\n{value}"));
+        let typed: T = serde_json::from_value(value.clone())
+            .unwrap_or_else(|e| panic!("{what}: mirror type rejects it: {e}\n{value}"));
         let back = serde_json::to_value(&typed).expect("serializes");
         assert_eq!(&back, value, "{what}: mirror type changes it");
     }
@@ -1289,30 +1477,54 @@ mod tests {
     #[test]
     fn mirror_plan_type_covers_planner_output() {
         for v in vectors() {
-            let out: Value = serde_json::from_str(&text::plan(&v["input"].to_string()).expect("plans")).expect("plan is JSON");
+            let out: Value =
+                serde_json::from_str(&text::plan(&v["input"].to_string()).expect("plans"))
+                    .expect("plan is JSON");
             round_trips::<types::Plan>(&out, "planner output");
         }
     }
 
     #[test]
     fn mirror_report_type_covers_checker_output() {
-        let seed = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").expect("seed vector");
-        for doc in [seed["input"].to_string(), seed["expected"].to_string(), "{\"services\":[]}".into(), "[1,2".into(), "42".into()] {
-            let out: Value = serde_json::from_str(&text::check(&doc, None).expect("checks")).expect("report is JSON");
+        let seed = vectors()
+            .into_iter()
+            .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
+            .expect("seed vector");
+        for doc in [
+            seed["input"].to_string(),
+            seed["expected"].to_string(),
+            "{\"services\":[]}".into(),
+            "[1,2".into(),
+            "42".into(),
+        ] {
+            let out: Value = serde_json::from_str(&text::check(&doc, None).expect("checks"))
+                .expect("report is JSON");
             round_trips::<types::CheckReport>(&out, "check report");
         }
     }
 
     #[test]
     fn mirror_types_cover_tunnel_check_rules_trace_and_lifecycle() {
-        let seed = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").expect("seed vector");
-        let tc: Value = serde_json::from_str(&text::check_tunnel(&seed["input"].to_string()).expect("checks")).expect("JSON");
+        let seed = vectors()
+            .into_iter()
+            .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
+            .expect("seed vector");
+        let tc: Value =
+            serde_json::from_str(&text::check_tunnel(&seed["input"].to_string()).expect("checks"))
+                .expect("JSON");
         round_trips::<types::TunnelCheck>(&tc, "checkTunnel");
         let rules = serde_json::to_value(check::rules()).expect("JSON");
         assert!(rules.as_array().map(|r| r.len() > 10).unwrap_or(false));
         round_trips::<Vec<types::RuleInfo>>(&rules, "rules");
-        for scenario in ["{\"dead\": [3], \"requests\": 3}", "{\"dead\": [3, 4, 5], \"requests\": 4}", "{\"dead\": [\"203.0.113.4:45002\"], \"seed\": 9}"] {
-            let trace: Value = serde_json::from_str(&text::simulate(&seed["expected"].to_string(), Some(scenario)).expect("simulates")).expect("JSON");
+        for scenario in [
+            "{\"dead\": [3], \"requests\": 3}",
+            "{\"dead\": [3, 4, 5], \"requests\": 4}",
+            "{\"dead\": [\"203.0.113.4:45002\"], \"seed\": 9}",
+        ] {
+            let trace: Value = serde_json::from_str(
+                &text::simulate(&seed["expected"].to_string(), Some(scenario)).expect("simulates"),
+            )
+            .expect("JSON");
             round_trips::<types::Trace>(&trace, "trace");
             let _: types::Scenario = serde_json::from_str(scenario).expect("scenario mirror");
         }
@@ -1321,8 +1533,11 @@ mod tests {
             {"op": "release", "unreachable": [2]},
             {"op": "apply", "input": seed["input"]}
         ]);
-        let _: Vec<types::LifecycleStep> = serde_json::from_value(steps.clone()).expect("step mirror");
-        let report: Value = serde_json::from_str(&text::lifecycle(&steps.to_string()).expect("replays")).expect("JSON");
+        let _: Vec<types::LifecycleStep> =
+            serde_json::from_value(steps.clone()).expect("step mirror");
+        let report: Value =
+            serde_json::from_str(&text::lifecycle(&steps.to_string()).expect("replays"))
+                .expect("JSON");
         round_trips::<types::LifecycleReport>(&report, "lifecycle report");
     }
 
@@ -1336,7 +1551,9 @@ mod tests {
     #[test]
     fn text_plan_equals_core_plan() {
         for v in vectors().iter().take(50) {
-            let via_text: Value = serde_json::from_str(&text::plan(&v["input"].to_string()).expect("plans")).expect("JSON");
+            let via_text: Value =
+                serde_json::from_str(&text::plan(&v["input"].to_string()).expect("plans"))
+                    .expect("JSON");
             let direct = serde_json::to_value(planner::plan(&v["input"])).expect("JSON");
             assert_eq!(via_text, direct);
         }
@@ -1344,32 +1561,69 @@ mod tests {
 
     #[test]
     fn unreadable_document_is_one_in001_finding() {
-        let report: Value = serde_json::from_str(&text::check("not json", None).expect("never fails on the document")).expect("JSON");
+        let report: Value = serde_json::from_str(
+            &text::check("not json", None).expect("never fails on the document"),
+        )
+        .expect("JSON");
         let findings = report["findings"].as_array().expect("findings");
         assert_eq!(findings.len(), 1, "{report}");
         assert_eq!(findings[0]["code"], "IN001");
-        assert!(findings[0]["message"].as_str().unwrap_or("").contains("not JSON"), "{report}");
+        assert!(
+            findings[0]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("not JSON"),
+            "{report}"
+        );
         assert_eq!(report["summary"]["errors"], 1);
     }
 
     #[test]
     fn malformed_options_are_reported_not_ignored() {
-        assert_eq!(text::check("{}", Some("{\"kind\": 3}")).unwrap_err().code, "BAD_OPTIONS");
-        assert_eq!(text::check("{}", Some("{")).unwrap_err().code, "BAD_OPTIONS");
+        assert_eq!(
+            text::check("{}", Some("{\"kind\": 3}")).unwrap_err().code,
+            "BAD_OPTIONS"
+        );
+        assert_eq!(
+            text::check("{}", Some("{")).unwrap_err().code,
+            "BAD_OPTIONS"
+        );
         assert!(text::check("{}", Some("null")).is_ok());
         assert!(text::check("{}", Some("{\"kind\": \"plan\"}")).is_ok());
-        assert_eq!(text::simulate("{}", Some("{\"requests\": -1}")).unwrap_err().code, "BAD_SCENARIO");
+        assert_eq!(
+            text::simulate("{}", Some("{\"requests\": -1}"))
+                .unwrap_err()
+                .code,
+            "BAD_SCENARIO"
+        );
     }
 
     /// A wrong option names the field, by message and by JSON Pointer.
     #[test]
     fn a_wrong_option_points_at_its_field() {
         let e = text::check("{}", Some(r#"{"limits": {"maxDepth": "5"}}"#)).unwrap_err();
-        assert_eq!((e.code.as_str(), e.path.as_str()), ("BAD_OPTIONS", "/limits/maxDepth"));
-        assert!(e.message.starts_with("the check options have the wrong shape: `/limits/maxDepth` must be a whole number"), "{}", e.message);
+        assert_eq!(
+            (e.code.as_str(), e.path.as_str()),
+            ("BAD_OPTIONS", "/limits/maxDepth")
+        );
+        assert!(
+            e.message.starts_with(
+                "the check options have the wrong shape: `/limits/maxDepth` must be a whole number"
+            ),
+            "{}",
+            e.message
+        );
         let e = text::simulate("{}", Some(r#"{"requests": 2, "clientIp": 3}"#)).unwrap_err();
-        assert_eq!((e.code.as_str(), e.path.as_str()), ("BAD_SCENARIO", "/clientIp"));
-        assert!(e.message.ends_with("`/clientIp` must be a string, but it is a number (3)"), "{}", e.message);
+        assert_eq!(
+            (e.code.as_str(), e.path.as_str()),
+            ("BAD_SCENARIO", "/clientIp")
+        );
+        assert!(
+            e.message
+                .ends_with("`/clientIp` must be a string, but it is a number (3)"),
+            "{}",
+            e.message
+        );
         // Unknown keys are ignored and null keeps a default, as before.
         assert!(text::check("{}", Some(r#"{"limits": null, "other": 1}"#)).is_ok());
     }

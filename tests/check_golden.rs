@@ -13,7 +13,12 @@ fn accepted_plans() -> Vec<(String, Value)> {
     vectors()
         .into_iter()
         .filter(|v| v["expected"]["error"].is_null())
-        .map(|v| (v["name"].as_str().unwrap_or("").to_string(), v["expected"].clone()))
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap_or("").to_string(),
+                v["expected"].clone(),
+            )
+        })
         .collect()
 }
 
@@ -25,15 +30,28 @@ fn count(report: &CheckReport, code: &str) -> usize {
 /// `(federation index, command index, service index)`.
 fn multi_target_fed_middles(plan: &Value) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
-    for (fi, entry) in plan["federation"].as_array().into_iter().flatten().enumerate() {
+    for (fi, entry) in plan["federation"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         if entry["role"] != "middle" {
             continue;
         }
-        let targets = entry["apply"]["targets"].as_array().map(|t| t.len()).unwrap_or(0);
+        let targets = entry["apply"]["targets"]
+            .as_array()
+            .map(|t| t.len())
+            .unwrap_or(0);
         if targets < 2 {
             continue;
         }
-        for (ci, cmd) in entry["commands"].as_array().into_iter().flatten().enumerate() {
+        for (ci, cmd) in entry["commands"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             if cmd["command"] != "AddService" {
                 continue;
             }
@@ -50,13 +68,18 @@ fn multi_target_fed_middles(plan: &Value) -> Vec<(usize, usize, usize)> {
 #[test]
 fn golden_plans_never_raise_fo001_pa001_pa002() {
     let plans = accepted_plans();
-    assert_eq!(plans.len(), 462, "606 vectors, 144 of them rejected by the server");
+    assert_eq!(
+        plans.len(),
+        462,
+        "606 vectors, 144 of them rejected by the server"
+    );
     let mut totals: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for (name, plan) in &plans {
         let report = check(plan, &CheckOptions::default());
         assert_eq!(report.summary.kind, "plan", "{}", name);
         for bad in [
-            "FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004", "LK002", "PA005",
+            "FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004",
+            "LK002", "PA005",
         ] {
             let hits: Vec<_> = report.findings.iter().filter(|f| f.code == bad).collect();
             assert!(
@@ -113,7 +136,10 @@ fn golden_plans_without_fed_retries_raise_fo001_and_pa001_on_each() {
                 "{}: server-built multi-target middle carries retries",
                 name
             );
-            handler_paths.push(format!("/federation/{}/commands/{}/data/{}/handler", fi, ci, si));
+            handler_paths.push(format!(
+                "/federation/{}/commands/{}/data/{}/handler",
+                fi, ci, si
+            ));
         }
         expected_total += victims.len();
         let report = check(&plan, &CheckOptions::default());
@@ -130,19 +156,34 @@ fn golden_plans_without_fed_retries_raise_fo001_and_pa001_on_each() {
             name
         );
         for p in &handler_paths {
-            let fo = report.findings.iter().find(|f| f.code == "FO001" && &f.path == p);
+            let fo = report
+                .findings
+                .iter()
+                .find(|f| f.code == "FO001" && &f.path == p);
             let fo = fo.unwrap_or_else(|| panic!("{}: FO001 at {}", name, p));
             let fix = fo.fix.as_ref().expect("FO001 carries a fix");
             assert_eq!(fix.op, "set");
             assert_eq!(fix.path, format!("{}/retries", p));
-            let fi: usize = p.split('/').nth(2).and_then(|x| x.parse().ok()).unwrap_or(usize::MAX);
+            let fi: usize = p
+                .split('/')
+                .nth(2)
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(usize::MAX);
             let n = plan["federation"][fi]["apply"]["targets"]
                 .as_array()
                 .map(|t| t.len())
                 .unwrap_or(0);
-            assert_eq!(fix.value, Value::from(n as i64 - 1), "{}: fix value is n - 1", name);
+            assert_eq!(
+                fix.value,
+                Value::from(n as i64 - 1),
+                "{}: fix value is n - 1",
+                name
+            );
             assert!(
-                report.findings.iter().any(|f| f.code == "PA001" && &f.path == p),
+                report
+                    .findings
+                    .iter()
+                    .any(|f| f.code == "PA001" && &f.path == p),
                 "{}: PA001 at {}",
                 name,
                 p
@@ -204,12 +245,21 @@ fn golden_tunnel_inputs_through_check() {
         let json = hop_policy::encode::to_string(&report);
         for node in v["input"]["nodes"].as_array().into_iter().flatten() {
             if let Some(token) = node["remoteToken"].as_str().filter(|t| t.len() > 3) {
-                assert!(!json.contains(token), "{}: remoteToken leaked into the report", name);
+                assert!(
+                    !json.contains(token),
+                    "{}: remoteToken leaked into the report",
+                    name
+                );
             }
         }
         if let Some(err) = v["expected"]["error"].as_str() {
             rejected += 1;
-            assert_eq!(report.findings.len(), 1, "{}: a rejected tunnel is one IN002", name);
+            assert_eq!(
+                report.findings.len(),
+                1,
+                "{}: a rejected tunnel is one IN002",
+                name
+            );
             let f = &report.findings[0];
             assert_eq!(f.code, "IN002", "{}", name);
             assert!(
@@ -222,7 +272,8 @@ fn golden_tunnel_inputs_through_check() {
             continue;
         }
         for bad in [
-            "FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004", "LK002", "PA005",
+            "FO001", "PA001", "PA002", "IN001", "IN002", "AC001", "AC002", "AC003", "FO004",
+            "LK002", "PA005",
         ] {
             let hits: Vec<_> = report.findings.iter().filter(|f| f.code == bad).collect();
             assert!(
@@ -236,7 +287,9 @@ fn golden_tunnel_inputs_through_check() {
         // The plan-level findings agree with checking the golden plan itself, except
         // for linkage, where the node table of the planner's plan is more precise.
         let golden = check(&v["expected"], &CheckOptions::default());
-        for code in ["AC004", "AC005", "AC006", "FO002", "FO003", "PA003", "PA004"] {
+        for code in [
+            "AC004", "AC005", "AC006", "FO002", "FO003", "PA003", "PA004",
+        ] {
             assert_eq!(
                 report.findings.iter().filter(|f| f.code == code).count(),
                 golden.findings.iter().filter(|f| f.code == code).count(),

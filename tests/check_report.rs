@@ -5,8 +5,11 @@ use hop_policy::finding::Severity;
 use serde_json::{json, Value};
 
 fn seed_plan_without_retries() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/plan-vectors.jsonl"))
-        .expect("golden vectors present");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/plan-vectors.jsonl"
+    ))
+    .expect("golden vectors present");
     let v: Value = serde_json::from_str(text.lines().next().expect("first vector")).expect("JSON");
     let mut plan = v["expected"].clone();
     plan["federation"][0]["commands"][1]["data"][0]["handler"]
@@ -117,7 +120,10 @@ fn sarif_report_shape() {
         );
         assert_eq!(res["message"]["text"], f.message.as_str());
     }
-    let fo = results.iter().find(|x| x["ruleId"] == "FO001").expect("FO001 result");
+    let fo = results
+        .iter()
+        .find(|x| x["ruleId"] == "FO001")
+        .expect("FO001 result");
     assert_eq!(fo["properties"]["fix"]["value"], 2);
     assert_eq!(fo["properties"]["nodeId"], 2);
 }

@@ -88,14 +88,14 @@ fn mutated_plans_and_commands_never_panic() {
                 &local,
                 &CheckOptions {
                     kind: Some("commands".into()),
-                ..Default::default()
+                    ..Default::default()
                 },
             );
             let _ = check(
                 &plan,
                 &CheckOptions {
                     kind: Some("config".into()),
-                ..Default::default()
+                    ..Default::default()
                 },
             );
         }

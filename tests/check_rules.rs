@@ -91,7 +91,11 @@ fn ac001_in_commands_and_plans() {
     let mut plan = seed_plan();
     plan["federation"][0]["commands"][1]["data"][0]["handler"]["retries"] = json!(2.0);
     let r = run(&plan);
-    let f = at(&r, "AC001", "/federation/0/commands/1/data/0/handler/retries");
+    let f = at(
+        &r,
+        "AC001",
+        "/federation/0/commands/1/data/0/handler/retries",
+    );
     assert_eq!(f.node_id, Some(2));
     // AddService data must be a list.
     let cmds = json!([{"nodeId": 9, "command": "AddService", "data": {"name": "x", "addr": ":1"}}]);
@@ -189,7 +193,11 @@ fn ac006_bad_dial_addr() {
         let r = run(&doc);
         at(&r, "AC006", "/chains/0/hops/0/nodes/0/addr");
     }
-    for good in ["[2001:db8::3]:45001", "relay.example.com:443", "203.0.113.3:45001"] {
+    for good in [
+        "[2001:db8::3]:45001",
+        "relay.example.com:443",
+        "203.0.113.3:45001",
+    ] {
         let mut doc = middle_config();
         doc["chains"][0]["hops"][0]["nodes"][0]["addr"] = json!(good);
         assert!(!has(&run(&doc), "AC006"), "{}", good);
@@ -269,7 +277,10 @@ fn fo003_excess_retries() {
     let mut doc = middle_config();
     doc["services"][0]["handler"]["retries"] = json!(5);
     let r = run(&doc);
-    assert_eq!(at(&r, "FO003", "/services/0/handler/retries").severity, Severity::Info);
+    assert_eq!(
+        at(&r, "FO003", "/services/0/handler/retries").severity,
+        Severity::Info
+    );
     assert!(!has(&run(&middle_config()), "FO003"));
 }
 
@@ -284,7 +295,11 @@ fn fo004_dangling_chain() {
     // In a plan the chain must come to the same node: move the federated chain to another node.
     let mut plan = seed_plan();
     plan["federation"][0]["commands"][0]["nodeId"] = json!(99);
-    at(&run(&plan), "FO004", "/federation/0/commands/1/data/0/handler/chain");
+    at(
+        &run(&plan),
+        "FO004",
+        "/federation/0/commands/1/data/0/handler/chain",
+    );
 }
 
 // ---------- LK ----------
@@ -311,12 +326,18 @@ fn lk001_dangling_target_by_node_table() {
     ]);
     assert!(!has(&run(&plan), "LK001"));
     // Node 3's host at node 4's port: a service listens on that port, but not on node 3.
-    plan["federation"][0]["commands"][0]["data"]["hops"][0]["nodes"][0]["addr"] = json!("203.0.113.3:45002");
+    plan["federation"][0]["commands"][0]["data"]["hops"][0]["nodes"][0]["addr"] =
+        json!("203.0.113.3:45002");
     let r = run(&plan);
-    let f = at(&r, "LK001", "/federation/0/commands/0/data/hops/0/nodes/0/addr");
+    let f = at(
+        &r,
+        "LK001",
+        "/federation/0/commands/0/data/hops/0/nodes/0/addr",
+    );
     assert_eq!(f.node_id, Some(2));
     // A host outside the tunnel is not this plan's business.
-    plan["federation"][0]["commands"][0]["data"]["hops"][0]["nodes"][0]["addr"] = json!("192.0.2.1:45002");
+    plan["federation"][0]["commands"][0]["data"]["hops"][0]["nodes"][0]["addr"] =
+        json!("192.0.2.1:45002");
     assert!(!has(&run(&plan), "LK001"));
 }
 
@@ -325,7 +346,11 @@ fn lk002_protocol_mismatch() {
     let mut plan = seed_plan();
     plan["local"][1]["data"][0]["listener"]["type"] = json!("mtls"); // exit 3
     let r = run(&plan);
-    let f = at(&r, "LK002", "/federation/0/commands/0/data/hops/0/nodes/0/dialer/type");
+    let f = at(
+        &r,
+        "LK002",
+        "/federation/0/commands/0/data/hops/0/nodes/0/dialer/type",
+    );
     assert_eq!(f.node_id, Some(2));
     assert_eq!(r.findings.iter().filter(|f| f.code == "LK002").count(), 1);
     assert!(!has(&run(&seed_plan()), "LK002"));
@@ -335,7 +360,11 @@ fn lk002_protocol_mismatch() {
 fn lk003_mux_mismatch() {
     // The federated middle's short connector metadata vs the local exits' full handler metadata.
     let r = run(&seed_plan());
-    let f = at(&r, "LK003", "/federation/0/commands/0/data/hops/0/nodes/0/connector");
+    let f = at(
+        &r,
+        "LK003",
+        "/federation/0/commands/0/data/hops/0/nodes/0/connector",
+    );
     assert_eq!(f.severity, Severity::Info);
     assert!(f.message.contains("mux.maxFrameSize"), "{}", f.message);
     // Near miss: local to local, same builder on both ends.
@@ -356,7 +385,11 @@ fn pa001_retries_parity() {
     assert_eq!(f.node_id, Some(2));
     let mut plan = seed_plan();
     plan["federation"][0]["commands"][1]["data"][0]["handler"]["retries"] = json!(4);
-    at(&run(&plan), "PA001", "/federation/0/commands/1/data/0/handler");
+    at(
+        &run(&plan),
+        "PA001",
+        "/federation/0/commands/1/data/0/handler",
+    );
     assert!(!has(&run(&seed_plan()), "PA001"));
 }
 
@@ -399,7 +432,11 @@ fn pa003_metadata_parity() {
         at(&r, "PA003", "/federation/0/commands/1/data/0/handler").severity,
         Severity::Warning
     );
-    let f = at(&r, "PA003", "/federation/0/commands/0/data/hops/0/nodes/2/connector");
+    let f = at(
+        &r,
+        "PA003",
+        "/federation/0/commands/0/data/hops/0/nodes/2/connector",
+    );
     assert!(
         f.message.contains("mux.maxFrameSize") && f.message.contains("mux.maxStreamBuffer"),
         "{}",
@@ -487,10 +524,15 @@ fn in001_unreadable() {
         assert_eq!(r.summary.errors, 1);
     }
     let big = "[".to_string() + &"0,".repeat(9_000_000) + "0]";
-    assert_eq!(codes(&check_text(&big, &CheckOptions::default())), vec!["IN001"]);
+    assert_eq!(
+        codes(&check_text(&big, &CheckOptions::default())),
+        vec!["IN001"]
+    );
     // Near miss: an empty command list and an empty config are readable.
     assert!(run(&json!([])).findings.is_empty());
-    assert!(run(&json!({"services": [], "chains": []})).findings.is_empty());
+    assert!(run(&json!({"services": [], "chains": []}))
+        .findings
+        .is_empty());
 }
 
 #[test]
@@ -499,7 +541,11 @@ fn in002_server_rejects() {
     tunnel["tunnel"]["outNodeId"][1]["nodeId"] = json!(3); // node 3 twice
     let r = run(&tunnel);
     assert_eq!(codes(&r), vec!["IN002"]);
-    assert!(r.findings[0].message.contains("节点重复"), "{}", r.findings[0].message);
+    assert!(
+        r.findings[0].message.contains("节点重复"),
+        "{}",
+        r.findings[0].message
+    );
     assert!(r.findings[0].message_zh.contains("节点重复"));
     // A plan carrying the server's rejection.
     let r = run(&json!({"error": "入口不能为空", "federation": [], "local": []}));
@@ -518,14 +564,16 @@ fn kind_detection_and_forcing() {
     assert_eq!(run(&middle_config()).summary.kind, "config");
     assert_eq!(run(&seed_plan()["local"]).summary.kind, "commands");
     assert_eq!(
-        run(&vector("seed-federated-middle-fifo-3-exits")["input"]).summary.kind,
+        run(&vector("seed-federated-middle-fifo-3-exits")["input"])
+            .summary
+            .kind,
         "tunnel"
     );
     let forced = check(
         &seed_plan()["local"],
         &CheckOptions {
             kind: Some("commands".into()),
-                ..Default::default()
+            ..Default::default()
         },
     );
     assert_eq!(forced.summary.kind, "commands");
@@ -533,7 +581,7 @@ fn kind_detection_and_forcing() {
         &seed_plan(),
         &CheckOptions {
             kind: Some("tunnel".into()),
-                ..Default::default()
+            ..Default::default()
         },
     );
     assert_eq!(forced.summary.paths_into, "plan");
@@ -575,7 +623,8 @@ fn checking_never_mutates_the_input() {
 fn ac003_reported_once_wherever_the_selector_sits() {
     let mut doc = middle_config();
     doc["services"][0]["forwarder"] = json!({"selector": {"failTimeout": "soon"}});
-    doc["services"][0]["handler"]["chainGroup"] = json!({"chains": ["chains_7"], "selector": {"failTimeout": "later"}});
+    doc["services"][0]["handler"]["chainGroup"] =
+        json!({"chains": ["chains_7"], "selector": {"failTimeout": "later"}});
     let r = run(&doc);
     assert_eq!(
         r.findings.iter().filter(|f| f.code == "AC003").count(),
@@ -583,7 +632,11 @@ fn ac003_reported_once_wherever_the_selector_sits() {
         "{:#?}",
         r.findings
     );
-    at(&r, "AC003", "/services/0/handler/chainGroup/selector/failTimeout");
+    at(
+        &r,
+        "AC003",
+        "/services/0/handler/chainGroup/selector/failTimeout",
+    );
     // A duration under metadata is the handler's own business.
     let mut doc = middle_config();
     doc["services"][0]["handler"]["metadata"] = json!({"selector": {"failTimeout": "soon"}});
@@ -606,7 +659,10 @@ fn command_lists_are_checked_without_claiming_missing_nodes() {
     at(&r, "FO001", "/1/data/0/handler");
     at(&r, "PA001", "/1/data/0/handler");
     assert_eq!(
-        r.findings.iter().find(|f| f.code == "FO001").and_then(|f| f.node_id),
+        r.findings
+            .iter()
+            .find(|f| f.code == "FO001")
+            .and_then(|f| f.node_id),
         Some(2)
     );
     assert!(!has(&r, "LK001") && !has(&r, "PA002"), "{:#?}", r.findings);

@@ -9,7 +9,14 @@ use serde_json::Value;
 
 fn same_three_times(docs: Vec<(String, Value)>) {
     let docs2 = docs.clone();
-    let other = std::thread::spawn(move || docs2.iter().map(|(_, d)| outputs_for_value(d)).collect::<Vec<_>>()).join().unwrap();
+    let other = std::thread::spawn(move || {
+        docs2
+            .iter()
+            .map(|(_, d)| outputs_for_value(d))
+            .collect::<Vec<_>>()
+    })
+    .join()
+    .unwrap();
     for ((name, doc), third) in docs.iter().zip(other) {
         let first = outputs_for_value(doc);
         let second = outputs_for_value(doc);
@@ -26,7 +33,10 @@ fn golden_vectors_give_identical_output_every_run() {
         .into_iter()
         .flat_map(|v| {
             let name = v["name"].as_str().unwrap_or("?").to_string();
-            [(name.clone() + "/input", v["input"].clone()), (name + "/expected", v["expected"].clone())]
+            [
+                (name.clone() + "/input", v["input"].clone()),
+                (name + "/expected", v["expected"].clone()),
+            ]
         })
         .collect();
     assert_eq!(docs.len(), 1212);
@@ -35,7 +45,10 @@ fn golden_vectors_give_identical_output_every_run() {
 
 #[test]
 fn corpus_documents_give_identical_output_every_run() {
-    let docs: Vec<(String, Value)> = corpus().into_iter().filter_map(|(n, t)| serde_json::from_str(&t).ok().map(|v| (n, v))).collect();
+    let docs: Vec<(String, Value)> = corpus()
+        .into_iter()
+        .filter_map(|(n, t)| serde_json::from_str(&t).ok().map(|v| (n, v)))
+        .collect();
     assert!(docs.len() > 300);
     same_three_times(docs);
     for (name, text) in corpus() {

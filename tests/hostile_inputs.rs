@@ -13,7 +13,12 @@ use std::time::{Duration, Instant};
 /// Runs `f` on a thread with a 1 MiB stack (the default stack of a wasm
 /// instance), so deep recursion shows up here as it would in the browser.
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new().stack_size(1 << 20).spawn(f).unwrap().join().expect("no panic")
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .expect("no panic")
 }
 
 fn plan_error_code(plan_json: &str) -> Option<String> {
@@ -38,22 +43,45 @@ fn the_whole_seed_corpus_runs_through_every_entry_point() {
                 assert!(!out.is_empty(), "{}: {} gave nothing", name, entry);
             }
             // JSON outputs are JSON.
-            for (entry, out) in outs.iter().filter(|(e, _)| !e.contains("text") && !e.contains("err") && !e.contains("report")) {
-                assert!(serde_json::from_str::<Value>(out).is_ok(), "{}: {} is not JSON", name, entry);
+            for (entry, out) in outs
+                .iter()
+                .filter(|(e, _)| !e.contains("text") && !e.contains("err") && !e.contains("report"))
+            {
+                assert!(
+                    serde_json::from_str::<Value>(out).is_ok(),
+                    "{}: {} is not JSON",
+                    name,
+                    entry
+                );
             }
         }
     });
-    eprintln!("corpus: {} files through every entry point in {:?}", n, started.elapsed());
+    eprintln!(
+        "corpus: {} files through every entry point in {:?}",
+        n,
+        started.elapsed()
+    );
 }
 
 #[test]
 fn hundred_thousand_brackets_are_an_error_not_a_crash() {
     on_small_stack(|| {
-        for text in ["[".repeat(100_000), "{\"a\":".repeat(100_000), "[".repeat(100_000) + &"]".repeat(100_000)] {
+        for text in [
+            "[".repeat(100_000),
+            "{\"a\":".repeat(100_000),
+            "[".repeat(100_000) + &"]".repeat(100_000),
+        ] {
             let t = Instant::now();
-            assert_eq!(plan_error_code(&hop_policy::plan_json(&text)).as_deref(), Some("LIMIT_EXCEEDED"));
+            assert_eq!(
+                plan_error_code(&hop_policy::plan_json(&text)).as_deref(),
+                Some("LIMIT_EXCEEDED")
+            );
             assert!(in001(&check::check_text(&text, &CheckOptions::default())));
-            assert!(t.elapsed() < Duration::from_secs(2), "took {:?}", t.elapsed());
+            assert!(
+                t.elapsed() < Duration::from_secs(2),
+                "took {:?}",
+                t.elapsed()
+            );
         }
     });
 }
@@ -69,19 +97,46 @@ fn deep_values_in_every_place_do_not_overflow_a_wasm_sized_stack() {
         let deep = || {
             let mut v = json!("leaf");
             for i in 0..118 {
-                v = if i % 2 == 0 { Value::Array(vec![v]) } else { json!({ "a": v }) };
+                v = if i % 2 == 0 {
+                    Value::Array(vec![v])
+                } else {
+                    json!({ "a": v })
+                };
             }
             v
         };
         let base = vectors()[0].clone();
         let places: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
             ("root", Box::new(|d: &mut Value| *d = deep())),
-            ("tunnel", Box::new(|d: &mut Value| d["input"]["tunnel"] = deep())),
-            ("node name", Box::new(|d: &mut Value| d["input"]["nodes"][0]["name"] = deep())),
-            ("chainNodes", Box::new(|d: &mut Value| d["input"]["tunnel"]["chainNodes"][0][0] = deep())),
-            ("federation", Box::new(|d: &mut Value| d["input"]["federation"]["2"] = deep())),
-            ("plan metadata", Box::new(|d: &mut Value| d["expected"]["local"][0]["data"]["hops"][0]["nodes"][0]["connector"]["metadata"] = deep())),
-            ("plan service", Box::new(|d: &mut Value| d["expected"]["federation"][0]["commands"][1]["data"][0]["handler"] = deep())),
+            (
+                "tunnel",
+                Box::new(|d: &mut Value| d["input"]["tunnel"] = deep()),
+            ),
+            (
+                "node name",
+                Box::new(|d: &mut Value| d["input"]["nodes"][0]["name"] = deep()),
+            ),
+            (
+                "chainNodes",
+                Box::new(|d: &mut Value| d["input"]["tunnel"]["chainNodes"][0][0] = deep()),
+            ),
+            (
+                "federation",
+                Box::new(|d: &mut Value| d["input"]["federation"]["2"] = deep()),
+            ),
+            (
+                "plan metadata",
+                Box::new(|d: &mut Value| {
+                    d["expected"]["local"][0]["data"]["hops"][0]["nodes"][0]["connector"]
+                        ["metadata"] = deep()
+                }),
+            ),
+            (
+                "plan service",
+                Box::new(|d: &mut Value| {
+                    d["expected"]["federation"][0]["commands"][1]["data"][0]["handler"] = deep()
+                }),
+            ),
         ];
         for (what, set) in places {
             let mut d = base.clone();
@@ -126,7 +181,11 @@ fn ten_megabyte_strings_are_handled() {
     let sc = Scenario::from_json(&json!({"dead": [big.clone()]})).unwrap();
     let _ = simulate::simulate(&vectors()[0]["expected"], &sc);
     let _ = hop_policy::lifecycle::lifecycle(&json!([{"op": big}]));
-    assert!(t.elapsed() < Duration::from_secs(60), "10 MB strings took {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(60),
+        "10 MB strings took {:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
@@ -144,12 +203,39 @@ fn odd_numbers_and_numeric_text() {
         let _ = check::check_text(text, &CheckOptions::default());
     }
     let odd = [
-        json!(null), json!(true), json!(-1), json!(0), json!(1.5), json!(-0.0), json!(1e308), json!(-1e308), json!(i64::MIN), json!(i64::MAX),
-        json!(u64::MAX), json!(4.9e-324), json!("NaN"), json!("Infinity"), json!("-1"), json!("1e999"), json!("0x10"), json!(" 7 "),
+        json!(null),
+        json!(true),
+        json!(-1),
+        json!(0),
+        json!(1.5),
+        json!(-0.0),
+        json!(1e308),
+        json!(-1e308),
+        json!(i64::MIN),
+        json!(i64::MAX),
+        json!(u64::MAX),
+        json!(4.9e-324),
+        json!("NaN"),
+        json!("Infinity"),
+        json!("-1"),
+        json!("1e999"),
+        json!("0x10"),
+        json!(" 7 "),
     ];
     let v = &vectors()[0];
     for o in &odd {
-        for path in ["/tunnel/id", "/tunnel/type", "/nodes/0/id", "/tunnel/chainNodes/0/0/port", "/tunnel/outNodeId/0/nodeId", "/nodes/1/port", "/federation/2/allocatedPort", "/federation/2/runtimeId", "/nodes/0/status", "/nodes/1/isRemote"] {
+        for path in [
+            "/tunnel/id",
+            "/tunnel/type",
+            "/nodes/0/id",
+            "/tunnel/chainNodes/0/0/port",
+            "/tunnel/outNodeId/0/nodeId",
+            "/nodes/1/port",
+            "/federation/2/allocatedPort",
+            "/federation/2/runtimeId",
+            "/nodes/0/status",
+            "/nodes/1/isRemote",
+        ] {
             let mut d = v["input"].clone();
             if let Some(slot) = d.pointer_mut(path) {
                 *slot = o.clone();
@@ -168,18 +254,42 @@ fn odd_numbers_and_numeric_text() {
         let sc = Scenario::from_json(&sc).unwrap();
         let t = Instant::now();
         let _ = simulate::simulate(&v["expected"], &sc);
-        assert!(t.elapsed() < Duration::from_secs(30), "{:?} took {:?}", sc, t.elapsed());
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{:?} took {:?}",
+            sc,
+            t.elapsed()
+        );
     }
 }
 
 /// Every value of real documents, one at a time, replaced by each JSON type.
 #[test]
 fn wrong_types_everywhere() {
-    let replacements = [json!(null), json!(true), json!(0), json!(-7), json!(2.5), json!(""), json!("x:y:z"), json!([]), json!({}), json!([{}]), json!({"__proto__": 1})];
+    let replacements = [
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(-7),
+        json!(2.5),
+        json!(""),
+        json!("x:y:z"),
+        json!([]),
+        json!({}),
+        json!([{}]),
+        json!({"__proto__": 1}),
+    ];
     let vectors = vectors();
     let mut runs = 0usize;
-    for name in ["seed-federated-middle-fifo-3-exits", "two-remote-hops-kcp-v6", "port-forward-type-1"] {
-        let v = vectors.iter().find(|v| v["name"] == name).expect("named vector");
+    for name in [
+        "seed-federated-middle-fifo-3-exits",
+        "two-remote-hops-kcp-v6",
+        "port-forward-type-1",
+    ] {
+        let v = vectors
+            .iter()
+            .find(|v| v["name"] == name)
+            .expect("named vector");
         for doc in [&v["input"], &v["expected"]] {
             for path in all_pointers(doc) {
                 for r in &replacements {
@@ -210,7 +320,10 @@ fn all_pointers(v: &Value) -> Vec<String> {
         match cur {
             Value::Object(m) => {
                 for (k, c) in m {
-                    stack.push((c, format!("{}/{}", p, k.replace('~', "~0").replace('/', "~1"))));
+                    stack.push((
+                        c,
+                        format!("{}/{}", p, k.replace('~', "~0").replace('/', "~1")),
+                    ));
                 }
             }
             Value::Array(a) => {
@@ -227,7 +340,15 @@ fn all_pointers(v: &Value) -> Vec<String> {
 
 #[test]
 fn unreadable_documents_are_in001_or_errors() {
-    for doc in [json!(null), json!(1), json!("tunnel"), json!([]), json!({}), json!({"tunnel": []}), json!({"__proto__": {"tunnel": {}}})] {
+    for doc in [
+        json!(null),
+        json!(1),
+        json!("tunnel"),
+        json!([]),
+        json!({}),
+        json!({"tunnel": []}),
+        json!({"__proto__": {"tunnel": {}}}),
+    ] {
         let p = hop_policy::plan(&doc);
         assert!(p.error.is_some(), "{}", doc);
         let r = check::check(&doc, &CheckOptions::default());
@@ -237,12 +358,38 @@ fn unreadable_documents_are_in001_or_errors() {
         } else {
             assert!(in001(&r), "{} -> {:?}", doc, r.findings);
         }
-        assert!(simulate::simulate(&doc, &Scenario::default()).is_err(), "{}", doc);
+        assert!(
+            simulate::simulate(&doc, &Scenario::default()).is_err(),
+            "{}",
+            doc
+        );
     }
-    assert!(hop_policy::lifecycle::lifecycle(&json!("steps")).is_err() || hop_policy::lifecycle::lifecycle(&json!("steps")).is_ok_and(|r| !r.findings.is_empty()));
-    for text in ["", " ", "nul", "{", "[1,]", "\u{FEFF}{}", "{\"a\":1}{}", "\"\\ud800\""] {
-        assert_eq!(plan_error_code(&hop_policy::plan_json(text)).as_deref(), Some("INVALID_INPUT"), "{:?}", text);
-        assert!(in001(&check::check_text(text, &CheckOptions::default())), "{:?}", text);
+    assert!(
+        hop_policy::lifecycle::lifecycle(&json!("steps")).is_err()
+            || hop_policy::lifecycle::lifecycle(&json!("steps"))
+                .is_ok_and(|r| !r.findings.is_empty())
+    );
+    for text in [
+        "",
+        " ",
+        "nul",
+        "{",
+        "[1,]",
+        "\u{FEFF}{}",
+        "{\"a\":1}{}",
+        "\"\\ud800\"",
+    ] {
+        assert_eq!(
+            plan_error_code(&hop_policy::plan_json(text)).as_deref(),
+            Some("INVALID_INPUT"),
+            "{:?}",
+            text
+        );
+        assert!(
+            in001(&check::check_text(text, &CheckOptions::default())),
+            "{:?}",
+            text
+        );
     }
 }
 
@@ -250,38 +397,107 @@ fn unreadable_documents_are_in001_or_errors() {
 /// come back unchanged wherever the output carries them.
 #[test]
 fn prototype_keys_survive_as_plain_data() {
-    let v = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").unwrap();
+    let v = vectors()
+        .into_iter()
+        .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
+        .unwrap();
     // node names are echoed in the plan's node table
     let mut input = v["input"].clone();
-    for (i, name) in ["__proto__", "constructor", "prototype", "hasOwnProperty", "__defineGetter__"].iter().enumerate() {
+    for (i, name) in [
+        "__proto__",
+        "constructor",
+        "prototype",
+        "hasOwnProperty",
+        "__defineGetter__",
+    ]
+    .iter()
+    .enumerate()
+    {
         input["nodes"][i]["name"] = json!(name);
     }
     let plan = serde_json::to_value(hop_policy::plan(&input)).unwrap();
     assert!(plan["error"].is_null(), "{}", plan["error"]);
-    let names: Vec<&str> = plan["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
-    for name in ["__proto__", "constructor", "prototype", "hasOwnProperty", "__defineGetter__"] {
-        assert!(names.contains(&name), "node table lost {}: {:?}", name, names);
+    let names: Vec<&str> = plan["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["name"].as_str())
+        .collect();
+    for name in [
+        "__proto__",
+        "constructor",
+        "prototype",
+        "hasOwnProperty",
+        "__defineGetter__",
+    ] {
+        assert!(
+            names.contains(&name),
+            "node table lost {}: {:?}",
+            name,
+            names
+        );
     }
     // extra keys in the input never change the plan
     let mut noisy = v["input"].clone();
-    noisy.as_object_mut().unwrap().insert("__proto__".into(), json!({"tunnel": {"id": 999}}));
-    noisy["tunnel"].as_object_mut().unwrap().insert("constructor".into(), json!({"prototype": {"id": 1}}));
-    noisy["nodes"][0].as_object_mut().unwrap().insert("__proto__".into(), json!({"isRemote": 1, "status": 0}));
-    assert_eq!(serde_json::to_value(hop_policy::plan(&noisy)).unwrap(), serde_json::to_value(hop_policy::plan(&v["input"])).unwrap());
+    noisy
+        .as_object_mut()
+        .unwrap()
+        .insert("__proto__".into(), json!({"tunnel": {"id": 999}}));
+    noisy["tunnel"]
+        .as_object_mut()
+        .unwrap()
+        .insert("constructor".into(), json!({"prototype": {"id": 1}}));
+    noisy["nodes"][0]
+        .as_object_mut()
+        .unwrap()
+        .insert("__proto__".into(), json!({"isRemote": 1, "status": 0}));
+    assert_eq!(
+        serde_json::to_value(hop_policy::plan(&noisy)).unwrap(),
+        serde_json::to_value(hop_policy::plan(&v["input"])).unwrap()
+    );
     // keys inside a plan's metadata survive a lifecycle replay into its deployed state
     let mut plan = v["expected"].clone();
     let mut meta = Map::new();
     meta.insert("__proto__".into(), json!({"polluted": true}));
-    meta.insert("constructor".into(), json!({"prototype": {"polluted": true}}));
+    meta.insert(
+        "constructor".into(),
+        json!({"prototype": {"polluted": true}}),
+    );
     meta.insert("prototype".into(), json!(7));
     plan["local"][1]["data"][0]["handler"]["metadata"] = Value::Object(meta.clone());
-    let report = serde_json::to_value(hop_policy::lifecycle::lifecycle(&json!([{"op": "apply", "plan": plan}])).unwrap()).unwrap();
+    let report = serde_json::to_value(
+        hop_policy::lifecycle::lifecycle(&json!([{"op": "apply", "plan": plan}])).unwrap(),
+    )
+    .unwrap();
     let text = serde_json::to_string(&report["state"]).unwrap();
-    assert!(text.contains(r#""__proto__":{"polluted":true}"#), "{}", text);
-    assert!(text.contains(r#""constructor":{"prototype":{"polluted":true}}"#), "{}", text);
+    assert!(
+        text.contains(r#""__proto__":{"polluted":true}"#),
+        "{}",
+        text
+    );
+    assert!(
+        text.contains(r#""constructor":{"prototype":{"polluted":true}}"#),
+        "{}",
+        text
+    );
     // checker paths name such keys as ordinary pointer tokens
     let mut cfg = json!({"services": [{"name": "s", "addr": ":1", "handler": {"type": "relay", "retries": "2"}, "listener": {"type": "tcp"}}], "chains": []});
-    cfg["services"][0]["handler"].as_object_mut().unwrap().insert("__proto__".into(), json!({"retries": 5}));
-    let r = check::check(&cfg, &CheckOptions { kind: Some("config".into()), ..Default::default() });
-    assert!(r.findings.iter().any(|f| f.code == "AC001" && f.path.ends_with("/handler/retries")), "{:?}", r.findings);
+    cfg["services"][0]["handler"]
+        .as_object_mut()
+        .unwrap()
+        .insert("__proto__".into(), json!({"retries": 5}));
+    let r = check::check(
+        &cfg,
+        &CheckOptions {
+            kind: Some("config".into()),
+            ..Default::default()
+        },
+    );
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.code == "AC001" && f.path.ends_with("/handler/retries")),
+        "{:?}",
+        r.findings
+    );
 }

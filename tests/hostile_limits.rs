@@ -25,14 +25,47 @@ fn a_golden_input_at_exactly_its_sizes_passes_and_one_less_fails() {
     let nodes = input["nodes"].as_array().unwrap().len();
     let hops = input["tunnel"]["chainNodes"].as_array().unwrap().len();
     let per_hop = input["tunnel"]["outNodeId"].as_array().unwrap().len();
-    let exact = Limits { max_nodes: nodes, max_hops: hops, max_nodes_per_hop: per_hop, max_depth: 6, ..Limits::default() };
+    let exact = Limits {
+        max_nodes: nodes,
+        max_hops: hops,
+        max_nodes_per_hop: per_hop,
+        max_depth: 6,
+        ..Limits::default()
+    };
     assert_eq!(check_value(input, &exact), Ok(()));
-    let e = check_value(input, &Limits { max_nodes: nodes - 1, ..exact }).unwrap_err();
+    let e = check_value(
+        input,
+        &Limits {
+            max_nodes: nodes - 1,
+            ..exact
+        },
+    )
+    .unwrap_err();
     assert_eq!((e.limit, e.path.as_str()), ("maxNodes", "/nodes"));
-    let e = check_value(input, &Limits { max_nodes_per_hop: per_hop - 1, ..exact }).unwrap_err();
-    assert_eq!((e.limit, e.path.as_str()), ("maxNodesPerHop", "/tunnel/outNodeId"));
-    let e = check_value(input, &Limits { max_hops: hops - 1, ..exact }).unwrap_err();
-    assert_eq!((e.limit, e.path.as_str()), ("maxHops", "/tunnel/chainNodes"));
+    let e = check_value(
+        input,
+        &Limits {
+            max_nodes_per_hop: per_hop - 1,
+            ..exact
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.limit, e.path.as_str()),
+        ("maxNodesPerHop", "/tunnel/outNodeId")
+    );
+    let e = check_value(
+        input,
+        &Limits {
+            max_hops: hops - 1,
+            ..exact
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.limit, e.path.as_str()),
+        ("maxHops", "/tunnel/chainNodes")
+    );
 }
 
 /// A tunnel input exactly at the default limits (in the shape the limits allow:
@@ -79,7 +112,11 @@ fn inputs_at_the_limits_finish_fast() {
     let input = tunnel_at_limits(l.max_nodes_per_hop, hops, 7);
     assert_eq!(check_value(&input, &l), Ok(()));
     let n = input["nodes"].as_array().unwrap().len();
-    assert!(n <= l.max_nodes && n + l.max_nodes_per_hop > l.max_nodes, "{} nodes", n);
+    assert!(
+        n <= l.max_nodes && n + l.max_nodes_per_hop > l.max_nodes,
+        "{} nodes",
+        n
+    );
     let text = serde_json::to_string(&input).unwrap();
     assert_eq!(check_text(&text, &l), Ok(()));
     let t = Instant::now();
@@ -88,25 +125,47 @@ fn inputs_at_the_limits_finish_fast() {
     assert!(plan.error.is_none(), "{:?}", plan.error);
     let plan_json = serde_json::to_string(&plan).unwrap();
     let t = Instant::now();
-    let report = check(&serde_json::to_value(&plan).unwrap(), &CheckOptions::default());
+    let report = check(
+        &serde_json::to_value(&plan).unwrap(),
+        &CheckOptions::default(),
+    );
     let check_time = t.elapsed();
     eprintln!(
         "at limits ({} nodes, {} hops of {}): plan {:?} ({} bytes), check {:?} ({} findings)",
-        l.max_nodes, hops, l.max_nodes_per_hop, plan_time, plan_json.len(), check_time, report.findings.len()
+        l.max_nodes,
+        hops,
+        l.max_nodes_per_hop,
+        plan_time,
+        plan_json.len(),
+        check_time,
+        report.findings.len()
     );
     // debug build on a shared machine: generous bounds, far below "hangs"
     assert!(plan_time.as_secs() < 20, "plan took {:?}", plan_time);
     assert!(check_time.as_secs() < 60, "check took {:?}", check_time);
     // whatever the limits let in, its plan can be checked again as text within them
-    assert_eq!(check_text(&plan_json, &l), Ok(()), "plan of {} bytes", plan_json.len());
+    assert_eq!(
+        check_text(&plan_json, &l),
+        Ok(()),
+        "plan of {} bytes",
+        plan_json.len()
+    );
     // the longest chain the hop limit allows, two nodes per hop
     let long = tunnel_at_limits(2, l.max_hops, 5);
     assert_eq!(check_value(&long, &l), Ok(()));
     let t = Instant::now();
     let plan = hop_policy::plan(&long);
     assert!(plan.error.is_none(), "{:?}", plan.error);
-    let sc = hop_policy::simulate::Scenario::from_json(&serde_json::json!({"dead": [3, 4, 7], "requests": 20})).unwrap();
+    let sc = hop_policy::simulate::Scenario::from_json(
+        &serde_json::json!({"dead": [3, 4, 7], "requests": 20}),
+    )
+    .unwrap();
     let trace = hop_policy::simulate::simulate(&long, &sc);
-    eprintln!("{} hops: plan + simulate {:?} (ok: {})", l.max_hops, t.elapsed(), trace.is_ok());
+    eprintln!(
+        "{} hops: plan + simulate {:?} (ok: {})",
+        l.max_hops,
+        t.elapsed(),
+        trace.is_ok()
+    );
     assert!(t.elapsed().as_secs() < 20);
 }

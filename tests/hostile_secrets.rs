@@ -10,7 +10,14 @@ use serde_json::{json, Value};
 fn assert_absent(outputs: &[(&'static str, String)], secrets: &[String], what: &str) {
     for (entry, out) in outputs {
         for s in secrets {
-            assert!(!out.contains(s.as_str()), "{}: {} echoes the credential {:?}: {}", what, entry, s, excerpt(out, s));
+            assert!(
+                !out.contains(s.as_str()),
+                "{}: {} echoes the credential {:?}: {}",
+                what,
+                entry,
+                s,
+                excerpt(out, s)
+            );
         }
     }
 }
@@ -51,12 +58,19 @@ fn golden_vectors_never_echo_their_tokens() {
     let mut checked = 0;
     for v in &vectors {
         let input = &v["input"];
-        let secrets: Vec<String> = credential_values(input).into_iter().filter(|s| s.len() >= 4).collect();
+        let secrets: Vec<String> = credential_values(input)
+            .into_iter()
+            .filter(|s| s.len() >= 4)
+            .collect();
         if secrets.is_empty() {
             continue;
         }
         checked += 1;
-        assert_absent(&outputs_for_value(input), &secrets, v["name"].as_str().unwrap_or("?"));
+        assert_absent(
+            &outputs_for_value(input),
+            &secrets,
+            v["name"].as_str().unwrap_or("?"),
+        );
     }
     assert!(checked > 100, "only {} vectors carry a token", checked);
 }
@@ -68,7 +82,11 @@ fn planted_credentials_never_reach_any_output() {
         add_credential_fields(&mut input);
         let canaries = plant_canaries(&mut input, &i.to_string());
         assert!(!canaries.is_empty());
-        assert_absent(&outputs_for_value(&input), &canaries, v["name"].as_str().unwrap_or("?"));
+        assert_absent(
+            &outputs_for_value(&input),
+            &canaries,
+            v["name"].as_str().unwrap_or("?"),
+        );
     }
 }
 
@@ -92,7 +110,11 @@ fn corpus_documents_never_echo_planted_credentials() {
         assert_absent(&outputs_for_text(&text), &canaries, name);
         drop_deep(v);
     }
-    assert!(planted_files > 100, "only {} corpus files carry credentials", planted_files);
+    assert!(
+        planted_files > 100,
+        "only {} corpus files carry credentials",
+        planted_files
+    );
 }
 
 #[test]
@@ -104,15 +126,26 @@ fn credentials_in_error_paths_stay_hidden() {
     input["nodes"][1]["remoteUrl"] = Value::Null; // share missing
     input["nodes"][1]["remoteToken"] = json!("CANARY-share-missing");
     let out = outputs_for_value(&input);
-    assert!(out.iter().any(|(_, o)| o.contains("REMOTE_SHARE_MISSING")), "the share-missing path is reached");
+    assert!(
+        out.iter().any(|(_, o)| o.contains("REMOTE_SHARE_MISSING")),
+        "the share-missing path is reached"
+    );
     assert_absent(&out, &["CANARY-share-missing".to_string()], "share missing");
     let mut input = v["input"].clone();
     input["nodes"][1]["remoteToken"] = json!("CANARY-port");
     input["tunnel"]["chainNodes"][0][0]["port"] = json!(1);
-    assert_absent(&outputs_for_value(&input), &["CANARY-port".to_string()], "port out of range");
+    assert_absent(
+        &outputs_for_value(&input),
+        &["CANARY-port".to_string()],
+        "port out of range",
+    );
     // the token as the only thing given
     let doc = json!({"remoteToken": "CANARY-bare", "tunnel": "x", "nodes": {"remoteToken": "CANARY-bare"}});
-    assert_absent(&outputs_for_value(&doc), &["CANARY-bare".to_string()], "bare");
+    assert_absent(
+        &outputs_for_value(&doc),
+        &["CANARY-bare".to_string()],
+        "bare",
+    );
 }
 
 /// Found by the `simulate` fuzz target (fuzz/artifacts, 2026-11-29): a
@@ -143,7 +176,10 @@ fn simulate_does_not_echo_a_dead_entry_object_with_a_token() {
 /// `state`/`log`. Fixed on main by f85780e (src/redact.rs); this test keeps it fixed.
 #[test]
 fn lifecycle_state_redacts_credentials_of_a_pasted_plan() {
-    let steps: Value = serde_json::from_str(include_str!("data/hostile/regressions/lifecycle-state-echoes-credentials.json")).unwrap();
+    let steps: Value = serde_json::from_str(include_str!(
+        "data/hostile/regressions/lifecycle-state-echoes-credentials.json"
+    ))
+    .unwrap();
     let out = to_json(&hop_policy::lifecycle::lifecycle(&steps).unwrap());
     for c in ["CANARY-auth-pass", "CANARY-meta-token", "CANARY-conn-pass"] {
         assert!(!out.contains(c), "{} leaked: {}", c, excerpt(&out, c));
@@ -153,12 +189,21 @@ fn lifecycle_state_redacts_credentials_of_a_pasted_plan() {
 /// The same fields through the checker and the simulator stay hidden.
 #[test]
 fn check_and_simulate_do_not_echo_credentials_of_a_pasted_plan() {
-    let steps: Value = serde_json::from_str(include_str!("data/hostile/regressions/lifecycle-state-echoes-credentials.json")).unwrap();
+    let steps: Value = serde_json::from_str(include_str!(
+        "data/hostile/regressions/lifecycle-state-echoes-credentials.json"
+    ))
+    .unwrap();
     let plan = &steps[0]["plan"];
     let cfg = json!({"services": plan["local"][1]["data"].clone(), "chains": [plan["local"][0]["data"].clone()]});
-    let canaries: Vec<String> = ["CANARY-auth-pass", "CANARY-meta-token", "CANARY-conn-pass"].iter().map(|s| s.to_string()).collect();
+    let canaries: Vec<String> = ["CANARY-auth-pass", "CANARY-meta-token", "CANARY-conn-pass"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     for doc in [plan, &cfg] {
-        let outs: Vec<_> = outputs_for_value(doc).into_iter().filter(|(e, _)| !e.starts_with("lifecycle")).collect();
+        let outs: Vec<_> = outputs_for_value(doc)
+            .into_iter()
+            .filter(|(e, _)| !e.starts_with("lifecycle"))
+            .collect();
         assert!(outs.len() > 10);
         assert_absent(&outs, &canaries, "pasted plan");
     }

@@ -12,11 +12,15 @@ use serde_json::Value;
 use std::path::Path;
 
 fn answer(text: &str) -> Result<(String, Value), String> {
-    hop_policy::json::from_str(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string())
+    hop_policy::json::from_str(text)
+        .map(|v| (v.to_string(), v))
+        .map_err(|e| e.to_string())
 }
 
 fn expected(text: &str) -> Result<(String, Value), String> {
-    serde_json::from_str::<Value>(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string())
+    serde_json::from_str::<Value>(text)
+        .map(|v| (v.to_string(), v))
+        .map_err(|e| e.to_string())
 }
 
 /// Compares one text; returns whether it was JSON.
@@ -29,7 +33,11 @@ fn compare(text: &str, what: &str) -> bool {
     assert_eq!(answer(text), want, "{what}: {text:?}");
     // And the crate's writer prints it back as serde_json does.
     if let Ok((printed, value)) = &want {
-        assert_eq!(&hop_policy::json::to_text(value), printed, "{what}: written back");
+        assert_eq!(
+            &hop_policy::json::to_text(value),
+            printed,
+            "{what}: written back"
+        );
     }
     want.is_ok()
 }
@@ -52,12 +60,25 @@ fn documents() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     // The committed seeds only: fuzz/corpus/<target>/ grows with local runs.
-    let seeds = std::fs::read_dir(root.join("fuzz/corpus")).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| {
-        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("seed-"))
-    });
-    let mut stack: Vec<_> = ["tests/data", "tests/golden_vectors", "www/examples"].iter().map(|d| root.join(d)).chain(seeds).collect();
+    let seeds = std::fs::read_dir(root.join("fuzz/corpus"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("seed-"))
+        });
+    let mut stack: Vec<_> = ["tests/data", "tests/golden_vectors", "www/examples"]
+        .iter()
+        .map(|d| root.join(d))
+        .chain(seeds)
+        .collect();
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -70,7 +91,9 @@ fn documents() -> Vec<(String, String)> {
     files.sort();
     let mut docs = Vec::new();
     for p in files {
-        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
         let name = p.strip_prefix(root).unwrap_or(&p).display().to_string();
         if text.lines().count() > 1 {
             for (i, line) in text.lines().enumerate() {
@@ -85,9 +108,16 @@ fn documents() -> Vec<(String, String)> {
 #[test]
 fn every_shipped_document_reads_the_same() {
     let docs = documents();
-    let valid = docs.iter().filter(|(name, text)| compare(text, name)).count();
+    let valid = docs
+        .iter()
+        .filter(|(name, text)| compare(text, name))
+        .count();
     println!("{} documents, {valid} of them JSON", docs.len());
-    assert!(docs.len() > 3000 && valid > 800, "the corpus went missing: {} documents, {valid} JSON", docs.len());
+    assert!(
+        docs.len() > 3000 && valid > 800,
+        "the corpus went missing: {} documents, {valid} JSON",
+        docs.len()
+    );
 }
 
 #[test]
@@ -103,7 +133,11 @@ fn truncated_and_mutated_documents_fail_or_read_the_same() {
             continue;
         }
         // Every prefix of the smallest documents, some of the others.
-        let cuts: Vec<usize> = if bytes.len() <= 200 { (0..bytes.len()).collect() } else { (0..12).map(|_| rng.below(bytes.len())).collect() };
+        let cuts: Vec<usize> = if bytes.len() <= 200 {
+            (0..bytes.len()).collect()
+        } else {
+            (0..12).map(|_| rng.below(bytes.len())).collect()
+        };
         for cut in cuts {
             if let Some(prefix) = text.get(..cut) {
                 cases += 1;
@@ -129,13 +163,20 @@ fn truncated_and_mutated_documents_fail_or_read_the_same() {
         }
     }
     println!("{cases} truncated or mutated texts, {valid} of them still JSON");
-    assert!(cases > 60_000 && valid > 1000, "{cases} cases, {valid} valid");
+    assert!(
+        cases > 60_000 && valid > 1000,
+        "{cases} cases, {valid} valid"
+    );
 }
 
 #[test]
 fn generated_numbers_read_the_same() {
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-    let digits = |rng: &mut Rng, n: usize| (0..n).map(|_| char::from(b'0' + rng.below(10) as u8)).collect::<String>();
+    let digits = |rng: &mut Rng, n: usize| {
+        (0..n)
+            .map(|_| char::from(b'0' + rng.below(10) as u8))
+            .collect::<String>()
+    };
     let mut valid = 0;
     for i in 0..60_000 {
         let mut t = String::new();
@@ -167,8 +208,31 @@ fn generated_numbers_read_the_same() {
 
 #[test]
 fn generated_strings_read_the_same() {
-    const PIECES: &[&str] =
-        &["a", "é", "中", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\b", "\\u0041", "\\u00e9", "\\ud83d\\ude00", "\\ud83d", "\\ude00", "\\ud83d\\u0041", "\\ud83dx", "\\u12", "\\uZZZZ", "\\x", "\t", "\u{1}", " ", "        "];
+    const PIECES: &[&str] = &[
+        "a",
+        "é",
+        "中",
+        "😀",
+        "\\n",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\b",
+        "\\u0041",
+        "\\u00e9",
+        "\\ud83d\\ude00",
+        "\\ud83d",
+        "\\ude00",
+        "\\ud83d\\u0041",
+        "\\ud83dx",
+        "\\u12",
+        "\\uZZZZ",
+        "\\x",
+        "\t",
+        "\u{1}",
+        " ",
+        "        ",
+    ];
     let mut rng = Rng(0xD1B5_4A32_D192_ED03);
     let mut valid = 0;
     for _ in 0..30_000 {

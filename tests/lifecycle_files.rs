@@ -18,7 +18,11 @@ fn lc001_from_plans_and_from_inputs() {
         let lc001: Vec<_> = r.findings.iter().filter(|f| f.code == "LC001").collect();
         assert_eq!(lc001.len(), 1, "{file}: {:?}", r.findings);
         assert_eq!(lc001[0].node_id, Some(2));
-        let want = if file.contains("inputs") { "/2/input" } else { "/2/plan/federation/0/commands/1/data/0/handler/retries" };
+        let want = if file.contains("inputs") {
+            "/2/input"
+        } else {
+            "/2/plan/federation/0/commands/1/data/0/handler/retries"
+        };
         assert_eq!(lc001[0].path, want);
         let svc = r.state["nodes"]["2"]["services"]
             .as_array()

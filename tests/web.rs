@@ -19,7 +19,11 @@ fn jstr(text: &str) -> js_sys::JsString {
 const VECTORS: &str = include_str!("data/plan-vectors.jsonl");
 
 fn vectors() -> Vec<Value> {
-    VECTORS.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("vector line is JSON")).collect()
+    VECTORS
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("vector line is JSON"))
+        .collect()
 }
 
 fn js(v: &Value) -> JsValue {
@@ -40,7 +44,8 @@ fn get(v: &JsValue, key: &str) -> JsValue {
 fn compare(name: &str, plan: &Value, expected: &Value) -> Result<(), String> {
     match (&expected["error"], &plan["error"]) {
         (Value::Null, Value::Null) => {}
-        (Value::String(want), Value::Object(got)) if got.get("message") == Some(&Value::String(want.clone())) => {}
+        (Value::String(want), Value::Object(got))
+            if got.get("message") == Some(&Value::String(want.clone())) => {}
         (want, got) => return Err(format!("{name}: error: want {want}, got {got}")),
     }
     for key in ["federation", "local"] {
@@ -58,31 +63,50 @@ fn every_golden_vector_plans_through_plan_tunnel() {
     let mut failures = Vec::new();
     for v in &vs {
         let name = v["name"].as_str().unwrap_or("?");
-        let plan = wasm::plan_tunnel(js(&v["input"])).unwrap_or_else(|_| panic!("{name}: planTunnel threw"));
+        let plan = wasm::plan_tunnel(js(&v["input"]))
+            .unwrap_or_else(|_| panic!("{name}: planTunnel threw"));
         if let Err(e) = compare(name, &rust(&plan), &v["expected"]) {
             failures.push(e);
         }
     }
-    assert!(failures.is_empty(), "{} of {} vectors differ; first: {:?}", failures.len(), vs.len(), &failures[..failures.len().min(5)]);
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors differ; first: {:?}",
+        failures.len(),
+        vs.len(),
+        &failures[..failures.len().min(5)]
+    );
 }
 
 #[wasm_bindgen_test]
 fn plan_tunnel_json_gives_the_same_plan() {
     for v in vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&input)).expect("planTunnelJson")).expect("JSON");
+        let via_text: Value =
+            serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&input)).expect("planTunnelJson"))
+                .expect("JSON");
         let via_object = rust(&wasm::plan_tunnel(js(&v["input"])).expect("planTunnel"));
         assert_eq!(via_text, via_object, "{}", v["name"]);
-        assert!(compare(v["name"].as_str().unwrap_or("?"), &via_text, &v["expected"]).is_ok(), "{}", v["name"]);
+        assert!(
+            compare(v["name"].as_str().unwrap_or("?"), &via_text, &v["expected"]).is_ok(),
+            "{}",
+            v["name"]
+        );
     }
 }
 
 #[wasm_bindgen_test]
 fn plans_are_plain_objects_and_arrays() {
-    let seed = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").expect("seed");
+    let seed = vectors()
+        .into_iter()
+        .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
+        .expect("seed");
     let plan = wasm::plan_tunnel(js(&seed["input"])).expect("planTunnel");
     let proto = Object::get_prototype_of(&plan);
-    assert!(JsValue::from(proto) == JsValue::from(Object::get_prototype_of(&Object::new())), "plan is not a plain object");
+    assert!(
+        JsValue::from(proto) == JsValue::from(Object::get_prototype_of(&Object::new())),
+        "plan is not a plain object"
+    );
     assert!(Array::is_array(&get(&plan, "federation")));
     assert!(Array::is_array(&get(&plan, "local")));
     assert!(!plan.is_instance_of::<js_sys::Map>());
@@ -98,11 +122,20 @@ fn assert_thrown_at(result: Result<JsValue, JsValue>, code: &str, path: &str) {
         Ok(v) => panic!("expected a throw with {code}, got {:?}", rust(&v)),
         Err(e) => e,
     };
-    assert!(err.is_instance_of::<js_sys::Error>(), "thrown value is not an Error");
+    assert!(
+        err.is_instance_of::<js_sys::Error>(),
+        "thrown value is not an Error"
+    );
     assert_eq!(get(&err, "code").as_string().as_deref(), Some(code));
     assert_eq!(get(&err, "path").as_string().as_deref(), Some(path));
-    assert_eq!(get(&err, "name").as_string().as_deref(), Some("HopPolicyError"));
-    assert!(get(&err, "message").as_string().map(|m| !m.is_empty()).unwrap_or(false));
+    assert_eq!(
+        get(&err, "name").as_string().as_deref(),
+        Some("HopPolicyError")
+    );
+    assert!(get(&err, "message")
+        .as_string()
+        .map(|m| !m.is_empty())
+        .unwrap_or(false));
 }
 
 #[wasm_bindgen_test]
@@ -113,42 +146,84 @@ fn bad_input_throws_structured_errors() {
     Reflect::set(&cyclic, &"self".into(), &cyclic).expect("set");
     assert_thrown(wasm::plan_tunnel(cyclic.clone().into()), "IN001");
     // BigInt has no JSON form.
-    assert_thrown(wasm::plan_tunnel(js_sys::BigInt::from(5u32).into()), "IN001");
-    assert_thrown(wasm::plan_tunnel_json(&jstr("{\"tunnel\":")).map(JsValue::from), "IN001");
+    assert_thrown(
+        wasm::plan_tunnel(js_sys::BigInt::from(5u32).into()),
+        "IN001",
+    );
+    assert_thrown(
+        wasm::plan_tunnel_json(&jstr("{\"tunnel\":")).map(JsValue::from),
+        "IN001",
+    );
     // A wrong option names its field.
-    assert_thrown_at(wasm::check_document(JsValue::NULL, Some(js(&serde_json::json!({"kind": 7})))), "BAD_OPTIONS", "/kind");
+    assert_thrown_at(
+        wasm::check_document(JsValue::NULL, Some(js(&serde_json::json!({"kind": 7})))),
+        "BAD_OPTIONS",
+        "/kind",
+    );
 }
 
 #[wasm_bindgen_test]
 fn any_json_value_plans_without_trapping() {
-    for text in ["null", "0", "\"x\"", "[]", "{}", "{\"tunnel\":null,\"nodes\":7}", "{\"tunnel\":{\"inNodeId\":[{\"nodeId\":\"1e999\"}]},\"nodes\":[]}"] {
-        let plan = wasm::plan_tunnel(JSON::parse(text).expect("JSON")).unwrap_or_else(|_| panic!("planTunnel threw on {text}"));
+    for text in [
+        "null",
+        "0",
+        "\"x\"",
+        "[]",
+        "{}",
+        "{\"tunnel\":null,\"nodes\":7}",
+        "{\"tunnel\":{\"inNodeId\":[{\"nodeId\":\"1e999\"}]},\"nodes\":[]}",
+    ] {
+        let plan = wasm::plan_tunnel(JSON::parse(text).expect("JSON"))
+            .unwrap_or_else(|_| panic!("planTunnel threw on {text}"));
         assert!(!get(&plan, "error").is_null(), "{text} should be rejected");
     }
 }
 
 #[wasm_bindgen_test]
 fn proto_keys_stay_data() {
-    let seed = vectors().into_iter().find(|v| v["name"] == "seed-federated-middle-fifo-3-exits").expect("seed");
+    let seed = vectors()
+        .into_iter()
+        .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
+        .expect("seed");
     let mut input = seed["input"].clone();
     input["__proto__"] = serde_json::json!({"polluted": true});
     let text = input.to_string();
     let object = JSON::parse(&text).expect("JSON");
-    assert!(Reflect::get(&object, &"polluted".into()).expect("get").is_undefined());
+    assert!(Reflect::get(&object, &"polluted".into())
+        .expect("get")
+        .is_undefined());
     let via_object = rust(&wasm::plan_tunnel(object).expect("planTunnel"));
-    let via_text: Value = serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&text)).expect("planTunnelJson")).expect("JSON");
+    let via_text: Value =
+        serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&text)).expect("planTunnelJson"))
+            .expect("JSON");
     assert_eq!(via_object, via_text);
-    assert!(Reflect::get(&Object::new(), &"polluted".into()).expect("get").is_undefined(), "Object.prototype was polluted");
+    assert!(
+        Reflect::get(&Object::new(), &"polluted".into())
+            .expect("get")
+            .is_undefined(),
+        "Object.prototype was polluted"
+    );
 }
 
 #[wasm_bindgen_test]
 fn unreadable_documents_are_findings_not_throws() {
     let cyclic = Object::new();
     Reflect::set(&cyclic, &"self".into(), &cyclic).expect("set");
-    let report = rust(&wasm::check_document(cyclic.into(), None).expect("checkDocument never throws on the document"));
-    let codes: Vec<&str> = report["findings"].as_array().expect("findings").iter().filter_map(|f| f["code"].as_str()).collect();
+    let report = rust(
+        &wasm::check_document(cyclic.into(), None)
+            .expect("checkDocument never throws on the document"),
+    );
+    let codes: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
     assert_eq!(codes, vec!["IN001"]);
-    let report: Value = serde_json::from_str(&wasm::check_document_json(&jstr("{not json"), None).expect("checkDocumentJson")).expect("JSON");
+    let report: Value = serde_json::from_str(
+        &wasm::check_document_json(&jstr("{not json"), None).expect("checkDocumentJson"),
+    )
+    .expect("JSON");
     assert_eq!(report["findings"][0]["code"], "IN001");
 }
 
@@ -182,23 +257,53 @@ fn outputs_are_byte_identical_across_calls() {
 #[wasm_bindgen_test]
 fn json_text_arguments_are_read_exactly() {
     let doc = "{\"services\":[{\"name\":\"节点-😀-\u{e9}\",\"addr\":\":1\",\"handler\":{\"type\":\"relay\"},\"listener\":{\"type\":\"tcp\"}}]}";
-    let via_js: Value = serde_json::from_str(&wasm::check_document_json(&jstr(doc), None).expect("checkDocumentJson")).expect("JSON");
-    let native: Value = serde_json::from_str(&wasm::text::check(doc, None).expect("check")).expect("JSON");
+    let via_js: Value = serde_json::from_str(
+        &wasm::check_document_json(&jstr(doc), None).expect("checkDocumentJson"),
+    )
+    .expect("JSON");
+    let native: Value =
+        serde_json::from_str(&wasm::text::check(doc, None).expect("check")).expect("JSON");
     assert_eq!(via_js, native);
     // A long non-ASCII tail after a long ASCII head (the two-step encoding).
-    let long = format!("{{\"services\":[],\"pad\":\"{}\",\"名\":\"{}\"}}", "a".repeat(100_000), "名".repeat(50_000));
-    let via_js: Value = serde_json::from_str(&wasm::check_document_json(&jstr(&long), None).expect("checkDocumentJson")).expect("JSON");
-    let native: Value = serde_json::from_str(&wasm::text::check(&long, None).expect("check")).expect("JSON");
+    let long = format!(
+        "{{\"services\":[],\"pad\":\"{}\",\"名\":\"{}\"}}",
+        "a".repeat(100_000),
+        "名".repeat(50_000)
+    );
+    let via_js: Value = serde_json::from_str(
+        &wasm::check_document_json(&jstr(&long), None).expect("checkDocumentJson"),
+    )
+    .expect("JSON");
+    let native: Value =
+        serde_json::from_str(&wasm::text::check(&long, None).expect("check")).expect("JSON");
     assert_eq!(via_js, native);
     // A lone surrogate inside a JS string becomes U+FFFD.
-    let lone: js_sys::JsString = JSON::parse("\"{\\\"services\\\":[],\\\"x\\\":\\\"\\ud800\\\"}\"").expect("string").unchecked_into();
-    let report: Value = serde_json::from_str(&wasm::check_document_json(&lone, None).expect("checkDocumentJson")).expect("JSON");
-    let native: Value = serde_json::from_str(&wasm::text::check("{\"services\":[],\"x\":\"\u{fffd}\"}", None).expect("check")).expect("JSON");
+    let lone: js_sys::JsString = JSON::parse("\"{\\\"services\\\":[],\\\"x\\\":\\\"\\ud800\\\"}\"")
+        .expect("string")
+        .unchecked_into();
+    let report: Value =
+        serde_json::from_str(&wasm::check_document_json(&lone, None).expect("checkDocumentJson"))
+            .expect("JSON");
+    let native: Value = serde_json::from_str(
+        &wasm::text::check("{\"services\":[],\"x\":\"\u{fffd}\"}", None).expect("check"),
+    )
+    .expect("JSON");
     assert_eq!(report, native);
     // Not a string.
     let not_text: js_sys::JsString = JsValue::from_f64(42.0).unchecked_into();
-    let report: Value = serde_json::from_str(&wasm::check_document_json(&not_text, None).expect("no throw")).expect("JSON");
+    let report: Value =
+        serde_json::from_str(&wasm::check_document_json(&not_text, None).expect("no throw"))
+            .expect("JSON");
     assert_eq!(report["findings"][0]["code"], "IN001", "{report}");
-    assert!(report["findings"][0]["message"].as_str().unwrap_or("").contains("must be a string"), "{report}");
-    assert_thrown(wasm::plan_tunnel_json(&not_text).map(JsValue::from), "IN001");
+    assert!(
+        report["findings"][0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("must be a string"),
+        "{report}"
+    );
+    assert_thrown(
+        wasm::plan_tunnel_json(&not_text).map(JsValue::from),
+        "IN001",
+    );
 }

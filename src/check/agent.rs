@@ -4,8 +4,10 @@
 //! case-insensitively, a wrong JSON type for a typed field fails the command.
 
 use super::rules::Sink;
-use super::util::{dial_addr_problem, key_eq_ci, json_type, listen_addr_problem, parse_go_duration, reason_zh, Ptr};
 use super::tree::{Obj, Val};
+use super::util::{
+    dial_addr_problem, json_type, key_eq_ci, listen_addr_problem, parse_go_duration, reason_zh, Ptr,
+};
 
 /// The Go type a config field decodes into.
 #[derive(Clone, Copy)]
@@ -47,7 +49,9 @@ const SHARED: u8 = u8::MAX;
 const fn slot(key: &[u8]) -> usize {
     match key {
         [] => 0,
-        [first, .., last] | [first @ last] => (key.len() * 7 + (*first | 0x20) as usize * 3 + (*last | 0x20) as usize) & 63,
+        [first, .., last] | [first @ last] => {
+            (key.len() * 7 + (*first | 0x20) as usize * 3 + (*last | 0x20) as usize) & 63
+        }
     }
 }
 
@@ -71,7 +75,12 @@ impl Fields {
     /// (ASCII case folded); the first such field when the list is scanned.
     fn find(&self, key: &str) -> Option<&'static Field> {
         let list: &'static [Field] = self.list;
-        match self.slots.get(slot(key.as_bytes())).copied().unwrap_or(SHARED) {
+        match self
+            .slots
+            .get(slot(key.as_bytes()))
+            .copied()
+            .unwrap_or(SHARED)
+        {
             0 => None,
             SHARED => list.iter().find(|f| key_eq_ci(f.0, key)),
             i => list.get(usize::from(i) - 1).filter(|f| key_eq_ci(f.0, key)),
@@ -97,7 +106,8 @@ static SELECTOR: Fields = fields(&[
     Field("maxFails", Ty::Int),
     Field("failTimeout", Ty::Dur),
 ]);
-static CHAIN_GROUP: Fields = fields(&[Field("chains", STRS), Field("selector", Ty::Obj(&SELECTOR))]);
+static CHAIN_GROUP: Fields =
+    fields(&[Field("chains", STRS), Field("selector", Ty::Obj(&SELECTOR))]);
 static PLUGIN: Fields = fields(&[
     Field("type", Ty::Str),
     Field("auth", ANY_OBJ),
@@ -216,7 +226,8 @@ pub(crate) static CHAIN: Fields = fields(&[
 ]);
 
 /// Strategies the agent's selector parser knows (matched case-sensitively).
-pub(crate) const KNOWN_STRATEGIES: &[&str] = &["round", "rr", "rand", "random", "fifo", "ha", "hash"];
+pub(crate) const KNOWN_STRATEGIES: &[&str] =
+    &["round", "rr", "rand", "random", "fifo", "ha", "hash"];
 
 pub(crate) struct Decoder<'s> {
     pub sink: &'s mut Sink,
@@ -321,8 +332,15 @@ impl Decoder<'_> {
                             "AC006",
                             self.node_id,
                             &path.render(),
-                            format!("chain node addr {:?} is not a dialable host:port: {}", s, why),
-                            format!("链路节点地址 {:?} 不是可拨号的 host:port：{}", s, reason_zh(&why)),
+                            format!(
+                                "chain node addr {:?} is not a dialable host:port: {}",
+                                s, why
+                            ),
+                            format!(
+                                "链路节点地址 {:?} 不是可拨号的 host:port：{}",
+                                s,
+                                reason_zh(&why)
+                            ),
                         );
                     }
                 }
@@ -417,7 +435,9 @@ impl Decoder<'_> {
                     }
                     let p = Ptr::Key(path, k);
                     if k == "selector" {
-                        if let Some(Val::Str(ft)) = child.as_object().and_then(|sel| sel.get("failTimeout")) {
+                        if let Some(Val::Str(ft)) =
+                            child.as_object().and_then(|sel| sel.get("failTimeout"))
+                        {
                             self.service_duration(ft, &Ptr::Key(&p, "failTimeout"));
                         }
                     }
@@ -437,7 +457,13 @@ impl Decoder<'_> {
         self.object_at(fields, obj, &Ptr::Base(path), own_key)
     }
 
-    pub(crate) fn object_at(&mut self, fields: &'static Fields, obj: &Obj<'_>, path: &Ptr, own_key: &str) {
+    pub(crate) fn object_at(
+        &mut self,
+        fields: &'static Fields,
+        obj: &Obj<'_>,
+        path: &Ptr,
+        own_key: &str,
+    ) {
         // Findings are sorted at the end: the stored order will do.
         for (k, v) in obj.iter_any() {
             if let Some(f) = fields.find(k) {
@@ -446,14 +472,18 @@ impl Decoder<'_> {
                 match (f.1, v) {
                     (_, Val::Null) | (Ty::Str, Val::Str(_)) | (Ty::Map, Val::Obj(_)) => {}
                     // Nested structs, and slices of them, recurse here.
-                    (Ty::Obj(inner), Val::Obj(o)) => self.object_at(inner, o, &Ptr::Key(path, k), k),
+                    (Ty::Obj(inner), Val::Obj(o)) => {
+                        self.object_at(inner, o, &Ptr::Key(path, k), k)
+                    }
                     (Ty::Arr(Ty::Obj(inner)), Val::Arr(items)) => {
                         let p = Ptr::Key(path, k);
                         for (i, item) in items.iter().enumerate() {
                             match item {
                                 Val::Obj(o) => self.object_at(inner, o, &Ptr::Index(&p, i), k),
                                 Val::Null => {}
-                                _ => self.value(Ty::Obj(inner), item, &Ptr::Index(&p, i), k, own_key),
+                                _ => {
+                                    self.value(Ty::Obj(inner), item, &Ptr::Index(&p, i), k, own_key)
+                                }
                             }
                         }
                     }
@@ -488,12 +518,48 @@ mod tests {
     /// every field name in any case and for keys that are not fields.
     #[test]
     fn field_index_matches_a_scan() {
-        let tables: [&Fields; 12] = [&SOCKOPTS, &SELECTOR, &CHAIN_GROUP, &PLUGIN, &HANDLER, &LISTENER, &FORWARD_NODE, &FORWARDER, &SERVICE, &NODE, &HOP, &CHAIN];
-        let mut keys: Vec<String> = vec!["".into(), "x".into(), "é".into(), "nam".into(), "names".into(), "retriez".into(), "mux.keepaliveInterval".into()];
+        let tables: [&Fields; 12] = [
+            &SOCKOPTS,
+            &SELECTOR,
+            &CHAIN_GROUP,
+            &PLUGIN,
+            &HANDLER,
+            &LISTENER,
+            &FORWARD_NODE,
+            &FORWARDER,
+            &SERVICE,
+            &NODE,
+            &HOP,
+            &CHAIN,
+        ];
+        let mut keys: Vec<String> = vec![
+            "".into(),
+            "x".into(),
+            "é".into(),
+            "nam".into(),
+            "names".into(),
+            "retriez".into(),
+            "mux.keepaliveInterval".into(),
+        ];
         for t in tables {
             for f in t.list {
-                keys.extend([f.0.to_string(), f.0.to_uppercase(), f.0.to_lowercase(), format!("{}_", f.0), f.0[1..].to_string()]);
-                let mut flipped: String = f.0.chars().map(|c| if c.is_ascii_lowercase() { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect();
+                keys.extend([
+                    f.0.to_string(),
+                    f.0.to_uppercase(),
+                    f.0.to_lowercase(),
+                    format!("{}_", f.0),
+                    f.0[1..].to_string(),
+                ]);
+                let mut flipped: String =
+                    f.0.chars()
+                        .map(|c| {
+                            if c.is_ascii_lowercase() {
+                                c.to_ascii_uppercase()
+                            } else {
+                                c.to_ascii_lowercase()
+                            }
+                        })
+                        .collect();
                 keys.push(flipped.clone());
                 flipped.insert(0, 'k');
                 keys.push(flipped);
@@ -501,7 +567,11 @@ mod tests {
         }
         for t in tables {
             for k in &keys {
-                let scan = t.list.iter().find(|f| f.0.eq_ignore_ascii_case(k)).map(|f| f.0);
+                let scan = t
+                    .list
+                    .iter()
+                    .find(|f| f.0.eq_ignore_ascii_case(k))
+                    .map(|f| f.0);
                 assert_eq!(t.find(k).map(|f| f.0), scan, "{k}");
             }
         }

@@ -4,23 +4,32 @@
 
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
+use super::tree::Obj;
 use super::util::{get_arr, get_ci, get_obj, join};
 use crate::finding::Fix;
-use super::tree::Obj;
 use serde_json::Value;
 
 /// The chain a service's handler names, among the chains the same node gets
 /// in the same command list.
-pub(crate) fn find_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>, name: &'a str) -> Option<&'d Chn<'a>> {
+pub(crate) fn find_chain<'d, 'a>(
+    doc: &'d Doc<'a>,
+    svc: &Svc<'a>,
+    name: &'a str,
+) -> Option<&'d Chn<'a>> {
     let index = doc.chain_index.get_or_init(|| {
-        let mut index = super::model::ChainIndex::with_capacity_and_hasher(doc.chains.len(), Default::default());
+        let mut index = super::model::ChainIndex::with_capacity_and_hasher(
+            doc.chains.len(),
+            Default::default(),
+        );
         for (i, c) in doc.chains.iter().enumerate() {
             // a later UpdateChains replaces an earlier AddChains: the last one wins
             index.insert((c.group, c.node_id, c.name), i);
         }
         index
     });
-    index.get(&(svc.group, svc.node_id, name)).and_then(|&i| doc.chains.get(i))
+    index
+        .get(&(svc.group, svc.node_id, name))
+        .and_then(|&i| doc.chains.get(i))
 }
 
 /// Number of nodes in a chain's first hop (`None` when it has no hop).
@@ -50,7 +59,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
         let chain_name = svc.fields.chain.unwrap_or("");
         if chain_name.is_empty() {
             if retries > 0 && get_obj(handler, "chainGroup").is_none() {
-                    let name = svc_name(svc);
+                let name = svc_name(svc);
                 sink.add(
                     "FO002",
                     svc.node_id,
@@ -68,7 +77,10 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             continue;
         }
         let Some(chain) = find_chain(doc, svc, chain_name) else {
-            let cpath = join(&hpath(), get_ci(handler, "chain").map(|(k, _)| k).unwrap_or("chain"));
+            let cpath = join(
+                &hpath(),
+                get_ci(handler, "chain").map(|(k, _)| k).unwrap_or("chain"),
+            );
             let name = svc_name(svc);
             sink.add(
                 "FO004",

@@ -5,9 +5,11 @@
 
 use super::model::{Doc, Svc};
 use super::rules::Sink;
-use super::util::{addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port};
-use super::util::FastMap as HashMap;
 use super::tree::Obj;
+use super::util::FastMap as HashMap;
+use super::util::{
+    addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -41,7 +43,11 @@ fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
 pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Vec<String> {
     // `&str`, the set type parity.rs uses too: one instantiation of the B-tree.
     let mut keys: BTreeSet<&str> = BTreeSet::new();
-    for k in a.iter().map(|x| x.0.as_str()).chain(b.iter().map(|x| x.0.as_str())) {
+    for k in a
+        .iter()
+        .map(|x| x.0.as_str())
+        .chain(b.iter().map(|x| x.0.as_str()))
+    {
         keys.insert(k);
     }
     keys.into_iter()
@@ -74,16 +80,28 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
         let Some(hops) = get_arr(chain.obj, "hops") else {
             continue;
         };
-        let hops_path = join(&chain.path, get_ci(chain.obj, "hops").map(|(k, _)| k).unwrap_or("hops"));
+        let hops_path = join(
+            &chain.path,
+            get_ci(chain.obj, "hops").map(|(k, _)| k).unwrap_or("hops"),
+        );
         for (hi, hop) in hops.iter().enumerate() {
             let Some(hop) = hop.as_object() else { continue };
-            let Some(nodes) = get_arr(hop, "nodes") else { continue };
+            let Some(nodes) = get_arr(hop, "nodes") else {
+                continue;
+            };
             let hop_path = join_i(&hops_path, hi);
-            let nodes_path = join(&hop_path, get_ci(hop, "nodes").map(|(k, _)| k).unwrap_or("nodes"));
+            let nodes_path = join(
+                &hop_path,
+                get_ci(hop, "nodes").map(|(k, _)| k).unwrap_or("nodes"),
+            );
             for (ni, node) in nodes.iter().enumerate() {
-                let Some(node) = node.as_object() else { continue };
+                let Some(node) = node.as_object() else {
+                    continue;
+                };
                 let node_path = join_i(&nodes_path, ni);
-                let Some(addr) = get_str(node, "addr") else { continue };
+                let Some(addr) = get_str(node, "addr") else {
+                    continue;
+                };
                 let (Some(host), Some(port)) = (addr_host(addr), addr_port(addr)) else {
                     continue;
                 };
@@ -128,7 +146,11 @@ fn link(
                 .filter(|l| l.svc.node_id.is_some_and(|id| owners.contains(&id)))
                 .collect();
             if found.is_empty() {
-                let ids = owners.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+                let ids = owners
+                    .iter()
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 sink.add(
                     "LK001",
                     from,
@@ -160,7 +182,10 @@ fn link(
                         "{} is dialed but no service in this plan listens on port {}",
                         addr, port
                     ),
-                    format!("拨号目标 {} 的端口 {} 上没有本计划部署的服务监听", addr, port),
+                    format!(
+                        "拨号目标 {} 的端口 {} 上没有本计划部署的服务监听",
+                        addr, port
+                    ),
                 );
                 return;
             }
@@ -168,7 +193,9 @@ fn link(
         }
     };
     // Protocol: the dialer must speak what the dialed listener serves.
-    let Some(dialer) = get_obj(node, "dialer") else { return };
+    let Some(dialer) = get_obj(node, "dialer") else {
+        return;
+    };
     let Some(dtype) = get_str(dialer, "type").map(str::trim) else {
         return;
     };
@@ -179,8 +206,12 @@ fn link(
         .filter(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)))
         .collect();
     if matched.is_empty() {
-        let Some(first) = candidates.first().copied() else { return };
-        let Some(ltype) = listener_type(first.svc) else { return };
+        let Some(first) = candidates.first().copied() else {
+            return;
+        };
+        let Some(ltype) = listener_type(first.svc) else {
+            return;
+        };
         let on = first
             .svc
             .node_id
@@ -202,9 +233,13 @@ fn link(
         return;
     }
     // Mux: connector vs the handler on the other end.
-    let ckey = get_ci(node, "connector").map(|(k, _)| k).unwrap_or("connector");
+    let ckey = get_ci(node, "connector")
+        .map(|(k, _)| k)
+        .unwrap_or("connector");
     let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
-    let handler_mux = |l: &Listener| mux_settings(get_obj(l.svc.obj, "handler").and_then(|h| get_obj(h, "metadata")));
+    let handler_mux = |l: &Listener| {
+        mux_settings(get_obj(l.svc.obj, "handler").and_then(|h| get_obj(h, "metadata")))
+    };
     // Without a node table several services may share the dialed port: any
     // one of them with the same settings is taken as the other end.
     if matched
@@ -213,7 +248,9 @@ fn link(
     {
         return;
     }
-    let Some(target) = matched.first().copied() else { return };
+    let Some(target) = matched.first().copied() else {
+        return;
+    };
     let diff = differing_keys(&conn_mux, &handler_mux(target));
     if !diff.is_empty() {
         let keys = diff.join(", ");
@@ -223,11 +260,15 @@ fn link(
             &join(node_path, ckey),
             format!(
                 "connector mux settings differ from the handler of {} ({}): {}",
-                addr, target.svc.path(), keys
+                addr,
+                target.svc.path(),
+                keys
             ),
             format!(
                 "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
-                addr, target.svc.path(), keys
+                addr,
+                target.svc.path(),
+                keys
             ),
         );
     }

@@ -18,15 +18,15 @@ pub(crate) mod util;
 pub use report::{report_sarif, report_text};
 pub use rules::{rules, RuleInfo};
 
+use crate::encode::{Encode, Object};
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::plan::Plan;
 use model::Doc;
 use rules::Sink;
-use crate::encode::{Encode, Object};
 use serde::Serialize;
 use serde_json::Value;
-use tree::{Obj, Val};
 use std::collections::BTreeMap;
+use tree::{Obj, Val};
 
 /// Largest JSON text [`check_text`] reads.
 pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
@@ -50,7 +50,10 @@ impl CheckOptions {
             Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
             None => Default::default(),
         };
-        Ok(CheckOptions { kind: f.string("kind")?, limits })
+        Ok(CheckOptions {
+            kind: f.string("kind")?,
+            limits,
+        })
     }
 }
 
@@ -98,13 +101,19 @@ impl Encode for Summary {
 
 impl Encode for CheckReport {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("findings", &self.findings).field("summary", &self.summary).end()
+        Object::new(out)
+            .field("findings", &self.findings)
+            .field("summary", &self.summary)
+            .end()
     }
 }
 
 impl Encode for TunnelCheck {
     fn encode(&self, out: &mut String) {
-        Object::new(out).field("plan", &self.plan).field("findings", &self.findings).end()
+        Object::new(out)
+            .field("plan", &self.plan)
+            .field("findings", &self.findings)
+            .end()
     }
 }
 
@@ -223,14 +232,25 @@ fn too_many_values() -> CheckReport {
 /// The kind to check `doc` as (forced by the options or detected), or why
 /// it cannot be checked (English, Chinese).
 fn kind_of(doc: &Val<'_>, options: &CheckOptions) -> Result<Kind, (String, String)> {
-    match options.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+    match options
+        .kind
+        .as_deref()
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+    {
         Some("tunnel") => Ok(Kind::Tunnel),
         Some("plan") => Ok(Kind::Plan),
         Some("config") => Ok(Kind::Config),
         Some("commands") => Ok(Kind::Commands),
         Some(other) => Err((
-            format!("unknown kind {:?} (use tunnel, plan, config or commands)", other),
-            format!("未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）", other),
+            format!(
+                "unknown kind {:?} (use tunnel, plan, config or commands)",
+                other
+            ),
+            format!(
+                "未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）",
+                other
+            ),
         )),
         None => detect(doc),
     }
@@ -349,9 +369,18 @@ fn in002(sink: &mut Sink, path: &str, server: &str, english: &str) {
     let en = if english.is_empty() || english == server {
         format!("the server would reject this tunnel: {}", server)
     } else {
-        format!("the server would reject this tunnel: {} ({})", server, english)
+        format!(
+            "the server would reject this tunnel: {} ({})",
+            server, english
+        )
     };
-    sink.add("IN002", None, path, en, format!("服务器会拒绝该隧道：{}", server));
+    sink.add(
+        "IN002",
+        None,
+        path,
+        en,
+        format!("服务器会拒绝该隧道：{}", server),
+    );
 }
 
 fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {

@@ -5,8 +5,8 @@
 
 use super::agent::{Decoder, Mode, CHAIN, SERVICE};
 use super::rules::Sink;
-use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, loose_int, Ptr};
 use super::tree::{Obj, Val, NULL};
+use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, loose_int, Ptr};
 
 pub(crate) struct Svc<'a> {
     pub obj: &'a Obj<'a>,
@@ -48,7 +48,9 @@ impl<'a> SvcFields<'a> {
             handler,
             retries: go_int(retries_entry.map(|(_, v)| v)),
             retries_key: retries_entry.map(|(k, _)| k),
-            chain: handler.and_then(|(_, h)| get_ci(h, "chain")).and_then(|(_, v)| v.as_str()),
+            chain: handler
+                .and_then(|(_, h)| get_ci(h, "chain"))
+                .and_then(|(_, v)| v.as_str()),
         }
     }
 }
@@ -110,7 +112,14 @@ fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
 }
 
 impl<'a> Doc<'a> {
-    fn service_list(&mut self, sink: &mut Sink, data: &'a Val<'a>, path: &str, node_id: Option<i64>, group: usize) {
+    fn service_list(
+        &mut self,
+        sink: &mut Sink,
+        data: &'a Val<'a>,
+        path: &str,
+        node_id: Option<i64>,
+        group: usize,
+    ) {
         let items = match data {
             Val::Null => return,
             Val::Arr(a) => a,
@@ -183,7 +192,9 @@ impl<'a> Doc<'a> {
                     mode: Mode::Chain,
                 }
                 .object(&CHAIN, obj, path, "");
-                let own = get_ci(obj, "name").and_then(|(_, v)| v.as_str()).unwrap_or("");
+                let own = get_ci(obj, "name")
+                    .and_then(|(_, v)| v.as_str())
+                    .unwrap_or("");
                 let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own);
                 self.chains.push(Chn {
                     obj,
@@ -217,7 +228,10 @@ impl<'a> Doc<'a> {
                     "a command must be an object {{nodeId, command, data}}, but it is {}",
                     json_type(cmd)
                 ),
-                format!("命令必须是对象 {{nodeId, command, data}}，实际是 {}", json_type_zh(cmd)),
+                format!(
+                    "命令必须是对象 {{nodeId, command, data}}，实际是 {}",
+                    json_type_zh(cmd)
+                ),
             );
             return;
         };
@@ -255,7 +269,13 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn command_list(&mut self, sink: &mut Sink, list: &'a Val<'a>, path: &str, group: usize) -> bool {
+    fn command_list(
+        &mut self,
+        sink: &mut Sink,
+        list: &'a Val<'a>,
+        path: &str,
+        group: usize,
+    ) -> bool {
         match list {
             Val::Null => true,
             Val::Arr(items) => {
@@ -278,7 +298,10 @@ impl<'a> Doc<'a> {
         let local = plan.get("local").unwrap_or(&NULL);
         if !doc.command_list(sink, local, "/local", 0) {
             return Err((
-                format!("`local` must be a list of commands, but it is {}", json_type(local)),
+                format!(
+                    "`local` must be a list of commands, but it is {}",
+                    json_type(local)
+                ),
                 format!("`local` 必须是命令列表，实际是 {}", json_type_zh(local)),
             ));
         }
@@ -291,7 +314,10 @@ impl<'a> Doc<'a> {
                         in001(
                             sink,
                             &p,
-                            format!("a federation entry must be an object, but it is {}", json_type(e)),
+                            format!(
+                                "a federation entry must be an object, but it is {}",
+                                json_type(e)
+                            ),
                             format!("联邦条目必须是对象，实际是 {}", json_type_zh(e)),
                         );
                         continue;
@@ -308,12 +334,19 @@ impl<'a> Doc<'a> {
                             format!("`commands` 必须是列表，实际是 {}", json_type_zh(cmds)),
                         );
                     }
-                    doc.fed.push(FedEntry { obj, node_id, group });
+                    doc.fed.push(FedEntry {
+                        obj,
+                        node_id,
+                        group,
+                    });
                 }
             }
             other => {
                 return Err((
-                    format!("`federation` must be a list, but it is {}", json_type(other)),
+                    format!(
+                        "`federation` must be a list, but it is {}",
+                        json_type(other)
+                    ),
                     format!("`federation` 必须是列表，实际是 {}", json_type_zh(other)),
                 ))
             }
@@ -378,7 +411,10 @@ impl<'a> Doc<'a> {
                     "AC001",
                     None,
                     &p,
-                    format!("`chains` must be a list of chains, but it is {}", json_type(other)),
+                    format!(
+                        "`chains` must be a list of chains, but it is {}",
+                        json_type(other)
+                    ),
                     format!("`chains` 必须是链路列表，实际是 {}", json_type_zh(other)),
                 ),
             }

@@ -7,11 +7,11 @@ use super::failover::find_chain;
 use super::linkage::differing_keys;
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
+use super::tree::{Obj, Val};
 use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
 use crate::address::process_server_address as normalise_address;
 use crate::builders;
 use crate::finding::Fix;
-use super::tree::{Obj, Val};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -72,7 +72,11 @@ fn meta_of(obj: Option<&Obj<'_>>) -> Meta {
     let mut m: Meta = obj
         .and_then(|o| get_obj(o, "metadata"))
         // Sorted below (keys are unique): the stored order will do.
-        .map(|m| m.iter_any().map(|(k, v)| (k.to_string(), v.to_value())).collect())
+        .map(|m| {
+            m.iter_any()
+                .map(|(k, v)| (k.to_string(), v.to_value()))
+                .collect()
+        })
         .unwrap_or_default();
     crate::stable_sort::sort_by(&mut m, |a, b| a.0.cmp(&b.0));
     m
@@ -109,7 +113,11 @@ fn chain_targets(chain: Option<&Chn<'_>>) -> (Vec<TwinTarget>, Option<String>) {
                 .and_then(|d| get_str(d, "type"))
                 .unwrap_or("")
                 .to_string();
-            targets.push(TwinTarget { host, port, protocol });
+            targets.push(TwinTarget {
+                host,
+                port,
+                protocol,
+            });
         }
     }
     (targets, strategy)
@@ -123,7 +131,8 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
         let Some(svc) = doc.services.iter().find(|s| s.group == entry.group) else {
             continue;
         };
-        let chain = svc_chain(doc, svc).or_else(|| doc.chains.iter().find(|c| c.group == entry.group));
+        let chain =
+            svc_chain(doc, svc).or_else(|| doc.chains.iter().find(|c| c.group == entry.group));
         let role = entry
             .obj
             .get("role")
@@ -160,7 +169,12 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                 ts.iter()
                     .filter_map(|t| t.as_object())
                     .map(|t| TwinTarget {
-                        host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim().to_string(),
+                        host: t
+                            .get("host")
+                            .and_then(|h| h.as_str())
+                            .unwrap_or("")
+                            .trim()
+                            .to_string(),
                         port: match t.get("port") {
                             Some(Val::Str(s)) => s.trim().to_string(),
                             Some(Val::Num(n)) => {
@@ -170,7 +184,11 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                             }
                             _ => String::new(),
                         },
-                        protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or("").to_string(),
+                        protocol: t
+                            .get("protocol")
+                            .and_then(|p| p.as_str())
+                            .unwrap_or("")
+                            .to_string(),
                     })
                     .collect()
             })
@@ -218,7 +236,11 @@ fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
 }
 
 pub(crate) fn check(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
-    let hops = if is_plan { plan_hops(doc) } else { named_hops(doc) };
+    let hops = if is_plan {
+        plan_hops(doc)
+    } else {
+        named_hops(doc)
+    };
     for hop in &hops {
         compare(hop, sink);
     }
@@ -267,7 +289,10 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
 
     // PA003 (service side): handler and listener metadata.
     let twin_handler = local_mux_metadata(&hop.protocol);
-    let fed_handler: Meta = meta_of(handler).into_iter().filter(|(k, _)| k != "interface").collect();
+    let fed_handler: Meta = meta_of(handler)
+        .into_iter()
+        .filter(|(k, _)| k != "interface")
+        .collect();
     metadata_finding(sink, node, &hpath, "handler", &fed_handler, &twin_handler);
     let listener = get_obj(svc.obj, "listener");
     if listener.is_some() {
@@ -401,21 +426,32 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
     let twin_strategy = runtime_strategy(hop.strategy.as_deref().unwrap_or(""));
     let fed_strategy = selector.and_then(|s| get_str(s, "strategy")).unwrap_or("");
     if fed_strategy != twin_strategy {
-        differ.push(format!("strategy {:?} (local {:?})", fed_strategy, twin_strategy));
+        differ.push(format!(
+            "strategy {:?} (local {:?})",
+            fed_strategy, twin_strategy
+        ));
     }
     let fed_max = selector
         .and_then(|s| get_ci(s, "maxFails"))
         .map(|(_, v)| v.to_value())
         .unwrap_or(Value::Null);
     if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
-        differ.push(format!("maxFails {} (local {})", crate::json::Text(&fed_max), TWIN_MAX_FAILS));
+        differ.push(format!(
+            "maxFails {} (local {})",
+            crate::json::Text(&fed_max),
+            TWIN_MAX_FAILS
+        ));
     }
     let fed_ft = selector
         .and_then(|s| get_ci(s, "failTimeout"))
         .map(|(_, v)| v.to_value())
         .unwrap_or(Value::Null);
     if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
-        differ.push(format!("failTimeout {} (local {})", crate::json::Text(&fed_ft), TWIN_FAIL_TIMEOUT));
+        differ.push(format!(
+            "failTimeout {} (local {})",
+            crate::json::Text(&fed_ft),
+            TWIN_FAIL_TIMEOUT
+        ));
     }
     if !differ.is_empty() {
         let d = differ.join("; ");
@@ -423,7 +459,10 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
             "PA002",
             node,
             &sel_path,
-            format!("federated hop selector differs from the local builder's: {}", d),
+            format!(
+                "federated hop selector differs from the local builder's: {}",
+                d
+            ),
             format!("联邦跳点选择器与本地构建不一致：{}", d),
         );
     }
@@ -473,7 +512,14 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
     }
 }
 
-fn metadata_finding(sink: &mut Sink, node: Option<i64>, path: &str, what: &str, fed: &Meta, twin: &Meta) {
+fn metadata_finding(
+    sink: &mut Sink,
+    node: Option<i64>,
+    path: &str,
+    what: &str,
+    fed: &Meta,
+    twin: &Meta,
+) {
     let diff = differing_keys(fed, twin);
     if diff.is_empty() {
         return;

@@ -29,7 +29,9 @@ pub fn report_text(report: &CheckReport) -> String {
         .collect();
     crate::stable_sort::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
     for group in keyed.chunk_by(|a, b| a.0 == b.0) {
-        let Some(&((doc_level, id), _)) = group.first() else { continue };
+        let Some(&((doc_level, id), _)) = group.first() else {
+            continue;
+        };
         let findings = group.iter().map(|(_, f)| *f);
         let count = group.len();
         out.push('\n');
@@ -44,17 +46,34 @@ pub fn report_text(report: &CheckReport) -> String {
             } else {
                 f.path.as_str()
             };
-            let _ = writeln!(out, "  {:<7} {} {} at {}", f.severity.as_str(), f.code, f.rule, at);
+            let _ = writeln!(
+                out,
+                "  {:<7} {} {} at {}",
+                f.severity.as_str(),
+                f.code,
+                f.rule,
+                at
+            );
             let _ = writeln!(out, "          {}", f.message);
             let _ = writeln!(out, "          {}", f.message_zh);
             if let Some(fix) = &f.fix {
-                let _ = writeln!(out, "          fix: {} {} = {}", fix.op, fix.path, crate::json::Text(&fix.value));
+                let _ = writeln!(
+                    out,
+                    "          fix: {} {} = {}",
+                    fix.op,
+                    fix.path,
+                    crate::json::Text(&fix.value)
+                );
             }
         }
     }
     if !s.by_code.is_empty() {
         out.push('\n');
-        let counts: Vec<String> = s.by_code.iter().map(|(c, n)| format!("{} x{}", c, n)).collect();
+        let counts: Vec<String> = s
+            .by_code
+            .iter()
+            .map(|(c, n)| format!("{} x{}", c, n))
+            .collect();
         let _ = writeln!(out, "By code: {}", counts.join(", "));
     }
     out
@@ -79,11 +98,20 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
                 ("id", Value::from(r.code.as_str())),
                 ("name", Value::from(r.rule.as_str())),
                 ("shortDescription", text(&r.description)),
-                ("fullDescription", text(&format!("{} / {}", r.description, r.description_zh))),
-                ("defaultConfiguration", object([("level", Value::from(level(r.severity)))])),
+                (
+                    "fullDescription",
+                    text(&format!("{} / {}", r.description, r.description_zh)),
+                ),
+                (
+                    "defaultConfiguration",
+                    object([("level", Value::from(level(r.severity)))]),
+                ),
                 (
                     "properties",
-                    object([("descriptionZh", Value::from(r.description_zh.as_str())), ("severity", Value::from(r.severity.as_str()))]),
+                    object([
+                        ("descriptionZh", Value::from(r.description_zh.as_str())),
+                        ("severity", Value::from(r.severity.as_str())),
+                    ]),
                 ),
             ])
         })
@@ -103,13 +131,30 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
             if let Some(fix) = &f.fix {
                 props.insert(
                     "fix".into(),
-                    object([("op", Value::from(fix.op.as_str())), ("path", Value::from(fix.path.as_str())), ("value", fix.value.clone())]),
+                    object([
+                        ("op", Value::from(fix.op.as_str())),
+                        ("path", Value::from(fix.path.as_str())),
+                        ("value", fix.value.clone()),
+                    ]),
                 );
             }
-            let name = if f.path.is_empty() { "/" } else { f.path.as_str() };
+            let name = if f.path.is_empty() {
+                "/"
+            } else {
+                f.path.as_str()
+            };
             let location = object([
-                ("physicalLocation", object([("artifactLocation", artifact())])),
-                ("logicalLocations", Value::Array(vec![object([("fullyQualifiedName", Value::from(name)), ("kind", Value::from("member"))])])),
+                (
+                    "physicalLocation",
+                    object([("artifactLocation", artifact())]),
+                ),
+                (
+                    "logicalLocations",
+                    Value::Array(vec![object([
+                        ("fullyQualifiedName", Value::from(name)),
+                        ("kind", Value::from("member")),
+                    ])]),
+                ),
             ]);
             let mut result = object([
                 ("ruleId", Value::from(f.code.as_str())),
@@ -118,7 +163,10 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
                 ("locations", Value::Array(vec![location])),
                 ("properties", Value::Object(props)),
             ]);
-            if let (Some(i), Some(obj)) = (RULES.iter().position(|r| r.0 == f.code), result.as_object_mut()) {
+            if let (Some(i), Some(obj)) = (
+                RULES.iter().position(|r| r.0 == f.code),
+                result.as_object_mut(),
+            ) {
                 obj.insert("ruleIndex".into(), Value::from(i));
             }
             result
@@ -131,15 +179,24 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
     ]);
     let run = object([
         ("tool", object([("driver", driver)])),
-        ("artifacts", Value::Array(vec![object([("location", artifact())])])),
+        (
+            "artifacts",
+            Value::Array(vec![object([("location", artifact())])]),
+        ),
         ("results", Value::Array(results)),
         (
             "properties",
-            object([("kind", Value::from(report.summary.kind.as_str())), ("pathsInto", Value::from(report.summary.paths_into.as_str()))]),
+            object([
+                ("kind", Value::from(report.summary.kind.as_str())),
+                ("pathsInto", Value::from(report.summary.paths_into.as_str())),
+            ]),
         ),
     ]);
     object([
-        ("$schema", Value::from("https://json.schemastore.org/sarif-2.1.0.json")),
+        (
+            "$schema",
+            Value::from("https://json.schemastore.org/sarif-2.1.0.json"),
+        ),
         ("version", Value::from("2.1.0")),
         ("runs", Value::Array(vec![run])),
     ])

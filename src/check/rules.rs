@@ -1,8 +1,8 @@
 //! The rule table (policy-rules.md): code, rule name, severity and a short
 //! description in English and Chinese, plus the finding builder.
 
-use crate::finding::{Finding, Fix, Severity};
 use crate::encode::{Encode, Object};
+use crate::finding::{Finding, Fix, Severity};
 use serde::Serialize;
 
 /// One rule's metadata (for SARIF and documentation).
@@ -135,7 +135,15 @@ impl Sink {
         self.add_fix(code, node_id, path, en, zh, None);
     }
 
-    pub fn add_fix(&mut self, code: &str, node_id: Option<i64>, path: &str, en: String, zh: String, fix: Option<Fix>) {
+    pub fn add_fix(
+        &mut self,
+        code: &str,
+        node_id: Option<i64>,
+        path: &str,
+        en: String,
+        zh: String,
+        fix: Option<Fix>,
+    ) {
         let (rule, severity) = lookup(code);
         self.findings.push(Finding {
             code: code.to_string(),

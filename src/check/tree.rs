@@ -86,11 +86,19 @@ impl<'a> Obj<'a> {
         if entries.len() <= SMALL {
             // Left in the text's order: only a repeated key matters. Keys
             // of different lengths (most pairs) differ at the first test.
-            return entries.iter().enumerate().all(|(i, (k, _))| entries.get(..i).unwrap_or_default().iter().all(|(p, _)| !same_key(p, k)));
+            return entries.iter().enumerate().all(|(i, (k, _))| {
+                entries
+                    .get(..i)
+                    .unwrap_or_default()
+                    .iter()
+                    .all(|(p, _)| !same_key(p, k))
+            });
         }
         // The crate's one merge sort, not another copy of the standard one.
         crate::stable_sort::sort_by(entries, |a, b| key_cmp(a.0, b.0));
-        entries.windows(2).all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()))
+        entries
+            .windows(2)
+            .all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()))
     }
 
     pub fn len(&self) -> usize {
@@ -113,7 +121,9 @@ impl<'a> Obj<'a> {
         use super::util::{key_eq_ci, key_match, Case};
         if self.len() > SMALL {
             // Stored sorted: a binary search, then the first folded match.
-            return self.get_key_value(name).or_else(|| self.iter().find(|(k, _)| key_eq_ci(k, name)));
+            return self
+                .get_key_value(name)
+                .or_else(|| self.iter().find(|(k, _)| key_eq_ci(k, name)));
         }
         // One pass: the exact key, or else the smallest folded one (a small
         // object keeps the text's order).
@@ -121,7 +131,9 @@ impl<'a> Obj<'a> {
         for (k, v) in self.iter_any() {
             match key_match(k, name) {
                 Some(Case::Exact) => return Some((k, v)),
-                Some(Case::Folded) if folded.is_none_or(|(f, _)| key_cmp(k, f).is_lt()) => folded = Some((k, v)),
+                Some(Case::Folded) if folded.is_none_or(|(f, _)| key_cmp(k, f).is_lt()) => {
+                    folded = Some((k, v))
+                }
                 _ => {}
             }
         }
@@ -164,7 +176,13 @@ impl<'a> Obj<'a> {
             }
         }
         (0..entries.len())
-            .filter_map(move |i| entries.get(if small { usize::from(*order.get(i)?) } else { i }))
+            .filter_map(move |i| {
+                entries.get(if small {
+                    usize::from(*order.get(i)?)
+                } else {
+                    i
+                })
+            })
             .map(|(k, v)| (*k, v))
     }
 
@@ -204,11 +222,16 @@ impl<'a> Val<'a> {
             Value::Number(n) => Val::Num(n),
             Value::String(s) => Val::Str(s),
             Value::Array(_) | Value::Object(_) if depth >= DEEP => Val::Deep(v),
-            Value::Array(a) => Val::Arr(arena.alloc_slice_fill_iter(a.iter().map(|x| Self::convert(x, arena, depth + 1)))),
+            Value::Array(a) => Val::Arr(
+                arena.alloc_slice_fill_iter(a.iter().map(|x| Self::convert(x, arena, depth + 1))),
+            ),
             // Already sorted and unique.
-            Value::Object(o) => Val::Obj(Obj(
-                arena.alloc_slice_fill_iter(o.iter().map(|(k, x)| (k.as_str(), Self::convert(x, arena, depth + 1)))),
-            )),
+            Value::Object(o) => {
+                Val::Obj(Obj(arena
+                    .alloc_slice_fill_iter(o.iter().map(|(k, x)| {
+                        (k.as_str(), Self::convert(x, arena, depth + 1))
+                    }))))
+            }
         }
     }
 
@@ -332,7 +355,15 @@ impl fmt::Display for Val<'_> {
 /// the same. The children of the open containers wait on two stacks
 /// and move into the arena, in one slice, when their container closes.
 pub(crate) fn parse<'a>(text: &'a str, arena: &'a Arena) -> Option<(Val<'a>, Stats)> {
-    let mut r = Reader { text, bytes: text.as_bytes(), pos: 0, arena, items: Vec::new(), entries: Vec::new(), stats: Stats::default() };
+    let mut r = Reader {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        arena,
+        items: Vec::new(),
+        entries: Vec::new(),
+        stats: Stats::default(),
+    };
     let v = r.value(0)?;
     r.skip_ws();
     (r.pos == r.bytes.len()).then_some((v, r.stats))
@@ -362,13 +393,19 @@ impl Stats {
     pub fn within(&self, limits: &crate::limits::Limits) -> bool {
         self.depth <= limits.max_depth
             && self.longest_string <= limits.max_string_len
-            && self.longest_counted <= limits.max_nodes.min(limits.max_hops).min(limits.max_nodes_per_hop)
+            && self.longest_counted
+                <= limits
+                    .max_nodes
+                    .min(limits.max_hops)
+                    .min(limits.max_nodes_per_hop)
     }
 
     fn counted(&mut self, key: &str, v: &Val<'_>) {
         if let Val::Arr(items) = v {
             match key {
-                "nodes" | "hops" | "inNodeId" | "outNodeId" => self.longest_counted = self.longest_counted.max(items.len()),
+                "nodes" | "hops" | "inNodeId" | "outNodeId" => {
+                    self.longest_counted = self.longest_counted.max(items.len())
+                }
                 "chainNodes" => {
                     self.longest_counted = self.longest_counted.max(items.len());
                     for item in items.iter() {
@@ -528,7 +565,9 @@ impl<'a> Reader<'a> {
             self.pos += 1;
         }
         let token = self.text.get(start..self.pos)?;
-        let plain = token.len() <= 19 && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
+        let plain = token.len() <= 19
+            && token.bytes().all(|b| b.is_ascii_digit())
+            && (token == "0" || !token.starts_with('0'));
         if plain {
             let n: u64 = token.parse().ok()?;
             return Some(Val::Num(self.arena.alloc(n.into())));
@@ -644,22 +683,39 @@ mod tests {
 
     #[test]
     fn behaves_like_serde_json_value() {
-        same(r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0.1e-5,"x\u00e9\n",null,true,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#);
+        same(
+            r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0.1e-5,"x\u00e9\n",null,true,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#,
+        );
         let arena = Arena::new();
-        assert!(parse(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#, &arena).is_none(), "repeated keys");
+        assert!(
+            parse(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#, &arena).is_none(),
+            "repeated keys"
+        );
         let wide: Vec<String> = (0..40).rev().map(|i| format!("\"k{i}\":{i}")).collect();
-        assert!(parse(&format!("{{{},\"k7\":1}}", wide.join(",")), &arena).is_none(), "repeated key in a large object");
+        assert!(
+            parse(&format!("{{{},\"k7\":1}}", wide.join(",")), &arena).is_none(),
+            "repeated key in a large object"
+        );
         assert!(parse(&format!("{{{}}}", wide.join(",")), &arena).is_some());
         same(r#""plain""#);
         same("18446744073709551615");
         // An ordinary key, as for the Go server (serde_json alone reads it as raw JSON text).
-        let raw = parse(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena).unwrap().0;
-        assert_eq!(raw.get("$serde_json::private::RawValue").and_then(Val::as_str), Some("[1]"));
+        let raw = parse(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena)
+            .unwrap()
+            .0;
+        assert_eq!(
+            raw.get("$serde_json::private::RawValue")
+                .and_then(Val::as_str),
+            Some("[1]")
+        );
         assert!(parse("[1,]", &arena).is_none());
         let v: Value = serde_json::from_str(r#"{"b":1,"c":2,"a":3}"#).unwrap();
         let t = parse(r#"{"b":1,"c":2,"a":3}"#, &arena).unwrap().0;
         let o = t.as_object().unwrap();
-        assert_eq!(o.keys().collect::<Vec<_>>(), v.as_object().unwrap().keys().collect::<Vec<_>>());
+        assert_eq!(
+            o.keys().collect::<Vec<_>>(),
+            v.as_object().unwrap().keys().collect::<Vec<_>>()
+        );
         assert_eq!(o.get("a").and_then(Val::as_i64), Some(3));
     }
 
@@ -675,7 +731,17 @@ mod tests {
             same(text);
         }
         let arena = Arena::new();
-        for bad in [r#""\uD83D""#, r#""\uD83Dx""#, r#""\uDE00""#, r#""\uD83D\u0041""#, r#""\x""#, r#""\u12G4""#, "\"a\u{1}b\"", r#""\"#, r#""abc"#] {
+        for bad in [
+            r#""\uD83D""#,
+            r#""\uD83Dx""#,
+            r#""\uDE00""#,
+            r#""\uD83D\u0041""#,
+            r#""\x""#,
+            r#""\u12G4""#,
+            "\"a\u{1}b\"",
+            r#""\"#,
+            r#""abc"#,
+        ] {
             assert!(parse(bad, &arena).is_none(), "{bad}");
         }
         // A key repeated only after decoding is still a repeat.
@@ -704,15 +770,30 @@ mod tests {
         for n in [2usize, 3, 16, 17, 40] {
             let keys: Vec<String> = (0..n).map(|i| format!("\"k{i:03}\":{i}")).collect();
             texts.push(format!("{{{}}}", keys.join(",")));
-            texts.push(format!("{{{}}}", keys.iter().rev().cloned().collect::<Vec<_>>().join(",")));
+            texts.push(format!(
+                "{{{}}}",
+                keys.iter().rev().cloned().collect::<Vec<_>>().join(",")
+            ));
             texts.push(format!("{{{},\"k001\":0}}", keys.join(",")));
-            texts.push(format!("{{\"k001\":0,{}}}", keys.iter().rev().cloned().collect::<Vec<_>>().join(",")));
+            texts.push(format!(
+                "{{\"k001\":0,{}}}",
+                keys.iter().rev().cloned().collect::<Vec<_>>().join(",")
+            ));
         }
         for depth in [99, 100, 101, 127, 128, 129, 200] {
             texts.push(format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
             texts.push(format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth)));
         }
-        for dir in ["tests/data", "tests/data/check", "tests/data/hostile", "tests/data/sim", "fuzz/corpus/seed-check", "fuzz/corpus/seed-plan", "fuzz/corpus/seed-simulate", "fuzz/corpus/seed-lifecycle"] {
+        for dir in [
+            "tests/data",
+            "tests/data/check",
+            "tests/data/hostile",
+            "tests/data/sim",
+            "fuzz/corpus/seed-check",
+            "fuzz/corpus/seed-plan",
+            "fuzz/corpus/seed-simulate",
+            "fuzz/corpus/seed-lifecycle",
+        ] {
             for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 if let Ok(t) = std::fs::read_to_string(entry.path()) {
                     // The golden vectors: each line, and its input and expected plan.
@@ -733,7 +814,12 @@ mod tests {
                 hits += 1;
                 stats_agree_with_the_walk(&v, &stats, t);
                 with_escapes += usize::from(t.contains('\\'));
-                assert_eq!(Some(format!("{v:?}")), value_route(t), "{}", t.get(..200).unwrap_or(t));
+                assert_eq!(
+                    Some(format!("{v:?}")),
+                    value_route(t),
+                    "{}",
+                    t.get(..200).unwrap_or(t)
+                );
             }
         }
         assert!(hits > 1000 && with_escapes > 10, "{hits} {with_escapes}");
@@ -748,13 +834,31 @@ mod tests {
         let mut tries = vec![Limits::default()];
         for less in [0, 1] {
             let at = |n: usize| n.saturating_sub(less);
-            let mut l = Limits { max_depth: at(stats.depth), max_string_len: at(stats.longest_string), ..Limits::default() };
+            let mut l = Limits {
+                max_depth: at(stats.depth),
+                max_string_len: at(stats.longest_string),
+                ..Limits::default()
+            };
             tries.push(l);
-            l = Limits { max_nodes: at(stats.longest_counted), max_hops: at(stats.longest_counted), max_nodes_per_hop: at(stats.longest_counted), ..l };
+            l = Limits {
+                max_nodes: at(stats.longest_counted),
+                max_hops: at(stats.longest_counted),
+                max_nodes_per_hop: at(stats.longest_counted),
+                ..l
+            };
             tries.push(l);
-            tries.push(Limits { max_nodes: at(stats.longest_counted), ..Limits::default() });
-            tries.push(Limits { max_hops: at(stats.longest_counted), ..Limits::default() });
-            tries.push(Limits { max_nodes_per_hop: at(stats.longest_counted), ..Limits::default() });
+            tries.push(Limits {
+                max_nodes: at(stats.longest_counted),
+                ..Limits::default()
+            });
+            tries.push(Limits {
+                max_hops: at(stats.longest_counted),
+                ..Limits::default()
+            });
+            tries.push(Limits {
+                max_nodes_per_hop: at(stats.longest_counted),
+                ..Limits::default()
+            });
         }
         for limits in tries {
             let walk = check_value_counting(v, &limits);

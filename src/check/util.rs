@@ -2,8 +2,8 @@
 //! parsing, the server's address normaliser, JSON helpers. All total: they
 //! return `None`/`Err` on bad input and never panic.
 
-use crate::finding::pointer_token;
 use super::tree::{Obj, Val};
+use crate::finding::pointer_token;
 use serde_json::Value;
 use std::net::Ipv6Addr;
 
@@ -194,7 +194,11 @@ pub fn split_host_port(hostport: &str) -> Result<(&str, &str), &'static str> {
         }
         if end + 1 != colon {
             // The port must follow the ']' directly, after the last ':'.
-            return Err(if b.get(end + 1) == Some(&b':') { "too many colons in address" } else { "missing port in address" });
+            return Err(if b.get(end + 1) == Some(&b':') {
+                "too many colons in address"
+            } else {
+                "missing port in address"
+            });
         }
         (hostport.get(1..end), closes > 1)
     } else {
@@ -307,7 +311,9 @@ fn port_number(port: &str) -> Result<u32, String> {
     match port_value(port.as_bytes()) {
         Some(n) => Ok(n),
         None if port.is_empty() => Err("no port".into()),
-        None if !port.bytes().all(|c| c.is_ascii_digit()) => Err(format!("port {:?} is not a number", port)),
+        None if !port.bytes().all(|c| c.is_ascii_digit()) => {
+            Err(format!("port {:?} is not a number", port))
+        }
         None => Err(format!("port {} is out of range 0-65535", port)),
     }
 }
@@ -335,13 +341,19 @@ pub fn reason_zh(en: &str) -> String {
     let fixed = [
         ("missing port in address", "地址缺少端口"),
         ("missing ']' in address", "地址缺少 ']'"),
-        ("too many colons in address", "地址中冒号过多（IPv6 地址需加方括号）"),
+        (
+            "too many colons in address",
+            "地址中冒号过多（IPv6 地址需加方括号）",
+        ),
         ("unexpected '[' in address", "地址中出现多余的 '['"),
         ("unexpected ']' in address", "地址中出现多余的 ']'"),
         ("no port", "没有端口"),
         ("no host", "没有主机"),
         ("empty address", "地址为空"),
-        ("empty address: no port to listen on", "地址为空：没有可监听的端口"),
+        (
+            "empty address: no port to listen on",
+            "地址为空：没有可监听的端口",
+        ),
         ("port 0 cannot be dialed", "不能拨号到端口 0"),
     ];
     if let Some((_, zh)) = fixed.iter().find(|(e, _)| *e == en) {
@@ -372,7 +384,9 @@ fn is_common_address(addr: &str) -> bool {
     let port = match addr.strip_prefix("[::]:") {
         Some(port) => port,
         None => match dotted_quad(addr.as_bytes()) {
-            Some(n) if addr.as_bytes().get(n) == Some(&b':') => addr.get(n + 1..).unwrap_or_default(),
+            Some(n) if addr.as_bytes().get(n) == Some(&b':') => {
+                addr.get(n + 1..).unwrap_or_default()
+            }
             _ => return false,
         },
     };
@@ -469,7 +483,10 @@ pub fn addr_host(addr: &str) -> Option<String> {
 /// A host in the form used to compare addresses: trimmed, unbracketed, lowercase.
 pub fn canon_host(h: &str) -> String {
     let t = h.trim();
-    let t = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')).unwrap_or(t);
+    let t = t
+        .strip_prefix('[')
+        .and_then(|x| x.strip_suffix(']'))
+        .unwrap_or(t);
     t.to_ascii_lowercase()
 }
 
@@ -490,15 +507,65 @@ mod tests {
         let mut texts: Vec<String> = vec![String::new()];
         let mut level = vec![String::new()];
         for _ in 0..6 {
-            level = level.iter().flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}"))).collect();
+            level = level
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
             texts.extend(level.iter().cloned());
         }
         for real in [
-            "[::]:20000", ":8080", "1.2.3.4:5", "example.com:443", "[2001:db8::1]:443", "[fe80::1%eth0]:22", "[::1]", "[::1]:",
-            "1.2.3.4", "2001:db8::9:44010", "[::1]]:1", "[[::1]:1", "a[b:1", "a]b:1", "[::1]x:1", "[::1]:1:2", "host:00000080",
-            "host:000065535", "host:65536", "host:0", "host:-1", "host:1e3", "host: 80", "01.2.3.4:5", "1.2.3:4", "256.1.1.1:1",
-            "1.2.3.4.5:6", "::ffff:1.2.3.4", "255.255.255.255", "255.255.255.256", "0.0.0.0", "00.0.0.0", "1.2.3.04", "1.2.3.4.",
-            ".1.2.3", "1..2.3", "1234.1.1.1", "199.249.250.251", "100.200.300.1", "1.2.3.4 ", "::", ":::", "::%eth0", "::%", ":: ", "[::ffff:1.2.3.4]:7", "ünï:1", "[ü]:1", "h:١٢", "1.2.3.4%eth0", "fe80::1%", "%:1",
+            "[::]:20000",
+            ":8080",
+            "1.2.3.4:5",
+            "example.com:443",
+            "[2001:db8::1]:443",
+            "[fe80::1%eth0]:22",
+            "[::1]",
+            "[::1]:",
+            "1.2.3.4",
+            "2001:db8::9:44010",
+            "[::1]]:1",
+            "[[::1]:1",
+            "a[b:1",
+            "a]b:1",
+            "[::1]x:1",
+            "[::1]:1:2",
+            "host:00000080",
+            "host:000065535",
+            "host:65536",
+            "host:0",
+            "host:-1",
+            "host:1e3",
+            "host: 80",
+            "01.2.3.4:5",
+            "1.2.3:4",
+            "256.1.1.1:1",
+            "1.2.3.4.5:6",
+            "::ffff:1.2.3.4",
+            "255.255.255.255",
+            "255.255.255.256",
+            "0.0.0.0",
+            "00.0.0.0",
+            "1.2.3.04",
+            "1.2.3.4.",
+            ".1.2.3",
+            "1..2.3",
+            "1234.1.1.1",
+            "199.249.250.251",
+            "100.200.300.1",
+            "1.2.3.4 ",
+            "::",
+            ":::",
+            "::%eth0",
+            "::%",
+            ":: ",
+            "[::ffff:1.2.3.4]:7",
+            "ünï:1",
+            "[ü]:1",
+            "h:١٢",
+            "1.2.3.4%eth0",
+            "fe80::1%",
+            "%:1",
         ] {
             texts.push(real.to_string());
         }
@@ -509,12 +576,31 @@ mod tests {
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let len = 7 + (seed % 10) as usize;
-            let t: String = (0..len).map(|i| ['0', '1', '2', '5', '9', '.', '.', ':'][((seed >> (3 * i + 8)) & 7) as usize]).collect();
+            let t: String = (0..len)
+                .map(|i| {
+                    ['0', '1', '2', '5', '9', '.', '.', ':'][((seed >> (3 * i + 8)) & 7) as usize]
+                })
+                .collect();
             texts.push(t.clone());
             texts.push(format!("{}:{}", t.replace(':', "."), seed % 70_000));
         }
-        for port in ["0", "1", "01", "80", "65535", "65536", "99999", "100000", "８０", ""] {
-            for host in ["[::]", "[::1]", "[::0]", "1.2.3.4", "0.0.0.0", "255.255.255.255", "256.1.1.1", "1.2.3", "01.2.3.4", "1.2.3.4.5", "a.b.c.d", ""] {
+        for port in [
+            "0", "1", "01", "80", "65535", "65536", "99999", "100000", "８０", "",
+        ] {
+            for host in [
+                "[::]",
+                "[::1]",
+                "[::0]",
+                "1.2.3.4",
+                "0.0.0.0",
+                "255.255.255.255",
+                "256.1.1.1",
+                "1.2.3",
+                "01.2.3.4",
+                "1.2.3.4.5",
+                "a.b.c.d",
+                "",
+            ] {
                 texts.push(format!("{host}:{port}"));
             }
         }
@@ -523,7 +609,11 @@ mod tests {
             assert_eq!(split_host_port(t), split_host_port_by_scans(t), "{t:?}");
             assert_eq!(port_number(t), port_number_by_trim(t), "{t:?}");
             for zone_ok in [true, false] {
-                assert_eq!(is_ip_literal(t, zone_ok), is_ip_literal_by_parsing(t, zone_ok), "{t:?}");
+                assert_eq!(
+                    is_ip_literal(t, zone_ok),
+                    is_ip_literal_by_parsing(t, zone_ok),
+                    "{t:?}"
+                );
             }
             // The shortcut never changes an answer of the checks it skips.
             assert_eq!(listen_addr_problem(t), listen_addr_checked(t), "{t:?}");
@@ -532,7 +622,11 @@ mod tests {
             agree += usize::from(split_host_port(t).is_ok());
             ips += usize::from(is_ip_literal(t, true));
         }
-        assert!(texts.len() > 690_000 && agree > 1000 && ips > 1000 && common > 1000, "{} {agree} {ips} {common}", texts.len());
+        assert!(
+            texts.len() > 690_000 && agree > 1000 && ips > 1000 && common > 1000,
+            "{} {agree} {ips} {common}",
+            texts.len()
+        );
     }
 
     /// The former `split_host_port`: one scan per Go check, as Go's code reads.
@@ -617,10 +711,19 @@ mod tests {
         core.parse::<Ipv6Addr>().is_ok()
     }
 
-
     #[test]
     fn join_i_spells_the_index() {
-        for n in [0usize, 1, 9, 10, 99, 100, 12345, u32::MAX as usize, usize::MAX] {
+        for n in [
+            0usize,
+            1,
+            9,
+            10,
+            99,
+            100,
+            12345,
+            u32::MAX as usize,
+            usize::MAX,
+        ] {
             assert_eq!(join_i("/services", n), format!("/services/{n}"));
         }
         assert_eq!(join_i("", 7), "/7");
@@ -636,18 +739,41 @@ mod tests {
         for n in 1..=keys.len() {
             for start in 0..keys.len() {
                 // Every rotation of the first n keys, forwards and backwards.
-                let mut chosen: Vec<&str> = (0..n).map(|i| keys[(start + i) % keys.len()]).collect();
+                let mut chosen: Vec<&str> =
+                    (0..n).map(|i| keys[(start + i) % keys.len()]).collect();
                 for _ in 0..2 {
-                    let text = format!("{{{}}}", chosen.iter().enumerate().map(|(i, k)| format!("\"{k}\":{i}")).collect::<Vec<_>>().join(","));
+                    let text = format!(
+                        "{{{}}}",
+                        chosen
+                            .iter()
+                            .enumerate()
+                            .map(|(i, k)| format!("\"{k}\":{i}"))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    );
                     let parsed = super::super::tree::parse(&text, &arena).unwrap().0;
                     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
                     let sorted = Val::from_value(&value, &arena);
                     let (p, s) = (parsed.as_object().unwrap(), sorted.as_object().unwrap());
-                    assert_eq!(p.keys().collect::<Vec<_>>(), s.keys().collect::<Vec<_>>(), "{text}");
-                    for name in ["name", "NAME", "Name", "names", "other", "OTHER", "retries", "x"] {
+                    assert_eq!(
+                        p.keys().collect::<Vec<_>>(),
+                        s.keys().collect::<Vec<_>>(),
+                        "{text}"
+                    );
+                    for name in [
+                        "name", "NAME", "Name", "names", "other", "OTHER", "retries", "x",
+                    ] {
                         let got = get_ci(p, name).map(|(k, v)| (k, v.as_i64()));
-                        assert_eq!(got, get_ci(s, name).map(|(k, v)| (k, v.as_i64())), "{text} {name}");
-                        assert_eq!(p.get(name).and_then(Val::as_i64), s.get(name).and_then(Val::as_i64), "{text} {name}");
+                        assert_eq!(
+                            got,
+                            get_ci(s, name).map(|(k, v)| (k, v.as_i64())),
+                            "{text} {name}"
+                        );
+                        assert_eq!(
+                            p.get(name).and_then(Val::as_i64),
+                            s.get(name).and_then(Val::as_i64),
+                            "{text} {name}"
+                        );
                     }
                     chosen.reverse();
                 }
@@ -657,9 +783,40 @@ mod tests {
 
     #[test]
     fn key_eq_ci_is_eq_ignore_ascii_case() {
-        let words = ["", "a", "A", "name", "NAME", "nAmE", "nam", "names", "retries", "Retries", "retrieS", "retriez", "mux.keepaliveInterval",
-            "MUX.KEEPALIVEINTERVAL", "mux.keepaliveIntervaL", "mux\x0ekeepaliveInterval", "failTimeout", "FAILTIMEOUT", "failtimeout_", "é", "É", "ü12345678", "Ü12345678",
-            "12345678", "1234567\x18", "@", "`", "[x]", "{x}", "chainGroup", "CHAINGROUP", "chain\x00roup"];
+        let words = [
+            "",
+            "a",
+            "A",
+            "name",
+            "NAME",
+            "nAmE",
+            "nam",
+            "names",
+            "retries",
+            "Retries",
+            "retrieS",
+            "retriez",
+            "mux.keepaliveInterval",
+            "MUX.KEEPALIVEINTERVAL",
+            "mux.keepaliveIntervaL",
+            "mux\x0ekeepaliveInterval",
+            "failTimeout",
+            "FAILTIMEOUT",
+            "failtimeout_",
+            "é",
+            "É",
+            "ü12345678",
+            "Ü12345678",
+            "12345678",
+            "1234567\x18",
+            "@",
+            "`",
+            "[x]",
+            "{x}",
+            "chainGroup",
+            "CHAINGROUP",
+            "chain\x00roup",
+        ];
         for a in words {
             for b in words {
                 assert_eq!(key_eq_ci(a, b), a.eq_ignore_ascii_case(b), "{a:?} {b:?}");
@@ -685,7 +842,10 @@ mod tests {
 
     #[test]
     fn split_host_port_follows_go() {
-        assert_eq!(split_host_port("[::]:44014"), Ok(("::".into(), "44014".into())));
+        assert_eq!(
+            split_host_port("[::]:44014"),
+            Ok(("::".into(), "44014".into()))
+        );
         assert_eq!(split_host_port(":44014"), Ok(("".into(), "44014".into())));
         assert!(split_host_port(":::44014").is_err());
         assert!(split_host_port("1.2.3.4").is_err());
@@ -712,7 +872,9 @@ mod tests {
 
     #[test]
     fn reasons_have_chinese() {
-        for addr in [":::1", "1.2.3.4", ":x", ":70000", "[::1", "a]:1", "", " a :1"] {
+        for addr in [
+            ":::1", "1.2.3.4", ":x", ":70000", "[::1", "a]:1", "", " a :1",
+        ] {
             if let Some(en) = listen_addr_problem(addr) {
                 assert_ne!(reason_zh(&en), en, "{}", addr);
             }

@@ -6,9 +6,9 @@ use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
 };
+use crate::check::util::FastMap;
 use crate::error::ApiError;
 use serde_json::Value;
-use crate::check::util::FastMap;
 use std::collections::BTreeSet;
 
 /// GOST's fail marker: a count and the Unix second of the last failure.
@@ -264,7 +264,11 @@ fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
     }
     if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
         let id = loose_id(e).ok_or_else(|| {
-            ApiError::new("IN001", format!("entry {} is not a node id", crate::json::Text(e)), "/entry")
+            ApiError::new(
+                "IN001",
+                format!("entry {} is not a node id", crate::json::Text(e)),
+                "/entry",
+            )
         })?;
         return world
             .agents
@@ -598,7 +602,11 @@ impl<'w> Sim<'w> {
     /// `Some(reason)` when dialing this chain node fails.
     fn refusal(&self, node: &ChainNode) -> Option<String> {
         if let Some(p) = node.port {
-            if self.dead_addrs.binary_search(&(norm_host(&node.host), p)).is_ok() {
+            if self
+                .dead_addrs
+                .binary_search(&(norm_host(&node.host), p))
+                .is_ok()
+            {
                 return Some(format!("{} is dead", node.addr));
             }
         } else {

@@ -53,8 +53,8 @@ mod text;
 pub(crate) mod util;
 pub(crate) mod world;
 
-use crate::error::ApiError;
 use crate::encode::{Encode, Object};
+use crate::error::ApiError;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -280,7 +280,8 @@ impl Encode for Trace {
 /// Runs the scenario against the document. Errors only when the document
 /// cannot be simulated at all (unreadable, rejected by the server, no entry).
 pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
-    crate::limits::check_value(doc, &crate::limits::Limits::default()).map_err(|e| e.to_api_error())?;
+    crate::limits::check_value(doc, &crate::limits::Limits::default())
+        .map_err(|e| e.to_api_error())?;
     let world = if world::is_plan(doc) {
         world::from_plan(doc)?
     } else if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {

@@ -753,7 +753,9 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                         .collect();
                     let list = if !by_table.is_empty() {
                         by_table
-                    } else if let Some((_, g)) = at(&group_pick, (ai, ci, hi, ni)).and_then(|i| group_pick.get(i)) {
+                    } else if let Some((_, g)) =
+                        at(&group_pick, (ai, ci, hi, ni)).and_then(|i| group_pick.get(i))
+                    {
                         vec![*g]
                     } else if !exact.is_empty() {
                         exact
@@ -791,7 +793,11 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
         }
         order.push(ai);
         let my = layer.get(ai).copied().flatten().unwrap_or(0);
-        let keys: Vec<NodeKey> = cands.iter().map(|(k, _)| *k).filter(|k| k.0 == ai).collect();
+        let keys: Vec<NodeKey> = cands
+            .iter()
+            .map(|(k, _)| *k)
+            .filter(|k| k.0 == ai)
+            .collect();
         for key in keys {
             if let Some((_, list)) = at(&cands, key).and_then(|i| cands.get_mut(i)) {
                 if list.len() > 1 {
@@ -828,7 +834,10 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
             for (hi, hop) in chain.hops.iter_mut().enumerate() {
                 let mut used: Vec<usize> = Vec::new();
                 for (ni, node) in hop.nodes.iter_mut().enumerate() {
-                    let mut list = at(&cands, (ai, ci, hi, ni)).and_then(|i| cands.get(i)).map(|(_, l)| l.clone()).unwrap_or_default();
+                    let mut list = at(&cands, (ai, ci, hi, ni))
+                        .and_then(|i| cands.get(i))
+                        .map(|(_, l)| l.clone())
+                        .unwrap_or_default();
                     // A node whose own chain dials back to this node's ports is upstream, not a target.
                     if list.len() > 1 {
                         let mine: Vec<i64> =

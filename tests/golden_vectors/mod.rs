@@ -1,19 +1,47 @@
-//! The golden plan vectors, shared by the integration tests
-//! (`mod golden_vectors;` in a test file).
+//! The golden vectors of the upstream request path, shared by the
+//! integration tests (`mod golden_vectors;` in a test file): `plan` (create),
+//! `update` and `redeploy`, byte-identical copies of `shared/golden/`.
 #![allow(dead_code)]
 
+use hop_policy::planner::Mode;
 use serde_json::Value;
 
-/// All 606 vectors, in file order.
-pub fn vectors() -> Vec<Value> {
-    include_str!("../data/plan-vectors.jsonl")
-        .lines()
+fn read(text: &str) -> Vec<Value> {
+    text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("vector line is JSON"))
         .collect()
 }
 
-/// The vector called `name`.
+/// The 613 create vectors, in file order.
+pub fn vectors() -> Vec<Value> {
+    read(include_str!("../data/plan-vectors.jsonl"))
+}
+
+/// The 200 update vectors.
+pub fn update_vectors() -> Vec<Value> {
+    read(include_str!("../data/update-vectors.jsonl"))
+}
+
+/// The 300 redeploy vectors.
+pub fn redeploy_vectors() -> Vec<Value> {
+    read(include_str!("../data/redeploy-vectors.jsonl"))
+}
+
+/// Every vector of every mode: create, update, redeploy.
+pub fn all_vectors() -> Vec<Value> {
+    let mut all = vectors();
+    all.extend(update_vectors());
+    all.extend(redeploy_vectors());
+    all
+}
+
+/// The request path a vector follows (its `mode`, default create).
+pub fn mode_of(v: &Value) -> Mode {
+    Mode::parse(v["mode"].as_str().unwrap_or("create")).expect("known mode")
+}
+
+/// The create vector called `name`.
 pub fn vector(name: &str) -> Value {
     vectors()
         .into_iter()

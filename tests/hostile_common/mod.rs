@@ -9,7 +9,11 @@ use std::path::PathBuf;
 
 /// Every golden vector (name, input, expected).
 pub fn vectors() -> Vec<Value> {
-    include_str!("../data/plan-vectors.jsonl").lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    include_str!("../data/plan-vectors.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 fn root() -> PathBuf {
@@ -22,13 +26,26 @@ pub fn corpus() -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut dirs = vec![root().join("tests/data/hostile")];
     if let Ok(rd) = std::fs::read_dir(root().join("fuzz/corpus")) {
-        let mut seeds: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("seed-"))).collect();
+        let mut seeds: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("seed-"))
+            })
+            .collect();
         seeds.sort();
         dirs.extend(seeds);
     }
     for d in dirs {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
         files.sort();
         for f in files {
             if let Ok(bytes) = std::fs::read(&f) {
@@ -44,7 +61,11 @@ pub fn corpus() -> Vec<(String, String)> {
 /// checking that serde's derived serializer prints the same bytes.
 pub fn to_json<T: serde::Serialize + hop_policy::encode::Encode>(t: &T) -> String {
     let shipped = hop_policy::encode::to_string(t);
-    assert_eq!(shipped, serde_json::to_string(t).expect("outputs serialize"), "encode and serde differ");
+    assert_eq!(
+        shipped,
+        serde_json::to_string(t).expect("outputs serialize"),
+        "encode and serde differ"
+    );
     shipped
 }
 
@@ -55,18 +76,30 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
     out.push(("plan", to_json(&hop_policy::plan(doc))));
     if let Ok(text) = serde_json::to_string(doc) {
         out.push(("plan_json", hop_policy::plan_json(&text)));
-        out.push(("check_text", to_json(&check::check_text(&text, &CheckOptions::default()))));
+        out.push((
+            "check_text",
+            to_json(&check::check_text(&text, &CheckOptions::default())),
+        ));
     }
     let report = check::check(doc, &CheckOptions::default());
     out.push(("check.report_text", check::report_text(&report)));
-    out.push(("check.report_sarif", to_json(&check::report_sarif(&report, "doc.json"))));
+    out.push((
+        "check.report_sarif",
+        to_json(&check::report_sarif(&report, "doc.json")),
+    ));
     out.push(("check", to_json(&report)));
     for kind in ["tunnel", "plan", "config", "commands"] {
-        let opts = CheckOptions { kind: Some(kind.to_string()), ..Default::default() };
+        let opts = CheckOptions {
+            kind: Some(kind.to_string()),
+            ..Default::default()
+        };
         out.push(("check(kind)", to_json(&check::check(doc, &opts))));
     }
     out.push(("check_tunnel", to_json(&check::check_tunnel(doc))));
-    for scenario in [json!({}), json!({"dead": [2, "3", "203.0.113.4:45002"], "requests": 4, "gapMs": 0})] {
+    for scenario in [
+        json!({}),
+        json!({"dead": [2, "3", "203.0.113.4:45002"], "requests": 4, "gapMs": 0}),
+    ] {
         let sc = Scenario::from_json(&scenario).expect("scenario");
         match simulate::simulate(doc, &sc) {
             Ok(trace) => {
@@ -76,7 +109,12 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
             Err(e) => out.push(("simulate(err)", to_json(&e) + &e.to_string())),
         }
     }
-    let as_steps = [doc.clone(), json!([{"op": "apply", "input": doc}, {"op": "release", "unreachable": [2]}, {"op": "apply", "input": doc}]), json!([{"op": "apply", "plan": doc}, {"op": "delete"}]), json!([{"op": "apply", "plan": doc}])];
+    let as_steps = [
+        doc.clone(),
+        json!([{"op": "apply", "input": doc}, {"op": "release", "unreachable": [2]}, {"op": "apply", "input": doc}]),
+        json!([{"op": "apply", "plan": doc}, {"op": "delete"}]),
+        json!([{"op": "apply", "plan": doc}]),
+    ];
     for steps in as_steps {
         match hop_policy::lifecycle::lifecycle(&steps) {
             Ok(r) => out.push(("lifecycle", to_json(&r))),
@@ -90,7 +128,10 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
 pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
     let mut out = vec![
         ("plan_json", hop_policy::plan_json(text)),
-        ("check_text", to_json(&check::check_text(text, &CheckOptions::default()))),
+        (
+            "check_text",
+            to_json(&check::check_text(text, &CheckOptions::default())),
+        ),
     ];
     if let Ok(v) = serde_json::from_str::<Value>(text) {
         out.extend(outputs_for_value(&v));
@@ -116,7 +157,17 @@ pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
 /// Keys whose values are credentials (lower-case, `_`/`-` ignored, substring).
 pub fn is_credential_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase().replace(['_', '-'], "");
-    ["token", "password", "passwd", "secret", "credential", "apikey", "privatekey"].iter().any(|p| k.contains(p))
+    [
+        "token",
+        "password",
+        "passwd",
+        "secret",
+        "credential",
+        "apikey",
+        "privatekey",
+    ]
+    .iter()
+    .any(|p| k.contains(p))
 }
 
 /// Replaces every credential-like field's value with a unique canary

@@ -1,0 +1,311 @@
+//! Section 2 of the contract: what the panel sends its own nodes (and,
+//! relayed through a provider, its remote entries) for a type-2 tunnel:
+//! entry chains, then per hop node its chain and service, then exit services.
+
+use super::rejection::{Rejection, Result};
+use super::state::TunnelState;
+use crate::builders::{self, ChainTarget, Flavor, ServiceSpec};
+use crate::coerce::default_string;
+use crate::fast_map::FastMap as HashMap;
+use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
+use crate::plan::{ChainConfig, Command, CommandData, NodeConfig, ServiceConfig, Shared};
+
+/// `Add*` on create and redeploy, `Update*` where an edit updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Add,
+    Update,
+}
+
+/// The relay of a provider panel allows these commands only (case-insensitive).
+const RELAY_ALLOWED: [&str; 12] = [
+    "AddService",
+    "UpdateService",
+    "DeleteService",
+    "PauseService",
+    "ResumeService",
+    "AddChains",
+    "DeleteChains",
+    "AddLimiters",
+    "UpdateLimiters",
+    "DeleteLimiters",
+    "TcpPing",
+    "Reload",
+];
+
+fn relay_allows(command: &str) -> bool {
+    RELAY_ALLOWED
+        .iter()
+        .any(|c| c.eq_ignore_ascii_case(command))
+}
+
+/// The host `from` dials to reach `to`: the target's connect IP, else the
+/// first address family both sides share, in the tunnel's preference order.
+pub fn dial_host(
+    from: &NodeRecord,
+    to: &NodeRecord,
+    preference: &str,
+    connect_ip: &str,
+) -> Result<String> {
+    if !connect_ip.trim().is_empty() {
+        return Ok(connect_ip.trim().to_string());
+    }
+    let (f4, f6, t4, t6) = (
+        from.supports_v4(),
+        from.supports_v6(),
+        to.supports_v4(),
+        to.supports_v6(),
+    );
+    let v4 = |ok: bool| {
+        if ok {
+            Some(to.address_v4().trim())
+        } else {
+            None
+        }
+    };
+    let v6 = |ok: bool| {
+        if ok {
+            Some(to.address_v6().trim())
+        } else {
+            None
+        }
+    };
+    let order = match preference.trim() {
+        "v6" => vec![v6(f6 && t6), v4(f4 && t4)],
+        "v4" => vec![v4(f4 && t4), v6(f6 && t6)],
+        _ => vec![v4(f4 && t4), v6(f6 && t6), v4(f6 && t4), v6(f4 && t6)],
+    };
+    for host in order.into_iter().flatten() {
+        if !host.is_empty() {
+            return Ok(host.to_string());
+        }
+    }
+    Err(Rejection::LinkIncompatible {
+        from: from.name.clone(),
+        from_v4: f4,
+        from_v6: f6,
+        to: to.name.clone(),
+        to_v4: t4,
+        to_v6: t6,
+    })
+}
+
+/// Chain targets from `from` to each of `targets`, in order.
+pub fn chain_targets(
+    nodes: &NodeTable,
+    preference: &str,
+    from: &NodeRecord,
+    targets: &[TunnelNode],
+) -> Result<Vec<ChainTarget>> {
+    let mut out = Vec::with_capacity(targets.len());
+    for t in targets {
+        let to = nodes.get(t.node_id).ok_or(Rejection::NodeNotFound)?;
+        let host = dial_host(from, to, preference, &t.connect_ip)?;
+        if t.port <= 0 {
+            return Err(Rejection::PortMissing);
+        }
+        out.push(ChainTarget {
+            host,
+            port: t.port,
+            protocol: default_string(&t.protocol, "tls"),
+        });
+    }
+    Ok(out)
+}
+
+/// The strategy a hop runs toward `targets`: the first target's, `best` as fifo.
+pub fn targets_strategy(owner_strategy: &str, targets: &[TunnelNode]) -> String {
+    let s = default_string(owner_strategy, "round");
+    let s = match targets.first() {
+        Some(t) => default_string(&t.strategy, &s),
+        None => s,
+    };
+    builders::runtime_strategy(&s)
+}
+
+/// The local apply. `verb` is `Update` where an edit of a stored type-2
+/// tunnel upserts.
+pub fn apply_local(state: &TunnelState, nodes: &NodeTable, verb: Verb) -> Result<Vec<Command>> {
+    let mut out = Vec::new();
+    if state.kind != 2 {
+        return Ok(out);
+    }
+    let node = |id: i64| nodes.get(id).ok_or(Rejection::NodeNotFound);
+    let mut memo = ChainMemo::default();
+    for entry in &state.entries {
+        let from = node(entry.node_id)?;
+        let chain = local_chain(state, nodes, &mut memo, from, 0, state.first_targets())?;
+        if from.is_remote {
+            // Relayed by the entry's provider panel.
+            if from.remote_url.is_empty() || !from.has_remote_token {
+                return Err(Rejection::EntryShareMissing {
+                    name: from.name.clone(),
+                });
+            }
+            let command = chain_command_name(verb);
+            if !relay_allows(command) {
+                return Err(Rejection::EntryChainRefused {
+                    name: from.name.clone(),
+                    reason: "remote api error: command not allowed".into(),
+                });
+            }
+        }
+        out.push(chain_command(entry.node_id, chain, verb));
+    }
+    for (h, hop) in state.hops.iter().enumerate() {
+        let next = state.next_targets(h);
+        for hop_node in hop {
+            let rec = node(hop_node.node_id)?;
+            if rec.is_remote || rec.status != 1 {
+                continue;
+            }
+            let chain = local_chain(state, nodes, &mut memo, rec, h + 1, next)?;
+            out.push(chain_command(hop_node.node_id, chain, verb));
+            out.push(service_command(
+                hop_node.node_id,
+                local_service(state, hop_node, rec, next.len()),
+                verb,
+            ));
+        }
+    }
+    for exit in &state.exits {
+        let rec = node(exit.node_id)?;
+        if rec.is_remote || rec.status != 1 {
+            continue;
+        }
+        out.push(service_command(
+            exit.node_id,
+            local_service(state, exit, rec, 1),
+            verb,
+        ));
+    }
+    Ok(out)
+}
+
+fn chain_command_name(verb: Verb) -> &'static str {
+    match verb {
+        Verb::Add => "AddChains",
+        Verb::Update => "UpdateChains",
+    }
+}
+
+fn chain_command(node_id: i64, chain: ChainConfig, verb: Verb) -> Command {
+    let data = match verb {
+        Verb::Add => CommandData::Chain(chain),
+        Verb::Update => CommandData::UpdateChain {
+            chain: chain.name.clone(),
+            data: chain,
+        },
+    };
+    Command {
+        node_id,
+        command: chain_command_name(verb).into(),
+        data,
+    }
+}
+
+fn service_command(node_id: i64, service: ServiceConfig, verb: Verb) -> Command {
+    let command = match verb {
+        Verb::Add => "AddService",
+        Verb::Update => "UpdateService",
+    };
+    Command {
+        node_id,
+        command: command.into(),
+        data: CommandData::Services(vec![service]),
+    }
+}
+
+fn local_chain(
+    state: &TunnelState,
+    nodes: &NodeTable,
+    memo: &mut ChainMemo,
+    from: &NodeRecord,
+    target_hop: usize,
+    targets: &[TunnelNode],
+) -> Result<ChainConfig> {
+    let (_, chain_nodes) = memo.get(state, nodes, from, target_hop, Flavor::Local)?;
+    let strategy = match targets.first() {
+        Some(t) => builders::runtime_strategy(&default_string(t.strategy.trim(), "round")),
+        None => "round".to_string(),
+    };
+    Ok(builders::chain_with_nodes(
+        builders::numbered("chains_", state.id),
+        builders::numbered("hop_", state.id),
+        strategy,
+        chain_nodes,
+        &from.interface_name,
+    ))
+}
+
+fn local_service(
+    state: &TunnelState,
+    n: &TunnelNode,
+    rec: &NodeRecord,
+    candidates: usize,
+) -> ServiceConfig {
+    let protocol = default_string(&n.protocol, "tls");
+    let host = default_string(n.connect_ip.trim(), &rec.tcp_listen_addr);
+    let is_middle = n.role == Role::Middle;
+    builders::service(ServiceSpec {
+        name: builders::numbered("tunnel_", state.id),
+        addr: crate::address::process_server_address(&crate::address::host_port(&host, n.port)),
+        protocol: &protocol,
+        chain: if is_middle {
+            Some(builders::numbered("chains_", state.id))
+        } else {
+            None
+        },
+        candidates,
+        interface: if n.role == Role::Exit {
+            Some(&rec.interface_name)
+        } else {
+            None
+        },
+        flavor: Flavor::Local,
+    })
+}
+
+/// The targets toward one hop and the chain nodes that dial them.
+type ChainLists = (Shared<Vec<ChainTarget>>, Shared<Vec<NodeConfig>>);
+
+/// Chain targets and chain nodes toward one hop, per sender address family.
+/// The hosts a node dials depend only on which IP families it has, so every
+/// node of a hop (usually) shares one node list: a plan grows with the square
+/// of hop width, but holds only one list per hop and family.
+#[derive(Default)]
+struct ChainMemo {
+    lists: HashMap<(usize, bool, bool, Flavor), ChainLists>,
+}
+
+impl ChainMemo {
+    /// `target_hop`: index into the hops, `hops.len()` for the exits.
+    fn get(
+        &mut self,
+        state: &TunnelState,
+        nodes: &NodeTable,
+        from: &NodeRecord,
+        target_hop: usize,
+        flavor: Flavor,
+    ) -> Result<ChainLists> {
+        let key = (target_hop, from.supports_v4(), from.supports_v6(), flavor);
+        if let Some((t, n)) = self.lists.get(&key) {
+            return Ok((t.clone(), n.clone()));
+        }
+        let targets_of = state
+            .hops
+            .get(target_hop)
+            .map(Vec::as_slice)
+            .unwrap_or(&state.exits);
+        let targets = Shared::new(chain_targets(
+            nodes,
+            &state.ip_preference,
+            from,
+            targets_of,
+        )?);
+        let chain_nodes = builders::chain_nodes(&targets, flavor);
+        self.lists
+            .insert(key, (targets.clone(), chain_nodes.clone()));
+        Ok((targets, chain_nodes))
+    }
+}

@@ -1,0 +1,204 @@
+//! The planner: reproduces what the panel server does on its request paths
+//! for a tunnel (create, edit, redeploy), in its order, and records every
+//! command it would send, to its own nodes and through each provider panel,
+//! instead of sending it.
+//!
+//! * [`request`]: the three request paths and their validations (section 0);
+//! * [`state`]: the tunnel state prepared from a payload (section 1);
+//! * [`stored`]: the tunnel rebuilt from its database rows (section 7);
+//! * [`federation`] and [`provider`]: remote nodes and their provider panels
+//!   (sections 3 and 5);
+//! * [`local`]: the panel's own nodes (section 2);
+//! * [`probe`]: the probe target check; [`rejection`]: the server's answers.
+
+pub mod federation;
+pub mod local;
+pub mod probe;
+pub mod provider;
+pub mod rejection;
+pub mod request;
+pub mod state;
+pub mod stored;
+
+pub use federation::resource_key;
+pub use rejection::Rejection;
+
+use crate::limits::Limits;
+use crate::model::Role;
+use crate::plan::{Plan, PlanError, PlanNode};
+use request::Outcome;
+use serde_json::Value;
+
+/// Which request path a plan follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
+    #[default]
+    Create,
+    /// `tunnelUpdate` on `{tunnel, before, nodes, federation?}`.
+    Update,
+    /// `redeployTunnelAndForwards` on `{db, tunnelId?, federation?}`.
+    Redeploy,
+}
+
+impl Mode {
+    pub const NAMES: [&'static str; 3] = ["create", "update", "redeploy"];
+
+    pub fn parse(name: &str) -> Option<Mode> {
+        match name {
+            "create" => Some(Mode::Create),
+            "update" => Some(Mode::Update),
+            "redeploy" => Some(Mode::Redeploy),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Create => "create",
+            Mode::Update => "update",
+            Mode::Redeploy => "redeploy",
+        }
+    }
+}
+
+/// Plans one create input `{tunnel, nodes, federation?}`. Never panics: a
+/// rejected or unreadable input gives a plan whose `error` says why.
+pub fn plan(input: &Value) -> Plan {
+    plan_with(input, Mode::Create, &Limits::default())
+}
+
+/// Plans `input` along the request path of `mode`, within `limits`.
+pub fn plan_with(input: &Value, mode: Mode, limits: &Limits) -> Plan {
+    if let Err(e) = crate::limits::check_value(input, limits) {
+        return Plan::rejected(limit_error(&e), mode.as_str());
+    }
+    let outcome = match input.as_object() {
+        None => Err(Rejection::InvalidInput(format!(
+            "the input must be an object ({})",
+            input_shape(mode)
+        ))),
+        Some(obj) => match mode {
+            Mode::Create => request::create(obj),
+            Mode::Update => request::update(obj),
+            Mode::Redeploy => request::redeploy(obj),
+        },
+    };
+    match outcome {
+        Ok(outcome) => to_plan(outcome, mode),
+        Err(rejection) => Plan::rejected(rejection.to_plan_error(), mode.as_str()),
+    }
+}
+
+/// The input shape of each mode, for messages.
+pub fn input_shape(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Create => "{tunnel, nodes, federation?}",
+        Mode::Update => "{tunnel, before, nodes, federation?}",
+        Mode::Redeploy => {
+            "{db: {tunnel, chain_tunnel, node, federation_tunnel_binding?}, tunnelId?, federation?}"
+        }
+    }
+}
+
+/// Plans JSON text (create) and returns the plan as JSON text. Text that is
+/// not JSON gives a plan with an `INVALID_INPUT` error.
+pub fn plan_json(text: &str) -> String {
+    let limits = Limits::default();
+    if let Err(e) = crate::limits::check_text(text, &limits) {
+        return plan_to_json(&Plan::rejected(limit_error(&e), "create"));
+    }
+    let plan = match crate::json::from_str(text) {
+        Ok(v) => plan_with(&v, Mode::Create, &limits),
+        Err(e) => Plan::rejected(
+            Rejection::InvalidInput(format!("not JSON: {}", e)).to_plan_error(),
+            "create",
+        ),
+    };
+    plan_to_json(&plan)
+}
+
+/// An input over a size limit: not a server decision, so the Chinese and
+/// English texts are this module's own.
+fn limit_error(e: &crate::limits::LimitError) -> PlanError {
+    PlanError {
+        code: "LIMIT_EXCEEDED".into(),
+        message: e.message_zh(),
+        message_en: e.message.clone(),
+        path: None,
+    }
+}
+
+/// A plan as compact JSON text.
+pub fn plan_to_json(plan: &Plan) -> String {
+    crate::encode::to_string(plan)
+}
+
+fn to_plan(outcome: Outcome, mode: Mode) -> Plan {
+    let nodes = node_summary(&outcome);
+    Plan {
+        error: None,
+        federation: outcome.federation.steps,
+        local: outcome.local,
+        nodes,
+        mode: mode.as_str().to_string(),
+        assumed: outcome.assumed,
+    }
+}
+
+/// The plan's node table: every tunnel node, its role, final port and the
+/// hosts it is dialed by (as they appear in chain node addresses).
+fn node_summary(outcome: &Outcome) -> Vec<PlanNode> {
+    let state = &outcome.state;
+    let all = state
+        .entries
+        .iter()
+        .chain(state.hops.iter().flatten())
+        .chain(state.exits.iter());
+    all.filter_map(|n| {
+        let rec = outcome.nodes.get(n.node_id)?;
+        let mut addresses: Vec<String> = Vec::new();
+        for host in [
+            n.connect_ip.as_str(),
+            rec.server_ipv4.as_str(),
+            rec.server_ipv6.as_str(),
+            rec.server_ip.as_str(),
+        ] {
+            let host = host.trim();
+            if host.is_empty() {
+                continue;
+            }
+            let dialed = dialed_host(host, n.port);
+            if !addresses.contains(&dialed) {
+                addresses.push(dialed);
+            }
+        }
+        Some(PlanNode {
+            node_id: n.node_id,
+            name: rec.name.clone(),
+            role: n.role.as_str().to_string(),
+            hop: n.hop,
+            remote: rec.is_remote,
+            protocol: n.protocol.clone(),
+            strategy: n.strategy.clone(),
+            port: n.port,
+            addresses,
+            runtime_id: if rec.is_remote && n.role != Role::Entry {
+                n.runtime_id
+            } else {
+                None
+            },
+        })
+    })
+    .collect()
+}
+
+/// The host part of the address a chain writes for `host` and `port`.
+fn dialed_host(host: &str, port: i64) -> String {
+    let addr = crate::address::process_server_address(&crate::address::host_port(host, port));
+    let suffix = format!(":{}", port);
+    match addr.strip_suffix(&suffix) {
+        Some(h) => h.to_string(),
+        None => addr,
+    }
+}

@@ -1,0 +1,356 @@
+//! The provider panels a preview talks to, answering as fresh panels would
+//! (server-contract.md section 5): one panel per base URL, one share per
+//! token, every share active and unlimited, every agent accepting.
+//!
+//! A panel keeps its runtimes (reservations) across the steps of one request
+//! path: an edit first creates the tunnel as it was, releases its bindings,
+//! then reserves again, and a released key is re-reserved in place.
+
+use crate::model::{FederationInfo, NodeRecord, ShareIdentity};
+use serde_json::Value;
+
+/// One reservation on a provider panel (`peer_share_runtime`).
+#[derive(Debug, Clone)]
+struct Runtime {
+    id: i64,
+    share: ShareIdentity,
+    resource_key: String,
+    port: i64,
+    active: bool,
+    applied: bool,
+}
+
+#[derive(Debug, Default)]
+struct Panel {
+    runtimes: Vec<Runtime>,
+}
+
+/// What a reservation answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reservation {
+    pub runtime_id: i64,
+    pub port: i64,
+}
+
+/// What an apply has to do on the provider's agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyKind {
+    /// First apply: `AddChains` (middle) and `AddService`.
+    Deploy,
+    /// The runtime is still applied: a middle only gets `UpdateChains`.
+    AlreadyApplied,
+}
+
+/// The share a consumer node row points at, as the provider sees it.
+#[derive(Debug, Clone)]
+pub struct Share {
+    /// Which share (the URL picks the panel).
+    pub key: ShareIdentity,
+    pub url: String,
+    /// `portRangeStart`/`portRangeEnd` (0 when unset).
+    pub range: (i64, i64),
+    /// The provider's own record of the shared node.
+    pub listen_addr: String,
+    pub interface_name: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Providers {
+    /// By base URL.
+    panels: std::collections::BTreeMap<String, Panel>,
+}
+
+/// `remote api error: {msg}`: how the consumer's client reports a provider's refusal.
+fn api_error(msg: &str) -> String {
+    format!("remote api error: {}", msg)
+}
+
+impl Providers {
+    fn panel(&mut self, url: &str) -> &mut Panel {
+        self.panels.entry(url.to_string()).or_default()
+    }
+
+    /// Records a runtime that is already applied (a stored binding), so that a
+    /// release can find it and a later reservation of its key reuses its id.
+    pub fn record_applied(
+        &mut self,
+        share: &Share,
+        resource_key: &str,
+        runtime_id: i64,
+        port: i64,
+    ) {
+        let panel = self.panel(&share.url);
+        panel.runtimes.push(Runtime {
+            id: runtime_id,
+            share: share.key.clone(),
+            resource_key: resource_key.to_string(),
+            port,
+            active: true,
+            applied: true,
+        });
+    }
+
+    /// `release-role` by binding id, else by key; unknown is success.
+    pub fn release(&mut self, share: &Share, binding_id: i64, resource_key: &str) {
+        let panel = self.panel(&share.url);
+        let found = panel
+            .runtimes
+            .iter()
+            .position(|r| r.share == share.key && binding_id > 0 && r.id == binding_id && r.applied)
+            .or_else(|| {
+                panel
+                    .runtimes
+                    .iter()
+                    .position(|r| r.share == share.key && r.resource_key == resource_key)
+            });
+        if let Some(r) = found.and_then(|i| panel.runtimes.get_mut(i)) {
+            r.active = false;
+            r.applied = false;
+        }
+    }
+
+    /// `reserve-port`. `wanted_id` is the runtime id a new row gets unless
+    /// the panel already has it; `fixed_port` an allocation the caller supplied.
+    pub fn reserve(
+        &mut self,
+        share: &Share,
+        resource_key: &str,
+        requested: i64,
+        wanted_id: i64,
+        fixed_port: Option<i64>,
+    ) -> Result<Reservation, String> {
+        let panel = self.panel(&share.url);
+        let existing = panel
+            .runtimes
+            .iter()
+            .position(|r| r.share == share.key && r.resource_key == resource_key);
+        if let Some(r) = existing
+            .and_then(|i| panel.runtimes.get(i))
+            .filter(|r| r.active)
+        {
+            return Ok(Reservation {
+                runtime_id: r.id,
+                port: r.port,
+            });
+        }
+        let port = match fixed_port {
+            Some(p) => p,
+            None => pick_port(
+                share.range,
+                requested,
+                panel
+                    .runtimes
+                    .iter()
+                    .filter(|r| r.share == share.key && r.active)
+                    .map(|r| r.port),
+            )?,
+        };
+        if let Some(r) = existing.and_then(|i| panel.runtimes.get_mut(i)) {
+            r.port = port;
+            r.active = true;
+            r.applied = false;
+            return Ok(Reservation {
+                runtime_id: r.id,
+                port,
+            });
+        }
+        let taken = |id: i64| panel.runtimes.iter().any(|r| r.id == id);
+        let id = if wanted_id > 0 && !taken(wanted_id) {
+            wanted_id
+        } else {
+            panel
+                .runtimes
+                .iter()
+                .map(|r| r.id)
+                .max()
+                .unwrap_or(0)
+                .saturating_add(1)
+        };
+        panel.runtimes.push(Runtime {
+            id,
+            share: share.key.clone(),
+            resource_key: resource_key.to_string(),
+            port,
+            active: true,
+            applied: false,
+        });
+        Ok(Reservation {
+            runtime_id: id,
+            port,
+        })
+    }
+
+    /// `apply-role`: the port check, then what the agent gets.
+    pub fn apply(
+        &mut self,
+        share: &Share,
+        resource_key: &str,
+    ) -> Result<(ApplyKind, Reservation), String> {
+        let panel = self.panel(&share.url);
+        let Some(r) = panel
+            .runtimes
+            .iter_mut()
+            .find(|r| r.share == share.key && r.resource_key == resource_key && r.active)
+        else {
+            return Err(api_error("Reservation not found"));
+        };
+        let answer = Reservation {
+            runtime_id: r.id,
+            port: r.port,
+        };
+        if r.applied {
+            return Ok((ApplyKind::AlreadyApplied, answer));
+        }
+        let (start, end) = share.range;
+        if start > 0 && end > 0 && r.port > 0 && (r.port < start || r.port > end) {
+            return Err(api_error(&format!(
+                "port {} out of allowed range {}-{}",
+                r.port, start, end
+            )));
+        }
+        r.applied = true;
+        Ok((ApplyKind::Deploy, answer))
+    }
+}
+
+/// The provider's `pickPeerSharePort`, with the preview's one extension: a
+/// requested port is granted when the share has no range.
+fn pick_port(
+    range: (i64, i64),
+    requested: i64,
+    used: impl Iterator<Item = i64>,
+) -> Result<i64, String> {
+    let (start, end) = range;
+    let used: Vec<i64> = used.collect();
+    let unset = start <= 0 || end <= 0 || end < start;
+    if unset {
+        return if requested > 0 {
+            Ok(requested)
+        } else {
+            Err(api_error("No available port"))
+        };
+    }
+    if requested > 0 {
+        if requested < start || requested > end {
+            return Err(api_error("Port out of range"));
+        }
+        if used.contains(&requested) {
+            return Err(api_error("No available port"));
+        }
+        return Ok(requested);
+    }
+    (start..=end)
+        .find(|p| !used.contains(p))
+        .ok_or_else(|| api_error("No available port"))
+}
+
+/// The share of a remote node row: the first row in input order with the
+/// same URL and token stands for the share (its range and the provider's
+/// record of the node come from that row).
+pub fn share_of(node: &NodeRecord, rows: &[NodeRecord], federation: Option<&Value>) -> Share {
+    let first = rows
+        .iter()
+        .find(|r| {
+            r.is_remote
+                && r.remote_url == node.remote_url
+                && r.share_identity == node.share_identity
+        })
+        .unwrap_or(node);
+    let fed = FederationInfo::lookup(federation, first.id);
+    let range = if fed.port_range.0 > 0 || fed.port_range.1 > 0 {
+        fed.port_range
+    } else {
+        first.remote_port_range()
+    };
+    Share {
+        key: node.share_identity.clone(),
+        url: node.remote_url.clone(),
+        range,
+        listen_addr: fed.tcp_listen_addr,
+        interface_name: fed.interface_name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn share(range: (i64, i64)) -> Share {
+        Share {
+            key: ShareIdentity::test("t"),
+            url: "https://p".into(),
+            range,
+            listen_addr: "[::]".into(),
+            interface_name: String::new(),
+        }
+    }
+
+    #[test]
+    fn first_free_port_then_the_next_for_a_second_key() {
+        let mut p = Providers::default();
+        let s = share((45000, 45002));
+        assert_eq!(
+            p.reserve(&s, "a", 0, 20, None),
+            Ok(Reservation {
+                runtime_id: 20,
+                port: 45000
+            })
+        );
+        assert_eq!(
+            p.reserve(&s, "b", 0, 20, None),
+            Ok(Reservation {
+                runtime_id: 21,
+                port: 45001
+            })
+        );
+        assert_eq!(
+            p.reserve(&s, "c", 45001, 30, None),
+            Err("remote api error: No available port".into())
+        );
+        assert_eq!(
+            p.reserve(&s, "c", 44000, 30, None),
+            Err("remote api error: Port out of range".into())
+        );
+    }
+
+    #[test]
+    fn a_released_key_is_reserved_again_in_place() {
+        let mut p = Providers::default();
+        let s = share((45000, 45100));
+        p.record_applied(&s, "k", 31, 45050);
+        p.release(&s, 31, "k");
+        assert_eq!(
+            p.reserve(&s, "k", 0, 99, None),
+            Ok(Reservation {
+                runtime_id: 31,
+                port: 45000
+            })
+        );
+        assert_eq!(p.apply(&s, "k").map(|a| a.0), Ok(ApplyKind::Deploy));
+    }
+
+    #[test]
+    fn no_range_grants_the_requested_port_or_none() {
+        let mut p = Providers::default();
+        let s = share((0, 0));
+        assert_eq!(
+            p.reserve(&s, "a", 44010, 20, None).map(|r| r.port),
+            Ok(44010)
+        );
+        assert_eq!(
+            p.reserve(&s, "b", 0, 30, None),
+            Err("remote api error: No available port".into())
+        );
+    }
+
+    #[test]
+    fn an_allocation_outside_the_range_fails_the_apply() {
+        let mut p = Providers::default();
+        let s = share((45000, 45100));
+        p.reserve(&s, "a", 0, 20, Some(40000)).unwrap();
+        assert_eq!(
+            p.apply(&s, "a"),
+            Err("remote api error: port 40000 out of allowed range 45000-45100".into())
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! The server's rejections: one variant per answer the request path can
+//! give, each with a stable code, the server's exact text and an English one.
+
+use crate::plan::PlanError;
+
+/// Why the server refuses (or fails) a tunnel request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    /// The body (or the redeploy rows) cannot be read: `请求参数错误`.
+    InvalidInput(String),
+    /// A custom connect IP on an exit of a multi-exit tunnel.
+    ConnectIpMultiExit,
+    /// A custom connect IP on a node of hop `hop` (1-based) with several nodes.
+    ConnectIpMultiNodeHop {
+        hop: usize,
+    },
+    NameEmpty,
+    /// An edit without a tunnel id.
+    TunnelIdMissing,
+    /// Redeploy: no stored tunnel row for the id.
+    TunnelNotFound,
+    /// A probe target field the server refuses (`message` is the server's text).
+    ProbeTarget {
+        message: &'static str,
+        english: &'static str,
+        field: &'static str,
+    },
+    NoEntries,
+    NoExits,
+    PortsExhausted,
+    /// The node row has no usable port range at all (the server's text is the
+    /// same as for a full range; the code tells the two apart).
+    PortRangeMissing {
+        name: String,
+    },
+    DuplicateNode,
+    NodeNotFound,
+    NodeOffline,
+    RemotePortOutOfRange {
+        port: i64,
+        start: i64,
+        end: i64,
+    },
+    RemoteShareMissing {
+        name: String,
+    },
+    /// A remote entry without share URL or token (the relay's own text has no name).
+    EntryShareMissing {
+        name: String,
+    },
+    LinkIncompatible {
+        from: String,
+        from_v4: bool,
+        from_v6: bool,
+        to: String,
+        to_v4: bool,
+        to_v6: bool,
+    },
+    PortMissing,
+    /// The provider refused the port reservation.
+    RemoteReserveFailed {
+        name: String,
+        reason: String,
+    },
+    /// The provider refused to apply the runtime.
+    RemoteApplyFailed {
+        name: String,
+        reason: String,
+    },
+    /// The relay refused the entry's chain command (the upstream edit defect).
+    EntryChainRefused {
+        name: String,
+        reason: String,
+    },
+    /// Update: the tunnel as it was (`before`) is itself refused on create.
+    BeforeRejected(Box<PlanError>),
+}
+
+impl Rejection {
+    /// Stable code, the server's exact text, and an English rendering.
+    pub fn to_plan_error(&self) -> PlanError {
+        let (code, message, message_en): (&str, String, String) = match self {
+            Rejection::InvalidInput(why) => ("INVALID_INPUT", "请求参数错误".into(), format!("invalid input: {}", why)),
+            Rejection::ConnectIpMultiExit => (
+                "CONNECT_IP_MULTI_EXIT",
+                "多出口隧道不支持设置自定义连接IP".into(),
+                "a tunnel with several exits cannot set a custom connect IP on an exit".into(),
+            ),
+            Rejection::ConnectIpMultiNodeHop { hop } => (
+                "CONNECT_IP_MULTI_NODE_HOP",
+                format!("转发链第{}跳有多个节点时不支持设置自定义连接IP", hop),
+                format!("hop {} has several nodes, so none of them may set a custom connect IP", hop),
+            ),
+            Rejection::NameEmpty => ("NAME_EMPTY", "隧道名称不能为空".into(), "the tunnel name is empty".into()),
+            Rejection::TunnelIdMissing => ("TUNNEL_ID_MISSING", "隧道ID不能为空".into(), "an edit needs the tunnel id".into()),
+            Rejection::TunnelNotFound => ("TUNNEL_NOT_FOUND", "隧道不存在".into(), "no stored tunnel has this id".into()),
+            Rejection::ProbeTarget { message, english, .. } => ("PROBE_TARGET_INVALID", (*message).into(), (*english).into()),
+            Rejection::NoEntries => ("NO_ENTRIES", "入口不能为空".into(), "the tunnel has no entry node".into()),
+            Rejection::NoExits => ("NO_EXITS", "出口不能为空".into(), "the tunnel has no exit node".into()),
+            Rejection::PortsExhausted => (
+                "PORTS_EXHAUSTED",
+                "节点端口已满，无可用端口".into(),
+                "the node has no free port in its port range".into(),
+            ),
+            Rejection::PortRangeMissing { name } => (
+                "PORT_RANGE_MISSING",
+                "节点端口已满，无可用端口".into(),
+                format!("node {} has no port range (its row's `port` is empty or unreadable), so no port can be picked", name),
+            ),
+            Rejection::DuplicateNode => ("DUPLICATE_NODE", "节点重复".into(), "a node appears more than once in the tunnel".into()),
+            Rejection::NodeNotFound => ("NODE_NOT_FOUND", "节点不存在".into(), "a node of the tunnel does not exist".into()),
+            Rejection::NodeOffline => ("NODE_OFFLINE", "部分节点不在线".into(), "some local nodes are offline".into()),
+            Rejection::RemotePortOutOfRange { port, start, end } => (
+                "REMOTE_PORT_OUT_OF_RANGE",
+                format!("远程节点端口 {} 超出允许范围 {}-{}", port, start, end),
+                format!("remote node port {} is outside the shared range {}-{}", port, start, end),
+            ),
+            Rejection::RemoteShareMissing { name } => (
+                "REMOTE_SHARE_MISSING",
+                format!("远程节点 {} 缺少共享配置", name),
+                format!("remote node {} has no share URL or token", name),
+            ),
+            Rejection::EntryShareMissing { name } => (
+                "REMOTE_SHARE_MISSING",
+                format!("入口节点 {} 下发转发链失败: 远程节点缺少共享配置", name),
+                format!("entry node {} is remote but has no share URL or token", name),
+            ),
+            Rejection::LinkIncompatible { from, from_v4, from_v6, to, to_v4, to_v6 } => (
+                "LINK_INCOMPATIBLE",
+                format!("节点链路不兼容：{}(v4={},v6={}) -> {}(v4={},v6={})", from, from_v4, from_v6, to, to_v4, to_v6),
+                format!("no common IP family from {} (v4={}, v6={}) to {} (v4={}, v6={})", from, from_v4, from_v6, to, to_v4, to_v6),
+            ),
+            Rejection::PortMissing => ("PORT_MISSING", "节点端口不能为空".into(), "a next-hop node has no port".into()),
+            Rejection::RemoteReserveFailed { name, reason } => (
+                "REMOTE_RESERVE_FAILED",
+                format!("远程节点 {} 端口分配失败: {}", name, reason),
+                format!("the provider panel of remote node {} refused the port reservation: {}", name, reason),
+            ),
+            Rejection::RemoteApplyFailed { name, reason } => (
+                "REMOTE_APPLY_FAILED",
+                format!("远程节点 {} 运行时下发失败: {}", name, reason),
+                format!("the provider panel of remote node {} refused to deploy the runtime: {}", name, reason),
+            ),
+            Rejection::EntryChainRefused { name, reason } => (
+                "REMOTE_ENTRY_UPDATE_REFUSED",
+                format!("入口节点 {} 下发转发链失败: {}", name, reason),
+                format!(
+                    "the provider panel of remote entry node {} refused the chain update ({}): the relay does not allow UpdateChains, so every edit of a tunnel with a remote entry fails; delete and re-create the tunnel, or edit it on the provider panel",
+                    name, reason
+                ),
+            ),
+            Rejection::BeforeRejected(e) => {
+                return PlanError {
+                    code: "BEFORE_REJECTED".into(),
+                    message: e.message.clone(),
+                    message_en: format!("the tunnel as it was (`before`) is itself refused on create ({}): {}", e.code, e.message_en),
+                    path: Some("/before".into()),
+                }
+            }
+        };
+        PlanError {
+            code: code.to_string(),
+            message,
+            message_en,
+            path: self.input_path().map(String::from),
+        }
+    }
+
+    /// Where in the input the server's check looked (a JSON Pointer), when one place can be named.
+    pub fn input_path(&self) -> Option<&'static str> {
+        match self {
+            Rejection::ConnectIpMultiExit => Some("/tunnel/outNodeId"),
+            Rejection::ConnectIpMultiNodeHop { .. } => Some("/tunnel/chainNodes"),
+            Rejection::NameEmpty => Some("/tunnel/name"),
+            Rejection::TunnelIdMissing => Some("/tunnel/id"),
+            Rejection::ProbeTarget { field, .. } => Some(field),
+            Rejection::NoEntries => Some("/tunnel/inNodeId"),
+            Rejection::NoExits => Some("/tunnel/outNodeId"),
+            _ => None,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Rejection>;

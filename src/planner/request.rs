@@ -1,0 +1,249 @@
+//! Section 0 of the contract: the server's request paths, in its order.
+//! `tunnelCreate`, `tunnelUpdate` and `redeployTunnelAndForwards` each run
+//! their validations, prepare (or rebuild) the tunnel state, apply federated
+//! nodes on their provider panels, then apply the panel's own nodes.
+
+use super::federation::{apply_federation, Binding, FederationOutcome};
+use super::local::{apply_local, Verb};
+use super::probe;
+use super::provider::{share_of, Providers};
+use super::rejection::{Rejection, Result};
+use super::state::{
+    check_connect_ips, prepare, store_chain_rows, stored_node_ids, Rules, TunnelState,
+};
+use super::stored::StoredTunnel;
+use crate::coerce::{go_int, go_string};
+use crate::model::{node_table, NodeTable};
+use crate::plan::{Assumption, Command, MetaValue};
+use serde_json::{Map, Value};
+
+/// What a request deploys once the server accepts it.
+pub struct Outcome {
+    pub state: TunnelState,
+    pub nodes: NodeTable,
+    pub federation: FederationOutcome,
+    pub local: Vec<Command>,
+    pub assumed: Vec<Assumption>,
+}
+
+/// The mutation payload: `null` reads as empty, anything but an object is refused.
+fn payload<'a>(
+    v: Option<&'a Value>,
+    empty: &'a Map<String, Value>,
+    what: &str,
+) -> Result<&'a Map<String, Value>> {
+    match v {
+        None | Some(Value::Null) => Ok(empty),
+        Some(Value::Object(m)) => Ok(m),
+        Some(_) => Err(Rejection::InvalidInput(format!(
+            "{} must be an object (the panel's tunnel payload)",
+            what
+        ))),
+    }
+}
+
+/// `tunnelCreate` on `{tunnel, nodes, federation?}`.
+pub fn create(input: &Map<String, Value>) -> Result<Outcome> {
+    let empty = Map::new();
+    let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
+    let nodes = node_table(input.get("nodes"));
+    let mut providers = Providers::default();
+    let mut assumed = Vec::new();
+    let given_id = go_int(tunnel.get("id"), 0);
+    let id = if given_id > 0 {
+        given_id
+    } else {
+        assumed.push(Assumption {
+            node_id: None,
+            path: "/tunnel/id".into(),
+            value: MetaValue::Int(1),
+            reason: "a create gets the next id of the tunnel table; the preview names chains_1, tunnel_1, hop_1 and the resource keys after id 1".into(),
+        });
+        1
+    };
+    let mut outcome = create_on(
+        tunnel,
+        id,
+        nodes,
+        input.get("federation"),
+        &mut providers,
+        NameCheck::Required,
+    )?;
+    assumed.append(&mut outcome.assumed);
+    outcome.assumed = assumed;
+    Ok(outcome)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameCheck {
+    Required,
+    /// The tunnel an edit starts from was created under some name.
+    Skipped,
+}
+
+fn create_on(
+    tunnel: &Map<String, Value>,
+    id: i64,
+    nodes: NodeTable,
+    federation: Option<&Value>,
+    providers: &mut Providers,
+    name: NameCheck,
+) -> Result<Outcome> {
+    check_connect_ips(tunnel)?;
+    if name == NameCheck::Required && go_string(tunnel.get("name")).is_empty() {
+        return Err(Rejection::NameEmpty);
+    }
+    probe::validate(tunnel)?;
+    let mut state = prepare(tunnel, id, &nodes, Rules::Create)?;
+    let federation = apply_federation(&mut state, &nodes, federation, providers)?;
+    if state.kind != 2 {
+        store_chain_rows(tunnel, &nodes)?;
+    }
+    let local = apply_local(&state, &nodes, Verb::Add)?;
+    let assumed = federation.assumed.clone();
+    Ok(Outcome {
+        state,
+        nodes,
+        federation,
+        local,
+        assumed,
+    })
+}
+
+/// `tunnelUpdate` on `{tunnel, before?, nodes, federation?}`: the tunnel is
+/// first created as `before` was (default: as `tunnel`), then edited.
+pub fn update(input: &Map<String, Value>) -> Result<Outcome> {
+    let empty = Map::new();
+    let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
+    let before = match input.get("before") {
+        None | Some(Value::Null) => tunnel,
+        Some(v) => payload(Some(v), &empty, "/before")?,
+    };
+    let nodes = node_table(input.get("nodes"));
+    let federation = input.get("federation");
+    let id = go_int(tunnel.get("id"), 0);
+    let before_id = [id, go_int(before.get("id"), 0)]
+        .into_iter()
+        .find(|i| *i > 0)
+        .unwrap_or(1);
+
+    let mut providers = Providers::default();
+    let created = create_on(
+        before,
+        before_id,
+        nodes.clone(),
+        federation,
+        &mut providers,
+        NameCheck::Skipped,
+    )
+    .map_err(|e| Rejection::BeforeRejected(Box::new(e.to_plan_error())))?;
+
+    check_connect_ips(tunnel)?;
+    if id <= 0 {
+        return Err(Rejection::TunnelIdMissing);
+    }
+    if tunnel.contains_key("probeTargetHost") || tunnel.contains_key("probeTargetPort") {
+        probe::validate(tunnel)?;
+    }
+    // Every federation binding is released before the state checks, whatever they say.
+    release(&mut providers, &created.federation.bindings);
+
+    let stored_type2 = created.state.kind == 2;
+    let stored = stored_node_ids(before);
+    let mut state = prepare(
+        tunnel,
+        id,
+        &nodes,
+        Rules::Update {
+            stored_nodes: &stored,
+        },
+    )?;
+    let fed = apply_federation(&mut state, &nodes, federation, &mut providers)?;
+    if state.kind != 2 {
+        store_chain_rows(tunnel, &nodes)?;
+    }
+    let verb = if stored_type2 {
+        Verb::Update
+    } else {
+        Verb::Add
+    };
+    let local = apply_local(&state, &nodes, verb)?;
+    let assumed = fed.assumed.clone();
+    Ok(Outcome {
+        state,
+        nodes,
+        federation: fed,
+        local,
+        assumed,
+    })
+}
+
+fn release(providers: &mut Providers, bindings: &[Binding]) {
+    for b in bindings {
+        providers.release(&b.share, b.runtime_id, &b.resource_key);
+    }
+}
+
+/// `redeployTunnelAndForwards` on `{db: {...rows}, tunnelId?, federation?}`.
+pub fn redeploy(input: &Map<String, Value>) -> Result<Outcome> {
+    let db = match input.get("db") {
+        Some(Value::Object(db)) => db,
+        _ => return Err(Rejection::InvalidInput("/db must be an object of tables {tunnel, chain_tunnel, node, federation_tunnel_binding?}".into())),
+    };
+    let tunnel_id = match input.get("tunnelId") {
+        None | Some(Value::Null) => None,
+        v => Some(go_int(v, 0)),
+    };
+    let stored = StoredTunnel::read(db, tunnel_id)?;
+    let federation = input.get("federation");
+    let nodes = stored.nodes.clone();
+    if stored.kind != 2 {
+        let state = TunnelState {
+            id: stored.id,
+            kind: stored.kind,
+            ip_preference: stored.ip_preference.clone(),
+            entries: vec![],
+            hops: vec![],
+            exits: vec![],
+        };
+        return Ok(Outcome {
+            state,
+            nodes,
+            federation: FederationOutcome::default(),
+            local: vec![],
+            assumed: vec![],
+        });
+    }
+    // Each active binding is an applied runtime on its provider; the cleanup releases it.
+    let mut providers = Providers::default();
+    for b in &stored.bindings {
+        let Some(rec) = nodes.get(b.node_id) else {
+            continue;
+        };
+        let mut share = share_of(rec, nodes.rows(), federation);
+        if share.url.is_empty() {
+            share.url = b.remote_url.clone();
+        }
+        if share.url.is_empty() || !rec.has_remote_token {
+            continue;
+        }
+        providers.record_applied(
+            &share,
+            &b.resource_key,
+            b.remote_binding_id,
+            b.allocated_port,
+        );
+        providers.release(&share, b.remote_binding_id, &b.resource_key);
+    }
+    let mut state = stored.reconstruct()?;
+    let fed = apply_federation(&mut state, &nodes, federation, &mut providers)?;
+    let local = apply_local(&state, &nodes, Verb::Add)?;
+    let assumed = fed.assumed.clone();
+    Ok(Outcome {
+        state,
+        nodes,
+        federation: fed,
+        local,
+        assumed,
+    })
+}

@@ -1,0 +1,266 @@
+//! Section 1 of the contract: the tunnel state the server prepares from a
+//! payload (entries, exits, hops, ports, node checks) and the chain rows it
+//! stores, plus the connect-IP check that runs before everything.
+
+use super::rejection::{Rejection, Result};
+use crate::coerce::{any_slice, go_int, go_string, map_slice};
+use crate::fast_map::{FastMap as HashMap, FastSet as HashSet};
+use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
+use serde_json::{Map, Value};
+
+/// The tunnel as the server holds it once prepared (or rebuilt from rows).
+#[derive(Debug, Clone)]
+pub struct TunnelState {
+    pub id: i64,
+    /// 2 = tunnel forward; anything else acts as a port forward (type 1).
+    pub kind: i64,
+    pub ip_preference: String,
+    pub entries: Vec<TunnelNode>,
+    pub hops: Vec<Vec<TunnelNode>>,
+    pub exits: Vec<TunnelNode>,
+}
+
+impl TunnelState {
+    /// What hop `index` (0-based) dials: the next hop, or the exits.
+    pub fn next_targets(&self, index: usize) -> &[TunnelNode] {
+        self.hops
+            .get(index + 1)
+            .map(Vec::as_slice)
+            .unwrap_or(&self.exits)
+    }
+
+    /// What the entries dial: the first hop, or the exits.
+    pub fn first_targets(&self) -> &[TunnelNode] {
+        self.hops.first().map(Vec::as_slice).unwrap_or(&self.exits)
+    }
+}
+
+/// `validateTunnelConnectIPConstraints`, on the raw payload: a custom
+/// connect IP is refused on any exit of a multi-exit tunnel, then on any node
+/// of a hop with several nodes.
+pub fn check_connect_ips(tunnel: &Map<String, Value>) -> Result<()> {
+    let has_connect_ip = |item: &&Map<String, Value>| !go_string(item.get("connectIp")).is_empty();
+    let exits = map_slice(tunnel.get("outNodeId"));
+    if exits.len() > 1 && exits.iter().any(has_connect_ip) {
+        return Err(Rejection::ConnectIpMultiExit);
+    }
+    for (i, hop) in any_slice(tunnel.get("chainNodes")).iter().enumerate() {
+        let nodes = map_slice(Some(hop));
+        if nodes.len() > 1 && nodes.iter().any(has_connect_ip) {
+            return Err(Rejection::ConnectIpMultiNodeHop { hop: i + 1 });
+        }
+    }
+    Ok(())
+}
+
+/// Create or edit rules of the preparation.
+pub enum Rules<'a> {
+    Create,
+    /// An edit of the stored tunnel: ports are picked excluding its own, and
+    /// offline nodes that already have a row in it are tolerated.
+    Update {
+        stored_nodes: &'a HashSet<i64>,
+    },
+}
+
+/// `prepareTunnelCreateState`: the first error stops everything.
+pub fn prepare(
+    tunnel: &Map<String, Value>,
+    id: i64,
+    nodes: &NodeTable,
+    rules: Rules<'_>,
+) -> Result<TunnelState> {
+    let kind = go_int(tunnel.get("type"), 1);
+    let mut ids: Vec<i64> = Vec::new();
+
+    let mut entries = Vec::new();
+    for (i, item) in map_slice(tunnel.get("inNodeId")).into_iter().enumerate() {
+        let mut n = TunnelNode::from_item(item, Role::Entry);
+        if n.node_id <= 0 {
+            continue;
+        }
+        n.inx = i as i64 + 1;
+        ids.push(n.node_id);
+        entries.push(n);
+    }
+    if entries.is_empty() {
+        return Err(Rejection::NoEntries);
+    }
+
+    let mut exits = Vec::new();
+    let mut hops: Vec<Vec<TunnelNode>> = Vec::new();
+    if kind == 2 {
+        let mut picked = PortPicks::default();
+        let raw_exits = map_slice(tunnel.get("outNodeId"));
+        if raw_exits.is_empty() {
+            return Err(Rejection::NoExits);
+        }
+        for (i, item) in raw_exits.into_iter().enumerate() {
+            let mut n = TunnelNode::from_item(item, Role::Exit);
+            if n.node_id <= 0 {
+                continue;
+            }
+            n.inx = i as i64 + 1;
+            ids.push(n.node_id);
+            n.port = picked.payload_port(&n, nodes)?;
+            exits.push(n);
+        }
+        if exits.is_empty() {
+            return Err(Rejection::NoExits);
+        }
+        for (raw_index, raw_hop) in any_slice(tunnel.get("chainNodes")).iter().enumerate() {
+            let mut hop = Vec::new();
+            for item in map_slice(Some(raw_hop)) {
+                let mut n = TunnelNode::from_item(item, Role::Middle);
+                if n.node_id <= 0 {
+                    continue;
+                }
+                ids.push(n.node_id);
+                n.port = picked.payload_port(&n, nodes)?;
+                n.hop = hops.len() as i64 + 1;
+                n.inx = raw_index as i64 + 1;
+                hop.push(n);
+            }
+            if !hop.is_empty() {
+                hops.push(hop);
+            }
+        }
+    }
+
+    let mut seen = HashSet::default();
+    for id in &ids {
+        if !seen.insert(*id) {
+            return Err(Rejection::DuplicateNode);
+        }
+        let node = nodes.get(*id).ok_or(Rejection::NodeNotFound)?;
+        if !node.is_remote && node.status != 1 {
+            let tolerated = match &rules {
+                Rules::Create => false,
+                Rules::Update { stored_nodes } => stored_nodes.contains(id),
+            };
+            if !tolerated {
+                return Err(Rejection::NodeOffline);
+            }
+        }
+    }
+
+    for n in exits.iter().chain(hops.iter().flatten()) {
+        if let Some(node) = nodes.get(n.node_id) {
+            check_remote_port(node, n.port)?;
+        }
+    }
+
+    Ok(TunnelState {
+        id,
+        kind,
+        ip_preference: go_string(tunnel.get("ipPreference")),
+        entries,
+        hops,
+        exits,
+    })
+}
+
+/// Ports the request has picked so far, by node: a node picked twice gets
+/// the same port.
+#[derive(Default)]
+struct PortPicks {
+    by_node: HashMap<i64, i64>,
+}
+
+impl PortPicks {
+    /// The payload's port, or for a local node a free port of its range (a
+    /// remote node keeps 0 until its provider allocates one).
+    fn payload_port(&mut self, n: &TunnelNode, nodes: &NodeTable) -> Result<i64> {
+        if n.port > 0 {
+            return Ok(n.port);
+        }
+        let node = nodes.get(n.node_id).ok_or(Rejection::NodeNotFound)?;
+        if node.is_remote {
+            return Ok(n.port);
+        }
+        self.pick(node, &[])
+    }
+
+    fn pick(&mut self, node: &NodeRecord, used: &[i64]) -> Result<i64> {
+        if let Some(p) = self.by_node.get(&node.id) {
+            return Ok(*p);
+        }
+        let port = node.first_free_port(used).ok_or_else(|| exhausted(node))?;
+        self.by_node.insert(node.id, port);
+        Ok(port)
+    }
+}
+
+/// No port to pick: a blank range is told apart from a full one.
+fn exhausted(node: &NodeRecord) -> Rejection {
+    if node.port_range.trim().is_empty() {
+        Rejection::PortRangeMissing {
+            name: node.name.clone(),
+        }
+    } else {
+        Rejection::PortsExhausted
+    }
+}
+
+/// `validateRemoteNodePort`: a given port of a remote node must lie inside
+/// the range its row's `remoteConfig` shares (when one is set).
+fn check_remote_port(node: &NodeRecord, port: i64) -> Result<()> {
+    if !node.is_remote || port <= 0 {
+        return Ok(());
+    }
+    let (start, end) = node.remote_port_range();
+    if start <= 0 || end <= 0 {
+        return Ok(());
+    }
+    if port < start || port > end {
+        return Err(Rejection::RemotePortOutOfRange { port, start, end });
+    }
+    Ok(())
+}
+
+/// `replaceTunnelChainsTx` for a tunnel that is not type 2: the rows it
+/// stores need a port for every exit and hop item, picked where the payload
+/// gives none (ports already stored for the node in this request are taken).
+/// For type 2 every port is set by then and nothing can fail here.
+pub fn store_chain_rows(tunnel: &Map<String, Value>, nodes: &NodeTable) -> Result<()> {
+    let mut picks = PortPicks::default();
+    let mut stored: Vec<(i64, i64)> = Vec::new();
+    let exits = map_slice(tunnel.get("outNodeId"));
+    let hop_items = any_slice(tunnel.get("chainNodes"))
+        .iter()
+        .flat_map(|hop| map_slice(Some(hop)));
+    for item in exits.into_iter().chain(hop_items) {
+        let node_id = go_int(item.get("nodeId"), 0);
+        if node_id <= 0 {
+            continue;
+        }
+        let mut port = go_int(item.get("port"), 0);
+        if port <= 0 {
+            let node = nodes.get(node_id).ok_or(Rejection::NodeNotFound)?;
+            let used: Vec<i64> = stored
+                .iter()
+                .filter(|(id, _)| *id == node_id)
+                .map(|(_, p)| *p)
+                .collect();
+            port = picks.pick(node, &used)?;
+        }
+        stored.push((node_id, port));
+    }
+    Ok(())
+}
+
+/// The node ids a payload stores chain rows for (every type stores them).
+pub fn stored_node_ids(tunnel: &Map<String, Value>) -> HashSet<i64> {
+    let entries = map_slice(tunnel.get("inNodeId"));
+    let exits = map_slice(tunnel.get("outNodeId"));
+    let hop_items = any_slice(tunnel.get("chainNodes"))
+        .iter()
+        .flat_map(|hop| map_slice(Some(hop)));
+    entries
+        .into_iter()
+        .chain(exits)
+        .chain(hop_items)
+        .map(|item| go_int(item.get("nodeId"), 0))
+        .filter(|id| *id > 0)
+        .collect()
+}

@@ -1,0 +1,242 @@
+//! The tunnel as the panel's database stores it (`tunnel`, `chain_tunnel`,
+//! `node`, `federation_tunnel_binding` rows, column names of model.go), and
+//! `reconstructTunnelState`: what a redeploy rebuilds from those rows.
+
+use super::rejection::{Rejection, Result};
+use super::state::TunnelState;
+use crate::coerce::{go_int, go_string, map_slice};
+use crate::model::{NodeRecord, NodeTable, Role, RowKeys, TunnelNode};
+use serde_json::{Map, Value};
+
+/// One `chain_tunnel` row, as stored (SQL NULL = `None`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainRow {
+    pub id: i64,
+    pub tunnel_id: Option<i64>,
+    /// The stored text (`"1"`, `"2"`, `"3"`); rows sort by it bytewise.
+    pub chain_type: String,
+    pub node_id: i64,
+    pub port: Option<i64>,
+    pub strategy: Option<String>,
+    pub inx: Option<i64>,
+    pub protocol: Option<String>,
+    pub connect_ip: Option<String>,
+}
+
+/// One `federation_tunnel_binding` row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BindingRow {
+    pub id: i64,
+    pub tunnel_id: i64,
+    pub node_id: i64,
+    pub chain_type: i64,
+    pub hop_inx: i64,
+    pub remote_url: String,
+    pub resource_key: String,
+    pub remote_binding_id: i64,
+    pub allocated_port: i64,
+    pub status: i64,
+}
+
+/// The stored rows of one tunnel.
+#[derive(Debug, Clone)]
+pub struct StoredTunnel {
+    pub id: i64,
+    pub kind: i64,
+    pub ip_preference: String,
+    pub chain_rows: Vec<ChainRow>,
+    /// Active bindings, in the order the cleanup releases them.
+    pub bindings: Vec<BindingRow>,
+    pub nodes: NodeTable,
+}
+
+fn nullable_string(v: Option<&Value>) -> Option<String> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        other => Some(go_string(other)),
+    }
+}
+
+fn nullable_int(v: Option<&Value>) -> Option<i64> {
+    match v {
+        None | Some(Value::Null) => None,
+        other => Some(go_int(other, 0)),
+    }
+}
+
+impl ChainRow {
+    pub fn from_row(row: &Map<String, Value>) -> ChainRow {
+        ChainRow {
+            id: go_int(row.get("id"), 0),
+            tunnel_id: nullable_int(row.get("tunnel_id")),
+            chain_type: nullable_string(row.get("chain_type")).unwrap_or_default(),
+            node_id: go_int(row.get("node_id"), 0),
+            port: nullable_int(row.get("port")),
+            strategy: nullable_string(row.get("strategy")),
+            inx: nullable_int(row.get("inx")),
+            protocol: nullable_string(row.get("protocol")),
+            connect_ip: nullable_string(row.get("connect_ip")),
+        }
+    }
+}
+
+impl BindingRow {
+    pub fn from_row(row: &Map<String, Value>) -> BindingRow {
+        BindingRow {
+            id: go_int(row.get("id"), 0),
+            tunnel_id: go_int(row.get("tunnel_id"), 0),
+            node_id: go_int(row.get("node_id"), 0),
+            chain_type: go_int(row.get("chain_type"), 0),
+            hop_inx: go_int(row.get("hop_inx"), 0),
+            remote_url: go_string(row.get("remote_url")),
+            resource_key: go_string(row.get("resource_key")),
+            remote_binding_id: go_int(row.get("remote_binding_id"), 0),
+            allocated_port: go_int(row.get("allocated_port"), 0),
+            status: go_int(row.get("status"), 0),
+        }
+    }
+}
+
+/// Rows of a table: one row object, or a list of them.
+fn table_rows(v: Option<&Value>) -> Vec<&Map<String, Value>> {
+    match v {
+        Some(Value::Object(row)) => vec![row],
+        other => map_slice(other),
+    }
+}
+
+impl StoredTunnel {
+    /// Reads the rows of tunnel `tunnel_id` (default: the tunnel row's id,
+    /// else the first chain row's, else 1) out of `{tunnel, chain_tunnel,
+    /// node, federation_tunnel_binding?}`. No tunnel row: `隧道不存在`.
+    pub fn read(db: &Map<String, Value>, tunnel_id: Option<i64>) -> Result<StoredTunnel> {
+        let tunnels = table_rows(db.get("tunnel"));
+        let chain_rows: Vec<ChainRow> = table_rows(db.get("chain_tunnel"))
+            .into_iter()
+            .map(ChainRow::from_row)
+            .collect();
+        let id = tunnel_id
+            .filter(|id| *id > 0)
+            .or_else(|| {
+                tunnels
+                    .first()
+                    .map(|t| go_int(t.get("id"), 0))
+                    .filter(|id| *id > 0)
+            })
+            .or_else(|| chain_rows.first().and_then(|r| r.tunnel_id))
+            .unwrap_or(1);
+        let row = tunnels
+            .into_iter()
+            .find(|t| go_int(t.get("id"), 0) == id)
+            .ok_or(Rejection::TunnelNotFound)?;
+        let mut chain_rows: Vec<ChainRow> = chain_rows
+            .into_iter()
+            .filter(|r| r.tunnel_id.is_none_or(|t| t == id))
+            .collect();
+        // `ORDER BY chain_type, inx, id` as SQLite sorts: text bytewise, NULL first.
+        chain_rows.sort_by(|a, b| {
+            a.chain_type
+                .as_bytes()
+                .cmp(b.chain_type.as_bytes())
+                .then(a.inx.cmp(&b.inx))
+                .then(a.id.cmp(&b.id))
+        });
+        let mut bindings: Vec<BindingRow> = table_rows(db.get("federation_tunnel_binding"))
+            .into_iter()
+            .map(BindingRow::from_row)
+            .filter(|b| b.tunnel_id == id && b.status == 1)
+            .collect();
+        bindings.sort_by_key(|b| (b.chain_type, b.hop_inx, b.id));
+        let nodes = NodeTable::new(
+            table_rows(db.get("node"))
+                .into_iter()
+                .map(|r| NodeRecord::from_row(r, RowKeys::DATABASE)),
+        );
+        Ok(StoredTunnel {
+            id,
+            kind: go_int(row.get("type"), 0),
+            ip_preference: nullable_string(row.get("ip_preference")).unwrap_or_default(),
+            chain_rows,
+            bindings,
+            nodes,
+        })
+    }
+
+    /// `reconstructTunnelState` over `ListChainNodesForTunnel` and
+    /// `splitChainNodeGroups`: entries and exits in row order, hop rows
+    /// grouped by `inx`. Nothing else is checked but that each node has a row.
+    pub fn reconstruct(&self) -> Result<TunnelState> {
+        let mut entries = Vec::new();
+        let mut exits = Vec::new();
+        let mut groups: Vec<(i64, Vec<TunnelNode>)> = Vec::new();
+        for row in &self.chain_rows {
+            let role = match row.chain_type.trim().parse::<i64>() {
+                Ok(1) => Role::Entry,
+                Ok(2) => Role::Middle,
+                Ok(3) => Role::Exit,
+                _ => continue,
+            };
+            let inx = row.inx.unwrap_or(0);
+            let blank_default = |v: &Option<String>, def: &str| match v {
+                Some(s) if !s.trim().is_empty() => s.clone(),
+                _ => def.to_string(),
+            };
+            let node = TunnelNode {
+                node_id: row.node_id,
+                protocol: blank_default(&row.protocol, "tls"),
+                strategy: blank_default(&row.strategy, "round"),
+                port: if role == Role::Entry {
+                    0
+                } else {
+                    row.port.unwrap_or(0)
+                },
+                connect_ip: if role == Role::Entry {
+                    String::new()
+                } else {
+                    row.connect_ip.clone().unwrap_or_default()
+                },
+                role,
+                hop: 0,
+                inx,
+                runtime_id: None,
+            };
+            match role {
+                Role::Entry => entries.push(node),
+                Role::Exit => exits.push(node),
+                Role::Middle => match groups.iter_mut().find(|(i, _)| *i == inx) {
+                    Some((_, g)) => g.push(node),
+                    None => groups.push((inx, vec![node])),
+                },
+            }
+        }
+        groups.sort_by_key(|(inx, _)| *inx);
+        let hops: Vec<Vec<TunnelNode>> = groups
+            .into_iter()
+            .enumerate()
+            .map(|(position, (_, mut g))| {
+                for n in &mut g {
+                    n.hop = position as i64 + 1;
+                }
+                g
+            })
+            .collect();
+        for n in entries
+            .iter()
+            .chain(exits.iter())
+            .chain(hops.iter().flatten())
+        {
+            if self.nodes.get(n.node_id).is_none() {
+                return Err(Rejection::NodeNotFound);
+            }
+        }
+        Ok(TunnelState {
+            id: self.id,
+            kind: self.kind,
+            ip_preference: self.ip_preference.clone(),
+            entries,
+            hops,
+            exits,
+        })
+    }
+}
