@@ -99,7 +99,7 @@ fn tunnel_at_limits(per_hop: usize, hops: usize, remote_every: usize) -> Value {
     }
     let exits = group_members.pop().unwrap();
     let entries = group_members.remove(0);
-    json!({"tunnel": {"id": 5, "type": 2, "ipPreference": "", "inNodeId": entries, "chainNodes": group_members, "outNodeId": exits}, "nodes": nodes})
+    json!({"tunnel": {"id": 5, "name": "wide", "type": 2, "ipPreference": "", "inNodeId": entries, "chainNodes": group_members, "outNodeId": exits}, "nodes": nodes})
 }
 
 #[test]

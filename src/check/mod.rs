@@ -38,6 +38,9 @@ pub const MAX_VALUES: usize = 1_000_000;
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     pub kind: Option<String>,
+    /// The request path a tunnel input is planned along (default: what the
+    /// input asks for, [`crate::planner::Mode::detect`]).
+    pub mode: Option<crate::planner::Mode>,
     /// Size limits for the document (defaults in [`crate::limits`]).
     pub limits: crate::limits::Limits,
 }
@@ -50,10 +53,14 @@ impl CheckOptions {
             Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
             None => Default::default(),
         };
-        Ok(CheckOptions {
-            kind: f.string("kind")?,
-            limits,
-        })
+        let mode = match f.string("mode")? {
+            None => None,
+            Some(m) => Some(crate::planner::Mode::parse(m.trim()).ok_or_else(|| crate::options::OptionError {
+                message: format!("unknown mode {:?} (use create, update or redeploy)", m),
+                path: f.path_of("mode"),
+            })?),
+        };
+        Ok(CheckOptions { kind: f.string("kind")?, mode, limits })
     }
 }
 
@@ -140,7 +147,7 @@ fn detect(doc: &Val<'_>) -> Result<Kind, (String, String)> {
     match doc {
         Val::Arr(_) => Ok(Kind::Commands),
         Val::Obj(o) => {
-            if o.contains_key("tunnel") {
+            if o.contains_key("tunnel") || o.contains_key("db") {
                 Ok(Kind::Tunnel)
             } else if o.contains_key("local") || o.contains_key("federation") {
                 Ok(Kind::Plan)
@@ -215,7 +222,7 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
     let arena = tree::Arena::new();
     let tree = Val::from_value(doc, &arena);
     match kind_of(&tree, options) {
-        Ok(Kind::Tunnel) => tunnel_report(doc),
+        Ok(Kind::Tunnel) => tunnel_report(doc, options),
         Ok(kind) => check_kind(&tree, kind),
         Err((en, zh)) => unreadable("unknown", &en, &zh),
     }
@@ -257,15 +264,13 @@ fn kind_of(doc: &Val<'_>, options: &CheckOptions) -> Result<Kind, (String, Strin
 }
 
 /// A tunnel input is planned first: the planner reads a `serde_json::Value`.
-fn tunnel_report(doc: &Value) -> CheckReport {
+fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
+    let mode = options.mode.unwrap_or_else(|| crate::planner::Mode::detect(doc));
     if !doc.is_object() {
-        return unreadable(
-            "tunnel",
-            "a tunnel input must be an object {tunnel, nodes, federation?}",
-            "隧道输入必须是对象 {tunnel, nodes, federation?}",
-        );
+        let shape = crate::planner::input_shape(mode);
+        return unreadable("tunnel", &format!("a tunnel input must be an object {}", shape), &format!("隧道输入必须是对象 {}", shape));
     }
-    let (_, findings) = tunnel_findings(doc);
+    let (_, findings) = tunnel_findings(doc, mode);
     finish(Kind::Tunnel.as_str(), "plan", findings)
 }
 
@@ -357,9 +362,15 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     }
 }
 
-/// The panel's pre-submit check: plans the tunnel and checks the plan.
+/// The panel's pre-submit check: plans the tunnel (along the path it asks
+/// for, see [`crate::planner::Mode::detect`]) and checks the plan.
 pub fn check_tunnel(input: &Value) -> TunnelCheck {
-    let (plan, mut findings) = tunnel_findings(input);
+    check_tunnel_mode(input, crate::planner::Mode::detect(input))
+}
+
+/// [`check_tunnel`] along the request path of `mode`.
+pub fn check_tunnel_mode(input: &Value, mode: crate::planner::Mode) -> TunnelCheck {
+    let (plan, mut findings) = tunnel_findings(input, mode);
     sort_findings(&mut findings);
     findings.dedup();
     TunnelCheck { plan, findings }
@@ -383,11 +394,25 @@ fn in002(sink: &mut Sink, path: &str, server: &str, english: &str) {
     );
 }
 
-fn tunnel_findings(input: &Value) -> (Plan, Vec<Finding>) {
-    let plan = crate::planner::plan(input);
+fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Finding>) {
+    let plan = crate::planner::plan_with(input, mode, &Default::default());
     let mut sink = Sink::default();
     if let Some(err) = &plan.error {
-        if err.code == "INVALID_INPUT" {
+        if err.code == "REMOTE_ENTRY_UPDATE_REFUSED" {
+            sink.add(
+                "IN004",
+                None,
+                "/error",
+                format!(
+                    "the server fails this edit: {} — the panel relays UpdateChains to a remote entry, and the provider's relay does not allow that command, so every edit of a tunnel whose entry is a remote node fails (even one that changes nothing), after the rows are saved and the federated hops re-applied; the remote entry keeps its old chain, which dials the released ports. Delete the tunnel and create it again (AddChains is allowed), or make the change on the provider panel",
+                    err.message
+                ),
+                format!(
+                    "服务器会让这次编辑失败：{}——面板向远程入口转发 UpdateChains，而提供方的转发接口不允许该命令，所以入口为远程节点的隧道每次编辑都会失败（即使没有任何改动），且此时数据库记录已保存、联邦节点已重新下发；远程入口保留旧的转发链，仍拨向已释放的端口。请删除隧道后重新创建（AddChains 是允许的），或在提供方面板上修改",
+                    err.message
+                ),
+            );
+        } else if err.code == "INVALID_INPUT" {
             // Not a decision of the server about this tunnel: the input has the wrong shape.
             let why = err
                 .message_en
@@ -456,9 +481,41 @@ fn plan_findings(plan: &Obj<'_>) -> Result<Vec<Finding>, (String, String)> {
         }
         Some(other) => in002(&mut sink, "/error", &other.to_string(), ""),
     }
+    assumed_findings(plan, &mut sink);
     let doc = Doc::from_plan(&mut sink, plan)?;
     run_rules(&doc, true, &mut sink);
     Ok(sink.findings)
+}
+
+/// IN003: one finding per node (and one for the tunnel) listing the values
+/// the preview assumed, so nobody mistakes them for the provider's answer.
+fn assumed_findings(plan: &Obj<'_>, sink: &mut Sink) {
+    let Some(items) = plan.get("assumed").and_then(Val::as_array) else { return };
+    let mut groups: Vec<(Option<i64>, usize, Vec<String>)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let node = item.get("nodeId").and_then(Val::as_i64);
+        let path = item.get("path").and_then(Val::as_str).unwrap_or("");
+        let value = item.get("value").map(|v| v.to_string()).unwrap_or_default();
+        let text = format!("{} = {}", path, value);
+        match groups.iter_mut().find(|g| g.0 == node) {
+            Some(g) => g.2.push(text),
+            None => groups.push((node, i, vec![text])),
+        }
+    }
+    for (node, first, values) in groups {
+        let list = values.join(", ");
+        let (en, zh) = match node {
+            Some(id) => (
+                format!("node {}: no provider panel has answered yet, so the preview assumed {} (as a fresh provider would answer); the real values may differ, give them in the input's federation map", id, list),
+                format!("节点 {}：提供方面板尚未应答，预览假定了 {}（与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出", id, list),
+            ),
+            None => (
+                format!("the preview assumed {}: the server assigns it", list),
+                format!("预览假定了 {}：实际值由服务器分配", list),
+            ),
+        };
+        sink.add("IN003", node, &util::join_i("/assumed", first), en, zh);
+    }
 }
 
 fn run_rules(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {

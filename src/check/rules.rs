@@ -100,6 +100,12 @@ pub(crate) const RULES: &[(&str, &str, Severity, &str, &str)] = &[
     ("IN002", "server-rejects", E,
      "The server would refuse the tunnel.",
      "服务器会拒绝该隧道。"),
+    ("IN003", "assumed-values", I,
+     "The preview assumed values only the server or a provider panel knows (an id, a provider's port, runtime id, listen address or interface).",
+     "预览假定了只有服务器或提供方面板才知道的值（ID、提供方端口、运行时 ID、监听地址或网卡）。"),
+    ("IN004", "remote-entry-edit-fails", E,
+     "An edit of a tunnel whose entry is a remote node fails upstream: the provider's relay does not allow UpdateChains. Delete and re-create the tunnel, or edit it on the provider panel.",
+     "入口为远程节点的隧道在上游无法编辑：提供方的转发接口不允许 UpdateChains。请删除后重新创建，或在提供方面板上修改。"),
 ];
 
 /// Every rule the checker (and the lifecycle replay) can report.

@@ -53,6 +53,16 @@ impl Mode {
         }
     }
 
+    /// The mode an input asks for when none is given: a redeploy input has
+    /// `db` (and no `tunnel`), an edit has `before`; anything else is a create.
+    pub fn detect(input: &Value) -> Mode {
+        match input.as_object() {
+            Some(o) if o.contains_key("db") && !o.contains_key("tunnel") => Mode::Redeploy,
+            Some(o) if o.contains_key("before") => Mode::Update,
+            _ => Mode::Create,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Create => "create",
@@ -62,10 +72,11 @@ impl Mode {
     }
 }
 
-/// Plans one create input `{tunnel, nodes, federation?}`. Never panics: a
-/// rejected or unreadable input gives a plan whose `error` says why.
+/// Plans one input along the request path it asks for ([`Mode::detect`]).
+/// Never panics: a rejected or unreadable input gives a plan whose `error`
+/// says why.
 pub fn plan(input: &Value) -> Plan {
-    plan_with(input, Mode::Create, &Limits::default())
+    plan_with(input, Mode::detect(input), &Limits::default())
 }
 
 /// Plans `input` along the request path of `mode`, within `limits`.
@@ -109,7 +120,7 @@ pub fn plan_json(text: &str) -> String {
         return plan_to_json(&Plan::rejected(limit_error(&e), "create"));
     }
     let plan = match crate::json::from_str(text) {
-        Ok(v) => plan_with(&v, Mode::Create, &limits),
+        Ok(v) => plan_with(&v, Mode::detect(&v), &limits),
         Err(e) => Plan::rejected(
             Rejection::InvalidInput(format!("not JSON: {}", e)).to_plan_error(),
             "create",

@@ -26,14 +26,20 @@ pub struct Outcome {
     pub assumed: Vec<Assumption>,
 }
 
-/// The mutation payload: `null` reads as empty, anything but an object is refused.
+/// The mutation payload: `null` reads as empty (as the server reads a `null`
+/// body), anything else but an object is refused; a missing one is the
+/// caller's mistake, not a decision of the server.
 fn payload<'a>(
     v: Option<&'a Value>,
     empty: &'a Map<String, Value>,
     what: &str,
 ) -> Result<&'a Map<String, Value>> {
     match v {
-        None | Some(Value::Null) => Ok(empty),
+        None => Err(Rejection::InvalidInput(format!(
+            "{} is missing: give the panel's tunnel payload (a node list alone is not enough)",
+            what
+        ))),
+        Some(Value::Null) => Ok(empty),
         Some(Value::Object(m)) => Ok(m),
         Some(_) => Err(Rejection::InvalidInput(format!(
             "{} must be an object (the panel's tunnel payload)",
@@ -74,10 +80,12 @@ pub fn create(input: &Map<String, Value>) -> Result<Outcome> {
     Ok(outcome)
 }
 
+/// Whether the create is a real one or the one an edit starts from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum NameCheck {
     Required,
-    /// The tunnel an edit starts from was created under some name.
+    /// The tunnel an edit starts from was created under some name, with its
+    /// nodes online at the time.
     Skipped,
 }
 
@@ -94,7 +102,8 @@ fn create_on(
         return Err(Rejection::NameEmpty);
     }
     probe::validate(tunnel)?;
-    let mut state = prepare(tunnel, id, &nodes, Rules::Create)?;
+    let rules = if name == NameCheck::Required { Rules::Create } else { Rules::Recreate };
+    let mut state = prepare(tunnel, id, &nodes, rules)?;
     let federation = apply_federation(&mut state, &nodes, federation, providers)?;
     if state.kind != 2 {
         store_chain_rows(tunnel, &nodes)?;
@@ -116,6 +125,7 @@ pub fn update(input: &Map<String, Value>) -> Result<Outcome> {
     let empty = Map::new();
     let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
     let before = match input.get("before") {
+        // Without the tunnel as it was, the edit starts from the tunnel as it is.
         None | Some(Value::Null) => tunnel,
         Some(v) => payload(Some(v), &empty, "/before")?,
     };

@@ -56,6 +56,9 @@ pub fn check_connect_ips(tunnel: &Map<String, Value>) -> Result<()> {
 /// Create or edit rules of the preparation.
 pub enum Rules<'a> {
     Create,
+    /// The create an edit starts from: the tunnel existed, so nodes that
+    /// have gone offline since are no reason to refuse it.
+    Recreate,
     /// An edit of the stored tunnel: ports are picked excluding its own, and
     /// offline nodes that already have a row in it are tolerated.
     Update {
@@ -136,6 +139,7 @@ pub fn prepare(
         if !node.is_remote && node.status != 1 {
             let tolerated = match &rules {
                 Rules::Create => false,
+                Rules::Recreate => true,
                 Rules::Update { stored_nodes } => stored_nodes.contains(id),
             };
             if !tolerated {

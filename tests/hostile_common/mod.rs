@@ -7,14 +7,11 @@ use hop_policy::simulate::{self, Scenario};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-/// Every golden vector (name, input, expected).
-pub fn vectors() -> Vec<Value> {
-    include_str!("../data/plan-vectors.jsonl")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+#[path = "../golden_vectors/mod.rs"]
+mod golden_vectors;
+/// The golden vectors (name, input, expected): `vectors()` the create ones,
+/// `all_vectors()` every mode.
+pub use golden_vectors::{all_vectors, mode_of, vectors};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
