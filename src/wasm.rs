@@ -71,11 +71,20 @@ pub mod text {
         })
     }
 
+    pub fn plan_options(options: Option<&str>) -> Result<planner::PlanOptions, ApiError> {
+        parse_options(
+            options,
+            "BAD_OPTIONS",
+            "the plan options",
+            planner::PlanOptions::from_json,
+        )
+    }
+
     /// `planTunnelJson`: the plan of one tunnel input. A server rejection is a
     /// normal plan (its `error` is set); only text that is not JSON fails.
-    pub fn plan(input: &str) -> Result<String, ApiError> {
-        let value = parse_document(input, "the tunnel input")?;
-        Ok(encode::to_string(&planner::plan(&value)))
+    pub fn plan(input: &str, options: Option<&str>) -> Result<String, ApiError> {
+        let options = plan_options(options)?;
+        Ok(encode::to_string(&planner::plan_text(input, &options)?))
     }
 
     pub fn check_options(options: Option<&str>) -> Result<CheckOptions, ApiError> {
@@ -142,9 +151,16 @@ pub mod text {
     }
 
     /// `checkTunnelJson`: the plan and its findings in one call.
-    pub fn check_tunnel(input: &str) -> Result<String, ApiError> {
+    pub fn check_tunnel(input: &str, options: Option<&str>) -> Result<String, ApiError> {
+        let options = plan_options(options)?;
+        let over = |e: crate::limits::LimitError| e.to_api_error();
+        crate::limits::check_text(input, &options.limits).map_err(over)?;
         let value = parse_document(input, "the tunnel input")?;
-        Ok(encode::to_string(&check::check_tunnel(&value)))
+        crate::limits::check_value(&value, &options.limits).map_err(over)?;
+        Ok(encode::to_string(&check::check_tunnel_mode(
+            &value,
+            options.mode_for(&value),
+        )))
     }
 
     /// `lifecycleJson`: the replay of a list of lifecycle steps.
@@ -308,17 +324,22 @@ fn parse(text: &str) -> Result<JsValue, JsValue> {
 /// that cannot be turned into JSON throws.
 #[wasm_bindgen(js_name = planTunnel, unchecked_return_type = "Plan")]
 pub fn plan_tunnel(
-    #[wasm_bindgen(unchecked_param_type = "TunnelInput")] input: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PlanInput")] input: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
+    let options = stringify_optional(options, "the plan options").map_err(throw)?;
     let text = stringify(&input, "the tunnel input").map_err(throw)?;
-    parse(&text::plan(&text).map_err(throw)?)
+    parse(&text::plan(&text, options.as_deref()).map_err(throw)?)
 }
 
 /// [`plan_tunnel`] over JSON text: the same plan, as JSON text.
 #[wasm_bindgen(js_name = planTunnelJson)]
-pub fn plan_tunnel_json(text: &js_sys::JsString) -> Result<String, JsValue> {
+pub fn plan_tunnel_json(
+    text: &js_sys::JsString,
+    #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+) -> Result<String, JsValue> {
     let text = read_string(text, "the tunnel input").map_err(throw)?;
-    text::plan(&text).map_err(throw)
+    text::plan(&text, options_json.as_deref()).map_err(throw)
 }
 
 /// Checks a tunnel input, a plan, one node's GOST config or a command list.
@@ -374,17 +395,22 @@ mod check_extras {
     /// (the panel's pre-submit check): `{plan, findings}`.
     #[wasm_bindgen(js_name = checkTunnel, unchecked_return_type = "TunnelCheck")]
     pub fn check_tunnel(
-        #[wasm_bindgen(unchecked_param_type = "TunnelInput")] input: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PlanInput")] input: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
+        let options = stringify_optional(options, "the plan options").map_err(throw)?;
         let text = stringify(&input, "the tunnel input").map_err(throw)?;
-        parse(&text::check_tunnel(&text).map_err(throw)?)
+        parse(&text::check_tunnel(&text, options.as_deref()).map_err(throw)?)
     }
 
     /// `checkTunnel` over JSON text.
     #[wasm_bindgen(js_name = checkTunnelJson)]
-    pub fn check_tunnel_json(text: &js_sys::JsString) -> Result<String, JsValue> {
+    pub fn check_tunnel_json(
+        text: &js_sys::JsString,
+        #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+    ) -> Result<String, JsValue> {
         let text = read_string(text, "the tunnel input").map_err(throw)?;
-        text::check_tunnel(&text).map_err(throw)
+        text::check_tunnel(&text, options_json.as_deref()).map_err(throw)
     }
 
     /// Every rule the checker knows: code, name, severity and descriptions.
@@ -524,6 +550,14 @@ pub mod types {
         Object(#[tsify(type = "{ [key: string]: JsonValue }")] BTreeMap<String, JsonValue>),
     }
 
+    /// A share token, or the presence marker `true` (`false` or `null`: none).
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(untagged)]
+    pub enum Token {
+        Marker(bool),
+        Value(Loose),
+    }
+
     /// A loosely typed panel value: the server coerces numbers given as
     /// strings and trims strings; null means empty.
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -575,7 +609,15 @@ pub mod types {
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct TunnelPayload {
-        pub id: Loose,
+        /// The tunnel id; a create may leave it out (the server assigns one,
+        /// the preview assumes 1 and says so in `plan.assumed`).
+        #[tsify(optional)]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub id: Option<Loose>,
         #[tsify(optional)]
         #[serde(
             default,
@@ -607,6 +649,21 @@ pub mod types {
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub out_node_id: Option<Vec<TunnelNodeRef>>,
+        /// The tunnel's probe target; validated when either field is present.
+        #[tsify(optional)]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub probe_target_host: Option<Loose>,
+        #[tsify(optional)]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub probe_target_port: Option<Loose>,
     }
 
     /// A row of the panel's node list API. Unknown keys are ignored by the planner.
@@ -694,14 +751,15 @@ pub mod types {
             skip_serializing_if = "Option::is_none"
         )]
         pub remote_url: Option<Loose>,
-        /// Never copied into any output.
+        /// The share token, or `true`: a token is configured but the browser
+        /// does not see it. Only its presence counts; never copied into any output.
         #[tsify(optional)]
         #[serde(
             default,
             deserialize_with = "present",
             skip_serializing_if = "Option::is_none"
         )]
-        pub remote_token: Option<Loose>,
+        pub remote_token: Option<Token>,
         /// JSON text; `portRangeStart`/`portRangeEnd` bound a share's ports.
         #[tsify(optional)]
         #[serde(
@@ -751,18 +809,107 @@ pub mod types {
             skip_serializing_if = "Option::is_none"
         )]
         pub interface_name: Option<Loose>,
+        /// The share's port range (default: the row's `remoteConfig`).
+        #[tsify(optional)]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub port_range_start: Option<Loose>,
+        #[tsify(optional)]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub port_range_end: Option<Loose>,
     }
 
-    /// The planner's input: `{tunnel, nodes, federation?}`.
+    /// The input of a create (`{tunnel, nodes, federation?}`) or an edit
+    /// (the same plus `before`, the payload the tunnel was created with).
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     pub struct TunnelInput {
         pub tunnel: TunnelPayload,
+        /// Edit only: the tunnel as it was (default: `tunnel`).
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub before: Option<TunnelPayload>,
         pub nodes: Vec<NodeRow>,
         /// Keyed by node id.
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub federation: Option<BTreeMap<String, FederationAllocation>>,
+    }
+
+    /// A row of a table as the panel's database stores it: column names of
+    /// model.go, SQL NULL as `null`. Columns the server does not read are allowed.
+    pub type DbRow = BTreeMap<String, JsonValue>;
+
+    /// The tables a redeploy reads (`db.tunnel` may also be a list of rows).
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    pub struct StoredTables {
+        /// `{id, name, type, ip_preference, ...}` (`null`: no such tunnel).
+        #[tsify(type = "DbRow | DbRow[] | null")]
+        pub tunnel: JsonValue,
+        /// `{id, tunnel_id, chain_type, node_id, port, strategy, inx, protocol, connect_ip}`.
+        pub chain_tunnel: Vec<DbRow>,
+        /// `{id, name, server_ip, server_ip_v4, server_ip_v6, port, tcp_listen_addr, interface_name, status, is_remote, remote_url, remote_token, remote_config, ...}`.
+        pub node: Vec<DbRow>,
+        /// `{tunnel_id, node_id, chain_type, hop_inx, remote_url, resource_key, remote_binding_id, allocated_port, status}`.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub federation_tunnel_binding: Option<Vec<DbRow>>,
+    }
+
+    /// The input of a redeploy: the tunnel as the database stores it.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct RedeployInput {
+        pub db: StoredTables,
+        /// Default: `db.tunnel.id`.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tunnel_id: Option<Loose>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub federation: Option<BTreeMap<String, FederationAllocation>>,
+    }
+
+    /// What `planTunnel` and `checkTunnel` take.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(untagged)]
+    pub enum PlanInput {
+        Tunnel(TunnelInput),
+        Redeploy(RedeployInput),
+    }
+
+    /// The request path a plan follows.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    pub enum PlanMode {
+        /// `tunnelCreate` (the default for an input without `before` or `db`).
+        Create,
+        /// `tunnelUpdate`: the input carries `before`.
+        Update,
+        /// `redeployTunnelAndForwards`: the input is `{db, tunnelId?}`.
+        Redeploy,
+    }
+
+    /// Options of `planTunnel` and `checkTunnel`.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+    #[serde(rename_all = "camelCase")]
+    pub struct PlanOptions {
+        /// Default: `update` when the input has `before`, `redeploy` when it
+        /// has `db`, else `create`.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mode: Option<PlanMode>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub limits: Option<Limits>,
     }
 
     // ----- plan -----
@@ -774,6 +921,22 @@ pub mod types {
         pub code: String,
         pub message: String,
         pub message_en: String,
+        /// JSON Pointer into the input where the server's check looked.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub path: Option<String>,
+    }
+
+    /// A value the preview assumed, where the input can give it, and why.
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct Assumption {
+        /// `null` for the tunnel itself.
+        pub node_id: Option<i64>,
+        /// JSON Pointer into the input: `/tunnel/id`, `/federation/2/allocatedPort`, ...
+        pub path: String,
+        pub value: MetaValue,
+        pub reason: String,
     }
 
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -959,6 +1122,7 @@ pub mod types {
         AddChains,
         AddService,
         UpdateChains,
+        UpdateService,
         DeleteService,
         DeleteChains,
     }
@@ -1006,6 +1170,9 @@ pub mod types {
         pub local: Vec<Command>,
         /// The node table (empty when `error` is set).
         pub nodes: Vec<PlanNode>,
+        pub mode: PlanMode,
+        /// Values only the server or a provider knows, assumed by the preview.
+        pub assumed: Vec<Assumption>,
     }
 
     /// A plan as a document to check or simulate: the node table is optional
@@ -1025,6 +1192,12 @@ pub mod types {
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub nodes: Option<Vec<PlanNode>>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mode: Option<PlanMode>,
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub assumed: Option<Vec<Assumption>>,
     }
 
     /// One node's GOST config.
@@ -1112,6 +1285,10 @@ pub mod types {
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub kind: Option<DocumentKind>,
+        /// The request path a tunnel input is planned along.
+        #[tsify(optional)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mode: Option<PlanMode>,
         /// Size limits for the document; omitted fields keep their defaults.
         #[tsify(optional)]
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1432,12 +1609,35 @@ mod tests {
     use super::*;
     use serde::de::DeserializeOwned;
 
-    fn vectors() -> Vec<Value> {
-        include_str!("../tests/data/plan-vectors.jsonl")
-            .lines()
+    fn read_vectors(text: &str) -> Vec<Value> {
+        text.lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).expect("golden vector line is JSON"))
             .collect()
+    }
+
+    /// The create vectors.
+    fn vectors() -> Vec<Value> {
+        read_vectors(include_str!("../tests/data/plan-vectors.jsonl"))
+    }
+
+    /// Every vector: create, update, redeploy.
+    fn all_vectors() -> Vec<Value> {
+        let mut all = vectors();
+        all.extend(read_vectors(include_str!(
+            "../tests/data/update-vectors.jsonl"
+        )));
+        all.extend(read_vectors(include_str!(
+            "../tests/data/redeploy-vectors.jsonl"
+        )));
+        all
+    }
+
+    fn options_of(v: &Value) -> String {
+        format!(
+            "{{\"mode\": \"{}\"}}",
+            v["mode"].as_str().unwrap_or("create")
+        )
     }
 
     /// `value` must be read by the mirror type `T` with no unknown field and
@@ -1451,10 +1651,16 @@ mod tests {
 
     #[test]
     fn mirror_types_cover_every_golden_input() {
-        let vs = vectors();
-        assert_eq!(vs.len(), 606);
+        let vs = all_vectors();
+        assert_eq!(vs.len(), 1113);
         for v in &vs {
-            round_trips::<types::TunnelInput>(&v["input"], v["name"].as_str().unwrap_or("?"));
+            let name = v["name"].as_str().unwrap_or("?");
+            if v["mode"] == "redeploy" {
+                round_trips::<types::RedeployInput>(&v["input"], name);
+            } else {
+                round_trips::<types::TunnelInput>(&v["input"], name);
+            }
+            round_trips::<types::PlanInput>(&v["input"], name);
         }
     }
 
@@ -1468,6 +1674,8 @@ mod tests {
             }
             round_trips::<types::PlanDocument>(&expected, "golden plan document");
             expected["nodes"] = Value::Array(vec![]);
+            expected["mode"] = Value::from("create");
+            expected["assumed"] = Value::Array(vec![]);
             round_trips::<types::Plan>(&expected, "golden plan");
             checked += 1;
         }
@@ -1476,10 +1684,11 @@ mod tests {
 
     #[test]
     fn mirror_plan_type_covers_planner_output() {
-        for v in vectors() {
-            let out: Value =
-                serde_json::from_str(&text::plan(&v["input"].to_string()).expect("plans"))
-                    .expect("plan is JSON");
+        for v in all_vectors() {
+            let out: Value = serde_json::from_str(
+                &text::plan(&v["input"].to_string(), Some(&options_of(&v))).expect("plans"),
+            )
+            .expect("plan is JSON");
             round_trips::<types::Plan>(&out, "planner output");
         }
     }
@@ -1509,9 +1718,10 @@ mod tests {
             .into_iter()
             .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
             .expect("seed vector");
-        let tc: Value =
-            serde_json::from_str(&text::check_tunnel(&seed["input"].to_string()).expect("checks"))
-                .expect("JSON");
+        let tc: Value = serde_json::from_str(
+            &text::check_tunnel(&seed["input"].to_string(), None).expect("checks"),
+        )
+        .expect("JSON");
         round_trips::<types::TunnelCheck>(&tc, "checkTunnel");
         let rules = serde_json::to_value(check::rules()).expect("JSON");
         assert!(rules.as_array().map(|r| r.len() > 10).unwrap_or(false));
@@ -1543,7 +1753,7 @@ mod tests {
 
     #[test]
     fn text_plan_rejects_non_json_with_in001() {
-        let e = text::plan("{\"tunnel\": ").unwrap_err();
+        let e = text::plan("{\"tunnel\": ", None).unwrap_err();
         assert_eq!(e.code, "IN001");
         assert!(e.message.contains("not valid JSON"), "{}", e.message);
     }
@@ -1552,7 +1762,7 @@ mod tests {
     fn text_plan_equals_core_plan() {
         for v in vectors().iter().take(50) {
             let via_text: Value =
-                serde_json::from_str(&text::plan(&v["input"].to_string()).expect("plans"))
+                serde_json::from_str(&text::plan(&v["input"].to_string(), None).expect("plans"))
                     .expect("JSON");
             let direct = serde_json::to_value(planner::plan(&v["input"])).expect("JSON");
             assert_eq!(via_text, direct);
@@ -1637,7 +1847,7 @@ mod tests {
                     n["remoteToken"] = Value::String("SECRET-TOKEN-3f9a".into());
                 }
             }
-            let out = text::plan(&input.to_string()).expect("plans");
+            let out = text::plan(&input.to_string(), None).expect("plans");
             assert!(!out.contains("SECRET-TOKEN-3f9a"));
         }
     }

@@ -78,8 +78,8 @@ fn golden_plans_never_raise_fo001_pa001_pa002() {
         let report = check(plan, &CheckOptions::default());
         assert_eq!(report.summary.kind, "plan", "{}", name);
         for bad in [
-            "FO001", "PA001", "PA002", "IN001", "IN002", "IN004", "AC001", "AC002", "AC003", "FO004",
-            "LK002", "PA005",
+            "FO001", "PA001", "PA002", "IN001", "IN002", "IN004", "AC001", "AC002", "AC003",
+            "FO004", "LK002", "PA005",
         ] {
             // A redeploy skips offline nodes, so a dial can reach no planned
             // service; a golden plan has no node table, and the checker then
@@ -245,14 +245,25 @@ fn golden_tunnel_inputs_through_check() {
     let mut rejected = 0;
     for v in all_vectors() {
         let name = v["name"].as_str().unwrap_or("");
-        let options = CheckOptions { mode: Some(mode_of(&v)), ..Default::default() };
+        let options = CheckOptions {
+            mode: Some(mode_of(&v)),
+            ..Default::default()
+        };
         let report = check(&v["input"], &options);
         assert_eq!(report.summary.kind, "tunnel", "{}", name);
         assert_eq!(report.summary.paths_into, "plan", "{}", name);
         let json = hop_policy::encode::to_string(&report);
-        let rows = v["input"]["nodes"].as_array().or(v["input"]["db"]["node"].as_array()).cloned().unwrap_or_default();
+        let rows = v["input"]["nodes"]
+            .as_array()
+            .or(v["input"]["db"]["node"].as_array())
+            .cloned()
+            .unwrap_or_default();
         for node in &rows {
-            if let Some(token) = node["remoteToken"].as_str().or(node["remote_token"].as_str()).filter(|t| t.len() > 3) {
+            if let Some(token) = node["remoteToken"]
+                .as_str()
+                .or(node["remote_token"].as_str())
+                .filter(|t| t.len() > 3)
+            {
                 assert!(
                     !json.contains(token),
                     "{}: remoteToken leaked into the report",
@@ -270,7 +281,11 @@ fn golden_tunnel_inputs_through_check() {
             );
             let f = &report.findings[0];
             // The upstream edit defect has its own code and explanation.
-            let code = if err.contains("command not allowed") { "IN004" } else { "IN002" };
+            let code = if err.contains("command not allowed") {
+                "IN004"
+            } else {
+                "IN002"
+            };
             assert_eq!(f.code, code, "{}", name);
             assert!(
                 f.message.contains(err) && f.message_zh.contains(err),
@@ -282,8 +297,8 @@ fn golden_tunnel_inputs_through_check() {
             continue;
         }
         for bad in [
-            "FO001", "PA001", "PA002", "IN001", "IN002", "IN004", "AC001", "AC002", "AC003", "FO004",
-            "LK002", "PA005",
+            "FO001", "PA001", "PA002", "IN001", "IN002", "IN004", "AC001", "AC002", "AC003",
+            "FO004", "LK002", "PA005",
         ] {
             let hits: Vec<_> = report.findings.iter().filter(|f| f.code == bad).collect();
             assert!(

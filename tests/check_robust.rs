@@ -116,11 +116,23 @@ fn mutated_tunnel_inputs_never_panic() {
             assert!(rep.summary.total == rep.findings.len());
             let tc = check_tunnel(&input);
             // A `null` tunnel is an empty payload to the server (refused by name, IN002).
-            if input.get("tunnel").is_some_and(|t| t.is_object() || t.is_null()) {
+            if input
+                .get("tunnel")
+                .is_some_and(|t| t.is_object() || t.is_null())
+            {
                 assert_eq!(tc.findings, rep.findings);
             } else {
                 let codes: Vec<&str> = tc.findings.iter().map(|f| f.code.as_str()).collect();
-                assert_eq!(codes, vec!["IN001"], "input {:?}", serde_json::to_string(&input).unwrap().chars().take(300).collect::<String>());
+                assert_eq!(
+                    codes,
+                    vec!["IN001"],
+                    "input {:?}",
+                    serde_json::to_string(&input)
+                        .unwrap()
+                        .chars()
+                        .take(300)
+                        .collect::<String>()
+                );
             }
         }
     }

@@ -148,31 +148,65 @@ fn garbage_never_panics() {
 
 fn error_in(v: &Value, mode: Mode) -> Option<(String, String)> {
     let p = serde_json::to_value(plan_with(v, mode, &Default::default())).unwrap();
-    p["error"].as_object().map(|e| (e["code"].as_str().unwrap().to_string(), e["message"].as_str().unwrap().to_string()))
+    p["error"].as_object().map(|e| {
+        (
+            e["code"].as_str().unwrap().to_string(),
+            e["message"].as_str().unwrap().to_string(),
+        )
+    })
 }
 
 #[test]
 fn checks_run_in_the_servers_order() {
     // A connect IP on a multi-exit tunnel is refused before the blank name.
-    let mut v = input(vec![node(1, false), node(3, false), node(4, false)], json!([]), json!([{"nodeId": 3, "connectIp": "1.2.3.4"}, {"nodeId": 4}]));
+    let mut v = input(
+        vec![node(1, false), node(3, false), node(4, false)],
+        json!([]),
+        json!([{"nodeId": 3, "connectIp": "1.2.3.4"}, {"nodeId": 4}]),
+    );
     v["tunnel"]["name"] = json!("  ");
-    assert_eq!(error_of(&v), Some(("CONNECT_IP_MULTI_EXIT".into(), "多出口隧道不支持设置自定义连接IP".into())));
+    assert_eq!(
+        error_of(&v),
+        Some((
+            "CONNECT_IP_MULTI_EXIT".into(),
+            "多出口隧道不支持设置自定义连接IP".into()
+        ))
+    );
     v["tunnel"]["outNodeId"] = json!([{"nodeId": 3}]);
-    assert_eq!(error_of(&v), Some(("NAME_EMPTY".into(), "隧道名称不能为空".into())));
+    assert_eq!(
+        error_of(&v),
+        Some(("NAME_EMPTY".into(), "隧道名称不能为空".into()))
+    );
     v["tunnel"]["name"] = json!("t");
     v["tunnel"]["chainNodes"] = json!([[], [{"nodeId": 4}, {"nodeId": 5, "connectIp": " x "}]]);
-    assert_eq!(error_of(&v), Some(("CONNECT_IP_MULTI_NODE_HOP".into(), "转发链第2跳有多个节点时不支持设置自定义连接IP".into())));
+    assert_eq!(
+        error_of(&v),
+        Some((
+            "CONNECT_IP_MULTI_NODE_HOP".into(),
+            "转发链第2跳有多个节点时不支持设置自定义连接IP".into()
+        ))
+    );
     v["tunnel"]["chainNodes"] = json!([]);
     v["tunnel"]["probeTargetHost"] = json!("http://x");
     v["tunnel"]["probeTargetPort"] = json!(80);
-    assert_eq!(error_of(&v), Some(("PROBE_TARGET_INVALID".into(), "测试目标 Host 不能包含协议或路径".into())));
+    assert_eq!(
+        error_of(&v),
+        Some((
+            "PROBE_TARGET_INVALID".into(),
+            "测试目标 Host 不能包含协议或路径".into()
+        ))
+    );
     let p = serde_json::to_value(plan(&v)).unwrap();
     assert_eq!(p["error"]["path"], "/tunnel/probeTargetHost");
 }
 
 #[test]
 fn a_token_presence_marker_plans_as_the_token_would() {
-    let mut with_token = input(vec![node(1, false), node(2, true), node(3, false)], json!([[{"nodeId": 2, "port": 45000}]]), json!([{"nodeId": 3}]));
+    let mut with_token = input(
+        vec![node(1, false), node(2, true), node(3, false)],
+        json!([[{"nodeId": 2, "port": 45000}]]),
+        json!([{"nodeId": 3}]),
+    );
     let mut marker = with_token.clone();
     marker["nodes"][1]["remoteToken"] = json!(true);
     let a = serde_json::to_value(plan(&with_token)).unwrap();
@@ -180,12 +214,22 @@ fn a_token_presence_marker_plans_as_the_token_would() {
     assert!(a["error"].is_null(), "{}", a["error"]);
     assert_eq!(a, b);
     with_token["nodes"][1]["remoteToken"] = json!(false);
-    assert_eq!(error_of(&with_token), Some(("REMOTE_SHARE_MISSING".into(), "远程节点 n2 缺少共享配置".into())));
+    assert_eq!(
+        error_of(&with_token),
+        Some((
+            "REMOTE_SHARE_MISSING".into(),
+            "远程节点 n2 缺少共享配置".into()
+        ))
+    );
 }
 
 #[test]
 fn a_missing_port_range_is_not_a_full_one() {
-    let mut v = input(vec![node(1, false), node(3, false)], json!([]), json!([{"nodeId": 3}]));
+    let mut v = input(
+        vec![node(1, false), node(3, false)],
+        json!([]),
+        json!([{"nodeId": 3}]),
+    );
     v["nodes"][1].as_object_mut().unwrap().remove("port");
     let p = serde_json::to_value(plan(&v)).unwrap();
     assert_eq!(p["error"]["code"], "PORT_RANGE_MISSING");
@@ -197,7 +241,11 @@ fn a_missing_port_range_is_not_a_full_one() {
 
 #[test]
 fn an_edit_with_a_remote_entry_fails_as_upstream_does() {
-    let mut v = input(vec![node(1, true), node(3, false)], json!([]), json!([{"nodeId": 3}]));
+    let mut v = input(
+        vec![node(1, true), node(3, false)],
+        json!([]),
+        json!([{"nodeId": 3}]),
+    );
     // Creating works: AddChains is on the relay's allow-list.
     let created = serde_json::to_value(plan(&v)).unwrap();
     assert!(created["error"].is_null(), "{}", created["error"]);
@@ -205,12 +253,19 @@ fn an_edit_with_a_remote_entry_fails_as_upstream_does() {
     v["before"] = v["tunnel"].clone();
     let (code, message) = error_in(&v, Mode::Update).unwrap();
     assert_eq!(code, "REMOTE_ENTRY_UPDATE_REFUSED");
-    assert_eq!(message, "入口节点 n1 下发转发链失败: remote api error: command not allowed");
+    assert_eq!(
+        message,
+        "入口节点 n1 下发转发链失败: remote api error: command not allowed"
+    );
 }
 
 #[test]
 fn an_edit_tolerates_offline_nodes_already_in_the_tunnel() {
-    let mut v = input(vec![node(1, false), node(3, false), node(4, false)], json!([]), json!([{"nodeId": 3}]));
+    let mut v = input(
+        vec![node(1, false), node(3, false), node(4, false)],
+        json!([]),
+        json!([{"nodeId": 3}]),
+    );
     v["before"] = v["tunnel"].clone();
     v["nodes"][1]["status"] = json!(0);
     assert_eq!(error_in(&v, Mode::Create).unwrap().0, "NODE_OFFLINE");
@@ -225,17 +280,26 @@ fn an_edit_tolerates_offline_nodes_already_in_the_tunnel() {
     v["nodes"][2]["status"] = json!(0);
     assert_eq!(error_in(&v, Mode::Update).unwrap().0, "NODE_OFFLINE");
     v["tunnel"]["id"] = json!(0);
-    assert_eq!(error_in(&v, Mode::Update), Some(("TUNNEL_ID_MISSING".into(), "隧道ID不能为空".into())));
+    assert_eq!(
+        error_in(&v, Mode::Update),
+        Some(("TUNNEL_ID_MISSING".into(), "隧道ID不能为空".into()))
+    );
 }
 
 #[test]
 fn redeploy_without_the_tunnel_row() {
     let v = json!({"db": {"tunnel": null, "chain_tunnel": [], "node": []}, "tunnelId": 5});
-    assert_eq!(error_in(&v, Mode::Redeploy), Some(("TUNNEL_NOT_FOUND".into(), "隧道不存在".into())));
+    assert_eq!(
+        error_in(&v, Mode::Redeploy),
+        Some(("TUNNEL_NOT_FOUND".into(), "隧道不存在".into()))
+    );
     let v = json!({"db": {"tunnel": {"id": 5, "type": 1}, "chain_tunnel": [], "node": []}});
     let p = serde_json::to_value(plan_with(&v, Mode::Redeploy, &Default::default())).unwrap();
     assert!(p["error"].is_null());
     assert_eq!(p["local"], json!([]));
     assert_eq!(p["mode"], "redeploy");
-    assert_eq!(error_in(&json!({"db": 1}), Mode::Redeploy).unwrap().0, "INVALID_INPUT");
+    assert_eq!(
+        error_in(&json!({"db": 1}), Mode::Redeploy).unwrap().0,
+        "INVALID_INPUT"
+    );
 }

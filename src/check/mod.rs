@@ -53,14 +53,12 @@ impl CheckOptions {
             Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
             None => Default::default(),
         };
-        let mode = match f.string("mode")? {
-            None => None,
-            Some(m) => Some(crate::planner::Mode::parse(m.trim()).ok_or_else(|| crate::options::OptionError {
-                message: format!("unknown mode {:?} (use create, update or redeploy)", m),
-                path: f.path_of("mode"),
-            })?),
-        };
-        Ok(CheckOptions { kind: f.string("kind")?, mode, limits })
+        let mode = crate::planner::read_mode(&f)?;
+        Ok(CheckOptions {
+            kind: f.string("kind")?,
+            mode,
+            limits,
+        })
     }
 }
 
@@ -265,10 +263,16 @@ fn kind_of(doc: &Val<'_>, options: &CheckOptions) -> Result<Kind, (String, Strin
 
 /// A tunnel input is planned first: the planner reads a `serde_json::Value`.
 fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
-    let mode = options.mode.unwrap_or_else(|| crate::planner::Mode::detect(doc));
+    let mode = options
+        .mode
+        .unwrap_or_else(|| crate::planner::Mode::detect(doc));
     if !doc.is_object() {
         let shape = crate::planner::input_shape(mode);
-        return unreadable("tunnel", &format!("a tunnel input must be an object {}", shape), &format!("隧道输入必须是对象 {}", shape));
+        return unreadable(
+            "tunnel",
+            &format!("a tunnel input must be an object {}", shape),
+            &format!("隧道输入必须是对象 {}", shape),
+        );
     }
     let (_, findings) = tunnel_findings(doc, mode);
     finish(Kind::Tunnel.as_str(), "plan", findings)
@@ -490,7 +494,9 @@ fn plan_findings(plan: &Obj<'_>) -> Result<Vec<Finding>, (String, String)> {
 /// IN003: one finding per node (and one for the tunnel) listing the values
 /// the preview assumed, so nobody mistakes them for the provider's answer.
 fn assumed_findings(plan: &Obj<'_>, sink: &mut Sink) {
-    let Some(items) = plan.get("assumed").and_then(Val::as_array) else { return };
+    let Some(items) = plan.get("assumed").and_then(Val::as_array) else {
+        return;
+    };
     let mut groups: Vec<(Option<i64>, usize, Vec<String>)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let node = item.get("nodeId").and_then(Val::as_i64);

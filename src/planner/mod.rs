@@ -72,6 +72,52 @@ impl Mode {
     }
 }
 
+/// Options of a plan: the request path and the input size limits.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// `None`: what the input asks for ([`Mode::detect`]).
+    pub mode: Option<Mode>,
+    pub limits: Limits,
+}
+
+impl PlanOptions {
+    /// Reads `{mode?, limits?}` (unknown keys are ignored; `null` keeps a default).
+    pub fn from_json(v: &Value) -> Result<PlanOptions, crate::options::OptionError> {
+        let f = crate::options::Fields::of(v, "")?;
+        let limits = match f.get("limits") {
+            Some(l) => Limits::read(l, &f.path_of("limits"))?,
+            None => Limits::default(),
+        };
+        Ok(PlanOptions {
+            mode: read_mode(&f)?,
+            limits,
+        })
+    }
+
+    /// The mode for `input`: the one given, else what the input asks for.
+    pub fn mode_for(&self, input: &Value) -> Mode {
+        self.mode.unwrap_or_else(|| Mode::detect(input))
+    }
+}
+
+/// The `mode` field of some options.
+pub(crate) fn read_mode(
+    f: &crate::options::Fields<'_>,
+) -> Result<Option<Mode>, crate::options::OptionError> {
+    match f.string("mode")? {
+        None => Ok(None),
+        Some(m) => Mode::parse(m.trim())
+            .map(Some)
+            .ok_or_else(|| crate::options::OptionError {
+                message: format!(
+                    "mode must be one of create, update, redeploy, but it is {:?}",
+                    m
+                ),
+                path: f.path_of("mode"),
+            }),
+    }
+}
+
 /// Plans one input along the request path it asks for ([`Mode::detect`]).
 /// Never panics: a rejected or unreadable input gives a plan whose `error`
 /// says why.
@@ -112,20 +158,30 @@ pub fn input_shape(mode: Mode) -> &'static str {
     }
 }
 
-/// Plans JSON text (create) and returns the plan as JSON text. Text that is
-/// not JSON gives a plan with an `INVALID_INPUT` error.
-pub fn plan_json(text: &str) -> String {
-    let limits = Limits::default();
-    if let Err(e) = crate::limits::check_text(text, &limits) {
-        return plan_to_json(&Plan::rejected(limit_error(&e), "create"));
+/// Plans JSON text. The limits are checked on the text before it is read
+/// (an input over one is a plan with a `LIMIT_EXCEEDED` error); text that is
+/// not JSON is an `IN001` error.
+pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error::ApiError> {
+    let mode_name = options.mode.unwrap_or_default().as_str();
+    if let Err(e) = crate::limits::check_text(text, &options.limits) {
+        return Ok(Plan::rejected(limit_error(&e), mode_name));
     }
-    let plan = match crate::json::from_str(text) {
-        Ok(v) => plan_with(&v, Mode::detect(&v), &limits),
-        Err(e) => Plan::rejected(
-            Rejection::InvalidInput(format!("not JSON: {}", e)).to_plan_error(),
-            "create",
-        ),
-    };
+    let value = crate::json::from_str(text).map_err(|e| {
+        crate::error::ApiError::new(
+            "IN001",
+            format!("the tunnel input is not valid JSON: {e}"),
+            "",
+        )
+    })?;
+    Ok(plan_with(&value, options.mode_for(&value), &options.limits))
+}
+
+/// [`plan_text`] with the default options, as JSON text; text that is not
+/// JSON gives a plan with an `INVALID_INPUT` error.
+pub fn plan_json(text: &str) -> String {
+    let plan = plan_text(text, &PlanOptions::default()).unwrap_or_else(|e| {
+        Plan::rejected(Rejection::InvalidInput(e.message).to_plan_error(), "create")
+    });
     plan_to_json(&plan)
 }
 

@@ -102,7 +102,11 @@ fn create_on(
         return Err(Rejection::NameEmpty);
     }
     probe::validate(tunnel)?;
-    let rules = if name == NameCheck::Required { Rules::Create } else { Rules::Recreate };
+    let rules = if name == NameCheck::Required {
+        Rules::Create
+    } else {
+        Rules::Recreate
+    };
     let mut state = prepare(tunnel, id, &nodes, rules)?;
     let federation = apply_federation(&mut state, &nodes, federation, providers)?;
     if state.kind != 2 {
