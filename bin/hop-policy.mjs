@@ -14,16 +14,22 @@ const EXIT_UNREADABLE = 2;
 const HELP = `hop-policy ${hp.version()}: plan, check and simulate flvx/GOST relay tunnels
 
 Usage:
-  hop-policy plan [FILE|-] [--jsonl] [--compact]
-  hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands]
+  hop-policy plan [FILE|-] [--mode create|update|redeploy] [--jsonl] [--compact]
+  hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands] [--mode MODE]
   hop-policy simulate FILE|- --dead ID[,ID...] [--requests N] [--format text|json]
   hop-policy lifecycle FILE|-
   hop-policy --help | --version
 
 Commands:
-  plan       Print the plan of a tunnel input ({tunnel, nodes, federation?}): what the
-             server sends to its own nodes ("local") and to provider panels ("federation").
-             A golden-vector object {name, input, expected} is read through its "input".
+  plan       Print the plan of a tunnel input: what the server sends to its own nodes
+             ("local") and to provider panels ("federation"), along the request path
+             of --mode: create ({tunnel, nodes, federation?}), update (the same plus
+             "before", the tunnel as it was created) or redeploy ({db: {tunnel,
+             chain_tunnel, node, federation_tunnel_binding?}, tunnelId?}, the rows as
+             the panel's database stores them). Without --mode: update when the input
+             has "before", redeploy when it has "db", else create.
+             A golden-vector object {name, mode?, input, expected} is read through its
+             "input", in its "mode".
              --jsonl: one JSON object per input line, one plan per output line, in order.
   check      Check a tunnel input, a plan, one node's GOST config or a command list for
              failover, linkage and parity defects.
@@ -33,7 +39,8 @@ Commands:
 
 Options:
   -                 read standard input instead of a file (the default for plan)
-  --format F        output format (check: text, json, sarif; simulate: text, json)
+  --mode M          the request path: create, update or redeploy (plan, check, simulate)
+  --format F        output format (plan: json; check: text, json, sarif; simulate: text, json)
   --quiet, -q       print nothing on standard output; only the exit code and errors
   --no-color        never colour output (colour is used only on a terminal; NO_COLOR honoured)
   --help, -h        this text
@@ -101,7 +108,17 @@ function colourise(text) {
 
 // ----- arguments -----
 
-const opts = { quiet: false, noColor: false, jsonl: false, compact: false, format: null, kind: null, dead: [], requests: null, files: [] };
+const opts = { quiet: false, noColor: false, jsonl: false, compact: false, format: null, kind: null, mode: null, dead: [], requests: null, files: [], given: new Set() };
+
+const MODES = ['create', 'update', 'redeploy'];
+
+/** The options each command takes (every command takes --quiet, --no-color). */
+const COMMAND_OPTIONS = {
+  plan: ['--mode', '--jsonl', '--compact', '--format'],
+  check: ['--format', '--kind', '--mode'],
+  simulate: ['--dead', '--requests', '--format', '--mode'],
+  lifecycle: [],
+};
 
 function parseArgs(argv) {
   let command = null;
@@ -117,13 +134,20 @@ function parseArgs(argv) {
     if (a === '--version' || a === '-v') return { command: 'version' };
     if (a === '--quiet' || a === '-q') opts.quiet = true;
     else if (a === '--no-color' || a === '--no-colour') opts.noColor = true;
-    else if (a === '--jsonl') opts.jsonl = true;
-    else if (a === '--compact') opts.compact = true;
-    else if (a === '--format' || a.startsWith('--format=')) opts.format = value('--format');
-    else if (a === '--kind' || a.startsWith('--kind=')) opts.kind = value('--kind');
+    else if (a === '--jsonl') opts.jsonl = opts.given.add('--jsonl') && true;
+    else if (a === '--compact') opts.compact = opts.given.add('--compact') && true;
+    else if (a === '--format' || a.startsWith('--format=')) opts.format = (opts.given.add('--format'), value('--format'));
+    else if (a === '--kind' || a.startsWith('--kind=')) opts.kind = (opts.given.add('--kind'), value('--kind'));
+    else if (a === '--mode' || a.startsWith('--mode=')) {
+      opts.given.add('--mode');
+      opts.mode = value('--mode');
+      if (!MODES.includes(opts.mode)) throw new UsageError(`--mode must be create, update or redeploy, not ${JSON.stringify(opts.mode)}`);
+    }
     else if (a === '--dead' || a.startsWith('--dead=')) {
+      opts.given.add('--dead');
       opts.dead.push(...value('--dead').split(',').map((s) => s.trim()).filter(Boolean));
     } else if (a === '--requests' || a.startsWith('--requests=')) {
+      opts.given.add('--requests');
       const v = value('--requests');
       if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--requests must be a positive integer, not ${JSON.stringify(v)}`);
       opts.requests = Number(v);
@@ -162,8 +186,14 @@ function isObject(v) {
 
 /** A golden-vector object is read through its "input". */
 function unwrapVector(value) {
-  if (isObject(value) && !('tunnel' in value) && isObject(value.input)) return value.input;
+  if (isObject(value) && !('tunnel' in value) && !('db' in value) && isObject(value.input)) return value.input;
   return value;
+}
+
+/** The plan options for a document: --mode, else a vector's own "mode". */
+function planOptions(value) {
+  const mode = opts.mode ?? (isObject(value) && MODES.includes(value.mode) && isObject(value.input) ? value.mode : null);
+  return mode ? { mode } : undefined;
 }
 
 function oneFile() {
@@ -174,6 +204,7 @@ function oneFile() {
 // ----- commands -----
 
 function cmdPlan() {
+  if (opts.format !== null && opts.format !== 'json') throw new UsageError(`plan prints JSON: --format must be json, not ${opts.format}`);
   const file = oneFile() ?? '-';
   const input = readInput(file);
   if (input.error) {
@@ -196,7 +227,7 @@ function planOne({ name, text }) {
       return EXIT_UNREADABLE;
     }
   }
-  const plan = hp.planTunnel(unwrapVector(doc));
+  const plan = hp.planTunnel(unwrapVector(doc), planOptions(doc));
   out(opts.compact ? JSON.stringify(plan) : JSON.stringify(plan, null, 2));
   return EXIT_OK;
 }
@@ -229,8 +260,9 @@ function planLines({ name, text }) {
       }
       if (!isObject(value)) throw Object.assign(new Error('not a JSON object'), { code: 'IN001' });
       const input = unwrapVector(value);
+      const options = planOptions(value);
       // A bare input goes to the core as the text it already is.
-      planText = hp.planTunnelJson(input === value ? line : JSON.stringify(input));
+      planText = hp.planTunnelJson(input === value ? line : JSON.stringify(input), options ? JSON.stringify(options) : undefined);
     } catch (e) {
       const msg = e.message.replace(/ at line \d+ column \d+$/, '');
       err(`hop-policy: ${where(name, e, i)}: ${msg}`);
@@ -246,7 +278,10 @@ function planLines({ name, text }) {
 }
 
 function checkOptionsJson() {
-  return opts.kind ? JSON.stringify({ kind: opts.kind }) : undefined;
+  const o = {};
+  if (opts.kind) o.kind = opts.kind;
+  if (opts.mode) o.mode = opts.mode;
+  return Object.keys(o).length ? JSON.stringify(o) : undefined;
 }
 
 function exitForFindings(findings) {
@@ -298,9 +333,10 @@ function simulationDocument({ name, text }) {
       return { error: `${where(name, e)}: ${e.message}` };
     }
   }
+  const options = planOptions(doc);
   doc = unwrapVector(doc);
-  if (isObject(doc) && 'tunnel' in doc) {
-    const plan = hp.planTunnel(doc);
+  if (isObject(doc) && ('tunnel' in doc || 'db' in doc)) {
+    const plan = hp.planTunnel(doc, options);
     if (plan.error) return { rejected: `the server rejects this tunnel: ${plan.error.message} (${plan.error.code})` };
     return { doc: plan };
   }
@@ -373,6 +409,14 @@ function main(argv) {
     if (!(e instanceof UsageError)) throw e;
     err(`hop-policy: ${e.message}\nTry 'hop-policy --help'.`);
     return EXIT_UNREADABLE;
+  }
+  const allowed = COMMAND_OPTIONS[command];
+  if (allowed) {
+    const wrong = [...opts.given].filter((o) => !allowed.includes(o));
+    if (wrong.length) {
+      err(`hop-policy: ${command} does not take ${wrong.join(', ')}\nTry 'hop-policy --help'.`);
+      return EXIT_UNREADABLE;
+    }
   }
   try {
     switch (command) {

@@ -246,7 +246,7 @@ pub fn port_ranges(spec: &str) -> Vec<(i64, i64)> {
         };
         out.push(range);
     }
-    out.sort_unstable();
+    crate::stable_sort::sort(&mut out);
     out
 }
 

@@ -845,7 +845,9 @@ pub mod types {
 
     /// A row of a table as the panel's database stores it: column names of
     /// model.go, SQL NULL as `null`. Columns the server does not read are allowed.
-    pub type DbRow = BTreeMap<String, JsonValue>;
+    #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(transparent)]
+    pub struct DbRow(#[tsify(type = "{ [column: string]: JsonValue }")] pub BTreeMap<String, JsonValue>);
 
     /// The tables a redeploy reads (`db.tunnel` may also be a list of rows).
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -135,7 +135,7 @@ impl StoredTunnel {
             .filter(|r| r.tunnel_id.is_none_or(|t| t == id))
             .collect();
         // `ORDER BY chain_type, inx, id` as SQLite sorts: text bytewise, NULL first.
-        chain_rows.sort_by(|a, b| {
+        crate::stable_sort::sort_by(&mut chain_rows, |a, b| {
             a.chain_type
                 .as_bytes()
                 .cmp(b.chain_type.as_bytes())
@@ -147,7 +147,7 @@ impl StoredTunnel {
             .map(BindingRow::from_row)
             .filter(|b| b.tunnel_id == id && b.status == 1)
             .collect();
-        bindings.sort_by_key(|b| (b.chain_type, b.hop_inx, b.id));
+        crate::stable_sort::sort_by(&mut bindings, |a, b| (a.chain_type, a.hop_inx, a.id).cmp(&(b.chain_type, b.hop_inx, b.id)));
         let nodes = NodeTable::new(
             table_rows(db.get("node"))
                 .into_iter()
@@ -210,7 +210,7 @@ impl StoredTunnel {
                 },
             }
         }
-        groups.sort_by_key(|(inx, _)| *inx);
+        crate::stable_sort::sort_by(&mut groups, |a, b| a.0.cmp(&b.0));
         let hops: Vec<Vec<TunnelNode>> = groups
             .into_iter()
             .enumerate()

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PKG, vectors, vector, compareToExpected, crateVersion, withoutFederatedRetries } from './helpers.mjs';
+import { PKG, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const hpCjs = require(path.join(PKG, 'node', 'hop_policy.js'));
@@ -17,13 +17,17 @@ test('ESM and CommonJS entries export the same functions', () => {
   }
 });
 
-test('every golden vector: planTunnel and planTunnelJson match expected', () => {
+test('every golden vector (create, update, redeploy): planTunnel and planTunnelJson match expected', () => {
   const failures = [];
-  const all = vectors();
-  assert.equal(all.length, 606);
+  const all = allVectors();
+  assert.equal(all.length, 613 + 200 + 300);
   for (const v of all) {
-    const viaObject = hp.planTunnel(v.input);
-    const viaText = JSON.parse(hp.planTunnelJson(JSON.stringify(v.input)));
+    const options = { mode: v.mode ?? 'create' };
+    const viaObject = hp.planTunnel(v.input, options);
+    const viaText = JSON.parse(hp.planTunnelJson(JSON.stringify(v.input), JSON.stringify(options)));
+    // Without options the mode is read off the input (before: update, db: redeploy).
+    assert.deepEqual(hp.planTunnel(v.input), viaObject, `${v.name}: the detected mode differs from ${options.mode}`);
+    assert.equal(viaObject.mode, options.mode, v.name);
     assert.deepEqual(viaObject, viaText, `${v.name}: object and text plans differ`);
     const why = compareToExpected(viaObject, v.expected);
     if (why) failures.push(`${v.name}: ${why}`);
@@ -132,7 +136,8 @@ test('pkg/package.json is derived from pkg.json with the full exports map', () =
     // The raw wasm exports of InitOutput are wasm-bindgen's internals; the API must not use any.
     const dts = files(entry).replace(/export interface InitOutput \{[\s\S]*?\n\}/, '');
     assert.match(dts, /export interface Plan \{/);
-    assert.match(dts, /export function planTunnel\(input: TunnelInput\): Plan;/);
+    assert.match(dts, /export function planTunnel\(input: PlanInput, options\?: PlanOptions\): Plan;/);
+    assert.match(dts, /export type PlanInput = TunnelInput \| RedeployInput;/);
     assert.doesNotMatch(dts, /: any\b/, `${entry} uses any`);
   }
   assert.match(files('web/hop_policy.d.ts'), /export default function __wbg_init/);

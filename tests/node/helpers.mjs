@@ -13,8 +13,21 @@ export const VECTORS_FILE = path.join(ROOT, 'tests', 'data', 'plan-vectors.jsonl
 export const SEED_FILE = path.join(ROOT, 'examples', 'seed-federated-middle.json');
 export const NODE_MODULES = path.join(ROOT, 'tests', 'node', 'node_modules');
 
+function readVectors(file) {
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
+/** The create vectors. */
 export function vectors() {
-  return readFileSync(VECTORS_FILE, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  return readVectors(VECTORS_FILE);
+}
+
+/** The vector files of every mode: create, update, redeploy. */
+export const VECTOR_FILES = ['plan', 'update', 'redeploy'].map((m) => path.join(ROOT, 'tests', 'data', `${m}-vectors.jsonl`));
+
+/** Every vector of every mode. */
+export function allVectors() {
+  return VECTOR_FILES.flatMap(readVectors);
 }
 
 export function vector(name) {
