@@ -16,14 +16,30 @@ fn jstr(text: &str) -> js_sys::JsString {
     js_sys::JsString::from(text)
 }
 
-const VECTORS: &str = include_str!("data/plan-vectors.jsonl");
+const VECTOR_FILES: [&str; 3] = [
+    include_str!("data/plan-vectors.jsonl"),
+    include_str!("data/update-vectors.jsonl"),
+    include_str!("data/redeploy-vectors.jsonl"),
+];
 
-fn vectors() -> Vec<Value> {
-    VECTORS
-        .lines()
+/// Every vector of every mode: create, update, redeploy.
+fn all_vectors() -> Vec<Value> {
+    VECTOR_FILES
+        .iter()
+        .flat_map(|text| text.lines())
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("vector line is JSON"))
         .collect()
+}
+
+/// The create vectors.
+fn vectors() -> Vec<Value> {
+    all_vectors().into_iter().filter(|v| v.get("mode").is_none()).collect()
+}
+
+/// `{mode}` of a vector, as the options object JavaScript passes.
+fn options_of(v: &Value) -> Option<JsValue> {
+    Some(js(&serde_json::json!({"mode": v["mode"].as_str().unwrap_or("create")})))
 }
 
 fn js(v: &Value) -> JsValue {
@@ -58,12 +74,12 @@ fn compare(name: &str, plan: &Value, expected: &Value) -> Result<(), String> {
 
 #[wasm_bindgen_test]
 fn every_golden_vector_plans_through_plan_tunnel() {
-    let vs = vectors();
-    assert_eq!(vs.len(), 606);
+    let vs = all_vectors();
+    assert_eq!(vs.len(), 613 + 200 + 300);
     let mut failures = Vec::new();
     for v in &vs {
         let name = v["name"].as_str().unwrap_or("?");
-        let plan = wasm::plan_tunnel(js(&v["input"]))
+        let plan = wasm::plan_tunnel(js(&v["input"]), options_of(v))
             .unwrap_or_else(|_| panic!("{name}: planTunnel threw"));
         if let Err(e) = compare(name, &rust(&plan), &v["expected"]) {
             failures.push(e);
@@ -80,12 +96,12 @@ fn every_golden_vector_plans_through_plan_tunnel() {
 
 #[wasm_bindgen_test]
 fn plan_tunnel_json_gives_the_same_plan() {
-    for v in vectors().iter().step_by(7) {
+    for v in all_vectors().iter().step_by(7) {
         let input = v["input"].to_string();
         let via_text: Value =
-            serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&input)).expect("planTunnelJson"))
+            serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&input), None).expect("planTunnelJson"))
                 .expect("JSON");
-        let via_object = rust(&wasm::plan_tunnel(js(&v["input"])).expect("planTunnel"));
+        let via_object = rust(&wasm::plan_tunnel(js(&v["input"]), None).expect("planTunnel"));
         assert_eq!(via_text, via_object, "{}", v["name"]);
         assert!(
             compare(v["name"].as_str().unwrap_or("?"), &via_text, &v["expected"]).is_ok(),
@@ -101,7 +117,7 @@ fn plans_are_plain_objects_and_arrays() {
         .into_iter()
         .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
         .expect("seed");
-    let plan = wasm::plan_tunnel(js(&seed["input"])).expect("planTunnel");
+    let plan = wasm::plan_tunnel(js(&seed["input"]), None).expect("planTunnel");
     let proto = Object::get_prototype_of(&plan);
     assert!(
         JsValue::from(proto) == JsValue::from(Object::get_prototype_of(&Object::new())),
@@ -140,18 +156,18 @@ fn assert_thrown_at(result: Result<JsValue, JsValue>, code: &str, path: &str) {
 
 #[wasm_bindgen_test]
 fn bad_input_throws_structured_errors() {
-    assert_thrown(wasm::plan_tunnel(JsValue::UNDEFINED), "IN001");
+    assert_thrown(wasm::plan_tunnel(JsValue::UNDEFINED, None), "IN001");
     // A cyclic object cannot become JSON.
     let cyclic = Object::new();
     Reflect::set(&cyclic, &"self".into(), &cyclic).expect("set");
-    assert_thrown(wasm::plan_tunnel(cyclic.clone().into()), "IN001");
+    assert_thrown(wasm::plan_tunnel(cyclic.clone().into(), None), "IN001");
     // BigInt has no JSON form.
     assert_thrown(
-        wasm::plan_tunnel(js_sys::BigInt::from(5u32).into()),
+        wasm::plan_tunnel(js_sys::BigInt::from(5u32).into(), None),
         "IN001",
     );
     assert_thrown(
-        wasm::plan_tunnel_json(&jstr("{\"tunnel\":")).map(JsValue::from),
+        wasm::plan_tunnel_json(&jstr("{\"tunnel\":"), None).map(JsValue::from),
         "IN001",
     );
     // A wrong option names its field.
@@ -173,7 +189,7 @@ fn any_json_value_plans_without_trapping() {
         "{\"tunnel\":null,\"nodes\":7}",
         "{\"tunnel\":{\"inNodeId\":[{\"nodeId\":\"1e999\"}]},\"nodes\":[]}",
     ] {
-        let plan = wasm::plan_tunnel(JSON::parse(text).expect("JSON"))
+        let plan = wasm::plan_tunnel(JSON::parse(text).expect("JSON"), None)
             .unwrap_or_else(|_| panic!("planTunnel threw on {text}"));
         assert!(!get(&plan, "error").is_null(), "{text} should be rejected");
     }
@@ -192,9 +208,9 @@ fn proto_keys_stay_data() {
     assert!(Reflect::get(&object, &"polluted".into())
         .expect("get")
         .is_undefined());
-    let via_object = rust(&wasm::plan_tunnel(object).expect("planTunnel"));
+    let via_object = rust(&wasm::plan_tunnel(object, None).expect("planTunnel"));
     let via_text: Value =
-        serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&text)).expect("planTunnelJson"))
+        serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&text), None).expect("planTunnelJson"))
             .expect("JSON");
     assert_eq!(via_object, via_text);
     assert!(
@@ -236,10 +252,10 @@ fn version_is_the_crate_version() {
 /// for planning, checking and simulating (a sample of the golden vectors).
 #[wasm_bindgen_test]
 fn outputs_are_byte_identical_across_calls() {
-    for v in vectors().iter().step_by(7) {
+    for v in all_vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let a = wasm::plan_tunnel_json(&jstr(&input)).expect("plan");
-        let b = wasm::plan_tunnel_json(&jstr(&input)).expect("plan");
+        let a = wasm::plan_tunnel_json(&jstr(&input), None).expect("plan");
+        let b = wasm::plan_tunnel_json(&jstr(&input), None).expect("plan");
         assert_eq!(a, b, "{}", v["name"]);
         let c1 = wasm::check_document_json(&jstr(&a), None).expect("check");
         let c2 = wasm::check_document_json(&jstr(&a), None).expect("check");
@@ -303,7 +319,7 @@ fn json_text_arguments_are_read_exactly() {
         "{report}"
     );
     assert_thrown(
-        wasm::plan_tunnel_json(&not_text).map(JsValue::from),
+        wasm::plan_tunnel_json(&not_text, None).map(JsValue::from),
         "IN001",
     );
 }

@@ -18,10 +18,16 @@ const init = hp.default;
 const { checkDocument, planTunnel, simulate } = hp;
 const version = () => (typeof hp.version === 'function' ? hp.version() : '?');
 
-/** `checkTunnel(input)` -> {plan, findings}; composed from planTunnel + checkDocument when absent. */
+/** The request path chosen in the page (`undefined`: as the input says). */
+function planOptions() {
+  const m = $('reqmode') ? $('reqmode').value : 'auto';
+  return m === 'auto' ? undefined : { mode: m };
+}
+
+/** `checkTunnel(input, options)` -> {plan, findings}; composed from planTunnel + checkDocument when absent. */
 function checkTunnel(input) {
-  if (typeof hp.checkTunnel === 'function') return hp.checkTunnel(input);
-  const plan = planTunnel(input);
+  if (typeof hp.checkTunnel === 'function') return hp.checkTunnel(input, planOptions());
+  const plan = planTunnel(input, planOptions());
   return { plan, findings: plan.error ? [] : checkDocument(plan).findings };
 }
 
@@ -120,6 +126,7 @@ function update({ keepBanner = false } = {}) {
       return;
     }
     if (read.note) state.note = t('readAsExport', { what: read.note });
+    const notes = [];
     try {
       const res = checkTunnel(read.input);
       state.plan = res.plan;
@@ -133,13 +140,17 @@ function update({ keepBanner = false } = {}) {
     tPlan = now();
     state.twins = new Map();
     if (state.plan && !state.plan.error && state.input && read.kind === 'input') {
-      state.twins = buildTwins(planTunnel, state.input, state.plan);
+      state.twins = buildTwins(planTunnel, state.input, state.plan, { options: { mode: state.plan.mode } });
     }
     tTwin = now();
     if (state.plan && !state.plan.error) {
       state.planText = JSON.stringify(state.plan, null, 2);
       state.planFromInput = true;
+      if (state.plan.mode && state.plan.mode !== 'create') notes.push(t('planMode', { mode: t(`mode${state.plan.mode[0].toUpperCase()}${state.plan.mode.slice(1)}`) }));
+      const assumed = Array.isArray(state.plan.assumed) ? state.plan.assumed : [];
+      if (assumed.length) notes.push(t('assumedNote', { list: assumed.map((a) => `${a.path} = ${JSON.stringify(a.value)}`).join(', ') }));
     }
+    if (notes.length) state.note = [state.note, ...notes].filter(Boolean).join(' ');
   } else {
     state.planText = text;
     state.plan = value;
@@ -645,6 +656,7 @@ function wire() {
     setMode('input');
   });
   $('example').addEventListener('change', (e) => loadExample(e.target.value).catch(showError));
+  $('reqmode').addEventListener('change', () => update());
   $('file').addEventListener('change', (e) => {
     if (e.target.files && e.target.files.length) loadFiles(e.target.files).catch(showError);
     e.target.value = '';

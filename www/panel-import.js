@@ -34,6 +34,10 @@ export function isPlan(v) {
  */
 export function readDocument(value) {
   if (isPlan(value)) return { kind: 'plan', plan: value };
+  // A redeploy input: the tunnel as the panel's database stores it.
+  if (value && typeof value === 'object' && !Array.isArray(value) && value.db && typeof value.db === 'object' && !('tunnel' in value)) {
+    return { kind: 'input', input: value, note: null };
+  }
   const parts = [];
   let tunnel;
   let nodes;

@@ -298,6 +298,21 @@ try {
   check((await page.locator('#node-2 .twin .cmd').count()) === 0, 'a pasted plan shows no twin left over from the previous input');
   await page.click('#tab-input');
 
+  // Request paths: an edit is planned as tunnelUpdate (Update* commands), rows
+  // as a redeploy; the mode switch forces a path.
+  await selectExample('edit-federated-tunnel');
+  let planned = await page.evaluate(() => window.hopPreview.state.plan);
+  check(planned.mode === 'update', 'the edit example is planned as an edit', planned.mode);
+  check(planned.local.length > 0 && planned.local.every((c) => c.command.startsWith('Update')), 'an edit updates the nodes (UpdateChains / UpdateService)', planned.local.map((c) => c.command));
+  await page.selectOption('#reqmode', 'create');
+  planned = await page.evaluate(() => window.hopPreview.state.plan);
+  check(planned.mode === 'create' && planned.local.every((c) => c.command.startsWith('Add')), 'the mode switch forces a create', planned.mode);
+  await page.selectOption('#reqmode', 'auto');
+  await selectExample('redeploy-from-rows');
+  planned = await page.evaluate(() => window.hopPreview.state.plan);
+  check(planned.mode === 'redeploy' && !planned.error, 'database rows are planned as a redeploy', planned.mode);
+  check((await page.locator('#banner.error').count()) === 0, 'a redeploy plans without error');
+
   // 6. Timing: plan+check+render after each edit, for every shipped example.
   log('update timing (plan + check + twins + sim + render per edit)');
   const examples = await page.locator('#example option').evaluateAll((os) => os.map((o) => o.value));
@@ -308,7 +323,7 @@ try {
     const errs = await page.locator('#banner.error').count();
     check(errs === 0, `${ex}: plans without error`, await page.locator('#banner').innerText());
     const fedCount = await page.locator('#picture .pn.fed').count();
-    const expectFed = { 'seed-federated-middle': 1, 'seed-local-middle': 0, 'two-remote-hops-kcp-v6': 5 }[ex];
+    const expectFed = { 'seed-federated-middle': 1, 'seed-local-middle': 0, 'two-remote-hops-kcp-v6': 5, 'edit-federated-tunnel': 1, 'redeploy-from-rows': 5 }[ex];
     if (expectFed !== undefined) check(fedCount === expectFed, `${ex}: ${expectFed} federated node(s) marked`, fedCount);
     check((await page.locator('#findings [data-code="FO001"]').count()) === 0, `${ex}: no FO001`);
     const samples = await page.evaluate(async (text) => {
@@ -317,7 +332,14 @@ try {
       // A real edit: the tunnel id alternates, which renames every chain,
       // hop and service, so each edit re-plans and re-renders every node.
       const doc = JSON.parse(text);
-      const other = JSON.stringify({ ...doc, tunnel: { ...doc.tunnel, id: Number(doc.tunnel.id) + 1 } }, null, 2);
+      let changed;
+      if (doc.db) {
+        // Database rows: the tunnel row, its chain rows and the redeployed id move together.
+        const id = Number(doc.db.tunnel.id) + 1;
+        const rows = doc.db.chain_tunnel.map((r) => ({ ...r, tunnel_id: id }));
+        changed = { ...doc, tunnelId: id, db: { ...doc.db, tunnel: { ...doc.db.tunnel, id }, chain_tunnel: rows } };
+      } else changed = { ...doc, tunnel: { ...doc.tunnel, id: Number(doc.tunnel.id) + 1 } };
+      const other = JSON.stringify(changed, null, 2);
       for (let i = 0; i < 60; i++) {
         ta.value = i % 2 ? other : text;
         ta.dispatchEvent(new Event('input', { bubbles: true }));
