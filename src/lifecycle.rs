@@ -8,7 +8,9 @@
 //! Every step is an object with an `op`:
 //!
 //! * `{"op": "apply", "plan": PLAN}` or `{"op": "apply", "input": {tunnel, nodes, federation?}}`
-//!   (`input` is planned with [`crate::planner::plan`]). The first apply of a
+//!   (`input` is planned along the server's request path: the step's `mode`,
+//!   else what the input asks for, see [`crate::planner::Mode::detect`]; an
+//!   edit is best given as `{tunnel, before, nodes}`). The first apply of a
 //!   tunnel is a create; a later one is an edit (`"op": "edit"` is the same and
 //!   insists on an earlier apply). An edit first releases every federation
 //!   binding of the tunnel, ignoring errors, then applies afresh. Optional
@@ -1276,14 +1278,25 @@ fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError
         return Ok((p.clone(), "plan"));
     }
     if let Some(input) = step.get("input") {
-        if input.get("tunnel").is_none() {
+        if input.get("tunnel").is_none() && input.get("db").is_none() {
             return Err(ApiError::new(
                 "IN001",
-                "input must be {tunnel, nodes}",
+                "input must be {tunnel, nodes} (or {tunnel, before, nodes}, or {db})",
                 format!("{base}/input"),
             ));
         }
-        let plan = crate::planner::plan(input);
+        // The request path: the step's `mode`, else what the input asks for.
+        let mode = match step.get("mode").and_then(Value::as_str) {
+            None => crate::planner::Mode::detect(input),
+            Some(m) => crate::planner::Mode::parse(m).ok_or_else(|| {
+                ApiError::new(
+                    "IN001",
+                    format!("mode must be create, update or redeploy, not {m:?}"),
+                    format!("{base}/mode"),
+                )
+            })?,
+        };
+        let plan = crate::planner::plan_with(input, mode, &Default::default());
         let v = plan.to_json_value().map_err(|e| {
             ApiError::new(
                 "IN001",

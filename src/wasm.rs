@@ -253,8 +253,11 @@ fn encode_into(source: &js_sys::JsString, dest: &mut [u8]) -> (usize, usize) {
 fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
     let Some(source) = value.dyn_ref::<js_sys::JsString>() else {
         return Err(ApiError::new(
-            "IN001",
-            format!("{what} must be a string of JSON text"),
+            "BAD_ARGUMENT",
+            format!(
+                "{what} must be a string of JSON text, not {}",
+                type_name_of(value)
+            ),
             "",
         ));
     };
@@ -275,6 +278,40 @@ fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
         .map_err(|e| ApiError::new("IN001", format!("{what} is not valid UTF-8: {e}"), ""))
 }
 
+#[wasm_bindgen(inline_js = r#"
+// JSON.stringify that never throws into wasm: an exception caught by
+// wasm-bindgen's `catch` glue left one externref table slot behind per call.
+// Answers the JSON text, "\u0002" when the value has no JSON form, or
+// "\u0001" and what went wrong (JSON text never starts with a control character).
+export function jsonTextOf(value) {
+  try {
+    const text = JSON.stringify(value);
+    return typeof text === 'string' ? text : '\u0002';
+  } catch (e) {
+    let why;
+    try {
+      why = e !== null && typeof e === 'object' && 'message' in e ? String(e.message) : String(e);
+    } catch (_) {
+      why = 'an exception that cannot be described';
+    }
+    return '\u0001' + why;
+  }
+}
+// The type of an argument, for messages.
+export function typeNameOf(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const t = typeof value;
+  return t === 'object' ? 'an object' : t === 'undefined' ? 'undefined' : `a ${t}`;
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = jsonTextOf)]
+    fn json_text_of(value: &JsValue) -> js_sys::JsString;
+    #[wasm_bindgen(js_name = typeNameOf)]
+    fn type_name_of(value: &JsValue) -> String;
+}
+
 /// A JS value as JSON text, via the engine's `JSON.stringify`.
 fn stringify(value: &JsValue, what: &str) -> Result<String, ApiError> {
     if value.is_undefined() {
@@ -284,18 +321,40 @@ fn stringify(value: &JsValue, what: &str) -> Result<String, ApiError> {
             "",
         ));
     }
-    match js_sys::JSON::stringify(value) {
-        Ok(s) if s.is_string() => read_string(&s, what),
-        Ok(_) => Err(ApiError::new(
+    let text = read_string(&json_text_of(value), what)?;
+    match text.strip_prefix('\u{1}') {
+        Some(why) => Err(ApiError::new(
+            "IN001",
+            format!("{what} cannot be converted to JSON: {why}"),
+            "",
+        )),
+        None if text == "\u{2}" => Err(ApiError::new(
             "IN001",
             format!("{what} has no JSON form (a function or symbol?)"),
             "",
         )),
-        Err(e) => Err(ApiError::new(
-            "IN001",
-            format!("{what} cannot be converted to JSON: {}", describe(&e)),
+        None => Ok(text),
+    }
+}
+
+/// A string argument (`what` names it); any other type is `BAD_ARGUMENT`.
+fn required_text(value: &JsValue, what: &str) -> Result<String, ApiError> {
+    if value.dyn_ref::<js_sys::JsString>().is_none() {
+        return Err(ApiError::new(
+            "BAD_ARGUMENT",
+            format!("{what} must be a string, not {}", type_name_of(value)),
             "",
-        )),
+        ));
+    }
+    read_string(value, what)
+}
+
+/// An optional string argument: `undefined` and `null` mean "not given".
+fn optional_text(value: Option<JsValue>, what: &str) -> Result<Option<String>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_undefined() || v.is_null() => Ok(None),
+        Some(v) => required_text(&v, what).map(Some),
     }
 }
 
@@ -336,10 +395,12 @@ pub fn plan_tunnel(
 #[wasm_bindgen(js_name = planTunnelJson)]
 pub fn plan_tunnel_json(
     text: &js_sys::JsString,
-    #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+    #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+    options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
+    let options = optional_text(options_json, "optionsJson").map_err(throw)?;
     let text = read_string(text, "the tunnel input").map_err(throw)?;
-    text::plan(&text, options_json.as_deref()).map_err(throw)
+    text::plan(&text, options.as_deref()).map_err(throw)
 }
 
 /// Checks a tunnel input, a plan, one node's GOST config or a command list.
@@ -364,12 +425,14 @@ pub fn check_document(
 #[wasm_bindgen(js_name = checkDocumentJson)]
 pub fn check_document_json(
     text: &js_sys::JsString,
-    #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+    #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+    options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
+    let options = optional_text(options_json, "optionsJson").map_err(throw)?;
     match read_string(text, "the document") {
-        Ok(text) => text::check(&text, options_json.as_deref()),
+        Ok(text) => text::check(&text, options.as_deref()),
         // Like any unreadable document: one IN001 finding, not a throw.
-        Err(e) => text::check_options(options_json.as_deref())
+        Err(e) => text::check_options(options.as_deref())
             .map(|o| encode::to_string(&text::unreadable_report(&e.message, &o))),
     }
     .map_err(throw)
@@ -379,12 +442,15 @@ pub fn check_document_json(
 /// example a file that could not be opened): one `IN001` finding with `reason`.
 #[wasm_bindgen(js_name = checkUnreadableJson)]
 pub fn check_unreadable_json(
-    reason: &str,
-    #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+    #[wasm_bindgen(unchecked_param_type = "string")] reason: JsValue,
+    #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+    options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    let options = text::check_options(options_json.as_deref()).map_err(throw)?;
+    let reason = required_text(&reason, "reason").map_err(throw)?;
+    let options = optional_text(options_json, "optionsJson").map_err(throw)?;
+    let options = text::check_options(options.as_deref()).map_err(throw)?;
     Ok(encode::to_string(&text::unreadable_report(
-        reason, &options,
+        &reason, &options,
     )))
 }
 
@@ -407,10 +473,12 @@ mod check_extras {
     #[wasm_bindgen(js_name = checkTunnelJson)]
     pub fn check_tunnel_json(
         text: &js_sys::JsString,
-        #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
+        #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+        options_json: Option<JsValue>,
     ) -> Result<String, JsValue> {
+        let options = optional_text(options_json, "optionsJson").map_err(throw)?;
         let text = read_string(text, "the tunnel input").map_err(throw)?;
-        text::check_tunnel(&text, options_json.as_deref()).map_err(throw)
+        text::check_tunnel(&text, options.as_deref()).map_err(throw)
     }
 
     /// Every rule the checker knows: code, name, severity and descriptions.
@@ -426,12 +494,18 @@ mod check_extras {
     #[wasm_bindgen(js_name = checkDocumentFormatted)]
     pub fn check_document_formatted(
         text: &js_sys::JsString,
-        format: &str,
-        #[wasm_bindgen(js_name = optionsJson)] options_json: Option<String>,
-        uri: Option<String>,
-        #[wasm_bindgen(js_name = readError)] read_error: Option<String>,
+        #[wasm_bindgen(unchecked_param_type = "string")] format: JsValue,
+        #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+        options_json: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string")] uri: Option<JsValue>,
+        #[wasm_bindgen(js_name = readError, unchecked_optional_param_type = "string")]
+        read_error: Option<JsValue>,
     ) -> Result<String, JsValue> {
-        let options = text::check_options(options_json.as_deref()).map_err(throw)?;
+        let format = required_text(&format, "format").map_err(throw)?;
+        let uri = optional_text(uri, "uri").map_err(throw)?;
+        let read_error = optional_text(read_error, "readError").map_err(throw)?;
+        let options = optional_text(options_json, "optionsJson").map_err(throw)?;
+        let options = text::check_options(options.as_deref()).map_err(throw)?;
         let report = match read_error {
             Some(reason) => text::unreadable_report(&reason, &options),
             None => match read_string(text, "the document") {
@@ -439,7 +513,7 @@ mod check_extras {
                 Err(e) => text::unreadable_report(&e.message, &options),
             },
         };
-        match format {
+        match format.as_str() {
             "text" => Ok(check::report_text(&report)),
             "sarif" => Ok(encode::to_string(&check::report_sarif(
                 &report,
@@ -462,9 +536,11 @@ mod sim_extras {
     #[wasm_bindgen(js_name = simulateText)]
     pub fn simulate_text(
         text: &js_sys::JsString,
-        #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>,
+        #[wasm_bindgen(js_name = scenarioJson, unchecked_optional_param_type = "string")]
+        scenario_json: Option<JsValue>,
     ) -> Result<String, JsValue> {
-        let scenario = text::scenario(scenario_json.as_deref()).map_err(throw)?;
+        let scenario = optional_text(scenario_json, "scenarioJson").map_err(throw)?;
+        let scenario = text::scenario(scenario.as_deref()).map_err(throw)?;
         let text = read_string(text, "the document").map_err(throw)?;
         let value = text::parse_document(&text, "the document").map_err(throw)?;
         let trace = simulate::simulate(&value, &scenario).map_err(throw)?;
@@ -488,10 +564,11 @@ pub fn simulate_js(
 #[wasm_bindgen(js_name = simulateJson)]
 pub fn simulate_json(
     text: &js_sys::JsString,
-    #[wasm_bindgen(js_name = scenarioJson)] scenario_json: Option<String>,
+    #[wasm_bindgen(js_name = scenarioJson, unchecked_optional_param_type = "string")] scenario_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
+    let scenario = optional_text(scenario_json, "scenarioJson").map_err(throw)?;
     let text = read_string(text, "the document").map_err(throw)?;
-    text::simulate(&text, scenario_json.as_deref()).map_err(throw)
+    text::simulate(&text, scenario.as_deref()).map_err(throw)
 }
 
 /// Replays applies, releases and failures and reports what they leave behind.
@@ -847,7 +924,9 @@ pub mod types {
     /// model.go, SQL NULL as `null`. Columns the server does not read are allowed.
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]
     #[serde(transparent)]
-    pub struct DbRow(#[tsify(type = "{ [column: string]: JsonValue }")] pub BTreeMap<String, JsonValue>);
+    pub struct DbRow(
+        #[tsify(type = "{ [column: string]: JsonValue }")] pub BTreeMap<String, JsonValue>,
+    );
 
     /// The tables a redeploy reads (`db.tunnel` may also be a list of rows).
     #[derive(Tsify, Serialize, Deserialize, Debug, Clone, PartialEq)]

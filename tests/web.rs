@@ -34,12 +34,17 @@ fn all_vectors() -> Vec<Value> {
 
 /// The create vectors.
 fn vectors() -> Vec<Value> {
-    all_vectors().into_iter().filter(|v| v.get("mode").is_none()).collect()
+    all_vectors()
+        .into_iter()
+        .filter(|v| v.get("mode").is_none())
+        .collect()
 }
 
 /// `{mode}` of a vector, as the options object JavaScript passes.
 fn options_of(v: &Value) -> Option<JsValue> {
-    Some(js(&serde_json::json!({"mode": v["mode"].as_str().unwrap_or("create")})))
+    Some(js(
+        &serde_json::json!({"mode": v["mode"].as_str().unwrap_or("create")}),
+    ))
 }
 
 fn js(v: &Value) -> JsValue {
@@ -98,9 +103,10 @@ fn every_golden_vector_plans_through_plan_tunnel() {
 fn plan_tunnel_json_gives_the_same_plan() {
     for v in all_vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let via_text: Value =
-            serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&input), None).expect("planTunnelJson"))
-                .expect("JSON");
+        let via_text: Value = serde_json::from_str(
+            &wasm::plan_tunnel_json(&jstr(&input), None).expect("planTunnelJson"),
+        )
+        .expect("JSON");
         let via_object = rust(&wasm::plan_tunnel(js(&v["input"]), None).expect("planTunnel"));
         assert_eq!(via_text, via_object, "{}", v["name"]);
         assert!(
@@ -260,9 +266,13 @@ fn outputs_are_byte_identical_across_calls() {
         let c1 = wasm::check_document_json(&jstr(&a), None).expect("check");
         let c2 = wasm::check_document_json(&jstr(&a), None).expect("check");
         assert_eq!(c1, c2, "{}", v["name"]);
-        let scenario = Some(r#"{"dead": [3], "requests": 3, "seed": 7}"#.to_string());
-        let s1 = wasm::simulate_json(&jstr(&a), scenario.clone());
-        let s2 = wasm::simulate_json(&jstr(&a), scenario);
+        let scenario = || {
+            Some(JsValue::from_str(
+                r#"{"dead": [3], "requests": 3, "seed": 7}"#,
+            ))
+        };
+        let s1 = wasm::simulate_json(&jstr(&a), scenario());
+        let s2 = wasm::simulate_json(&jstr(&a), scenario());
         assert_eq!(s1.ok(), s2.ok(), "{}", v["name"]);
     }
 }

@@ -147,7 +147,9 @@ impl StoredTunnel {
             .map(BindingRow::from_row)
             .filter(|b| b.tunnel_id == id && b.status == 1)
             .collect();
-        crate::stable_sort::sort_by(&mut bindings, |a, b| (a.chain_type, a.hop_inx, a.id).cmp(&(b.chain_type, b.hop_inx, b.id)));
+        crate::stable_sort::sort_by(&mut bindings, |a, b| {
+            (a.chain_type, a.hop_inx, a.id).cmp(&(b.chain_type, b.hop_inx, b.id))
+        });
         let nodes = NodeTable::new(
             table_rows(db.get("node"))
                 .into_iter()
