@@ -29,7 +29,9 @@ fn same_three_times(docs: Vec<(String, Value)>) {
 
 #[test]
 fn golden_vectors_give_identical_output_every_run() {
-    let docs: Vec<(String, Value)> = all_vectors()
+    let all = all_vectors();
+    assert_eq!(all.len(), 613 + 200 + 300);
+    let docs: Vec<(String, Value)> = sampled(all, 8)
         .into_iter()
         .flat_map(|v| {
             let name = v["name"].as_str().unwrap_or("?").to_string();
@@ -39,19 +41,22 @@ fn golden_vectors_give_identical_output_every_run() {
             ]
         })
         .collect();
-    assert_eq!(docs.len(), 2 * (613 + 200 + 300));
+    assert!(docs.len() >= 2 * 139, "{} documents", docs.len());
     same_three_times(docs);
 }
 
 #[test]
 fn corpus_documents_give_identical_output_every_run() {
-    let docs: Vec<(String, Value)> = corpus()
-        .into_iter()
-        .filter_map(|(n, t)| serde_json::from_str(&t).ok().map(|v| (n, v)))
+    let corpus = corpus();
+    assert!(corpus.len() > 300);
+    let corpus = sampled(corpus, 4);
+    let docs: Vec<(String, Value)> = corpus
+        .iter()
+        .filter_map(|(n, t)| serde_json::from_str(t).ok().map(|v| (n.clone(), v)))
         .collect();
-    assert!(docs.len() > 300);
+    assert!(docs.len() > 60);
     same_three_times(docs);
-    for (name, text) in corpus() {
+    for (name, text) in corpus {
         assert_eq!(outputs_for_text(&text), outputs_for_text(&text), "{}", name);
     }
 }

@@ -48,3 +48,19 @@ pub fn vector(name: &str) -> Value {
         .find(|v| v["name"] == name)
         .unwrap_or_else(|| panic!("no golden vector {}", name))
 }
+
+/// Every `stride`-th item (from a fixed offset), or all of them with
+/// `HOP_POLICY_FULL=1`: the heavy fan-outs (every entry point on every
+/// document) sample by default to keep `cargo test` quick; fuzzing and the
+/// opt-in run cover the rest.
+pub fn sampled<T>(items: Vec<T>, stride: usize) -> Vec<T> {
+    if std::env::var_os("HOP_POLICY_FULL").is_some_and(|v| v == "1") {
+        return items;
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % stride.max(1) == 3 % stride.max(1))
+        .map(|(_, v)| v)
+        .collect()
+}
