@@ -116,9 +116,15 @@ mod tests {
         for secret in ["admin", "pw", "user:pass", "u2", "p2", "bob", "hunter2"] {
             assert!(!out.contains(secret), "{secret} in {out}");
         }
-        assert!(out.contains("\"auther\":\"a1\"") && out.contains("10.0.0.1:1080/x"), "{out}");
+        assert!(
+            out.contains("\"auther\":\"a1\"") && out.contains("10.0.0.1:1080/x"),
+            "{out}"
+        );
         assert_eq!(scrub_userinfo("tcp://10.0.0.1:80"), None);
-        assert_eq!(scrub_userinfo("a http://u:p@h:1/p b https://h2").as_deref(), Some("a http://[redacted]@h:1/p b https://h2"));
+        assert_eq!(
+            scrub_userinfo("a http://u:p@h:1/p b https://h2").as_deref(),
+            Some("a http://[redacted]@h:1/p b https://h2")
+        );
         assert!(describe(&json!("x".repeat(200))).len() <= 80);
     }
 }

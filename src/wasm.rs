@@ -143,10 +143,21 @@ pub mod text {
         )
     }
 
+    /// Reads a document within the default limits: the text is measured
+    /// before it is read, the value after, so an input far over a limit costs
+    /// no more than scanning its length.
+    pub fn parse_within_limits(text: &str, what: &str) -> Result<Value, ApiError> {
+        let limits = crate::limits::Limits::default();
+        crate::limits::check_text(text, &limits).map_err(|e| e.to_api_error())?;
+        let value = parse_document(text, what)?;
+        crate::limits::check_value(&value, &limits).map_err(|e| e.to_api_error())?;
+        Ok(value)
+    }
+
     /// `simulateJson`: the failover trace of `doc` under `scenario`.
     pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
         let scenario = scenario(scenario_text)?;
-        let value = parse_document(doc, "the document")?;
+        let value = parse_within_limits(doc, "the document")?;
         Ok(encode::to_string(&simulate::simulate(&value, &scenario)?))
     }
 
@@ -165,7 +176,7 @@ pub mod text {
 
     /// `lifecycleJson`: the replay of a list of lifecycle steps.
     pub fn lifecycle(steps: &str) -> Result<String, ApiError> {
-        let value = parse_document(steps, "the step list")?;
+        let value = parse_within_limits(steps, "the step list")?;
         Ok(encode::to_string(&lifecycle::lifecycle(&value)?))
     }
 }
@@ -542,7 +553,7 @@ mod sim_extras {
         let scenario = optional_text(scenario_json, "scenarioJson").map_err(throw)?;
         let scenario = text::scenario(scenario.as_deref()).map_err(throw)?;
         let text = read_string(text, "the document").map_err(throw)?;
-        let value = text::parse_document(&text, "the document").map_err(throw)?;
+        let value = text::parse_within_limits(&text, "the document").map_err(throw)?;
         let trace = simulate::simulate(&value, &scenario).map_err(throw)?;
         Ok(simulate::trace_text(&trace))
     }

@@ -334,12 +334,23 @@ fn json_text_arguments_are_read_exactly() {
         "BAD_ARGUMENT",
     );
     let object_options = Some(js(&serde_json::json!({"kind": "plan"})));
-    assert_thrown(wasm::check_document_json(&jstr("{}"), object_options).map(JsValue::from), "BAD_ARGUMENT");
-    assert_thrown(wasm::simulate_json(&jstr("{}"), Some(JsValue::from_f64(1.0))).map(JsValue::from), "BAD_ARGUMENT");
+    assert_thrown(
+        wasm::check_document_json(&jstr("{}"), object_options).map(JsValue::from),
+        "BAD_ARGUMENT",
+    );
+    assert_thrown(
+        wasm::simulate_json(&jstr("{}"), Some(JsValue::from_f64(1.0))).map(JsValue::from),
+        "BAD_ARGUMENT",
+    );
     // An argument JSON.stringify cannot convert, many times over: no slot leaks
     // (wasm-bindgen's exception glue used to keep one per failing call).
     let big = Object::new();
-    Reflect::set(&big, &JsValue::from_str("tunnel"), &js_sys::BigInt::from(1u32).into()).expect("set");
+    Reflect::set(
+        &big,
+        &JsValue::from_str("tunnel"),
+        &js_sys::BigInt::from(1u32).into(),
+    )
+    .expect("set");
     for _ in 0..20_000 {
         assert!(wasm::plan_tunnel(big.clone().into(), None).is_err());
     }

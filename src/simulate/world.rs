@@ -74,11 +74,14 @@ pub struct Agent {
     pub addresses: Vec<String>,
     pub services: Vec<Service>,
     pub chains: Vec<Chain>,
+    /// Chains by name (the first of a name), so a lookup per service stays
+    /// constant time on configs with thousands of chains.
+    pub chain_at: crate::fast_map::FastMap<String, usize>,
 }
 
 impl Agent {
     pub fn chain_index(&self, name: &str) -> Option<usize> {
-        self.chains.iter().position(|c| c.name == name)
+        self.chain_at.get(name).copied()
     }
     pub fn service_on_port(&self, port: i64) -> Option<&Service> {
         self.services.iter().find(|s| s.port == Some(port))
@@ -99,14 +102,32 @@ pub struct World {
 pub struct RawNode {
     pub services: Vec<(String, Value)>,
     pub chains: Vec<(String, Value)>,
+    /// Positions in `services` / `chains` by name: an add or update is a
+    /// lookup, not a scan, so replaying n commands stays linear.
+    service_at: crate::fast_map::FastMap<String, usize>,
+    chain_at: crate::fast_map::FastMap<String, usize>,
 }
 
 impl RawNode {
-    fn put(list: &mut Vec<(String, Value)>, name: String, v: Value) {
-        if let Some(slot) = list.iter_mut().find(|(n, _)| *n == name) {
-            slot.1 = v;
-        } else {
-            list.push((name, v));
+    fn put(
+        list: &mut Vec<(String, Value)>,
+        index: &mut crate::fast_map::FastMap<String, usize>,
+        name: String,
+        v: Value,
+    ) {
+        match index.get(&name).and_then(|&i| list.get_mut(i)) {
+            Some(slot) => slot.1 = v,
+            None => {
+                index.insert(name.clone(), list.len());
+                list.push((name, v));
+            }
+        }
+    }
+
+    fn reindex(list: &[(String, Value)], index: &mut crate::fast_map::FastMap<String, usize>) {
+        index.clear();
+        for (i, (name, _)) in list.iter().enumerate() {
+            index.entry(name.clone()).or_insert(i);
         }
     }
     /// Applies one agent command (`AddChains`, `UpdateChains`, `AddService`,
@@ -130,7 +151,7 @@ impl RawNode {
                         data.clone(),
                     ),
                 };
-                Self::put(&mut self.chains, name, cfg);
+                Self::put(&mut self.chains, &mut self.chain_at, name, cfg);
             }
             "AddService" | "UpdateService" => {
                 let list = match data {
@@ -144,7 +165,7 @@ impl RawNode {
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_string();
-                    Self::put(&mut self.services, name, s);
+                    Self::put(&mut self.services, &mut self.service_at, name, s);
                 }
             }
             "DeleteService" => {
@@ -159,6 +180,7 @@ impl RawNode {
                     })
                     .unwrap_or_default();
                 self.services.retain(|(n, _)| !names.contains(n));
+                Self::reindex(&self.services, &mut self.service_at);
             }
             "DeleteChains" => {
                 let name = data
@@ -166,6 +188,7 @@ impl RawNode {
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 self.chains.retain(|(n, _)| n != name);
+                Self::reindex(&self.chains, &mut self.chain_at);
             }
             _ => {}
         }
@@ -369,7 +392,12 @@ fn build_agent(
     notes: &mut Vec<String>,
 ) -> Agent {
     let who = label.clone();
+    let mut chain_at = crate::fast_map::FastMap::default();
+    for (i, (name, _)) in raw.chains.iter().enumerate() {
+        chain_at.entry(name.clone()).or_insert(i);
+    }
     Agent {
+        chain_at,
         node_id,
         name: None,
         label,
