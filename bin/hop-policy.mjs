@@ -163,14 +163,38 @@ function parseArgs(argv) {
 
 // ----- input -----
 
-/** Reads FILE or stdin ('-'); a failure is reported and becomes exit 2. */
+/** The offset of the first byte that does not belong to valid UTF-8, or -1. */
+function invalidUtf8At(buf) {
+  for (let i = 0; i < buf.length; ) {
+    const b = buf[i];
+    const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (len === 0 || i + len > buf.length) return i;
+    for (let k = 1; k < len; k++) if ((buf[i + k] & 0xc0) !== 0x80) return i;
+    const c1 = buf[i + 1];
+    if ((b === 0xe0 && c1 < 0xa0) || (b === 0xed && c1 > 0x9f) || (b === 0xf0 && c1 < 0x90) || (b === 0xf4 && c1 > 0x8f)) return i;
+    i += len;
+  }
+  return -1;
+}
+
+/**
+ * Reads FILE or stdin ('-') as UTF-8; a failure is reported and becomes exit 2.
+ * A UTF-8 byte order mark is accepted (and dropped); bytes that are not UTF-8
+ * are refused with their offset, never read as U+FFFD.
+ */
 function readInput(file) {
   const name = file === '-' ? '<stdin>' : file;
+  let buf;
   try {
-    return { name, text: readFileSync(file === '-' ? 0 : file, 'utf8') };
+    buf = readFileSync(file === '-' ? 0 : file);
   } catch (e) {
     return { name, error: e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message };
   }
+  const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+  if (bom) buf = buf.subarray(3);
+  const bad = invalidUtf8At(buf);
+  if (bad >= 0) return { name, error: `not UTF-8: invalid byte 0x${buf[bad].toString(16).padStart(2, '0')} at byte offset ${bad + (bom ? 3 : 0)} (IN001)` };
+  return { name, text: buf.toString('utf8') };
 }
 
 /** "FILE:LINE:COL: message" from a HopPolicyError about text that is not JSON. */
