@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, SEED_FILE, VECTORS_FILE, cli, vectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
+import { CLI, SEED_FILE, VECTORS_FILE, VECTOR_FILES, cli, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
 
 const tmp = tempDir('hop-policy-cli-');
 const write = (name, text) => {
@@ -44,10 +44,11 @@ test('plan FILE and plan - print the seed plan', () => {
   assert.equal(vectorObject.stdout.trim().split('\n').length, 1);
 });
 
-test('plan --jsonl over all 606 golden vectors, in order', () => {
-  const all = vectors();
+test('plan --jsonl over every golden vector (create, update, redeploy), in order, each line in its mode', () => {
+  const all = allVectors();
+  assert.equal(all.length, 613 + 200 + 300);
   const t0 = process.hrtime.bigint();
-  const r = cli(['plan', '--jsonl', VECTORS_FILE]);
+  const r = cli(['plan', '--jsonl', '-'], { input: VECTOR_FILES.map((f) => readFileSync(f, 'utf8')).join('') });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n').filter((l) => l);
@@ -62,6 +63,37 @@ test('plan --jsonl over all 606 golden vectors, in order', () => {
   // Bare inputs give the same plans as vector objects.
   const bare = cli(['plan', '--jsonl', '-'], { input: all.slice(0, 40).map((v) => JSON.stringify(v.input)).join('\n') + '\n' });
   assert.deepEqual(bare.stdout.split('\n').filter((l) => l), lines.slice(0, 40));
+  // --mode overrides what a line asks for; a bare redeploy input is detected.
+  const redeploy = all.find((v) => v.mode === 'redeploy' && v.expected.error === null);
+  const asCreate = JSON.parse(cli(['plan', '--compact', '--mode', 'create', '-'], { input: JSON.stringify(redeploy) }).stdout);
+  assert.equal(asCreate.mode, 'create');
+  const detected = JSON.parse(cli(['plan', '--compact', '-'], { input: JSON.stringify(redeploy.input) }).stdout);
+  assert.equal(detected.mode, 'redeploy');
+  assert.equal(compareToExpected(detected, redeploy.expected), null);
+  const bad = cli(['plan', '--mode', 'delete', SEED_FILE]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--mode must be create, update or redeploy/);
+});
+
+test('input files: a byte order mark is accepted, bytes that are not UTF-8 are refused with their offset', () => {
+  const bom = write('bom.json', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(SEED_FILE)]));
+  const r = cli(['plan', '--compact', bom]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).error, null);
+  const bad = write('bad.json', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]));
+  for (const cmd of ['plan', 'check', 'simulate', 'lifecycle']) {
+    const out = cli(cmd === 'simulate' ? [cmd, bad, '--dead', '3'] : [cmd, bad]);
+    assert.equal(out.code, 2, cmd);
+    assert.match(out.stderr, /not UTF-8: invalid byte 0xff at byte offset 6/, cmd);
+  }
+});
+
+test('every command refuses options it does not take', () => {
+  for (const args of [['plan', SEED_FILE, '--format', 'xml'], ['plan', SEED_FILE, '--dead', '3'], ['lifecycle', SEED_FILE, '--mode', 'create'], ['check', SEED_FILE, '--jsonl']]) {
+    const r = cli(args);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.match(r.stderr, /Try 'hop-policy --help'/);
+  }
 });
 
 test('plan --jsonl: an unreadable line is named on stderr, output stays aligned, exit 2', () => {
