@@ -188,21 +188,25 @@ pub mod text {
 /// Turns an [`ApiError`] into a JS `Error` named `HopPolicyError` with `code`
 /// and `path` properties.
 fn throw(e: ApiError) -> JsValue {
-    let err = js_sys::Error::new(&e.message);
-    err.set_name("HopPolicyError");
-    let _ = js_sys::Reflect::set(
-        &err,
-        &JsValue::from_str("code"),
-        &JsValue::from_str(&e.code),
-    );
-    let _ = js_sys::Reflect::set(
-        &err,
-        &JsValue::from_str("path"),
-        &JsValue::from_str(&e.path),
-    );
-    err.into()
+    make_error(&e.code, &e.message, &e.path)
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const HOP_POLICY_ERROR_TS: &str = r#"
+/**
+ * What every function throws when it cannot produce its result (a server
+ * rejection is not thrown: it is the plan's `error`). `code` is stable:
+ * `IN001` (unreadable input), `BAD_ARGUMENT`, `BAD_OPTIONS`, `BAD_SCENARIO`,
+ * `LIMIT_EXCEEDED`, `NOT_INITIALISED` (web build: `init()` not awaited yet),
+ * or a code from the core. `path` is a JSON Pointer into the input.
+ */
+export class HopPolicyError extends Error {
+  readonly name: 'HopPolicyError';
+  readonly code: string;
+  readonly path: string;
+  constructor(code: string, message: string, path?: string);
+}
+"#;
 /// What a thrown JS value says, for error messages.
 fn describe(value: &JsValue) -> String {
     if let Some(s) = value.as_string() {
@@ -308,6 +312,18 @@ export function jsonTextOf(value) {
     return '\u0001' + why;
   }
 }
+// What every entry point throws; the package exports the class.
+export class HopPolicyError extends Error {
+  constructor(code, message, path) {
+    super(message);
+    this.name = 'HopPolicyError';
+    this.code = code;
+    this.path = path === undefined ? '' : path;
+  }
+}
+export function makeError(code, message, path) {
+  return new HopPolicyError(code, message, path);
+}
 // The type of an argument, for messages.
 export function typeNameOf(value) {
   if (value === null) return 'null';
@@ -321,6 +337,8 @@ extern "C" {
     fn json_text_of(value: &JsValue) -> js_sys::JsString;
     #[wasm_bindgen(js_name = typeNameOf)]
     fn type_name_of(value: &JsValue) -> String;
+    #[wasm_bindgen(js_name = makeError)]
+    fn make_error(code: &str, message: &str, path: &str) -> JsValue;
 }
 
 /// A JS value as JSON text, via the engine's `JSON.stringify`.

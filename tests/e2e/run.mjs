@@ -279,6 +279,18 @@ try {
     }
   }
   check(pageErrors.length === 0, 'odd documents raise no page error', pageErrors.slice(0, 3));
+
+  // The web build called before init(): a HopPolicyError that says what to do.
+  const early = await page.evaluate(async () => {
+    const fresh = await import('/pkg/web/hop_policy.js?before-init');
+    try {
+      fresh.planTunnel({ tunnel: {}, nodes: [] });
+      return { threw: false };
+    } catch (e) {
+      return { threw: true, cls: e instanceof fresh.HopPolicyError, name: e.name, code: e.code, message: e.message };
+    }
+  });
+  check(early.threw && early.cls && early.code === 'NOT_INITIALISED' && /init\(\)/.test(early.message), 'a call before init() throws HopPolicyError NOT_INITIALISED', early);
   await page.click('#tab-input');
 
   // A plan without a node table (as the golden vectors have them), pasted into
