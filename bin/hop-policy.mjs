@@ -251,8 +251,15 @@ function planOne({ name, text }) {
       return EXIT_UNREADABLE;
     }
   }
-  const plan = hp.planTunnel(unwrapVector(doc), planOptions(doc));
+  const input = unwrapVector(doc);
+  // A bare input goes to the core as the text it already is (its limits are those of the text).
+  const plan = JSON.parse(hp.planTunnelJson(input === doc ? text : JSON.stringify(input), JSON.stringify(planOptions(doc) ?? {})));
   out(opts.compact ? JSON.stringify(plan) : JSON.stringify(plan, null, 2));
+  // Over a size limit the planner read nothing: like text that is not JSON, exit 2.
+  if (plan.error && plan.error.code === 'LIMIT_EXCEEDED') {
+    err(`hop-policy: ${name}: ${plan.error.messageEn} (LIMIT_EXCEEDED)`);
+    return EXIT_UNREADABLE;
+  }
   return EXIT_OK;
 }
 
@@ -291,6 +298,10 @@ function planLines({ name, text }) {
       const msg = e.message.replace(/ at line \d+ column \d+$/, '');
       err(`hop-policy: ${where(name, e, i)}: ${msg}`);
       planText = unreadablePlanLine(`line ${i + 1}: ${msg}`);
+      status = EXIT_UNREADABLE;
+    }
+    if (planText.startsWith('{"error":{"code":"LIMIT_EXCEEDED"')) {
+      err(`hop-policy: ${name}:${i + 1}: ${JSON.parse(planText).error.messageEn} (LIMIT_EXCEEDED)`);
       status = EXIT_UNREADABLE;
     }
     chunks.push(planText, '\n');
@@ -361,6 +372,7 @@ function simulationDocument({ name, text }) {
   doc = unwrapVector(doc);
   if (isObject(doc) && ('tunnel' in doc || 'db' in doc)) {
     const plan = hp.planTunnel(doc, options);
+    if (plan.error && plan.error.code === 'LIMIT_EXCEEDED') return { error: `${name}: ${plan.error.messageEn} (LIMIT_EXCEEDED)` };
     if (plan.error) return { rejected: `the server rejects this tunnel: ${plan.error.message} (${plan.error.code})` };
     return { doc: plan };
   }

@@ -18,14 +18,21 @@ use arbitrary::{Result as ArbResult, Unstructured};
 use serde_json::{Map, Number, Value};
 use std::sync::OnceLock;
 
-/// The golden vectors (input + expected plan), parsed once per process.
+/// The golden vectors of every mode (create, update, redeploy: input +
+/// expected plan), parsed once per process. `plan` reads an input's mode off
+/// the input (`before`, `db`).
 pub fn vectors() -> &'static [Value] {
     static VECTORS: OnceLock<Vec<Value>> = OnceLock::new();
     VECTORS.get_or_init(|| {
-        include_str!("../../tests/data/plan-vectors.jsonl")
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .collect()
+        [
+            include_str!("../../tests/data/plan-vectors.jsonl"),
+            include_str!("../../tests/data/update-vectors.jsonl"),
+            include_str!("../../tests/data/redeploy-vectors.jsonl"),
+        ]
+        .iter()
+        .flat_map(|text| text.lines())
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect()
     })
 }
 

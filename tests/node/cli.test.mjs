@@ -213,3 +213,14 @@ test('lifecycle: unreadable steps exit 2', () => {
   assert.equal(r.code, 2);
   assert.ok(r.stderr.includes('steps.json'), r.stderr);
 });
+
+test('an input over the byte limit is refused by every command before any work, exit 2 naming the limit', () => {
+  const seed = JSON.parse(readFileSync(SEED_FILE, 'utf8'));
+  const big = write('big.json', JSON.stringify({ ...seed, pad: 'x'.repeat(17 * 1024 * 1024) }));
+  for (const args of [['plan', big], ['simulate', big, '--dead', '3'], ['lifecycle', big], ['check', big, '--format', 'json']]) {
+    const r = cli(args);
+    assert.equal(r.code, 2, args[0]);
+    if (args[0] !== 'check') assert.match(r.stderr, /maxInputBytes/, args[0]);
+    else assert.match(r.stdout, /maxInputBytes/);
+  }
+});
