@@ -29,17 +29,52 @@ if (!args.length) {
 }
 const m = createRequire(import.meta.url)(resolve(pkg, 'hop_policy.js'));
 
-const CREDENTIAL_KEY = /token|secret|password|apikey/i;
+const CREDENTIAL_KEY = /token|secret|password|passwd|credential|apikey|api_key|privatekey|private_key/i;
+// GOST's credential carriers whose whole value is secret: auth blocks and authers' auths lists.
+const CARRIER_KEY = /^(auth|auths)$/i;
 
-/** Credential values (strings of 4 or more characters) anywhere in `v`. */
+/** Every string of 4 or more characters inside `v`. */
+function strings(v, acc) {
+  if (typeof v === 'string' && v.length >= 4) acc.add(v);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) strings(x, acc);
+  return acc;
+}
+
+/** Credential values (strings of 4 or more characters) anywhere in `v`, URL userinfo included. */
 function credentials(v, acc = new Set()) {
-  if (v && typeof v === 'object') {
+  if (typeof v === 'string') {
+    for (const m of v.matchAll(/:\/\/([^/?#@\s"]{4,})@/g)) acc.add(m[1]);
+  } else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      if (CREDENTIAL_KEY.test(k) && typeof x === 'string' && x.length >= 4) acc.add(x);
+      if (CARRIER_KEY.test(k)) strings(x, acc);
+      else if (CREDENTIAL_KEY.test(k) && typeof x === 'string' && x.length >= 4) acc.add(x);
       credentials(x, acc);
     }
   }
   return acc;
+}
+
+/** A copy of a plan or config with every GOST credential carrier planted on each handler. */
+function plantedCarriers(doc, n) {
+  const v = structuredClone(doc);
+  let planted = 0;
+  const visit = (x) => {
+    if (!x || typeof x !== 'object') return;
+    if (x.handler && typeof x.handler === 'object' && !Array.isArray(x.handler)) {
+      x.handler.auth = { username: `PLANTED-USER-${n}`, password: `PLANTED-PASS-${n}` };
+      x.handler.metadata = { ...(x.handler.metadata || {}), auth: `PLANTED-META-${n}:pw` };
+      x.handler.auther = `auther-${n}`;
+      planted++;
+    }
+    Object.values(x).forEach(visit);
+  };
+  visit(v);
+  if (v && typeof v === 'object' && !Array.isArray(v) && Array.isArray(v.services)) {
+    v.authers = [{ name: `auther-${n}`, auths: [{ username: `PLANTED-AUSER-${n}`, password: `PLANTED-APASS-${n}` }] }];
+    v.note = `see socks5://PLANTED-URLUSER-${n}:pw@10.0.0.1:1080`;
+    planted++;
+  }
+  return planted ? v : null;
 }
 
 /** A copy of a tunnel input with a fresh token in every node row. */
@@ -101,6 +136,8 @@ function documents(text) {
   const add = (v) => {
     items.push(JSON.stringify(v));
     if (v && typeof v === 'object' && v.tunnel && Array.isArray(v.nodes)) items.push(JSON.stringify(planted(v, docs + items.length)));
+    const carriers = plantedCarriers(v, docs + items.length);
+    if (carriers) items.push(JSON.stringify(carriers));
   };
   try {
     add(JSON.parse(text));
