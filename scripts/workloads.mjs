@@ -90,7 +90,7 @@ export function tunnelWorkload({ entries, hops, width, exits, tunnelId = 4242 })
   const outNodeId = [];
   for (let i = 0; i < exits; i++) outNodeId.push(member(i));
   return {
-    tunnel: { id: tunnelId, type: 2, ipPreference: '', inNodeId, chainNodes, outNodeId },
+    tunnel: { id: tunnelId, name: `bench-tunnel-${tunnelId}`, type: 2, ipPreference: '', inNodeId, chainNodes, outNodeId },
     nodes,
     federation,
   };
