@@ -746,6 +746,31 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
             }
         }
     }
+    // Who listens on a port and who is dialed by a host, indexed once: the
+    // lookups below run per chain node, and a plan has width^2 of them per hop.
+    let mut table_by_port: crate::fast_map::FastMap<i64, Vec<usize>> = Default::default();
+    let mut table_by_host: crate::fast_map::FastMap<&str, Vec<usize>> = Default::default();
+    for &(idx, p) in table_ports {
+        table_by_port.entry(p).or_default().push(idx);
+        let hosts = row(&addresses, idx);
+        for (k, h) in hosts.iter().enumerate() {
+            if !hosts.iter().take(k).any(|earlier| earlier == h) {
+                table_by_host.entry(h.as_str()).or_default().push(idx);
+            }
+        }
+    }
+    let mut listeners_by_port: crate::fast_map::FastMap<i64, Vec<usize>> = Default::default();
+    for idx in 0..n {
+        for (_, p) in row(&listens, idx) {
+            if let Some(p) = p {
+                let list = listeners_by_port.entry(*p).or_default();
+                if list.last() != Some(&idx) {
+                    list.push(idx);
+                }
+            }
+        }
+    }
+    let empty: Vec<usize> = Vec::new();
     // Candidate agents per chain node: (agent, chain, hop, node) -> list.
     let mut cands: Vec<(NodeKey, Vec<usize>)> = Vec::new();
     for (ai, agent) in agents.iter().enumerate() {
@@ -753,17 +778,19 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
             for (hi, hop) in chain.hops.iter().enumerate() {
                 for (ni, node) in hop.nodes.iter().enumerate() {
                     let Some(port) = node.port else { continue };
-                    let by_table: Vec<usize> = table_ports
+                    let by_table: Vec<usize> = table_by_port
+                        .get(&port)
+                        .unwrap_or(&empty)
                         .iter()
-                        .filter(|(idx, p)| {
-                            *p == port && *idx != ai && row(&addresses, *idx).contains(&node.host)
-                        })
-                        .map(|(idx, _)| *idx)
+                        .copied()
+                        .filter(|&idx| idx != ai && row(&addresses, idx).contains(&node.host))
                         .collect();
-                    let listening: Vec<usize> = (0..n)
-                        .filter(|&idx| {
-                            idx != ai && row(&listens, idx).iter().any(|(_, p)| *p == Some(port))
-                        })
+                    let listening: Vec<usize> = listeners_by_port
+                        .get(&port)
+                        .unwrap_or(&empty)
+                        .iter()
+                        .copied()
+                        .filter(|&idx| idx != ai)
                         .collect();
                     let exact: Vec<usize> = listening
                         .iter()
@@ -774,10 +801,12 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
                                 .any(|(h, p)| *p == Some(port) && *h == node.host)
                         })
                         .collect();
-                    let by_host: Vec<usize> = table_ports
+                    let by_host: Vec<usize> = table_by_host
+                        .get(node.host.as_str())
+                        .unwrap_or(&empty)
                         .iter()
-                        .filter(|(idx, _)| *idx != ai && row(&addresses, *idx).contains(&node.host))
-                        .map(|(idx, _)| *idx)
+                        .copied()
+                        .filter(|&idx| idx != ai)
                         .collect();
                     let list = if !by_table.is_empty() {
                         by_table
