@@ -122,7 +122,17 @@ pub(crate) fn read_mode(
 /// Never panics: a rejected or unreadable input gives a plan whose `error`
 /// says why.
 pub fn plan(input: &Value) -> Plan {
-    plan_with(input, Mode::detect(input), &Limits::default())
+    plan_opts(input, &PlanOptions::default())
+}
+
+/// Plans `input` with `options`. An input over a limit is refused before it
+/// is read, so its plan names the requested mode (else `create`), not one
+/// read off the input: the same answer as [`plan_text`] gives for its text.
+pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
+    if let Err(e) = crate::limits::check_value(input, &options.limits) {
+        return Plan::rejected(limit_error(&e), options.mode.unwrap_or_default().as_str());
+    }
+    plan_with(input, options.mode_for(input), &options.limits)
 }
 
 /// Plans `input` along the request path of `mode`, within `limits`.
@@ -173,7 +183,7 @@ pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error
             "",
         )
     })?;
-    Ok(plan_with(&value, options.mode_for(&value), &options.limits))
+    Ok(plan_opts(&value, options))
 }
 
 /// [`plan_text`] with the default options, as JSON text; text that is not
