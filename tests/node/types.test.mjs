@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NODE_MODULES, linkedProject } from './helpers.mjs';
 
@@ -31,6 +31,13 @@ test('usage.ts type-checks under strict NodeNext; every @ts-expect-error is a re
 test('web entry and usage.ts type-check under Bundler resolution', () => {
   const dir = project(['usage.ts', 'web-usage.ts', 'tsconfig.bundler.json']);
   const r = tsc(dir, 'tsconfig.bundler.json');
+  assert.equal(r.code, 0, r.out);
+});
+
+test("the flvx frontend's own payload and node types type-check without casts", () => {
+  const dir = project(['frontend.ts', 'tsconfig.json']);
+  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ ...JSON.parse(readFileSync(path.join(HERE, 'tsconfig.json'), 'utf8')), files: ['frontend.ts'] }));
+  const r = tsc(dir, 'tsconfig.json');
   assert.equal(r.code, 0, r.out);
 });
 
