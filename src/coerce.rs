@@ -234,6 +234,8 @@ fn chars_match(s: &str, word: &str, same: impl Fn(char, char) -> bool) -> bool {
 }
 
 #[cfg(test)]
+// Exact ties and boundary values, written with every digit on purpose.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -568,6 +568,8 @@ fn generate<N: Nat>(
 }
 
 #[cfg(test)]
+// Exact ties and boundary values, written with every digit on purpose.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
 

@@ -728,6 +728,8 @@ fn short_escape_of(b: u8) -> Option<&'static str> {
 }
 
 #[cfg(test)]
+// Exact ties and boundary values, written with every digit on purpose.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
 

@@ -110,7 +110,7 @@ mod tests {
                 })
                 .collect();
             let mut expected = v.clone();
-            expected.sort_by(|a, b| a.0.cmp(&b.0));
+            expected.sort_by_key(|a| a.0);
             sort_by(&mut v, |a, b| a.0.cmp(&b.0));
             assert_eq!(v, expected, "length {len}");
         }

@@ -107,7 +107,8 @@ fn deep_values_in_every_place_do_not_overflow_a_wasm_sized_stack() {
             v
         };
         let base = vectors()[0].clone();
-        let places: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+        type Place<'a> = (&'a str, Box<dyn Fn(&mut Value) + 'a>);
+        let places: Vec<Place> = vec![
             ("root", Box::new(|d: &mut Value| *d = deep())),
             (
                 "tunnel",

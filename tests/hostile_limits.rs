@@ -79,7 +79,7 @@ fn tunnel_at_limits(per_hop: usize, hops: usize, remote_every: usize) -> Value {
     let mut id = 1i64;
     for (g, members) in group_members.iter_mut().enumerate() {
         for _ in 0..per_hop {
-            let remote = remote_every > 0 && g > 0 && (id as usize) % remote_every == 0;
+            let remote = remote_every > 0 && g > 0 && (id as usize).is_multiple_of(remote_every);
             nodes.push(json!({
                 "id": id, "name": format!("n{}", id), "serverIp": format!("10.{}.{}.{}", id / 65536, (id / 256) % 256, id % 256),
                 "serverIpV4": format!("10.{}.{}.{}", id / 65536, (id / 256) % 256, id % 256), "serverIpV6": null,

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 mod golden_vectors;
 /// The golden vectors (name, input, expected): `vectors()` the create ones,
 /// `all_vectors()` every mode.
+#[allow(unused_imports)]
 pub use golden_vectors::{all_vectors, mode_of, sampled, vectors};
 
 fn root() -> PathBuf {
