@@ -842,10 +842,7 @@ mod tests {
 
     #[test]
     fn split_host_port_follows_go() {
-        assert_eq!(
-            split_host_port("[::]:44014"),
-            Ok(("::", "44014"))
-        );
+        assert_eq!(split_host_port("[::]:44014"), Ok(("::", "44014")));
         assert_eq!(split_host_port(":44014"), Ok(("", "44014")));
         assert!(split_host_port(":::44014").is_err());
         assert!(split_host_port("1.2.3.4").is_err());

@@ -112,7 +112,18 @@ fn create_on(
     if state.kind != 2 {
         store_chain_rows(tunnel, &nodes)?;
     }
-    let local = apply_local(&state, &nodes, Verb::Add)?;
+    deploy(state, nodes, federation, Verb::Add)
+}
+
+/// The last step of every path: the local apply, once the federated nodes
+/// have their ports.
+fn deploy(
+    state: TunnelState,
+    nodes: NodeTable,
+    federation: FederationOutcome,
+    verb: Verb,
+) -> Result<Outcome> {
+    let local = apply_local(&state, &nodes, verb)?;
     let assumed = federation.assumed.clone();
     Ok(Outcome {
         state,
@@ -181,15 +192,7 @@ pub fn update(input: &Map<String, Value>) -> Result<Outcome> {
     } else {
         Verb::Add
     };
-    let local = apply_local(&state, &nodes, verb)?;
-    let assumed = fed.assumed.clone();
-    Ok(Outcome {
-        state,
-        nodes,
-        federation: fed,
-        local,
-        assumed,
-    })
+    deploy(state, nodes, fed, verb)
 }
 
 fn release(providers: &mut Providers, bindings: &[Binding]) {
@@ -251,13 +254,5 @@ pub fn redeploy(input: &Map<String, Value>) -> Result<Outcome> {
     }
     let mut state = stored.reconstruct()?;
     let fed = apply_federation(&mut state, &nodes, federation, &mut providers)?;
-    let local = apply_local(&state, &nodes, Verb::Add)?;
-    let assumed = fed.assumed.clone();
-    Ok(Outcome {
-        state,
-        nodes,
-        federation: fed,
-        local,
-        assumed,
-    })
+    deploy(state, nodes, fed, Verb::Add)
 }
