@@ -141,3 +141,51 @@ test('Vite production build of a page calling planTunnel and checkDocument, run 
     server.close();
   }
 });
+
+test('Vite dev server: the same page with no Vite configuration for hop-policy, in headless Chromium', async () => {
+  const site = path.join(app, 'site');
+  assert.ok(existsSync(path.join(site, 'main.js')), 'the production-build test wrote the page');
+  const port = await new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+  const vite = path.join(NODE_MODULES, 'vite', 'bin', 'vite.js');
+  const { spawn } = await import('node:child_process');
+  const dev = spawn(process.execPath, [vite, '--port', String(port), '--strictPort', '--host', '127.0.0.1', '--logLevel', 'warn'], { cwd: site, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  dev.stdout.on('data', (d) => (log += d));
+  dev.stderr.on('data', (d) => (log += d));
+  const { chromium } = await import(path.join(NODE_MODULES, 'playwright-core', 'index.mjs'));
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    // Wait for the dev server to answer.
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`vite dev did not start:\n${log}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    // The page's own requests must all succeed (the browser's favicon probe aside).
+    page.on('response', (r) => r.status() >= 400 && !r.url().endsWith('/favicon.ico') && errors.push(`${r.status()} ${r.url()}`));
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 60000 });
+    const result = await page.evaluate(() => window.__result);
+    assert.equal(result.failed, undefined, `${result.failed}\n${log}`);
+    assert.deepEqual(errors, []);
+    assert.equal(compareToExpected(result.plan, SEED.expected), null);
+    assert.ok(result.broken.findings.some((f) => f.code === 'FO001' && f.nodeId === 2));
+  } finally {
+    await browser.close();
+    dev.kill();
+  }
+});
