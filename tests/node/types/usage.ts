@@ -108,3 +108,18 @@ const noNull: string = plan.error.message;
 simulate(plan, { requests: 'three' });
 
 void [message, sameText, errors, fixValue, severity, viaJson, requests, lcFindings, v, wrongId, wrongSeverity, noNull];
+
+// Closed sets: known values suggest themselves, unknown strings pass, other types do not.
+const closed: TunnelInput = {
+  tunnel: { name: 't', type: 2, inNodeId: [{ nodeId: 1, protocol: 'kcp', strategy: 'best' }], outNodeId: [{ nodeId: 2, strategy: 'some-future-strategy' }] },
+  nodes: [],
+};
+const wrongStrategy: TunnelInput = {
+  // @ts-expect-error a strategy is a string, not a number
+  tunnel: { name: 't', inNodeId: [{ nodeId: 1, strategy: 5 }] },
+  nodes: [],
+};
+const knownCode: Finding['code'] = 'FO001';
+void closed;
+void wrongStrategy;
+void knownCode;
