@@ -43,12 +43,14 @@ const pad = (s, n) => String(s).padStart(n);
 function locatePkg(dir) {
   if (!existsSync(dir)) throw new Error(`no wasm build at ${dir} (run scripts/build first)`);
   const files = readdirSync(dir);
-  const wasm = files.find((f) => f.endsWith('_bg.wasm'));
-  if (!wasm) throw new Error(`no *_bg.wasm in ${dir}`);
+  // The package keeps one .wasm, in web/, for all three builds.
+  const wasmDir = files.some((f) => f.endsWith('_bg.wasm')) ? dir : join(dir, '..', 'web');
+  const wasm = readdirSync(wasmDir).find((f) => f.endsWith('_bg.wasm'));
+  if (!wasm) throw new Error(`no *_bg.wasm in ${dir} or ../web`);
   const base = wasm.replace(/_bg\.wasm$/, '');
   const js = [`${base}.js`, `${base}.cjs`, `${base}.mjs`].find((f) => files.includes(f));
   if (!js) throw new Error(`no JS entry for ${wasm} in ${dir}`);
-  return { js: join(dir, js), wasm: join(dir, wasm) };
+  return { js: join(dir, js), wasm: join(wasmDir, wasm) };
 }
 
 async function loadModule(jsPath) {
