@@ -117,6 +117,12 @@ test('Vite production build of a page calling planTunnel and checkDocument, run 
   const dist = path.join(site, 'dist');
   const assets = readdirSync(path.join(dist, 'assets'));
   assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm emitted: ${assets}`);
+  // The bundle cost a page pays for hop-policy (README "Embedding in a panel frontend").
+  const { gzipSync } = await import('node:zlib');
+  for (const f of assets.filter((a) => a.endsWith('.wasm') || a.endsWith('.js'))) {
+    const bytes = readFileSync(path.join(dist, 'assets', f));
+    console.log(`# vite build: ${f} ${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`);
+  }
 
   const server = await serve(dist);
   const { chromium } = await import(path.join(NODE_MODULES, 'playwright-core', 'index.mjs'));

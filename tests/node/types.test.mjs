@@ -41,6 +41,22 @@ test("the flvx frontend's own payload and node types type-check without casts", 
   assert.equal(r.code, 0, r.out);
 });
 
+test("README's usePlanPreview hook compiles under strict tsc with React's types", () => {
+  const readme = readFileSync(path.join(HERE, '..', '..', '..', 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('export function usePlanPreview'));
+  assert.ok(block, 'README has the hook');
+  const dir = project(['tsconfig.bundler.json']);
+  writeFileSync(path.join(dir, 'hook.ts'), block);
+  const config = JSON.parse(readFileSync(path.join(HERE, 'tsconfig.bundler.json'), 'utf8'));
+  config.compilerOptions.types = ['react'];
+  config.compilerOptions.typeRoots = [path.join(NODE_MODULES, '@types')];
+  config.files = ['hook.ts'];
+  delete config.include;
+  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(config));
+  const r = tsc(dir, 'tsconfig.json');
+  assert.equal(r.code, 0, r.out);
+});
+
 test('a wrong field fails the strict check', () => {
   const dir = project(['wrong.ts', 'tsconfig.json']);
   const r = tsc(dir, 'tsconfig.json');
