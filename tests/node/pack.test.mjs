@@ -124,6 +124,15 @@ test('Vite production build of a page calling planTunnel and checkDocument, run 
     console.log(`# vite build: ${f} ${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`);
   }
 
+  // The bare import in a browser build resolves to the web build (the
+  // `browser` condition; webpack keeps the bundler build through `webpack`).
+  const bare = path.join(app, 'bare');
+  mkdirSync(bare);
+  writeFileSync(path.join(bare, 'index.html'), '<!doctype html><html><body><script type="module" src="/main.js"></script></body></html>\n');
+  writeFileSync(path.join(bare, 'main.js'), "import init, { planTunnel } from 'hop-policy';\nawait init();\nwindow.__bare = planTunnel({ tunnel: { name: 't', inNodeId: [] }, nodes: [] });\n");
+  run(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: bare });
+  assert.ok(readdirSync(path.join(bare, 'dist', 'assets')).some((f) => f.endsWith('.wasm')), 'the bare import emits the .wasm');
+
   const server = await serve(dist);
   const { chromium } = await import(path.join(NODE_MODULES, 'playwright-core', 'index.mjs'));
   const browser = await chromium.launch({
