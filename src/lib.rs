@@ -25,7 +25,6 @@ pub(crate) mod decimal;
 pub mod duration;
 pub mod encode;
 pub mod error;
-pub mod fast_map;
 pub mod finding;
 pub mod json;
 pub mod lifecycle;

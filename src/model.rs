@@ -3,7 +3,7 @@
 
 use crate::address::{parse_ip, IpKind};
 use crate::coerce::{default_string, go_int, go_string, map_slice};
-use crate::fast_map::FastMap as HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::{Map, Value};
 
 /// One node row, as the server's node record holds it.

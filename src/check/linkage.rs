@@ -6,10 +6,10 @@
 use super::model::{Doc, Svc};
 use super::rules::Sink;
 use super::tree::Obj;
-use super::util::FastMap as HashMap;
 use super::util::{
     addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port,
 };
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

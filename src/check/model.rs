@@ -105,7 +105,7 @@ pub(crate) struct Doc<'a> {
 }
 
 /// (group, node, chain name) -> index into `Doc::chains` (one map, one hash per lookup).
-pub(crate) type ChainIndex<'a> = super::util::FastMap<(usize, Option<i64>, &'a str), usize>;
+pub(crate) type ChainIndex<'a> = rustc_hash::FxHashMap<(usize, Option<i64>, &'a str), usize>;
 
 fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);

@@ -490,8 +490,6 @@ pub fn canon_host(h: &str) -> String {
     t.to_ascii_lowercase()
 }
 
-pub(crate) use crate::fast_map::FastMap;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,9 +6,9 @@ use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
 use crate::builders::{self, ChainTarget, Flavor, ServiceSpec};
 use crate::coerce::default_string;
-use crate::fast_map::FastMap as HashMap;
 use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
 use crate::plan::{ChainConfig, Command, CommandData, NodeConfig, ServiceConfig, Shared};
+use rustc_hash::FxHashMap as HashMap;
 
 /// `Add*` on create and redeploy, `Update*` where an edit updates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

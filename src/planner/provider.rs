@@ -57,7 +57,7 @@ pub struct Share {
 #[derive(Debug, Default)]
 pub struct Providers {
     /// By base URL.
-    panels: crate::fast_map::FastMap<String, Panel>,
+    panels: rustc_hash::FxHashMap<String, Panel>,
 }
 
 /// `remote api error: {msg}`: how the consumer's client reports a provider's refusal.

@@ -4,8 +4,8 @@
 
 use super::rejection::{Rejection, Result};
 use crate::coerce::{any_slice, go_int, go_string, map_slice};
-use crate::fast_map::{FastMap as HashMap, FastSet as HashSet};
 use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::{Map, Value};
 
 /// The tunnel as the server holds it once prepared (or rebuilt from rows).

@@ -6,8 +6,8 @@ use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
 };
-use crate::check::util::FastMap;
 use crate::error::ApiError;
+use rustc_hash::FxHashMap as FastMap;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

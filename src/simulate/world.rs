@@ -76,7 +76,7 @@ pub struct Agent {
     pub chains: Vec<Chain>,
     /// Chains by name (the first of a name), so a lookup per service stays
     /// constant time on configs with thousands of chains.
-    pub chain_at: crate::fast_map::FastMap<String, usize>,
+    pub chain_at: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl Agent {
@@ -104,14 +104,14 @@ pub struct RawNode {
     pub chains: Vec<(String, Value)>,
     /// Positions in `services` / `chains` by name: an add or update is a
     /// lookup, not a scan, so replaying n commands stays linear.
-    service_at: crate::fast_map::FastMap<String, usize>,
-    chain_at: crate::fast_map::FastMap<String, usize>,
+    service_at: rustc_hash::FxHashMap<String, usize>,
+    chain_at: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl RawNode {
     fn put(
         list: &mut Vec<(String, Value)>,
-        index: &mut crate::fast_map::FastMap<String, usize>,
+        index: &mut rustc_hash::FxHashMap<String, usize>,
         name: String,
         v: Value,
     ) {
@@ -124,7 +124,7 @@ impl RawNode {
         }
     }
 
-    fn reindex(list: &[(String, Value)], index: &mut crate::fast_map::FastMap<String, usize>) {
+    fn reindex(list: &[(String, Value)], index: &mut rustc_hash::FxHashMap<String, usize>) {
         index.clear();
         for (i, (name, _)) in list.iter().enumerate() {
             index.entry(name.clone()).or_insert(i);
@@ -392,7 +392,7 @@ fn build_agent(
     notes: &mut Vec<String>,
 ) -> Agent {
     let who = label.clone();
-    let mut chain_at = crate::fast_map::FastMap::default();
+    let mut chain_at = rustc_hash::FxHashMap::default();
     for (i, (name, _)) in raw.chains.iter().enumerate() {
         chain_at.entry(name.clone()).or_insert(i);
     }
@@ -748,8 +748,8 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
     }
     // Who listens on a port and who is dialed by a host, indexed once: the
     // lookups below run per chain node, and a plan has width^2 of them per hop.
-    let mut table_by_port: crate::fast_map::FastMap<i64, Vec<usize>> = Default::default();
-    let mut table_by_host: crate::fast_map::FastMap<&str, Vec<usize>> = Default::default();
+    let mut table_by_port: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
+    let mut table_by_host: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
     for &(idx, p) in table_ports {
         table_by_port.entry(p).or_default().push(idx);
         let hosts = row(&addresses, idx);
@@ -759,7 +759,7 @@ fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &m
             }
         }
     }
-    let mut listeners_by_port: crate::fast_map::FastMap<i64, Vec<usize>> = Default::default();
+    let mut listeners_by_port: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
     for idx in 0..n {
         for (_, p) in row(&listens, idx) {
             if let Some(p) = p {
