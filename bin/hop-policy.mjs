@@ -18,6 +18,7 @@ Usage:
   hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands] [--mode MODE]
   hop-policy simulate FILE|- --dead ID[,ID...] [--requests N] [--format text|json]
   hop-policy lifecycle FILE|-
+  hop-policy audit FILE|- [--format text|json] [--tunnel ID]... [--only errors]
   hop-policy --help | --version
 
 Commands:
@@ -36,6 +37,10 @@ Commands:
   simulate   Replay requests through a tunnel input or plan with some nodes dead, the way
              GOST fails over. --dead takes node ids or host:port, comma separated.
   lifecycle  Replay apply / release / failure steps and report what they leave behind.
+  audit      Plan and check every tunnel of a panel backup export (the panel's "backup"
+             button: {version, exportedAt, nodes, tunnels}) the way a redeploy would
+             push it, and print a table of tunnels and their findings. The export has no
+             connect IPs and no federation bindings; what that assumes is printed per tunnel.
 
 Options:
   -                 read standard input instead of a file (the default for plan)
@@ -118,6 +123,7 @@ const COMMAND_OPTIONS = {
   check: ['--format', '--kind', '--mode'],
   simulate: ['--dead', '--requests', '--format', '--mode'],
   lifecycle: [],
+  audit: ['--format', '--tunnel', '--only'],
 };
 
 function parseArgs(argv) {
@@ -138,7 +144,16 @@ function parseArgs(argv) {
     else if (a === '--compact') opts.compact = opts.given.add('--compact') && true;
     else if (a === '--format' || a.startsWith('--format=')) opts.format = (opts.given.add('--format'), value('--format'));
     else if (a === '--kind' || a.startsWith('--kind=')) opts.kind = (opts.given.add('--kind'), value('--kind'));
-    else if (a === '--mode' || a.startsWith('--mode=')) {
+    else if (a === '--tunnel' || a.startsWith('--tunnel=')) {
+      opts.given.add('--tunnel');
+      const v = value('--tunnel');
+      if (!/^\d+$/.test(v)) throw new UsageError(`--tunnel takes a tunnel id, not ${JSON.stringify(v)}`);
+      (opts.tunnels ??= []).push(Number(v));
+    } else if (a === '--only' || a.startsWith('--only=')) {
+      opts.given.add('--only');
+      opts.only = value('--only');
+      if (opts.only !== 'errors') throw new UsageError(`--only takes errors, not ${JSON.stringify(opts.only)}`);
+    } else if (a === '--mode' || a.startsWith('--mode=')) {
       opts.given.add('--mode');
       opts.mode = value('--mode');
       if (!MODES.includes(opts.mode)) throw new UsageError(`--mode must be create, update or redeploy, not ${JSON.stringify(opts.mode)}`);
@@ -437,6 +452,70 @@ function cmdLifecycle() {
   return exitForFindings(Array.isArray(report.findings) ? report.findings : []);
 }
 
+const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
+
+function cmdAudit() {
+  const format = opts.format ?? 'text';
+  if (!['text', 'json'].includes(format)) throw new UsageError(`--format must be text or json, not ${format}`);
+  const file = oneFile();
+  if (file === undefined) throw new UsageError('audit needs a backup FILE (or - for standard input)');
+  const input = readInput(file);
+  if (input.error) {
+    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+    return EXIT_UNREADABLE;
+  }
+  let tunnels;
+  try {
+    tunnels = JSON.parse(hp.backupTunnelsJson(input.text));
+  } catch (e) {
+    err(`hop-policy: ${where(input.name, e)}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
+    return EXIT_UNREADABLE;
+  }
+  if (opts.tunnels) {
+    const missing = opts.tunnels.filter((id) => !tunnels.some((t) => t.id === id));
+    if (missing.length) {
+      err(`hop-policy: ${input.name}: no tunnel ${missing.join(', ')} in the backup`);
+      return EXIT_UNREADABLE;
+    }
+    tunnels = tunnels.filter((t) => opts.tunnels.includes(t.id));
+  }
+  const interactive = process.stderr.isTTY && !opts.quiet;
+  const rows = tunnels.map((t, i) => {
+    if (interactive) process.stderr.write(`\r  ${i + 1} / ${tunnels.length} tunnels`);
+    const { plan, findings } = hp.checkTunnel(t.input, { mode: 'redeploy' });
+    const shown = opts.only === 'errors' ? findings.filter((f) => f.severity === 'error') : findings;
+    const worst = [...findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity])[0];
+    return { t, plan, findings: shown, all: findings, worst };
+  });
+  if (interactive) process.stderr.write('\n');
+  const count = (r, sev) => r.all.filter((f) => f.severity === sev).length;
+  const summary = {
+    tunnels: rows.length,
+    withErrors: rows.filter((r) => count(r, 'error') > 0).length,
+    errors: rows.reduce((n, r) => n + count(r, 'error'), 0),
+    warnings: rows.reduce((n, r) => n + count(r, 'warning'), 0),
+  };
+  if (format === 'json') {
+    out(JSON.stringify({ tunnels: rows.map((r) => ({ id: r.t.id, name: r.t.name, type: r.t.type, assumed: r.t.assumed, plan: r.plan, findings: r.findings })), summary }, null, 2));
+  } else {
+    const lines = ['id     name                 type  nodes  errors  warnings  worst'];
+    for (const r of rows) {
+      const nodes = new Set((r.plan.nodes || []).map((n) => n.nodeId)).size;
+      const worst = r.worst ? `${r.worst.code} ${r.worst.message}`.slice(0, 80) : '-';
+      lines.push(`${String(r.t.id).padEnd(6)} ${String(r.t.name).slice(0, 20).padEnd(20)} ${String(r.t.type).padEnd(5)} ${String(nodes).padEnd(6)} ${String(count(r, 'error')).padEnd(7)} ${String(count(r, 'warning')).padEnd(9)} ${worst}`);
+    }
+    lines.push('');
+    for (const r of rows) {
+      if (!r.findings.length) continue;
+      lines.push(`tunnel ${r.t.id} ${r.t.name} (assumed: ${r.t.assumed.join('; ')})`);
+      for (const f of r.findings) lines.push(`  ${f.severity.padEnd(7)} ${f.code} ${f.nodeId !== undefined ? `node ${f.nodeId} ` : ''}${f.path} ${f.message}`);
+    }
+    lines.push(`${summary.tunnels} tunnels, ${summary.withErrors} with errors; ${summary.errors} errors, ${summary.warnings} warnings`);
+    out(colourise(lines.join('\n')));
+  }
+  return summary.errors > 0 ? EXIT_FINDINGS : EXIT_OK;
+}
+
 function main(argv) {
   let command;
   try {
@@ -470,6 +549,8 @@ function main(argv) {
         return cmdSimulate();
       case 'lifecycle':
         return cmdLifecycle();
+      case 'audit':
+        return cmdAudit();
       case null:
         err(`hop-policy: no command given\nTry 'hop-policy --help'.`);
         return EXIT_UNREADABLE;

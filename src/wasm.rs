@@ -174,6 +174,21 @@ pub mod text {
         )))
     }
 
+    /// `backupTunnelsJson`: every tunnel of a panel backup as a redeploy
+    /// input. A backup of a whole panel is larger than one tunnel input, so
+    /// its node count and byte size have their own, wider bounds.
+    pub fn backup_tunnels(text: &str) -> Result<String, ApiError> {
+        let limits = crate::limits::Limits {
+            max_input_bytes: 256 << 20,
+            max_nodes: 100_000,
+            max_nodes_per_hop: 100_000,
+            ..Default::default()
+        };
+        crate::limits::check_text(text, &limits).map_err(|e| e.to_api_error())?;
+        let value = parse_document(text, "the backup")?;
+        Ok(encode::to_string(&planner::backup::read_backup(&value)?))
+    }
+
     /// `lifecycleJson`: the replay of a list of lifecycle steps.
     pub fn lifecycle(steps: &str) -> Result<String, ApiError> {
         let value = parse_within_limits(steps, "the step list")?;
@@ -646,6 +661,16 @@ pub fn lifecycle_js(
 pub fn lifecycle_json(text: &js_sys::JsString) -> Result<String, JsValue> {
     let text = read_string(text, "the step list").map_err(throw)?;
     text::lifecycle(&text).map_err(throw)
+}
+
+/// Every tunnel of a panel backup export (`{version, exportedAt, nodes,
+/// tunnels}`) as `[{id, name, type, input, assumed}]`, `input` a redeploy
+/// input for `planTunnel(input, {mode: 'redeploy'})`. Node secrets are
+/// dropped and share tokens become the presence marker.
+#[wasm_bindgen(js_name = backupTunnelsJson)]
+pub fn backup_tunnels_json(text: &js_sys::JsString) -> Result<String, JsValue> {
+    let text = read_string(text, "the backup").map_err(throw)?;
+    text::backup_tunnels(&text).map_err(throw)
 }
 
 /// The package version (the crate's version).

@@ -11,6 +11,7 @@
 //! * [`local`]: the panel's own nodes (section 2);
 //! * [`probe`]: the probe target check; [`rejection`]: the server's answers.
 
+pub mod backup;
 pub mod federation;
 pub mod local;
 pub mod probe;

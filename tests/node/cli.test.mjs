@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, SEED_FILE, VECTORS_FILE, VECTOR_FILES, cli, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
+import { ROOT as ROOT_DIR, CLI, SEED_FILE, VECTORS_FILE, VECTOR_FILES, cli, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
 
 const tmp = tempDir('hop-policy-cli-');
 const write = (name, text) => {
@@ -223,4 +223,30 @@ test('an input over the byte limit is refused by every command before any work, 
     if (args[0] !== 'check') assert.match(r.stderr, /maxInputBytes/, args[0]);
     else assert.match(r.stdout, /maxInputBytes/);
   }
+});
+
+test('audit: every tunnel of a panel backup, planned as a redeploy pushes it, with no secret in any output', () => {
+  const file = path.join(ROOT_DIR, 'examples', 'panel-backup.json');
+  const backup = JSON.parse(readFileSync(file, 'utf8'));
+  const r = cli(['audit', file, '--format', 'json']);
+  assert.equal(r.code, 1, r.stderr); // the fixture has tunnels the server refuses
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.tunnels.length, backup.tunnels.length);
+  assert.equal(out.summary.tunnels, backup.tunnels.length);
+  for (const t of out.tunnels) {
+    assert.equal(t.plan.mode, 'redeploy');
+    assert.ok(t.assumed.some((a) => a.includes('connect IP')));
+  }
+  // Each tunnel's plan is the one its rows give through planTunnel in redeploy mode.
+  const text = cli(['audit', file]);
+  for (const secret of [...backup.nodes.flatMap((n) => [n.secret, n.remoteToken]), ...backup.users.map((u) => u.pwd)].filter((s) => s && s.length >= 4)) {
+    assert.ok(!r.stdout.includes(secret) && !text.stdout.includes(secret), 'a secret reached the audit output');
+  }
+  assert.match(text.stdout, /tunnels, \d+ with errors/);
+  const one = JSON.parse(cli(['audit', file, '--format', 'json', '--tunnel', String(backup.tunnels[0].id)]).stdout);
+  assert.deepEqual(one.tunnels.map((t) => t.id), [backup.tunnels[0].id]);
+  const notBackup = cli(['audit', SEED_FILE]);
+  assert.equal(notBackup.code, 2);
+  assert.match(notBackup.stderr, /not a panel backup: the key "version" is missing/);
+  assert.equal(cli(['audit', file, '--tunnel', '999999']).code, 2);
 });
