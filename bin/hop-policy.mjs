@@ -18,7 +18,7 @@ Usage:
   hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands] [--mode MODE]
   hop-policy simulate FILE|- --dead ID[,ID...] [--requests N] [--format text|json]
   hop-policy lifecycle FILE|-
-  hop-policy audit FILE|- [--format text|json] [--tunnel ID]... [--only errors]
+  hop-policy audit FILE|- [--format text|json|sarif] [--tunnel ID]... [--only errors]
   hop-policy --help | --version
 
 Commands:
@@ -456,7 +456,7 @@ const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
 
 function cmdAudit() {
   const format = opts.format ?? 'text';
-  if (!['text', 'json'].includes(format)) throw new UsageError(`--format must be text or json, not ${format}`);
+  if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, not ${format}`);
   const file = oneFile();
   if (file === undefined) throw new UsageError('audit needs a backup FILE (or - for standard input)');
   const input = readInput(file);
@@ -497,6 +497,24 @@ function cmdAudit() {
   };
   if (format === 'json') {
     out(JSON.stringify({ tunnels: rows.map((r) => ({ id: r.t.id, name: r.t.name, type: r.t.type, assumed: r.t.assumed, plan: r.plan, findings: r.findings })), summary }, null, 2));
+  } else if (format === 'sarif') {
+    // One run with every finding; each location names its tunnel (and the JSON Pointer into its plan).
+    const level = { error: 'error', warning: 'warning', info: 'note' };
+    const uri = file === '-' ? 'stdin' : file;
+    const results = rows.flatMap((r) =>
+      r.findings.map((f) => ({
+        ruleId: f.code,
+        level: level[f.severity] ?? 'warning',
+        message: { text: `tunnel ${r.t.id} (${r.t.name}): ${f.message}` },
+        locations: [{
+          physicalLocation: { artifactLocation: { uri } },
+          logicalLocations: [{ name: String(r.t.name), fullyQualifiedName: `tunnel/${r.t.id}${f.path}`, kind: 'resource' }],
+        }],
+        properties: { tunnelId: r.t.id, nodeId: f.nodeId ?? null, path: f.path, messageZh: f.messageZh },
+      })),
+    );
+    const rules = hp.rules().map((r) => ({ id: r.code, name: r.rule, shortDescription: { text: r.description }, defaultConfiguration: { level: level[r.severity] ?? 'warning' } }));
+    out(JSON.stringify({ $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0', runs: [{ tool: { driver: { name: 'hop-policy', version: hp.version(), rules } }, results }] }, null, 2));
   } else {
     const lines = ['id     name                 type  nodes  errors  warnings  worst'];
     for (const r of rows) {

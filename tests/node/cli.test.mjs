@@ -249,4 +249,9 @@ test('audit: every tunnel of a panel backup, planned as a redeploy pushes it, wi
   assert.equal(notBackup.code, 2);
   assert.match(notBackup.stderr, /not a panel backup: the key "version" is missing/);
   assert.equal(cli(['audit', file, '--tunnel', '999999']).code, 2);
+  const sarif = JSON.parse(cli(['audit', file, '--format', 'sarif']).stdout);
+  assert.equal(sarif.version, '2.1.0');
+  const results = sarif.runs[0].results;
+  assert.equal(results.length, out.tunnels.reduce((n, t) => n + t.findings.length, 0));
+  assert.ok(results.every((x) => /^tunnel\/\d+/.test(x.locations[0].logicalLocations[0].fullyQualifiedName)));
 });
