@@ -688,3 +688,31 @@ fn pa_without_apply_uses_the_deployed_chain() {
     let r = run(&plan);
     at(&r, "PA001", "/federation/0/commands/1/data/0/handler");
 }
+
+#[test]
+fn fo001_says_whether_retries_is_absent_or_zero() {
+    let plan = {
+        let mut v =
+            golden_vectors::vector("seed-federated-middle-fifo-3-exits")["expected"].clone();
+        let svc = &mut v["federation"][0]["commands"][1]["data"][0]["handler"];
+        svc.as_object_mut().unwrap().remove("retries");
+        v
+    };
+    let report = hop_policy::check::check(&plan, &Default::default());
+    let f = report
+        .findings
+        .iter()
+        .find(|f| f.code == "FO001")
+        .expect("FO001");
+    assert!(f.message.contains("retries is absent (0)"), "{}", f.message);
+    assert!(f.message_zh.contains("未设置 retries"), "{}", f.message_zh);
+    let mut zero = plan.clone();
+    zero["federation"][0]["commands"][1]["data"][0]["handler"]["retries"] = serde_json::json!(0);
+    let report = hop_policy::check::check(&zero, &Default::default());
+    let f = report
+        .findings
+        .iter()
+        .find(|f| f.code == "FO001")
+        .expect("FO001");
+    assert!(f.message.contains("but retries is 0:"), "{}", f.message);
+}

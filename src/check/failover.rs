@@ -104,17 +104,25 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
         let need = (n - 1) as i64;
         if n > 1 && retries < need {
             let name = svc_name(svc);
+            // Absent reads as 0 to the agent; say which it is, as PA001 does.
+            let (shown, shown_zh) = match retries_opt {
+                Some(r) => (format!("retries is {}", r), format!("retries 为 {}", r)),
+                None => (
+                    "retries is absent (0)".to_string(),
+                    "未设置 retries（即 0）".to_string(),
+                ),
+            };
             sink.add_fix(
                 "FO001",
                 svc.node_id,
                 &hpath(),
                 format!(
-                    "service {} has {} next-hop candidates in chain {:?} but retries is {}: when the chosen node is down the request fails instead of trying a backup; set handler.retries to {}",
-                    name, n, chain_name, retries, need
+                    "service {} has {} next-hop candidates in chain {:?} but {}: when the chosen node is down the request fails instead of trying a backup; set handler.retries to {}",
+                    name, n, chain_name, shown, need
                 ),
                 format!(
-                    "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但 retries 为 {}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
-                    name, chain_name, n, retries, need
+                    "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但{}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
+                    name, chain_name, n, shown_zh, need
                 ),
                 Some(Fix { op: "set".into(), path: join(&hpath(), "retries"), value: Value::from(need) }),
             );
