@@ -394,7 +394,19 @@ function renderNodes() {
       `<span class="badge ${n.remote ? 'fed' : 'loc'}">${escapeHtml(n.remote ? t('federated') : t('local'))}</span>`,
       state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
     ].join('');
+    // A middle's retries against its next-hop candidates, the tool's headline.
+    const cmdsHere = [...localCmds.map((x) => x.cmd), ...(fed && Array.isArray(fed.commands) ? fed.commands : [])];
+    const service = cmdsHere.filter((c) => /Service$/.test(c.command) && Array.isArray(c.data)).flatMap((c) => c.data).find((s) => s && s.handler && s.handler.chain);
+    const chainCmd = cmdsHere.find((c) => /Chains$/.test(c.command));
+    const chainData = chainCmd && chainCmd.data ? (chainCmd.data.hops ? chainCmd.data : chainCmd.data.data) : null;
+    const candidates = chainData && Array.isArray(chainData.hops) && chainData.hops[0] && Array.isArray(chainData.hops[0].nodes) ? chainData.hops[0].nodes.length : 0;
+    const retries = service ? Number(service.handler.retries ?? 0) : null;
+    const retriesFact =
+      n.role === 'middle' && service && candidates > 0
+        ? `<span class="retries${retries < candidates - 1 ? ' short' : ''}">${escapeHtml(t('retriesOf', { r: retries, n: candidates }))}</span>`
+        : '';
     const facts = [
+      retriesFact,
       n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
       n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
       n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',

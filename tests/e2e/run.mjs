@@ -176,6 +176,7 @@ try {
   await page.fill('#doc', withoutRetries);
   await fo001OnNode(2).first().waitFor({ timeout: 5000 }).catch(() => {});
   check((await fo001OnNode(2).count()) === 1, 'FO001 on node 2 after removing retries');
+  check((await page.locator('#node-2 .facts .retries.short').count()) === 1, 'the card marks retries 0 / 3 candidates as short', await page.locator('#node-2 .facts').innerText());
   const fixBtn = fo001OnNode(2).locator('button.fix');
   check((await fixBtn.count()) === 1, 'FO001 has an apply-fix button', await fixBtn.count());
   // Clicking the finding jumps to the handler it names.
@@ -309,6 +310,12 @@ try {
   check(kcpEdges === 8, 'plan without node table: eight chain links (2 entries x 2, 2 -> 1, 1 -> 2 exits)', kcpEdges);
   check((await page.locator('#node-2 .twin .cmd').count()) === 0, 'a pasted plan shows no twin left over from the previous input');
   await page.click('#tab-input');
+
+  // Retries against candidates on the middle's card, marked when short.
+  await selectExample('seed-federated-middle');
+  const retriesText = await page.locator('#node-2 .facts .retries').innerText();
+  check(/retries 2 \/ 3 candidates/.test(retriesText), 'the federated middle shows retries 2 / 3 candidates', retriesText);
+  check((await page.locator('#node-2 .facts .retries.short').count()) === 0, 'retries 2 of 3 candidates is not marked short');
 
   // Request paths: an edit is planned as tunnelUpdate (Update* commands), rows
   // as a redeploy; the mode switch forces a path.
