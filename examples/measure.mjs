@@ -1,4 +1,5 @@
-// Times the package API in Node over the 606 golden inputs, against the floor
+// Times the package API in Node over every golden input (create, update,
+// redeploy), each planned in its mode, against the floor
 // (JSON.parse of the plan text): node examples/measure.mjs  (after scripts/build)
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -18,7 +19,10 @@ const t1 = performance.now();
 await WebAssembly.compile(wasm);
 const compileMs = performance.now() - t1;
 
-const vectors = readFileSync(path.join(root, 'tests', 'data', 'plan-vectors.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const vectors = ['plan', 'update', 'redeploy'].flatMap((m) =>
+  readFileSync(path.join(root, 'tests', 'data', `${m}-vectors.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+);
+// Each input asks for its own mode (before: update, db: redeploy).
 const inputs = vectors.map((v) => v.input);
 const texts = inputs.map((i) => JSON.stringify(i));
 const plans = texts.map((t) => hp.planTunnelJson(t));
@@ -45,7 +49,7 @@ const rows = [
 ];
 const floor = rows[0][1];
 console.log(`.wasm ${wasm.length} bytes raw, ${gzipSync(wasm, { level: 9 }).length} gzip; require ${loadMs.toFixed(1)} ms, WebAssembly.compile ${compileMs.toFixed(1)} ms`);
-console.log(`606 golden inputs, ${bytes} bytes of plan JSON; median of 7 runs`);
+console.log(`${vectors.length} golden inputs, ${bytes} bytes of plan JSON; median of 7 runs`);
 for (const [name, ms] of rows) {
   console.log(`${name.padEnd(36)} ${ms.toFixed(1).padStart(8)} ms  ${(ms * 1e6 / bytes).toFixed(0).padStart(5)} ns/plan byte  ${(ms / floor).toFixed(1).padStart(5)}x floor`);
 }

@@ -1,4 +1,4 @@
-//! The simulator over all 606 golden vectors: topology resolution and basic
+//! The simulator over the 613 create golden vectors: topology resolution and basic
 //! failover invariants, for the upstream plans (no node table) and for the
 //! planner's plans (with the node table).
 
