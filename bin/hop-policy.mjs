@@ -212,6 +212,14 @@ function readInput(file) {
   return { name, text: buf.toString('utf8') };
 }
 
+/** readInput, with a failure reported on stderr (then `null`: the command exits 2). */
+function readOrReport(file) {
+  const input = readInput(file);
+  if (!input.error) return input;
+  err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+  return null;
+}
+
 /** "FILE:LINE:COL: message" from a HopPolicyError about text that is not JSON. */
 function where(name, e, lineOffset = 0) {
   const m = /at line (\d+) column (\d+)/.exec(e.message || '');
@@ -245,11 +253,8 @@ function oneFile() {
 function cmdPlan() {
   if (opts.format !== null && opts.format !== 'json') throw new UsageError(`plan prints JSON: --format must be json, not ${opts.format}`);
   const file = oneFile() ?? '-';
-  const input = readInput(file);
-  if (input.error) {
-    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
-    return EXIT_UNREADABLE;
-  }
+  const input = readOrReport(file);
+  if (!input) return EXIT_UNREADABLE;
   return opts.jsonl ? planLines(input) : planOne(input);
 }
 
@@ -400,11 +405,8 @@ function cmdSimulate() {
   const file = oneFile();
   if (file === undefined) throw new UsageError('simulate needs a FILE (or - for standard input)');
   if (opts.dead.length === 0) throw new UsageError('simulate needs --dead ID[,ID...]');
-  const input = readInput(file);
-  if (input.error) {
-    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
-    return EXIT_UNREADABLE;
-  }
+  const input = readOrReport(file);
+  if (!input) return EXIT_UNREADABLE;
   const d = simulationDocument(input);
   if (d.error) {
     err(`hop-policy: ${d.error}`);
@@ -435,11 +437,8 @@ function cmdSimulate() {
 function cmdLifecycle() {
   const file = oneFile();
   if (file === undefined) throw new UsageError('lifecycle needs a FILE (or - for standard input)');
-  const input = readInput(file);
-  if (input.error) {
-    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
-    return EXIT_UNREADABLE;
-  }
+  const input = readOrReport(file);
+  if (!input) return EXIT_UNREADABLE;
   let reportText;
   try {
     reportText = hp.lifecycleJson(input.text);
@@ -459,11 +458,8 @@ function cmdAudit() {
   if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, not ${format}`);
   const file = oneFile();
   if (file === undefined) throw new UsageError('audit needs a backup FILE (or - for standard input)');
-  const input = readInput(file);
-  if (input.error) {
-    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
-    return EXIT_UNREADABLE;
-  }
+  const input = readOrReport(file);
+  if (!input) return EXIT_UNREADABLE;
   let tunnels;
   try {
     tunnels = JSON.parse(hp.backupTunnelsJson(input.text));

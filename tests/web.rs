@@ -16,29 +16,8 @@ fn jstr(text: &str) -> js_sys::JsString {
     js_sys::JsString::from(text)
 }
 
-const VECTOR_FILES: [&str; 3] = [
-    include_str!("data/plan-vectors.jsonl"),
-    include_str!("data/update-vectors.jsonl"),
-    include_str!("data/redeploy-vectors.jsonl"),
-];
-
-/// Every vector of every mode: create, update, redeploy.
-fn all_vectors() -> Vec<Value> {
-    VECTOR_FILES
-        .iter()
-        .flat_map(|text| text.lines())
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("vector line is JSON"))
-        .collect()
-}
-
-/// The create vectors.
-fn vectors() -> Vec<Value> {
-    all_vectors()
-        .into_iter()
-        .filter(|v| v.get("mode").is_none())
-        .collect()
-}
+mod golden_vectors;
+use golden_vectors::{all_vectors, vectors};
 
 /// `{mode}` of a vector, as the options object JavaScript passes.
 fn options_of(v: &Value) -> Option<JsValue> {

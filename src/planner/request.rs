@@ -73,20 +73,11 @@ pub fn create(input: &Map<String, Value>) -> Result<Outcome> {
         nodes,
         input.get("federation"),
         &mut providers,
-        NameCheck::Required,
+        Rules::Create,
     )?;
     assumed.append(&mut outcome.assumed);
     outcome.assumed = assumed;
     Ok(outcome)
-}
-
-/// Whether the create is a real one or the one an edit starts from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum NameCheck {
-    Required,
-    /// The tunnel an edit starts from was created under some name, with its
-    /// nodes online at the time.
-    Skipped,
 }
 
 fn create_on(
@@ -95,18 +86,14 @@ fn create_on(
     nodes: NodeTable,
     federation: Option<&Value>,
     providers: &mut Providers,
-    name: NameCheck,
+    rules: Rules<'_>,
 ) -> Result<Outcome> {
     check_connect_ips(tunnel)?;
-    if name == NameCheck::Required && go_string(tunnel.get("name")).is_empty() {
+    // The tunnel an edit starts from was created under some name.
+    if matches!(rules, Rules::Create) && go_string(tunnel.get("name")).is_empty() {
         return Err(Rejection::NameEmpty);
     }
     probe::validate(tunnel)?;
-    let rules = if name == NameCheck::Required {
-        Rules::Create
-    } else {
-        Rules::Recreate
-    };
     let mut state = prepare(tunnel, id, &nodes, rules)?;
     let federation = apply_federation(&mut state, &nodes, federation, providers)?;
     if state.kind != 2 {
@@ -159,7 +146,7 @@ pub fn update(input: &Map<String, Value>) -> Result<Outcome> {
         nodes.clone(),
         federation,
         &mut providers,
-        NameCheck::Skipped,
+        Rules::Recreate,
     )
     .map_err(|e| Rejection::BeforeRejected(Box::new(e.to_plan_error())))?;
 
