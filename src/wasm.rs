@@ -186,7 +186,7 @@ pub mod text {
         };
         crate::limits::check_text(text, &limits).map_err(|e| e.to_api_error())?;
         let value = parse_document(text, "the backup")?;
-        Ok(encode::to_string(&planner::backup::read_backup(&value)?))
+        Ok(encode::to_string(&planner::backup::read_panel(&value)?))
     }
 
     /// `lifecycleJson`: the replay of a list of lifecycle steps.

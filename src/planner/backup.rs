@@ -1,12 +1,19 @@
-//! A panel's backup export (`POST /backup/export`: `{version, exportedAt,
-//! nodes, tunnels, ...}`, json tags of model.go's `BackupData`) read as the
-//! stored rows a redeploy rebuilds each tunnel from.
+//! A panel's stored tunnels, from either of its two sources, as the inputs
+//! a redeploy rebuilds each tunnel from:
 //!
-//! The export leaves out chain rows' `connect_ip` and every federation
-//! binding: a tunnel read from it redeploys with no connect IPs and nothing to
-//! release, which each tunnel's `assumed` list says. Credentials are not
-//! carried over: node secrets are dropped and a share token becomes the
-//! presence marker `true`.
+//! * its backup export (`POST /backup/export`: `{version, exportedAt, nodes,
+//!   tunnels, ...}`, json tags of model.go's `BackupData`), which leaves out
+//!   chain rows' `connect_ip` and every federation binding, so a tunnel read
+//!   from it redeploys with no connect IPs and nothing to release, and each
+//!   tunnel's `assumed` list says so;
+//! * its database (`{node, tunnel, chain_tunnel, federation_tunnel_binding}`,
+//!   each a list of rows with model.go's column names), which carries both.
+//!
+//! The backup is first turned into the database's rows; from there one
+//! function ([`tunnels_of_tables`]) groups the rows by tunnel. Credentials are
+//! not carried over: node secrets are dropped and each distinct share token
+//! becomes a pseudonym (`share-1`, `share-2`, ...), so nodes of one share stay
+//! one share without the token leaving this module.
 
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
@@ -52,40 +59,33 @@ fn int_or_null(v: Option<&Value>) -> Value {
     }
 }
 
-fn node_row(n: &Map<String, Value>) -> Value {
-    let token = go_string(n.get("remoteToken"));
+/// A backup's node as its `node` row (the secret is not copied).
+fn node_row(n: &Map<String, Value>) -> Map<String, Value> {
     let mut row = Map::new();
     row.insert("id".into(), Value::from(go_int(n.get("id"), 0)));
-    row.insert("name".into(), text_or_null(n.get("name")));
-    row.insert("server_ip".into(), text_or_null(n.get("serverIp")));
-    row.insert("server_ip_v4".into(), text_or_null(n.get("serverIpV4")));
-    row.insert("server_ip_v6".into(), text_or_null(n.get("serverIpV6")));
-    row.insert("port".into(), text_or_null(n.get("port")));
-    row.insert(
-        "interface_name".into(),
-        text_or_null(n.get("interfaceName")),
-    );
-    row.insert("status".into(), Value::from(go_int(n.get("status"), 0)));
-    row.insert(
-        "tcp_listen_addr".into(),
-        text_or_null(n.get("tcpListenAddr")),
-    );
-    row.insert(
-        "udp_listen_addr".into(),
-        text_or_null(n.get("udpListenAddr")),
-    );
-    row.insert(
-        "is_remote".into(),
-        Value::from(go_int(n.get("isRemote"), 0)),
-    );
-    row.insert("remote_url".into(), text_or_null(n.get("remoteUrl")));
-    // Only whether a share token is configured matters; it never leaves here.
-    row.insert("remote_token".into(), Value::Bool(!token.is_empty()));
-    row.insert("remote_config".into(), text_or_null(n.get("remoteConfig")));
-    Value::Object(row)
+    for (column, key) in [
+        ("name", "name"),
+        ("server_ip", "serverIp"),
+        ("server_ip_v4", "serverIpV4"),
+        ("server_ip_v6", "serverIpV6"),
+        ("port", "port"),
+        ("interface_name", "interfaceName"),
+        ("tcp_listen_addr", "tcpListenAddr"),
+        ("udp_listen_addr", "udpListenAddr"),
+        ("remote_url", "remoteUrl"),
+        ("remote_token", "remoteToken"),
+        ("remote_config", "remoteConfig"),
+    ] {
+        row.insert(column.into(), text_or_null(n.get(key)));
+    }
+    for (column, key) in [("status", "status"), ("is_remote", "isRemote")] {
+        row.insert(column.into(), Value::from(go_int(n.get(key), 0)));
+    }
+    row
 }
 
-fn chain_row(c: &Map<String, Value>, tunnel_id: i64) -> Value {
+/// A backup's chain row as its `chain_tunnel` row; the export has no `connect_ip`.
+fn chain_row(c: &Map<String, Value>, tunnel_id: i64) -> Map<String, Value> {
     let mut row = Map::new();
     row.insert("id".into(), Value::from(go_int(c.get("id"), 0)));
     row.insert("tunnel_id".into(), Value::from(tunnel_id));
@@ -96,7 +96,333 @@ fn chain_row(c: &Map<String, Value>, tunnel_id: i64) -> Value {
     row.insert("inx".into(), int_or_null(c.get("inx")));
     row.insert("protocol".into(), text_or_null(c.get("protocol")));
     row.insert("connect_ip".into(), Value::Null);
-    Value::Object(row)
+    row
+}
+
+/// A backup's tunnel as its `tunnel` row.
+fn tunnel_row(t: &Map<String, Value>) -> Map<String, Value> {
+    let mut row = Map::new();
+    row.insert("id".into(), Value::from(go_int(t.get("id"), 0)));
+    row.insert("name".into(), text_or_null(t.get("name")));
+    row.insert("type".into(), Value::from(go_int(t.get("type"), 0)));
+    row.insert("status".into(), Value::from(go_int(t.get("status"), 0)));
+    row.insert(
+        "ip_preference".into(),
+        Value::String(go_string(t.get("ipPreference"))),
+    );
+    row
+}
+
+/// Where a panel's rows came from: what the source leaves out is what a
+/// redeploy from it has to assume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Backup,
+    Database,
+}
+
+/// The rows of a panel's four tables a redeploy reads.
+#[derive(Debug, Default)]
+pub struct Tables<'a> {
+    pub node: Vec<&'a Map<String, Value>>,
+    pub tunnel: Vec<&'a Map<String, Value>>,
+    pub chain_tunnel: Vec<&'a Map<String, Value>>,
+    pub federation_tunnel_binding: Vec<&'a Map<String, Value>>,
+}
+
+/// The type a column must have (SQL NULL is JSON `null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Integer,
+    IntegerOrNull,
+    Text,
+    TextOrNull,
+}
+
+impl Column {
+    fn accepts(self, v: &Value) -> bool {
+        let integer = v.as_i64().is_some();
+        match self {
+            Column::Integer => integer,
+            Column::IntegerOrNull => integer || v.is_null(),
+            Column::Text => v.is_string(),
+            Column::TextOrNull => v.is_string() || v.is_null(),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Column::Integer => "an integer",
+            Column::IntegerOrNull => "an integer or NULL",
+            Column::Text => "text",
+            Column::TextOrNull => "text or NULL",
+        }
+    }
+}
+
+/// The columns of each table a redeploy reads, with their types in model.go
+/// (a `sql.Null*` field may be NULL). Other columns are ignored.
+const COLUMNS: [(&str, &[(&str, Column)]); 4] = [
+    (
+        "node",
+        &[
+            ("id", Column::Integer),
+            ("name", Column::Text),
+            ("server_ip", Column::Text),
+            ("server_ip_v4", Column::TextOrNull),
+            ("server_ip_v6", Column::TextOrNull),
+            ("port", Column::Text),
+            ("interface_name", Column::TextOrNull),
+            ("status", Column::Integer),
+            ("tcp_listen_addr", Column::Text),
+            ("udp_listen_addr", Column::Text),
+            ("is_remote", Column::IntegerOrNull),
+            ("remote_url", Column::TextOrNull),
+            ("remote_token", Column::TextOrNull),
+            ("remote_config", Column::TextOrNull),
+        ],
+    ),
+    (
+        "tunnel",
+        &[
+            ("id", Column::Integer),
+            ("name", Column::Text),
+            ("type", Column::Integer),
+            ("status", Column::Integer),
+            ("ip_preference", Column::Text),
+        ],
+    ),
+    (
+        "chain_tunnel",
+        &[
+            ("id", Column::Integer),
+            ("tunnel_id", Column::Integer),
+            ("chain_type", Column::Text),
+            ("node_id", Column::Integer),
+            ("port", Column::IntegerOrNull),
+            ("strategy", Column::TextOrNull),
+            ("inx", Column::IntegerOrNull),
+            ("protocol", Column::TextOrNull),
+            ("connect_ip", Column::TextOrNull),
+        ],
+    ),
+    (
+        "federation_tunnel_binding",
+        &[
+            ("id", Column::Integer),
+            ("tunnel_id", Column::Integer),
+            ("node_id", Column::Integer),
+            ("chain_type", Column::Integer),
+            ("hop_inx", Column::Integer),
+            ("remote_url", Column::Text),
+            ("resource_key", Column::Text),
+            ("remote_binding_id", Column::Text),
+            ("allocated_port", Column::Integer),
+            ("status", Column::Integer),
+        ],
+    ),
+];
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NULL",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a non-integer number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl<'a> Tables<'a> {
+    /// Reads `{node, tunnel, chain_tunnel, federation_tunnel_binding}` (each
+    /// a list of rows), checking every column a redeploy reads. An error names
+    /// the table, the row's id and the column.
+    pub fn read(db: &'a Value) -> Result<Tables<'a>, ApiError> {
+        let Some(db) = db.as_object() else {
+            return Err(ApiError::new(
+                "IN001",
+                "a panel's database rows must be an object {node, tunnel, chain_tunnel, federation_tunnel_binding}",
+                "",
+            ));
+        };
+        let missing: Vec<&str> = COLUMNS
+            .iter()
+            .map(|(table, _)| *table)
+            .filter(|table| !db.contains_key(*table))
+            .collect();
+        if !missing.is_empty() {
+            return Err(ApiError::new(
+                "IN001",
+                format!(
+                    "not the panel's database: no table {} (it has node, tunnel, chain_tunnel, federation_tunnel_binding)",
+                    missing.join(", ")
+                ),
+                "",
+            ));
+        }
+        let mut tables = Tables::default();
+        for (table, columns) in COLUMNS {
+            let Some(items) = db[table].as_array() else {
+                return Err(ApiError::new(
+                    "IN001",
+                    format!("table {table} must be a list of rows"),
+                    format!("/{table}"),
+                ));
+            };
+            let mut rows = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let Some(row) = item.as_object() else {
+                    return Err(ApiError::new(
+                        "IN001",
+                        format!("table {table}, row {}: a row must be an object", index + 1),
+                        format!("/{table}/{index}"),
+                    ));
+                };
+                let id = match row.get("id") {
+                    Some(v) if v.as_i64().is_some() => v.to_string(),
+                    _ => format!("#{}", index + 1),
+                };
+                for (column, kind) in columns {
+                    let value = row.get(*column).unwrap_or(&Value::Null);
+                    if !kind.accepts(value) {
+                        return Err(ApiError::new(
+                            "IN001",
+                            format!(
+                                "table {table}, row id {id}: column {column} must be {}, not {}",
+                                kind.describe(),
+                                json_type(value)
+                            ),
+                            format!("/{table}/{index}/{column}"),
+                        ));
+                    }
+                }
+                rows.push(row);
+            }
+            match table {
+                "node" => tables.node = rows,
+                "tunnel" => tables.tunnel = rows,
+                "chain_tunnel" => tables.chain_tunnel = rows,
+                _ => tables.federation_tunnel_binding = rows,
+            }
+        }
+        Ok(tables)
+    }
+}
+
+/// A node row as a redeploy input carries it: no secret, and the share token
+/// (trimmed, as the server compares them) replaced by its pseudonym.
+fn redacted_node(row: &Map<String, Value>, pseudonyms: &mut Vec<String>) -> Value {
+    let mut out = Map::new();
+    for (column, value) in row {
+        match column.as_str() {
+            "secret" => {}
+            "remote_token" => {
+                let token = go_string(Some(value));
+                let marker = if token.is_empty() {
+                    Value::Null
+                } else {
+                    let k = match pseudonyms.iter().position(|t| *t == token) {
+                        Some(k) => k,
+                        None => {
+                            pseudonyms.push(token);
+                            pseudonyms.len() - 1
+                        }
+                    };
+                    Value::String(format!("share-{}", k + 1))
+                };
+                out.insert(column.clone(), marker);
+            }
+            _ => {
+                out.insert(column.clone(), value.clone());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// Every tunnel of `tables`, in the tunnel table's order, as a redeploy
+/// input with only its own rows.
+pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunnel> {
+    let mut pseudonyms = Vec::new();
+    let nodes: Vec<(i64, bool, Value)> = tables
+        .node
+        .iter()
+        .map(|n| {
+            let remote = go_int(n.get("is_remote"), 0) == 1;
+            (
+                go_int(n.get("id"), 0),
+                remote,
+                redacted_node(n, &mut pseudonyms),
+            )
+        })
+        .collect();
+    let mut chains_of: rustc_hash::FxHashMap<i64, Vec<Value>> = Default::default();
+    for row in &tables.chain_tunnel {
+        chains_of
+            .entry(go_int(row.get("tunnel_id"), 0))
+            .or_default()
+            .push(Value::Object((*row).clone()));
+    }
+    let mut bindings_of: rustc_hash::FxHashMap<i64, Vec<Value>> = Default::default();
+    for row in &tables.federation_tunnel_binding {
+        bindings_of
+            .entry(go_int(row.get("tunnel_id"), 0))
+            .or_default()
+            .push(Value::Object((*row).clone()));
+    }
+    let mut out = Vec::with_capacity(tables.tunnel.len());
+    for t in &tables.tunnel {
+        let id = go_int(t.get("id"), 0);
+        let chain_rows = chains_of.remove(&id).unwrap_or_default();
+        let used: Vec<i64> = chain_rows
+            .iter()
+            .map(|c| go_int(c.get("node_id"), 0))
+            .collect();
+        let node_rows: Vec<Value> = nodes
+            .iter()
+            .filter(|(nid, _, _)| used.contains(nid))
+            .map(|(_, _, row)| row.clone())
+            .collect();
+        let federated = nodes
+            .iter()
+            .any(|(nid, remote, _)| *remote && used.contains(nid));
+        let mut db = Map::new();
+        db.insert("tunnel".into(), Value::Object((*t).clone()));
+        db.insert("chain_tunnel".into(), Value::Array(chain_rows));
+        db.insert("node".into(), Value::Array(node_rows));
+        db.insert(
+            "federation_tunnel_binding".into(),
+            Value::Array(bindings_of.remove(&id).unwrap_or_default()),
+        );
+        let mut input = Map::new();
+        input.insert("db".into(), Value::Object(db));
+        input.insert("tunnelId".into(), Value::from(id));
+        let mut assumed = Vec::new();
+        if source == Source::Backup {
+            assumed.push(
+                "no chain row has a custom connect IP (the export leaves connect_ip out)"
+                    .to_string(),
+            );
+            if federated {
+                assumed.push("no federation binding to release, and each provider answers as a fresh one would (the export leaves bindings out)".into());
+            }
+        } else if federated {
+            assumed.push(
+                "each provider answers as a fresh one would (its own tables are on the provider panel)"
+                    .into(),
+            );
+        }
+        out.push(BackupTunnel {
+            id,
+            name: go_string(t.get("name")),
+            kind: go_int(t.get("type"), 0),
+            input: Value::Object(input),
+            assumed,
+        });
+    }
+    out
 }
 
 /// Every tunnel of a backup export, in export order, as a redeploy input.
@@ -122,57 +448,40 @@ pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
             ));
         }
     }
-    let nodes: Vec<(i64, Value)> = map_slice(obj.get("nodes"))
+    let nodes: Vec<Map<String, Value>> = map_slice(obj.get("nodes"))
         .into_iter()
-        .map(|n| (go_int(n.get("id"), 0), node_row(n)))
+        .map(node_row)
         .collect();
-    let mut out = Vec::new();
-    for t in map_slice(obj.get("tunnels")) {
-        let id = go_int(t.get("id"), 0);
-        let chains: Vec<&Map<String, Value>> = map_slice(t.get("chainTunnels"));
-        let chain_rows: Vec<Value> = chains.iter().map(|c| chain_row(c, id)).collect();
-        let used: Vec<i64> = chains.iter().map(|c| go_int(c.get("nodeId"), 0)).collect();
-        let node_rows: Vec<Value> = nodes
-            .iter()
-            .filter(|(nid, _)| used.contains(nid))
-            .map(|(_, row)| row.clone())
-            .collect();
-        let mut tunnel = Map::new();
-        tunnel.insert("id".into(), Value::from(id));
-        tunnel.insert("name".into(), text_or_null(t.get("name")));
-        tunnel.insert("type".into(), Value::from(go_int(t.get("type"), 0)));
-        tunnel.insert("status".into(), Value::from(go_int(t.get("status"), 0)));
-        tunnel.insert(
-            "ip_preference".into(),
-            Value::String(go_string(t.get("ipPreference"))),
-        );
-        let mut db = Map::new();
-        db.insert("tunnel".into(), Value::Object(tunnel));
-        db.insert("chain_tunnel".into(), Value::Array(chain_rows));
-        db.insert("node".into(), Value::Array(node_rows));
-        db.insert("federation_tunnel_binding".into(), Value::Array(vec![]));
-        let mut input = Map::new();
-        input.insert("db".into(), Value::Object(db));
-        input.insert("tunnelId".into(), Value::from(id));
-        let mut assumed = vec![
-            "no chain row has a custom connect IP (the export leaves connect_ip out)".to_string(),
-        ];
-        if used.iter().any(|nid| {
-            nodes.iter().any(|(id2, row)| {
-                id2 == nid && row.get("is_remote").and_then(Value::as_i64) == Some(1)
-            })
-        }) {
-            assumed.push("no federation binding to release, and each provider answers as a fresh one would (the export leaves bindings out)".into());
+    let tunnels = map_slice(obj.get("tunnels"));
+    let tunnel_rows: Vec<Map<String, Value>> = tunnels.iter().map(|t| tunnel_row(t)).collect();
+    let chain_rows: Vec<Map<String, Value>> = tunnels
+        .iter()
+        .flat_map(|t| {
+            let id = go_int(t.get("id"), 0);
+            map_slice(t.get("chainTunnels"))
+                .into_iter()
+                .map(move |c| chain_row(c, id))
+        })
+        .collect();
+    let tables = Tables {
+        node: nodes.iter().collect(),
+        tunnel: tunnel_rows.iter().collect(),
+        chain_tunnel: chain_rows.iter().collect(),
+        federation_tunnel_binding: Vec::new(),
+    };
+    Ok(tunnels_of_tables(&tables, Source::Backup))
+}
+
+/// Every tunnel of a panel, from its backup export or its database rows
+/// (told apart by the backup's `version` key and the database's
+/// `chain_tunnel` table).
+pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
+    match doc {
+        Value::Object(o) if o.contains_key("chain_tunnel") && !o.contains_key("version") => {
+            Ok(tunnels_of_tables(&Tables::read(doc)?, Source::Database))
         }
-        out.push(BackupTunnel {
-            id,
-            name: go_string(t.get("name")),
-            kind: go_int(t.get("type"), 0),
-            input: Value::Object(input),
-            assumed,
-        });
+        _ => read_backup(doc),
     }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -210,5 +519,126 @@ mod tests {
             .unwrap_err()
             .message
             .contains("\"version\""));
+    }
+
+    /// The backup of `a_backup_tunnel_redeploys_as_its_rows_would` as the
+    /// database stores it, with what the export leaves out: a connect IP and
+    /// the remote exit's active binding.
+    fn database() -> Value {
+        json!({
+            "node": [
+                {"id": 1, "name": "a", "secret": "node-secret-1", "server_ip": "10.0.0.1", "server_ip_v4": null, "server_ip_v6": null, "port": "40000-40010", "interface_name": null, "status": 1, "tcp_listen_addr": "[::]", "udp_listen_addr": "[::]", "is_remote": 0, "remote_url": null, "remote_token": null, "remote_config": null},
+                {"id": 2, "name": "b", "secret": "node-secret-2", "server_ip": "10.0.0.2", "server_ip_v4": null, "server_ip_v6": null, "port": "40000-40010", "interface_name": null, "status": 1, "tcp_listen_addr": "", "udp_listen_addr": "[::]", "is_remote": 1, "remote_url": "https://p", "remote_token": " share-token-2 ", "remote_config": "{\"portRangeStart\": 45000, \"portRangeEnd\": 45010}"},
+                {"id": 3, "name": "c", "secret": "node-secret-3", "server_ip": "10.0.0.3", "server_ip_v4": null, "server_ip_v6": null, "port": "40000-40010", "interface_name": null, "status": 1, "tcp_listen_addr": "", "udp_listen_addr": "[::]", "is_remote": 1, "remote_url": "https://p", "remote_token": "share-token-2", "remote_config": "{\"portRangeStart\": 45000, \"portRangeEnd\": 45010}"}
+            ],
+            "tunnel": [{"id": 5, "name": "t5", "type": 2, "status": 1, "ip_preference": ""}],
+            "chain_tunnel": [
+                {"id": 1, "tunnel_id": 5, "chain_type": "1", "node_id": 1, "port": null, "strategy": "round", "inx": 1, "protocol": "tls", "connect_ip": null},
+                {"id": 2, "tunnel_id": 5, "chain_type": "3", "node_id": 2, "port": null, "strategy": "fifo", "inx": 1, "protocol": "tls", "connect_ip": "10.9.9.9"}
+            ],
+            "federation_tunnel_binding": [
+                {"id": 7, "tunnel_id": 5, "node_id": 2, "chain_type": 3, "hop_inx": 0, "remote_url": "https://p", "resource_key": "rk-5-2", "remote_binding_id": "21", "allocated_port": 45003, "status": 1}
+            ]
+        })
+    }
+
+    #[test]
+    fn database_rows_redeploy_with_what_the_backup_lacks() {
+        let db = database();
+        let tunnels = read_panel(&db).unwrap();
+        assert_eq!(tunnels.len(), 1);
+        let t = &tunnels[0];
+        assert_eq!((t.id, t.name.as_str(), t.kind), (5, "t5", 2));
+        // Only the provider side is assumed: the database has connect IPs and bindings.
+        assert_eq!(t.assumed.len(), 1, "{:?}", t.assumed);
+        assert!(t.assumed[0].contains("provider"));
+        let rows = &t.input["db"];
+        assert_eq!(rows["chain_tunnel"][1]["connect_ip"], "10.9.9.9");
+        assert_eq!(
+            rows["federation_tunnel_binding"][0]["resource_key"],
+            "rk-5-2"
+        );
+        // Node 3 is not in the tunnel; no secret and no token is carried.
+        assert_eq!(rows["node"].as_array().unwrap().len(), 2);
+        let text = crate::encode::to_string(&tunnels);
+        assert!(
+            !text.contains("node-secret") && !text.contains("share-token"),
+            "{text}"
+        );
+        assert_eq!(rows["node"][1]["remote_token"], "share-1");
+        let plan = crate::planner::plan_with(
+            &t.input,
+            crate::planner::Mode::Redeploy,
+            &Default::default(),
+        );
+        assert!(plan.error.is_none(), "{:?}", plan.error);
+        assert_eq!(plan.federation.len(), 1);
+    }
+
+    #[test]
+    fn one_share_token_is_one_pseudonym() {
+        let mut db = database();
+        db["chain_tunnel"][1]["chain_type"] = json!("2");
+        db["chain_tunnel"][1]["port"] = json!(40001);
+        db["chain_tunnel"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": 3, "tunnel_id": 5, "chain_type": "3", "node_id": 3, "port": null, "strategy": "fifo", "inx": 1, "protocol": "tls", "connect_ip": null}));
+        let tunnels = read_panel(&db).unwrap();
+        let nodes = &tunnels[0].input["db"]["node"];
+        // " share-token-2 " and "share-token-2" are one token to the server.
+        assert_eq!(nodes[1]["remote_token"], "share-1");
+        assert_eq!(nodes[2]["remote_token"], "share-1");
+    }
+
+    #[test]
+    fn a_backup_and_its_database_plan_alike_where_they_carry_the_same_facts() {
+        let mut db = database();
+        db["chain_tunnel"][1]["connect_ip"] = Value::Null;
+        db["federation_tunnel_binding"] = json!([]);
+        db["node"].as_array_mut().unwrap().pop();
+        let backup = json!({"version": "1", "exportedAt": 1, "nodes": [
+            {"id": 1, "name": "a", "secret": "node-secret-1", "serverIp": "10.0.0.1", "port": "40000-40010", "status": 1, "tcpListenAddr": "[::]", "udpListenAddr": "[::]", "isRemote": 0},
+            {"id": 2, "name": "b", "secret": "node-secret-2", "serverIp": "10.0.0.2", "port": "40000-40010", "status": 1, "tcpListenAddr": "", "udpListenAddr": "[::]", "isRemote": 1, "remoteUrl": "https://p", "remoteToken": " share-token-2 ", "remoteConfig": "{\"portRangeStart\": 45000, \"portRangeEnd\": 45010}"}
+        ], "tunnels": [{"id": 5, "name": "t5", "type": 2, "status": 1, "ipPreference": "", "chainTunnels": [
+            {"id": 1, "tunnelId": 5, "chainType": "1", "nodeId": 1, "strategy": "round", "inx": 1, "protocol": "tls"},
+            {"id": 2, "tunnelId": 5, "chainType": "3", "nodeId": 2, "strategy": "fifo", "inx": 1, "protocol": "tls"}
+        ]}]});
+        let plan_of = |t: &BackupTunnel| {
+            crate::encode::to_string(&crate::planner::plan_with(
+                &t.input,
+                crate::planner::Mode::Redeploy,
+                &Default::default(),
+            ))
+        };
+        let from_db = read_panel(&db).unwrap();
+        let from_backup = read_panel(&backup).unwrap();
+        assert_eq!(plan_of(&from_db[0]), plan_of(&from_backup[0]));
+        assert_eq!(from_backup[0].assumed.len(), 2);
+    }
+
+    #[test]
+    fn bad_database_rows_name_table_row_and_column() {
+        let e = read_panel(&json!({"chain_tunnel": [], "node": []})).unwrap_err();
+        assert!(
+            e.message
+                .contains("no table tunnel, federation_tunnel_binding"),
+            "{}",
+            e.message
+        );
+        let mut db = database();
+        db["chain_tunnel"][1]["node_id"] = json!("two");
+        let e = read_panel(&db).unwrap_err();
+        assert_eq!(e.path, "/chain_tunnel/1/node_id");
+        assert_eq!(
+            e.message,
+            "table chain_tunnel, row id 2: column node_id must be an integer, not text"
+        );
+        let mut db = database();
+        db["node"][0]["secret"] = json!(42);
+        db["node"][0]["remote_token"] = json!(7);
+        let e = read_panel(&db).unwrap_err();
+        assert_eq!(e.path, "/node/0/remote_token");
+        assert!(!e.message.contains('7'), "{}", e.message);
     }
 }
