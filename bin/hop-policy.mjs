@@ -3,6 +3,7 @@
 // Runs the package's Node build; every answer comes from the WebAssembly core.
 import { createRequire } from 'node:module';
 import { readFileSync, writeSync } from 'node:fs';
+import { SourceError, isPostgresUrl, postgresLocation, isSqliteFile, readPostgres, readSqlite } from './panel-sources.mjs';
 
 const require = createRequire(import.meta.url);
 const hp = require('../node/hop_policy.js');
@@ -18,7 +19,7 @@ Usage:
   hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands] [--mode MODE]
   hop-policy simulate FILE|- --dead ID[,ID...] [--requests N] [--format text|json]
   hop-policy lifecycle FILE|-
-  hop-policy audit FILE|- [--format text|json|sarif] [--tunnel ID]... [--only errors]
+  hop-policy audit BACKUP|-|DATABASE.sqlite|postgres://... [--format text|json|sarif] [--tunnel ID]... [--only errors]
   hop-policy --help | --version
 
 Commands:
@@ -37,10 +38,13 @@ Commands:
   simulate   Replay requests through a tunnel input or plan with some nodes dead, the way
              GOST fails over. --dead takes node ids or host:port, comma separated.
   lifecycle  Replay apply / release / failure steps and report what they leave behind.
-  audit      Plan and check every tunnel of a panel backup export (the panel's "backup"
-             button: {version, exportedAt, nodes, tunnels}) the way a redeploy would
-             push it, and print a table of tunnels and their findings. The export has no
-             connect IPs and no federation bindings; what that assumes is printed per tunnel.
+  audit      Plan and check every tunnel of a whole panel the way a redeploy would push
+             it, and print a table of tunnels and their findings. The panel is read from
+             its backup export (the panel's "backup" button: {version, exportedAt, nodes,
+             tunnels}), its SQLite database file (opened read-only; needs the npm package
+             better-sqlite3) or its PostgreSQL database (a postgres:// URL, read in a READ
+             ONLY transaction; needs the npm package pg). The export has no connect IPs
+             and no federation bindings; what a tunnel's audit assumes is printed with it.
 
 Options:
   -                 read standard input instead of a file (the default for plan)
@@ -453,24 +457,41 @@ function cmdLifecycle() {
 
 const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
 
-function cmdAudit() {
+/**
+ * The panel behind an audit SOURCE as JSON text for backupTunnelsJson: a
+ * backup export as it is, a database as the rows of its tables.
+ */
+async function readPanel(source) {
+  try {
+    if (isPostgresUrl(source)) return { name: 'PostgreSQL', text: await readPostgres(source), kind: 'database' };
+    if (source !== '-' && isSqliteFile(source)) return { name: source, text: readSqlite(source), kind: 'database' };
+  } catch (e) {
+    if (!(e instanceof SourceError)) throw e;
+    err(`hop-policy: ${e.message}`);
+    return null;
+  }
+  const input = readOrReport(source);
+  return input && { ...input, kind: 'backup' };
+}
+
+async function cmdAudit() {
   const format = opts.format ?? 'text';
   if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, not ${format}`);
   const file = oneFile();
-  if (file === undefined) throw new UsageError('audit needs a backup FILE (or - for standard input)');
-  const input = readOrReport(file);
+  if (file === undefined) throw new UsageError('audit needs a SOURCE: a backup FILE (or - for standard input), a SQLite database file or a postgres:// URL');
+  const input = await readPanel(file);
   if (!input) return EXIT_UNREADABLE;
   let tunnels;
   try {
     tunnels = JSON.parse(hp.backupTunnelsJson(input.text));
   } catch (e) {
-    err(`hop-policy: ${where(input.name, e)}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
+    err(`hop-policy: ${input.kind === 'backup' ? where(input.name, e) : input.name}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
     return EXIT_UNREADABLE;
   }
   if (opts.tunnels) {
     const missing = opts.tunnels.filter((id) => !tunnels.some((t) => t.id === id));
     if (missing.length) {
-      err(`hop-policy: ${input.name}: no tunnel ${missing.join(', ')} in the backup`);
+      err(`hop-policy: ${input.name}: no tunnel ${missing.join(', ')} in the ${input.kind}`);
       return EXIT_UNREADABLE;
     }
     tunnels = tunnels.filter((t) => opts.tunnels.includes(t.id));
@@ -496,7 +517,7 @@ function cmdAudit() {
   } else if (format === 'sarif') {
     // One run with every finding; each location names its tunnel (and the JSON Pointer into its plan).
     const level = { error: 'error', warning: 'warning', info: 'note' };
-    const uri = file === '-' ? 'stdin' : file;
+    const uri = file === '-' ? 'stdin' : isPostgresUrl(file) ? `postgres://${postgresLocation(file)}` : file;
     const results = rows.flatMap((r) =>
       r.findings.map((f) => ({
         ruleId: f.code,
@@ -564,7 +585,10 @@ function main(argv) {
       case 'lifecycle':
         return cmdLifecycle();
       case 'audit':
-        return cmdAudit();
+        return cmdAudit().catch((e) => {
+          err(`hop-policy: ${e && e.code ? `${e.code}: ` : ''}${e && e.message ? e.message : String(e)}`);
+          return EXIT_UNREADABLE;
+        });
       case null:
         err(`hop-policy: no command given\nTry 'hop-policy --help'.`);
         return EXIT_UNREADABLE;
@@ -582,4 +606,7 @@ function main(argv) {
   }
 }
 
-finish(main(process.argv.slice(2)));
+Promise.resolve(main(process.argv.slice(2))).then(finish, (e) => {
+  err(`hop-policy: ${e && e.message ? e.message : String(e)}`);
+  finish(EXIT_UNREADABLE);
+});

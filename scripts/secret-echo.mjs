@@ -4,7 +4,13 @@
 // of the tests (tests/hostile_secrets.rs plants canaries natively); this runs
 // the built package over whole directories.
 //
-//   node scripts/secret-echo.mjs [PKG_NODE_DIR] DIR...
+//   node scripts/secret-echo.mjs [PKG_NODE_DIR] DIR|postgres://...
+//
+// A panel's sources count too: a backup export is also audited tunnel by tunnel
+// (backupTunnelsJson, then checkTunnel in redeploy mode) with fresh secrets
+// planted into every node and user; a SQLite file under DIR and a postgres://
+// URL are read as `hop-policy audit` reads them (the drivers are found from
+// the working directory, as the CLI finds them).
 //
 // Every file under each DIR (and each JSON line of it, with its `input`,
 // `expected` and `steps`) is a document; a tunnel input is also run with a
@@ -18,6 +24,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusFiles, jsonLines } from './corpus.mjs';
+import { isPostgresUrl, isSqliteFile, readPostgres, readSqlite } from '../bin/panel-sources.mjs';
+import { readdirSync } from 'node:fs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let args = process.argv.slice(2);
@@ -29,7 +37,7 @@ if (!args.length) {
 }
 const m = createRequire(import.meta.url)(resolve(pkg, 'hop_policy.js'));
 
-const CREDENTIAL_KEY = /token|secret|password|passwd|credential|apikey|api_key|privatekey|private_key/i;
+const CREDENTIAL_KEY = /token|secret|password|passwd|^pwd$|credential|apikey|api_key|privatekey|private_key/i;
 // GOST's credential carriers whose whole value is secret: auth blocks and authers' auths lists.
 const CARRIER_KEY = /^(auth|auths)$/i;
 
@@ -84,6 +92,29 @@ function planted(input, n) {
   return v;
 }
 
+/** A copy of a backup export with fresh node secrets, share tokens and password hashes. */
+function plantedBackup(backup, n) {
+  const v = structuredClone(backup);
+  for (const row of v.nodes) if (row && typeof row === 'object') Object.assign(row, { secret: `PLANTED-SECRET-${n}-${row.id}`, remoteToken: row.isRemote ? `PLANTED-TOKEN-${n}-${row.id}` : row.remoteToken });
+  for (const u of v.users || []) if (u && typeof u === 'object') u.pwd = `PLANTED-PWD-${n}-${u.id}`;
+  return v;
+}
+
+/** A copy of a panel's database rows with fresh node secrets and share tokens. */
+function plantedTables(tables, n) {
+  const v = structuredClone(tables);
+  for (const row of v.node) Object.assign(row, { secret: `PLANTED-SECRET-${n}-${row.id}`, remote_token: row.is_remote ? `PLANTED-TOKEN-${n}-${row.id}` : row.remote_token });
+  return v;
+}
+
+/** SQLite files under `dir`. */
+function sqliteFiles(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && !(e.parentPath ?? e.path).includes('node_modules'))
+    .map((e) => join(e.parentPath ?? e.path, e.name))
+    .filter(isSqliteFile);
+}
+
 /** What every entry point answers for `text` (thrown errors as text too). */
 function outputs(text) {
   const out = [];
@@ -96,6 +127,11 @@ function outputs(text) {
   };
   for (const f of ['planTunnelJson', 'checkDocumentJson', 'checkTunnelJson', 'simulateJson', 'lifecycleJson', 'simulateText']) call(() => m[f](text));
   for (const format of ['text', 'sarif']) call(() => m.checkDocumentFormatted(text, format));
+  // A panel (backup export or database rows): every tunnel audited as a redeploy.
+  call(() => {
+    const tunnels = JSON.parse(m.backupTunnelsJson(text));
+    return JSON.stringify(tunnels) + tunnels.map((t) => JSON.stringify(m.checkTunnel(t.input, { mode: 'redeploy' }))).join('');
+  });
   const v = JSON.parse(text);
   for (const f of ['planTunnel', 'checkDocument', 'checkTunnel', 'simulate', 'lifecycle']) call(() => JSON.stringify(m[f](v)));
   return out;
@@ -136,6 +172,8 @@ function documents(text) {
   const add = (v) => {
     items.push(JSON.stringify(v));
     if (v && typeof v === 'object' && v.tunnel && Array.isArray(v.nodes)) items.push(JSON.stringify(planted(v, docs + items.length)));
+    if (v && typeof v === 'object' && Array.isArray(v.chain_tunnel) && Array.isArray(v.node)) items.push(JSON.stringify(plantedTables(v, docs + items.length)));
+    if (v && typeof v === 'object' && 'version' in v && Array.isArray(v.nodes) && Array.isArray(v.tunnels)) items.push(JSON.stringify(plantedBackup(v, docs + items.length)));
     const carriers = plantedCarriers(v, docs + items.length);
     if (carriers) items.push(JSON.stringify(carriers));
   };
@@ -153,11 +191,16 @@ function documents(text) {
 }
 
 for (const d of args) {
+  if (isPostgresUrl(d)) {
+    for (const doc of documents(await readPostgres(d))) run(doc, 'postgres');
+    continue;
+  }
   if (!existsSync(d) || !statSync(d).isDirectory()) {
     console.error(`not a directory: ${d}`);
     process.exit(2);
   }
   for (const [p, text] of corpusFiles(d)) for (const doc of documents(text)) run(doc, p);
+  for (const p of sqliteFiles(d)) for (const doc of documents(readSqlite(p))) run(doc, p);
 }
 console.log(`${docs} documents, ${carrying} carry a credential (${distinct.size} distinct values); ${checked} outputs checked, ${echoes} echo one`);
 process.exitCode = echoes ? 1 : 0;

@@ -280,12 +280,18 @@ impl<'a> Tables<'a> {
                         format!("/{table}/{index}"),
                     ));
                 };
-                let id = match row.get("id") {
-                    Some(v) if v.as_i64().is_some() => v.to_string(),
-                    _ => format!("#{}", index + 1),
+                let id = match row.get("id").and_then(Value::as_i64) {
+                    Some(id) => id.to_string(),
+                    None => format!("#{}", index + 1),
                 };
                 for (column, kind) in columns {
-                    let value = row.get(*column).unwrap_or(&Value::Null);
+                    let Some(value) = row.get(*column) else {
+                        return Err(ApiError::new(
+                            "IN001",
+                            format!("table {table} has no column {column} (model.go names it)"),
+                            format!("/{table}/{index}"),
+                        ));
+                    };
                     if !kind.accepts(value) {
                         return Err(ApiError::new(
                             "IN001",

@@ -60,12 +60,13 @@ export function compareToExpected(plan, expected) {
 }
 
 /** Runs the packaged CLI. */
-export function cli(args, { input, env } = {}) {
+export function cli(args, { input, env, cwd } = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
     input,
     encoding: 'utf8',
     maxBuffer: 512 * 1024 * 1024,
     env: { ...process.env, ...env },
+    cwd,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
