@@ -138,6 +138,39 @@ export function configWorkload(count = 10000) {
   return { services, chains };
 }
 
+/**
+ * A panel backup export of `tunnels` type-2 tunnels over `nodes` nodes, a
+ * quarter of them federated (ids 4k+3). Tunnel i runs entry -> one hop of two
+ * nodes -> exit; each node serves two tunnels, on a port of its own per tunnel.
+ */
+export function panelWorkload({ tunnels = 1000, nodes = 2000 } = {}) {
+  const ip = (id) => `10.${(id >> 16) & 255}.${(id >> 8) & 255}.${id & 255}`;
+  const rows = [];
+  for (let id = 1; id <= nodes; id++) {
+    const { serverIpV6, ...row } = nodeRow(id, ip(id), id % 4 === 3);
+    rows.push({ ...row, serverIpV6: serverIpV6 ?? '', secret: `bench-node-secret-${id}`, remoteUrl: row.remoteUrl ?? '', remoteToken: row.remoteToken ?? '', remoteConfig: row.remoteConfig ?? '' });
+  }
+  const local = rows.filter((r) => !r.isRemote).map((r) => r.id);
+  const at = (k) => 1 + (k % nodes);
+  const list = [];
+  for (let i = 0; i < tunnels; i++) {
+    const id = i + 1;
+    const port = 40000 + id;
+    const chain = (k, chainType, nodeId, inx, withPort = true) => ({
+      id: k, tunnelId: id, chainType, nodeId, ...(withPort ? { port } : {}), strategy: 'fifo', inx, protocol: 'tls',
+    });
+    list.push({
+      id, name: `bench-panel-tunnel-${id}`, type: 2, status: 1, ipPreference: '', chainTunnels: [
+        chain(1, '1', local[i % local.length], 1, false),
+        chain(2, '2', at(4 * i + 1), 1),
+        chain(3, '2', at(4 * i + 2), 1),
+        chain(4, '3', at(4 * i + 3), 1),
+      ],
+    });
+  }
+  return { version: '1', exportedAt: 1, users: [], nodes: rows, tunnels: list };
+}
+
 export const SHAPES = {
   large: { entries: 8, hops: 4, width: 16, exits: 16 },
   'large-x4': { entries: 32, hops: 4, width: 64, exits: 64 },
@@ -157,6 +190,8 @@ export function writeWorkloads(dir) {
   for (const [name, shape] of Object.entries(SHAPES)) {
     manifest.workloads.push({ ...put(name, tunnelWorkload(shape)), source: `generated ${JSON.stringify(shape)}` });
   }
+  const panel = panelWorkload();
+  manifest.panel = { ...put('panel-1000', panel), tunnels: panel.tunnels.length, nodes: panel.nodes.length, federated: panel.nodes.filter((n) => n.isRemote).length };
   const cfg = configWorkload(10000);
   manifest.config = { ...put('config-10k', cfg), services: cfg.services.length, chains: cfg.chains.length };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));

@@ -9,6 +9,7 @@ import { escapeHtml, renderJsonLines, diffJson, setPointer, getPointer, locatePo
 import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
 import { buildTwins } from './twin.js';
+import { isBackup, auditPanel, renderFleet } from './fleet.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -49,6 +50,8 @@ const state = {
   note: null,
   focusPtr: null,
   timing: null,
+  fleet: null, // {rows, source, selected}: the whole-panel view
+  fleetNote: null, // what the open tunnel is, when it came from the panel view
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
@@ -150,6 +153,7 @@ function update({ keepBanner = false } = {}) {
       const assumed = Array.isArray(state.plan.assumed) ? state.plan.assumed : [];
       if (assumed.length) notes.push(t('assumedNote', { list: assumed.map((a) => `${a.path} = ${JSON.stringify(a.value)}`).join(', ') }));
     }
+    if (state.fleetNote) notes.unshift(state.fleetNote);
     if (notes.length) state.note = [state.note, ...notes].filter(Boolean).join(' ');
   } else {
     state.planText = text;
@@ -598,10 +602,54 @@ function setMode(mode, { silent = false } = {}) {
   if (!silent) update();
 }
 
+// ---------------------------------------------------------------- fleet
+
+function renderFleet_() {
+  if (!state.fleet) return;
+  setHtml($('fleet-body'), renderFleet(state.fleet.rows, { t, lang: getLang(), selected: state.fleet.selected }));
+  $('fleet-status').textContent = state.fleet.rows.length ? t('fleetDone', { total: state.fleet.rows.length, source: state.fleet.source }) : '';
+}
+
+/** Audits a whole panel (a backup export's text) and shows the fleet table. */
+async function openPanel(text, source) {
+  state.fleet = { rows: [], source, selected: null };
+  $('fleet').hidden = false;
+  setHtml($('fleet-body'), '');
+  const rows = await auditPanel(hp, text, (done, total) => {
+    $('fleet-status').textContent = t('fleetProgress', { done, total });
+  });
+  state.fleet.rows = rows;
+  renderFleet_();
+}
+
+/** Opens the panel view's tunnel `i` in the preview, as a redeploy of its rows. */
+function openFleetTunnel(i) {
+  const r = state.fleet && state.fleet.rows[i];
+  if (!r) return;
+  state.fleet.selected = r.id;
+  state.fleetNote = t('fleetOpened', { name: r.name, id: r.id, assumed: r.assumed.join('; ') });
+  // The rows say redeploy (`db`): the request path follows the input.
+  $('reqmode').value = 'auto';
+  state.dead.clear();
+  state.focusPtr = null;
+  state.selectedReq = 0;
+  state.inputText = JSON.stringify(r.input, null, 2);
+  if (state.mode !== 'input') setMode('input', { silent: true });
+  $('doc').value = state.inputText;
+  update();
+  renderFleet_();
+}
+
 async function loadExample(name) {
   const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
   if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
   const text = await res.text();
+  state.fleetNote = null;
+  if (name === 'panel-backup') {
+    await openPanel(text, `${name}.json`);
+    openFleetTunnel(0);
+    return;
+  }
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
@@ -611,8 +659,10 @@ async function loadExample(name) {
   update();
 }
 
-async function loadFiles(files) {
-  const texts = await Promise.all([...files].map((f) => f.text()));
+async function loadFiles(fileList) {
+  // A copy: the input's FileList empties when the input is reset.
+  const files = [...fileList];
+  const texts = await Promise.all(files.map((f) => f.text()));
   let text;
   if (texts.length === 1) text = texts[0];
   else {
@@ -625,6 +675,17 @@ async function loadFiles(files) {
       }
     });
     text = JSON.stringify(values, null, 2);
+  }
+  state.fleetNote = null;
+  let whole = null;
+  try {
+    whole = texts.length === 1 ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: update() reports it
+  }
+  if (isBackup(whole)) {
+    await openPanel(text, files[0].name);
+    return;
   }
   state.dead.clear();
   state.focusPtr = null;
@@ -659,6 +720,26 @@ function wire() {
     renderAll();
     renderTiming();
     $('version').textContent = t('version', { v: state.version });
+    renderFleet_();
+  });
+  $('fleet-body').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-open]');
+    if (b) openFleetTunnel(Number(b.dataset.open));
+  });
+  $('fleet-close').addEventListener('click', () => {
+    state.fleet = null;
+    state.fleetNote = null;
+    $('fleet').hidden = true;
+    $('example').focus();
+  });
+  // A file dropped anywhere on the page is read as if loaded with "Load file…".
+  document.addEventListener('dragover', (e) => {
+    if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) e.preventDefault();
+  });
+  document.addEventListener('drop', (e) => {
+    if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    loadFiles(e.dataTransfer.files).catch(showError);
   });
   $('doc').addEventListener('input', () => update());
   $('tab-input').addEventListener('click', () => state.mode !== 'input' && setMode('input'));
@@ -668,6 +749,9 @@ function wire() {
     setMode('input');
   });
   $('example').addEventListener('change', (e) => loadExample(e.target.value).catch(showError));
+  $('doc').addEventListener('input', () => {
+    state.fleetNote = null;
+  });
   $('reqmode').addEventListener('change', () => update());
   $('file').addEventListener('change', (e) => {
     if (e.target.files && e.target.files.length) loadFiles(e.target.files).catch(showError);

@@ -364,6 +364,11 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
             )
         })
         .collect();
+    let node_at: rustc_hash::FxHashMap<i64, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _, _))| (*id, i))
+        .collect();
     let mut chains_of: rustc_hash::FxHashMap<i64, Vec<Value>> = Default::default();
     for row in &tables.chain_tunnel {
         chains_of
@@ -382,18 +387,15 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
     for t in &tables.tunnel {
         let id = go_int(t.get("id"), 0);
         let chain_rows = chains_of.remove(&id).unwrap_or_default();
-        let used: Vec<i64> = chain_rows
+        // The tunnel's nodes, in the node table's order, each once.
+        let mut used: Vec<usize> = chain_rows
             .iter()
-            .map(|c| go_int(c.get("node_id"), 0))
+            .filter_map(|c| node_at.get(&go_int(c.get("node_id"), 0)).copied())
             .collect();
-        let node_rows: Vec<Value> = nodes
-            .iter()
-            .filter(|(nid, _, _)| used.contains(nid))
-            .map(|(_, _, row)| row.clone())
-            .collect();
-        let federated = nodes
-            .iter()
-            .any(|(nid, remote, _)| *remote && used.contains(nid));
+        used.sort_unstable();
+        used.dedup();
+        let node_rows: Vec<Value> = used.iter().map(|&i| nodes[i].2.clone()).collect();
+        let federated = used.iter().any(|&i| nodes[i].1);
         let mut db = Map::new();
         db.insert("tunnel".into(), Value::Object((*t).clone()));
         db.insert("chain_tunnel".into(), Value::Array(chain_rows));

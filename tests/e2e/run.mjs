@@ -332,9 +332,36 @@ try {
   check(planned.mode === 'redeploy' && !planned.error, 'database rows are planned as a redeploy', planned.mode);
   check((await page.locator('#banner.error').count()) === 0, 'a redeploy plans without error');
 
+  // The whole-panel view: a backup export audited tunnel by tunnel; a row
+  // opens that tunnel in the preview as a redeploy of its rows.
+  log('whole panel (fleet view)');
+  const backup = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'panel-backup.json'), 'utf8'));
+  await page.selectOption('#example', 'panel-backup');
+  await page.waitForFunction((n) => document.querySelectorAll('#fleet-body tbody tr').length === n && window.hopPreview.state.plan && window.hopPreview.state.plan.mode === 'redeploy', backup.tunnels.length, { timeout: 20000 });
+  const fleetRows = await page.locator('#fleet-body tbody tr').allInnerTexts();
+  check(fleetRows.length === backup.tunnels.length, `the fleet table lists all ${backup.tunnels.length} tunnels`, fleetRows.length);
+  check(fleetRows.some((r) => /\berror\b/.test(r)) && fleetRows.some((r) => /\b(warning|info|ok)\b/.test(r)), 'rows show their worst finding by severity', fleetRows.slice(0, 3));
+  check(/12 tunnels: \d+ with errors/.test(await page.locator('#fleet-body .hint').innerText()), 'the fleet summary counts tunnels with errors');
+  const fleetText = (await page.locator('#fleet').innerText()) + (await page.inputValue('#doc'));
+  check(!backup.nodes.some((n) => (n.secret && fleetText.includes(n.secret)) || (n.remoteToken && n.remoteToken.length > 3 && fleetText.includes(n.remoteToken))), 'no node secret or share token in the fleet view or the opened input');
+  const second = backup.tunnels[1];
+  await page.locator('#fleet-body [data-open="1"]').click();
+  await page.waitForFunction((id) => JSON.parse(document.querySelector('#doc').value).tunnelId === id, second.id);
+  planned = await page.evaluate(() => window.hopPreview.state.plan);
+  check(planned.mode === 'redeploy', `clicking tunnel ${second.id} opens it as a redeploy`, planned.mode);
+  check(/from the panel, planned as a redeploy/.test(await page.locator('#banner').innerText()), 'the banner says where the tunnel came from');
+  check((await page.locator('#fleet-body tr.selected').innerText()).includes(String(second.id)), 'the opened tunnel is marked in the table');
+  await page.click('#fleet-close');
+  check(await page.locator('#fleet').isHidden(), 'the panel view closes');
+  await page.setInputFiles('#file', path.join(root, 'examples', 'panel-backup.json'));
+  await page.waitForFunction((n) => document.querySelectorAll('#fleet-body tbody tr').length === n, backup.tunnels.length, { timeout: 20000 });
+  check(/panel-backup\.json/.test(await page.locator('#fleet-status').innerText()), 'a loaded backup file opens the panel view');
+  await page.click('#fleet-close');
+
   // 6. Timing: plan+check+render after each edit, for every shipped example.
   log('update timing (plan + check + twins + sim + render per edit)');
-  const examples = await page.locator('#example option').evaluateAll((os) => os.map((o) => o.value));
+  // The whole-panel example opens the fleet view, not one editable tunnel (checked above).
+  const examples = (await page.locator('#example option').evaluateAll((os) => os.map((o) => o.value))).filter((x) => x !== 'panel-backup');
   const timing = {};
   for (const ex of examples) {
     await selectExample(ex);

@@ -1,0 +1,64 @@
+// The fleet view: a whole panel from its backup export (loaded or dropped),
+// every tunnel planned as a redeploy pushes it and checked, in a table with
+// each tunnel's worst finding. A row opens that tunnel in the preview. The
+// rows come from the core's backupTunnelsJson, which drops node secrets and
+// replaces share tokens, so nothing credential-like reaches the page.
+
+import { escapeHtml } from './jsonview.js';
+
+const RANK = { error: 0, warning: 1, info: 2 };
+
+/** A backup export `{version, nodes: [], tunnels: [], ...}`. */
+export function isBackup(v) {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && 'version' in v && Array.isArray(v.nodes) && Array.isArray(v.tunnels);
+}
+
+/** The tunnel's row: counts by severity, the worst finding, its node count. */
+function summarise(tunnel, check) {
+  const count = (sev) => check.findings.filter((f) => f.severity === sev).length;
+  const worst = [...check.findings].sort((a, b) => RANK[a.severity] - RANK[b.severity])[0] || null;
+  // The tunnel's own nodes, as its chain rows name them (a refused plan has none).
+  const nodes = new Set(((tunnel.input.db || {}).chain_tunnel || []).map((c) => c.node_id)).size;
+  return { ...tunnel, nodes, errors: count('error'), warnings: count('warning'), infos: count('info'), worst, rejected: check.plan.error || null };
+}
+
+/**
+ * Audits every tunnel of a backup text: `onProgress(done, total)` between
+ * slices of work, so the page stays responsive on a large panel.
+ */
+export async function auditPanel(hp, text, onProgress) {
+  const tunnels = JSON.parse(hp.backupTunnelsJson(text));
+  const rows = [];
+  const slice = 25;
+  for (let i = 0; i < tunnels.length; i += slice) {
+    for (const t of tunnels.slice(i, i + slice)) rows.push(summarise(t, hp.checkTunnel(t.input, { mode: 'redeploy' })));
+    onProgress(rows.length, tunnels.length);
+    if (rows.length < tunnels.length) await new Promise((r) => setTimeout(r, 0));
+  }
+  return rows;
+}
+
+/** The table's markup; `t` translates, `lang` picks the finding text. */
+export function renderFleet(rows, { t, lang, selected }) {
+  const totals = {
+    tunnels: rows.length,
+    errors: rows.filter((r) => r.errors > 0).length,
+    warnings: rows.filter((r) => !r.errors && r.warnings > 0).length,
+  };
+  const head = `<p class="hint">${escapeHtml(t('fleetSummary', totals))}</p>`;
+  const body = rows
+    .map((r, i) => {
+      const sev = r.errors ? 'error' : r.warnings ? 'warning' : r.infos ? 'info' : 'ok';
+      const worst = r.worst ? `<code>${escapeHtml(r.worst.code)}</code> ${escapeHtml(lang === 'zh' ? r.worst.messageZh || r.worst.message : r.worst.message)}` : escapeHtml(t('fleetClean'));
+      return `<tr class="sev-${sev}${selected === r.id ? ' selected' : ''}">` +
+        `<td>${r.id}</td>` +
+        `<td><button type="button" class="linkbtn" data-open="${i}" aria-label="${escapeHtml(t('fleetOpen', { name: r.name, id: r.id }))}">${escapeHtml(r.name || '—')}</button></td>` +
+        `<td>${r.type}</td><td>${r.nodes}</td>` +
+        `<td class="num">${r.errors}</td><td class="num">${r.warnings}</td>` +
+        `<td class="worst"><span class="fleet-sev ${sev}">${escapeHtml(t(`sev_${sev}`))}</span> ${worst}</td></tr>`;
+    })
+    .join('');
+  return `${head}<div class="fleet-scroll" tabindex="0" role="region" aria-label="${escapeHtml(t('fleetTitle'))}"><table class="fleet-table"><thead><tr>` +
+    ['fleetId', 'fleetName', 'fleetType', 'fleetNodes', 'fleetErrors', 'fleetWarnings', 'fleetWorst'].map((k) => `<th scope="col">${escapeHtml(t(k))}</th>`).join('') +
+    `</tr></thead><tbody>${body}</tbody></table></div>`;
+}
