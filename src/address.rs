@@ -1,40 +1,8 @@
-//! Addresses the way the server and agent treat them: the server's address
-//! normaliser (including the part of Go's URL parser it relies on) and Go's
-//! IP literal parser.
+//! Addresses the way the server treats them: its address normaliser
+//! (including the part of Go's URL parser it relies on). Go's own address
+//! rules are in [`crate::go::net`].
 
-use std::net::{Ipv4Addr, Ipv6Addr};
-
-/// What an IP literal is, by Go's `net.ParseIP` rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IpKind {
-    /// IPv4, or IPv6 that maps an IPv4 address (`::ffff:a.b.c.d`).
-    V4,
-    V6,
-}
-
-/// Parses an IP literal like Go's `net.ParseIP`: dotted IPv4 without leading
-/// zeros, or IPv6 (no zone). `None` for anything else, hostnames included.
-pub fn parse_ip(s: &str) -> Option<IpKind> {
-    if s.contains(':') {
-        let ip: Ipv6Addr = s.parse().ok()?;
-        if ip.to_ipv4_mapped().is_some() {
-            Some(IpKind::V4)
-        } else {
-            Some(IpKind::V6)
-        }
-    } else {
-        if !ipv4_octets_plain(s) {
-            return None;
-        }
-        s.parse::<Ipv4Addr>().ok().map(|_| IpKind::V4)
-    }
-}
-
-/// Go rejects IPv4 octets written with a leading zero (`01.2.3.4`).
-fn ipv4_octets_plain(s: &str) -> bool {
-    s.split('.')
-        .all(|part| !(part.len() > 1 && part.starts_with('0')))
-}
+use crate::go::net::{parse_ip, IpKind};
 
 /// Go's test for an IPv6-looking address: two or more colons.
 pub fn looks_like_ipv6(s: &str) -> bool {
@@ -339,15 +307,5 @@ mod tests {
             process_server_address("https://a.example.com:8443/x"),
             "a.example.com:8443"
         );
-    }
-
-    #[test]
-    fn ip_literals() {
-        assert_eq!(parse_ip("1.2.3.4"), Some(IpKind::V4));
-        assert_eq!(parse_ip("01.2.3.4"), None);
-        assert_eq!(parse_ip("::ffff:1.2.3.4"), Some(IpKind::V4));
-        assert_eq!(parse_ip("2001:db8::1"), Some(IpKind::V6));
-        assert_eq!(parse_ip("fe80::1%eth0"), None);
-        assert_eq!(parse_ip("example.com"), None);
     }
 }

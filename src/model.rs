@@ -1,8 +1,8 @@
 //! The planner's input model: panel node rows, tunnel payload items and the
 //! preview's federation answers, read with the server's loose coercions.
 
-use crate::address::{parse_ip, IpKind};
 use crate::coerce::{default_string, go_int, go_string, map_slice};
+use crate::go::net::{parse_ip, IpKind};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::{Map, Value};
 

@@ -108,7 +108,7 @@ fn parse_addr(s: &str) -> Option<IpAddr> {
     if s.contains(':') {
         return s.parse::<Ipv6Addr>().ok().map(IpAddr::V6);
     }
-    crate::address::parse_ip(s)?;
+    crate::go::net::parse_ip(s)?;
     s.parse().ok()
 }
 

@@ -1,5 +1,5 @@
 //! Go's `time.ParseDuration`, which the agent applies to duration strings
-//! (service selectors, metadata): shared by the checker (AC003) and the
+//! (service selectors, metadata): used by the checker (AC002, AC003) and the
 //! simulator (`failTimeout` and friends).
 
 /// Splits `s` at the first byte that fails `keep`: (the run of bytes that
@@ -11,7 +11,7 @@ fn split_while(s: &[u8], keep: impl Fn(u8) -> bool) -> (&[u8], &[u8]) {
 }
 
 /// Go's `time.ParseDuration`: returns nanoseconds, `None` when Go rejects it.
-pub fn parse_go_duration(input: &str) -> Option<i64> {
+pub fn parse_duration(input: &str) -> Option<i64> {
     let mut s = input.as_bytes();
     let mut neg = false;
     if let Some((&c, rest)) = s.split_first() {
@@ -117,4 +117,107 @@ pub fn parse_go_duration(input: &str) -> Option<i64> {
         return None;
     }
     i64::try_from(total).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+
+    const NS: i64 = 1;
+    const US: i64 = 1_000;
+    const MS: i64 = 1_000_000;
+    const S: i64 = 1_000_000_000;
+    const M: i64 = 60 * S;
+    const H: i64 = 60 * M;
+
+    /// `parseDurationTests` of Go's `src/time/time_test.go` (golang/go).
+    #[test]
+    fn go_table_accepted() {
+        let table = [
+            ("0", 0),
+            ("5s", 5 * S),
+            ("30s", 30 * S),
+            ("1478s", 1478 * S),
+            ("-5s", -5 * S),
+            ("+5s", 5 * S),
+            ("-0", 0),
+            ("+0", 0),
+            ("5.0s", 5 * S),
+            ("5.6s", 5 * S + 600 * MS),
+            ("5.s", 5 * S),
+            (".5s", 500 * MS),
+            ("1.0s", S),
+            ("1.00s", S),
+            ("1.004s", S + 4 * MS),
+            ("1.0040s", S + 4 * MS),
+            ("100.00100s", 100 * S + MS),
+            ("10ns", 10 * NS),
+            ("11us", 11 * US),
+            ("12\u{b5}s", 12 * US),
+            ("12\u{3bc}s", 12 * US),
+            ("13ms", 13 * MS),
+            ("14s", 14 * S),
+            ("15m", 15 * M),
+            ("16h", 16 * H),
+            ("3h30m", 3 * H + 30 * M),
+            ("10.5s4m", 4 * M + 10 * S + 500 * MS),
+            ("-2m3.4s", -(2 * M + 3 * S + 400 * MS)),
+            (
+                "1h2m3s4ms5us6ns",
+                H + 2 * M + 3 * S + 4 * MS + 5 * US + 6 * NS,
+            ),
+            ("39h9m14.425s", 39 * H + 9 * M + 14 * S + 425 * MS),
+            ("52763797000ns", 52_763_797_000 * NS),
+            ("0.3333333333333333333h", 20 * M),
+            ("9007199254740993ns", (1 << 53) + 1),
+            ("9223372036854775807ns", i64::MAX),
+            ("9223372036854775.807us", i64::MAX),
+            ("9223372036s854ms775us807ns", i64::MAX),
+            ("-9223372036854775808ns", i64::MIN),
+            ("-9223372036854775.808us", i64::MIN),
+            ("-9223372036s854ms775us808ns", i64::MIN),
+            ("-2562047h47m16.854775808s", i64::MIN),
+            ("0.100000000000000000000h", 6 * M),
+            (
+                "0.830103483285477580700h",
+                49 * M + 48 * S + 372_539_827 * NS,
+            ),
+        ];
+        for (text, want) in table {
+            assert_eq!(parse_duration(text), Some(want), "{text:?}");
+        }
+    }
+
+    /// `parseDurationErrorTests` of the same file, less the two rows that
+    /// are not UTF-8 (`"\x85\x85"`, `"\xffff"`: a `&str` cannot hold them).
+    #[test]
+    fn go_table_refused() {
+        for text in [
+            "",
+            "3",
+            "-",
+            "s",
+            ".",
+            "-.",
+            ".s",
+            "+.s",
+            "1d",
+            "\u{FFFD}",
+            "\u{FFFD} hello \u{FFFD} world",
+            "9223372036854775810ns",
+            "9223372036854775808ns",
+            "-9223372036854775809ns",
+            "9223372036854776us",
+            "3000000h",
+            "9223372036854775.808us",
+            "9223372036854ms775us808ns",
+            // Not in Go's table.
+            "10 m",
+            " 5s",
+            "600",
+            "9999999999h",
+        ] {
+            assert_eq!(parse_duration(text), None, "{text:?}");
+        }
+    }
 }
