@@ -7,7 +7,7 @@ use super::tree::{Obj, Val};
 use crate::finding::pointer_token;
 use crate::go::coerce::{json_int64, json_whole_number, parse_int};
 use crate::go::net::{
-    dotted_quad_len, is_domain_name, normalize_host, parse_host_ip, port_number, port_value,
+    dotted_quad_len, is_domain_name, normalize_host, parse_addr, port_number, port_value,
     split_host_port, AddrError, PortError,
 };
 use serde_json::Value;
@@ -169,7 +169,7 @@ impl AddrProblem {
 /// A host Go can listen on or dial: an IP literal (IPv6 may carry a zone)
 /// or a domain name.
 fn is_usable_host(host: &str) -> bool {
-    parse_host_ip(host).is_some() || is_domain_name(host)
+    parse_addr(host).is_some() || is_domain_name(host)
 }
 
 /// True for the two forms nearly every address of a plan or config takes,
@@ -391,7 +391,7 @@ mod tests {
                 "{t:?}"
             );
             assert_eq!(
-                parse_host_ip(t).is_some(),
+                parse_addr(t).is_some(),
                 is_ip_literal_by_parsing(t, true),
                 "{t:?}"
             );
@@ -405,7 +405,7 @@ mod tests {
             assert_eq!(dial_addr_problem(t), dial_addr_checked(t), "{t:?}");
             common += usize::from(is_common_address(t));
             agree += usize::from(split_host_port(t).is_ok());
-            ips += usize::from(parse_host_ip(t).is_some());
+            ips += usize::from(parse_addr(t).is_some());
         }
         assert!(
             texts.len() > 690_000 && agree > 1000 && ips > 1000 && common > 1000,
