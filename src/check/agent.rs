@@ -379,7 +379,7 @@ impl Decoder<'_> {
         let is_fail_timeout = key == "failTimeout" && parent_key == "selector";
         match (self.mode, is_fail_timeout) {
             (Mode::Service, true) => self.service_duration(s, path),
-            (Mode::Chain, _) if key.eq_ignore_ascii_case("failTimeout") => {
+            (Mode::Chain, _) if key_eq_ci(key, "failTimeout") => {
                 let ns = parse_duration(s)
                     .map(|n| format!("; use the integer {} (nanoseconds)", n))
                     .unwrap_or_default();
