@@ -402,7 +402,7 @@ impl Decoder<'_> {
     }
 
     fn service_duration(&mut self, s: &str, path: &Ptr) {
-        if parse_duration(s).is_none() {
+        if parse_duration(s).is_err() {
             self.sink.add(
                 "AC003",
                 self.node_id,

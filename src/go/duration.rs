@@ -10,8 +10,82 @@ fn split_while(s: &[u8], keep: impl Fn(u8) -> bool) -> (&[u8], &[u8]) {
     s.split_at_checked(n).unwrap_or((s, &[]))
 }
 
-/// Go's `time.ParseDuration`: returns nanoseconds, `None` when Go rejects it.
-pub fn parse_duration(input: &str) -> Option<i64> {
+/// Why Go's `time.ParseDuration` refuses a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DurationError {
+    pub kind: DurationFault,
+    /// The string refused.
+    pub input: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DurationFault {
+    /// Bad syntax or out of range.
+    Invalid,
+    /// A number without a unit (`"3"`).
+    MissingUnit,
+    /// The unit given (`"d"` in `"1d"`).
+    UnknownUnit(String),
+}
+
+impl DurationError {
+    /// Go's own message.
+    pub fn en(&self) -> String {
+        let input = quote(&self.input);
+        match &self.kind {
+            DurationFault::Invalid => format!("time: invalid duration {input}"),
+            DurationFault::MissingUnit => format!("time: missing unit in duration {input}"),
+            DurationFault::UnknownUnit(u) => {
+                format!("time: unknown unit {} in duration {input}", quote(u))
+            }
+        }
+    }
+
+    pub fn zh(&self) -> String {
+        let input = quote(&self.input);
+        match &self.kind {
+            DurationFault::Invalid => format!("时长 {input} 无效"),
+            DurationFault::MissingUnit => format!("时长 {input} 缺少单位"),
+            DurationFault::UnknownUnit(u) => format!("时长 {input} 的单位 {} 未知", quote(u)),
+        }
+    }
+}
+
+impl std::fmt::Display for DurationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.en())
+    }
+}
+
+/// The `time` package's `quote`: in double quotes, `"` and `\` escaped,
+/// and every byte of a control or non-ASCII character as `\xNN`.
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if c.is_ascii() && c >= ' ' {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `time.ParseDuration`: nanoseconds, or Go's reason for refusing.
+pub fn parse_duration(input: &str) -> Result<i64, DurationError> {
+    let fail = |kind: DurationFault| DurationError {
+        kind,
+        input: input.to_string(),
+    };
+    let invalid = || fail(DurationFault::Invalid);
     let mut s = input.as_bytes();
     let mut neg = false;
     if let Some((&c, rest)) = s.split_first() {
@@ -21,27 +95,27 @@ pub fn parse_duration(input: &str) -> Option<i64> {
         }
     }
     if s == b"0" {
-        return Some(0);
+        return Ok(0);
     }
     if s.is_empty() {
-        return None;
+        return Err(invalid());
     }
     const LIMIT: u64 = 1 << 63;
     let mut total: u64 = 0;
     while let Some(&c) = s.first() {
         if !(c == b'.' || c.is_ascii_digit()) {
-            return None;
+            return Err(invalid());
         }
         // Integer part.
         let (digits, rest) = split_while(s, |b| b.is_ascii_digit());
         let mut v: u64 = 0;
         for &d in digits {
             if v > LIMIT / 10 {
-                return None;
+                return Err(invalid());
             }
             v = v * 10 + u64::from(d - b'0');
             if v > LIMIT {
-                return None;
+                return Err(invalid());
             }
         }
         let pre = !digits.is_empty();
@@ -73,12 +147,12 @@ pub fn parse_duration(input: &str) -> Option<i64> {
             s = rest;
         }
         if !pre && !post {
-            return None;
+            return Err(invalid());
         }
         // Unit.
         let (unit_name, rest) = split_while(s, |b| b != b'.' && !b.is_ascii_digit());
         if unit_name.is_empty() {
-            return None;
+            return Err(fail(DurationFault::MissingUnit));
         }
         let unit: u64 = match unit_name {
             b"ns" => 1,
@@ -89,34 +163,35 @@ pub fn parse_duration(input: &str) -> Option<i64> {
             b"s" => 1_000_000_000,
             b"m" => 60_000_000_000,
             b"h" => 3_600_000_000_000,
-            _ => return None,
+            other => {
+                let unit = String::from_utf8_lossy(other).into_owned();
+                return Err(fail(DurationFault::UnknownUnit(unit)));
+            }
         };
         s = rest;
         if v > LIMIT / unit {
-            return None;
+            return Err(invalid());
         }
         v *= unit;
         if frac > 0 {
             let add = (frac as f64 * (unit as f64 / scale)) as u64;
-            v = v.checked_add(add)?;
+            v = v.checked_add(add).ok_or_else(invalid)?;
             if v > LIMIT {
-                return None;
+                return Err(invalid());
             }
         }
-        total = total.checked_add(v)?;
+        total = total.checked_add(v).ok_or_else(invalid)?;
         if total > LIMIT {
-            return None;
+            return Err(invalid());
         }
     }
     if neg {
         return (total as i128)
             .checked_neg()
-            .and_then(|x| i64::try_from(x).ok());
+            .and_then(|x| i64::try_from(x).ok())
+            .ok_or_else(invalid);
     }
-    if total > LIMIT - 1 {
-        return None;
-    }
-    i64::try_from(total).ok()
+    i64::try_from(total).map_err(|_| invalid())
 }
 
 #[cfg(test)]
@@ -184,40 +259,67 @@ mod tests {
             ),
         ];
         for (text, want) in table {
-            assert_eq!(parse_duration(text), Some(want), "{text:?}");
+            assert_eq!(parse_duration(text), Ok(want), "{text:?}");
         }
     }
 
-    /// `parseDurationErrorTests` of the same file, less the two rows that
-    /// are not UTF-8 (`"\x85\x85"`, `"\xffff"`: a `&str` cannot hold them).
+    /// `parseDurationErrorTests` of the same file: Go checks that the
+    /// message holds the quoted input. The two rows that are not UTF-8
+    /// (`"\\x85\\x85"`, `"\\xffff"`) are left out: a `&str` cannot hold them.
     #[test]
     fn go_table_refused() {
-        for text in [
-            "",
-            "3",
-            "-",
-            "s",
-            ".",
-            "-.",
-            ".s",
-            "+.s",
-            "1d",
-            "\u{FFFD}",
-            "\u{FFFD} hello \u{FFFD} world",
-            "9223372036854775810ns",
-            "9223372036854775808ns",
-            "-9223372036854775809ns",
-            "9223372036854776us",
-            "3000000h",
-            "9223372036854775.808us",
-            "9223372036854ms775us808ns",
-            // Not in Go's table.
-            "10 m",
-            " 5s",
-            "600",
-            "9999999999h",
-        ] {
-            assert_eq!(parse_duration(text), None, "{text:?}");
+        let table = [
+            ("", r#""""#),
+            ("3", r#""3""#),
+            ("-", r#""-""#),
+            ("s", r#""s""#),
+            (".", r#"".""#),
+            ("-.", r#""-.""#),
+            (".s", r#"".s""#),
+            ("+.s", r#""+.s""#),
+            ("1d", r#""1d""#),
+            ("\u{FFFD}", r#""\xef\xbf\xbd""#),
+            (
+                "\u{FFFD} hello \u{FFFD} world",
+                r#""\xef\xbf\xbd hello \xef\xbf\xbd world""#,
+            ),
+            ("9223372036854775810ns", r#""9223372036854775810ns""#),
+            ("9223372036854775808ns", r#""9223372036854775808ns""#),
+            ("-9223372036854775809ns", r#""-9223372036854775809ns""#),
+            ("9223372036854776us", r#""9223372036854776us""#),
+            ("3000000h", r#""3000000h""#),
+            ("9223372036854775.808us", r#""9223372036854775.808us""#),
+            (
+                "9223372036854ms775us808ns",
+                r#""9223372036854ms775us808ns""#,
+            ),
+        ];
+        for (text, expect) in table {
+            let err = parse_duration(text).unwrap_err();
+            assert!(err.en().contains(expect), "{text:?}: {}", err.en());
+            assert!(err.zh().contains(expect), "{text:?}: {}", err.zh());
         }
+        // Not in Go's table.
+        for text in ["10 m", " 5s", "9999999999h"] {
+            assert!(parse_duration(text).is_err(), "{text:?}");
+        }
+    }
+
+    /// Go's three messages, word for word (`src/time/format.go`).
+    #[test]
+    fn messages() {
+        let en = |t: &str| parse_duration(t).unwrap_err().en();
+        assert_eq!(en("3"), r#"time: missing unit in duration "3""#);
+        assert_eq!(en("1d"), r#"time: unknown unit "d" in duration "1d""#);
+        assert_eq!(en("x"), r#"time: invalid duration "x""#);
+        assert_eq!(
+            en("1µ"),
+            r#"time: unknown unit "\xc2\xb5" in duration "1\xc2\xb5""#
+        );
+        assert_eq!(en("\"1s"), r#"time: invalid duration "\"1s""#);
+        assert_eq!(
+            parse_duration("1d").unwrap_err().zh(),
+            r#"时长 "1d" 的单位 "d" 未知"#
+        );
     }
 }

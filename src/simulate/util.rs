@@ -56,7 +56,7 @@ pub fn md_duration_ns(v: &Value) -> i128 {
     match v {
         Value::Number(n) => i128::from(float64_to_int64(json_float64(n))) * 1_000_000_000,
         Value::String(s) => match parse_duration(s.trim()) {
-            Some(d) if d != 0 => i128::from(d),
+            Ok(d) if d != 0 => i128::from(d),
             _ => parse_int(s)
                 .map(|n| i128::from(n) * 1_000_000_000)
                 .unwrap_or(0),
