@@ -19,12 +19,12 @@ pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
     Some((normalize_host(host), i64::from(port)))
 }
 
-/// GOST `mdutil.GetInt` over a JSON metadata map (keys compared case-insensitively).
+/// A value of a JSON metadata map as GOST's metadata finds it: keys
+/// compared without ASCII case.
 pub fn md_get<'a>(md: Option<&'a Value>, key: &str) -> Option<&'a Value> {
     let obj = md?.as_object()?;
-    let key = key.to_ascii_lowercase();
     obj.iter()
-        .find(|(k, _)| k.to_ascii_lowercase() == key)
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
         .map(|(_, v)| v)
 }
 
