@@ -2,7 +2,8 @@
 //! builder) and a provider panel (federated builder) send to an agent.
 
 use crate::address::process_server_address;
-use crate::coerce::{default_string, equal_fold_ascii, lower_equals};
+use crate::coerce::default_string;
+use crate::go::strings::{equal_fold, to_lower_equals};
 use crate::plan::{
     ChainConfig, Handler, HopConfig, MetaMap, MetaValue, Metadata, NodeConfig, Plugin, Selector,
     ServiceConfig, Shared,
@@ -16,17 +17,17 @@ pub const FAIL_TIMEOUT_NS: i64 = 600_000_000_000;
 pub fn is_mux_protocol(protocol: &str) -> bool {
     let p = default_string(protocol, "tls");
     let p = p.trim();
-    lower_equals(p, "tls") || lower_equals(p, "mtls") || lower_equals(p, "mtcp")
+    to_lower_equals(p, "tls") || to_lower_equals(p, "mtls") || to_lower_equals(p, "mtcp")
 }
 
 pub fn is_kcp_protocol(protocol: &str) -> bool {
-    equal_fold_ascii(protocol.trim(), "kcp")
+    equal_fold(protocol.trim(), "kcp")
 }
 
 /// The strategy the agent runs: `best` (any case) is resolved by the panel
 /// and deployed as `fifo`.
 pub fn runtime_strategy(strategy: &str) -> String {
-    if equal_fold_ascii(strategy.trim(), "best") {
+    if equal_fold(strategy.trim(), "best") {
         "fifo".to_string()
     } else {
         strategy.to_string()

@@ -4,24 +4,12 @@
 
 use serde_json::{Map, Value};
 
-/// A JSON number as the server sees it: always a float64.
-fn number_as_f64(n: &serde_json::Number) -> f64 {
-    n.as_f64().unwrap_or(0.0)
-}
+use crate::go::coerce::{float64_to_int64_exact, json_float64, parse_int};
 
-/// True when `f` survives a round trip through a 64-bit signed integer, the
-/// test the server applies before printing a number as an integer.
-fn is_int64_exact(f: f64) -> bool {
-    f.is_finite()
-        && f.fract() == 0.0
-        && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f)
-}
-
-/// A JSON number the server reads as an integer: integral as a float64 and
-/// inside the 64-bit range (Go's `v == float64(int64(v))`).
+/// A JSON number the server reads as an integer: the float64 its untyped
+/// decoder holds, where `v == float64(int64(v))`.
 pub fn exact_int(n: &serde_json::Number) -> Option<i64> {
-    let f = number_as_f64(n);
-    is_int64_exact(f).then_some(f as i64)
+    float64_to_int64_exact(json_float64(n))
 }
 
 /// The server's `asString`: trimmed strings, integral numbers without a
@@ -32,12 +20,11 @@ pub fn go_string(v: Option<&Value>) -> String {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.trim().to_string(),
         Some(Value::Number(n)) => {
-            let f = number_as_f64(n);
-            if is_int64_exact(f) {
-                format!("{}", f as i64)
-            } else {
+            let f = json_float64(n);
+            match float64_to_int64_exact(f) {
+                Some(i) => i.to_string(),
                 // The shortest round-trip digits, written without an exponent.
-                plain_decimal(f)
+                None => plain_decimal(f),
             }
         }
         Some(other) => {
@@ -47,14 +34,10 @@ pub fn go_string(v: Option<&Value>) -> String {
     }
 }
 
-/// The server's `asInt` / `asInt64`: `go_string`, then a strict base-10
-/// parse; anything else gives `default`.
+/// The server's `asInt` / `asInt64`: `go_string`, then `strconv.ParseInt`;
+/// anything else gives `default`.
 pub fn go_int(v: Option<&Value>, default: i64) -> i64 {
-    let s = go_string(v);
-    if s.is_empty() {
-        return default;
-    }
-    s.parse::<i64>().unwrap_or(default)
+    parse_int(&go_string(v)).unwrap_or(default)
 }
 
 /// The server's `defaultString`: `def` when `v` is blank, else `v` unchanged.
@@ -92,7 +75,7 @@ pub fn go_json(v: &Value) -> String {
 
 /// Go's leaves: every number as a float64, Go's string escapes.
 const GO_LEAVES: crate::json::Leaves = crate::json::Leaves {
-    number: |n, out| out.push_str(&go_float(number_as_f64(n))),
+    number: |n, out| out.push_str(&go_float(json_float64(n))),
     string: write_go_string,
 };
 
@@ -204,35 +187,6 @@ fn write_go_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
-/// Go's `strings.EqualFold` against an ASCII lowercase word: ASCII case is
-/// ignored, and the two non-ASCII letters that fold onto ASCII ones (Kelvin
-/// sign for k, long s for s) count as those letters.
-pub fn equal_fold_ascii(s: &str, word: &str) -> bool {
-    chars_match(s, word, |x, y| {
-        x.to_ascii_lowercase() == y || (x == '\u{212A}' && y == 'k') || (x == '\u{17F}' && y == 's')
-    })
-}
-
-/// Go's `strings.ToLower` compared with an ASCII lowercase word. Go lowers
-/// rune by rune (simple case mapping); the only non-ASCII rune it lowers to
-/// an ASCII letter is the Kelvin sign (to `k`), so no Unicode tables are
-/// needed for an ASCII word.
-pub fn lower_equals(s: &str, word: &str) -> bool {
-    chars_match(s, word, |x, y| {
-        (if x == '\u{212A}' {
-            'k'
-        } else {
-            x.to_ascii_lowercase()
-        }) == y
-    })
-}
-
-/// Same length in chars, and `same` holds for each pair.
-fn chars_match(s: &str, word: &str, same: impl Fn(char, char) -> bool) -> bool {
-    let mut a = s.chars();
-    word.chars().all(|y| a.next().is_some_and(|x| same(x, y))) && a.next().is_none()
-}
-
 #[cfg(test)]
 // Exact ties and boundary values, written with every digit on purpose.
 #[allow(clippy::excessive_precision)]
@@ -267,19 +221,6 @@ mod tests {
         assert_eq!(go_int(Some(&json!("x")), 3), 3);
         assert_eq!(go_int(Some(&json!(null)), 3), 3);
         assert_eq!(go_int(Some(&json!("99999999999999999999")), 3), 3);
-    }
-
-    #[test]
-    fn folding() {
-        assert!(equal_fold_ascii("KCP", "kcp"));
-        assert!(equal_fold_ascii("\u{212A}cp", "kcp"));
-        assert!(equal_fold_ascii("BE\u{17F}T", "best"));
-        assert!(!equal_fold_ascii("kcpx", "kcp"));
-        assert!(lower_equals("TLS", "tls"));
-        assert!(lower_equals("mTls", "mtls"));
-        assert!(!lower_equals("tlsx", "tls"));
-        assert!(!lower_equals("tl", "tls"));
-        assert!(!lower_equals("tl\u{0130}", "tli"));
     }
 
     /// The float layouts give the shortest round-trip digits. They agree with

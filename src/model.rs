@@ -1,8 +1,9 @@
 //! The planner's input model: panel node rows, tunnel payload items and the
 //! preview's federation answers, read with the server's loose coercions.
 
-use crate::address::{parse_ip, IpKind};
 use crate::coerce::{default_string, go_int, go_string, map_slice};
+use crate::go::coerce::parse_int;
+use crate::go::net::{parse_ip, IpKind};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::{Map, Value};
 
@@ -235,11 +236,11 @@ pub fn port_ranges(spec: &str) -> Vec<(i64, i64)> {
             continue;
         }
         let range = match part.split_once('-') {
-            Some((a, b)) => match (go_atoi(a.trim()), go_atoi(b.trim())) {
+            Some((a, b)) => match (parse_int(a.trim()), parse_int(b.trim())) {
                 (Some(s), Some(e)) if s > 0 && e > 0 => (s.min(e), s.max(e)),
                 _ => continue,
             },
-            None => match go_atoi(part) {
+            None => match parse_int(part) {
                 Some(p) if p > 0 => (p, p),
                 _ => continue,
             },
@@ -248,11 +249,6 @@ pub fn port_ranges(spec: &str) -> Vec<(i64, i64)> {
     }
     crate::stable_sort::sort(&mut out);
     out
-}
-
-/// Go's `strconv.Atoi` on a 64-bit machine: optional sign, decimal digits.
-fn go_atoi(s: &str) -> Option<i64> {
-    s.parse::<i64>().ok()
 }
 
 /// The smallest port of `spec` that is not in `used`.

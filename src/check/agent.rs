@@ -5,9 +5,9 @@
 
 use super::rules::Sink;
 use super::tree::{Obj, Val};
-use super::util::{
-    dial_addr_problem, json_type, key_eq_ci, listen_addr_problem, parse_go_duration, reason_zh, Ptr,
-};
+use super::util::{dial_addr_problem, json_type, listen_addr_problem, Ptr};
+use crate::go::duration::parse_duration;
+use crate::go::strings::key_eq_ci;
 
 /// The Go type a config field decodes into.
 #[derive(Clone, Copy)]
@@ -318,8 +318,8 @@ impl Decoder<'_> {
                             "AC005",
                             self.node_id,
                             &path.render(),
-                            format!("the agent cannot listen on {:?}: {}", s, why),
-                            format!("节点无法监听地址 {:?}：{}", s, reason_zh(&why)),
+                            format!("the agent cannot listen on {:?}: {}", s, why.en()),
+                            format!("节点无法监听地址 {:?}：{}", s, why.zh()),
                         );
                     }
                 }
@@ -334,13 +334,10 @@ impl Decoder<'_> {
                             &path.render(),
                             format!(
                                 "chain node addr {:?} is not a dialable host:port: {}",
-                                s, why
-                            ),
-                            format!(
-                                "链路节点地址 {:?} 不是可拨号的 host:port：{}",
                                 s,
-                                reason_zh(&why)
+                                why.en()
                             ),
+                            format!("链路节点地址 {:?} 不是可拨号的 host:port：{}", s, why.zh()),
                         );
                     }
                 }
@@ -382,11 +379,11 @@ impl Decoder<'_> {
         let is_fail_timeout = key == "failTimeout" && parent_key == "selector";
         match (self.mode, is_fail_timeout) {
             (Mode::Service, true) => self.service_duration(s, path),
-            (Mode::Chain, _) if key.eq_ignore_ascii_case("failTimeout") => {
-                let ns = parse_go_duration(s)
+            (Mode::Chain, _) if key_eq_ci(key, "failTimeout") => {
+                let ns = parse_duration(s)
                     .map(|n| format!("; use the integer {} (nanoseconds)", n))
                     .unwrap_or_default();
-                let ns_zh = parse_go_duration(s)
+                let ns_zh = parse_duration(s)
                     .map(|n| format!("；请改用整数 {}（纳秒）", n))
                     .unwrap_or_default();
                 self.sink.add(
@@ -405,7 +402,7 @@ impl Decoder<'_> {
     }
 
     fn service_duration(&mut self, s: &str, path: &Ptr) {
-        if parse_go_duration(s).is_none() {
+        if parse_duration(s).is_err() {
             self.sink.add(
                 "AC003",
                 self.node_id,

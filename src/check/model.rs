@@ -366,11 +366,11 @@ impl<'a> Doc<'a> {
                     .flatten()
                     .filter_map(|h| h.as_str())
                 {
-                    hosts.push(super::util::canon_host(a));
+                    hosts.push(crate::go::net::normalize_host(a));
                     // An address that already carries a port (a server IP given
                     // as a URL with a port) is dialed at that host.
-                    if let Ok((h, _)) = super::util::split_host_port(a.trim()) {
-                        hosts.push(super::util::canon_host(h));
+                    if let Ok((h, _)) = crate::go::net::split_host_port(a.trim()) {
+                        hosts.push(crate::go::net::normalize_host(h));
                     }
                 }
                 hosts.retain(|h| !h.is_empty());

@@ -75,7 +75,7 @@ fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 /// `a == b`, byte by byte in place (see [`key_cmp`]).
 #[inline]
 fn same_key(a: &str, b: &str) -> bool {
-    a.len() == b.len() && super::util::bytes_eq(a.as_bytes(), b.as_bytes())
+    a.len() == b.len() && crate::go::strings::bytes_eq(a.as_bytes(), b.as_bytes())
 }
 
 impl<'a> Obj<'a> {
@@ -118,7 +118,7 @@ impl<'a> Obj<'a> {
     /// fields: the exact key, else the first case-insensitive one in key
     /// order. Returns the key actually used and its value.
     pub fn get_ci(&self, name: &str) -> Option<(&'a str, &'a Val<'a>)> {
-        use super::util::{key_eq_ci, key_match, Case};
+        use crate::go::strings::{key_eq_ci, key_match, Case};
         if self.len() > SMALL {
             // Stored sorted: a binary search, then the first folded match.
             return self

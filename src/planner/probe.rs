@@ -2,8 +2,9 @@
 //! server validates it on create and, when either field is present, on edit.
 
 use super::rejection::{Rejection, Result};
+use crate::go::net::parse_addr;
 use serde_json::{Map, Value};
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 
 const HOST: &str = "/tunnel/probeTargetHost";
 const PORT: &str = "/tunnel/probeTargetPort";
@@ -92,24 +93,9 @@ fn read_port(v: Option<&Value>) -> Result<i64> {
         },
         Some(Value::String(s)) if s.is_empty() => Ok(0),
         Some(Value::String(s)) if s.trim() != s => Err(not_integer()),
-        Some(Value::String(s)) => s.parse::<i64>().map_err(|_| not_integer()),
+        Some(Value::String(s)) => crate::go::coerce::parse_int(s).ok_or_else(not_integer),
         Some(_) => Err(not_integer()),
     }
-}
-
-/// Go's `netip.ParseAddr`: IPv4 without leading zeros, IPv6 with an optional zone.
-fn parse_addr(s: &str) -> Option<IpAddr> {
-    if let Some((addr, zone)) = s.split_once('%') {
-        if zone.is_empty() {
-            return None;
-        }
-        return addr.parse::<Ipv6Addr>().ok().map(IpAddr::V6);
-    }
-    if s.contains(':') {
-        return s.parse::<Ipv6Addr>().ok().map(IpAddr::V6);
-    }
-    crate::address::parse_ip(s)?;
-    s.parse().ok()
 }
 
 /// `letter (letter | digit | + - .)* :` before anything else, and not an IP literal.

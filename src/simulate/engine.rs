@@ -1,12 +1,13 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
-use super::util::{crc32_ieee, loose_id, norm_host, split_host_port, Prng};
+use super::util::{crc32_ieee, host_and_port, loose_id, Prng};
 use super::world::{Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
 };
 use crate::error::ApiError;
+use crate::go::net::normalize_host;
 use rustc_hash::FxHashMap as FastMap;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -125,7 +126,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             other => crate::json::to_text(other),
         };
         if text.contains(':') {
-            match split_host_port(&text) {
+            match host_and_port(&text) {
                 Some(hp) => {
                     let known = world.agents.iter().any(|a| {
                         a.chains.iter().any(|c| {
@@ -604,7 +605,7 @@ impl<'w> Sim<'w> {
         if let Some(p) = node.port {
             if self
                 .dead_addrs
-                .binary_search(&(norm_host(&node.host), p))
+                .binary_search(&(normalize_host(&node.host), p))
                 .is_ok()
             {
                 return Some(format!("{} is dead", node.addr));

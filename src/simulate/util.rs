@@ -1,108 +1,84 @@
-//! Small helpers shared by the simulator and the lifecycle replay: address
-//! splitting, Go duration parsing, GOST's loose metadata getters, CRC-32 and a
-//! deterministic PRNG. None of them panics on any input.
+//! Small helpers shared by the simulator and the lifecycle replay: dialed
+//! addresses, GOST's loose metadata getters, integer fields, CRC-32 and a
+//! deterministic PRNG, built on Go's rules in [`crate::go`]. None of them
+//! panics on any input.
 
+use crate::go::coerce::{
+    float64_to_int64, json_float64, json_int64, json_whole_number, parse_bool, parse_int,
+};
+use crate::go::duration::parse_duration;
+use crate::go::net::{normalize_host, port_number, split_host_port};
 use serde_json::Value;
 
-/// Splits `host:port` (`[v6]:port` too) into a lower-cased host without
-/// brackets and the port. `None` when there is no numeric port.
-pub fn split_host_port(addr: &str) -> Option<(String, i64)> {
-    let addr = addr.trim();
-    let (host, port) = addr.rsplit_once(':')?;
-    let port: i64 = port.parse().ok()?;
-    if !(0..=65535).contains(&port) {
-        return None;
-    }
-    let bracketed = host.starts_with('[') && host.ends_with(']');
-    if !bracketed && host.contains(':') {
-        // Go's SplitHostPort: "too many colons".
-        return None;
-    }
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    Some((host.to_ascii_lowercase(), port))
+/// A dialed address as the simulator matches it: Go's `SplitHostPort` of
+/// the trimmed text, the host normalised ([`normalize_host`]) and a numeric
+/// port ([`port_number`]). `None` when it has no such port.
+pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
+    let (host, port) = split_host_port(addr.trim()).ok()?;
+    let port = port_number(port).ok()?;
+    Some((normalize_host(host), i64::from(port)))
 }
 
-/// Normalises a host for comparisons: trimmed, brackets removed, lower case.
-pub fn norm_host(host: &str) -> String {
-    host.trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase()
-}
-
-/// A duration string (surrounding spaces ignored) in nanoseconds, by Go's
-/// `time.ParseDuration`; `None` where Go rejects it.
-pub fn parse_go_duration(s: &str) -> Option<i128> {
-    crate::duration::parse_go_duration(s.trim()).map(i128::from)
-}
-
-/// GOST `mdutil.GetInt` over a JSON metadata map (keys compared case-insensitively).
+/// A value of a JSON metadata map as GOST's metadata finds it: keys
+/// compared without ASCII case.
 pub fn md_get<'a>(md: Option<&'a Value>, key: &str) -> Option<&'a Value> {
     let obj = md?.as_object()?;
-    let key = key.to_ascii_lowercase();
     obj.iter()
-        .find(|(k, _)| k.to_ascii_lowercase() == key)
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
         .map(|(_, v)| v)
 }
 
-/// `mdutil.GetInt`: bool true -> 1, number truncated, numeric string, else 0.
+/// `mdutil.GetInt`: bool true -> 1, a number converted as Go's `int(v)`
+/// (an integer literal exactly), a string by `strconv.Atoi`, else 0.
 pub fn md_int(v: &Value) -> i64 {
     match v {
         Value::Bool(b) => i64::from(*b),
-        Value::Number(n) => n
-            .as_i64()
-            .or_else(|| n.as_f64().map(|f| f as i64))
-            .unwrap_or(0),
-        Value::String(s) => s.parse().unwrap_or(0),
+        Value::Number(n) => json_int64(n).unwrap_or_else(|| float64_to_int64(json_float64(n))),
+        Value::String(s) => parse_int(s).unwrap_or(0),
         _ => 0,
     }
 }
 
-/// `mdutil.GetBool`: JSON numbers decode as floats, which GOST does not read as bools.
+/// `mdutil.GetBool`: a bool, or a string `strconv.ParseBool` reads as true.
+/// JSON numbers decode as floats, which GOST does not read as bools.
 pub fn md_bool(v: &Value) -> bool {
     match v {
         Value::Bool(b) => *b,
-        Value::String(s) => matches!(s.as_str(), "1" | "t" | "T" | "TRUE" | "true" | "True"),
+        Value::String(s) => parse_bool(s) == Some(true),
         _ => false,
     }
 }
 
-/// `mdutil.GetDuration` in nanoseconds: numbers are seconds, strings are Go
-/// durations or else whole seconds.
+/// `mdutil.GetDuration` in nanoseconds: numbers are whole seconds (Go's
+/// `int(v)`), strings are Go durations (surrounding spaces ignored) or else
+/// whole seconds by `strconv.Atoi`.
 pub fn md_duration_ns(v: &Value) -> i128 {
     match v {
-        Value::Number(n) => n
-            .as_f64()
-            .map(|f| (f as i64 as i128) * 1_000_000_000)
-            .unwrap_or(0),
-        Value::String(s) => match parse_go_duration(s) {
-            Some(d) if d != 0 => d,
-            _ => s
-                .parse::<i64>()
-                .map(|n| n as i128 * 1_000_000_000)
+        Value::Number(n) => i128::from(float64_to_int64(json_float64(n))) * 1_000_000_000,
+        Value::String(s) => match parse_duration(s.trim()) {
+            Ok(d) if d != 0 => i128::from(d),
+            _ => parse_int(s)
+                .map(|n| i128::from(n) * 1_000_000_000)
                 .unwrap_or(0),
         },
         _ => 0,
     }
 }
 
-/// Integer value of a JSON field the way Go's decoder would fill an `int`
-/// (a non-integral number or another type is a decode error: `None`).
+/// An integer field of a plan or config: an integer-valued number
+/// ([`json_whole_number`]); `None` for anything else.
 pub fn json_int(v: &Value) -> Option<i64> {
     match v {
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
-                .map(|f| f as i64)
-        }),
+        Value::Number(n) => json_whole_number(n),
         _ => None,
     }
 }
 
-/// Node id from a loose value: a JSON integer or a numeric string.
+/// A node id as a plan or the user names it: [`json_int`], or a numeric
+/// string (trimmed, `strconv.ParseInt`).
 pub fn loose_id(v: &Value) -> Option<i64> {
     match v {
-        Value::String(s) => s.trim().parse().ok(),
+        Value::String(s) => parse_int(s.trim()),
         other => json_int(other),
     }
 }
@@ -149,16 +125,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations() {
-        assert_eq!(parse_go_duration("600s"), Some(600_000_000_000));
-        assert_eq!(parse_go_duration("1m30s"), Some(90_000_000_000));
-        assert_eq!(parse_go_duration("1.5h"), Some(5_400_000_000_000));
-        assert_eq!(parse_go_duration("10"), None);
-        assert_eq!(parse_go_duration("x"), None);
-        assert_eq!(parse_go_duration(""), None);
-    }
-
-    #[test]
     fn crc() {
         assert_eq!(crc32_ieee(b"123456789"), 0xCBF4_3926);
     }
@@ -166,13 +132,31 @@ mod tests {
     #[test]
     fn host_port() {
         assert_eq!(
-            split_host_port("[2001:DB8::1]:443"),
+            host_and_port("[2001:DB8::1]:443"),
             Some(("2001:db8::1".into(), 443))
         );
-        assert_eq!(split_host_port("1.2.3.4:80"), Some(("1.2.3.4".into(), 80)));
-        assert_eq!(split_host_port("1.2.3.4"), None);
-        assert_eq!(split_host_port(":99999"), None);
-        assert_eq!(split_host_port("1.2.3.4:443:45003"), None);
-        assert_eq!(split_host_port("::1:80"), None);
+        assert_eq!(host_and_port(" 1.2.3.4:80 "), Some(("1.2.3.4".into(), 80)));
+        assert_eq!(host_and_port("1.2.3.4"), None);
+        assert_eq!(host_and_port(":99999"), None);
+        assert_eq!(host_and_port("1.2.3.4:443:45003"), None);
+        assert_eq!(host_and_port("::1:80"), None);
+    }
+
+    #[test]
+    fn metadata_getters() {
+        use serde_json::json;
+        assert_eq!(md_int(&json!(true)), 1);
+        assert_eq!(md_int(&json!(3.9)), 3);
+        assert_eq!(md_int(&json!("7")), 7);
+        assert_eq!(md_int(&json!(" 7")), 0);
+        assert!(md_bool(&json!("T")));
+        assert!(!md_bool(&json!(1)));
+        assert_eq!(md_duration_ns(&json!(2.5)), 2_000_000_000);
+        assert_eq!(md_duration_ns(&json!(" 1m ")), 60_000_000_000);
+        assert_eq!(md_duration_ns(&json!("5")), 5_000_000_000);
+        assert_eq!(md_duration_ns(&json!("x")), 0);
+        assert_eq!(loose_id(&json!(" 12 ")), Some(12));
+        assert_eq!(loose_id(&json!(12.0)), Some(12));
+        assert_eq!(loose_id(&json!(12.5)), None);
     }
 }

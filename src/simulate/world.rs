@@ -2,11 +2,10 @@
 //! agents exist, what services and chains each one runs, and which agent
 //! listens behind every chain node address.
 
-use super::util::{
-    json_int, md_bool, md_duration_ns, md_get, md_int, norm_host, parse_go_duration,
-    split_host_port,
-};
+use super::util::{host_and_port, json_int, md_bool, md_duration_ns, md_get, md_int};
 use crate::error::ApiError;
+use crate::go::duration::parse_duration;
+use crate::go::net::normalize_host;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -240,7 +239,7 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
         .unwrap_or_default()
         .to_string();
     let addr = v.get("addr").and_then(Value::as_str).unwrap_or_default();
-    let (host, port) = match split_host_port(addr) {
+    let (host, port) = match host_and_port(addr) {
         Some((h, p)) => (h, Some(p)),
         None => (String::new(), None),
     };
@@ -318,7 +317,7 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
                         notes.push(format!(
                             "{who}: chain {name} hop {hi}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
                         ));
-                        parse_go_duration(text).unwrap_or(0)
+                        parse_duration(text.trim()).map(i128::from).unwrap_or(0)
                     }
                     Some(other) => json_int(other).map(i128::from).unwrap_or(0),
                 };
@@ -338,9 +337,9 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            let (host, port) = match split_host_port(&addr) {
+            let (host, port) = match host_and_port(&addr) {
                 Some((h, p)) => (h, Some(p)),
-                None => (norm_host(&addr), None),
+                None => (normalize_host(&addr), None),
             };
             let connector = n.get("connector");
             let ctype = connector
@@ -545,7 +544,12 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         a.addresses = row
             .get("addresses")
             .and_then(Value::as_array)
-            .map(|v| v.iter().filter_map(Value::as_str).map(norm_host).collect())
+            .map(|v| {
+                v.iter()
+                    .filter_map(Value::as_str)
+                    .map(normalize_host)
+                    .collect()
+            })
             .unwrap_or_default();
         agents.push(a);
     }
