@@ -220,7 +220,7 @@ export type TunnelType = 1 | 2 | '1' | '2' | (number & {});
 /** The checker's rule codes (see `rules()`). */
 export type FindingCode =
   | 'AC001' | 'AC002' | 'AC003' | 'AC004' | 'AC005' | 'AC006'
-  | 'FO001' | 'FO002' | 'FO003' | 'FO004'
+  | 'FO001' | 'FO002' | 'FO003' | 'FO004' | 'FO005'
   | 'LK001' | 'LK002' | 'LK003'
   | 'PA001' | 'PA002' | 'PA003' | 'PA004' | 'PA005'
   | 'LC001' | 'LC002' | 'LC003'

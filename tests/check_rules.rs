@@ -51,13 +51,15 @@ fn middle_config() -> Value {
     })
 }
 
+/// Clean but for FO005: a middle with several exits can always fail open
+/// (every exit marked failed), which the checker says once per such hop.
 #[test]
-fn clean_documents_have_no_errors() {
+fn clean_documents_have_only_the_direct_egress_warning() {
     let r = run(&middle_config());
     assert_eq!(r.summary.kind, "config");
-    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(codes(&r), ["FO005"], "{:#?}", r.findings);
     let r = run(&vector("seed-local-middle-fifo-3-exits")["expected"]);
-    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert_eq!(codes(&r), ["FO005"], "{:#?}", r.findings);
 }
 
 // ---------- AC ----------
@@ -300,6 +302,51 @@ fn fo004_dangling_chain() {
         "FO004",
         "/federation/0/commands/1/data/0/handler/chain",
     );
+}
+
+#[test]
+fn fo005_direct_egress() {
+    let r = run(&middle_config());
+    let f = at(&r, "FO005", "/chains/0/hops/0");
+    assert_eq!(f.severity, hop_policy::Severity::Warning);
+    assert!(
+        f.message
+            .contains("all 3 nodes of hop \"hop_7\" of chain \"chains_7\"")
+            && f.message.contains("this node dials the destination itself")
+            && f.message
+                .contains("failTimeout 10m0s after the last failure"),
+        "{}",
+        f.message
+    );
+    assert!(f.message_zh.contains("10m0s"), "{}", f.message_zh);
+    // No selector timeout: GOST's default, said as such.
+    let mut doc = middle_config();
+    doc["chains"][0]["hops"][0]["selector"]
+        .as_object_mut()
+        .unwrap()
+        .remove("failTimeout");
+    let f = at(&run(&doc), "FO005", "/chains/0/hops/0").message.clone();
+    assert!(f.contains("failTimeout 10s, GOST's default"), "{f}");
+    // A hop of one node is never filtered empty.
+    let mut doc = middle_config();
+    let first = doc["chains"][0]["hops"][0]["nodes"][0].clone();
+    doc["chains"][0]["hops"][0]["nodes"] = json!([first]);
+    doc["services"][0]["handler"]["retries"] = json!(0);
+    assert!(!has(&run(&doc), "FO005"));
+    // A chain no service routes through is not a route.
+    let mut doc = middle_config();
+    doc["services"][0]["handler"]["chain"] = json!("chains_8");
+    assert!(!has(&run(&doc), "FO005"));
+    // A tunnel's plan has a node table: the node is named with its address
+    // (the federated middle, node 2).
+    let r = run(&vector("seed-federated-middle-fifo-3-exits")["input"]);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.code == "FO005")
+        .expect("the seed's middle can fail open");
+    assert_eq!(f.node_id, Some(2));
+    assert!(f.message.contains("node 2 ("), "{}", f.message);
 }
 
 // ---------- LK ----------

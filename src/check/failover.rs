@@ -5,7 +5,7 @@
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
 use super::tree::Obj;
-use super::util::{get_arr, get_ci, get_obj, join};
+use super::util::{get_arr, get_ci, get_obj, get_str, join};
 use crate::finding::Fix;
 use serde_json::Value;
 
@@ -16,6 +16,11 @@ pub(crate) fn find_chain<'d, 'a>(
     svc: &Svc<'a>,
     name: &'a str,
 ) -> Option<&'d Chn<'a>> {
+    chain_at(doc, svc, name).and_then(|i| doc.chains.get(i))
+}
+
+/// [`find_chain`]'s index into `doc.chains`.
+fn chain_at<'a>(doc: &Doc<'a>, svc: &Svc<'a>, name: &'a str) -> Option<usize> {
     let index = doc.chain_index.get_or_init(|| {
         let mut index = super::model::ChainIndex::with_capacity_and_hasher(
             doc.chains.len(),
@@ -27,9 +32,7 @@ pub(crate) fn find_chain<'d, 'a>(
         }
         index
     });
-    index
-        .get(&(svc.group, svc.node_id, name))
-        .and_then(|&i| doc.chains.get(i))
+    index.get(&(svc.group, svc.node_id, name)).copied()
 }
 
 /// Number of nodes in a chain's first hop (`None` when it has no hop).
@@ -43,6 +46,10 @@ pub(crate) fn first_hop_nodes(chain: &Obj<'_>) -> Option<usize> {
 }
 
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
+    // Chains some service routes through (for FO005), in the order services
+    // first name them.
+    let mut routed = vec![false; doc.chains.len()];
+    let mut routed_order: Vec<usize> = Vec::new();
     for svc in &doc.services {
         let Some((hkey, handler)) = svc.fields.handler else {
             continue;
@@ -97,6 +104,11 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             );
             continue;
         };
+        if let Some(at) = chain_at(doc, svc, chain_name) {
+            if !std::mem::replace(&mut routed[at], true) {
+                routed_order.push(at);
+            }
+        }
         let Some(n) = chain.first_hop else { continue };
         if n == 0 {
             continue;
@@ -140,11 +152,92 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             );
         }
     }
+    for at in routed_order {
+        direct_egress(doc, &doc.chains[at], sink);
+    }
 }
 
 pub(crate) fn svc_name(svc: &Svc<'_>) -> String {
     match svc.fields.name {
         Some(n) => format!("{:?}", n),
         None => format!("at {}", svc.path()),
+    }
+}
+
+/// GOST's fail filter default when a hop's selector sets no positive
+/// `failTimeout` (contract section 4).
+const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
+
+/// FO005: a hop of two or more nodes can be emptied by the fail filter
+/// (every node marked within `failTimeout`); the route is then empty and the
+/// node running the chain dials the destination itself, bypassing the rest of
+/// the chain, until a mark expires. (A hop of one node is never filtered.)
+fn direct_egress(doc: &Doc<'_>, chain: &Chn<'_>, sink: &mut Sink) {
+    let Some(hops) = get_arr(chain.obj, "hops") else {
+        return;
+    };
+    // Where the traffic would leave from: the node's address when the plan
+    // has a node table, else "this node".
+    let from = chain
+        .node_id
+        .and_then(|id| {
+            let table = doc.table.as_ref()?;
+            let node = table.iter().find(|n| n.node_id == id)?;
+            node.hosts.first().map(|h| (id, h.clone()))
+        })
+        .map(|(id, host)| {
+            (
+                format!("node {id} ({host})"),
+                format!("节点 {id}（{host}）"),
+            )
+        })
+        .unwrap_or_else(|| match chain.node_id {
+            Some(id) => (format!("node {id}"), format!("节点 {id}")),
+            None => ("this node".to_string(), "该节点".to_string()),
+        });
+    let hops_path = join(
+        &chain.path,
+        get_ci(chain.obj, "hops").map(|(k, _)| k).unwrap_or("hops"),
+    );
+    for (i, hop) in hops.iter().enumerate() {
+        let Some(hop) = hop.as_object() else { continue };
+        let n = get_arr(hop, "nodes")
+            .map(|nodes| nodes.iter().filter(|x| x.is_object()).count())
+            .unwrap_or(0);
+        if n < 2 {
+            continue;
+        }
+        let timeout = get_obj(hop, "selector")
+            .and_then(|sel| {
+                super::util::go_int(get_ci(sel, "failTimeout").map(|(_, v)| v))
+                    .ok()
+                    .flatten()
+            })
+            .filter(|ns| *ns > 0);
+        let (shown, default_note, default_note_zh) = match timeout {
+            Some(ns) => (crate::go::duration::format_duration(ns), "", ""),
+            None => (
+                crate::go::duration::format_duration(DEFAULT_FAIL_TIMEOUT_NS),
+                ", GOST's default when none is set",
+                "，未设置时 GOST 的默认值",
+            ),
+        };
+        let hop_name = get_str(hop, "name")
+            .map(|h| format!("{h:?}"))
+            .unwrap_or_else(|| format!("{}", i + 1));
+        let (from_en, from_zh) = &from;
+        sink.add(
+            "FO005",
+            chain.node_id,
+            &join(&hops_path, &i.to_string()),
+            format!(
+                "when all {n} nodes of hop {hop_name} of chain {:?} are marked failed, the route is empty and {from_en} dials the destination itself, bypassing the rest of the chain: traffic leaves from {from_en}'s address for up to failTimeout {shown}{default_note} after the last failure",
+                chain.name
+            ),
+            format!(
+                "当链路 {:?} 的跳 {hop_name} 的 {n} 个节点都被标记为失败时，路由为空，{from_zh} 会直接连接目标地址，绕过链路其余部分：在最后一次失败后的 failTimeout {shown}{default_note_zh} 内，流量从{from_zh}的地址发出",
+                chain.name
+            ),
+        );
     }
 }

@@ -194,9 +194,53 @@ pub fn parse_duration(input: &str) -> Result<i64, DurationError> {
     i64::try_from(total).map_err(|_| invalid())
 }
 
+/// Go's `time.Duration.String`: `"10m0s"`, `"1.5s"`, `"2.2ms"`, `"0s"`.
+pub fn format_duration(ns: i64) -> String {
+    /// `whole.frac` of `u / scale`, trailing zeros of the fraction dropped.
+    fn scaled(u: u64, scale: u64, out: &mut String) {
+        out.push_str(&(u / scale).to_string());
+        let rem = u % scale;
+        if rem > 0 {
+            let width = scale.ilog10() as usize;
+            let digits = format!("{rem:0width$}");
+            out.push('.');
+            out.push_str(digits.trim_end_matches('0'));
+        }
+    }
+    if ns == 0 {
+        return "0s".to_string();
+    }
+    let mut out = String::new();
+    if ns < 0 {
+        out.push('-');
+    }
+    let u = ns.unsigned_abs();
+    const SECOND: u64 = 1_000_000_000;
+    if u < SECOND {
+        let (scale, unit) = match u {
+            0..=999 => (1, "ns"),
+            1_000..=999_999 => (1_000, "µs"),
+            _ => (1_000_000, "ms"),
+        };
+        scaled(u, scale, &mut out);
+        out.push_str(unit);
+        return out;
+    }
+    let (hours, minutes) = (u / (3600 * SECOND), u / (60 * SECOND) % 60);
+    if hours > 0 {
+        out.push_str(&format!("{hours}h"));
+    }
+    if hours > 0 || minutes > 0 {
+        out.push_str(&format!("{minutes}m"));
+    }
+    scaled(u % (60 * SECOND), SECOND, &mut out);
+    out.push('s');
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::parse_duration;
+    use super::{format_duration, parse_duration};
 
     const NS: i64 = 1;
     const US: i64 = 1_000;
@@ -321,5 +365,32 @@ mod tests {
             parse_duration("1d").unwrap_err().zh(),
             r#"时长 "1d" 的单位 "d" 未知"#
         );
+    }
+
+    /// `durationTests` of Go's `src/time/time_test.go` (TestDurationString).
+    #[test]
+    fn formats_as_go_prints_a_duration() {
+        const S: i64 = 1_000_000_000;
+        const M: i64 = 60 * S;
+        const H: i64 = 60 * M;
+        for (text, ns) in [
+            ("0s", 0),
+            ("1ns", 1),
+            ("1.1µs", 1100),
+            ("2.2ms", 2_200_000),
+            ("3.3s", 3_300_000_000),
+            ("4m5s", 4 * M + 5 * S),
+            ("4m5.001s", 4 * M + 5001 * 1_000_000),
+            ("5h6m7.001s", 5 * H + 6 * M + 7001 * 1_000_000),
+            ("8m0.000000001s", 8 * M + 1),
+            ("2562047h47m16.854775807s", i64::MAX),
+            ("-2562047h47m16.854775808s", i64::MIN),
+        ] {
+            assert_eq!(format_duration(ns), text, "{ns}");
+            if ns != i64::MIN {
+                assert_eq!(parse_duration(text), Ok(ns), "{text}");
+            }
+        }
+        assert_eq!(format_duration(600 * S), "10m0s");
     }
 }
