@@ -77,7 +77,7 @@ use crate::encode::{Encode, Object};
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::object;
-use crate::plan::{Command, CommandData, Plan};
+use crate::plan::{Command, FederationStep, Plan};
 use crate::planner::provider::{ApplyKind, Providers, Released, Share, Usage};
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
@@ -122,7 +122,8 @@ struct TunnelRec {
 /// An object on an agent: (node, `"service"` or `"chain"`, name).
 type Deployed = (i64, &'static str, String);
 
-/// One command as the agent gets it: node, command, config.
+/// One command as the agent gets it: node, command, config (the agent's
+/// state holds configs as JSON).
 type Sent<'a> = (i64, &'a str, Value);
 
 #[derive(Default)]
@@ -165,19 +166,10 @@ fn finding(
     }
 }
 
-/// A command's config as the agent gets it: JSON, since the deployed state
-/// keeps configs as the agent runs them.
-fn config(data: &CommandData) -> Value {
-    match data {
-        CommandData::Json(v) => v.clone(),
-        typed => crate::json::from_str(&crate::encode::to_string(typed)).unwrap_or(Value::Null),
-    }
-}
-
 fn sent(commands: &[Command]) -> Vec<Sent<'_>> {
     commands
         .iter()
-        .map(|c| (c.node_id, c.command.as_str(), config(&c.data)))
+        .map(|c| (c.node_id, c.command.as_str(), c.data.to_json()))
         .collect()
 }
 
@@ -511,7 +503,9 @@ impl Replay {
         }
     }
 
-    /// Federation apply of one plan. Returns the bindings made, or an error message.
+    /// Federation apply of one plan, in its order. Returns the bindings
+    /// made, or why it failed (the earlier bindings of this apply are then
+    /// released).
     fn apply_federation(
         &mut self,
         step: usize,
@@ -521,82 +515,97 @@ impl Replay {
     ) -> Result<Vec<(String, i64)>, String> {
         let mut refs: Vec<(String, i64)> = Vec::new();
         for (j, fed) in plan.federation.iter().enumerate() {
-            let node = fed.node_id;
-            let rk = fed.resource_key.as_str();
-            let share = Share::of_node(node);
-            if self.providers.is_unreachable(&share) {
-                self.log_key(step, "federation", node, rk, "provider panel unreachable: the apply fails and earlier bindings of this apply are released");
+            if let Err(why) = self.apply_runtime(step, t, fed, base, j) {
                 self.release_newest_first(step, &refs, "federation-release");
-                return Err(format!("remote node {node}: provider unreachable"));
+                return Err(format!("remote node {}: {why}", fed.node_id));
             }
-            let cmds = sent(&fed.commands);
-            let plan_r =
-                named_id(&cmds, ["fed_svc_", "fed_chain_"]).unwrap_or(node.wrapping_mul(10));
-            let plan_port = fed.reserve.requested_port;
-            let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
-            let before = self.providers.runtime(&share, rk).cloned();
-            // The plan's port is the provider's allocation: no range to check.
-            let answer = self
-                .providers
-                .reserve(&share, rk, plan_port, plan_r, Some(plan_port))
-                .and_then(|_| self.providers.apply(&share, rk));
-            let (kind, got) = match answer {
-                Ok(a) => a,
-                Err(e) => {
-                    self.providers.restore(&share, rk, before);
-                    self.release_newest_first(step, &refs, "federation-release");
-                    return Err(format!("remote node {node}: {e}"));
+            refs.push((fed.resource_key.clone(), fed.node_id));
+        }
+        Ok(refs)
+    }
+
+    /// Reserves and applies the runtime of federation step `j` on its
+    /// provider, and deploys what the provider sends its agent.
+    fn apply_runtime(
+        &mut self,
+        step: usize,
+        t: i64,
+        fed: &FederationStep,
+        base: &str,
+        j: usize,
+    ) -> Result<(), String> {
+        let node = fed.node_id;
+        let rk = fed.resource_key.as_str();
+        let share = Share::of_node(node);
+        if self.providers.is_unreachable(&share) {
+            self.log_key(step, "federation", node, rk, "provider panel unreachable: the apply fails and earlier bindings of this apply are released");
+            return Err("provider unreachable".into());
+        }
+        let cmds = sent(&fed.commands);
+        let plan_r = named_id(&cmds, ["fed_svc_", "fed_chain_"]).unwrap_or(node.wrapping_mul(10));
+        let plan_port = fed.reserve.requested_port;
+        let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
+        let before = self.providers.runtime(&share, rk).cloned();
+        // The plan's port is the provider's allocation: no range to check.
+        let answer = self
+            .providers
+            .reserve(&share, rk, plan_port, plan_r, Some(plan_port))
+            .and_then(|_| self.providers.apply(&share, rk));
+        let (kind, got) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                self.providers.restore(&share, rk, before);
+                return Err(e);
+            }
+        };
+        let r_id = got.runtime_id;
+        if got.port != plan_port && plan_port > 0 {
+            let note = format!(
+                "provider still holds this key and keeps port {} (the plan asked for {})",
+                got.port, plan_port
+            );
+            self.log_key(step, "federation", node, rk, &note);
+        }
+        let service = |c: &&Sent| c.1 == "AddService";
+        // A planned `input` has no federation list of its own: point at the input.
+        let retries_path = if base.ends_with("/input") {
+            base.to_string()
+        } else {
+            let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
+            format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
+        };
+        match (kind, before) {
+            (ApplyKind::AlreadyApplied, Some(e)) if fed.role == "middle" && targets > 0 => {
+                let service_name = e.service_name();
+                let chain_name = e.chain_name().unwrap_or_default();
+                if let Some((_, _, data)) = cmds.iter().find(|c| c.1 == "AddChains") {
+                    let payload = object([
+                        ("chain", Value::from(chain_name.as_str())),
+                        ("data", rename_runtime(data, plan_r, r_id)),
+                    ]);
+                    self.send(
+                        step,
+                        "federation",
+                        node,
+                        "UpdateChains",
+                        &payload,
+                        "runtime still applied: the provider only updates the chain",
+                    );
                 }
-            };
-            let r_id = got.runtime_id;
-            if got.port != plan_port && plan_port > 0 {
-                let note = format!(
-                    "provider still holds this key and keeps port {} (the plan asked for {})",
-                    got.port, plan_port
-                );
-                self.log_key(step, "federation", node, rk, &note);
-            }
-            let service = |c: &&Sent| c.1 == "AddService";
-            // A planned `input` has no federation list of its own: point at the input.
-            let retries_path = if base.ends_with("/input") {
-                base.to_string()
-            } else {
-                let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
-                format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
-            };
-            match (kind, before) {
-                (ApplyKind::AlreadyApplied, Some(e)) if fed.role == "middle" && targets > 0 => {
-                    let service_name = e.service_name();
-                    let chain_name = e.chain_name().unwrap_or_default();
-                    if let Some((_, _, data)) = cmds.iter().find(|c| c.1 == "AddChains") {
-                        let payload = object([
-                            ("chain", Value::from(chain_name.as_str())),
-                            ("data", rename_runtime(data, plan_r, r_id)),
-                        ]);
-                        self.send(
-                            step,
-                            "federation",
-                            node,
-                            "UpdateChains",
-                            &payload,
-                            "runtime still applied: the provider only updates the chain",
-                        );
-                    }
-                    // The service keeps its earlier retries: compare with what a fresh apply sets.
-                    let fresh = cmds
-                        .iter()
-                        .find(service)
-                        .and_then(|c| c.2.get(0))
-                        .and_then(handler_retries);
-                    let kept = self.nodes.get(&node).and_then(|n| {
-                        let (_, svc) = n.services.iter().find(|(name, _)| *name == service_name)?;
-                        Some(handler_retries(svc))
-                    });
-                    if let Some(kept) = kept.filter(|k| *k != fresh) {
-                        let show = |r: Option<i64>| {
-                            r.map(|n| n.to_string()).unwrap_or_else(|| "none".into())
-                        };
-                        self.findings.push(finding(
+                // The service keeps its earlier retries: compare with what a fresh apply sets.
+                let fresh = cmds
+                    .iter()
+                    .find(service)
+                    .and_then(|c| c.2.get(0))
+                    .and_then(handler_retries);
+                let kept = self.nodes.get(&node).and_then(|n| {
+                    let (_, svc) = n.services.iter().find(|(name, _)| *name == service_name)?;
+                    Some(handler_retries(svc))
+                });
+                if let Some(kept) = kept.filter(|k| *k != fresh) {
+                    let show =
+                        |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
+                    self.findings.push(finding(
                             "LC001",
                             "stale-retries-after-edit",
                             Some(node),
@@ -610,73 +619,70 @@ impl Replay {
                                 chain_name, service_name, show(kept), show(fresh)
                             ),
                         ));
-                    }
-                    if let Some(r) = self.providers.runtime_mut(&share, rk) {
-                        r.usage.targets = targets;
-                    }
                 }
-                (ApplyKind::AlreadyApplied, _) => self.log_key(
-                    step,
-                    "federation",
-                    node,
-                    rk,
-                    "runtime still applied: the provider sends nothing to its agent",
-                ),
-                (ApplyKind::Deploy, before) => {
-                    let mut chain_added = false;
-                    for (_, command, data) in &cmds {
-                        let data = rename_runtime(data, plan_r, r_id);
-                        if let Some(clash) = self.clash(node, command, &data) {
-                            self.log(step, "federation", object([
+                if let Some(r) = self.providers.runtime_mut(&share, rk) {
+                    r.usage.targets = targets;
+                }
+            }
+            (ApplyKind::AlreadyApplied, _) => self.log_key(
+                step,
+                "federation",
+                node,
+                rk,
+                "runtime still applied: the provider sends nothing to its agent",
+            ),
+            (ApplyKind::Deploy, before) => {
+                let mut chain_added = false;
+                for (_, command, data) in &cmds {
+                    let data = rename_runtime(data, plan_r, r_id);
+                    if let Some(clash) = self.clash(node, command, &data) {
+                        self.log(step, "federation", object([
                                 ("nodeId", Value::from(node)),
                                 ("command", Value::from(*command)),
                                 ("resourceKey", Value::from(rk)),
                                 ("note", Value::from(format!("the agent rejects it: {clash} already exists; the provider's apply fails"))),
                             ]));
-                            if chain_added {
-                                let chain = if fed.role == "middle" {
-                                    format!("fed_chain_{r_id}")
-                                } else {
-                                    String::new()
-                                };
-                                self.send(
-                                    step,
-                                    "federation",
-                                    node,
-                                    "DeleteChains",
-                                    &object([("chain", Value::from(chain))]),
-                                    "provider cleans up its failed apply",
-                                );
-                            }
-                            // The failed apply leaves the provider's runtime as it was.
-                            self.providers.restore(&share, rk, before);
-                            self.release_newest_first(step, &refs, "federation-release");
-                            return Err(format!("remote node {node}: {clash} already exists"));
+                        if chain_added {
+                            let chain = if fed.role == "middle" {
+                                format!("fed_chain_{r_id}")
+                            } else {
+                                String::new()
+                            };
+                            self.send(
+                                step,
+                                "federation",
+                                node,
+                                "DeleteChains",
+                                &object([("chain", Value::from(chain))]),
+                                "provider cleans up its failed apply",
+                            );
                         }
-                        self.send(
-                            step,
-                            "federation",
-                            node,
-                            command,
-                            &data,
-                            "provider applies the runtime",
-                        );
-                        self.remember(t, node, command, &data);
-                        chain_added |= *command == "AddChains";
+                        // The failed apply leaves the provider's runtime as it was.
+                        self.providers.restore(&share, rk, before);
+                        return Err(format!("{clash} already exists"));
                     }
-                    if let Some(r) = self.providers.runtime_mut(&share, rk) {
-                        r.usage = Usage {
-                            node_id: node,
-                            tunnel_id: t,
-                            role: fed.role.clone(),
-                            targets,
-                        };
-                    }
+                    self.send(
+                        step,
+                        "federation",
+                        node,
+                        command,
+                        &data,
+                        "provider applies the runtime",
+                    );
+                    self.remember(t, node, command, &data);
+                    chain_added |= *command == "AddChains";
+                }
+                if let Some(r) = self.providers.runtime_mut(&share, rk) {
+                    r.usage = Usage {
+                        node_id: node,
+                        tunnel_id: t,
+                        role: fed.role.clone(),
+                        targets,
+                    };
                 }
             }
-            refs.push((rk.to_string(), node));
         }
-        Ok(refs)
+        Ok(())
     }
 
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {

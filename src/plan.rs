@@ -266,6 +266,18 @@ pub enum CommandData {
     Json(Value),
 }
 
+impl CommandData {
+    /// The config as JSON, what an agent holds. Written by the text writer,
+    /// the one serializer of the plan types: `serde_json::to_value` would
+    /// compile a second one into the `.wasm`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            CommandData::Json(v) => v.clone(),
+            typed => crate::json::from_str(&crate::encode::to_string(typed)).unwrap_or(Value::Null),
+        }
+    }
+}
+
 /// A GOST chain with one hop.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChainConfig {
@@ -652,5 +664,74 @@ impl Encode for PlanNode {
             .field("addresses", &self.addresses)
             .some("runtimeId", &self.runtime_id)
             .end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_plan_read_back_from_its_json_keeps_its_commands_and_federation() {
+        let input = json!({
+            "tunnel": {"id": 7, "name": "t", "type": 2,
+                "inNodeId": [{"nodeId": 1}],
+                "chainNodes": [[{"nodeId": 2, "protocol": "tls", "port": 44010}]],
+                "outNodeId": [{"nodeId": 3, "protocol": "tls", "port": 45001}]},
+            "nodes": [
+                {"id": 1, "name": "a", "serverIp": "198.51.100.11", "status": 1},
+                {"id": 2, "name": "b", "serverIp": "198.51.100.12", "status": 1,
+                    "isRemote": 1, "remoteUrl": "https://p", "remoteToken": "tok",
+                    "remoteConfig": "{\"portRangeStart\": 44000, \"portRangeEnd\": 44100}"},
+                {"id": 3, "name": "c", "serverIp": "203.0.113.3", "status": 1}
+            ]
+        });
+        let plan = crate::planner::plan(&input);
+        assert!(plan.error.is_none(), "{:?}", plan.error);
+        let text = crate::encode::to_string(&plan);
+        let back = Plan::from_json(&crate::json::from_str(&text).unwrap()).unwrap();
+        assert_eq!(back.federation.len(), 1);
+        let (f, g) = (&plan.federation[0], &back.federation[0]);
+        assert_eq!(
+            (g.node_id, &g.role, &g.resource_key),
+            (f.node_id, &f.role, &f.resource_key)
+        );
+        assert_eq!(g.reserve, f.reserve);
+        assert_eq!(g.apply, f.apply);
+        let shape = |p: &Plan| -> Vec<(i64, String, serde_json::Value)> {
+            p.federation
+                .iter()
+                .flat_map(|f| &f.commands)
+                .chain(&p.local)
+                .map(|c| (c.node_id, c.command.clone(), c.data.to_json()))
+                .collect()
+        };
+        assert_eq!(shape(&back), shape(&plan));
+        assert!(back
+            .local
+            .iter()
+            .all(|c| matches!(c.data, CommandData::Json(_))));
+    }
+
+    #[test]
+    fn a_command_without_a_node_id_is_an_error_at_its_path_and_a_rejection_is_its_text() {
+        let doc = json!({"federation": [], "local": [{"nodeId": 1, "command": "AddChains"}, {"command": "AddService"}]});
+        let e = Plan::from_json(&doc).unwrap_err();
+        assert_eq!(e.path, "/local/1/nodeId");
+        let doc = json!({"federation": [{"nodeId": "2"}], "local": []});
+        assert_eq!(
+            Plan::from_json(&doc).unwrap_err().path,
+            "/federation/0/nodeId"
+        );
+        for (error, text) in [
+            (json!("refused"), "refused"),
+            (json!({"code": "X", "message": "no"}), "no"),
+            (json!({"code": "X"}), r#"{"code":"X"}"#),
+        ] {
+            let p = Plan::from_json(&json!({"error": error, "local": [{}]})).unwrap();
+            assert_eq!(p.error.map(|e| e.message).as_deref(), Some(text));
+            assert!(p.local.is_empty());
+        }
     }
 }

@@ -449,6 +449,59 @@ mod tests {
     }
 
     #[test]
+    fn a_release_to_an_unreachable_panel_is_lost_and_keeps_the_runtime_applied() {
+        let mut p = Providers::default();
+        let s = share((45000, 45100));
+        p.record_applied(&s, "k", 31, 45050);
+        p.set_unreachable([s.clone()]);
+        assert!(matches!(p.release(&s, 31, "k"), Released::Lost));
+        assert!(p.runtime(&s, "k").is_some_and(|r| r.active && r.applied));
+        p.set_unreachable([]);
+        match p.release(&s, 31, "k") {
+            Released::Runtime(r) => assert!(r.applied && r.id == 31),
+            other => panic!("{other:?}"),
+        }
+        assert!(p.runtime(&s, "k").is_some_and(|r| !r.active && !r.applied));
+        assert!(matches!(p.release(&s, 0, "other"), Released::Unknown));
+    }
+
+    #[test]
+    fn restore_undoes_a_reservation() {
+        let mut p = Providers::default();
+        let s = share((45000, 45100));
+        p.reserve(&s, "new", 0, 20, None).unwrap();
+        p.restore(&s, "new", None);
+        assert!(p.runtime(&s, "new").is_none());
+        p.record_applied(&s, "old", 31, 45050);
+        p.release(&s, 31, "old");
+        let before = p.runtime(&s, "old").cloned();
+        p.reserve(&s, "old", 0, 99, Some(45001)).unwrap();
+        p.restore(&s, "old", before);
+        let r = p.runtime(&s, "old").unwrap();
+        assert_eq!((r.id, r.port, r.active), (31, 45050, false));
+    }
+
+    #[test]
+    fn a_runtime_names_its_service_and_a_middle_its_chain() {
+        let mut p = Providers::default();
+        let s = Share::of_node(2);
+        p.reserve(&s, "k", 0, 21, Some(0)).unwrap();
+        let r = p.runtime_mut(&s, "k").unwrap();
+        assert_eq!(
+            (r.service_name(), r.chain_name()),
+            ("fed_svc_21".into(), None)
+        );
+        r.usage.role = "middle".into();
+        assert_eq!(r.chain_name().as_deref(), Some("fed_chain_21"));
+        // Another node is another panel: the same id is free there.
+        assert_eq!(
+            p.reserve(&Share::of_node(3), "k", 0, 21, Some(0))
+                .map(|r| r.runtime_id),
+            Ok(21)
+        );
+    }
+
+    #[test]
     fn no_range_grants_the_requested_port_or_none() {
         let mut p = Providers::default();
         let s = share((0, 0));
