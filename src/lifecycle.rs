@@ -10,7 +10,9 @@
 //! * `{"op": "apply", "plan": PLAN}` or `{"op": "apply", "input": {tunnel, nodes, federation?}}`
 //!   (`input` is planned along the server's request path: the step's `mode`,
 //!   else what the input asks for, see [`crate::planner::Mode::detect`]; an
-//!   edit is best given as `{tunnel, before, nodes}`). The first apply of a
+//!   edit is best given as `{tunnel, before, nodes}`; a `plan` is read by
+//!   [`crate::plan::Plan::from_json`], and every command in it needs an
+//!   integer `nodeId`). The first apply of a
 //!   tunnel is a create; a later one is an edit (`"op": "edit"` is the same and
 //!   insists on an earlier apply). An edit first releases every federation
 //!   binding of the tunnel, ignoring errors, then applies afresh. Optional
@@ -41,9 +43,12 @@
 //! # What the replay follows (go-backend `mutations.go`, `federation.go`)
 //!
 //! * Federation before local: remote exits, then hops from last to first, in
-//!   the plan's `federation` order. A provider reserves the resource key (an
-//!   active runtime keeps its port and its applied flag; a released one is
-//!   reset, keeping its runtime id). Applying a runtime that is still applied
+//!   the plan's `federation` order. Each remote node's provider is a panel of
+//!   [`crate::planner::provider`], the model the planner's request path uses:
+//!   it reserves the resource key (an active runtime keeps its port and its
+//!   applied flag; a released one is reset, keeping its runtime id; a new one
+//!   gets the plan's `fed_svc_R` id unless the panel already numbered another
+//!   runtime so). Applying a runtime that is still applied
 //!   only sends `UpdateChains` for a middle (nothing for an exit) and leaves
 //!   `fed_svc_R` as it was, retries included. Otherwise: `AddChains`
 //!   `fed_chain_R` (middle), then `AddService` `fed_svc_R`.
@@ -72,6 +77,8 @@ use crate::encode::{Encode, Object};
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::object;
+use crate::plan::{Command, FederationStep, Plan};
+use crate::planner::provider::{ApplyKind, Providers, Released, Share, Usage};
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
 use serde::Serialize;
@@ -100,36 +107,31 @@ impl Encode for LifecycleReport {
 /// Maximum number of steps accepted.
 pub const MAX_STEPS: usize = 1000;
 
-#[derive(Debug, Clone)]
-struct Runtime {
-    node_id: i64,
-    runtime_id: i64,
-    tunnel_id: i64,
-    role: String,
-    active: bool,
-    applied: bool,
-    port: i64,
-    targets: usize,
-    service_name: String,
-    chain_name: String,
-}
-
 #[derive(Debug, Clone, Default)]
 struct TunnelRec {
     exists: bool,
-    /// Resource keys the panel holds bindings for.
+    /// Resource keys the panel holds bindings for, with their remote node.
     bindings: Vec<(String, i64)>,
     /// Local nodes with `chains_{id}` / with a tunnel service.
     chain_nodes: BTreeSet<i64>,
     service_nodes: BTreeSet<i64>,
-    /// Every (node, kind, name) an apply of this tunnel created on an agent.
-    created: BTreeSet<(i64, &'static str, String)>,
+    /// Every object an apply of this tunnel created on an agent.
+    created: BTreeSet<Deployed>,
 }
+
+/// An object on an agent: (node, `"service"` or `"chain"`, name).
+type Deployed = (i64, &'static str, String);
+
+/// One command as the agent gets it: node, command, config (the agent's
+/// state holds configs as JSON).
+type Sent<'a> = (i64, &'a str, Value);
 
 #[derive(Default)]
 struct Replay {
     nodes: BTreeMap<i64, RawNode>,
-    runtimes: BTreeMap<String, Runtime>,
+    /// The provider panels: one per remote node ([`Share::of_node`]), since
+    /// a plan names no panel URLs.
+    providers: Providers,
     tunnels: BTreeMap<i64, TunnelRec>,
     log: Vec<Value>,
     findings: Vec<Finding>,
@@ -164,77 +166,46 @@ fn finding(
     }
 }
 
-/// The tunnel id a plan belongs to.
-fn plan_tunnel_id(plan: &Value) -> Option<i64> {
-    for step in plan
-        .get("federation")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(rk) = step.get("resourceKey").and_then(Value::as_str) {
-            if let Some(id) = rk
-                .strip_prefix("tunnel:")
-                .and_then(|r| r.split(':').next())
-                .and_then(|s| s.parse().ok())
-            {
-                return Some(id);
-            }
-        }
-    }
-    for cmd in plan
-        .get("local")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let data = cmd.get("data");
-        let name = data
-            .and_then(|d| d.get("name"))
-            .and_then(Value::as_str)
-            .or_else(|| {
-                data.and_then(|d| d.get(0))
-                    .and_then(|s| s.get("name"))
-                    .and_then(Value::as_str)
-            });
-        if let Some(n) = name {
-            if let Some(id) = n
-                .strip_prefix("chains_")
-                .or_else(|| n.strip_prefix("tunnel_"))
-                .and_then(|s| s.parse().ok())
-            {
-                return Some(id);
-            }
-        }
-    }
-    None
+fn sent(commands: &[Command]) -> Vec<Sent<'_>> {
+    commands
+        .iter()
+        .map(|c| (c.node_id, c.command.as_str(), c.data.to_json()))
+        .collect()
 }
 
-/// The runtime id in `fed_svc_R` / `fed_chain_R` of a federation step.
-fn step_runtime_id(fed: &Value) -> Option<i64> {
-    for cmd in fed
-        .get("commands")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let data = cmd.get("data");
-        let name = data
-            .and_then(|d| d.get(0))
-            .and_then(|s| s.get("name"))
-            .and_then(Value::as_str)
-            .or_else(|| data.and_then(|d| d.get("name")).and_then(Value::as_str));
-        if let Some(n) = name {
-            if let Some(id) = n
-                .strip_prefix("fed_svc_")
-                .or_else(|| n.strip_prefix("fed_chain_"))
-                .and_then(|s| s.parse().ok())
-            {
-                return Some(id);
-            }
-        }
-    }
-    None
+/// The name a config gives: a chain's, else its first service's.
+fn config_name(data: &Value) -> Option<&str> {
+    data.get("name")
+        .or_else(|| data.get(0).and_then(|s| s.get("name")))
+        .and_then(Value::as_str)
+}
+
+/// The number after the first of `prefixes` a config's name starts with.
+fn named_id(commands: &[Sent], prefixes: [&str; 2]) -> Option<i64> {
+    commands.iter().find_map(|(_, _, data)| {
+        let name = config_name(data)?;
+        prefixes
+            .iter()
+            .find_map(|p| name.strip_prefix(p))?
+            .parse()
+            .ok()
+    })
+}
+
+/// The tunnel id a plan belongs to: its resource keys' (`tunnel:{id}:...`),
+/// else its local names' (`chains_{id}`, `tunnel_{id}`).
+fn plan_tunnel_id(plan: &Plan, local: &[Sent]) -> Option<i64> {
+    plan.federation
+        .iter()
+        .find_map(|f| {
+            f.resource_key
+                .strip_prefix("tunnel:")?
+                .split(':')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .or_else(|| named_id(local, ["chains_", "tunnel_"]))
 }
 
 /// Renames `fed_*_{from}` / `hop_{from}` to the provider's actual runtime id.
@@ -286,7 +257,7 @@ fn handler_retries(service: &Value) -> Option<i64> {
 }
 
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?
-fn selects(spec: &Value, i: usize, cmd: &Value, first_match: &mut bool) -> bool {
+fn selects(spec: &Value, i: usize, (node, command, _): &Sent, first_match: &mut bool) -> bool {
     if let Some(n) = spec.as_u64() {
         return n as usize == i;
     }
@@ -296,24 +267,26 @@ fn selects(spec: &Value, i: usize, cmd: &Value, first_match: &mut bool) -> bool 
     let node_ok = spec
         .get("nodeId")
         .and_then(loose_id)
-        .map(|n| cmd.get("nodeId").and_then(json_int) == Some(n))
+        .map(|n| *node == n)
         .unwrap_or(true);
     let cmd_ok = spec
         .get("command")
         .and_then(Value::as_str)
-        .map(|c| {
-            let actual = cmd
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            actual == c || actual.replace("Add", "Update") == c
-        })
+        .map(|c| *command == c || command.replace("Add", "Update") == c)
         .unwrap_or(true);
     if node_ok && cmd_ok && spec.is_object() {
         *first_match = true;
         return true;
     }
     false
+}
+
+fn chain_delete(t: i64) -> Value {
+    object([("chain", Value::from(format!("chains_{t}")))])
+}
+
+fn services_delete(t: i64) -> Value {
+    object([("services", Value::from(tunnel_service_names(t)))])
 }
 
 impl Replay {
@@ -325,6 +298,39 @@ impl Replay {
             obj.extend(m);
         }
         self.log.push(Value::Object(obj));
+    }
+
+    /// A log entry about one resource key on one remote node.
+    fn log_key(&mut self, step: usize, phase: &str, node: i64, rk: &str, note: &str) {
+        self.log(
+            step,
+            phase,
+            object([
+                ("nodeId", Value::from(node)),
+                ("resourceKey", Value::from(rk)),
+                ("note", Value::from(note)),
+            ]),
+        );
+    }
+
+    /// A log entry about local command `index`.
+    fn log_local(&mut self, step: usize, node: i64, command: &str, index: usize, note: &str) {
+        self.log(
+            step,
+            "local",
+            object([
+                ("nodeId", Value::from(node)),
+                ("command", Value::from(command)),
+                ("index", Value::from(index)),
+                ("note", Value::from(note)),
+            ]),
+        );
+    }
+
+    /// The providers of these remote nodes cannot be reached until the next call.
+    fn unreachable(&mut self, nodes: &BTreeSet<i64>) {
+        self.providers
+            .set_unreachable(nodes.iter().map(|n| Share::of_node(*n)));
     }
 
     /// For an `AddChains` / `AddService`, the object that already exists on the
@@ -413,16 +419,19 @@ impl Replay {
         );
     }
 
-    /// Everything deployed for tunnel `t`: (node, kind, name).
-    fn owned(&self, t: i64) -> BTreeSet<(i64, &'static str, String)> {
+    /// Everything deployed for tunnel `t`.
+    fn owned(&self, t: i64) -> BTreeSet<Deployed> {
         let mut out = BTreeSet::new();
         let svc = tunnel_service_names(t);
         let chain = format!("chains_{t}");
         let fed: Vec<(i64, String, String)> = self
-            .runtimes
-            .values()
-            .filter(|r| r.tunnel_id == t)
-            .map(|r| (r.node_id, r.service_name.clone(), r.chain_name.clone()))
+            .providers
+            .runtimes()
+            .filter(|r| r.usage.tunnel_id == t)
+            .map(|r| {
+                let chain = r.chain_name().unwrap_or_default();
+                (r.usage.node_id, r.service_name(), chain)
+            })
             .collect();
         let created = self
             .tunnels
@@ -450,316 +459,237 @@ impl Replay {
         out
     }
 
-    fn release_binding(
-        &mut self,
-        step: usize,
-        rk: &str,
-        node: i64,
-        unreachable: &BTreeSet<i64>,
-        phase: &str,
-    ) {
-        if unreachable.contains(&node) {
-            self.log(step, phase, object([
-                ("nodeId", Value::from(node)),
-                ("resourceKey", Value::from(rk)),
-                ("note", Value::from("release did not reach the provider panel; the error is ignored and the runtime stays applied")),
-            ]));
-            return;
-        }
-        let Some(rt) = self.runtimes.get(rk).cloned() else {
-            self.log(
+    /// `release-role` on the provider of `node`; its agent loses what an
+    /// applied runtime ran.
+    fn release_binding(&mut self, step: usize, rk: &str, node: i64, phase: &str) {
+        match self.providers.release(&Share::of_node(node), 0, rk) {
+            Released::Lost => self.log_key(step, phase, node, rk, "release did not reach the provider panel; the error is ignored and the runtime stays applied"),
+            Released::Unknown => self.log_key(
                 step,
                 phase,
-                object([
-                    ("nodeId", Value::from(node)),
-                    ("resourceKey", Value::from(rk)),
-                    (
-                        "note",
-                        Value::from("provider has no runtime for this key: nothing to release"),
-                    ),
-                ]),
-            );
-            return;
-        };
-        if rt.applied {
-            if !rt.service_name.is_empty() {
-                self.send(
-                    step,
-                    phase,
-                    node,
-                    "DeleteService",
-                    &object([("services", Value::Array(vec![Value::from(rt.service_name)]))]),
-                    "provider releases the runtime",
-                );
+                node,
+                rk,
+                "provider has no runtime for this key: nothing to release",
+            ),
+            Released::Runtime(rt) if rt.applied => {
+                let note = "provider releases the runtime";
+                let services = object([("services", Value::from(vec![rt.service_name()]))]);
+                self.send(step, phase, node, "DeleteService", &services, note);
+                if let Some(chain) = rt.chain_name() {
+                    let data = object([("chain", Value::from(chain))]);
+                    self.send(step, phase, node, "DeleteChains", &data, note);
+                }
             }
-            if rt.role == "middle" && !rt.chain_name.is_empty() {
-                self.send(
-                    step,
-                    phase,
-                    node,
-                    "DeleteChains",
-                    &object([("chain", Value::from(rt.chain_name))]),
-                    "provider releases the runtime",
-                );
-            }
+            Released::Runtime(_) => {}
         }
-        if let Some(r) = self.runtimes.get_mut(rk) {
-            r.active = false;
-            r.applied = false;
+    }
+
+    /// Releases bindings newest first (an apply undoing its own).
+    fn release_newest_first(&mut self, step: usize, refs: &[(String, i64)], phase: &str) {
+        for (rk, node) in refs.iter().rev() {
+            self.release_binding(step, rk, *node, phase);
         }
     }
 
     /// Releases every binding the panel holds for the tunnel, newest last as the server lists them.
-    fn release_all(&mut self, step: usize, t: i64, unreachable: &BTreeSet<i64>, phase: &str) {
+    fn release_all(&mut self, step: usize, t: i64, phase: &str) {
         let bindings = self
             .tunnels
-            .get(&t)
-            .map(|r| r.bindings.clone())
+            .get_mut(&t)
+            .map(|r| std::mem::take(&mut r.bindings))
             .unwrap_or_default();
         for (rk, node) in &bindings {
-            self.release_binding(step, rk, *node, unreachable, phase);
-        }
-        if let Some(rec) = self.tunnels.get_mut(&t) {
-            rec.bindings.clear();
+            self.release_binding(step, rk, *node, phase);
         }
     }
 
-    /// Federation apply of one plan. Returns the bindings made, or an error message.
+    /// Federation apply of one plan, in its order. Returns the bindings
+    /// made, or why it failed (the earlier bindings of this apply are then
+    /// released).
     fn apply_federation(
         &mut self,
         step: usize,
         t: i64,
-        plan: &Value,
+        plan: &Plan,
         base: &str,
-        unreachable: &BTreeSet<i64>,
     ) -> Result<Vec<(String, i64)>, String> {
         let mut refs: Vec<(String, i64)> = Vec::new();
-        let steps: Vec<Value> = plan
-            .get("federation")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for (j, fed) in steps.iter().enumerate() {
-            let Some(node) = fed.get("nodeId").and_then(json_int) else {
-                continue;
-            };
-            let rk = fed
-                .get("resourceKey")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let role = fed
-                .get("role")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            if unreachable.contains(&node) {
-                self.log(step, "federation", object([
-                    ("nodeId", Value::from(node)),
-                    ("resourceKey", Value::from(&*rk)),
-                    ("note", Value::from("provider panel unreachable: the apply fails and earlier bindings of this apply are released")),
-                ]));
-                for (rk2, n2) in refs.iter().rev() {
-                    self.release_binding(step, rk2, *n2, unreachable, "federation-release");
-                }
-                return Err(format!("remote node {node}: provider unreachable"));
+        for (j, fed) in plan.federation.iter().enumerate() {
+            if let Err(why) = self.apply_runtime(step, t, fed, base, j) {
+                self.release_newest_first(step, &refs, "federation-release");
+                return Err(format!("remote node {}: {why}", fed.node_id));
             }
-            let plan_r = step_runtime_id(fed).unwrap_or(node * 10);
-            let plan_port = fed
-                .get("reserve")
-                .and_then(|r| r.get("requestedPort"))
-                .and_then(json_int)
-                .unwrap_or(0);
-            let targets = fed
-                .get("apply")
-                .and_then(|a| a.get("targets"))
-                .and_then(Value::as_array)
-                .map(Vec::len)
-                .unwrap_or(0);
-            let cmds: Vec<Value> = fed
-                .get("commands")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let existing = self.runtimes.get(&rk).cloned();
-            let r_id = existing.as_ref().map(|e| e.runtime_id).unwrap_or(plan_r);
-            let still_applied = existing
-                .as_ref()
-                .map(|e| e.active && e.applied)
-                .unwrap_or(false);
-            if let Some(e) = &existing {
-                if e.active && e.port != plan_port && plan_port > 0 {
-                    self.log(step, "federation", object([
-                        ("nodeId", Value::from(node)),
-                        ("resourceKey", Value::from(&*rk)),
-                        ("note", Value::from(format!("provider still holds this key and keeps port {} (the plan asked for {})", e.port, plan_port))),
-                    ]));
-                }
+            refs.push((fed.resource_key.clone(), fed.node_id));
+        }
+        Ok(refs)
+    }
+
+    /// Reserves and applies the runtime of federation step `j` on its
+    /// provider, and deploys what the provider sends its agent.
+    fn apply_runtime(
+        &mut self,
+        step: usize,
+        t: i64,
+        fed: &FederationStep,
+        base: &str,
+        j: usize,
+    ) -> Result<(), String> {
+        let node = fed.node_id;
+        let rk = fed.resource_key.as_str();
+        let share = Share::of_node(node);
+        if self.providers.is_unreachable(&share) {
+            self.log_key(step, "federation", node, rk, "provider panel unreachable: the apply fails and earlier bindings of this apply are released");
+            return Err("provider unreachable".into());
+        }
+        let cmds = sent(&fed.commands);
+        let plan_r = named_id(&cmds, ["fed_svc_", "fed_chain_"]).unwrap_or(node.wrapping_mul(10));
+        let plan_port = fed.reserve.requested_port;
+        let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
+        let before = self.providers.runtime(&share, rk).cloned();
+        // The plan's port is the provider's allocation: no range to check.
+        let answer = self
+            .providers
+            .reserve(&share, rk, plan_port, plan_r, Some(plan_port))
+            .and_then(|_| self.providers.apply(&share, rk));
+        let (kind, got) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                self.providers.restore(&share, rk, before);
+                return Err(e);
             }
-            // A planned `input` has no federation list of its own: point at the input.
-            let retries_path = if base.ends_with("/input") {
-                base.to_string()
-            } else {
-                let k = cmds
+        };
+        let r_id = got.runtime_id;
+        if got.port != plan_port && plan_port > 0 {
+            let note = format!(
+                "provider still holds this key and keeps port {} (the plan asked for {})",
+                got.port, plan_port
+            );
+            self.log_key(step, "federation", node, rk, &note);
+        }
+        let service = |c: &&Sent| c.1 == "AddService";
+        // A planned `input` has no federation list of its own: point at the input.
+        let retries_path = if base.ends_with("/input") {
+            base.to_string()
+        } else {
+            let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
+            format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
+        };
+        match (kind, before) {
+            (ApplyKind::AlreadyApplied, Some(e)) if fed.role == "middle" && targets > 0 => {
+                let service_name = e.service_name();
+                let chain_name = e.chain_name().unwrap_or_default();
+                if let Some((_, _, data)) = cmds.iter().find(|c| c.1 == "AddChains") {
+                    let payload = object([
+                        ("chain", Value::from(chain_name.as_str())),
+                        ("data", rename_runtime(data, plan_r, r_id)),
+                    ]);
+                    self.send(
+                        step,
+                        "federation",
+                        node,
+                        "UpdateChains",
+                        &payload,
+                        "runtime still applied: the provider only updates the chain",
+                    );
+                }
+                // The service keeps its earlier retries: compare with what a fresh apply sets.
+                let fresh = cmds
                     .iter()
-                    .position(|c| c.get("command").and_then(Value::as_str) == Some("AddService"))
-                    .unwrap_or(1);
-                format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
-            };
-            if still_applied {
-                let e = existing
-                    .clone()
-                    .unwrap_or_else(|| unreachable_runtime(node));
-                if role == "middle" && targets > 0 {
-                    if let Some(chain_cmd) = cmds
-                        .iter()
-                        .find(|c| c.get("command").and_then(Value::as_str) == Some("AddChains"))
-                    {
-                        let data = rename_runtime(
-                            chain_cmd.get("data").unwrap_or(&Value::Null),
-                            plan_r,
-                            r_id,
-                        );
-                        let payload = object([
-                            ("chain", Value::from(e.chain_name.as_str())),
-                            ("data", data),
-                        ]);
-                        self.send(
-                            step,
-                            "federation",
-                            node,
-                            "UpdateChains",
-                            &payload,
-                            "runtime still applied: the provider only updates the chain",
-                        );
-                    }
-                    // The service keeps its earlier retries: compare with what a fresh apply sets.
-                    let fresh = cmds
-                        .iter()
-                        .find(|c| c.get("command").and_then(Value::as_str) == Some("AddService"))
-                        .and_then(|c| c.get("data"))
-                        .and_then(|d| d.get(0))
-                        .map(handler_retries)
-                        .unwrap_or(None);
-                    let deployed_svc = self
-                        .nodes
-                        .get(&node)
-                        .and_then(|n| n.services.iter().find(|(name, _)| *name == e.service_name))
-                        .map(|(_, v)| v.clone());
-                    if let Some(svc) = deployed_svc {
-                        let kept = handler_retries(&svc);
-                        if kept != fresh {
-                            let show = |r: Option<i64>| {
-                                r.map(|n| n.to_string()).unwrap_or_else(|| "none".into())
-                            };
-                            self.findings.push(finding(
-                                "LC001",
-                                "stale-retries-after-edit",
-                                Some(node),
-                                retries_path.clone(),
-                                format!(
-                                    "Node {node}: its earlier release never reached the provider, so this apply only updated chain {} ({targets} targets) and service {} keeps retries {} where a fresh apply sets {}: a dead primary is not retried over the new targets",
-                                    e.chain_name, e.service_name, show(kept), show(fresh)
-                                ),
-                                format!(
-                                    "节点 {node}：之前的释放未送达提供方，本次只更新了转发链 {}（{targets} 个目标），服务 {} 仍保留 retries {}，而全新下发应为 {}：主节点失效时不会重试新目标",
-                                    e.chain_name, e.service_name, show(kept), show(fresh)
-                                ),
-                            ));
-                        }
-                    }
-                    if let Some(r) = self.runtimes.get_mut(&rk) {
-                        r.targets = targets;
-                    }
-                } else {
-                    self.log(step, "federation", object([
-                        ("nodeId", Value::from(node)),
-                        ("resourceKey", Value::from(&*rk)),
-                        ("note", Value::from("runtime still applied: the provider sends nothing to its agent")),
-                    ]));
+                    .find(service)
+                    .and_then(|c| c.2.get(0))
+                    .and_then(handler_retries);
+                let kept = self.nodes.get(&node).and_then(|n| {
+                    let (_, svc) = n.services.iter().find(|(name, _)| *name == service_name)?;
+                    Some(handler_retries(svc))
+                });
+                if let Some(kept) = kept.filter(|k| *k != fresh) {
+                    let show =
+                        |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
+                    self.findings.push(finding(
+                            "LC001",
+                            "stale-retries-after-edit",
+                            Some(node),
+                            retries_path,
+                            format!(
+                                "Node {node}: its earlier release never reached the provider, so this apply only updated chain {} ({targets} targets) and service {} keeps retries {} where a fresh apply sets {}: a dead primary is not retried over the new targets",
+                                chain_name, service_name, show(kept), show(fresh)
+                            ),
+                            format!(
+                                "节点 {node}：之前的释放未送达提供方，本次只更新了转发链 {}（{targets} 个目标），服务 {} 仍保留 retries {}，而全新下发应为 {}：主节点失效时不会重试新目标",
+                                chain_name, service_name, show(kept), show(fresh)
+                            ),
+                        ));
                 }
-            } else {
-                let svc_name = format!("fed_svc_{r_id}");
-                let chain_name = if role == "middle" {
-                    format!("fed_chain_{r_id}")
-                } else {
-                    String::new()
-                };
+                if let Some(r) = self.providers.runtime_mut(&share, rk) {
+                    r.usage.targets = targets;
+                }
+            }
+            (ApplyKind::AlreadyApplied, _) => self.log_key(
+                step,
+                "federation",
+                node,
+                rk,
+                "runtime still applied: the provider sends nothing to its agent",
+            ),
+            (ApplyKind::Deploy, before) => {
                 let mut chain_added = false;
-                for c in &cmds {
-                    let command = c
-                        .get("command")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    let data = rename_runtime(c.get("data").unwrap_or(&Value::Null), plan_r, r_id);
-                    if let Some(clash) = self.clash(node, &command, &data) {
+                for (_, command, data) in &cmds {
+                    let data = rename_runtime(data, plan_r, r_id);
+                    if let Some(clash) = self.clash(node, command, &data) {
                         self.log(step, "federation", object([
-                            ("nodeId", Value::from(node)),
-                            ("command", Value::from(command)),
-                            ("resourceKey", Value::from(&*rk)),
-                            ("note", Value::from(format!("the agent rejects it: {clash} already exists; the provider's apply fails"))),
-                        ]));
+                                ("nodeId", Value::from(node)),
+                                ("command", Value::from(*command)),
+                                ("resourceKey", Value::from(rk)),
+                                ("note", Value::from(format!("the agent rejects it: {clash} already exists; the provider's apply fails"))),
+                            ]));
                         if chain_added {
+                            let chain = if fed.role == "middle" {
+                                format!("fed_chain_{r_id}")
+                            } else {
+                                String::new()
+                            };
                             self.send(
                                 step,
                                 "federation",
                                 node,
                                 "DeleteChains",
-                                &object([("chain", Value::from(chain_name))]),
+                                &object([("chain", Value::from(chain))]),
                                 "provider cleans up its failed apply",
                             );
                         }
-                        for (rk2, n2) in refs.iter().rev() {
-                            self.release_binding(step, rk2, *n2, unreachable, "federation-release");
-                        }
-                        return Err(format!("remote node {node}: {clash} already exists"));
+                        // The failed apply leaves the provider's runtime as it was.
+                        self.providers.restore(&share, rk, before);
+                        return Err(format!("{clash} already exists"));
                     }
                     self.send(
                         step,
                         "federation",
                         node,
-                        &command,
+                        command,
                         &data,
                         "provider applies the runtime",
                     );
-                    self.remember(t, node, &command, &data);
-                    chain_added |= command == "AddChains";
+                    self.remember(t, node, command, &data);
+                    chain_added |= *command == "AddChains";
                 }
-                self.runtimes.insert(
-                    rk.clone(),
-                    Runtime {
+                if let Some(r) = self.providers.runtime_mut(&share, rk) {
+                    r.usage = Usage {
                         node_id: node,
-                        runtime_id: r_id,
                         tunnel_id: t,
-                        role: role.clone(),
-                        active: true,
-                        applied: true,
-                        port: plan_port,
+                        role: fed.role.clone(),
                         targets,
-                        service_name: svc_name,
-                        chain_name,
-                    },
-                );
+                    };
+                }
             }
-            refs.push((rk, node));
         }
-        Ok(refs)
+        Ok(())
     }
 
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
         let base = format!("/{i}");
         let (plan, plan_key) = step_plan(step, &base)?;
-        if let Some(err) = plan.get("error").filter(|e| !e.is_null()) {
-            let text = err
-                .as_str()
-                .map(str::to_string)
-                .or_else(|| {
-                    err.get("message")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                })
-                .unwrap_or_else(|| crate::json::to_text(err));
+        if let Some(err) = &plan.error {
+            let text = err.message.clone();
             self.findings.push(Finding {
                 code: "IN002".into(),
                 rule: "server-rejects".into(),
@@ -775,10 +705,11 @@ impl Replay {
             self.log(i, "rejected", object([("note", Value::from(text))]));
             return Ok(());
         }
+        let local = sent(&plan.local);
         let t = step
             .get("tunnelId")
             .and_then(loose_id)
-            .or_else(|| plan_tunnel_id(&plan))
+            .or_else(|| plan_tunnel_id(&plan, &local))
             .or(self.last_tunnel)
             .unwrap_or(0);
         self.last_tunnel = Some(t);
@@ -793,12 +724,7 @@ impl Replay {
                 base,
             ));
         }
-        if op == "applyError" {
-            let local: Vec<Value> = plan
-                .get("local")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+        let fail_at = if op == "applyError" {
             let spec = step.get("failAt").cloned().unwrap_or(Value::Null);
             let mut first = false;
             let hit = (spec.is_u64() || spec.is_object())
@@ -813,17 +739,15 @@ impl Replay {
                     format!("{base}/failAt"),
                 ));
             }
-        }
+            Some(spec)
+        } else {
+            None
+        };
         let before = self.owned(t);
-        let old_chain_nodes = self
+        let (old_chain_nodes, old_service_nodes) = self
             .tunnels
             .get(&t)
-            .map(|r| r.chain_nodes.clone())
-            .unwrap_or_default();
-        let old_service_nodes = self
-            .tunnels
-            .get(&t)
-            .map(|r| r.service_nodes.clone())
+            .map(|r| (r.chain_nodes.clone(), r.service_nodes.clone()))
             .unwrap_or_default();
         self.log(
             i,
@@ -835,10 +759,12 @@ impl Replay {
             ]),
         );
         if edit {
-            self.release_all(i, t, &release_unreachable, "release");
+            self.unreachable(&release_unreachable);
+            self.release_all(i, t, "release");
         }
+        self.unreachable(&unreachable);
         let plan_base = format!("{base}/{plan_key}");
-        let refs = match self.apply_federation(i, t, &plan, &plan_base, &unreachable) {
+        let refs = match self.apply_federation(i, t, &plan, &plan_base) {
             Ok(r) => r,
             Err(e) => {
                 self.log(
@@ -853,28 +779,10 @@ impl Replay {
         rec.exists = true;
         rec.bindings = refs.clone();
         // Local apply.
-        let fail_at = if op == "applyError" {
-            step.get("failAt").cloned()
-        } else {
-            None
-        };
-        if op == "applyError" && fail_at.is_none() {
-            return Err(ApiError::new(
-                "IN001",
-                format!("step {i}: applyError needs failAt"),
-                format!("{base}/failAt"),
-            ));
-        }
-        let timeouts: Vec<Value> = step
+        let timeouts: &[Value] = step
             .get("timeouts")
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let local: Vec<Value> = plan
-            .get("local")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+            .map_or(&[], Vec::as_slice);
         let mut created_chains: Vec<i64> = Vec::new();
         let mut created_services: Vec<i64> = Vec::new();
         let mut failed = false;
@@ -883,14 +791,7 @@ impl Replay {
         let mut new_chain_nodes = BTreeSet::new();
         let mut new_service_nodes = BTreeSet::new();
         for (k, cmd) in local.iter().enumerate() {
-            let Some(node) = cmd.get("nodeId").and_then(json_int) else {
-                continue;
-            };
-            let command = cmd
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let data = cmd.get("data").cloned().unwrap_or(Value::Null);
+            let (node, command, data) = (cmd.0, cmd.1, &cmd.2);
             let is_chain = command == "AddChains" || command == "UpdateChains";
             if is_chain {
                 new_chain_nodes.insert(node);
@@ -905,7 +806,7 @@ impl Replay {
                     "UpdateChains",
                     object([
                         ("chain", data.get("name").cloned().unwrap_or(Value::Null)),
-                        ("data", data),
+                        ("data", data.clone()),
                     ]),
                 ),
                 (true, "AddService") => ("UpdateService", data.clone()),
@@ -913,41 +814,21 @@ impl Replay {
             };
             if fail_at
                 .as_ref()
-                .map(|f| selects(f, k, cmd, &mut fail_first))
-                .unwrap_or(false)
+                .is_some_and(|f| selects(f, k, cmd, &mut fail_first))
             {
-                self.log(
+                self.log_local(
                     i,
-                    "local",
-                    object([
-                        ("nodeId", Value::from(node)),
-                        ("command", Value::from(sent_cmd)),
-                        ("index", Value::from(k)),
-                        (
-                            "note",
-                            Value::from("the agent rejects this command: the apply fails"),
-                        ),
-                    ]),
+                    node,
+                    sent_cmd,
+                    k,
+                    "the agent rejects this command: the apply fails",
                 );
                 failed = true;
                 continue;
             }
             if let Some(clash) = self.clash(node, sent_cmd, &payload) {
-                self.log(
-                    i,
-                    "local",
-                    object([
-                        ("nodeId", Value::from(node)),
-                        ("command", Value::from(sent_cmd)),
-                        ("index", Value::from(k)),
-                        (
-                            "note",
-                            Value::from(format!(
-                                "the agent rejects it: {clash} already exists; the apply fails"
-                            )),
-                        ),
-                    ]),
-                );
+                let note = format!("the agent rejects it: {clash} already exists; the apply fails");
+                self.log_local(i, node, sent_cmd, k, &note);
                 failed = true;
                 continue;
             }
@@ -961,12 +842,7 @@ impl Replay {
                     .or_default()
                     .apply(sent_cmd, &payload);
                 self.remember(t, node, sent_cmd, &payload);
-                self.log(i, "local", object([
-                    ("nodeId", Value::from(node)),
-                    ("command", Value::from(sent_cmd)),
-                    ("index", Value::from(k)),
-                    ("note", Value::from("timed out at the panel (skipped, not recorded as created) but took effect on the agent")),
-                ]));
+                self.log_local(i, node, sent_cmd, k, "timed out at the panel (skipped, not recorded as created) but took effect on the agent");
                 continue;
             }
             self.send(i, "local", node, sent_cmd, &payload, "");
@@ -980,16 +856,16 @@ impl Replay {
         if failed {
             if !edit {
                 // rollbackTunnelRuntime: services newest first, then chains newest first.
-                let names = tunnel_service_names(t);
                 let mut seen = BTreeSet::new();
                 for node in created_services.iter().rev() {
                     if seen.insert(*node) {
+                        let data = services_delete(t);
                         self.send(
                             i,
                             "rollback",
                             *node,
                             "DeleteService",
-                            &object([("services", Value::from(names.as_slice()))]),
+                            &data,
                             "local rollback",
                         );
                     }
@@ -997,12 +873,13 @@ impl Replay {
                 let mut seen = BTreeSet::new();
                 for node in created_chains.iter().rev() {
                     if seen.insert(*node) {
+                        let data = chain_delete(t);
                         self.send(
                             i,
                             "rollback",
                             *node,
                             "DeleteChains",
-                            &object([("chain", Value::from(format!("chains_{t}")))]),
+                            &data,
                             "local rollback",
                         );
                     }
@@ -1017,9 +894,8 @@ impl Replay {
                     )]),
                 );
             }
-            for (rk, node) in refs.iter().rev() {
-                self.release_binding(i, rk, *node, &release_unreachable, "rollback");
-            }
+            self.unreachable(&release_unreachable);
+            self.release_newest_first(i, &refs, "rollback");
             if let Some(rec) = self.tunnels.get_mut(&t) {
                 rec.bindings.clear();
                 if !edit {
@@ -1042,19 +918,12 @@ impl Replay {
             return Ok(());
         }
         if edit {
-            let names = tunnel_service_names(t);
+            let note = "node left the tunnel";
             for node in old_chain_nodes
                 .iter()
                 .filter(|n| !new_chain_nodes.contains(n))
             {
-                self.send(
-                    i,
-                    "cleanup",
-                    *node,
-                    "DeleteChains",
-                    &object([("chain", Value::from(format!("chains_{t}")))]),
-                    "node left the tunnel",
-                );
+                self.send(i, "cleanup", *node, "DeleteChains", &chain_delete(t), note);
             }
             for node in old_service_nodes
                 .iter()
@@ -1065,8 +934,8 @@ impl Replay {
                     "cleanup",
                     *node,
                     "DeleteService",
-                    &object([("services", Value::from(names.as_slice()))]),
-                    "node left the tunnel",
+                    &services_delete(t),
+                    note,
                 );
             }
         }
@@ -1094,54 +963,52 @@ impl Replay {
                 ("tunnelId", Value::from(t)),
             ]),
         );
-        let released: Vec<(String, i64)> = self
+        let released: Vec<String> = self
             .tunnels
             .get(&t)
-            .map(|r| r.bindings.clone())
+            .map(|r| r.bindings.iter().map(|(k, _)| k.clone()).collect())
             .unwrap_or_default();
-        self.release_all(i, t, &unreachable, "release");
+        self.unreachable(&unreachable);
+        self.release_all(i, t, "release");
         if delete {
             let (cn, sn) = self
                 .tunnels
                 .get(&t)
                 .map(|r| (r.chain_nodes.clone(), r.service_nodes.clone()))
                 .unwrap_or_default();
-            let names = tunnel_service_names(t);
             for node in &cn {
                 self.send(
                     i,
                     "cleanup",
                     *node,
                     "DeleteChains",
-                    &object([("chain", Value::from(format!("chains_{t}")))]),
+                    &chain_delete(t),
                     "tunnel deleted",
                 );
             }
             for node in &sn {
+                let data = services_delete(t);
                 self.send(
                     i,
                     "cleanup",
                     *node,
                     "DeleteService",
-                    &object([("services", Value::from(names.as_slice()))]),
+                    &data,
                     "tunnel deleted",
                 );
             }
         }
         // LC002: what the release should have removed and did not.
-        let mut fed_keys: BTreeSet<&str> = BTreeSet::new();
-        for (k, _) in &released {
-            fed_keys.insert(k.as_str());
-        }
-        let leftovers: Vec<(i64, &'static str, String)> = self
+        let leftovers: Vec<Deployed> = self
             .owned(t)
             .into_iter()
             .filter(|(node, _kind, name)| {
                 delete
-                    || self.runtimes.iter().any(|(k, r)| {
-                        fed_keys.contains(k.as_str())
-                            && r.node_id == *node
-                            && (r.service_name == *name || r.chain_name == *name)
+                    || self.providers.runtimes().any(|r| {
+                        released.contains(&r.resource_key)
+                            && r.usage.node_id == *node
+                            && (r.service_name() == *name
+                                || r.chain_name().unwrap_or_default() == *name)
                     })
             })
             .collect();
@@ -1174,71 +1041,56 @@ impl Replay {
             if n.services.is_empty() && n.chains.is_empty() {
                 continue;
             }
+            let configs = |list: &[(String, Value)]| {
+                Value::from(list.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
+            };
             nodes.insert(
                 id.to_string(),
                 object([
-                    (
-                        "services",
-                        Value::from(
-                            n.services
-                                .iter()
-                                .map(|(_, v)| v.clone())
-                                .collect::<Vec<_>>(),
-                        ),
-                    ),
-                    (
-                        "chains",
-                        Value::from(n.chains.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>()),
-                    ),
+                    ("services", configs(&n.services)),
+                    ("chains", configs(&n.chains)),
                 ]),
             );
         }
+        // By key (the map sorts them).
         let mut runtimes = Map::new();
-        for (k, r) in &self.runtimes {
+        for r in self.providers.runtimes() {
             runtimes.insert(
-                k.clone(),
+                r.resource_key.clone(),
                 object([
-                    ("nodeId", Value::from(r.node_id)),
-                    ("runtimeId", Value::from(r.runtime_id)),
-                    ("tunnelId", Value::from(r.tunnel_id)),
-                    ("role", Value::from(r.role.as_str())),
+                    ("nodeId", Value::from(r.usage.node_id)),
+                    ("runtimeId", Value::from(r.id)),
+                    ("tunnelId", Value::from(r.usage.tunnel_id)),
+                    ("role", Value::from(r.usage.role.as_str())),
                     ("active", Value::from(r.active)),
                     ("applied", Value::from(r.applied)),
                     ("port", Value::from(r.port)),
-                    ("targets", Value::from(r.targets)),
-                    ("serviceName", Value::from(r.service_name.as_str())),
-                    ("chainName", Value::from(r.chain_name.as_str())),
+                    ("targets", Value::from(r.usage.targets)),
+                    ("serviceName", Value::from(r.service_name())),
+                    ("chainName", Value::from(r.chain_name().unwrap_or_default())),
                 ]),
             );
         }
         let mut tunnels = Map::new();
         for (t, r) in &self.tunnels {
+            let bindings: Vec<Value> = r
+                .bindings
+                .iter()
+                .map(|(k, n)| {
+                    object([
+                        ("resourceKey", Value::from(k.as_str())),
+                        ("nodeId", Value::from(*n)),
+                    ])
+                })
+                .collect();
+            let list = |s: &BTreeSet<i64>| Value::from(s.iter().copied().collect::<Vec<_>>());
             tunnels.insert(
                 t.to_string(),
                 object([
                     ("exists", Value::from(r.exists)),
-                    (
-                        "bindings",
-                        Value::from(
-                            r.bindings
-                                .iter()
-                                .map(|(k, n)| {
-                                    object([
-                                        ("resourceKey", Value::from(k.as_str())),
-                                        ("nodeId", Value::from(*n)),
-                                    ])
-                                })
-                                .collect::<Vec<_>>(),
-                        ),
-                    ),
-                    (
-                        "chainNodes",
-                        Value::from(r.chain_nodes.iter().copied().collect::<Vec<_>>()),
-                    ),
-                    (
-                        "serviceNodes",
-                        Value::from(r.service_nodes.iter().copied().collect::<Vec<_>>()),
-                    ),
+                    ("bindings", Value::from(bindings)),
+                    ("chainNodes", list(&r.chain_nodes)),
+                    ("serviceNodes", list(&r.service_nodes)),
                 ]),
             );
         }
@@ -1250,23 +1102,8 @@ impl Replay {
     }
 }
 
-fn unreachable_runtime(node: i64) -> Runtime {
-    Runtime {
-        node_id: node,
-        runtime_id: 0,
-        tunnel_id: 0,
-        role: String::new(),
-        active: false,
-        applied: false,
-        port: 0,
-        targets: 0,
-        service_name: String::new(),
-        chain_name: String::new(),
-    }
-}
-
 /// The plan of an apply step and the key it came from (`plan` or `input`).
-fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError> {
+fn step_plan(step: &Value, base: &str) -> Result<(Plan, &'static str), ApiError> {
     if let Some(p) = step.get("plan") {
         if !is_plan(p) {
             return Err(ApiError::new(
@@ -1275,7 +1112,9 @@ fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError
                 format!("{base}/plan"),
             ));
         }
-        return Ok((p.clone(), "plan"));
+        let plan = Plan::from_json(p)
+            .map_err(|e| ApiError::new("IN001", e.message, format!("{base}/plan{}", e.path)))?;
+        return Ok((plan, "plan"));
     }
     if let Some(input) = step.get("input") {
         if input.get("tunnel").is_none() && input.get("db").is_none() {
@@ -1297,14 +1136,7 @@ fn step_plan(step: &Value, base: &str) -> Result<(Value, &'static str), ApiError
             })?,
         };
         let plan = crate::planner::plan_with(input, mode, &Default::default());
-        let v = plan.to_json_value().map_err(|e| {
-            ApiError::new(
-                "IN001",
-                format!("plan could not be serialised: {e}"),
-                format!("{base}/input"),
-            )
-        })?;
-        return Ok((v, "input"));
+        return Ok((plan, "input"));
     }
     Err(ApiError::new(
         "IN001",

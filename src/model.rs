@@ -47,7 +47,7 @@ pub struct ShareIdentity(String);
 
 impl ShareIdentity {
     /// The trimmed token; a row with only the presence marker is a share of its own.
-    fn of(node_id: i64, token: Option<&Value>) -> ShareIdentity {
+    pub(crate) fn of(node_id: i64, token: Option<&Value>) -> ShareIdentity {
         match token {
             Some(Value::String(t)) if !t.trim().is_empty() => {
                 ShareIdentity(format!("t:{}", t.trim()))

@@ -4,6 +4,7 @@
 
 use crate::encode::{Encode, Object};
 use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Everything the server would deploy for one tunnel input.
@@ -57,6 +58,126 @@ impl Plan {
     /// so the `.wasm` carries no second copy of the plan's serialization.
     pub fn to_json_value(&self) -> Result<serde_json::Value, String> {
         crate::json::from_str(&crate::encode::to_string(self)).map_err(|e| e.to_string())
+    }
+}
+
+/// Why a plan given as JSON cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanReadError {
+    /// JSON Pointer into the plan.
+    pub path: String,
+    pub message: String,
+}
+
+impl Plan {
+    /// Reads a plan given as JSON (`{error, federation, local}`, the shape
+    /// [`Plan`] prints), as leniently as the server's own output needs: a
+    /// missing string or number reads as empty or 0, a list that is not one
+    /// as empty. Only the node id every command goes to is required.
+    /// Command configs stay as given ([`CommandData::Json`]). A plan whose
+    /// `error` is set reads as that rejection alone; its `message` is the
+    /// error's text, or its `message` field, or the error as JSON text.
+    pub fn from_json(doc: &Value) -> Result<Plan, PlanReadError> {
+        let mode = text(doc, "mode");
+        if let Some(err) = doc.get("error").filter(|e| !e.is_null()) {
+            let message = err
+                .as_str()
+                .or_else(|| err.get("message").and_then(Value::as_str))
+                .map_or_else(|| crate::json::to_text(err), str::to_string);
+            let error = PlanError {
+                code: text(err, "code"),
+                message_en: message.clone(),
+                message,
+                path: None,
+            };
+            return Ok(Plan::rejected(error, &mode));
+        }
+        let mut federation = Vec::new();
+        for (j, step) in list(doc, "federation").iter().enumerate() {
+            let node_id = node_of(step, || format!("/federation/{j}/nodeId"))?;
+            let reserve = step.get("reserve").unwrap_or(&Value::Null);
+            let apply = step.get("apply").unwrap_or(&Value::Null);
+            let targets = apply.get("targets").and_then(Value::as_array).map(|t| {
+                let read = |t: &Value| Target {
+                    host: text(t, "host"),
+                    port: int(t, "port"),
+                    protocol: text(t, "protocol"),
+                };
+                Shared::new(t.iter().map(read).collect())
+            });
+            federation.push(FederationStep {
+                node_id,
+                role: text(step, "role"),
+                resource_key: text(step, "resourceKey"),
+                reserve: Reserve {
+                    resource_key: text(reserve, "resourceKey"),
+                    protocol: text(reserve, "protocol"),
+                    requested_port: int(reserve, "requestedPort"),
+                },
+                apply: Apply {
+                    resource_key: text(apply, "resourceKey"),
+                    role: text(apply, "role"),
+                    protocol: text(apply, "protocol"),
+                    strategy: text(apply, "strategy"),
+                    targets,
+                },
+                // The provider sends them to the node it shares.
+                commands: list(step, "commands")
+                    .iter()
+                    .map(|c| command_of(c, node_of(c, String::new).unwrap_or(node_id)))
+                    .collect(),
+            });
+        }
+        let mut local = Vec::new();
+        for (k, c) in list(doc, "local").iter().enumerate() {
+            local.push(command_of(c, node_of(c, || format!("/local/{k}/nodeId"))?));
+        }
+        Ok(Plan {
+            error: None,
+            federation,
+            local,
+            nodes: vec![],
+            mode,
+            assumed: vec![],
+        })
+    }
+}
+
+// The readers of `Plan::from_json`: a missing or mistyped value reads as empty.
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn int(v: &Value, key: &str) -> i64 {
+    v.get(key)
+        .and_then(crate::simulate::util::json_int)
+        .unwrap_or(0)
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn node_of(v: &Value, path: impl FnOnce() -> String) -> Result<i64, PlanReadError> {
+    v.get("nodeId")
+        .and_then(crate::simulate::util::json_int)
+        .ok_or_else(|| PlanReadError {
+            path: path(),
+            message: "a command needs the integer id of the node it goes to".into(),
+        })
+}
+
+fn command_of(v: &Value, node_id: i64) -> Command {
+    Command {
+        node_id,
+        command: text(v, "command"),
+        data: CommandData::Json(v.get("data").cloned().unwrap_or(Value::Null)),
     }
 }
 
@@ -140,6 +261,21 @@ pub enum CommandData {
     DeleteChain {
         chain: String,
     },
+    /// A config as a pasted plan gives it ([`Plan::from_json`]): the agent
+    /// takes whatever GOST accepts, which is more than the planner writes.
+    Json(Value),
+}
+
+impl CommandData {
+    /// The config as JSON, what an agent holds. Written by the text writer,
+    /// the one serializer of the plan types: `serde_json::to_value` would
+    /// compile a second one into the `.wasm`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            CommandData::Json(v) => v.clone(),
+            typed => crate::json::from_str(&crate::encode::to_string(typed)).unwrap_or(Value::Null),
+        }
+    }
 }
 
 /// A GOST chain with one hop.
@@ -425,6 +561,7 @@ impl Encode for CommandData {
                 Object::new(out).field("services", services).end()
             }
             CommandData::DeleteChain { chain } => Object::new(out).field("chain", chain).end(),
+            CommandData::Json(v) => v.encode(out),
         }
     }
 }
@@ -527,5 +664,74 @@ impl Encode for PlanNode {
             .field("addresses", &self.addresses)
             .some("runtimeId", &self.runtime_id)
             .end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_plan_read_back_from_its_json_keeps_its_commands_and_federation() {
+        let input = json!({
+            "tunnel": {"id": 7, "name": "t", "type": 2,
+                "inNodeId": [{"nodeId": 1}],
+                "chainNodes": [[{"nodeId": 2, "protocol": "tls", "port": 44010}]],
+                "outNodeId": [{"nodeId": 3, "protocol": "tls", "port": 45001}]},
+            "nodes": [
+                {"id": 1, "name": "a", "serverIp": "198.51.100.11", "status": 1},
+                {"id": 2, "name": "b", "serverIp": "198.51.100.12", "status": 1,
+                    "isRemote": 1, "remoteUrl": "https://p", "remoteToken": "tok",
+                    "remoteConfig": "{\"portRangeStart\": 44000, \"portRangeEnd\": 44100}"},
+                {"id": 3, "name": "c", "serverIp": "203.0.113.3", "status": 1}
+            ]
+        });
+        let plan = crate::planner::plan(&input);
+        assert!(plan.error.is_none(), "{:?}", plan.error);
+        let text = crate::encode::to_string(&plan);
+        let back = Plan::from_json(&crate::json::from_str(&text).unwrap()).unwrap();
+        assert_eq!(back.federation.len(), 1);
+        let (f, g) = (&plan.federation[0], &back.federation[0]);
+        assert_eq!(
+            (g.node_id, &g.role, &g.resource_key),
+            (f.node_id, &f.role, &f.resource_key)
+        );
+        assert_eq!(g.reserve, f.reserve);
+        assert_eq!(g.apply, f.apply);
+        let shape = |p: &Plan| -> Vec<(i64, String, serde_json::Value)> {
+            p.federation
+                .iter()
+                .flat_map(|f| &f.commands)
+                .chain(&p.local)
+                .map(|c| (c.node_id, c.command.clone(), c.data.to_json()))
+                .collect()
+        };
+        assert_eq!(shape(&back), shape(&plan));
+        assert!(back
+            .local
+            .iter()
+            .all(|c| matches!(c.data, CommandData::Json(_))));
+    }
+
+    #[test]
+    fn a_command_without_a_node_id_is_an_error_at_its_path_and_a_rejection_is_its_text() {
+        let doc = json!({"federation": [], "local": [{"nodeId": 1, "command": "AddChains"}, {"command": "AddService"}]});
+        let e = Plan::from_json(&doc).unwrap_err();
+        assert_eq!(e.path, "/local/1/nodeId");
+        let doc = json!({"federation": [{"nodeId": "2"}], "local": []});
+        assert_eq!(
+            Plan::from_json(&doc).unwrap_err().path,
+            "/federation/0/nodeId"
+        );
+        for (error, text) in [
+            (json!("refused"), "refused"),
+            (json!({"code": "X", "message": "no"}), "no"),
+            (json!({"code": "X"}), r#"{"code":"X"}"#),
+        ] {
+            let p = Plan::from_json(&json!({"error": error, "local": [{}]})).unwrap();
+            assert_eq!(p.error.map(|e| e.message).as_deref(), Some(text));
+            assert!(p.local.is_empty());
+        }
     }
 }

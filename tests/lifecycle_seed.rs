@@ -398,3 +398,48 @@ fn simulating_the_deployed_state_shows_the_lc001_failure() {
         vec![(true, Some(4)), (true, Some(4))]
     );
 }
+
+#[test]
+fn a_plan_command_without_a_node_id_is_in001_at_its_path() {
+    let mut plan = one_exit();
+    plan["local"][1].as_object_mut().unwrap().remove("nodeId");
+    let e = lifecycle(&json!([{"op": "apply", "plan": plan}])).unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), e.path.as_str()),
+        ("IN001", "/0/plan/local/1/nodeId")
+    );
+    let mut plan = one_exit();
+    plan["federation"][0]["nodeId"] = json!("2");
+    let e = lifecycle(&json!([{"op": "apply", "plan": plan}])).unwrap_err();
+    assert_eq!(e.path, "/0/plan/federation/0/nodeId");
+}
+
+#[test]
+fn a_second_tunnel_on_the_same_provider_node_gets_the_next_runtime_id() {
+    // Tunnel 8's plan asks for fed_svc_31 too, which the provider of node 2
+    // already gave tunnel 7's runtime: it numbers the new one 32.
+    let mut fed = one_exit()["federation"][0].clone();
+    let key = "tunnel:8:node:2:type:2:hop:1";
+    for at in ["/resourceKey", "/reserve/resourceKey", "/apply/resourceKey"] {
+        *fed.pointer_mut(at).unwrap() = json!(key);
+    }
+    let steps = json!([
+        {"op": "apply", "plan": one_exit()},
+        {"op": "apply", "tunnelId": 8, "plan": {"federation": [fed], "local": []}},
+    ]);
+    let r = lifecycle(&steps).unwrap();
+    assert!(codes(&r).is_empty(), "{:?}", r.findings);
+    assert_eq!(r.state["runtimes"][key]["runtimeId"], 32);
+    assert_eq!(
+        r.state["runtimes"]["tunnel:7:node:2:type:2:hop:1"]["runtimeId"],
+        31
+    );
+    let mid = node(&r.state, 2);
+    for name in ["fed_svc_31", "fed_svc_32"] {
+        assert!(find_named(&mid["services"], name).is_some(), "{name}");
+    }
+    let chain = find_named(&mid["chains"], "fed_chain_32").expect("fed_chain_32");
+    assert_eq!(chain["hops"][0]["name"], "hop_32");
+    let svc = find_named(&mid["services"], "fed_svc_32").unwrap();
+    assert_eq!(svc["handler"]["chain"], "fed_chain_32");
+}

@@ -11,13 +11,40 @@ use serde_json::Value;
 
 /// One reservation on a provider panel (`peer_share_runtime`).
 #[derive(Debug, Clone)]
-struct Runtime {
-    id: i64,
+pub struct Runtime {
+    pub id: i64,
     share: ShareIdentity,
-    resource_key: String,
-    port: i64,
-    active: bool,
-    applied: bool,
+    pub resource_key: String,
+    pub port: i64,
+    pub active: bool,
+    pub applied: bool,
+    /// What the consumer's apply asked of it; kept by a replay over time.
+    pub usage: Usage,
+}
+
+/// What a runtime serves: recorded by the lifecycle replay once an apply
+/// deployed it (a single request never looks back at it).
+#[derive(Debug, Clone, Default)]
+pub struct Usage {
+    /// The consumer's node row the provider shares.
+    pub node_id: i64,
+    pub tunnel_id: i64,
+    /// `"exit"` or `"middle"`, as the apply said.
+    pub role: String,
+    /// How many next-hop targets its chain dials (a middle).
+    pub targets: usize,
+}
+
+impl Runtime {
+    /// The service the provider's agent runs for it.
+    pub fn service_name(&self) -> String {
+        format!("fed_svc_{}", self.id)
+    }
+
+    /// The chain the provider's agent runs for it: a middle's only.
+    pub fn chain_name(&self) -> Option<String> {
+        (self.usage.role == "middle").then(|| format!("fed_chain_{}", self.id))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -41,6 +68,19 @@ pub enum ApplyKind {
     AlreadyApplied,
 }
 
+/// What a `release-role` did.
+#[derive(Debug, Clone)]
+pub enum Released {
+    /// The panel could not be reached: the consumer ignores the error and the
+    /// runtime stays as it was, applied.
+    Lost,
+    /// The panel has no runtime for the binding: success, nothing to do.
+    Unknown,
+    /// The runtime as it was before the release (its agent loses what it ran
+    /// when it was applied).
+    Runtime(Runtime),
+}
+
 /// The share a consumer node row points at, as the provider sees it.
 #[derive(Debug, Clone)]
 pub struct Share {
@@ -54,10 +94,26 @@ pub struct Share {
     pub interface_name: String,
 }
 
+impl Share {
+    /// The share of a remote node known by its id alone (a plan names no
+    /// panel URLs): a panel of its own, without a port range.
+    pub fn of_node(node_id: i64) -> Share {
+        Share {
+            key: ShareIdentity::of(node_id, None),
+            url: format!("node {node_id}"),
+            range: (0, 0),
+            listen_addr: String::new(),
+            interface_name: String::new(),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Providers {
     /// By base URL.
     panels: rustc_hash::FxHashMap<String, Panel>,
+    /// Base URLs of the panels that cannot be reached now.
+    unreachable: Vec<String>,
 }
 
 /// `remote api error: {msg}`: how the consumer's client reports a provider's refusal.
@@ -68,6 +124,59 @@ fn api_error(msg: &str) -> String {
 impl Providers {
     fn panel(&mut self, url: &str) -> &mut Panel {
         self.panels.entry(url.to_string()).or_default()
+    }
+
+    /// The panels of these shares cannot be reached until the next call.
+    pub fn set_unreachable(&mut self, shares: impl IntoIterator<Item = Share>) {
+        self.unreachable = shares.into_iter().map(|s| s.url).collect();
+    }
+
+    pub fn is_unreachable(&self, share: &Share) -> bool {
+        self.unreachable.contains(&share.url)
+    }
+
+    /// The runtime a panel holds for a key of a share.
+    pub fn runtime(&self, share: &Share, resource_key: &str) -> Option<&Runtime> {
+        self.panels
+            .get(&share.url)?
+            .runtimes
+            .iter()
+            .find(|r| r.share == share.key && r.resource_key == resource_key)
+    }
+
+    pub fn runtime_mut(&mut self, share: &Share, resource_key: &str) -> Option<&mut Runtime> {
+        self.panels
+            .get_mut(&share.url)?
+            .runtimes
+            .iter_mut()
+            .find(|r| r.share == share.key && r.resource_key == resource_key)
+    }
+
+    /// Every runtime of every panel, in no particular order.
+    pub fn runtimes(&self) -> impl Iterator<Item = &Runtime> {
+        self.panels.values().flat_map(|p| p.runtimes.iter())
+    }
+
+    /// Puts a key of a share back as it was before a failed apply: `before`,
+    /// or no runtime at all.
+    pub fn restore(&mut self, share: &Share, resource_key: &str, before: Option<Runtime>) {
+        let panel = self.panel(&share.url);
+        let at = panel
+            .runtimes
+            .iter()
+            .position(|r| r.share == share.key && r.resource_key == resource_key);
+        match (at, before) {
+            (Some(i), Some(r)) => {
+                if let Some(slot) = panel.runtimes.get_mut(i) {
+                    *slot = r;
+                }
+            }
+            (Some(i), None) => {
+                panel.runtimes.remove(i);
+            }
+            (None, Some(r)) => panel.runtimes.push(r),
+            (None, None) => {}
+        }
     }
 
     /// Records a runtime that is already applied (a stored binding), so that a
@@ -87,11 +196,15 @@ impl Providers {
             port,
             active: true,
             applied: true,
+            usage: Usage::default(),
         });
     }
 
     /// `release-role` by binding id, else by key; unknown is success.
-    pub fn release(&mut self, share: &Share, binding_id: i64, resource_key: &str) {
+    pub fn release(&mut self, share: &Share, binding_id: i64, resource_key: &str) -> Released {
+        if self.is_unreachable(share) {
+            return Released::Lost;
+        }
         let panel = self.panel(&share.url);
         let found = panel
             .runtimes
@@ -103,9 +216,14 @@ impl Providers {
                     .iter()
                     .position(|r| r.share == share.key && r.resource_key == resource_key)
             });
-        if let Some(r) = found.and_then(|i| panel.runtimes.get_mut(i)) {
-            r.active = false;
-            r.applied = false;
+        match found.and_then(|i| panel.runtimes.get_mut(i)) {
+            Some(r) => {
+                let before = r.clone();
+                r.active = false;
+                r.applied = false;
+                Released::Runtime(before)
+            }
+            None => Released::Unknown,
         }
     }
 
@@ -173,6 +291,7 @@ impl Providers {
             port,
             active: true,
             applied: false,
+            usage: Usage::default(),
         });
         Ok(Reservation {
             runtime_id: id,
@@ -327,6 +446,59 @@ mod tests {
             })
         );
         assert_eq!(p.apply(&s, "k").map(|a| a.0), Ok(ApplyKind::Deploy));
+    }
+
+    #[test]
+    fn a_release_to_an_unreachable_panel_is_lost_and_keeps_the_runtime_applied() {
+        let mut p = Providers::default();
+        let s = share((45000, 45100));
+        p.record_applied(&s, "k", 31, 45050);
+        p.set_unreachable([s.clone()]);
+        assert!(matches!(p.release(&s, 31, "k"), Released::Lost));
+        assert!(p.runtime(&s, "k").is_some_and(|r| r.active && r.applied));
+        p.set_unreachable([]);
+        match p.release(&s, 31, "k") {
+            Released::Runtime(r) => assert!(r.applied && r.id == 31),
+            other => panic!("{other:?}"),
+        }
+        assert!(p.runtime(&s, "k").is_some_and(|r| !r.active && !r.applied));
+        assert!(matches!(p.release(&s, 0, "other"), Released::Unknown));
+    }
+
+    #[test]
+    fn restore_undoes_a_reservation() {
+        let mut p = Providers::default();
+        let s = share((45000, 45100));
+        p.reserve(&s, "new", 0, 20, None).unwrap();
+        p.restore(&s, "new", None);
+        assert!(p.runtime(&s, "new").is_none());
+        p.record_applied(&s, "old", 31, 45050);
+        p.release(&s, 31, "old");
+        let before = p.runtime(&s, "old").cloned();
+        p.reserve(&s, "old", 0, 99, Some(45001)).unwrap();
+        p.restore(&s, "old", before);
+        let r = p.runtime(&s, "old").unwrap();
+        assert_eq!((r.id, r.port, r.active), (31, 45050, false));
+    }
+
+    #[test]
+    fn a_runtime_names_its_service_and_a_middle_its_chain() {
+        let mut p = Providers::default();
+        let s = Share::of_node(2);
+        p.reserve(&s, "k", 0, 21, Some(0)).unwrap();
+        let r = p.runtime_mut(&s, "k").unwrap();
+        assert_eq!(
+            (r.service_name(), r.chain_name()),
+            ("fed_svc_21".into(), None)
+        );
+        r.usage.role = "middle".into();
+        assert_eq!(r.chain_name().as_deref(), Some("fed_chain_21"));
+        // Another node is another panel: the same id is free there.
+        assert_eq!(
+            p.reserve(&Share::of_node(3), "k", 0, 21, Some(0))
+                .map(|r| r.runtime_id),
+            Ok(21)
+        );
     }
 
     #[test]
