@@ -105,7 +105,10 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             continue;
         };
         if let Some(at) = chain_at(doc, svc, chain_name) {
-            if !std::mem::replace(&mut routed[at], true) {
+            if routed
+                .get_mut(at)
+                .is_some_and(|seen| !std::mem::replace(seen, true))
+            {
                 routed_order.push(at);
             }
         }
@@ -152,8 +155,8 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             );
         }
     }
-    for at in routed_order {
-        direct_egress(doc, &doc.chains[at], sink);
+    for chain in routed_order.into_iter().filter_map(|at| doc.chains.get(at)) {
+        direct_egress(doc, chain, sink);
     }
 }
 
