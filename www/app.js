@@ -5,7 +5,7 @@
 
 import * as hp from '../pkg/web/hop_policy.js';
 import { t, setLang, getLang } from './i18n.js';
-import { escapeHtml, renderJsonLines, diffJson, setPointer, getPointer, locatePointer } from './jsonview.js';
+import { escapeHtml, renderJsonLines, alignedDiff, setPointer, getPointer, locatePointer, parsePointer } from './jsonview.js';
 import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
 import { buildTwins } from './twin.js';
@@ -366,11 +366,65 @@ const BLOCK = '\u0001';
 
 function jsonBlock(blocks, value, opts) {
   blocks.push(renderJsonLines(value, opts));
-  return `<pre class="json">${BLOCK}${blocks.length - 1}${BLOCK}</pre>`;
+  return `<pre class="json" tabindex="0">${BLOCK}${blocks.length - 1}${BLOCK}</pre>`;
 }
 
-function commandBlock(blocks, cmd, base, marks, tag = true) {
-  return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data', tag, marks })}</div>`;
+function commandBlock(blocks, cmd, base) {
+  return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data' })}</div>`;
+}
+
+const DIFF_MARK = { same: '', changed: '~', added: '+', removed: '\u2212' };
+const gapCell = '<span class="jl gap"></span>';
+
+/**
+ * One command of a federated node next to its local twin's, aligned row by
+ * row in one scroll box: a gap where a side lacks the key, a mark per kind,
+ * behaviour changes set apart from metadata-only ones.
+ */
+function diffCommandBlock(blocks, name, fedData, twinData, base) {
+  const { rows, diffs } = alignedDiff(fedData, twinData, { baseA: base + '/data', hasA: fedData !== undefined, hasB: twinData !== undefined });
+  blocks.push(
+    rows.map((r) => {
+      const cls = r.kind === 'same' ? 'same' : `${r.kind} ${r.meta ? 'meta' : 'beh'}`;
+      const mark = DIFF_MARK[r.kind];
+      return `<span class="dr ${cls}"><span class="dm"${mark ? ` title="${escapeHtml(t('diff_' + r.kind))}"` : ''}>${mark}</span>${r.a ?? gapCell}${r.b ?? gapCell}</span>`;
+    }),
+  );
+  const label = `${name}: ${t('fedSide')} / ${t('twinSide')}`;
+  const html = `<div class="cmd"><div class="cmdh">${escapeHtml(name)}</div><pre class="json dgrid" tabindex="0" role="region" aria-label="${escapeHtml(label)}">${BLOCK}${blocks.length - 1}${BLOCK}</pre></div>`;
+  return { html, diffs };
+}
+
+/** The name a difference is known by: the last key of its pointer (array indexes skipped). */
+function diffKey(rel) {
+  const toks = parsePointer(rel).filter((x) => !/^\d+$/.test(x));
+  return toks.length ? toks[toks.length - 1] : '/';
+}
+
+/** One line per node: what differs from the local twin and whether it changes behaviour. */
+function diffSummary(diffs) {
+  if (!diffs.length) return `<p class="diffsum none">${escapeHtml(t('diffNone'))}</p>`;
+  const beh = diffs.filter((d) => !d.meta);
+  const meta = diffs.filter((d) => d.meta);
+  const parts = [];
+  if (beh.length) {
+    const what = [...new Set(beh.map((d) => t('diffWhat_' + d.kind, { key: diffKey(d.rel) })))].join(', ');
+    parts.push(`<span class="dsum beh">${escapeHtml(t('diffBehaviour', { n: beh.length, what }))}</span>`);
+  }
+  if (meta.length) {
+    const keys = [...new Set(meta.map((d) => diffKey(d.rel)))].join(', ');
+    parts.push(`<span class="dsum meta">${escapeHtml(t('diffMetaOnly', { n: meta.length, keys }))}</span>`);
+  }
+  return `<p class="diffsum ${beh.length ? 'matters' : 'meta'}">${parts.join(' ')}</p>`;
+}
+
+function diffLegend() {
+  return (
+    `<p class="dlegend"><span class="dr changed beh"><span class="dm">~</span></span> ${escapeHtml(t('diff_changed'))} ` +
+    `<span class="dr added beh"><span class="dm">+</span></span> ${escapeHtml(t('diff_added'))} ` +
+    `<span class="dr removed beh"><span class="dm">\u2212</span></span> ${escapeHtml(t('diff_removed'))} · ` +
+    `<span class="swatch beh"></span> ${escapeHtml(t('diffLegendBeh'))} <span class="swatch meta"></span> ${escapeHtml(t('diffLegendMeta'))}</p>`
+  );
 }
 
 function renderNodes() {
@@ -427,37 +481,35 @@ function renderNodes() {
     if (fed) {
       const cmds = Array.isArray(fed.commands) ? fed.commands : [];
       const twin = state.twins.get(n.nodeId);
-      let diffs = 0;
-      const keys = new Set();
-      const left = [];
-      const right = [];
-      cmds.forEach((c, k) => {
-        const other = twin && twin.commands ? twin.commands.find((x) => x.command === c.command) : null;
-        const d = other ? diffJson(c.data, other.data) : null;
-        if (d) {
-          diffs += d.a.size + [...d.b].filter((p) => !d.a.has(p)).length;
-          d.keys.forEach((x) => keys.add(x));
+      const twinCmds = twin && Array.isArray(twin.commands) ? twin.commands : null;
+      const parts = [];
+      const diffs = [];
+      if (twinCmds) {
+        cmds.forEach((c, k) => {
+          const other = twinCmds.find((x) => x.command === c.command);
+          const d = diffCommandBlock(blocks, c.command, c.data, other ? other.data : undefined, `/federation/${fedIdx}/commands/${k}`);
+          parts.push(d.html);
+          diffs.push(...d.diffs);
+        });
+        for (const o of twinCmds) {
+          if (cmds.some((c) => c.command === o.command)) continue;
+          const d = diffCommandBlock(blocks, o.command, undefined, o.data, '');
+          parts.push(d.html);
+          diffs.push(...d.diffs);
         }
-        left.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`, d ? d.a : null));
-        if (other) right.push(commandBlock(blocks, other, '', d.b, false));
-      });
-      if (twin && twin.commands) {
-        for (const o of twin.commands) if (!cmds.some((c) => c.command === o.command)) right.push(commandBlock(blocks, o, '', new Set(['']), false));
+      } else {
+        cmds.forEach((c, k) => parts.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`)));
       }
       let twinHead;
       if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
       else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
-      else
-        twinHead = `<p class="diffsum ${diffs ? 'has' : ''}">${escapeHtml(diffs ? t('diffCount', { n: diffs }) : t('diffNone'))}${
-          keys.size ? ` <code>${[...keys].map(escapeHtml).join(', ')}</code>` : ''
-        }</p>`;
+      else twinHead = diffSummary(diffs);
       html.push(
         twinHead,
-        '<div class="sbs">',
-        `<div class="side"><h4>${escapeHtml(t('fedSide'))}</h4>${left.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`}`,
-        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details></div>`,
-        `<div class="side twin"><h4>${escapeHtml(t('twinSide'))}</h4>${right.join('')}</div>`,
-        '</div>',
+        twinCmds ? diffLegend() : '',
+        twinCmds ? `<div class="dhead"><span></span><h4>${escapeHtml(t('fedSide'))}</h4><h4>${escapeHtml(t('twinSide'))}</h4></div>` : `<h4>${escapeHtml(t('fedSide'))}</h4>`,
+        parts.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`,
+        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details>`,
       );
     } else if (localCmds.length) {
       html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(blocks, x.cmd, x.base, null)).join(''));

@@ -155,12 +155,22 @@ try {
   check((await page.locator('#picture .edge:not(.egress)').count()) === 4, 'four chain links drawn (1->2, 2->3/4/5)', await page.locator('#picture .edge:not(.egress)').count());
   check((await page.locator('#findings .finding').count()) >= 0 && (await fo001OnNode(2).count()) === 0, 'seed shows no FO001');
   check((await page.locator('#findings [data-code="FO001"]').count()) === 0, 'seed shows no FO001 at all');
-  const twinDiffs = await page.locator('#node-2 .twin .jl.d').count();
-  check(twinDiffs > 0, 'node 2: local twin shown side by side with differences highlighted', twinDiffs);
-  const twinText = await page.locator('#node-2 .twin').innerText();
-  check(/chains_7/.test(twinText) && /tunnel_7/.test(twinText), 'node 2 twin uses the local names chains_7 / tunnel_7');
-  const fedText = await page.locator('#node-2 .side').first().innerText();
-  check(/fed_chain_31/.test(fedText) && /"retries": 2/.test(fedText), 'node 2 federated side: fed_chain_31 with retries 2');
+  // The federated middle next to its local twin: one grid per command, both
+  // sides in the same rows (one scroll box), the mux-only differences marked
+  // as metadata and summarised as not changing behaviour.
+  const grid = await page.locator('#node-2 pre.dgrid').evaluateAll((pres) =>
+    pres.map((p) => ({ rows: p.children.length, aligned: [...p.children].every((r) => r.classList.contains('dr') && r.children.length === 3), scrolls: getComputedStyle(p).overflowY })),
+  );
+  check(grid.length === 2 && grid.every((g) => g.aligned && g.rows > 5), 'node 2: AddChains and AddService, each one grid whose rows hold both sides', grid);
+  const metaRows = await page.locator('#node-2 .dgrid .dr.meta').count();
+  check(metaRows > 0 && (await page.locator('#node-2 .dgrid .dr.beh').count()) === 0, 'seed: the mux differences are marked metadata-only, none as behaviour', metaRows);
+  check((await page.locator('#node-2 .dgrid .dr.removed.meta .jl.gap').count()) === metaRows, 'keys the federated side lacks leave a gap on its side', metaRows);
+  const seedSummary = await page.locator('#node-2 .diffsum').innerText();
+  check(/Metadata only \(8\): mux\.maxFrameSize, mux\.maxStreamBuffer\. No effect/.test(seedSummary), 'seed: the one-line summary says metadata only, no effect', seedSummary);
+  const twinCol = (await page.locator('#node-2 .dgrid .dr > .jl:nth-child(3)').allInnerTexts()).join('\n');
+  check(/chains_7/.test(twinCol) && /tunnel_7/.test(twinCol), 'node 2 twin column uses the local names chains_7 / tunnel_7');
+  const fedCol = (await page.locator('#node-2 .dgrid .dr > .jl:nth-child(2)').allInnerTexts()).join('\n');
+  check(/fed_chain_31/.test(fedCol) && /"retries": 2/.test(fedCol), 'node 2 federated column: fed_chain_31 with retries 2');
   check(/^update \d+\.\d+ ms/.test(await page.locator('#timing').innerText()), 'update time shown in the header');
   const shown = await page.evaluate(() => ['#nodes', '#findings', '#picture', '#attempts', '#banner', '#timing'].map((s) => document.querySelector(s).innerText).join('\n'));
   check(!/secret-share-token/.test(shown), 'no remoteToken anywhere in the rendered output');
@@ -177,6 +187,10 @@ try {
   await fo001OnNode(2).first().waitFor({ timeout: 5000 }).catch(() => {});
   check((await fo001OnNode(2).count()) === 1, 'FO001 on node 2 after removing retries');
   check((await page.locator('#node-2 .facts .retries.short').count()) === 1, 'the card marks retries 0 / 3 candidates as short', await page.locator('#node-2 .facts').innerText());
+  const retriesRow = page.locator('#node-2 .dgrid .dr.removed.beh').filter({ hasText: '"retries": 2' });
+  check((await retriesRow.count()) === 1 && (await retriesRow.locator('.jl.gap:nth-child(2)').count()) === 1, 'the missing retries is a behaviour row with a gap on the federated side');
+  const behSummary = await page.locator('#node-2 .diffsum .dsum.beh').innerText().catch(() => '');
+  check(/Changes behaviour \(1\): retries missing/.test(behSummary), 'the summary says retries is missing and that it changes behaviour', behSummary);
   const fixBtn = fo001OnNode(2).locator('button.fix');
   check((await fixBtn.count()) === 1, 'FO001 has an apply-fix button', await fixBtn.count());
   // Clicking the finding jumps to the handler it names.
