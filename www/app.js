@@ -52,6 +52,9 @@ const state = {
   timing: null,
   fleet: null, // {rows, source, selected}: the whole-panel view
   fleetNote: null, // what the open tunnel is, when it came from the panel view
+  hiddenSev: new Set(), // severities filtered out of the findings list
+  findingNode: '', // node the findings list is filtered to ('' = all)
+  openGroups: new Set(), // codes of the finding groups shown expanded
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
@@ -72,10 +75,23 @@ const now = () => performance.now();
 // Sets innerHTML only when the markup changed, so an edit that changes nothing
 // in a section costs no DOM work there.
 const shownHtml = new WeakMap();
+// Focus stays on the control that was used: when a section that holds the
+// focused control is re-rendered, the control with the same key gets it back.
+const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'id'];
 function setHtml(el, html) {
   if (shownHtml.get(el) === html) return;
+  const active = document.activeElement;
+  let key = null;
+  if (active && active !== el && el.contains(active)) {
+    const attr = FOCUS_KEYS.find((a) => active.hasAttribute(a));
+    if (attr) key = [attr, active.getAttribute(attr)];
+  }
   el.innerHTML = html;
   shownHtml.set(el, html);
+  if (key) {
+    const again = el.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
 }
 
 function apiMessage(e) {
@@ -331,28 +347,97 @@ function findingMessage(f) {
   return getLang() === 'zh' && f.messageZh ? f.messageZh : f.message;
 }
 
+const SEVERITIES = ['error', 'warning', 'info'];
+const sevOf = (f) => (SEVERITIES.includes(f.severity) ? f.severity : 'info');
+
+/**
+ * Findings of one cause (same code and severity) as one group, worst first;
+ * each group lists its places (indexes into state.findings).
+ */
+function groupFindings(findings) {
+  const groups = new Map();
+  findings.forEach((f, i) => {
+    const key = `${sevOf(f)}\u0000${f.code}`;
+    if (!groups.has(key)) groups.set(key, { code: f.code, severity: sevOf(f), places: [] });
+    groups.get(key).places.push(i);
+  });
+  return [...groups.values()].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.places[0] - b.places[0]);
+}
+
+const fixKey = (f) => (f.fix && f.fix.op === 'set' ? `${f.fix.path}\u0000${JSON.stringify(f.fix.value)}` : null);
+
+function renderFindingFilters() {
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
+  for (const f of state.findings) counts[sevOf(f)]++;
+  const nodes = [...new Set(state.findings.map((f) => f.nodeId).filter((x) => x !== undefined && x !== null))];
+  if (state.findingNode !== '' && !nodes.some((n) => String(n) === state.findingNode)) state.findingNode = '';
+  const sevButtons = SEVERITIES.map(
+    (s) =>
+      `<button type="button" class="btn fsev ${s}" data-sev="${s}" aria-pressed="${!state.hiddenSev.has(s)}"${counts[s] ? '' : ' disabled'}>${escapeHtml(t('sevCount_' + s, { n: counts[s] }))}</button>`,
+  ).join('');
+  const opts = [`<option value="">${escapeHtml(t('allNodes'))}</option>`]
+    .concat(nodes.map((n) => `<option value="${escapeHtml(n)}"${String(n) === state.findingNode ? ' selected' : ''}>${escapeHtml(nodeLabel(n))}</option>`))
+    .join('');
+  setHtml(
+    $('fbar'),
+    state.findings.length
+      ? `<div class="row wrap" role="group" aria-label="${escapeHtml(t('filterSeverity'))}">${sevButtons}</div>` +
+          `<label class="field inline"><span>${escapeHtml(t('filterNode'))}</span><select id="fnode">${opts}</select></label>`
+      : '',
+  );
+}
+
+function placeMarkup(f, i, withMessage) {
+  const node = f.nodeId !== undefined && f.nodeId !== null ? `<span class="fnode">${escapeHtml(nodeLabel(f.nodeId))}</span> ` : '';
+  return `<button type="button" class="fgo place" data-go="${i}">${node}<code class="path">${escapeHtml(f.path || '/')}</code>${withMessage ? `<span class="msg">${escapeHtml(findingMessage(f))}</span>` : ''}</button>`;
+}
+
+function fixMarkup(f, i, offeredBy) {
+  if (!f.fix || f.fix.op !== 'set') return '';
+  if (offeredBy) return `<span class="fixsame">${escapeHtml(t('sameFixAs', { code: offeredBy }))}</span>`;
+  return `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>`;
+}
+
 function renderFindings() {
   const el = $('findings');
   $('fcount').textContent = state.findings.length ? `(${state.findings.length})` : '';
+  renderFindingFilters();
   if (!state.findings.length) {
     setHtml(el, `<li class="muted none">${escapeHtml(t('noFindings'))}</li>`);
     return;
   }
-  setHtml(el, state.findings
-    .map((f, i) => {
-      const sev = ['error', 'warning', 'info'].includes(f.severity) ? f.severity : 'info';
-      const node = f.nodeId !== undefined && f.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(f.nodeId))}</span>` : '';
-      const fix =
-        f.fix && f.fix.op === 'set'
-          ? `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>`
-          : '';
-      return (
-        `<li class="finding ${sev}" data-code="${escapeHtml(f.code)}" data-node="${escapeHtml(f.nodeId ?? '')}">` +
-        `<button type="button" class="fgo" data-go="${i}"><span class="sev ${sev}">${escapeHtml(t('severity_' + sev))}</span> <span class="code">${escapeHtml(f.code)}</span> ${node}` +
-        `<span class="msg">${escapeHtml(findingMessage(f))}</span><code class="path">${escapeHtml(f.path || '/')}</code></button>${fix}</li>`
+  const offered = new Map(); // fix key -> code of the group that offers it
+  const items = [];
+  for (const g of groupFindings(state.findings)) {
+    if (state.hiddenSev.has(g.severity)) continue;
+    const places = g.places.filter((i) => state.findingNode === '' || String(state.findings[i].nodeId) === state.findingNode);
+    if (!places.length) continue;
+    const first = state.findings[places[0]];
+    const fk = fixKey(first);
+    const offeredBy = fk && offered.has(fk) ? offered.get(fk) : null;
+    if (fk && !offeredBy) offered.set(fk, g.code);
+    const sev = g.severity;
+    const nodes = [...new Set(places.map((i) => state.findings[i].nodeId))];
+    const head = `<span class="sev ${sev}">${escapeHtml(t('severity_' + sev))}</span> <span class="code">${escapeHtml(g.code)}</span> `;
+    const attrs = `class="finding ${sev}${places.length > 1 ? ' group' : ''}" data-code="${escapeHtml(g.code)}" data-node="${escapeHtml(nodes.length === 1 ? nodes[0] ?? '' : '')}"`;
+    if (places.length === 1) {
+      const i = places[0];
+      const node = first.nodeId !== undefined && first.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(first.nodeId))}</span>` : '';
+      items.push(
+        `<li ${attrs}><button type="button" class="fgo" data-go="${i}">${head}${node}` +
+          `<span class="msg">${escapeHtml(findingMessage(first))}</span><code class="path">${escapeHtml(first.path || '/')}</code></button>${fixMarkup(first, i, offeredBy)}</li>`,
       );
-    })
-    .join(''));
+      continue;
+    }
+    const msgs = new Set(places.map((i) => findingMessage(state.findings[i])));
+    const where = t('placesOn', { n: places.length, nodes: nodes.map((n) => (n === undefined || n === null ? '—' : nodeLabel(n))).join(', ') });
+    items.push(
+      `<li ${attrs}><details${state.openGroups.has(g.code) ? ' open' : ''} data-group="${escapeHtml(g.code)}"><summary>${head}<span class="times">\u00d7${places.length}</span> <span class="fnode">${escapeHtml(where)}</span>` +
+        `<span class="msg">${escapeHtml(msgs.size === 1 ? findingMessage(first) : `${findingMessage(first)} ${t('andSimilar', { n: places.length - 1 })}`)}</span></summary>` +
+        `<ul class="places">${places.map((i) => `<li>${placeMarkup(state.findings[i], i, msgs.size > 1)}</li>`).join('')}</ul></details>${fixMarkup(first, places[0], offeredBy)}</li>`,
+    );
+  }
+  setHtml(el, items.join('') || `<li class="muted none">${escapeHtml(t('noneShown'))}</li>`);
 }
 
 function lastToken(ptr) {
@@ -843,6 +928,24 @@ function wire() {
     renderPicture_();
     renderReplay();
   });
+  $('fbar').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-sev]');
+    if (!b) return;
+    if (state.hiddenSev.has(b.dataset.sev)) state.hiddenSev.delete(b.dataset.sev);
+    else state.hiddenSev.add(b.dataset.sev);
+    renderFindings();
+  });
+  $('fbar').addEventListener('change', (e) => {
+    if (e.target.id !== 'fnode') return;
+    state.findingNode = e.target.value;
+    renderFindings();
+  });
+  $('findings').addEventListener('toggle', (e) => {
+    const d = e.target;
+    if (!d.dataset || !d.dataset.group) return;
+    if (d.open) state.openGroups.add(d.dataset.group);
+    else state.openGroups.delete(d.dataset.group);
+  }, true);
   $('findings').addEventListener('click', (e) => {
     const fx = e.target.closest('[data-fix]');
     if (fx) {
