@@ -128,10 +128,13 @@ function update({ keepBanner = false } = {}) {
   try {
     value = JSON.parse(text);
   } catch (e) {
+    // What is shown below is from the last input that read: say so.
     state.banner = { kind: 'error', key: 'jsonError', vars: { msg: e.message } };
+    setStale(true);
     renderBanner();
     return;
   }
+  setStale(false);
   if (state.mode === 'input') {
     state.inputText = text;
     const read = readDocument(value);
@@ -142,6 +145,12 @@ function update({ keepBanner = false } = {}) {
       setMode('plan', { silent: true });
       state.banner = { kind: 'info', key: 'looksLikePlan' };
       update({ keepBanner: true });
+      return;
+    }
+    if (read.kind === 'partial') {
+      state.banner = { kind: 'info', key: read.missing === 'tunnel' ? 'partialNodes' : 'partialTunnel', vars: read.found };
+      setStale(true);
+      renderBanner();
       return;
     }
     if (read.note) state.note = t('readAsExport', { what: read.note });
@@ -188,9 +197,9 @@ function update({ keepBanner = false } = {}) {
     tTwin = tPlan;
   }
   if (state.plan && state.plan.error) {
+    // One place for the rejection: the banner, pointing where the server's check looked.
     const e = state.plan.error;
-    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
-    state.banner = { kind: 'error', key: 'serverRejects', vars: { msg } };
+    state.banner = { kind: 'error', key: 'serverRejects', error: e, ptr: rejectionPointer(e, value) };
   }
   state.topo = state.plan && !state.plan.error ? topology(state.plan) : null;
   runSimulation();
@@ -236,11 +245,45 @@ function renderTiming() {
   $('timing').dataset.total = tm.total.toFixed(3);
 }
 
+/** Marks the output as not matching the editor (the editor does not read, or reads as half an export). */
+function setStale(on) {
+  state.stale = on;
+  const out = document.querySelector('main .out');
+  out.classList.toggle('stale', on);
+  $('stale').hidden = !on;
+}
+
+/**
+ * Where in the input the server's check looked: the error's own path, else the
+ * part of the tunnel its code is about; null when the document has no such place.
+ */
+function rejectionPointer(e, doc) {
+  if (!e || typeof e !== 'object') return null;
+  const byCode = { DUPLICATE_NODE: '/tunnel', NODE_NOT_FOUND: '/tunnel', NO_ENTRIES: '/tunnel/inNodeId', NO_EXITS: '/tunnel/outNodeId' };
+  const ptr = typeof e.path === 'string' && e.path.startsWith('/') ? e.path : byCode[e.code];
+  if (!ptr) return null;
+  // Point at the deepest part of it the document has.
+  let p = ptr;
+  while (p && getPointer(doc, p) === undefined) p = p.slice(0, p.lastIndexOf('/'));
+  return p || null;
+}
+
+function bannerText(b) {
+  if (b.text) return b.text;
+  if (b.key === 'serverRejects') {
+    const e = b.error;
+    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
+    return t('serverRejects', { msg });
+  }
+  return t(b.key, b.vars);
+}
+
 function renderBanner() {
   const el = $('banner');
   const b = state.banner;
   const parts = [];
-  if (b) parts.push(`<span class="${b.kind}">${escapeHtml(b.text || t(b.key, b.vars))}</span>`);
+  if (b) parts.push(`<span class="${b.kind}">${escapeHtml(bannerText(b))}</span>`);
+  if (b && b.ptr) parts.push(`<button type="button" class="btn goto" data-goto="${escapeHtml(b.ptr)}">${escapeHtml(t('showInInput', { ptr: b.ptr }))}</button>`);
   if (state.note) parts.push(`<span class="info">${escapeHtml(state.note)}</span>`);
   el.innerHTML = parts.join(' ');
   el.hidden = parts.length === 0;
@@ -250,6 +293,17 @@ function renderBanner() {
 function nodeLabel(id) {
   const n = state.topo && state.topo.byId.get(id);
   return n ? t('nodeOf', { name: n.name, id }) : `#${id}`;
+}
+
+/** The plan's `assumed` values (what the preview had to guess, e.g. without a federation map), by node. */
+function assumedByNode() {
+  const by = new Map();
+  for (const a of state.plan && Array.isArray(state.plan.assumed) ? state.plan.assumed : []) {
+    if (!a || typeof a !== 'object') continue;
+    if (!by.has(a.nodeId)) by.set(a.nodeId, []);
+    by.get(a.nodeId).push(a);
+  }
+  return by;
 }
 
 function renderPicture_() {
@@ -267,7 +321,7 @@ function renderPicture_() {
     const had = issues.get(f.nodeId);
     if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
   }
-  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues }));
+  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode() }));
 }
 
 /**
@@ -357,6 +411,7 @@ const sevOf = (f) => (SEVERITIES.includes(f.severity) ? f.severity : 'info');
 function groupFindings(findings) {
   const groups = new Map();
   findings.forEach((f, i) => {
+    if (!shownInList(f)) return;
     const key = `${sevOf(f)}\u0000${f.code}`;
     if (!groups.has(key)) groups.set(key, { code: f.code, severity: sevOf(f), places: [] });
     groups.get(key).places.push(i);
@@ -364,12 +419,16 @@ function groupFindings(findings) {
   return [...groups.values()].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.places[0] - b.places[0]);
 }
 
+// A plan the server rejects: the rejection is shown once, in the banner.
+const shownInList = (f) => !(state.plan && state.plan.error && (f.code === 'IN001' || f.code === 'IN002'));
+
 const fixKey = (f) => (f.fix && f.fix.op === 'set' ? `${f.fix.path}\u0000${JSON.stringify(f.fix.value)}` : null);
 
 function renderFindingFilters() {
   const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
-  for (const f of state.findings) counts[sevOf(f)]++;
-  const nodes = [...new Set(state.findings.map((f) => f.nodeId).filter((x) => x !== undefined && x !== null))];
+  const listed = state.findings.filter(shownInList);
+  for (const f of listed) counts[sevOf(f)]++;
+  const nodes = [...new Set(listed.map((f) => f.nodeId).filter((x) => x !== undefined && x !== null))];
   if (state.findingNode !== '' && !nodes.some((n) => String(n) === state.findingNode)) state.findingNode = '';
   const sevButtons = SEVERITIES.map(
     (s) =>
@@ -380,7 +439,7 @@ function renderFindingFilters() {
     .join('');
   setHtml(
     $('fbar'),
-    state.findings.length
+    listed.length
       ? `<div class="row wrap" role="group" aria-label="${escapeHtml(t('filterSeverity'))}">${sevButtons}</div>` +
           `<label class="field inline"><span>${escapeHtml(t('filterNode'))}</span><select id="fnode">${opts}</select></label>`
       : '',
@@ -400,9 +459,10 @@ function fixMarkup(f, i, offeredBy) {
 
 function renderFindings() {
   const el = $('findings');
-  $('fcount').textContent = state.findings.length ? `(${state.findings.length})` : '';
+  const listed = state.findings.filter(shownInList).length;
+  $('fcount').textContent = listed ? `(${listed})` : '';
   renderFindingFilters();
-  if (!state.findings.length) {
+  if (!listed) {
     setHtml(el, `<li class="muted none">${escapeHtml(t('noFindings'))}</li>`);
     return;
   }
@@ -538,16 +598,9 @@ function renderNodes() {
       state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
     ].join('');
     // A middle's retries against its next-hop candidates, the tool's headline.
-    const cmdsHere = [...localCmds.map((x) => x.cmd), ...(fed && Array.isArray(fed.commands) ? fed.commands : [])];
-    const service = cmdsHere.filter((c) => /Service$/.test(c.command) && Array.isArray(c.data)).flatMap((c) => c.data).find((s) => s && s.handler && s.handler.chain);
-    const chainCmd = cmdsHere.find((c) => /Chains$/.test(c.command));
-    const chainData = chainCmd && chainCmd.data ? (chainCmd.data.hops ? chainCmd.data : chainCmd.data.data) : null;
-    const candidates = chainData && Array.isArray(chainData.hops) && chainData.hops[0] && Array.isArray(chainData.hops[0].nodes) ? chainData.hops[0].nodes.length : 0;
-    const retries = service ? Number(service.handler.retries ?? 0) : null;
+    const fo = n.failover;
     const retriesFact =
-      n.role === 'middle' && service && candidates > 0
-        ? `<span class="retries${retries < candidates - 1 ? ' short' : ''}">${escapeHtml(t('retriesOf', { r: retries, n: candidates }))}</span>`
-        : '';
+      n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t('retriesOf', { r: fo.retries, n: fo.candidates }))}</span>` : '';
     const facts = [
       retriesFact,
       n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
@@ -563,6 +616,14 @@ function renderNodes() {
       `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header>`,
       `<p class="facts">${facts}</p>`,
     );
+    const guessed = assumedByNode().get(n.nodeId) || [];
+    if (guessed.length) {
+      html.push(
+        `<div class="assumed"><p><span class="asmtag">${escapeHtml(t('assumedTag'))}</span> ${escapeHtml(t('assumedCard'))}</p><ul>` +
+          guessed.map((a) => `<li><code>${escapeHtml(a.path)}</code> = <code>${escapeHtml(JSON.stringify(a.value))}</code>${getLang() === 'en' && a.reason ? `: ${escapeHtml(a.reason)}` : ''}</li>`).join('') +
+          '</ul></div>',
+      );
+    }
     if (fed) {
       const cmds = Array.isArray(fed.commands) ? fed.commands : [];
       const twin = state.twins.get(n.nodeId);
@@ -691,8 +752,8 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
 }
 
 /** In the Plan tab, selects the text of the value `ptr` names and scrolls the editor to it. */
-function selectInEditor(ptr) {
-  if (state.mode !== 'plan') return;
+function selectInEditor(ptr, { anyTab = false } = {}) {
+  if (state.mode !== 'plan' && !anyTab) return;
   const ta = $('doc');
   const at = locatePointer(ta.value, ptr);
   if (!at) return;
@@ -946,6 +1007,10 @@ function wire() {
     if (d.open) state.openGroups.add(d.dataset.group);
     else state.openGroups.delete(d.dataset.group);
   }, true);
+  $('banner').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-goto]');
+    if (b) selectInEditor(b.dataset.goto, { anyTab: true });
+  });
   $('findings').addEventListener('click', (e) => {
     const fx = e.target.closest('[data-fix]');
     if (fx) {

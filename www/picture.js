@@ -40,7 +40,8 @@ export function topology(plan) {
       const id = c.nodeId;
       if (c.command === 'AddService' && Array.isArray(c.data)) {
         for (const s of c.data) {
-          services.push({ nodeId: id, port: listenPort(s && s.addr), hasChain: !!(s && s.handler && s.handler.chain) });
+          const chain = s && s.handler && s.handler.chain;
+          services.push({ nodeId: id, port: listenPort(s && s.addr), hasChain: !!chain, retries: chain ? Number(s.handler.retries ?? 0) : null });
         }
       } else if ((c.command === 'AddChains' || c.command === 'UpdateChains') && c.data) {
         const chain = c.command === 'UpdateChains' ? c.data.data : c.data;
@@ -67,6 +68,14 @@ export function topology(plan) {
     });
   }
   const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+  // A forwarding node's retries against the candidates of its next hop: the
+  // handler tries `retries + 1` times, so fewer than n - 1 retries leaves
+  // candidates untried when the first ones fail.
+  for (const n of nodes) {
+    const svc = services.find((x) => x.nodeId === n.nodeId && x.hasChain);
+    const chain = chains.find((c) => c.nodeId === n.nodeId);
+    if (svc && chain && chain.addrs.length) n.failover = { retries: svc.retries, candidates: chain.addrs.length, short: svc.retries < chain.addrs.length - 1 };
+  }
 
   const resolve = (addr) => {
     const hp = splitHostPort(addr);
@@ -108,12 +117,12 @@ export function topology(plan) {
 
 const COL_W = 168;
 const BOX_W = 124;
-const BOX_H = 48;
-const ROW_H = 66;
+const BOX_H = 60;
+const ROW_H = 78;
 const PAD = 14;
 
 /** Returns SVG markup for the topology, dead set and the chosen request. */
-export function renderPicture(topo, { dead, request, issues = new Map() }) {
+export function renderPicture(topo, { dead, request, issues = new Map(), assumed = new Map() }) {
   const maxHop = Math.max(0, ...topo.nodes.filter((n) => n.role === 'middle').map((n) => n.hop || 1));
   const colOf = (n) => (n.role === 'entry' ? 0 : n.role === 'middle' ? Math.max(1, n.hop || 1) : maxHop + 1);
   const cols = [];
@@ -164,16 +173,30 @@ export function renderPicture(topo, { dead, request, issues = new Map() }) {
     const p = pos.get(n.nodeId);
     if (!p) continue;
     const isDead = dead.has(n.nodeId);
-    const cls = ['pn', n.remote ? 'fed' : 'loc', isDead ? 'dead' : ''].filter(Boolean).join(' ');
+    const guessed = assumed.get(n.nodeId) || [];
+    const cls = ['pn', n.remote ? 'fed' : 'loc', isDead ? 'dead' : '', guessed.length ? 'assumed' : ''].filter(Boolean).join(' ');
     const sub = [n.protocol, n.port ? `:${n.port}` : ''].filter(Boolean).join(' ');
+    const fo = n.role === 'middle' ? n.failover : null;
+    const retries = fo ? t('retriesPic', { r: fo.retries, n: fo.candidates }) : '';
+    const label = [
+      `${n.name} #${n.nodeId}`,
+      t(n.role),
+      n.remote ? t('federated') : t('local'),
+      retries,
+      guessed.length ? t('assumedPic', { list: guessed.map((a) => lastKey(a.path)).join(', ') }) : '',
+      isDead ? t('dead') : '',
+      t('toggleDead'),
+    ].filter(Boolean).join(' · ');
     out.push(
-      `<g class="${cls}" data-node="${escapeHtml(n.nodeId)}" tabindex="0" role="button" aria-pressed="${isDead}">`,
-      `<title>${escapeHtml(`${n.name} #${n.nodeId} · ${t(n.role)} · ${n.remote ? t('federated') : t('local')}`)}</title>`,
+      `<g class="${cls}" data-node="${escapeHtml(n.nodeId)}" tabindex="0" role="button" aria-pressed="${isDead}" aria-label="${escapeHtml(label)}">`,
+      `<title>${escapeHtml(label)}</title>`,
       `<rect x="${p.x}" y="${p.y}" width="${BOX_W}" height="${BOX_H}" rx="8"/>`,
-      `<text class="nm" x="${p.x + 10}" y="${p.y + 20}">${escapeHtml(String(n.name).slice(0, 12))} <tspan class="nid">#${escapeHtml(n.nodeId)}</tspan></text>`,
-      `<text class="sub" x="${p.x + 10}" y="${p.y + 38}">${escapeHtml(sub)}</text>`,
+      `<text class="nm" x="${p.x + 10}" y="${p.y + 18}">${escapeHtml(String(n.name).slice(0, 12))} <tspan class="nid">#${escapeHtml(n.nodeId)}</tspan></text>`,
+      `<text class="sub" x="${p.x + 10}" y="${p.y + 34}">${escapeHtml(sub)}</text>`,
     );
-    if (n.remote) out.push(`<text class="fedtag" x="${p.x + BOX_W - 8}" y="${p.y + 38}" text-anchor="end">FED</text>`);
+    if (n.remote) out.push(`<text class="fedtag" x="${p.x + BOX_W - 8}" y="${p.y + 34}" text-anchor="end">FED</text>`);
+    if (fo) out.push(`<text class="retries${fo.short ? ' short' : ''}" x="${p.x + 10}" y="${p.y + 51}">${escapeHtml(retries)}</text>`);
+    if (guessed.length) out.push(`<text class="asmtag" x="${p.x + BOX_W - 8}" y="${p.y + 51}" text-anchor="end">${escapeHtml(t('assumedTag'))}</text>`);
     const sev = issues.get(n.nodeId);
     if (sev && !isDead) {
       out.push(`<g class="issue ${sev}"><circle cx="${p.x + BOX_W - 12}" cy="${p.y + 13}" r="7"/><text x="${p.x + BOX_W - 12}" y="${p.y + 17}" text-anchor="middle">!</text></g>`);
@@ -224,6 +247,10 @@ export function renderPicture(topo, { dead, request, issues = new Map() }) {
   }
   out.push('</svg>');
   return out.join('');
+}
+
+function lastKey(ptr) {
+  return String(ptr).slice(String(ptr).lastIndexOf('/') + 1);
 }
 
 /** The node that dialed the destination itself in a direct-egress request. */

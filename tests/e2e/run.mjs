@@ -207,6 +207,7 @@ try {
   await fo001OnNode(2).first().waitFor({ timeout: 5000 }).catch(() => {});
   check((await fo001OnNode(2).count()) === 1, 'FO001 on node 2 after removing retries');
   check((await page.locator('#node-2 .facts .retries.short').count()) === 1, 'the card marks retries 0 / 3 candidates as short', await page.locator('#node-2 .facts').innerText());
+  check((await page.locator('#picture .pn[data-node="2"] .retries.short').textContent().catch(() => '')) === 'retries 0/3', 'the picture marks retries 0/3 short on node 2');
   const retriesRow = page.locator('#node-2 .dgrid .dr.removed.beh').filter({ hasText: '"retries": 2' });
   check((await retriesRow.count()) === 1 && (await retriesRow.locator('.jl.gap:nth-child(2)').count()) === 1, 'the missing retries is a behaviour row with a gap on the federated side');
   const behSummary = await page.locator('#node-2 .diffsum .dsum.beh').innerText().catch(() => '');
@@ -297,6 +298,38 @@ try {
   await page.fill('#doc', '{"tunnel": ');
   check(/Not valid JSON/.test(await page.locator('#banner').innerText()), 'broken JSON is reported');
   check((await page.locator('#nodes .node').count()) === 5, 'the last good view stays while the JSON is broken');
+  check((await page.locator('#stale').isVisible()) && (await page.locator('main .out.stale').count()) === 1, 'while the input does not read, the output is marked stale');
+  await page.fill('#doc', JSON.stringify(seed, null, 2));
+  check(await page.locator('#stale').isHidden(), 'the stale mark goes when the input reads again');
+
+  // Half an export: say what was read and what is missing.
+  await page.fill('#doc', JSON.stringify({ code: 0, msg: '操作成功', data: seed.nodes }));
+  const halfNodes = await page.locator('#banner').innerText();
+  check(/Node list read \(5 nodes\)\. Now add the tunnel/.test(halfNodes) && !/must be an object|reject/.test(halfNodes), 'a node list alone: "node list read, now add the tunnel"', halfNodes);
+  check(await page.locator('#stale').isVisible(), 'half an export leaves the output marked stale');
+  await page.fill('#doc', JSON.stringify(seed.tunnel));
+  check(/Tunnel payload read \(seed-tunnel\)\. Now add the node list/.test(await page.locator('#banner').innerText()), 'a tunnel payload alone: "tunnel read, now add the node list"', await page.locator('#banner').innerText());
+
+  // A rejection is shown once and points into the input where the check looked.
+  const noEntry = structuredClone(seed);
+  noEntry.tunnel.inNodeId = [];
+  await page.fill('#doc', JSON.stringify(noEntry, null, 2));
+  const pageText = await page.locator('body').innerText();
+  check(pageText.split('入口不能为空').length - 1 === 1, 'the rejection appears once on the page', pageText.split('入口不能为空').length - 1);
+  check((await page.locator('#findings [data-code="IN002"]').count()) === 0, 'no second copy of it among the findings');
+  const gotoBtn = page.locator('#banner button[data-goto="/tunnel/inNodeId"]');
+  check((await gotoBtn.count()) === 1, 'the rejection points at /tunnel/inNodeId (not /error)');
+  await gotoBtn.click();
+  const selected = await page.evaluate(() => { const ta = document.querySelector('#doc'); return ta.value.slice(ta.selectionStart, ta.selectionEnd); });
+  check(selected === '[]', 'showing it selects the empty entry list in the input', selected);
+
+  // Without the federation map the preview assumes the provider's answers: marked.
+  const noMap = structuredClone(seed);
+  delete noMap.federation;
+  await page.fill('#doc', JSON.stringify(noMap, null, 2));
+  check((await page.locator('#picture .pn.assumed[data-node="2"] .asmtag').count()) === 1, 'the picture marks node 2 as having assumed values');
+  const assumedCard = await page.locator('#node-2 .assumed').innerText().catch(() => '');
+  check(/runtimeId = 20/.test(assumedCard) && /allocatedPort = 44010/.test(assumedCard), 'the card lists what was assumed (runtimeId 20, port 44010)', assumedCard);
 
   // A tunnel the server would refuse: its own message is shown.
   const dup = structuredClone(seed);
@@ -353,6 +386,7 @@ try {
   const retriesText = await page.locator('#node-2 .facts .retries').innerText();
   check(/retries 2 \/ 3 candidates/.test(retriesText), 'the federated middle shows retries 2 / 3 candidates', retriesText);
   check((await page.locator('#node-2 .facts .retries.short').count()) === 0, 'retries 2 of 3 candidates is not marked short');
+  check((await page.locator('#picture .pn[data-node="2"] .retries:not(.short)').textContent().catch(() => '')) === 'retries 2/3', 'the picture shows retries 2/3 on node 2, not short');
 
   // Request paths: an edit is planned as tunnelUpdate (Update* commands), rows
   // as a redeploy; the mode switch forces a path.
@@ -458,6 +492,8 @@ try {
   check((await page.locator('#f-title').innerText()).startsWith('检查结果'), 'findings title translated (检查结果)');
   check((await page.locator('#nodes .badge.role.middle').first().innerText()) === '中转', 'role badge translated (中转)');
   check((await page.locator('html').getAttribute('lang')) === 'zh-CN', 'html lang is zh-CN');
+  check((await page.locator('#picture .pn[data-node="2"] .retries').textContent()) === '重试 2/3', 'retries on the picture in Chinese (重试 2/3)');
+  check(/重试 2 \/ 3 个候选/.test(await page.locator('#node-2 .facts .retries').innerText()), 'retries on the card in Chinese');
   const zhMsgs = await page.locator('#findings .msg:visible').allInnerTexts();
   const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
   check(zhMsgs.length > 0 && zhMsgs.every((m) => findingsData.some((z) => m.startsWith(z))), 'finding messages shown in Chinese (messageZh)', zhMsgs.filter((m) => !findingsData.some((z) => m.startsWith(z))));
