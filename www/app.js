@@ -55,6 +55,8 @@ const state = {
   hiddenSev: new Set(), // severities filtered out of the findings list
   findingNode: '', // node the findings list is filtered to ('' = all)
   openGroups: new Set(), // codes of the finding groups shown expanded
+  edited: false, // the editor holds changes the operator made since the last load
+  example: null, // the example loaded last (the select goes back to it when a switch is cancelled)
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
@@ -454,7 +456,54 @@ function placeMarkup(f, i, withMessage) {
 function fixMarkup(f, i, offeredBy) {
   if (!f.fix || f.fix.op !== 'set') return '';
   if (offeredBy) return `<span class="fixsame">${escapeHtml(t('sameFixAs', { code: offeredBy }))}</span>`;
-  return `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>`;
+  const where = f.fix.path.startsWith('/federation/')
+    ? t('fixOnProvider', { node: f.nodeId !== undefined && f.nodeId !== null ? nodeLabel(f.nodeId) : '?' })
+    : t('fixOnOwn');
+  return (
+    `<div class="fixbox"><p class="fixwhere ${f.fix.path.startsWith('/federation/') ? 'provider' : 'own'}">${escapeHtml(where)}</p><div class="row wrap">` +
+    `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>` +
+    `<button type="button" class="btn" data-copy="ptr:${i}">${escapeHtml(t('copyFixPtr'))}</button>` +
+    `<button type="button" class="btn" data-copy="cmd:${i}">${escapeHtml(t('copyFixCmd'))}</button></div></div>`
+  );
+}
+
+/** The pointer of the command a plan pointer falls in: /local/N, /federation/N/commands/K or /federation/N/apply. */
+function commandPointer(ptr) {
+  const m = /^(\/local\/\d+|\/federation\/\d+\/commands\/\d+|\/federation\/\d+\/apply)(\/|$)/.exec(ptr);
+  return m ? m[1] : null;
+}
+
+/** Text to copy for a fix: its pointer and value, or the whole command with the fix made. */
+function fixCopyText(f, what) {
+  if (what === 'ptr') return JSON.stringify({ path: f.fix.path, value: f.fix.value }, null, 2);
+  const at = commandPointer(f.fix.path);
+  const fixed = setPointer(state.plan, f.fix.path, f.fix.value);
+  return JSON.stringify(at ? getPointer(fixed, at) : fixed, null, 2);
+}
+
+async function copyText(text, label) {
+  window.hopPreview.lastCopy = text;
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch {
+    // No clipboard permission: the old way, through a selected textarea.
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    ta.setAttribute('readonly', '');
+    ta.className = 'visually-hidden';
+    document.body.append(ta);
+    ta.select();
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
+    ta.remove();
+  }
+  state.banner = ok ? { kind: 'ok', key: 'copied', vars: { what: label } } : { kind: 'error', key: 'copyFailed', vars: { what: label } };
+  renderBanner();
 }
 
 function renderFindings() {
@@ -774,7 +823,8 @@ function applyFix(f) {
     state.planText = JSON.stringify(fixed, null, 2);
     if (state.mode !== 'plan') setMode('plan', { silent: true });
     else $('doc').value = state.planText;
-    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value) } };
+    state.edited = true;
+    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value), where: f.fix.path.startsWith('/federation/') ? t('fixOnProviderShort') : t('fixOnOwnShort') } };
     state.focusPtr = f.fix.path;
     update({ keepBanner: true });
     selectInEditor(f.fix.path);
@@ -838,7 +888,15 @@ function openFleetTunnel(i) {
   renderFleet_();
 }
 
+/** Edits are not thrown away without asking. */
+function confirmDiscard() {
+  if (!state.edited) return true;
+  return window.confirm(t('discardEdits'));
+}
+
 async function loadExample(name) {
+  state.example = name;
+  state.edited = false;
   const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
   if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
   const text = await res.text();
@@ -858,6 +916,7 @@ async function loadExample(name) {
 }
 
 async function loadFiles(fileList) {
+  state.edited = false;
   // A copy: the input's FileList empties when the input is reset.
   const files = [...fileList];
   const texts = await Promise.all(files.map((f) => f.text()));
@@ -922,7 +981,10 @@ function wire() {
   });
   $('fleet-body').addEventListener('click', (e) => {
     const b = e.target.closest('[data-open]');
-    if (b) openFleetTunnel(Number(b.dataset.open));
+    if (b && confirmDiscard()) {
+      state.edited = false;
+      openFleetTunnel(Number(b.dataset.open));
+    }
   });
   $('fleet-close').addEventListener('click', () => {
     state.fleet = null;
@@ -946,13 +1008,23 @@ function wire() {
     state.focusPtr = null;
     setMode('input');
   });
-  $('example').addEventListener('change', (e) => loadExample(e.target.value).catch(showError));
+  $('example').addEventListener('change', (e) => {
+    if (!confirmDiscard()) {
+      e.target.value = state.example;
+      return;
+    }
+    loadExample(e.target.value).catch(showError);
+  });
+  window.addEventListener('beforeunload', (e) => {
+    if (state.edited) e.preventDefault();
+  });
   $('doc').addEventListener('input', () => {
+    state.edited = true;
     state.fleetNote = null;
   });
   $('reqmode').addEventListener('change', () => update());
   $('file').addEventListener('change', (e) => {
-    if (e.target.files && e.target.files.length) loadFiles(e.target.files).catch(showError);
+    if (e.target.files && e.target.files.length && confirmDiscard()) loadFiles(e.target.files).catch(showError);
     e.target.value = '';
   });
   $('requests').addEventListener('input', replay);
@@ -1012,6 +1084,13 @@ function wire() {
     if (b) selectInEditor(b.dataset.goto, { anyTab: true });
   });
   $('findings').addEventListener('click', (e) => {
+    const cp = e.target.closest('[data-copy]');
+    if (cp) {
+      const [what, i] = cp.dataset.copy.split(':');
+      const f = state.findings[Number(i)];
+      if (f && f.fix) copyText(fixCopyText(f, what), cp.textContent);
+      return;
+    }
     const fx = e.target.closest('[data-fix]');
     if (fx) {
       const f = state.findings[Number(fx.dataset.fix)];

@@ -94,7 +94,17 @@ await context.route('**/*', (route) => {
   foreign.push(route.request().url());
   return route.abort();
 });
+await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
 const page = await context.newPage();
+// "Lose your edits?" is accepted unless a check says otherwise for one dialog.
+const dialogs = [];
+let nextDialog = 'accept';
+page.on('dialog', async (d) => {
+  dialogs.push(d.message());
+  const how = nextDialog;
+  nextDialog = 'accept';
+  await (how === 'accept' ? d.accept() : d.dismiss());
+});
 page.on('pageerror', (e) => pageErrors.push(String(e)));
 page.on('console', (m) => {
   if (m.type() === 'error') pageErrors.push(m.text());
@@ -216,6 +226,24 @@ try {
   const fixButtons = await page.locator('#findings button.fix').count();
   const sameFix = await page.locator('#findings li[data-code="PA001"] .fixsame').innerText().catch(() => '');
   check(fixButtons === 1 && /FO001/.test(sameFix), 'FO001 and PA001 share one fix: one button, PA001 points to it', { fixButtons, sameFix });
+  const where = await fo001OnNode(2).locator('.fixwhere').innerText();
+  check(/provider panel: n2 \(#2\) is federated/.test(where), 'the fix says it must be made on the provider panel', where);
+  await fo001OnNode(2).locator('[data-copy^="ptr:"]').click();
+  await page.waitForFunction(() => /Copied/.test(document.querySelector('#banner').textContent), null, { timeout: 3000 }).catch(() => {});
+  const copiedPtr = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  check(copiedPtr.path === '/federation/0/commands/1/data/0/handler/retries' && copiedPtr.value === 2, 'copy the fix: its JSON Pointer and value reach the clipboard', copiedPtr);
+  await fo001OnNode(2).locator('[data-copy^="cmd:"]').click();
+  await page.waitForFunction(() => window.hopPreview.lastCopy && window.hopPreview.lastCopy.includes('AddService'), null, { timeout: 3000 }).catch(() => {});
+  const copiedCmd = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  check(copiedCmd.command === 'AddService' && copiedCmd.nodeId === 2 && copiedCmd.data[0].handler.retries === 2 && copiedCmd.data[0].handler.chain === 'fed_chain_31', 'copy the corrected command: the whole AddService with retries 2', copiedCmd);
+  // Unsaved edits: switching example asks first; "cancel" keeps the edits.
+  const editedText = await page.inputValue('#doc');
+  nextDialog = 'dismiss';
+  const asked = dialogs.length;
+  await page.selectOption('#example', 'seed-local-middle');
+  await page.waitForTimeout(200);
+  check(dialogs.length === asked + 1 && /lose the edits/.test(dialogs[asked] || ''), 'switching example after an edit asks first', dialogs.slice(asked));
+  check((await page.inputValue('#doc')) === editedText && (await page.inputValue('#example')) === 'seed-federated-middle', 'cancelling keeps the edits and the example shown');
   check((await fixBtn.count()) === 1, 'FO001 has an apply-fix button', await fixBtn.count());
   // Clicking the finding jumps to the handler it names.
   await fo001OnNode(2).locator('.fgo').click();
