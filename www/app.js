@@ -372,10 +372,12 @@ function renderReplay() {
     .map((r, i) => {
       const cls = r.direct ? 'direct' : r.ok ? 'ok' : 'bad';
       const mark = r.direct ? '↗' : r.ok ? '✓' : '✗';
-      return `<button type="button" class="rq ${cls}" data-req="${i}" aria-pressed="${i === state.selectedReq}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
+      const sel = i === state.selectedReq;
+      return `<button type="button" role="tab" id="rq-${i}" class="rq ${cls}" data-req="${i}" aria-selected="${sel}" aria-controls="reqpanel" tabindex="${sel ? 0 : -1}" aria-label="${escapeHtml(`${t('request')} ${r.index ?? i + 1}: ${t(r.direct ? 'reqDirectShort' : r.ok ? 'reqOk' : 'reqFail')}`)}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
     })
     .join(''));
   const r = reqs[state.selectedReq];
+  $('reqpanel').setAttribute('aria-labelledby', `rq-${state.selectedReq}`);
   const items = [];
   const outcome = r.direct
     ? t('directEgress', { node: nodeLabel(directNode(r)) })
@@ -840,9 +842,12 @@ function setMode(mode, { silent = false } = {}) {
   if (state.mode === 'input') state.inputText = $('doc').value;
   else state.planText = $('doc').value;
   state.mode = mode;
-  $('tab-input').setAttribute('aria-selected', String(mode === 'input'));
-  $('tab-plan').setAttribute('aria-selected', String(mode === 'plan'));
+  for (const [id, m] of [['tab-input', 'input'], ['tab-plan', 'plan']]) {
+    $(id).setAttribute('aria-selected', String(mode === m));
+    $(id).tabIndex = mode === m ? 0 : -1;
+  }
   $('doc').setAttribute('aria-labelledby', mode === 'input' ? 'tab-input' : 'tab-plan');
+  $('ed-panel').setAttribute('aria-labelledby', mode === 'input' ? 'tab-input' : 'tab-plan');
   $('doc').value = mode === 'input' ? state.inputText : state.planText;
   $('replan').hidden = mode !== 'plan';
   $('ed-hint').dataset.i18n = mode === 'input' ? 'inputHint' : 'planHint';
@@ -1054,12 +1059,35 @@ function wire() {
       toggle(g);
     }
   });
-  $('reqtabs').addEventListener('click', (e) => {
-    const b = e.target.closest('[data-req]');
-    if (!b) return;
-    state.selectedReq = Number(b.dataset.req);
+  const selectRequest = (i) => {
+    state.selectedReq = i;
     renderPicture_();
     renderReplay();
+  };
+  $('reqtabs').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-req]');
+    if (b) selectRequest(Number(b.dataset.req));
+  });
+  // ARIA tabs: arrow keys (and Home / End) move the selection and the focus.
+  $('reqtabs').addEventListener('keydown', (e) => {
+    const b = e.target.closest('[data-req]');
+    const n = $('reqtabs').children.length;
+    const to = b && tabKey(e.key, Number(b.dataset.req), n);
+    if (to === null || to === undefined) return;
+    e.preventDefault();
+    selectRequest(to);
+    const again = $('reqtabs').querySelector(`[data-req="${to}"]`);
+    if (again) again.focus();
+  });
+  $('tab-input').parentElement.addEventListener('keydown', (e) => {
+    const tabs = ['tab-input', 'tab-plan'];
+    const at = tabs.indexOf(e.target.id);
+    const to = at >= 0 ? tabKey(e.key, at, tabs.length) : null;
+    if (to === null) return;
+    e.preventDefault();
+    const mode = to === 0 ? 'input' : 'plan';
+    if (state.mode !== mode) setMode(mode);
+    $(tabs[to]).focus();
   });
   $('fbar').addEventListener('click', (e) => {
     const b = e.target.closest('[data-sev]');
@@ -1106,6 +1134,15 @@ function wire() {
       selectInEditor(f.path);
     }
   });
+}
+
+/** The tab index an arrow / Home / End key moves to, or null for other keys. */
+function tabKey(key, at, n) {
+  if (key === 'ArrowRight' || key === 'ArrowDown') return (at + 1) % n;
+  if (key === 'ArrowLeft' || key === 'ArrowUp') return (at - 1 + n) % n;
+  if (key === 'Home') return 0;
+  if (key === 'End') return n - 1;
+  return null;
 }
 
 function showError(e) {

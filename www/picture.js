@@ -143,7 +143,7 @@ export function renderPicture(topo, { dead, request, issues = new Map(), assumed
 
   const out = [];
   out.push(
-    `<svg class="pic" viewBox="0 0 ${width} ${height}" width="${width}" role="img" aria-label="${escapeHtml(t('picture'))}" xmlns="http://www.w3.org/2000/svg">`,
+    `<svg class="pic" viewBox="0 0 ${width} ${height}" width="${width}" role="group" aria-label="${escapeHtml(t('pictureLabel'))}" xmlns="http://www.w3.org/2000/svg">`,
     '<defs><marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="context-stroke"/></marker></defs>',
   );
   // Column titles.
@@ -178,17 +178,17 @@ export function renderPicture(topo, { dead, request, issues = new Map(), assumed
     const sub = [n.protocol, n.port ? `:${n.port}` : ''].filter(Boolean).join(' ');
     const fo = n.role === 'middle' ? n.failover : null;
     const retries = fo ? t('retriesPic', { r: fo.retries, n: fo.candidates }) : '';
+    // The accessible name starts with what the box shows, then says the rest.
     const label = [
-      `${n.name} #${n.nodeId}`,
+      [`${n.name} #${n.nodeId}`, sub, n.remote ? 'FED' : '', retries, guessed.length ? t('assumedTag') : ''].filter(Boolean).join(' '),
       t(n.role),
       n.remote ? t('federated') : t('local'),
-      retries,
       guessed.length ? t('assumedPic', { list: guessed.map((a) => lastKey(a.path)).join(', ') }) : '',
       isDead ? t('dead') : '',
       t('toggleDead'),
     ].filter(Boolean).join(' · ');
     out.push(
-      `<g class="${cls}" data-node="${escapeHtml(n.nodeId)}" tabindex="0" role="button" aria-pressed="${isDead}" aria-label="${escapeHtml(label)}">`,
+      `<g class="${cls}" data-node="${escapeHtml(n.nodeId)}" tabindex="0" role="button" aria-pressed="${isDead}">`,
       `<title>${escapeHtml(label)}</title>`,
       `<rect x="${p.x}" y="${p.y}" width="${BOX_W}" height="${BOX_H}" rx="8"/>`,
       `<text class="nm" x="${p.x + 10}" y="${p.y + 18}">${escapeHtml(String(n.name).slice(0, 12))} <tspan class="nid">#${escapeHtml(n.nodeId)}</tspan></text>`,

@@ -549,6 +549,54 @@ try {
   await page.locator('#picture').scrollIntoViewIfNeeded();
   await shot('08-phone-picture.png', { fullPage: false });
 
+  // 9. Keyboard and accessibility.
+  log('keyboard and accessibility');
+  await page.setViewportSize({ width: 1440, height: 900 });
+  if ((await page.locator('html').getAttribute('lang')) !== 'en') await page.click('#lang');
+  await selectExample('seed-federated-middle');
+  await page.locator('#picture .pn[data-node="3"]').focus();
+  await page.keyboard.press('Enter');
+  check(await page.evaluate(() => document.activeElement.matches('#picture .pn.dead[data-node="3"]')), 'Enter on a picture node marks it dead and keeps the focus on it');
+  await page.keyboard.press('Enter');
+  check(await page.evaluate(() => document.activeElement.matches('#picture .pn:not(.dead)[data-node="3"]')), 'Enter again revives it, focus still there');
+  for (const id of [3, 4, 5]) {
+    await page.locator(`#picture .pn[data-node="${id}"]`).focus();
+    await page.keyboard.press('Enter');
+  }
+  await page.locator('#reqtabs [data-req="0"]').focus();
+  await page.keyboard.press('ArrowRight');
+  const reqTab = await page.evaluate(() => { const a = document.activeElement; return { req: a.dataset.req, selected: a.getAttribute('aria-selected'), role: a.getAttribute('role'), controls: a.getAttribute('aria-controls'), tabindex: a.tabIndex }; });
+  check(reqTab.req === '1' && reqTab.selected === 'true' && reqTab.role === 'tab' && reqTab.controls === 'reqpanel' && reqTab.tabindex === 0, 'ArrowRight moves to request 2: selected, focused, a tab controlling the replay', reqTab);
+  check((await page.locator('#reqtabs [tabindex="0"]').count()) === 1, 'request tabs use a roving tabindex');
+  await page.keyboard.press('Enter');
+  check(await page.evaluate(() => document.activeElement.dataset.req === '1'), 'Enter on a request tab keeps the focus there');
+  await page.locator('#tab-input').focus();
+  await page.keyboard.press('ArrowRight');
+  const edTab = await page.evaluate(() => ({ id: document.activeElement.id, sel: document.activeElement.getAttribute('aria-selected'), controls: document.activeElement.getAttribute('aria-controls'), other: document.querySelector('#tab-input').tabIndex }));
+  check(edTab.id === 'tab-plan' && edTab.sel === 'true' && edTab.controls === 'ed-panel' && edTab.other === -1, 'ArrowRight on the Input tab opens the Plan tab and focuses it', edTab);
+  await page.keyboard.press('ArrowLeft');
+  check(await page.evaluate(() => document.activeElement.id === 'tab-input' && window.hopPreview.state.mode === 'input'), 'ArrowLeft goes back to Input');
+  await page.locator('#file').focus();
+  const ring = await page.locator('label.btn.file').evaluate((l) => getComputedStyle(l).outlineStyle);
+  check(ring === 'solid', '"Load file…" shows a focus ring', ring);
+  const timingEl = await page.locator('#timing').evaluate((el) => ({ tag: el.tagName, live: el.getAttribute('aria-live'), role: el.getAttribute('role') }));
+  check(timingEl.tag !== 'OUTPUT' && !timingEl.live && !timingEl.role, 'the timing is not a live region', timingEl);
+
+  // axe-core, both languages, both widths; screenshots of each as artifacts.
+  const axeSource = fs.readFileSync(path.join(here, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  for (const lang of ['en', 'zh']) {
+    if ((await page.locator('html').getAttribute('lang')) !== (lang === 'en' ? 'en' : 'zh-CN')) await page.click('#lang');
+    for (const [w, h] of [[1440, 900], [390, 844]]) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(150);
+      const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+      const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      check(bad.length === 0, `axe: no serious or critical violation (${lang}, ${w}x${h})`, bad.map((v) => `${v.id} (${v.impact}) x${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+      await shot(`a11y-${lang}-${w}.png`);
+    }
+  }
+
   check(foreign.length === 0, 'no request left 127.0.0.1', foreign);
   check(pageErrors.length === 0, 'no page errors or console errors', pageErrors);
 } catch (e) {
