@@ -73,6 +73,8 @@ window.hopPreview = {
 };
 
 const now = () => performance.now();
+// On a phone the picture is laid out top to bottom to fit the width.
+const phone = window.matchMedia('(max-width: 600px)');
 
 // Sets innerHTML only when the markup changed, so an edit that changes nothing
 // in a section costs no DOM work there.
@@ -323,7 +325,7 @@ function renderPicture_() {
     const had = issues.get(f.nodeId);
     if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
   }
-  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode() }));
+  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode(), vertical: phone.matches }));
 }
 
 /**
@@ -1089,6 +1091,8 @@ function wire() {
     if (state.mode !== mode) setMode(mode);
     $(tabs[to]).focus();
   });
+  phone.addEventListener('change', () => renderPicture_());
+  $('json-toggle').addEventListener('click', toggleJson);
   $('fbar').addEventListener('click', (e) => {
     const b = e.target.closest('[data-sev]');
     if (!b) return;
@@ -1143,6 +1147,14 @@ function tabKey(key, at, n) {
   if (key === 'Home') return 0;
   if (key === 'End') return n - 1;
   return null;
+}
+
+function toggleJson() {
+  const open = !document.body.classList.contains('json-open');
+  document.body.classList.toggle('json-open', open);
+  $('json-toggle').setAttribute('aria-expanded', String(open));
+  $('json-toggle').dataset.i18n = open ? 'hideJson' : 'showJson';
+  $('json-toggle').textContent = t($('json-toggle').dataset.i18n);
 }
 
 function showError(e) {

@@ -545,7 +545,36 @@ try {
       .map((el) => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className}`),
   );
   check(wide.length === 0, 'no element sticks out at 390px', wide);
+  // The picture first, laid out top to bottom, inside the width; the JSON behind a toggle.
+  const phoneLayout = await page.evaluate(() => {
+    const pic = document.querySelector('#picture svg').getBoundingClientRect();
+    const ed = document.querySelector('.editor').getBoundingClientRect();
+    const entry = document.querySelector('#picture .pn[data-node="1"]').getBoundingClientRect();
+    const exit = document.querySelector('#picture .pn[data-node="3"]').getBoundingClientRect();
+    return {
+      vertical: document.querySelector('#picture svg').classList.contains('vertical'),
+      picTop: pic.top + scrollY, edTop: ed.top + scrollY, picRight: pic.right, width: innerWidth,
+      topDown: exit.top > entry.bottom,
+      jsonShown: !!document.querySelector('#doc').offsetParent || !!document.querySelector('#nodes .cmd').offsetParent,
+    };
+  });
+  check(phoneLayout.vertical && phoneLayout.topDown && phoneLayout.picRight <= phoneLayout.width, 'phone: the picture re-lays top to bottom and fits the width', phoneLayout);
+  check(phoneLayout.picTop < phoneLayout.edTop && phoneLayout.picTop < 400, 'phone: the picture comes first, within the first screen', phoneLayout);
+  check(!phoneLayout.jsonShown, 'phone: the JSON is behind a toggle', phoneLayout);
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll('button, select, input, textarea, summary, [role="button"], [role="tab"], a[href]')]
+      .filter((el) => el.offsetParent !== null || el instanceof SVGElement)
+      .map((el) => {
+        const box = (el.matches('input[type="file"]') ? el.parentElement : el).getBoundingClientRect();
+        return { el: `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.dataset.node ? `[node ${el.dataset.node}]` : ''}.${String(el.className.baseVal ?? el.className)}`, w: Math.round(box.width), h: Math.round(box.height) };
+      })
+      .filter((b) => b.w > 0 && (b.w < 24 || b.h < 24)),
+  );
+  check(small.length === 0, 'phone: every control is at least 24 x 24 px', small.slice(0, 6));
+  await page.click('#json-toggle');
+  check((await page.locator('#doc').isVisible()) && (await page.locator('#json-toggle').getAttribute('aria-expanded')) === 'true', 'phone: the toggle shows the JSON');
   await shot('07-phone.png');
+  await page.click('#json-toggle');
   await page.locator('#picture').scrollIntoViewIfNeeded();
   await shot('08-phone-picture.png', { fullPage: false });
 
