@@ -356,6 +356,85 @@ function attemptDetail(a) {
   return parts.join(' · ');
 }
 
+/** A Go duration as the plan carries it (nanoseconds, or text such as "10m") in seconds; null if unreadable. */
+function durationSeconds(v) {
+  if (typeof v === 'number' && Number.isFinite(v)) return v / 1e9;
+  if (typeof v !== 'string') return null;
+  const unit = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, µs: 1e-6, ns: 1e-9 };
+  let total = 0;
+  let rest = v.trim();
+  if (!rest) return null;
+  while (rest) {
+    const m = /^(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/.exec(rest);
+    if (!m) return null;
+    total += Number(m[1]) * unit[m[2]];
+    rest = rest.slice(m[0].length);
+  }
+  return total;
+}
+
+/** The fail timeout (s) of the hop an attempt dialed through, from the plan's chain of that name. */
+function failTimeoutOf(a) {
+  for (const cmds of [state.plan.local || [], ...(state.plan.federation || []).map((f) => (f && f.commands) || [])]) {
+    for (const c of cmds) {
+      if (!c || !/Chains$/.test(c.command) || !c.data) continue;
+      const chain = c.data.hops ? c.data : c.data.data;
+      if (!chain || chain.name !== a.chain || !Array.isArray(chain.hops)) continue;
+      const hop = chain.hops.find((h) => h && h.name === a.hop);
+      const sec = hop && hop.selector ? durationSeconds(hop.selector.failTimeout) : null;
+      if (sec !== null) return sec;
+    }
+  }
+  return null;
+}
+
+const atTime = (ms) => t('atTime', { s: Math.round(ms / 100) / 10 });
+
+/**
+ * Why request `i` went as it did, in the page's language, from the trace's
+ * structured fields: which dials failed, which nodes are marked and until
+ * when, and for direct egress the node and address the traffic leaves from.
+ */
+function requestWhy(reqs, i) {
+  const r = reqs[i];
+  // Marks set so far (by this request and the ones before): node -> expiry (ms).
+  const expiry = new Map();
+  for (const q of reqs.slice(0, i + 1)) {
+    for (const a of q.attempts || []) {
+      if (!a.marked || a.ok || a.toNodeId === null || a.toNodeId === undefined) continue;
+      const sec = failTimeoutOf(a);
+      if (sec !== null) expiry.set(a.toNodeId, (q.timeMs || 0) + sec * 1000);
+    }
+  }
+  const failed = (r.attempts || []).filter((a) => !a.ok && a.alive === false && a.toNodeId !== null && a.toNodeId !== undefined);
+  const names = (as) => [...new Set(as.map((a) => nodeLabel(a.toNodeId)))].join(', ');
+  const untilOf = (as) => {
+    const ends = as.map((a) => expiry.get(a.toNodeId)).filter((x) => x !== undefined);
+    return ends.length ? atTime(Math.min(...ends)) : t('failTimeoutLater');
+  };
+  const out = [];
+  if (r.direct) {
+    const id = directNode(r);
+    const n = state.topo && state.topo.byId.get(id);
+    const addr = n && Array.isArray(n.addresses) && n.addresses.length ? n.addresses[0] : '?';
+    const live = [...expiry.entries()].filter(([, end]) => end > (r.timeMs || 0)).map(([, end]) => end);
+    const until = live.length ? atTime(Math.min(...live)) : t('failTimeoutLater');
+    out.push({ text: t('whyDirect', { node: nodeLabel(id), addr }) });
+    out.push({ text: t('whyDirectRisk', { node: nodeLabel(id), addr, until }), risk: true });
+  } else if (!r.ok) {
+    const deepest = failed.length ? failed[failed.length - 1].fromNodeId : r.entryNodeId;
+    out.push({ text: t('whyFailed', { node: nodeLabel(deepest), dead: names(failed) || '—', until: untilOf(failed) }) });
+    const n = state.topo && state.topo.byId.get(deepest);
+    const fo = n && n.failover;
+    if (fo && fo.short) out.push({ text: t('whyFailedShort', { tries: fo.retries + 1, n: fo.candidates, r: fo.retries }), risk: true });
+  } else if (failed.length) {
+    out.push({ text: t('whyOkAfter', { exit: nodeLabel(r.exitNodeId), k: failed.length, dead: names(failed), until: untilOf(failed) }) });
+  } else {
+    out.push({ text: t('whyOkFirst', { exit: nodeLabel(r.exitNodeId) }) });
+  }
+  return out;
+}
+
 function renderReplay() {
   const tabs = $('reqtabs');
   const list = $('attempts');
@@ -386,8 +465,13 @@ function renderReplay() {
     : r.ok
       ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}`
       : t('reqFail');
-  const detail = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<div class="why">${escapeHtml(r.outcome)}</div>` : '';
-  items.push(`<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}${detail}</li>`);
+  const why = requestWhy(reqs, state.selectedReq);
+  const trace = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<details class="trace"><summary>${escapeHtml(t('simTrace'))}</summary>${escapeHtml(r.outcome)}</details>` : '';
+  items.push(
+    `<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}` +
+      why.map((w) => `<div class="why${w.risk ? ' risk' : ''}">${escapeHtml(w.text)}</div>`).join('') +
+      `${trace}</li>`,
+  );
   (r.attempts || []).forEach((a, i) => {
     const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
     const status = a.ok ? t('attemptOk') : t('attemptFail');

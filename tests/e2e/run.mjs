@@ -277,7 +277,8 @@ try {
   check(attempts.some((a) => /#2\)? → .*#3\)?/.test(a) && /failed/.test(a)), 'request 1: the dial to node 3 fails');
   check(attempts.some((a) => /#2\)? → .*#4\)?/.test(a) && /\bok\b/.test(a)), 'request 1: then node 4 (exit 2) is dialed ok');
   const outcome = await page.locator('#attempts li.outcome').innerText();
-  check(/#4/.test(outcome) && !/fail/i.test(outcome), 'request 1 lands on exit 2 (node 4)', outcome);
+  check(/#4/.test(outcome.split('\n')[0]) && !/fail/i.test(outcome.split('\n')[0]), 'request 1 lands on exit 2 (node 4)', outcome);
+  check(/Carried via exit n4 \(#4\) after 1 failed dial\(s\) \(n3 \(#3\) dead\); those are skipped until t = 600 s/.test(outcome), 'request 1 says why: carried by exit 2 after exit 1 failed, skipped until t = 600 s', outcome);
   check((await page.locator('#picture .att').count()) >= 3, 'attempts drawn on the picture', await page.locator('#picture .att').count());
   check((await page.locator('#picture .att.bad').count()) >= 1, 'the failed dial is drawn');
   await page.locator('#picture').scrollIntoViewIfNeeded();
@@ -296,6 +297,14 @@ try {
   const directOutcome = await page.locator('#attempts li.outcome').innerText();
   check(/direct egress from n2 \(#2\)/.test(directOutcome), 'request 2: direct egress from node 2, bypassing the exits', directOutcome);
   check((await page.locator('#picture .att.direct').count()) === 1, 'the direct egress is drawn');
+  check((await page.locator('#picture .risk').count()) === 1 && (await page.locator('#picture .riskmark').count()) === 1, 'the direct egress is drawn as a risk (labelled lane, the dialing node outlined)');
+  const directWhy = await page.locator('#attempts li.outcome .why').allInnerTexts();
+  check(directWhy.some((w) => /n2 \(#2\) dials the destination itself from 198\.51\.100\.12, bypassing the exits/.test(w)), 'request 2 says why it went direct and from which address', directWhy);
+  check((await page.locator('#attempts li.outcome .why.risk').innerText()).includes('until the first mark expires at t = 600 s'), 'request 2 says it is a risk and when the marks expire', directWhy);
+  await page.locator('#reqtabs .rq').nth(0).click();
+  const failWhy = await page.locator('#attempts li.outcome .why').allInnerTexts();
+  check(failWhy.some((w) => /every dial from n2 \(#2\) failed \(n3 \(#3\), n4 \(#4\), n5 \(#5\) dead\)\. .* until t = 600 s/.test(w)), 'request 1 says why it failed and until when the exits are skipped', failWhy);
+  await page.locator('#reqtabs .rq').nth(1).click();
   await shot('04b-all-exits-dead.png', { fullPage: false });
   await page.click('#revive');
   check((await page.locator('#picture .pn.dead').count()) === 0, 'revive all clears the dead marks');
@@ -530,6 +539,14 @@ try {
   await page.locator('#picture .pn[data-node="3"]').click();
   const zhOutcome = await page.locator('#attempts li.outcome').innerText();
   check(/成功|失败|直接出站/.test(zhOutcome), 'replay outcome translated', zhOutcome);
+  check(/经出口 n4（#4） 承载，此前 1 次拨号失败（n3（#3） 宕机）；这些节点在 t = 600 秒 之前被跳过/.test(zhOutcome), 'the replay explains a carried request in Chinese', JSON.stringify(zhOutcome));
+  await page.locator('#picture .pn[data-node="4"]').click();
+  await page.locator('#picture .pn[data-node="5"]').click();
+  const zhFail = await page.locator('#attempts li.outcome').innerText();
+  check(/失败：n2（#2） 的每次拨号都失败了/.test(zhFail) && /t = 600 秒/.test(zhFail), 'the replay explains the failed request in Chinese, with the mark expiry', zhFail);
+  await page.locator('#reqtabs .rq').nth(1).click();
+  const zhDirect = await page.locator('#attempts li.outcome').innerText();
+  check(/直接出站/.test(zhDirect) && /198\.51\.100\.12/.test(zhDirect) && /风险/.test(zhDirect), 'the replay explains direct egress and its risk in Chinese', zhDirect);
   await shot('06-zh.png');
 
   // 8. Phone width.
