@@ -56,6 +56,7 @@ const state = {
   findingNode: '', // node the findings list is filtered to ('' = all)
   openGroups: new Set(), // codes of the finding groups shown expanded
   edited: false, // the editor holds changes the operator made since the last load
+  planEdited: false, // the Plan tab holds edits (typed or a fix) that re-planning from the input would replace
   example: null, // the example loaded last (the select goes back to it when a switch is cancelled)
 };
 
@@ -912,6 +913,7 @@ function applyFix(f) {
     if (state.mode !== 'plan') setMode('plan', { silent: true });
     else $('doc').value = state.planText;
     state.edited = true;
+    state.planEdited = true;
     state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value), where: f.fix.path.startsWith('/federation/') ? t('fixOnProviderShort') : t('fixOnOwnShort') } };
     state.focusPtr = f.fix.path;
     update({ keepBanner: true });
@@ -982,12 +984,23 @@ function openFleetTunnel(i) {
 /** Edits are not thrown away without asking. */
 function confirmDiscard() {
   if (!state.edited) return true;
-  return window.confirm(t('discardEdits'));
+  if (!window.confirm(t('discardEdits'))) return false;
+  state.planEdited = false;
+  return true;
+}
+
+/** Going back to the input re-plans from it, replacing an edited plan: ask first. */
+function leavePlan() {
+  if (!state.planEdited) return true;
+  if (!window.confirm(t('discardPlanEdits'))) return false;
+  state.planEdited = false;
+  return true;
 }
 
 async function loadExample(name) {
   state.example = name;
   state.edited = false;
+  state.planEdited = false;
   const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
   if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
   const text = await res.text();
@@ -1008,6 +1021,7 @@ async function loadExample(name) {
 
 async function loadFiles(fileList) {
   state.edited = false;
+  state.planEdited = false;
   // A copy: the input's FileList empties when the input is reset.
   const files = [...fileList];
   const texts = await Promise.all(files.map((f) => f.text()));
@@ -1093,9 +1107,10 @@ function wire() {
     loadFiles(e.dataTransfer.files).catch(showError);
   });
   $('doc').addEventListener('input', () => update());
-  $('tab-input').addEventListener('click', () => state.mode !== 'input' && setMode('input'));
+  $('tab-input').addEventListener('click', () => state.mode !== 'input' && leavePlan() && setMode('input'));
   $('tab-plan').addEventListener('click', () => state.mode !== 'plan' && setMode('plan'));
   $('replan').addEventListener('click', () => {
+    if (!leavePlan()) return;
     state.focusPtr = null;
     setMode('input');
   });
@@ -1111,6 +1126,7 @@ function wire() {
   });
   $('doc').addEventListener('input', () => {
     state.edited = true;
+    if (state.mode === 'plan') state.planEdited = true;
     state.fleetNote = null;
   });
   $('reqmode').addEventListener('change', () => update());
@@ -1172,7 +1188,7 @@ function wire() {
     if (to === null) return;
     e.preventDefault();
     const mode = to === 0 ? 'input' : 'plan';
-    if (state.mode !== mode) setMode(mode);
+    if (state.mode !== mode && (mode === 'plan' || leavePlan())) setMode(mode);
     $(tabs[to]).focus();
   });
   phone.addEventListener('change', () => renderPicture_());

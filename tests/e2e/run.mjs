@@ -244,6 +244,9 @@ try {
   await page.waitForTimeout(200);
   check(dialogs.length === asked + 1 && /lose the edits/.test(dialogs[asked] || ''), 'switching example after an edit asks first', dialogs.slice(asked));
   check((await page.inputValue('#doc')) === editedText && (await page.inputValue('#example')) === 'seed-federated-middle', 'cancelling keeps the edits and the example shown');
+  nextDialog = 'dismiss';
+  await page.click('#replan');
+  check(/replaces them/.test(dialogs[dialogs.length - 1] || '') && (await page.inputValue('#doc')) === editedText && (await page.locator('#tab-plan').getAttribute('aria-selected')) === 'true', 'going back to the input after a plan edit asks first; cancelling keeps the plan', dialogs.slice(-1));
   check((await fixBtn.count()) === 1, 'FO001 has an apply-fix button', await fixBtn.count());
   // Clicking the finding jumps to the handler it names.
   await fo001OnNode(2).locator('.fgo').click();
