@@ -141,6 +141,14 @@ async function selectExample(name) {
     { timeout: 10000 },
   );
 }
+// axe-core, evaluated in the page (CDP evaluation is not bound by the page's CSP).
+const axeSource = fs.readFileSync(path.join(here, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+async function axeCheck(what) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
+  const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  check(bad.length === 0, `axe: no serious or critical violation (${what})`, bad.map((v) => `${v.id} (${v.impact}) x${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+}
 const fo001OnNode = (id) => page.locator(`#findings .finding[data-code="FO001"][data-node="${id}"]`);
 
 // Other jobs on a small machine inflate wall-clock timings; the median is
@@ -226,6 +234,7 @@ try {
   const fixButtons = await page.locator('#findings button.fix').count();
   const sameFix = await page.locator('#findings li[data-code="PA001"] .fixsame').innerText().catch(() => '');
   check(fixButtons === 1 && /FO001/.test(sameFix), 'FO001 and PA001 share one fix: one button, PA001 points to it', { fixButtons, sameFix });
+  await axeCheck('en, FO001 with its fix, behaviour diff row');
   const where = await fo001OnNode(2).locator('.fixwhere').innerText();
   check(/provider panel: n2 \(#2\) is federated/.test(where), 'the fix says it must be made on the provider panel', where);
   await fo001OnNode(2).locator('[data-copy^="ptr:"]').click();
@@ -362,6 +371,7 @@ try {
   await gotoBtn.click();
   const selected = await page.evaluate(() => { const ta = document.querySelector('#doc'); return ta.value.slice(ta.selectionStart, ta.selectionEnd); });
   check(selected === '[]', 'showing it selects the empty entry list in the input', selected);
+  await axeCheck('en, a server rejection in the banner');
 
   // Without the federation map the preview assumes the provider's answers: marked.
   const noMap = structuredClone(seed);
@@ -462,6 +472,7 @@ try {
   check(planned.mode === 'redeploy', `clicking tunnel ${second.id} opens it as a redeploy`, planned.mode);
   check(/from the panel, planned as a redeploy/.test(await page.locator('#banner').innerText()), 'the banner says where the tunnel came from');
   check((await page.locator('#fleet-body tr.selected').innerText()).includes(String(second.id)), 'the opened tunnel is marked in the table');
+  await axeCheck('en, whole-panel view open');
   await page.click('#fleet-close');
   check(await page.locator('#fleet').isHidden(), 'the panel view closes');
   await page.setInputFiles('#file', path.join(root, 'examples', 'panel-backup.json'));
@@ -632,16 +643,12 @@ try {
   check(timingEl.tag !== 'OUTPUT' && !timingEl.live && !timingEl.role, 'the timing is not a live region', timingEl);
 
   // axe-core, both languages, both widths; screenshots of each as artifacts.
-  const axeSource = fs.readFileSync(path.join(here, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-  await page.evaluate(axeSource);
   for (const lang of ['en', 'zh']) {
     if ((await page.locator('html').getAttribute('lang')) !== (lang === 'en' ? 'en' : 'zh-CN')) await page.click('#lang');
     for (const [w, h] of [[1440, 900], [390, 844]]) {
       await page.setViewportSize({ width: w, height: h });
       await page.waitForTimeout(150);
-      const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-      const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      check(bad.length === 0, `axe: no serious or critical violation (${lang}, ${w}x${h})`, bad.map((v) => `${v.id} (${v.impact}) x${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+      await axeCheck(`${lang}, ${w}x${h}, all exits dead`);
       await shot(`a11y-${lang}-${w}.png`);
     }
   }
