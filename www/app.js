@@ -376,7 +376,8 @@ function durationSeconds(v) {
 
 /** The fail timeout (s) of the hop an attempt dialed through, from the plan's chain of that name. */
 function failTimeoutOf(a) {
-  for (const cmds of [state.plan.local || [], ...(state.plan.federation || []).map((f) => (f && f.commands) || [])]) {
+  const list = (x) => (Array.isArray(x) ? x : []);
+  for (const cmds of [list(state.plan.local), ...list(state.plan.federation).map((f) => list(f && f.commands))]) {
     for (const c of cmds) {
       if (!c || !/Chains$/.test(c.command) || !c.data) continue;
       const chain = c.data.hops ? c.data : c.data.data;
