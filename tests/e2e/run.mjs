@@ -142,7 +142,12 @@ async function selectExample(name) {
   );
 }
 // axe-core, evaluated in the page (CDP evaluation is not bound by the page's CSP).
-const axeSource = fs.readFileSync(path.join(here, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const axePath = [here, path.join(root, 'tests', 'node')].map((d) => path.join(d, 'node_modules', 'axe-core', 'axe.min.js')).find((f) => fs.existsSync(f));
+if (!axePath) {
+  console.error('e2e: axe-core is not installed; run `npm ci` in tests/e2e');
+  process.exit(2);
+}
+const axeSource = fs.readFileSync(axePath, 'utf8');
 async function axeCheck(what) {
   if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
   const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
