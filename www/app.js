@@ -5,7 +5,7 @@
 
 import * as hp from '../pkg/web/hop_policy.js';
 import { t, setLang, getLang } from './i18n.js';
-import { escapeHtml, renderJsonLines, diffJson, setPointer, getPointer, locatePointer } from './jsonview.js';
+import { escapeHtml, renderJsonLines, alignedDiff, setPointer, getPointer, locatePointer, parsePointer } from './jsonview.js';
 import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
 import { buildTwins } from './twin.js';
@@ -52,6 +52,12 @@ const state = {
   timing: null,
   fleet: null, // {rows, source, selected}: the whole-panel view
   fleetNote: null, // what the open tunnel is, when it came from the panel view
+  hiddenSev: new Set(), // severities filtered out of the findings list
+  findingNode: '', // node the findings list is filtered to ('' = all)
+  openGroups: new Set(), // codes of the finding groups shown expanded
+  edited: false, // the editor holds changes the operator made since the last load
+  planEdited: false, // the Plan tab holds edits (typed or a fix) that re-planning from the input would replace
+  example: null, // the example loaded last (the select goes back to it when a switch is cancelled)
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
@@ -68,14 +74,29 @@ window.hopPreview = {
 };
 
 const now = () => performance.now();
+// On a phone the picture is laid out top to bottom to fit the width.
+const phone = window.matchMedia('(max-width: 600px)');
 
 // Sets innerHTML only when the markup changed, so an edit that changes nothing
 // in a section costs no DOM work there.
 const shownHtml = new WeakMap();
+// Focus stays on the control that was used: when a section that holds the
+// focused control is re-rendered, the control with the same key gets it back.
+const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'id'];
 function setHtml(el, html) {
   if (shownHtml.get(el) === html) return;
+  const active = document.activeElement;
+  let key = null;
+  if (active && active !== el && el.contains(active)) {
+    const attr = FOCUS_KEYS.find((a) => active.hasAttribute(a));
+    if (attr) key = [attr, active.getAttribute(attr)];
+  }
   el.innerHTML = html;
   shownHtml.set(el, html);
+  if (key) {
+    const again = el.querySelector(`[${key[0]}="${CSS.escape(key[1])}"]`);
+    if (again) again.focus({ preventScroll: true });
+  }
 }
 
 function apiMessage(e) {
@@ -112,10 +133,13 @@ function update({ keepBanner = false } = {}) {
   try {
     value = JSON.parse(text);
   } catch (e) {
+    // What is shown below is from the last input that read: say so.
     state.banner = { kind: 'error', key: 'jsonError', vars: { msg: e.message } };
+    setStale(true);
     renderBanner();
     return;
   }
+  setStale(false);
   if (state.mode === 'input') {
     state.inputText = text;
     const read = readDocument(value);
@@ -126,6 +150,12 @@ function update({ keepBanner = false } = {}) {
       setMode('plan', { silent: true });
       state.banner = { kind: 'info', key: 'looksLikePlan' };
       update({ keepBanner: true });
+      return;
+    }
+    if (read.kind === 'partial') {
+      state.banner = { kind: 'info', key: read.missing === 'tunnel' ? 'partialNodes' : 'partialTunnel', vars: read.found };
+      setStale(true);
+      renderBanner();
       return;
     }
     if (read.note) state.note = t('readAsExport', { what: read.note });
@@ -172,9 +202,9 @@ function update({ keepBanner = false } = {}) {
     tTwin = tPlan;
   }
   if (state.plan && state.plan.error) {
+    // One place for the rejection: the banner, pointing where the server's check looked.
     const e = state.plan.error;
-    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
-    state.banner = { kind: 'error', key: 'serverRejects', vars: { msg } };
+    state.banner = { kind: 'error', key: 'serverRejects', error: e, ptr: rejectionPointer(e, value) };
   }
   state.topo = state.plan && !state.plan.error ? topology(state.plan) : null;
   runSimulation();
@@ -220,11 +250,45 @@ function renderTiming() {
   $('timing').dataset.total = tm.total.toFixed(3);
 }
 
+/** Marks the output as not matching the editor (the editor does not read, or reads as half an export). */
+function setStale(on) {
+  state.stale = on;
+  const out = document.querySelector('main .out');
+  out.classList.toggle('stale', on);
+  $('stale').hidden = !on;
+}
+
+/**
+ * Where in the input the server's check looked: the error's own path, else the
+ * part of the tunnel its code is about; null when the document has no such place.
+ */
+function rejectionPointer(e, doc) {
+  if (!e || typeof e !== 'object') return null;
+  const byCode = { DUPLICATE_NODE: '/tunnel', NODE_NOT_FOUND: '/tunnel', NO_ENTRIES: '/tunnel/inNodeId', NO_EXITS: '/tunnel/outNodeId' };
+  const ptr = typeof e.path === 'string' && e.path.startsWith('/') ? e.path : byCode[e.code];
+  if (!ptr) return null;
+  // Point at the deepest part of it the document has.
+  let p = ptr;
+  while (p && getPointer(doc, p) === undefined) p = p.slice(0, p.lastIndexOf('/'));
+  return p || null;
+}
+
+function bannerText(b) {
+  if (b.text) return b.text;
+  if (b.key === 'serverRejects') {
+    const e = b.error;
+    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
+    return t('serverRejects', { msg });
+  }
+  return t(b.key, b.vars);
+}
+
 function renderBanner() {
   const el = $('banner');
   const b = state.banner;
   const parts = [];
-  if (b) parts.push(`<span class="${b.kind}">${escapeHtml(b.text || t(b.key, b.vars))}</span>`);
+  if (b) parts.push(`<span class="${b.kind}">${escapeHtml(bannerText(b))}</span>`);
+  if (b && b.ptr) parts.push(`<button type="button" class="btn goto" data-goto="${escapeHtml(b.ptr)}">${escapeHtml(t('showInInput', { ptr: b.ptr }))}</button>`);
   if (state.note) parts.push(`<span class="info">${escapeHtml(state.note)}</span>`);
   el.innerHTML = parts.join(' ');
   el.hidden = parts.length === 0;
@@ -234,6 +298,17 @@ function renderBanner() {
 function nodeLabel(id) {
   const n = state.topo && state.topo.byId.get(id);
   return n ? t('nodeOf', { name: n.name, id }) : `#${id}`;
+}
+
+/** The plan's `assumed` values (what the preview had to guess, e.g. without a federation map), by node. */
+function assumedByNode() {
+  const by = new Map();
+  for (const a of state.plan && Array.isArray(state.plan.assumed) ? state.plan.assumed : []) {
+    if (!a || typeof a !== 'object') continue;
+    if (!by.has(a.nodeId)) by.set(a.nodeId, []);
+    by.get(a.nodeId).push(a);
+  }
+  return by;
 }
 
 function renderPicture_() {
@@ -251,7 +326,7 @@ function renderPicture_() {
     const had = issues.get(f.nodeId);
     if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
   }
-  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues }));
+  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode(), vertical: phone.matches }));
 }
 
 /**
@@ -282,6 +357,86 @@ function attemptDetail(a) {
   return parts.join(' · ');
 }
 
+/** A Go duration as the plan carries it (nanoseconds, or text such as "10m") in seconds; null if unreadable. */
+function durationSeconds(v) {
+  if (typeof v === 'number' && Number.isFinite(v)) return v / 1e9;
+  if (typeof v !== 'string') return null;
+  const unit = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, µs: 1e-6, ns: 1e-9 };
+  let total = 0;
+  let rest = v.trim();
+  if (!rest) return null;
+  while (rest) {
+    const m = /^(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/.exec(rest);
+    if (!m) return null;
+    total += Number(m[1]) * unit[m[2]];
+    rest = rest.slice(m[0].length);
+  }
+  return total;
+}
+
+/** The fail timeout (s) of the hop an attempt dialed through, from the plan's chain of that name. */
+function failTimeoutOf(a) {
+  const list = (x) => (Array.isArray(x) ? x : []);
+  for (const cmds of [list(state.plan.local), ...list(state.plan.federation).map((f) => list(f && f.commands))]) {
+    for (const c of cmds) {
+      if (!c || !/Chains$/.test(c.command) || !c.data) continue;
+      const chain = c.data.hops ? c.data : c.data.data;
+      if (!chain || chain.name !== a.chain || !Array.isArray(chain.hops)) continue;
+      const hop = chain.hops.find((h) => h && h.name === a.hop);
+      const sec = hop && hop.selector ? durationSeconds(hop.selector.failTimeout) : null;
+      if (sec !== null) return sec;
+    }
+  }
+  return null;
+}
+
+const atTime = (ms) => t('atTime', { s: Math.round(ms / 100) / 10 });
+
+/**
+ * Why request `i` went as it did, in the page's language, from the trace's
+ * structured fields: which dials failed, which nodes are marked and until
+ * when, and for direct egress the node and address the traffic leaves from.
+ */
+function requestWhy(reqs, i) {
+  const r = reqs[i];
+  // Marks set so far (by this request and the ones before): node -> expiry (ms).
+  const expiry = new Map();
+  for (const q of reqs.slice(0, i + 1)) {
+    for (const a of q.attempts || []) {
+      if (!a.marked || a.ok || a.toNodeId === null || a.toNodeId === undefined) continue;
+      const sec = failTimeoutOf(a);
+      if (sec !== null) expiry.set(a.toNodeId, (q.timeMs || 0) + sec * 1000);
+    }
+  }
+  const failed = (r.attempts || []).filter((a) => !a.ok && a.alive === false && a.toNodeId !== null && a.toNodeId !== undefined);
+  const names = (as) => [...new Set(as.map((a) => nodeLabel(a.toNodeId)))].join(', ');
+  const untilOf = (as) => {
+    const ends = as.map((a) => expiry.get(a.toNodeId)).filter((x) => x !== undefined);
+    return ends.length ? atTime(Math.min(...ends)) : t('failTimeoutLater');
+  };
+  const out = [];
+  if (r.direct) {
+    const id = directNode(r);
+    const n = state.topo && state.topo.byId.get(id);
+    const addr = n && Array.isArray(n.addresses) && n.addresses.length ? n.addresses[0] : '?';
+    const live = [...expiry.entries()].filter(([, end]) => end > (r.timeMs || 0)).map(([, end]) => end);
+    const until = live.length ? atTime(Math.min(...live)) : t('failTimeoutLater');
+    out.push({ text: t('whyDirect', { node: nodeLabel(id), addr }) });
+    out.push({ text: t('whyDirectRisk', { node: nodeLabel(id), addr, until }), risk: true });
+  } else if (!r.ok) {
+    const deepest = failed.length ? failed[failed.length - 1].fromNodeId : r.entryNodeId;
+    out.push({ text: t('whyFailed', { node: nodeLabel(deepest), dead: names(failed) || '—', until: untilOf(failed) }) });
+    const n = state.topo && state.topo.byId.get(deepest);
+    const fo = n && n.failover;
+    if (fo && fo.short) out.push({ text: t('whyFailedShort', { tries: fo.retries + 1, n: fo.candidates, r: fo.retries }), risk: true });
+  } else if (failed.length) {
+    out.push({ text: t('whyOkAfter', { exit: nodeLabel(r.exitNodeId), k: failed.length, dead: names(failed), until: untilOf(failed) }) });
+  } else {
+    out.push({ text: t('whyOkFirst', { exit: nodeLabel(r.exitNodeId) }) });
+  }
+  return out;
+}
+
 function renderReplay() {
   const tabs = $('reqtabs');
   const list = $('attempts');
@@ -300,18 +455,25 @@ function renderReplay() {
     .map((r, i) => {
       const cls = r.direct ? 'direct' : r.ok ? 'ok' : 'bad';
       const mark = r.direct ? '↗' : r.ok ? '✓' : '✗';
-      return `<button type="button" class="rq ${cls}" data-req="${i}" aria-pressed="${i === state.selectedReq}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
+      const sel = i === state.selectedReq;
+      return `<button type="button" role="tab" id="rq-${i}" class="rq ${cls}" data-req="${i}" aria-selected="${sel}" aria-controls="reqpanel" tabindex="${sel ? 0 : -1}" aria-label="${escapeHtml(`${t('request')} ${r.index ?? i + 1}: ${t(r.direct ? 'reqDirectShort' : r.ok ? 'reqOk' : 'reqFail')}`)}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
     })
     .join(''));
   const r = reqs[state.selectedReq];
+  $('reqpanel').setAttribute('aria-labelledby', `rq-${state.selectedReq}`);
   const items = [];
   const outcome = r.direct
     ? t('directEgress', { node: nodeLabel(directNode(r)) })
     : r.ok
       ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}`
       : t('reqFail');
-  const detail = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<div class="why">${escapeHtml(r.outcome)}</div>` : '';
-  items.push(`<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}${detail}</li>`);
+  const why = requestWhy(reqs, state.selectedReq);
+  const trace = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<details class="trace"><summary>${escapeHtml(t('simTrace'))}</summary>${escapeHtml(r.outcome)}</details>` : '';
+  items.push(
+    `<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}` +
+      why.map((w) => `<div class="why${w.risk ? ' risk' : ''}">${escapeHtml(w.text)}</div>`).join('') +
+      `${trace}</li>`,
+  );
   (r.attempts || []).forEach((a, i) => {
     const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
     const status = a.ok ? t('attemptOk') : t('attemptFail');
@@ -331,28 +493,150 @@ function findingMessage(f) {
   return getLang() === 'zh' && f.messageZh ? f.messageZh : f.message;
 }
 
+const SEVERITIES = ['error', 'warning', 'info'];
+const sevOf = (f) => (SEVERITIES.includes(f.severity) ? f.severity : 'info');
+
+/**
+ * Findings of one cause (same code and severity) as one group, worst first;
+ * each group lists its places (indexes into state.findings).
+ */
+function groupFindings(findings) {
+  const groups = new Map();
+  findings.forEach((f, i) => {
+    if (!shownInList(f)) return;
+    const key = `${sevOf(f)}\u0000${f.code}`;
+    if (!groups.has(key)) groups.set(key, { code: f.code, severity: sevOf(f), places: [] });
+    groups.get(key).places.push(i);
+  });
+  return [...groups.values()].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.places[0] - b.places[0]);
+}
+
+// A plan the server rejects: the rejection is shown once, in the banner.
+const shownInList = (f) => !(state.plan && state.plan.error && (f.code === 'IN001' || f.code === 'IN002'));
+
+const fixKey = (f) => (f.fix && f.fix.op === 'set' ? `${f.fix.path}\u0000${JSON.stringify(f.fix.value)}` : null);
+
+function renderFindingFilters() {
+  const counts = Object.fromEntries(SEVERITIES.map((s) => [s, 0]));
+  const listed = state.findings.filter(shownInList);
+  for (const f of listed) counts[sevOf(f)]++;
+  const nodes = [...new Set(listed.map((f) => f.nodeId).filter((x) => x !== undefined && x !== null))];
+  if (state.findingNode !== '' && !nodes.some((n) => String(n) === state.findingNode)) state.findingNode = '';
+  const sevButtons = SEVERITIES.map(
+    (s) =>
+      `<button type="button" class="btn fsev ${s}" data-sev="${s}" aria-pressed="${!state.hiddenSev.has(s)}"${counts[s] ? '' : ' disabled'}>${escapeHtml(t('sevCount_' + s, { n: counts[s] }))}</button>`,
+  ).join('');
+  const opts = [`<option value="">${escapeHtml(t('allNodes'))}</option>`]
+    .concat(nodes.map((n) => `<option value="${escapeHtml(n)}"${String(n) === state.findingNode ? ' selected' : ''}>${escapeHtml(nodeLabel(n))}</option>`))
+    .join('');
+  setHtml(
+    $('fbar'),
+    listed.length
+      ? `<div class="row wrap" role="group" aria-label="${escapeHtml(t('filterSeverity'))}">${sevButtons}</div>` +
+          `<label class="field inline"><span>${escapeHtml(t('filterNode'))}</span><select id="fnode">${opts}</select></label>`
+      : '',
+  );
+}
+
+function placeMarkup(f, i, withMessage) {
+  const node = f.nodeId !== undefined && f.nodeId !== null ? `<span class="fnode">${escapeHtml(nodeLabel(f.nodeId))}</span> ` : '';
+  return `<button type="button" class="fgo place" data-go="${i}">${node}<code class="path">${escapeHtml(f.path || '/')}</code>${withMessage ? `<span class="msg">${escapeHtml(findingMessage(f))}</span>` : ''}</button>`;
+}
+
+function fixMarkup(f, i, offeredBy) {
+  if (!f.fix || f.fix.op !== 'set') return '';
+  if (offeredBy) return `<span class="fixsame">${escapeHtml(t('sameFixAs', { code: offeredBy }))}</span>`;
+  const where = f.fix.path.startsWith('/federation/')
+    ? t('fixOnProvider', { node: f.nodeId !== undefined && f.nodeId !== null ? nodeLabel(f.nodeId) : '?' })
+    : t('fixOnOwn');
+  return (
+    `<div class="fixbox"><p class="fixwhere ${f.fix.path.startsWith('/federation/') ? 'provider' : 'own'}">${escapeHtml(where)}</p><div class="row wrap">` +
+    `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>` +
+    `<button type="button" class="btn" data-copy="ptr:${i}">${escapeHtml(t('copyFixPtr'))}</button>` +
+    `<button type="button" class="btn" data-copy="cmd:${i}">${escapeHtml(t('copyFixCmd'))}</button></div></div>`
+  );
+}
+
+/** The pointer of the command a plan pointer falls in: /local/N, /federation/N/commands/K or /federation/N/apply. */
+function commandPointer(ptr) {
+  const m = /^(\/local\/\d+|\/federation\/\d+\/commands\/\d+|\/federation\/\d+\/apply)(\/|$)/.exec(ptr);
+  return m ? m[1] : null;
+}
+
+/** Text to copy for a fix: its pointer and value, or the whole command with the fix made. */
+function fixCopyText(f, what) {
+  if (what === 'ptr') return JSON.stringify({ path: f.fix.path, value: f.fix.value }, null, 2);
+  const at = commandPointer(f.fix.path);
+  const fixed = setPointer(state.plan, f.fix.path, f.fix.value);
+  return JSON.stringify(at ? getPointer(fixed, at) : fixed, null, 2);
+}
+
+async function copyText(text, label) {
+  window.hopPreview.lastCopy = text;
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch {
+    // No clipboard permission: the old way, through a selected textarea.
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    ta.setAttribute('readonly', '');
+    ta.className = 'visually-hidden';
+    document.body.append(ta);
+    ta.select();
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
+    ta.remove();
+  }
+  state.banner = ok ? { kind: 'ok', key: 'copied', vars: { what: label } } : { kind: 'error', key: 'copyFailed', vars: { what: label } };
+  renderBanner();
+}
+
 function renderFindings() {
   const el = $('findings');
-  $('fcount').textContent = state.findings.length ? `(${state.findings.length})` : '';
-  if (!state.findings.length) {
+  const listed = state.findings.filter(shownInList).length;
+  $('fcount').textContent = listed ? `(${listed})` : '';
+  renderFindingFilters();
+  if (!listed) {
     setHtml(el, `<li class="muted none">${escapeHtml(t('noFindings'))}</li>`);
     return;
   }
-  setHtml(el, state.findings
-    .map((f, i) => {
-      const sev = ['error', 'warning', 'info'].includes(f.severity) ? f.severity : 'info';
-      const node = f.nodeId !== undefined && f.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(f.nodeId))}</span>` : '';
-      const fix =
-        f.fix && f.fix.op === 'set'
-          ? `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>`
-          : '';
-      return (
-        `<li class="finding ${sev}" data-code="${escapeHtml(f.code)}" data-node="${escapeHtml(f.nodeId ?? '')}">` +
-        `<button type="button" class="fgo" data-go="${i}"><span class="sev ${sev}">${escapeHtml(t('severity_' + sev))}</span> <span class="code">${escapeHtml(f.code)}</span> ${node}` +
-        `<span class="msg">${escapeHtml(findingMessage(f))}</span><code class="path">${escapeHtml(f.path || '/')}</code></button>${fix}</li>`
+  const offered = new Map(); // fix key -> code of the group that offers it
+  const items = [];
+  for (const g of groupFindings(state.findings)) {
+    if (state.hiddenSev.has(g.severity)) continue;
+    const places = g.places.filter((i) => state.findingNode === '' || String(state.findings[i].nodeId) === state.findingNode);
+    if (!places.length) continue;
+    const first = state.findings[places[0]];
+    const fk = fixKey(first);
+    const offeredBy = fk && offered.has(fk) ? offered.get(fk) : null;
+    if (fk && !offeredBy) offered.set(fk, g.code);
+    const sev = g.severity;
+    const nodes = [...new Set(places.map((i) => state.findings[i].nodeId))];
+    const head = `<span class="sev ${sev}">${escapeHtml(t('severity_' + sev))}</span> <span class="code">${escapeHtml(g.code)}</span> `;
+    const attrs = `class="finding ${sev}${places.length > 1 ? ' group' : ''}" data-code="${escapeHtml(g.code)}" data-node="${escapeHtml(nodes.length === 1 ? nodes[0] ?? '' : '')}"`;
+    if (places.length === 1) {
+      const i = places[0];
+      const node = first.nodeId !== undefined && first.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(first.nodeId))}</span>` : '';
+      items.push(
+        `<li ${attrs}><button type="button" class="fgo" data-go="${i}">${head}${node}` +
+          `<span class="msg">${escapeHtml(findingMessage(first))}</span><code class="path">${escapeHtml(first.path || '/')}</code></button>${fixMarkup(first, i, offeredBy)}</li>`,
       );
-    })
-    .join(''));
+      continue;
+    }
+    const msgs = new Set(places.map((i) => findingMessage(state.findings[i])));
+    const where = t('placesOn', { n: places.length, nodes: nodes.map((n) => (n === undefined || n === null ? '—' : nodeLabel(n))).join(', ') });
+    items.push(
+      `<li ${attrs}><details${state.openGroups.has(g.code) ? ' open' : ''} data-group="${escapeHtml(g.code)}"><summary>${head}<span class="times">\u00d7${places.length}</span> <span class="fnode">${escapeHtml(where)}</span>` +
+        `<span class="msg">${escapeHtml(msgs.size === 1 ? findingMessage(first) : `${findingMessage(first)} ${t('andSimilar', { n: places.length - 1 })}`)}</span></summary>` +
+        `<ul class="places">${places.map((i) => `<li>${placeMarkup(state.findings[i], i, msgs.size > 1)}</li>`).join('')}</ul></details>${fixMarkup(first, places[0], offeredBy)}</li>`,
+    );
+  }
+  setHtml(el, items.join('') || `<li class="muted none">${escapeHtml(t('noneShown'))}</li>`);
 }
 
 function lastToken(ptr) {
@@ -366,11 +650,65 @@ const BLOCK = '\u0001';
 
 function jsonBlock(blocks, value, opts) {
   blocks.push(renderJsonLines(value, opts));
-  return `<pre class="json">${BLOCK}${blocks.length - 1}${BLOCK}</pre>`;
+  return `<pre class="json" tabindex="0">${BLOCK}${blocks.length - 1}${BLOCK}</pre>`;
 }
 
-function commandBlock(blocks, cmd, base, marks, tag = true) {
-  return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data', tag, marks })}</div>`;
+function commandBlock(blocks, cmd, base) {
+  return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data' })}</div>`;
+}
+
+const DIFF_MARK = { same: '', changed: '~', added: '+', removed: '\u2212' };
+const gapCell = '<span class="jl gap"></span>';
+
+/**
+ * One command of a federated node next to its local twin's, aligned row by
+ * row in one scroll box: a gap where a side lacks the key, a mark per kind,
+ * behaviour changes set apart from metadata-only ones.
+ */
+function diffCommandBlock(blocks, name, fedData, twinData, base) {
+  const { rows, diffs } = alignedDiff(fedData, twinData, { baseA: base + '/data', hasA: fedData !== undefined, hasB: twinData !== undefined });
+  blocks.push(
+    rows.map((r) => {
+      const cls = r.kind === 'same' ? 'same' : `${r.kind} ${r.meta ? 'meta' : 'beh'}`;
+      const mark = DIFF_MARK[r.kind];
+      return `<span class="dr ${cls}"><span class="dm"${mark ? ` title="${escapeHtml(t('diff_' + r.kind))}"` : ''}>${mark}</span>${r.a ?? gapCell}${r.b ?? gapCell}</span>`;
+    }),
+  );
+  const label = `${name}: ${t('fedSide')} / ${t('twinSide')}`;
+  const html = `<div class="cmd"><div class="cmdh">${escapeHtml(name)}</div><pre class="json dgrid" tabindex="0" role="region" aria-label="${escapeHtml(label)}">${BLOCK}${blocks.length - 1}${BLOCK}</pre></div>`;
+  return { html, diffs };
+}
+
+/** The name a difference is known by: the last key of its pointer (array indexes skipped). */
+function diffKey(rel) {
+  const toks = parsePointer(rel).filter((x) => !/^\d+$/.test(x));
+  return toks.length ? toks[toks.length - 1] : '/';
+}
+
+/** One line per node: what differs from the local twin and whether it changes behaviour. */
+function diffSummary(diffs) {
+  if (!diffs.length) return `<p class="diffsum none">${escapeHtml(t('diffNone'))}</p>`;
+  const beh = diffs.filter((d) => !d.meta);
+  const meta = diffs.filter((d) => d.meta);
+  const parts = [];
+  if (beh.length) {
+    const what = [...new Set(beh.map((d) => t('diffWhat_' + d.kind, { key: diffKey(d.rel) })))].join(', ');
+    parts.push(`<span class="dsum beh">${escapeHtml(t('diffBehaviour', { n: beh.length, what }))}</span>`);
+  }
+  if (meta.length) {
+    const keys = [...new Set(meta.map((d) => diffKey(d.rel)))].join(', ');
+    parts.push(`<span class="dsum meta">${escapeHtml(t('diffMetaOnly', { n: meta.length, keys }))}</span>`);
+  }
+  return `<p class="diffsum ${beh.length ? 'matters' : 'meta'}">${parts.join(' ')}</p>`;
+}
+
+function diffLegend() {
+  return (
+    `<p class="dlegend"><span class="dr changed beh"><span class="dm">~</span></span> ${escapeHtml(t('diff_changed'))} ` +
+    `<span class="dr added beh"><span class="dm">+</span></span> ${escapeHtml(t('diff_added'))} ` +
+    `<span class="dr removed beh"><span class="dm">\u2212</span></span> ${escapeHtml(t('diff_removed'))} · ` +
+    `<span class="swatch beh"></span> ${escapeHtml(t('diffLegendBeh'))} <span class="swatch meta"></span> ${escapeHtml(t('diffLegendMeta'))}</p>`
+  );
 }
 
 function renderNodes() {
@@ -399,16 +737,9 @@ function renderNodes() {
       state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
     ].join('');
     // A middle's retries against its next-hop candidates, the tool's headline.
-    const cmdsHere = [...localCmds.map((x) => x.cmd), ...(fed && Array.isArray(fed.commands) ? fed.commands : [])];
-    const service = cmdsHere.filter((c) => /Service$/.test(c.command) && Array.isArray(c.data)).flatMap((c) => c.data).find((s) => s && s.handler && s.handler.chain);
-    const chainCmd = cmdsHere.find((c) => /Chains$/.test(c.command));
-    const chainData = chainCmd && chainCmd.data ? (chainCmd.data.hops ? chainCmd.data : chainCmd.data.data) : null;
-    const candidates = chainData && Array.isArray(chainData.hops) && chainData.hops[0] && Array.isArray(chainData.hops[0].nodes) ? chainData.hops[0].nodes.length : 0;
-    const retries = service ? Number(service.handler.retries ?? 0) : null;
+    const fo = n.failover;
     const retriesFact =
-      n.role === 'middle' && service && candidates > 0
-        ? `<span class="retries${retries < candidates - 1 ? ' short' : ''}">${escapeHtml(t('retriesOf', { r: retries, n: candidates }))}</span>`
-        : '';
+      n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t('retriesOf', { r: fo.retries, n: fo.candidates }))}</span>` : '';
     const facts = [
       retriesFact,
       n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
@@ -424,40 +755,46 @@ function renderNodes() {
       `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header>`,
       `<p class="facts">${facts}</p>`,
     );
+    const guessed = assumedByNode().get(n.nodeId) || [];
+    if (guessed.length) {
+      html.push(
+        `<div class="assumed"><p><span class="asmtag">${escapeHtml(t('assumedTag'))}</span> ${escapeHtml(t('assumedCard'))}</p><ul>` +
+          guessed.map((a) => `<li><code>${escapeHtml(a.path)}</code> = <code>${escapeHtml(JSON.stringify(a.value))}</code>${getLang() === 'en' && a.reason ? `: ${escapeHtml(a.reason)}` : ''}</li>`).join('') +
+          '</ul></div>',
+      );
+    }
     if (fed) {
       const cmds = Array.isArray(fed.commands) ? fed.commands : [];
       const twin = state.twins.get(n.nodeId);
-      let diffs = 0;
-      const keys = new Set();
-      const left = [];
-      const right = [];
-      cmds.forEach((c, k) => {
-        const other = twin && twin.commands ? twin.commands.find((x) => x.command === c.command) : null;
-        const d = other ? diffJson(c.data, other.data) : null;
-        if (d) {
-          diffs += d.a.size + [...d.b].filter((p) => !d.a.has(p)).length;
-          d.keys.forEach((x) => keys.add(x));
+      const twinCmds = twin && Array.isArray(twin.commands) ? twin.commands : null;
+      const parts = [];
+      const diffs = [];
+      if (twinCmds) {
+        cmds.forEach((c, k) => {
+          const other = twinCmds.find((x) => x.command === c.command);
+          const d = diffCommandBlock(blocks, c.command, c.data, other ? other.data : undefined, `/federation/${fedIdx}/commands/${k}`);
+          parts.push(d.html);
+          diffs.push(...d.diffs);
+        });
+        for (const o of twinCmds) {
+          if (cmds.some((c) => c.command === o.command)) continue;
+          const d = diffCommandBlock(blocks, o.command, undefined, o.data, '');
+          parts.push(d.html);
+          diffs.push(...d.diffs);
         }
-        left.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`, d ? d.a : null));
-        if (other) right.push(commandBlock(blocks, other, '', d.b, false));
-      });
-      if (twin && twin.commands) {
-        for (const o of twin.commands) if (!cmds.some((c) => c.command === o.command)) right.push(commandBlock(blocks, o, '', new Set(['']), false));
+      } else {
+        cmds.forEach((c, k) => parts.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`)));
       }
       let twinHead;
       if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
       else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
-      else
-        twinHead = `<p class="diffsum ${diffs ? 'has' : ''}">${escapeHtml(diffs ? t('diffCount', { n: diffs }) : t('diffNone'))}${
-          keys.size ? ` <code>${[...keys].map(escapeHtml).join(', ')}</code>` : ''
-        }</p>`;
+      else twinHead = diffSummary(diffs);
       html.push(
         twinHead,
-        '<div class="sbs">',
-        `<div class="side"><h4>${escapeHtml(t('fedSide'))}</h4>${left.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`}`,
-        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details></div>`,
-        `<div class="side twin"><h4>${escapeHtml(t('twinSide'))}</h4>${right.join('')}</div>`,
-        '</div>',
+        twinCmds ? diffLegend() : '',
+        twinCmds ? `<div class="dhead"><span></span><h4>${escapeHtml(t('fedSide'))}</h4><h4>${escapeHtml(t('twinSide'))}</h4></div>` : `<h4>${escapeHtml(t('fedSide'))}</h4>`,
+        parts.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`,
+        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details>`,
       );
     } else if (localCmds.length) {
       html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(blocks, x.cmd, x.base, null)).join(''));
@@ -554,8 +891,8 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
 }
 
 /** In the Plan tab, selects the text of the value `ptr` names and scrolls the editor to it. */
-function selectInEditor(ptr) {
-  if (state.mode !== 'plan') return;
+function selectInEditor(ptr, { anyTab = false } = {}) {
+  if (state.mode !== 'plan' && !anyTab) return;
   const ta = $('doc');
   const at = locatePointer(ta.value, ptr);
   if (!at) return;
@@ -576,7 +913,9 @@ function applyFix(f) {
     state.planText = JSON.stringify(fixed, null, 2);
     if (state.mode !== 'plan') setMode('plan', { silent: true });
     else $('doc').value = state.planText;
-    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value) } };
+    state.edited = true;
+    state.planEdited = true;
+    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value), where: f.fix.path.startsWith('/federation/') ? t('fixOnProviderShort') : t('fixOnOwnShort') } };
     state.focusPtr = f.fix.path;
     update({ keepBanner: true });
     selectInEditor(f.fix.path);
@@ -592,9 +931,12 @@ function setMode(mode, { silent = false } = {}) {
   if (state.mode === 'input') state.inputText = $('doc').value;
   else state.planText = $('doc').value;
   state.mode = mode;
-  $('tab-input').setAttribute('aria-selected', String(mode === 'input'));
-  $('tab-plan').setAttribute('aria-selected', String(mode === 'plan'));
+  for (const [id, m] of [['tab-input', 'input'], ['tab-plan', 'plan']]) {
+    $(id).setAttribute('aria-selected', String(mode === m));
+    $(id).tabIndex = mode === m ? 0 : -1;
+  }
   $('doc').setAttribute('aria-labelledby', mode === 'input' ? 'tab-input' : 'tab-plan');
+  $('ed-panel').setAttribute('aria-labelledby', mode === 'input' ? 'tab-input' : 'tab-plan');
   $('doc').value = mode === 'input' ? state.inputText : state.planText;
   $('replan').hidden = mode !== 'plan';
   $('ed-hint').dataset.i18n = mode === 'input' ? 'inputHint' : 'planHint';
@@ -640,7 +982,26 @@ function openFleetTunnel(i) {
   renderFleet_();
 }
 
+/** Edits are not thrown away without asking. */
+function confirmDiscard() {
+  if (!state.edited) return true;
+  if (!window.confirm(t('discardEdits'))) return false;
+  state.planEdited = false;
+  return true;
+}
+
+/** Going back to the input re-plans from it, replacing an edited plan: ask first. */
+function leavePlan() {
+  if (!state.planEdited) return true;
+  if (!window.confirm(t('discardPlanEdits'))) return false;
+  state.planEdited = false;
+  return true;
+}
+
 async function loadExample(name) {
+  state.example = name;
+  state.edited = false;
+  state.planEdited = false;
   const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
   if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
   const text = await res.text();
@@ -660,6 +1021,8 @@ async function loadExample(name) {
 }
 
 async function loadFiles(fileList) {
+  state.edited = false;
+  state.planEdited = false;
   // A copy: the input's FileList empties when the input is reset.
   const files = [...fileList];
   const texts = await Promise.all(files.map((f) => f.text()));
@@ -724,7 +1087,10 @@ function wire() {
   });
   $('fleet-body').addEventListener('click', (e) => {
     const b = e.target.closest('[data-open]');
-    if (b) openFleetTunnel(Number(b.dataset.open));
+    if (b && confirmDiscard()) {
+      state.edited = false;
+      openFleetTunnel(Number(b.dataset.open));
+    }
   });
   $('fleet-close').addEventListener('click', () => {
     state.fleet = null;
@@ -742,19 +1108,31 @@ function wire() {
     loadFiles(e.dataTransfer.files).catch(showError);
   });
   $('doc').addEventListener('input', () => update());
-  $('tab-input').addEventListener('click', () => state.mode !== 'input' && setMode('input'));
+  $('tab-input').addEventListener('click', () => state.mode !== 'input' && leavePlan() && setMode('input'));
   $('tab-plan').addEventListener('click', () => state.mode !== 'plan' && setMode('plan'));
   $('replan').addEventListener('click', () => {
+    if (!leavePlan()) return;
     state.focusPtr = null;
     setMode('input');
   });
-  $('example').addEventListener('change', (e) => loadExample(e.target.value).catch(showError));
+  $('example').addEventListener('change', (e) => {
+    if (!confirmDiscard()) {
+      e.target.value = state.example;
+      return;
+    }
+    loadExample(e.target.value).catch(showError);
+  });
+  window.addEventListener('beforeunload', (e) => {
+    if (state.edited) e.preventDefault();
+  });
   $('doc').addEventListener('input', () => {
+    state.edited = true;
+    if (state.mode === 'plan') state.planEdited = true;
     state.fleetNote = null;
   });
   $('reqmode').addEventListener('change', () => update());
   $('file').addEventListener('change', (e) => {
-    if (e.target.files && e.target.files.length) loadFiles(e.target.files).catch(showError);
+    if (e.target.files && e.target.files.length && confirmDiscard()) loadFiles(e.target.files).catch(showError);
     e.target.value = '';
   });
   $('requests').addEventListener('input', replay);
@@ -784,14 +1162,68 @@ function wire() {
       toggle(g);
     }
   });
-  $('reqtabs').addEventListener('click', (e) => {
-    const b = e.target.closest('[data-req]');
-    if (!b) return;
-    state.selectedReq = Number(b.dataset.req);
+  const selectRequest = (i) => {
+    state.selectedReq = i;
     renderPicture_();
     renderReplay();
+  };
+  $('reqtabs').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-req]');
+    if (b) selectRequest(Number(b.dataset.req));
+  });
+  // ARIA tabs: arrow keys (and Home / End) move the selection and the focus.
+  $('reqtabs').addEventListener('keydown', (e) => {
+    const b = e.target.closest('[data-req]');
+    const n = $('reqtabs').children.length;
+    const to = b && tabKey(e.key, Number(b.dataset.req), n);
+    if (to === null || to === undefined) return;
+    e.preventDefault();
+    selectRequest(to);
+    const again = $('reqtabs').querySelector(`[data-req="${to}"]`);
+    if (again) again.focus();
+  });
+  $('tab-input').parentElement.addEventListener('keydown', (e) => {
+    const tabs = ['tab-input', 'tab-plan'];
+    const at = tabs.indexOf(e.target.id);
+    const to = at >= 0 ? tabKey(e.key, at, tabs.length) : null;
+    if (to === null) return;
+    e.preventDefault();
+    const mode = to === 0 ? 'input' : 'plan';
+    if (state.mode !== mode && (mode === 'plan' || leavePlan())) setMode(mode);
+    $(tabs[to]).focus();
+  });
+  phone.addEventListener('change', () => renderPicture_());
+  $('json-toggle').addEventListener('click', toggleJson);
+  $('fbar').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-sev]');
+    if (!b) return;
+    if (state.hiddenSev.has(b.dataset.sev)) state.hiddenSev.delete(b.dataset.sev);
+    else state.hiddenSev.add(b.dataset.sev);
+    renderFindings();
+  });
+  $('fbar').addEventListener('change', (e) => {
+    if (e.target.id !== 'fnode') return;
+    state.findingNode = e.target.value;
+    renderFindings();
+  });
+  $('findings').addEventListener('toggle', (e) => {
+    const d = e.target;
+    if (!d.dataset || !d.dataset.group) return;
+    if (d.open) state.openGroups.add(d.dataset.group);
+    else state.openGroups.delete(d.dataset.group);
+  }, true);
+  $('banner').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-goto]');
+    if (b) selectInEditor(b.dataset.goto, { anyTab: true });
   });
   $('findings').addEventListener('click', (e) => {
+    const cp = e.target.closest('[data-copy]');
+    if (cp) {
+      const [what, i] = cp.dataset.copy.split(':');
+      const f = state.findings[Number(i)];
+      if (f && f.fix) copyText(fixCopyText(f, what), cp.textContent);
+      return;
+    }
     const fx = e.target.closest('[data-fix]');
     if (fx) {
       const f = state.findings[Number(fx.dataset.fix)];
@@ -807,6 +1239,23 @@ function wire() {
       selectInEditor(f.path);
     }
   });
+}
+
+/** The tab index an arrow / Home / End key moves to, or null for other keys. */
+function tabKey(key, at, n) {
+  if (key === 'ArrowRight' || key === 'ArrowDown') return (at + 1) % n;
+  if (key === 'ArrowLeft' || key === 'ArrowUp') return (at - 1 + n) % n;
+  if (key === 'Home') return 0;
+  if (key === 'End') return n - 1;
+  return null;
+}
+
+function toggleJson() {
+  const open = !document.body.classList.contains('json-open');
+  document.body.classList.toggle('json-open', open);
+  $('json-toggle').setAttribute('aria-expanded', String(open));
+  $('json-toggle').dataset.i18n = open ? 'hideJson' : 'showJson';
+  $('json-toggle').textContent = t($('json-toggle').dataset.i18n);
 }
 
 function showError(e) {

@@ -63,40 +63,106 @@ function roleName(v) {
 }
 
 /**
- * Compares two JSON values; returns the relative pointers that differ on each
- * side: `{a: Set, b: Set}`. A key present on one side only marks that subtree.
+ * Whether a difference at relative pointer `rel` changes what the node does
+ * (retries, selector, addresses, names of what is dialed...) or only tunes a
+ * transport (anything under a `metadata` object: mux sizes, keepalives).
  */
-export function diffJson(a, b) {
-  const out = { a: new Set(), b: new Set(), keys: new Set() };
-  const walk = (x, y, p, key) => {
+export function isMetadataOnly(rel) {
+  return parsePointer(rel).includes('metadata');
+}
+
+/**
+ * Aligns two JSON values row by row for a split view: `rows` has one entry
+ * per shown line, `{a, b, kind}` with the line's markup on each side (null:
+ * a gap, the key is missing on that side) and kind 'same' | 'changed' |
+ * 'added' (on side a only) | 'removed' (on side b only), plus `meta` when the
+ * difference is metadata-only. `diffs` lists each differing value once:
+ * `{rel, kind, meta}`. Names that differ only by runtime/tunnel id are equal
+ * (compared by role). Side a's lines carry `data-ptr` = baseA + pointer.
+ */
+export function alignedDiff(a, b, { baseA = '', tagA = true, hasA = a !== undefined, hasB = b !== undefined } = {}) {
+  const rows = [];
+  const diffs = [];
+  const lineA = (depth, rel, html) => lineMarkup(depth, html, tagA ? baseA + rel : null);
+  const lineB = (depth, rel, html) => lineMarkup(depth, html, null);
+  const walk = (x, y, inX, inY, rel, depth, label, commaX, commaY) => {
+    const pre = label === null ? '' : `<span class="jk">"${escapeHtml(label)}"</span>: `;
+    if (!inY || !inX) {
+      const kind = inX ? 'added' : 'removed';
+      const meta = isMetadataOnly(rel);
+      diffs.push({ rel, kind, meta });
+      const lines = [];
+      valueLines(inX ? x : y, rel, depth, label, inX ? commaX : commaY, (d, r, h) => lines.push(inX ? lineA(d, r, h) : lineB(d, r, h)));
+      for (const l of lines) rows.push(inX ? { a: l, b: null, kind, meta } : { a: null, b: l, kind, meta });
+      return;
+    }
     const xo = x !== null && typeof x === 'object';
     const yo = y !== null && typeof y === 'object';
     if (xo && yo && Array.isArray(x) === Array.isArray(y)) {
-      const keys = Array.isArray(x)
-        ? [...Array(Math.max(x.length, y.length)).keys()].map(String)
-        : [...new Set([...Object.keys(x), ...Object.keys(y)])];
-      for (const k of keys) {
-        const inX = Object.prototype.hasOwnProperty.call(x, k);
-        const inY = Object.prototype.hasOwnProperty.call(y, k);
-        const sub = `${p}/${ptrToken(k)}`;
-        if (inX && inY) walk(x[k], y[k], sub, k);
-        else {
-          if (inX) out.a.add(sub);
-          if (inY) out.b.add(sub);
-          out.keys.add(Array.isArray(x) ? key : k);
-        }
+      const arr = Array.isArray(x);
+      const kx = arr ? x.map((_, i) => String(i)) : Object.keys(x);
+      const ky = arr ? y.map((_, i) => String(i)) : Object.keys(y);
+      if (!kx.length && !ky.length) {
+        const h = `${pre}${arr ? '[]' : '{}'}`;
+        rows.push({ a: lineA(depth, rel, h + (commaX ? ',' : '')), b: lineB(depth, rel, h + (commaY ? ',' : '')), kind: 'same' });
+        return;
       }
+      rows.push({ a: lineA(depth, rel, `${pre}${arr ? '[' : '{'}`), b: lineB(depth, rel, `${pre}${arr ? '[' : '{'}`), kind: 'same' });
+      // Keys in a's order; a key only b has comes where b has it.
+      const keys = [...kx];
+      ky.forEach((k, i) => {
+        if (keys.includes(k)) return;
+        const prev = ky.slice(0, i).reverse().find((p) => keys.includes(p));
+        keys.splice(prev === undefined ? 0 : keys.indexOf(prev) + 1, 0, k);
+      });
+      const lastX = kx[kx.length - 1];
+      const lastY = ky[ky.length - 1];
+      for (const k of keys) {
+        const hx = Object.prototype.hasOwnProperty.call(x, k);
+        const hy = Object.prototype.hasOwnProperty.call(y, k);
+        walk(x[k], y[k], hx, hy, `${rel}/${ptrToken(k)}`, depth + 1, arr ? null : k, hx && k !== lastX, hy && k !== lastY);
+      }
+      const close = arr ? ']' : '}';
+      rows.push({ a: lineA(depth, rel, close + (commaX ? ',' : '')), b: lineB(depth, rel, close + (commaY ? ',' : '')), kind: 'same' });
       return;
     }
-    if (xo || yo || roleName(x) !== roleName(y)) {
-      out.a.add(p);
-      out.b.add(p);
-      out.keys.add(key);
+    if (!xo && !yo && roleName(x) === roleName(y)) {
+      rows.push({ a: lineA(depth, rel, `${pre}${scalarHtml(x)}${commaX ? ',' : ''}`), b: lineB(depth, rel, `${pre}${scalarHtml(y)}${commaY ? ',' : ''}`), kind: 'same' });
+      return;
     }
+    const meta = isMetadataOnly(rel);
+    diffs.push({ rel, kind: 'changed', meta });
+    const la = [];
+    const lb = [];
+    valueLines(x, rel, depth, label, commaX, (d, r, h) => la.push(lineA(d, r, h)));
+    valueLines(y, rel, depth, label, commaY, (d, r, h) => lb.push(lineB(d, r, h)));
+    for (let i = 0; i < Math.max(la.length, lb.length); i++) rows.push({ a: la[i] ?? null, b: lb[i] ?? null, kind: 'changed', meta });
   };
-  walk(a, b, '', '');
-  out.keys.delete('');
-  return out;
+  walk(a, b, hasA, hasB, '', 0, null, false, false);
+  return { rows, diffs };
+}
+
+function lineMarkup(depth, html, ptr) {
+  return `<span class="jl"${ptr !== null ? ` data-ptr="${escapeHtml(ptr)}"` : ''}>${INDENT[depth] ?? '  '.repeat(depth)}${html}</span>`;
+}
+
+/** Calls `line(depth, rel, html)` for every line of `v` pretty-printed. */
+function valueLines(v, rel, depth, label, comma, line) {
+  const pre = label === null ? '' : `<span class="jk">"${escapeHtml(label)}"</span>: `;
+  const c = comma ? ',' : '';
+  if (v !== null && typeof v === 'object') {
+    const arr = Array.isArray(v);
+    const keys = arr ? v.map((_, i) => String(i)) : Object.keys(v);
+    if (keys.length === 0) {
+      line(depth, rel, `${pre}${arr ? '[]' : '{}'}${c}`);
+      return;
+    }
+    line(depth, rel, `${pre}${arr ? '[' : '{'}`);
+    keys.forEach((k, i) => valueLines(v[k], `${rel}/${ptrToken(k)}`, depth + 1, arr ? null : k, i < keys.length - 1, line));
+    line(depth, rel, `${arr ? ']' : '}'}${c}`);
+  } else {
+    line(depth, rel, `${pre}${scalarHtml(v)}${c}`);
+  }
 }
 
 // Values are plain text (only keys get a span): the browser builds the view
@@ -111,41 +177,16 @@ function scalarHtml(v) {
 /**
  * Renders `value` as pretty JSON, one block <span> per line (put it in a
  * <pre>). Each line carries `data-ptr` = base + the pointer of the value on it
- * (when `tag` is true), and class `d` when its relative pointer, or an
- * ancestor's, is in `marks` (diff highlighting).
+ * (when `tag` is true).
  */
 export function renderJson(value, opts) {
   return renderJsonLines(value, opts).join('');
 }
 
 /** Like renderJson, as an array with one string per line. */
-export function renderJsonLines(value, { base = '', tag = true, marks = null } = {}) {
+export function renderJsonLines(value, { base = '', tag = true } = {}) {
   const out = [];
-  const hasMarks = !!(marks && marks.size);
-  const line = (depth, rel, html, marked) => {
-    out.push(
-      `<span class="jl${marked ? ' d' : ''}"${tag ? ` data-ptr="${escapeHtml(base + rel)}"` : ''}>${INDENT[depth] ?? '  '.repeat(depth)}${html}</span>`,
-    );
-  };
-  const walk = (v, rel, depth, label, comma, parentMarked) => {
-    const marked = parentMarked || (hasMarks && marks.has(rel));
-    const pre = label === null ? '' : `<span class="jk">"${escapeHtml(label)}"</span>: `;
-    const c = comma ? ',' : '';
-    if (v !== null && typeof v === 'object') {
-      const arr = Array.isArray(v);
-      const keys = arr ? v.map((_, i) => String(i)) : Object.keys(v);
-      if (keys.length === 0) {
-        line(depth, rel, `${pre}${arr ? '[]' : '{}'}${c}`, marked);
-        return;
-      }
-      line(depth, rel, `${pre}${arr ? '[' : '{'}`, marked);
-      keys.forEach((k, i) => walk(v[k], `${rel}/${ptrToken(k)}`, depth + 1, arr ? null : k, i < keys.length - 1, marked));
-      line(depth, rel, `${arr ? ']' : '}'}${c}`, false);
-    } else {
-      line(depth, rel, `${pre}${scalarHtml(v)}${c}`, marked);
-    }
-  };
-  walk(value, '', 0, null, false, false);
+  valueLines(value, '', 0, null, false, (depth, rel, html) => out.push(lineMarkup(depth, html, tag ? base + rel : null)));
   return out;
 }
 

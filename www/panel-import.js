@@ -29,7 +29,8 @@ export function isPlan(v) {
 }
 
 /**
- * Returns `{kind: 'input', input, note}`, `{kind: 'plan', plan}` or
+ * Returns `{kind: 'input', input, note}`, `{kind: 'plan', plan}`,
+ * `{kind: 'partial', found, missing}` (half an export: `missing` is 'tunnel' or 'nodes') or
  * `{kind: 'unknown', input: value}` (passed through: the module reports what is wrong).
  */
 export function readDocument(value) {
@@ -82,10 +83,23 @@ export function readDocument(value) {
   } else if (Array.isArray(value)) {
     visit(value, 0);
   }
+  if (!tunnel && !nodes) {
+    // One response on its own: a node list or a tunnel payload, maybe in an envelope.
+    const u = unwrap(value);
+    if (isNodeRows(u)) nodes = u;
+    else if (isTunnel(u)) tunnel = u;
+    else if (Array.isArray(u) && u.length && u.every(isTunnel)) tunnel = u[0];
+  }
   if (tunnel && nodes) {
     const input = { tunnel, nodes };
     if (federation) input.federation = federation;
     return { kind: 'input', input, note: parts.join(' + ') };
+  }
+  // Half of an export: say what was read and what is still needed, rather
+  // than passing it on for the server's "/tunnel must be an object".
+  if (nodes) return { kind: 'partial', found: { nodes: nodes.length }, missing: 'tunnel' };
+  if (tunnel && !(value && typeof value === 'object' && !Array.isArray(value) && 'nodes' in value)) {
+    return { kind: 'partial', found: { tunnelName: tunnel.name ?? tunnel.id ?? '?' }, missing: 'nodes' };
   }
   return { kind: 'unknown', input: value };
 }

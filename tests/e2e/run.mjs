@@ -94,7 +94,17 @@ await context.route('**/*', (route) => {
   foreign.push(route.request().url());
   return route.abort();
 });
+await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
 const page = await context.newPage();
+// "Lose your edits?" is accepted unless a check says otherwise for one dialog.
+const dialogs = [];
+let nextDialog = 'accept';
+page.on('dialog', async (d) => {
+  dialogs.push(d.message());
+  const how = nextDialog;
+  nextDialog = 'accept';
+  await (how === 'accept' ? d.accept() : d.dismiss());
+});
 page.on('pageerror', (e) => pageErrors.push(String(e)));
 page.on('console', (m) => {
   if (m.type() === 'error') pageErrors.push(m.text());
@@ -131,6 +141,19 @@ async function selectExample(name) {
     { timeout: 10000 },
   );
 }
+// axe-core, evaluated in the page (CDP evaluation is not bound by the page's CSP).
+const axePath = [here, path.join(root, 'tests', 'node')].map((d) => path.join(d, 'node_modules', 'axe-core', 'axe.min.js')).find((f) => fs.existsSync(f));
+if (!axePath) {
+  console.error('e2e: axe-core is not installed; run `npm ci` in tests/e2e');
+  process.exit(2);
+}
+const axeSource = fs.readFileSync(axePath, 'utf8');
+async function axeCheck(what) {
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
+  const res = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  check(bad.length === 0, `axe: no serious or critical violation (${what})`, bad.map((v) => `${v.id} (${v.impact}) x${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+}
 const fo001OnNode = (id) => page.locator(`#findings .finding[data-code="FO001"][data-node="${id}"]`);
 
 // Other jobs on a small machine inflate wall-clock timings; the median is
@@ -155,13 +178,43 @@ try {
   check((await page.locator('#picture .edge:not(.egress)').count()) === 4, 'four chain links drawn (1->2, 2->3/4/5)', await page.locator('#picture .edge:not(.egress)').count());
   check((await page.locator('#findings .finding').count()) >= 0 && (await fo001OnNode(2).count()) === 0, 'seed shows no FO001');
   check((await page.locator('#findings [data-code="FO001"]').count()) === 0, 'seed shows no FO001 at all');
-  const twinDiffs = await page.locator('#node-2 .twin .jl.d').count();
-  check(twinDiffs > 0, 'node 2: local twin shown side by side with differences highlighted', twinDiffs);
-  const twinText = await page.locator('#node-2 .twin').innerText();
-  check(/chains_7/.test(twinText) && /tunnel_7/.test(twinText), 'node 2 twin uses the local names chains_7 / tunnel_7');
-  const fedText = await page.locator('#node-2 .side').first().innerText();
-  check(/fed_chain_31/.test(fedText) && /"retries": 2/.test(fedText), 'node 2 federated side: fed_chain_31 with retries 2');
+  // The federated middle next to its local twin: one grid per command, both
+  // sides in the same rows (one scroll box), the mux-only differences marked
+  // as metadata and summarised as not changing behaviour.
+  const grid = await page.locator('#node-2 pre.dgrid').evaluateAll((pres) =>
+    pres.map((p) => ({ rows: p.children.length, aligned: [...p.children].every((r) => r.classList.contains('dr') && r.children.length === 3), scrolls: getComputedStyle(p).overflowY })),
+  );
+  check(grid.length === 2 && grid.every((g) => g.aligned && g.rows > 5), 'node 2: AddChains and AddService, each one grid whose rows hold both sides', grid);
+  const metaRows = await page.locator('#node-2 .dgrid .dr.meta').count();
+  check(metaRows > 0 && (await page.locator('#node-2 .dgrid .dr.beh').count()) === 0, 'seed: the mux differences are marked metadata-only, none as behaviour', metaRows);
+  check((await page.locator('#node-2 .dgrid .dr.removed.meta .jl.gap').count()) === metaRows, 'keys the federated side lacks leave a gap on its side', metaRows);
+  const seedSummary = await page.locator('#node-2 .diffsum').innerText();
+  check(/Metadata only \(8\): mux\.maxFrameSize, mux\.maxStreamBuffer\. No effect/.test(seedSummary), 'seed: the one-line summary says metadata only, no effect', seedSummary);
+  const twinCol = (await page.locator('#node-2 .dgrid .dr > .jl:nth-child(3)').allInnerTexts()).join('\n');
+  check(/chains_7/.test(twinCol) && /tunnel_7/.test(twinCol), 'node 2 twin column uses the local names chains_7 / tunnel_7');
+  const fedCol = (await page.locator('#node-2 .dgrid .dr > .jl:nth-child(2)').allInnerTexts()).join('\n');
+  check(/fed_chain_31/.test(fedCol) && /"retries": 2/.test(fedCol), 'node 2 federated column: fed_chain_31 with retries 2');
   check(/^update \d+\.\d+ ms/.test(await page.locator('#timing').innerText()), 'update time shown in the header');
+
+  // Findings at a glance: counts by severity, one row per cause, filters.
+  const sevButtons = await page.locator('#fbar .fsev').allInnerTexts();
+  check(sevButtons.join(' | ') === '0 errors | 4 warnings | 4 info', 'seed: counts by severity (0 errors, 4 warnings, 4 info)', sevButtons);
+  const groups = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}:${l.querySelectorAll('.places .fgo').length}`));
+  check(groups.join(',') === 'PA003:4,LK003:4', 'seed: 8 findings in two expandable rows, one per cause, with their places listed', groups);
+  await page.locator('#findings li[data-code="PA003"] summary').click();
+  check(await page.locator('#findings li[data-code="PA003"] details').evaluate((d) => d.open), 'a grouped row expands');
+  await page.locator('#findings li[data-code="PA003"] .places .fgo').nth(3).click();
+  const placeHl = await page.locator('#node-2 .jl.hl').allInnerTexts();
+  check(placeHl.some((x) => /"handler"/.test(x)), 'a place inside a group highlights its line (the 4th PA003: the handler)', placeHl.slice(0, 2));
+  await page.locator('#fbar .fsev[data-sev="warning"]').click();
+  check((await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => l.dataset.code))).join() === 'LK003', 'filtering out warnings leaves the info row');
+  check(await page.locator('#fbar .fsev[data-sev="warning"]').evaluate((b) => b === document.activeElement && b.getAttribute('aria-pressed') === 'false'), 'the filter button keeps focus and says it is off');
+  await page.locator('#fbar .fsev[data-sev="warning"]').click();
+  await page.selectOption('#fnode', '1');
+  const onNode1 = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}@${l.dataset.node}`));
+  check(onNode1.join() === 'LK003@1', 'filtering by node 1 leaves its one finding', onNode1);
+  await page.selectOption('#fnode', '');
+  check((await page.locator('#findings > li.finding').count()) === 2, 'clearing the node filter shows both rows again');
   const shown = await page.evaluate(() => ['#nodes', '#findings', '#picture', '#attempts', '#banner', '#timing'].map((s) => document.querySelector(s).innerText).join('\n'));
   check(!/secret-share-token/.test(shown), 'no remoteToken anywhere in the rendered output');
   await shot('01-seed.png');
@@ -177,7 +230,37 @@ try {
   await fo001OnNode(2).first().waitFor({ timeout: 5000 }).catch(() => {});
   check((await fo001OnNode(2).count()) === 1, 'FO001 on node 2 after removing retries');
   check((await page.locator('#node-2 .facts .retries.short').count()) === 1, 'the card marks retries 0 / 3 candidates as short', await page.locator('#node-2 .facts').innerText());
+  check((await page.locator('#picture .pn[data-node="2"] .retries.short').textContent().catch(() => '')) === 'retries 0/3', 'the picture marks retries 0/3 short on node 2');
+  const retriesRow = page.locator('#node-2 .dgrid .dr.removed.beh').filter({ hasText: '"retries": 2' });
+  check((await retriesRow.count()) === 1 && (await retriesRow.locator('.jl.gap:nth-child(2)').count()) === 1, 'the missing retries is a behaviour row with a gap on the federated side');
+  const behSummary = await page.locator('#node-2 .diffsum .dsum.beh').innerText().catch(() => '');
+  check(/Changes behaviour \(1\): retries missing/.test(behSummary), 'the summary says retries is missing and that it changes behaviour', behSummary);
   const fixBtn = fo001OnNode(2).locator('button.fix');
+  const fixButtons = await page.locator('#findings button.fix').count();
+  const sameFix = await page.locator('#findings li[data-code="PA001"] .fixsame').innerText().catch(() => '');
+  check(fixButtons === 1 && /FO001/.test(sameFix), 'FO001 and PA001 share one fix: one button, PA001 points to it', { fixButtons, sameFix });
+  await axeCheck('en, FO001 with its fix, behaviour diff row');
+  const where = await fo001OnNode(2).locator('.fixwhere').innerText();
+  check(/provider panel: n2 \(#2\) is federated/.test(where), 'the fix says it must be made on the provider panel', where);
+  await fo001OnNode(2).locator('[data-copy^="ptr:"]').click();
+  await page.waitForFunction(() => /Copied/.test(document.querySelector('#banner').textContent), null, { timeout: 3000 }).catch(() => {});
+  const copiedPtr = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  check(copiedPtr.path === '/federation/0/commands/1/data/0/handler/retries' && copiedPtr.value === 2, 'copy the fix: its JSON Pointer and value reach the clipboard', copiedPtr);
+  await fo001OnNode(2).locator('[data-copy^="cmd:"]').click();
+  await page.waitForFunction(() => window.hopPreview.lastCopy && window.hopPreview.lastCopy.includes('AddService'), null, { timeout: 3000 }).catch(() => {});
+  const copiedCmd = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  check(copiedCmd.command === 'AddService' && copiedCmd.nodeId === 2 && copiedCmd.data[0].handler.retries === 2 && copiedCmd.data[0].handler.chain === 'fed_chain_31', 'copy the corrected command: the whole AddService with retries 2', copiedCmd);
+  // Unsaved edits: switching example asks first; "cancel" keeps the edits.
+  const editedText = await page.inputValue('#doc');
+  nextDialog = 'dismiss';
+  const asked = dialogs.length;
+  await page.selectOption('#example', 'seed-local-middle');
+  await page.waitForTimeout(200);
+  check(dialogs.length === asked + 1 && /lose the edits/.test(dialogs[asked] || ''), 'switching example after an edit asks first', dialogs.slice(asked));
+  check((await page.inputValue('#doc')) === editedText && (await page.inputValue('#example')) === 'seed-federated-middle', 'cancelling keeps the edits and the example shown');
+  nextDialog = 'dismiss';
+  await page.click('#replan');
+  check(/replaces them/.test(dialogs[dialogs.length - 1] || '') && (await page.inputValue('#doc')) === editedText && (await page.locator('#tab-plan').getAttribute('aria-selected')) === 'true', 'going back to the input after a plan edit asks first; cancelling keeps the plan', dialogs.slice(-1));
   check((await fixBtn.count()) === 1, 'FO001 has an apply-fix button', await fixBtn.count());
   // Clicking the finding jumps to the handler it names.
   await fo001OnNode(2).locator('.fgo').click();
@@ -211,7 +294,8 @@ try {
   check(attempts.some((a) => /#2\)? → .*#3\)?/.test(a) && /failed/.test(a)), 'request 1: the dial to node 3 fails');
   check(attempts.some((a) => /#2\)? → .*#4\)?/.test(a) && /\bok\b/.test(a)), 'request 1: then node 4 (exit 2) is dialed ok');
   const outcome = await page.locator('#attempts li.outcome').innerText();
-  check(/#4/.test(outcome) && !/fail/i.test(outcome), 'request 1 lands on exit 2 (node 4)', outcome);
+  check(/#4/.test(outcome.split('\n')[0]) && !/fail/i.test(outcome.split('\n')[0]), 'request 1 lands on exit 2 (node 4)', outcome);
+  check(/Carried via exit n4 \(#4\) after 1 failed dial\(s\) \(n3 \(#3\) dead\); those are skipped until t = 600 s/.test(outcome), 'request 1 says why: carried by exit 2 after exit 1 failed, skipped until t = 600 s', outcome);
   check((await page.locator('#picture .att').count()) >= 3, 'attempts drawn on the picture', await page.locator('#picture .att').count());
   check((await page.locator('#picture .att.bad').count()) >= 1, 'the failed dial is drawn');
   await page.locator('#picture').scrollIntoViewIfNeeded();
@@ -230,6 +314,14 @@ try {
   const directOutcome = await page.locator('#attempts li.outcome').innerText();
   check(/direct egress from n2 \(#2\)/.test(directOutcome), 'request 2: direct egress from node 2, bypassing the exits', directOutcome);
   check((await page.locator('#picture .att.direct').count()) === 1, 'the direct egress is drawn');
+  check((await page.locator('#picture .risk').count()) === 1 && (await page.locator('#picture .riskmark').count()) === 1, 'the direct egress is drawn as a risk (labelled lane, the dialing node outlined)');
+  const directWhy = await page.locator('#attempts li.outcome .why').allInnerTexts();
+  check(directWhy.some((w) => /n2 \(#2\) dials the destination itself from 198\.51\.100\.12, bypassing the exits/.test(w)), 'request 2 says why it went direct and from which address', directWhy);
+  check((await page.locator('#attempts li.outcome .why.risk').innerText()).includes('until the first mark expires at t = 600 s'), 'request 2 says it is a risk and when the marks expire', directWhy);
+  await page.locator('#reqtabs .rq').nth(0).click();
+  const failWhy = await page.locator('#attempts li.outcome .why').allInnerTexts();
+  check(failWhy.some((w) => /every dial from n2 \(#2\) failed \(n3 \(#3\), n4 \(#4\), n5 \(#5\) dead\)\. .* until t = 600 s/.test(w)), 'request 1 says why it failed and until when the exits are skipped', failWhy);
+  await page.locator('#reqtabs .rq').nth(1).click();
   await shot('04b-all-exits-dead.png', { fullPage: false });
   await page.click('#revive');
   check((await page.locator('#picture .pn.dead').count()) === 0, 'revive all clears the dead marks');
@@ -260,6 +352,39 @@ try {
   await page.fill('#doc', '{"tunnel": ');
   check(/Not valid JSON/.test(await page.locator('#banner').innerText()), 'broken JSON is reported');
   check((await page.locator('#nodes .node').count()) === 5, 'the last good view stays while the JSON is broken');
+  check((await page.locator('#stale').isVisible()) && (await page.locator('main .out.stale').count()) === 1, 'while the input does not read, the output is marked stale');
+  await page.fill('#doc', JSON.stringify(seed, null, 2));
+  check(await page.locator('#stale').isHidden(), 'the stale mark goes when the input reads again');
+
+  // Half an export: say what was read and what is missing.
+  await page.fill('#doc', JSON.stringify({ code: 0, msg: '操作成功', data: seed.nodes }));
+  const halfNodes = await page.locator('#banner').innerText();
+  check(/Node list read \(5 nodes\)\. Now add the tunnel/.test(halfNodes) && !/must be an object|reject/.test(halfNodes), 'a node list alone: "node list read, now add the tunnel"', halfNodes);
+  check(await page.locator('#stale').isVisible(), 'half an export leaves the output marked stale');
+  await page.fill('#doc', JSON.stringify(seed.tunnel));
+  check(/Tunnel payload read \(seed-tunnel\)\. Now add the node list/.test(await page.locator('#banner').innerText()), 'a tunnel payload alone: "tunnel read, now add the node list"', await page.locator('#banner').innerText());
+
+  // A rejection is shown once and points into the input where the check looked.
+  const noEntry = structuredClone(seed);
+  noEntry.tunnel.inNodeId = [];
+  await page.fill('#doc', JSON.stringify(noEntry, null, 2));
+  const pageText = await page.locator('body').innerText();
+  check(pageText.split('入口不能为空').length - 1 === 1, 'the rejection appears once on the page', pageText.split('入口不能为空').length - 1);
+  check((await page.locator('#findings [data-code="IN002"]').count()) === 0, 'no second copy of it among the findings');
+  const gotoBtn = page.locator('#banner button[data-goto="/tunnel/inNodeId"]');
+  check((await gotoBtn.count()) === 1, 'the rejection points at /tunnel/inNodeId (not /error)');
+  await gotoBtn.click();
+  const selected = await page.evaluate(() => { const ta = document.querySelector('#doc'); return ta.value.slice(ta.selectionStart, ta.selectionEnd); });
+  check(selected === '[]', 'showing it selects the empty entry list in the input', selected);
+  await axeCheck('en, a server rejection in the banner');
+
+  // Without the federation map the preview assumes the provider's answers: marked.
+  const noMap = structuredClone(seed);
+  delete noMap.federation;
+  await page.fill('#doc', JSON.stringify(noMap, null, 2));
+  check((await page.locator('#picture .pn.assumed[data-node="2"] .asmtag').count()) === 1, 'the picture marks node 2 as having assumed values');
+  const assumedCard = await page.locator('#node-2 .assumed').innerText().catch(() => '');
+  check(/runtimeId = 20/.test(assumedCard) && /allocatedPort = 44010/.test(assumedCard), 'the card lists what was assumed (runtimeId 20, port 44010)', assumedCard);
 
   // A tunnel the server would refuse: its own message is shown.
   const dup = structuredClone(seed);
@@ -316,6 +441,7 @@ try {
   const retriesText = await page.locator('#node-2 .facts .retries').innerText();
   check(/retries 2 \/ 3 candidates/.test(retriesText), 'the federated middle shows retries 2 / 3 candidates', retriesText);
   check((await page.locator('#node-2 .facts .retries.short').count()) === 0, 'retries 2 of 3 candidates is not marked short');
+  check((await page.locator('#picture .pn[data-node="2"] .retries:not(.short)').textContent().catch(() => '')) === 'retries 2/3', 'the picture shows retries 2/3 on node 2, not short');
 
   // Request paths: an edit is planned as tunnelUpdate (Update* commands), rows
   // as a redeploy; the mode switch forces a path.
@@ -351,6 +477,7 @@ try {
   check(planned.mode === 'redeploy', `clicking tunnel ${second.id} opens it as a redeploy`, planned.mode);
   check(/from the panel, planned as a redeploy/.test(await page.locator('#banner').innerText()), 'the banner says where the tunnel came from');
   check((await page.locator('#fleet-body tr.selected').innerText()).includes(String(second.id)), 'the opened tunnel is marked in the table');
+  await axeCheck('en, whole-panel view open');
   await page.click('#fleet-close');
   check(await page.locator('#fleet').isHidden(), 'the panel view closes');
   await page.setInputFiles('#file', path.join(root, 'examples', 'panel-backup.json'));
@@ -421,13 +548,24 @@ try {
   check((await page.locator('#f-title').innerText()).startsWith('检查结果'), 'findings title translated (检查结果)');
   check((await page.locator('#nodes .badge.role.middle').first().innerText()) === '中转', 'role badge translated (中转)');
   check((await page.locator('html').getAttribute('lang')) === 'zh-CN', 'html lang is zh-CN');
-  const zhMsgs = await page.locator('#findings .msg').allInnerTexts();
+  check((await page.locator('#picture .pn[data-node="2"] .retries').textContent()) === '重试 2/3', 'retries on the picture in Chinese (重试 2/3)');
+  check(/重试 2 \/ 3 个候选/.test(await page.locator('#node-2 .facts .retries').innerText()), 'retries on the card in Chinese');
+  const zhMsgs = await page.locator('#findings .msg:visible').allInnerTexts();
   const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
-  check(zhMsgs.length > 0 && zhMsgs.every((m, i) => m === findingsData[i]), 'finding messages shown in Chinese (messageZh)', zhMsgs.slice(0, 2));
+  check(zhMsgs.length > 0 && zhMsgs.every((m) => findingsData.some((z) => m.startsWith(z))), 'finding messages shown in Chinese (messageZh)', zhMsgs.filter((m) => !findingsData.some((z) => m.startsWith(z))));
+  check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '0 个错误 | 4 个警告 | 4 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
   check(/更新 .* ms/.test(await page.locator('#timing').innerText()), 'timing label translated');
   await page.locator('#picture .pn[data-node="3"]').click();
   const zhOutcome = await page.locator('#attempts li.outcome').innerText();
   check(/成功|失败|直接出站/.test(zhOutcome), 'replay outcome translated', zhOutcome);
+  check(/经出口 n4（#4） 承载，此前 1 次拨号失败（n3（#3） 宕机）；这些节点在 t = 600 秒 之前被跳过/.test(zhOutcome), 'the replay explains a carried request in Chinese', JSON.stringify(zhOutcome));
+  await page.locator('#picture .pn[data-node="4"]').click();
+  await page.locator('#picture .pn[data-node="5"]').click();
+  const zhFail = await page.locator('#attempts li.outcome').innerText();
+  check(/失败：n2（#2） 的每次拨号都失败了/.test(zhFail) && /t = 600 秒/.test(zhFail), 'the replay explains the failed request in Chinese, with the mark expiry', zhFail);
+  await page.locator('#reqtabs .rq').nth(1).click();
+  const zhDirect = await page.locator('#attempts li.outcome').innerText();
+  check(/直接出站/.test(zhDirect) && /198\.51\.100\.12/.test(zhDirect) && /风险/.test(zhDirect), 'the replay explains direct egress and its risk in Chinese', zhDirect);
   await shot('06-zh.png');
 
   // 8. Phone width.
@@ -443,9 +581,82 @@ try {
       .map((el) => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className}`),
   );
   check(wide.length === 0, 'no element sticks out at 390px', wide);
+  // The picture first, laid out top to bottom, inside the width; the JSON behind a toggle.
+  const phoneLayout = await page.evaluate(() => {
+    const pic = document.querySelector('#picture svg').getBoundingClientRect();
+    const ed = document.querySelector('.editor').getBoundingClientRect();
+    const entry = document.querySelector('#picture .pn[data-node="1"]').getBoundingClientRect();
+    const exit = document.querySelector('#picture .pn[data-node="3"]').getBoundingClientRect();
+    return {
+      vertical: document.querySelector('#picture svg').classList.contains('vertical'),
+      picTop: pic.top + scrollY, edTop: ed.top + scrollY, picRight: pic.right, width: innerWidth,
+      topDown: exit.top > entry.bottom,
+      jsonShown: !!document.querySelector('#doc').offsetParent || !!document.querySelector('#nodes .cmd').offsetParent,
+    };
+  });
+  check(phoneLayout.vertical && phoneLayout.topDown && phoneLayout.picRight <= phoneLayout.width, 'phone: the picture re-lays top to bottom and fits the width', phoneLayout);
+  check(phoneLayout.picTop < phoneLayout.edTop && phoneLayout.picTop < 400, 'phone: the picture comes first, within the first screen', phoneLayout);
+  check(!phoneLayout.jsonShown, 'phone: the JSON is behind a toggle', phoneLayout);
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll('button, select, input, textarea, summary, [role="button"], [role="tab"], a[href]')]
+      .filter((el) => el.offsetParent !== null || el instanceof SVGElement)
+      .map((el) => {
+        const box = (el.matches('input[type="file"]') ? el.parentElement : el).getBoundingClientRect();
+        return { el: `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.dataset.node ? `[node ${el.dataset.node}]` : ''}.${String(el.className.baseVal ?? el.className)}`, w: Math.round(box.width), h: Math.round(box.height) };
+      })
+      .filter((b) => b.w > 0 && (b.w < 24 || b.h < 24)),
+  );
+  check(small.length === 0, 'phone: every control is at least 24 x 24 px', small.slice(0, 6));
+  await page.click('#json-toggle');
+  check((await page.locator('#doc').isVisible()) && (await page.locator('#json-toggle').getAttribute('aria-expanded')) === 'true', 'phone: the toggle shows the JSON');
   await shot('07-phone.png');
+  await page.click('#json-toggle');
   await page.locator('#picture').scrollIntoViewIfNeeded();
   await shot('08-phone-picture.png', { fullPage: false });
+
+  // 9. Keyboard and accessibility.
+  log('keyboard and accessibility');
+  await page.setViewportSize({ width: 1440, height: 900 });
+  if ((await page.locator('html').getAttribute('lang')) !== 'en') await page.click('#lang');
+  await selectExample('seed-federated-middle');
+  await page.locator('#picture .pn[data-node="3"]').focus();
+  await page.keyboard.press('Enter');
+  check(await page.evaluate(() => document.activeElement.matches('#picture .pn.dead[data-node="3"]')), 'Enter on a picture node marks it dead and keeps the focus on it');
+  await page.keyboard.press('Enter');
+  check(await page.evaluate(() => document.activeElement.matches('#picture .pn:not(.dead)[data-node="3"]')), 'Enter again revives it, focus still there');
+  for (const id of [3, 4, 5]) {
+    await page.locator(`#picture .pn[data-node="${id}"]`).focus();
+    await page.keyboard.press('Enter');
+  }
+  await page.locator('#reqtabs [data-req="0"]').focus();
+  await page.keyboard.press('ArrowRight');
+  const reqTab = await page.evaluate(() => { const a = document.activeElement; return { req: a.dataset.req, selected: a.getAttribute('aria-selected'), role: a.getAttribute('role'), controls: a.getAttribute('aria-controls'), tabindex: a.tabIndex }; });
+  check(reqTab.req === '1' && reqTab.selected === 'true' && reqTab.role === 'tab' && reqTab.controls === 'reqpanel' && reqTab.tabindex === 0, 'ArrowRight moves to request 2: selected, focused, a tab controlling the replay', reqTab);
+  check((await page.locator('#reqtabs [tabindex="0"]').count()) === 1, 'request tabs use a roving tabindex');
+  await page.keyboard.press('Enter');
+  check(await page.evaluate(() => document.activeElement.dataset.req === '1'), 'Enter on a request tab keeps the focus there');
+  await page.locator('#tab-input').focus();
+  await page.keyboard.press('ArrowRight');
+  const edTab = await page.evaluate(() => ({ id: document.activeElement.id, sel: document.activeElement.getAttribute('aria-selected'), controls: document.activeElement.getAttribute('aria-controls'), other: document.querySelector('#tab-input').tabIndex }));
+  check(edTab.id === 'tab-plan' && edTab.sel === 'true' && edTab.controls === 'ed-panel' && edTab.other === -1, 'ArrowRight on the Input tab opens the Plan tab and focuses it', edTab);
+  await page.keyboard.press('ArrowLeft');
+  check(await page.evaluate(() => document.activeElement.id === 'tab-input' && window.hopPreview.state.mode === 'input'), 'ArrowLeft goes back to Input');
+  await page.locator('#file').focus();
+  const ring = await page.locator('label.btn.file').evaluate((l) => getComputedStyle(l).outlineStyle);
+  check(ring === 'solid', '"Load file…" shows a focus ring', ring);
+  const timingEl = await page.locator('#timing').evaluate((el) => ({ tag: el.tagName, live: el.getAttribute('aria-live'), role: el.getAttribute('role') }));
+  check(timingEl.tag !== 'OUTPUT' && !timingEl.live && !timingEl.role, 'the timing is not a live region', timingEl);
+
+  // axe-core, both languages, both widths; screenshots of each as artifacts.
+  for (const lang of ['en', 'zh']) {
+    if ((await page.locator('html').getAttribute('lang')) !== (lang === 'en' ? 'en' : 'zh-CN')) await page.click('#lang');
+    for (const [w, h] of [[1440, 900], [390, 844]]) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(150);
+      await axeCheck(`${lang}, ${w}x${h}, all exits dead`);
+      await shot(`a11y-${lang}-${w}.png`);
+    }
+  }
 
   check(foreign.length === 0, 'no request left 127.0.0.1', foreign);
   check(pageErrors.length === 0, 'no page errors or console errors', pageErrors);
