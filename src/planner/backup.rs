@@ -394,8 +394,9 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
             .collect();
         used.sort_unstable();
         used.dedup();
-        let node_rows: Vec<Value> = used.iter().map(|&i| nodes[i].2.clone()).collect();
-        let federated = used.iter().any(|&i| nodes[i].1);
+        let used: Vec<&(i64, bool, Value)> = used.iter().filter_map(|&i| nodes.get(i)).collect();
+        let node_rows: Vec<Value> = used.iter().map(|(_, _, row)| row.clone()).collect();
+        let federated = used.iter().any(|(_, remote, _)| *remote);
         let mut db = Map::new();
         db.insert("tunnel".into(), Value::Object((*t).clone()));
         db.insert("chain_tunnel".into(), Value::Array(chain_rows));
