@@ -198,9 +198,11 @@ try {
 
   // Findings at a glance: counts by severity, one row per cause, filters.
   const sevButtons = await page.locator('#fbar .fsev').allInnerTexts();
-  check(sevButtons.join(' | ') === '0 errors | 4 warnings | 4 info', 'seed: counts by severity (0 errors, 4 warnings, 4 info)', sevButtons);
+  check(sevButtons.join(' | ') === '0 errors | 5 warnings | 4 info', 'seed: counts by severity (0 errors, 5 warnings, 4 info)', sevButtons);
   const groups = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}:${l.querySelectorAll('.places .fgo').length}`));
-  check(groups.join(',') === 'PA003:4,LK003:4', 'seed: 8 findings in two expandable rows, one per cause, with their places listed', groups);
+  check(groups.join(',') === 'FO005:0,PA003:4,LK003:4', 'seed: 9 findings in three rows: the direct-egress warning alone, then two expandable rows, one per cause, with their places listed', groups);
+  const fo005 = await page.locator('#findings li[data-code="FO005"]').innerText();
+  check(/node 2 \(/.test(fo005) && /10m0s/.test(fo005) && /dials the destination itself/.test(fo005), 'FO005 names the middle that would dial the destination itself, its address and the fail timeout', fo005);
   await page.locator('#findings li[data-code="PA003"] summary').click();
   check(await page.locator('#findings li[data-code="PA003"] details').evaluate((d) => d.open), 'a grouped row expands');
   await page.locator('#findings li[data-code="PA003"] .places .fgo').nth(3).click();
@@ -214,7 +216,7 @@ try {
   const onNode1 = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}@${l.dataset.node}`));
   check(onNode1.join() === 'LK003@1', 'filtering by node 1 leaves its one finding', onNode1);
   await page.selectOption('#fnode', '');
-  check((await page.locator('#findings > li.finding').count()) === 2, 'clearing the node filter shows both rows again');
+  check((await page.locator('#findings > li.finding').count()) === 3, 'clearing the node filter shows every row again');
   const shown = await page.evaluate(() => ['#nodes', '#findings', '#picture', '#attempts', '#banner', '#timing'].map((s) => document.querySelector(s).innerText).join('\n'));
   check(!/secret-share-token/.test(shown), 'no remoteToken anywhere in the rendered output');
   await shot('01-seed.png');
@@ -553,7 +555,7 @@ try {
   const zhMsgs = await page.locator('#findings .msg:visible').allInnerTexts();
   const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
   check(zhMsgs.length > 0 && zhMsgs.every((m) => findingsData.some((z) => m.startsWith(z))), 'finding messages shown in Chinese (messageZh)', zhMsgs.filter((m) => !findingsData.some((z) => m.startsWith(z))));
-  check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '0 个错误 | 4 个警告 | 4 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
+  check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '0 个错误 | 5 个警告 | 4 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
   check(/更新 .* ms/.test(await page.locator('#timing').innerText()), 'timing label translated');
   await page.locator('#picture .pn[data-node="3"]').click();
   const zhOutcome = await page.locator('#attempts li.outcome').innerText();
