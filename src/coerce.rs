@@ -143,7 +143,7 @@ impl Digits {
         if !f.is_finite() {
             return None;
         }
-        let (digits, point) = crate::decimal::shortest(f).unwrap_or_default();
+        let (digits, point) = crate::json::shortest_digits(f).unwrap_or_default();
         Some(Digits {
             negative: f.is_sign_negative(),
             digits: String::from_utf8(digits).ok()?,
