@@ -3,13 +3,14 @@
 //! **One reader** ([`read`]), generic over what it builds ([`read::Build`]):
 //! a `serde_json::Value` for the planner, simulator and lifecycle replay
 //! ([`from_str`], [`from_str_within`]), or the checker's arena tree
-//! ([`tree`], [`tree::read_within`]). Chosen by measurement over the
-//! alternatives: serde_json's own `Deserializer` (with a `DeserializeSeed`
-//! for the tree) links its generic deserializer, its float parser and, via
-//! its error messages, the standard float printer into the `.wasm`; building
-//! only the arena tree and the `Value` from it costs a second pass over every
-//! planner input. Two instances of one small generic reader cost less than
-//! either (figures in BENCH.md).
+//! ([`tree`], [`tree::read_within`]). Why this shape: serde_json's own
+//! `Deserializer` (with a `DeserializeSeed` for the tree) links its generic
+//! deserializer, the `Value` visitor and, through serde's error messages,
+//! the standard float printer into the `.wasm` (the reason this reader was
+//! written); building only the arena tree and the planner's `Value` from it
+//! would convert every planner input a second time. So one small reader,
+//! instantiated for two builders, with what does not depend on the builder
+//! (numbers, strings, errors) written once for both.
 //!
 //! It reads what `serde_json::from_str::<Value>` reads, and that is tested
 //! (`tests/json_reader.rs` compares the two over every document the tests
@@ -38,7 +39,8 @@
 //! an ordinary key, as it is for the Go server.
 //!
 //! **The writer** ([`to_text`], [`write_string`]) prints a `Value` byte for
-//! byte as serde_json does, floats through serde_json's own printer (`zmij`).
+//! byte as serde_json does, floats with the shortest digits (`ryu`) in
+//! serde_json's notation.
 
 pub(crate) mod read;
 pub(crate) mod tree;
@@ -128,13 +130,15 @@ impl std::error::Error for JsonError {}
 pub fn from_str(text: &str) -> Result<Value, JsonError> {
     match read::read(text, read::ValueBuilder, None) {
         Ok((v, _)) => Ok(v),
-        Err(read::Fail::Json(e)) => Err(e),
-        // No limits were given.
-        Err(read::Fail::Limit { .. }) => Err(JsonError {
-            reason: Reason::RecursionLimit,
-            line: 1,
-            column: 0,
-        }),
+        Err(e) => match e.into_read_error() {
+            ReadError::NotJson(e) => Err(e),
+            // No limits were given: only the recursion limit stops a read.
+            ReadError::Limit(_) => Err(JsonError {
+                reason: Reason::RecursionLimit,
+                line: 1,
+                column: 0,
+            }),
+        },
     }
 }
 

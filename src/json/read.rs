@@ -128,8 +128,11 @@ impl<'t> Build<'t> for ValueBuilder {
     }
 }
 
-/// Why reading stopped.
-pub(crate) enum Fail {
+/// Why reading stopped (boxed: every value read returns through a
+/// `Result`, which stays as small as the value).
+pub(crate) struct Fail(Box<Failure>);
+
+pub(crate) enum Failure {
     Json(JsonError),
     /// A depth or string length over its limit, with the path to it as the
     /// reader unwinds (innermost token first).
@@ -142,8 +145,9 @@ pub(crate) enum Fail {
 }
 
 impl From<JsonError> for Fail {
+    #[cold]
     fn from(e: JsonError) -> Fail {
-        Fail::Json(e)
+        Fail(Box::new(Failure::Json(e)))
     }
 }
 
@@ -151,16 +155,26 @@ impl Fail {
     /// The error seen from the container holding it, under `token`.
     #[cold]
     fn under(mut self, token: impl FnOnce() -> String) -> Fail {
-        if let Fail::Limit { path, .. } = &mut self {
+        if let Failure::Limit { path, .. } = &mut *self.0 {
             path.push(token());
         }
         self
     }
 
+    #[cold]
+    fn limit(limit: &'static str, actual: usize, max: usize) -> Fail {
+        Fail(Box::new(Failure::Limit {
+            limit,
+            actual,
+            max,
+            path: Vec::new(),
+        }))
+    }
+
     pub(crate) fn into_read_error(self) -> super::ReadError {
-        match self {
-            Fail::Json(e) => super::ReadError::NotJson(e),
-            Fail::Limit {
+        match *self.0 {
+            Failure::Json(e) => super::ReadError::NotJson(e),
+            Failure::Limit {
                 limit,
                 actual,
                 max,
@@ -198,9 +212,11 @@ pub(crate) fn read<'t, B: Build<'t>>(
     limits: Option<&Limits>,
 ) -> Read<(B::Value, Counts)> {
     let mut r = Reader {
-        text,
-        bytes: text.as_bytes(),
-        at: 0,
+        c: Cursor {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+        },
         depth: 0,
         limits: limits.copied().unwrap_or(Limits {
             max_input_bytes: usize::MAX,
@@ -218,8 +234,8 @@ pub(crate) fn read<'t, B: Build<'t>>(
         build,
     };
     let value = r.value()?;
-    match r.skip_ws() {
-        Some(_) => Err(r.err_next(Reason::TrailingCharacters).into()),
+    match r.c.skip_ws() {
+        Some(_) => Err(r.c.err_next(Reason::TrailingCharacters).into()),
         None => Ok((value, r.counts)),
     }
 }
@@ -227,11 +243,18 @@ pub(crate) fn read<'t, B: Build<'t>>(
 /// serde_json's recursion limit: the 128th nested container is refused.
 const RECURSION_LIMIT: usize = 128;
 
-struct Reader<'t, B> {
+/// Where the reader stands in the text, and everything it reads that does
+/// not depend on the builder (kept out of [`Reader`] so that the `.wasm`
+/// carries it once, not once per builder).
+struct Cursor<'t> {
     text: &'t str,
     bytes: &'t [u8],
     /// The next byte to read.
     at: usize,
+}
+
+struct Reader<'t, B> {
+    c: Cursor<'t>,
     /// Containers open, the one being read included.
     depth: usize,
     limits: Limits,
@@ -242,6 +265,156 @@ struct Reader<'t, B> {
 }
 
 impl<'t, B: Build<'t>> Reader<'t, B> {
+    /// A string or key longer than `maxStringLen` characters (it has at
+    /// most as many characters as bytes: counted only when it may be over).
+    fn string_within(&self, s: &str) -> Read<()> {
+        if s.len() > self.limits.max_string_len {
+            let n = s.chars().count();
+            if n > self.limits.max_string_len {
+                return Err(Fail::limit("maxStringLen", n, self.limits.max_string_len));
+            }
+        }
+        Ok(())
+    }
+
+    fn value(&mut self) -> Read<B::Value> {
+        let Some(b) = self.c.skip_ws() else {
+            return Err(self.c.err_next(Reason::EofValue).into());
+        };
+        self.counts.values += 1;
+        match b {
+            b'n' => {
+                self.c.word(b"null")?;
+                Ok(self.build.null())
+            }
+            b't' => {
+                self.c.word(b"true")?;
+                Ok(self.build.bool(true))
+            }
+            b'f' => {
+                self.c.word(b"false")?;
+                Ok(self.build.bool(false))
+            }
+            b'-' => {
+                self.c.at += 1;
+                let n = self.c.number(false)?;
+                Ok(self.build.number(n))
+            }
+            b'0'..=b'9' => {
+                let n = self.c.number(true)?;
+                Ok(self.build.number(n))
+            }
+            b'"' => {
+                self.c.at += 1;
+                let s = self.c.string()?;
+                self.string_within(&s)?;
+                Ok(self.build.string(s))
+            }
+            b'[' | b'{' => {
+                self.depth += 1;
+                if self.depth > self.limits.max_depth {
+                    return Err(Fail::limit("maxDepth", self.depth, self.limits.max_depth));
+                }
+                if self.depth >= RECURSION_LIMIT {
+                    return Err(self.c.err_next(Reason::RecursionLimit).into());
+                }
+                self.c.at += 1;
+                let v = if b == b'[' {
+                    self.array()
+                } else {
+                    self.object()
+                };
+                self.depth -= 1;
+                v
+            }
+            _ => Err(self.c.err_next(Reason::ExpectedValue).into()),
+        }
+    }
+
+    /// After `[`; consumes through `]`.
+    fn array(&mut self) -> Read<B::Value> {
+        let mut items = self.build.array();
+        let mut index = 0usize;
+        loop {
+            let Some(b) = self.c.skip_ws() else {
+                return Err(self.c.err_next(Reason::EofList).into());
+            };
+            if b == b']' {
+                self.c.at += 1;
+                return Ok(self.build.end_array(items));
+            }
+            if index > 0 {
+                if b != b',' {
+                    return Err(self.c.err_next(Reason::ExpectedListCommaOrEnd).into());
+                }
+                self.c.at += 1;
+                match self.c.skip_ws() {
+                    Some(b']') => return Err(self.c.err_next(Reason::TrailingComma).into()),
+                    Some(_) => {}
+                    None => return Err(self.c.err_next(Reason::EofValue).into()),
+                }
+            }
+            let v = self
+                .value()
+                .map_err(|e| e.under(|| itoa::Buffer::new().format(index).to_string()))?;
+            self.build.push(&mut items, v);
+            index += 1;
+        }
+    }
+
+    /// After `{`; consumes through `}`.
+    fn object(&mut self) -> Read<B::Value> {
+        let mut entries = self.build.object();
+        let mut first = true;
+        // Whether a key the count rules read is present.
+        let mut counted = false;
+        loop {
+            let Some(b) = self.c.skip_ws() else {
+                return Err(self.c.err_next(Reason::EofObject).into());
+            };
+            if b == b'}' {
+                self.c.at += 1;
+                let v = self.build.end_object(entries);
+                if counted && !self.counts.over {
+                    self.counts.over =
+                        crate::limits::object_counts(&v, self.depth == 1, &self.limits).is_err();
+                }
+                return Ok(v);
+            }
+            if first {
+                first = false;
+                if b != b'"' {
+                    return Err(self.c.err_next(Reason::KeyMustBeAString).into());
+                }
+            } else {
+                if b != b',' {
+                    return Err(self.c.err_next(Reason::ExpectedObjectCommaOrEnd).into());
+                }
+                self.c.at += 1;
+                match self.c.skip_ws() {
+                    Some(b'"') => {}
+                    Some(b'}') => return Err(self.c.err_next(Reason::TrailingComma).into()),
+                    Some(_) => return Err(self.c.err_next(Reason::KeyMustBeAString).into()),
+                    None => return Err(self.c.err_next(Reason::EofValue).into()),
+                }
+            }
+            self.c.at += 1;
+            let key = self.c.string()?;
+            // An over-long key: the path is that of the object holding it.
+            self.string_within(&key)?;
+            match self.c.skip_ws() {
+                Some(b':') => self.c.at += 1,
+                Some(_) => return Err(self.c.err_next(Reason::ExpectedColon).into()),
+                None => return Err(self.c.err_next(Reason::EofObject).into()),
+            }
+            let v = self.value().map_err(|e| e.under(|| key.to_string()))?;
+            counted |= self.counting && matches!(key.as_ref(), "nodes" | "tunnel" | "hops");
+            self.build.insert(&mut entries, key, v);
+        }
+    }
+}
+
+impl<'t> Cursor<'t> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -286,82 +459,6 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
         self.err_at(reason, (self.at + 1).min(self.bytes.len()))
     }
 
-    /// A string or key longer than `maxStringLen` characters (it has at
-    /// most as many characters as bytes: counted only when it may be over).
-    fn string_within(&self, s: &str) -> Read<()> {
-        if s.len() > self.limits.max_string_len {
-            let n = s.chars().count();
-            if n > self.limits.max_string_len {
-                return Err(Fail::Limit {
-                    limit: "maxStringLen",
-                    actual: n,
-                    max: self.limits.max_string_len,
-                    path: Vec::new(),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    fn value(&mut self) -> Read<B::Value> {
-        let Some(b) = self.skip_ws() else {
-            return Err(self.err_next(Reason::EofValue).into());
-        };
-        self.counts.values += 1;
-        match b {
-            b'n' => {
-                self.word(b"null")?;
-                Ok(self.build.null())
-            }
-            b't' => {
-                self.word(b"true")?;
-                Ok(self.build.bool(true))
-            }
-            b'f' => {
-                self.word(b"false")?;
-                Ok(self.build.bool(false))
-            }
-            b'-' => {
-                self.at += 1;
-                let n = self.number(false)?;
-                Ok(self.build.number(n))
-            }
-            b'0'..=b'9' => {
-                let n = self.number(true)?;
-                Ok(self.build.number(n))
-            }
-            b'"' => {
-                self.at += 1;
-                let s = self.string()?;
-                self.string_within(&s)?;
-                Ok(self.build.string(s))
-            }
-            b'[' | b'{' => {
-                self.depth += 1;
-                if self.depth > self.limits.max_depth {
-                    return Err(Fail::Limit {
-                        limit: "maxDepth",
-                        actual: self.depth,
-                        max: self.limits.max_depth,
-                        path: Vec::new(),
-                    });
-                }
-                if self.depth >= RECURSION_LIMIT {
-                    return Err(self.err_next(Reason::RecursionLimit).into());
-                }
-                self.at += 1;
-                let v = if b == b'[' {
-                    self.array()
-                } else {
-                    self.object()
-                };
-                self.depth -= 1;
-                v
-            }
-            _ => Err(self.err_next(Reason::ExpectedValue).into()),
-        }
-    }
-
     /// `null`, `true` or `false`, whose first byte is known to match.
     fn word(&mut self, word: &[u8]) -> Result<()> {
         self.at += 1;
@@ -375,88 +472,6 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
             }
         }
         Ok(())
-    }
-
-    /// After `[`; consumes through `]`.
-    fn array(&mut self) -> Read<B::Value> {
-        let mut items = self.build.array();
-        let mut index = 0usize;
-        loop {
-            let Some(b) = self.skip_ws() else {
-                return Err(self.err_next(Reason::EofList).into());
-            };
-            if b == b']' {
-                self.at += 1;
-                return Ok(self.build.end_array(items));
-            }
-            if index > 0 {
-                if b != b',' {
-                    return Err(self.err_next(Reason::ExpectedListCommaOrEnd).into());
-                }
-                self.at += 1;
-                match self.skip_ws() {
-                    Some(b']') => return Err(self.err_next(Reason::TrailingComma).into()),
-                    Some(_) => {}
-                    None => return Err(self.err_next(Reason::EofValue).into()),
-                }
-            }
-            let v = self
-                .value()
-                .map_err(|e| e.under(|| itoa::Buffer::new().format(index).to_string()))?;
-            self.build.push(&mut items, v);
-            index += 1;
-        }
-    }
-
-    /// After `{`; consumes through `}`.
-    fn object(&mut self) -> Read<B::Value> {
-        let mut entries = self.build.object();
-        let mut first = true;
-        // Whether a key the count rules read is present.
-        let mut counted = false;
-        loop {
-            let Some(b) = self.skip_ws() else {
-                return Err(self.err_next(Reason::EofObject).into());
-            };
-            if b == b'}' {
-                self.at += 1;
-                let v = self.build.end_object(entries);
-                if counted && !self.counts.over {
-                    self.counts.over =
-                        crate::limits::object_counts(&v, self.depth == 1, &self.limits).is_err();
-                }
-                return Ok(v);
-            }
-            if first {
-                first = false;
-                if b != b'"' {
-                    return Err(self.err_next(Reason::KeyMustBeAString).into());
-                }
-            } else {
-                if b != b',' {
-                    return Err(self.err_next(Reason::ExpectedObjectCommaOrEnd).into());
-                }
-                self.at += 1;
-                match self.skip_ws() {
-                    Some(b'"') => {}
-                    Some(b'}') => return Err(self.err_next(Reason::TrailingComma).into()),
-                    Some(_) => return Err(self.err_next(Reason::KeyMustBeAString).into()),
-                    None => return Err(self.err_next(Reason::EofValue).into()),
-                }
-            }
-            self.at += 1;
-            let key = self.string()?;
-            // An over-long key: the path is that of the object holding it.
-            self.string_within(&key)?;
-            match self.skip_ws() {
-                Some(b':') => self.at += 1,
-                Some(_) => return Err(self.err_next(Reason::ExpectedColon).into()),
-                None => return Err(self.err_next(Reason::EofObject).into()),
-            }
-            let v = self.value().map_err(|e| e.under(|| key.to_string()))?;
-            counted |= self.counting && matches!(key.as_ref(), "nodes" | "tunnel" | "hops");
-            self.build.insert(&mut entries, key, v);
-        }
     }
 
     /// After the opening quote; consumes through the closing one. Borrowed
