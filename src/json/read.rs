@@ -415,11 +415,13 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
 }
 
 impl<'t> Cursor<'t> {
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
     /// The next byte after whitespace, not consumed.
+    #[inline]
     fn skip_ws(&mut self) -> Option<u8> {
         while let Some(b) = self.peek() {
             if !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
@@ -475,7 +477,9 @@ impl<'t> Cursor<'t> {
     }
 
     /// After the opening quote; consumes through the closing one. Borrowed
-    /// from the text when there is no escape.
+    /// from the text when there is no escape. Inlined: most of what a
+    /// config holds is strings.
+    #[inline(always)]
     fn string(&mut self) -> Result<Cow<'t, str>> {
         let start = self.at;
         self.skip_plain();
