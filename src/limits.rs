@@ -539,7 +539,7 @@ mod tests {
     }
 
     #[test]
-    fn text_depth_is_counted_without_parsing_and_points_at_the_place() {
+    fn text_depth_is_counted_while_reading_and_points_at_the_place() {
         let l = small();
         assert!(check_text("[[[[1]]]]", &l).is_ok());
         let e = check_text("[[[[[1]]]]]", &l).unwrap_err();
