@@ -113,7 +113,7 @@ fn go_float(f: f64) -> String {
 
 /// The shortest decimal digits that read back as one float64, in the form
 /// `0.DIGITS × 10^point` (the same digits as Go's `strconv`; see
-/// [`crate::decimal::shortest`]).
+/// [`crate::json::shortest_digits`]).
 struct Digits {
     negative: bool,
     /// No leading or trailing zeros; empty for zero.
@@ -126,7 +126,7 @@ impl Digits {
         if !f.is_finite() {
             return None;
         }
-        let (digits, point) = crate::decimal::shortest(f).unwrap_or_default();
+        let (digits, point) = crate::json::shortest_digits(f).unwrap_or_default();
         Some(Digits {
             negative: f.is_sign_negative(),
             digits: String::from_utf8(digits).ok()?,

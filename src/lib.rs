@@ -21,7 +21,6 @@ pub mod address;
 pub mod builders;
 pub mod check;
 pub mod coerce;
-pub(crate) mod decimal;
 pub mod encode;
 pub mod error;
 pub mod finding;

@@ -3,11 +3,13 @@
 //! brackets, thousands of nodes) is refused quickly with an error that names
 //! the limit, instead of exhausting the stack, memory or the caller's patience.
 //!
-//! Two checks, both without recursion:
-//! * [`check_text`] scans JSON text *before* it is parsed: size, nesting depth
-//!   and string length. Deep input never reaches a recursive parser.
-//! * [`check_value`] walks a parsed document (for example one handed over by
-//!   JavaScript): node, hop and candidate counts, string length and depth.
+//! Counted once per document:
+//! * JSON text, while it is read ([`crate::json::from_str_within`]): the
+//!   byte count first, depth and string lengths as they are read (so deep
+//!   input never nests further than `maxDepth`), the count rules
+//!   ([`object_counts`]) on every object they look at.
+//! * A document handed over already built (a `serde_json::Value`, for
+//!   example from JavaScript): [`check_value`] walks it, without recursion.
 //!
 //! Defaults (all settable, camelCase, any field may be omitted):
 //!
@@ -92,23 +94,6 @@ impl Limits {
         }
         Ok(l)
     }
-
-    /// Reads limits from an options value: `null`/absent gives the defaults,
-    /// an object overrides the fields it names. Anything else (a negative or
-    /// fractional number, a string, an unknown type) is an `INVALID_OPTIONS` error.
-    pub fn from_value(v: Option<&Value>) -> Result<Limits, ApiError> {
-        match v {
-            None | Some(Value::Null) => Ok(Limits::default()),
-            Some(v @ Value::Object(_)) => Limits::read(v, "/limits").map_err(|e| {
-                ApiError::new("INVALID_OPTIONS", format!("limits: {}", e.message), e.path)
-            }),
-            Some(_) => Err(ApiError::new(
-                "INVALID_OPTIONS",
-                "limits must be an object such as {\"maxNodes\": 200}",
-                "/limits",
-            )),
-        }
-    }
 }
 
 /// A document over one limit.
@@ -130,7 +115,7 @@ pub struct LimitError {
 }
 
 impl LimitError {
-    fn new(limit: &'static str, actual: usize, max: usize, path: String) -> LimitError {
+    pub(crate) fn new(limit: &'static str, actual: usize, max: usize, path: String) -> LimitError {
         let what = match limit {
             "maxInputBytes" => "the input is larger than the byte limit",
             "maxNodes" => "too many nodes",
@@ -214,162 +199,15 @@ impl From<LimitError> for ApiError {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Text scan
-// ---------------------------------------------------------------------------
-
-/// One open array or object while scanning text.
-enum Frame {
-    /// `index` of the element being read.
-    Array { index: usize },
-    /// Where the last key read sits in the text, quotes included (`None`
-    /// before the first key). Decoded only when an error names the path.
-    Object { key: Option<(usize, usize)> },
-}
-
-fn frames_pointer(text: &str, frames: &[Frame]) -> String {
-    let mut p = String::new();
-    for f in frames {
-        match f {
-            Frame::Array { index } => {
-                p.push('/');
-                p.push_str(&index.to_string());
-            }
-            Frame::Object {
-                key: Some((start, end)),
-            } => {
-                let raw = text.get(*start..*end).unwrap_or("");
-                let k = match crate::json::from_str(raw) {
-                    Ok(Value::String(k)) => k,
-                    _ => raw.trim_matches('"').to_string(),
-                };
-                p.push('/');
-                p.push_str(&pointer_token(&k));
-            }
-            Frame::Object { key: None } => {}
-        }
-    }
-    p
-}
-
-/// Checks JSON text against the byte, depth and string-length limits without
-/// parsing it into a value (no recursion, memory bounded by `max_depth`).
-/// Text that is not JSON passes here when it is within the limits; the parser
-/// reports it afterwards.
+/// Checks JSON text against every limit by reading it
+/// ([`crate::json::from_str_within`]: the limits are counted while reading).
+/// Text that is not JSON passes when nothing before its first error is over
+/// a limit; its reader reports it.
 pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
-    if text.len() > limits.max_input_bytes {
-        return Err(LimitError::new(
-            "maxInputBytes",
-            text.len(),
-            limits.max_input_bytes,
-            String::new(),
-        ));
+    match crate::json::from_str_within(text, limits) {
+        Err(crate::json::ReadError::Limit(e)) => Err(e),
+        _ => Ok(()),
     }
-    let bytes = text.as_bytes();
-    let mut frames: Vec<Frame> = Vec::new();
-    // In an object: true when the next string is a key.
-    let mut expect_key = false;
-    let mut i = 0usize;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'[' | b'{' => {
-                if frames.len() >= limits.max_depth {
-                    return Err(LimitError::new(
-                        "maxDepth",
-                        frames.len() + 1,
-                        limits.max_depth,
-                        frames_pointer(text, &frames),
-                    ));
-                }
-                if b == b'[' {
-                    frames.push(Frame::Array { index: 0 });
-                    expect_key = false;
-                } else {
-                    frames.push(Frame::Object { key: None });
-                    expect_key = true;
-                }
-                i += 1;
-            }
-            b']' | b'}' => {
-                frames.pop();
-                expect_key = false;
-                i += 1;
-            }
-            b',' => {
-                match frames.last_mut() {
-                    Some(Frame::Array { index }) => *index += 1,
-                    Some(Frame::Object { .. }) => expect_key = true,
-                    None => {}
-                }
-                i += 1;
-            }
-            b'"' => {
-                let start = i;
-                let (end, chars) = scan_string(bytes, i + 1);
-                if chars > limits.max_string_len {
-                    // A value points at itself; an over-long key at the object holding it.
-                    let path = if expect_key {
-                        frames_pointer(
-                            text,
-                            frames.get(..frames.len().saturating_sub(1)).unwrap_or(&[]),
-                        )
-                    } else {
-                        frames_pointer(text, &frames)
-                    };
-                    return Err(LimitError::new(
-                        "maxStringLen",
-                        chars,
-                        limits.max_string_len,
-                        path,
-                    ));
-                }
-                if expect_key {
-                    if let Some(Frame::Object { key }) = frames.last_mut() {
-                        *key = Some((start, end.min(text.len())));
-                    }
-                    expect_key = false;
-                }
-                i = end;
-            }
-            _ => i += 1,
-        }
-    }
-    Ok(())
-}
-
-/// Scans a JSON string body starting after its opening quote. Returns the
-/// index just past the closing quote (or the end of the text) and the number
-/// of characters it decodes to (an escaped surrogate pair counts once).
-fn scan_string(bytes: &[u8], mut i: usize) -> (usize, usize) {
-    let mut chars = 0usize;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'"' => return (i + 1, chars),
-            b'\\' => {
-                let is_low_surrogate = bytes.get(i + 1) == Some(&b'u')
-                    && matches!(bytes.get(i + 2), Some(b'd' | b'D'))
-                    && matches!(
-                        bytes.get(i + 3),
-                        Some(b'c' | b'C' | b'd' | b'D' | b'e' | b'E' | b'f' | b'F')
-                    );
-                if !is_low_surrogate {
-                    chars += 1;
-                }
-                i += if bytes.get(i + 1) == Some(&b'u') {
-                    6
-                } else {
-                    2
-                };
-            }
-            // UTF-8 continuation bytes do not start a character.
-            0x80..=0xBF => i += 1,
-            _ => {
-                chars += 1;
-                i += 1;
-            }
-        }
-    }
-    (i.min(bytes.len()), chars)
 }
 
 // ---------------------------------------------------------------------------
@@ -478,17 +316,10 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                         pointer(&arena, at, &[]),
                     ));
                 }
-                // One pass over the entries: queue the children and note the
-                // fields the counts need; errors are reported in the order
-                // nodes, tunnel, hops, keys.
-                let (mut tunnel, mut nodes, mut hops, mut long_key) = (None, None, None, None);
+                // Queue the children; errors are reported in the order
+                // counts (see `object_counts`), keys.
+                let mut long_key = None;
                 for (k, child) in cur.entries().rev() {
-                    match k {
-                        "tunnel" => tunnel = Some(child),
-                        "nodes" => nodes = Some(child),
-                        "hops" => hops = Some(child),
-                        _ => {}
-                    }
                     if long_key.is_none() && k.len() > limits.max_string_len {
                         let n = k.chars().count();
                         if n > limits.max_string_len {
@@ -502,71 +333,14 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                         count += 1;
                     }
                 }
-                let tunnel = tunnel.filter(|t| matches!(t.shape(), Shape::Obj));
-                // One hop (or the entries, or the exits) wider than allowed;
-                // `path` is built only for the error.
-                let too_wide = |members: usize, path: &dyn Fn() -> String| {
-                    if members > limits.max_nodes_per_hop {
-                        Err(LimitError::new(
-                            "maxNodesPerHop",
-                            members,
-                            limits.max_nodes_per_hop,
-                            path(),
-                        ))
-                    } else {
-                        Ok(())
-                    }
-                };
-                if let Some(Shape::Arr(nodes)) = nodes.map(N::shape) {
-                    if (depth == 0 || tunnel.is_some()) && nodes.len() > limits.max_nodes {
-                        return Err(LimitError::new(
-                            "maxNodes",
-                            nodes.len(),
-                            limits.max_nodes,
-                            pointer(&arena, at, &["nodes"]),
-                        ));
-                    }
-                }
-                if let Some(t) = tunnel {
-                    if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
-                        if hops.len() > limits.max_hops {
-                            return Err(LimitError::new(
-                                "maxHops",
-                                hops.len(),
-                                limits.max_hops,
-                                pointer(&arena, at, &["tunnel", "chainNodes"]),
-                            ));
-                        }
-                        for (i, hop) in hops.iter().enumerate() {
-                            if let Shape::Arr(members) = hop.shape() {
-                                too_wide(members.len(), &|| {
-                                    pointer(&arena, at, &["tunnel", "chainNodes", &i.to_string()])
-                                })?;
-                            }
-                        }
-                    }
-                    for key in ["inNodeId", "outNodeId"] {
-                        if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
-                            too_wide(members.len(), &|| pointer(&arena, at, &["tunnel", key]))?;
-                        }
-                    }
-                }
-                if let Some(Shape::Arr(hops)) = hops.map(N::shape) {
-                    if hops.len() > limits.max_hops {
-                        return Err(LimitError::new(
-                            "maxHops",
-                            hops.len(),
-                            limits.max_hops,
-                            pointer(&arena, at, &["hops"]),
-                        ));
-                    }
-                    for (i, hop) in hops.iter().enumerate() {
-                        if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
-                            too_wide(members.len(), &|| {
-                                pointer(&arena, at, &["hops", &i.to_string(), "nodes"])
-                            })?;
-                        }
-                    }
+                if let Err(over) = object_counts(cur, depth == 0, limits) {
+                    let extra: Vec<&str> = over.path.iter().map(String::as_str).collect();
+                    return Err(LimitError::new(
+                        over.limit,
+                        over.actual,
+                        over.max,
+                        pointer(&arena, at, &extra),
+                    ));
                 }
                 if let Some(n) = long_key {
                     return Err(LimitError::new(
@@ -620,14 +394,85 @@ impl Node for Value {
     }
 }
 
-/// Both checks for JSON text: [`check_text`], then parse, then [`check_value`].
-/// Returns the parsed value; text that is not JSON is an `INVALID_INPUT` error.
-pub fn parse_checked(text: &str, limits: &Limits) -> Result<Value, ApiError> {
-    check_text(text, limits)?;
-    let v = crate::json::from_str(text)
-        .map_err(|e| ApiError::new("INVALID_INPUT", format!("not JSON: {}", e), ""))?;
-    check_value(&v, limits)?;
-    Ok(v)
+/// A count over its limit, found by [`object_counts`]: the path from the
+/// object to the array counted.
+pub(crate) struct Over {
+    pub limit: &'static str,
+    pub actual: usize,
+    pub max: usize,
+    pub path: Vec<String>,
+}
+
+/// The count rules of one object (see [`check_value`]), in the order they
+/// are reported: its `nodes` (at the top, or beside a `tunnel`), its
+/// `tunnel`'s `chainNodes`, each of their entries, `inNodeId` and
+/// `outNodeId`, then its `hops` and each hop's `nodes`. Run by the reader on
+/// every object it reads with one of those keys, and by the walk.
+pub(crate) fn object_counts<N: Node>(obj: &N, root: bool, limits: &Limits) -> Result<(), Over> {
+    let over = |limit: &'static str, actual: usize, max: usize, path: &[&str]| Over {
+        limit,
+        actual,
+        max,
+        path: path.iter().map(|t| t.to_string()).collect(),
+    };
+    // One hop (or the entries, or the exits) wider than allowed.
+    let too_wide = |members: usize, path: &dyn Fn() -> Vec<String>| {
+        if members > limits.max_nodes_per_hop {
+            Err(Over {
+                limit: "maxNodesPerHop",
+                actual: members,
+                max: limits.max_nodes_per_hop,
+                path: path(),
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let tunnel = obj
+        .field("tunnel")
+        .filter(|t| matches!(t.shape(), Shape::Obj));
+    if let Some(Shape::Arr(nodes)) = obj.field("nodes").map(N::shape) {
+        if (root || tunnel.is_some()) && nodes.len() > limits.max_nodes {
+            return Err(over("maxNodes", nodes.len(), limits.max_nodes, &["nodes"]));
+        }
+    }
+    if let Some(t) = tunnel {
+        if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
+            if hops.len() > limits.max_hops {
+                return Err(over(
+                    "maxHops",
+                    hops.len(),
+                    limits.max_hops,
+                    &["tunnel", "chainNodes"],
+                ));
+            }
+            for (i, hop) in hops.iter().enumerate() {
+                if let Shape::Arr(members) = hop.shape() {
+                    too_wide(members.len(), &|| {
+                        vec!["tunnel".into(), "chainNodes".into(), i.to_string()]
+                    })?;
+                }
+            }
+        }
+        for key in ["inNodeId", "outNodeId"] {
+            if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
+                too_wide(members.len(), &|| vec!["tunnel".into(), key.into()])?;
+            }
+        }
+    }
+    if let Some(Shape::Arr(hops)) = obj.field("hops").map(N::shape) {
+        if hops.len() > limits.max_hops {
+            return Err(over("maxHops", hops.len(), limits.max_hops, &["hops"]));
+        }
+        for (i, hop) in hops.iter().enumerate() {
+            if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
+                too_wide(members.len(), &|| {
+                    vec!["hops".into(), i.to_string(), "nodes".into()]
+                })?;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -659,20 +504,27 @@ mod tests {
 
     #[test]
     fn options_override_some_fields_and_reject_bad_ones() {
-        let l = Limits::from_value(Some(&json!({"maxNodes": 5, "maxDepth": 9}))).unwrap();
+        let l = Limits::read(
+            &json!({"maxNodes": 5, "maxDepth": 9, "other": 1}),
+            "/limits",
+        )
+        .unwrap();
         assert_eq!(
             (l.max_nodes, l.max_depth, l.max_hops),
             (5, 9, DEFAULT_MAX_HOPS)
         );
-        assert_eq!(Limits::from_value(None).unwrap(), Limits::default());
         assert_eq!(
-            Limits::from_value(Some(&Value::Null)).unwrap(),
+            Limits::read(&json!({}), "/limits").unwrap(),
             Limits::default()
         );
-        let e = Limits::from_value(Some(&json!({"maxNodes": -1}))).unwrap_err();
-        assert_eq!(e.code, "INVALID_OPTIONS");
-        assert!(Limits::from_value(Some(&json!({"maxNodes": "5"}))).is_err());
-        assert!(Limits::from_value(Some(&json!(7))).is_err());
+        let e = Limits::read(&json!({"maxNodes": -1}), "/limits").unwrap_err();
+        assert_eq!(e.path, "/limits/maxNodes");
+        assert!(Limits::read(&json!({"maxNodes": "5"}), "/limits").is_err());
+        assert!(Limits::read(&json!({"maxNodes": 1.5}), "/limits").is_err());
+        assert_eq!(
+            Limits::read(&json!(7), "/limits").unwrap_err().path,
+            "/limits"
+        );
     }
 
     #[test]
@@ -687,7 +539,7 @@ mod tests {
     }
 
     #[test]
-    fn text_depth_is_counted_without_parsing_and_points_at_the_place() {
+    fn text_depth_is_counted_while_reading_and_points_at_the_place() {
         let l = small();
         assert!(check_text("[[[[1]]]]", &l).is_ok());
         let e = check_text("[[[[[1]]]]]", &l).unwrap_err();
@@ -747,14 +599,18 @@ mod tests {
     }
 
     #[test]
-    fn text_that_is_not_json_is_left_to_the_parser() {
+    fn text_that_is_not_json_is_left_to_the_reader() {
         assert!(check_text("]]]}}{", &small()).is_ok());
-        assert!(
-            check_text("\"unterminated", &small()).is_err(),
-            "12 characters so far"
-        );
-        assert!(check_text("\"unterm", &small()).is_ok());
         assert!(check_text("", &small()).is_ok());
+        // A limit is found as the text is read, up to its first syntax error.
+        assert!(check_text("\"unterminated", &small()).is_ok());
+        let e = check_text(r#"["123456789" x"#, &small()).unwrap_err();
+        assert_eq!((e.limit, e.path.as_str()), ("maxStringLen", "/0"));
+        assert_eq!(check_text("[[[[[", &small()).unwrap_err().limit, "maxDepth");
+        assert!(matches!(
+            crate::json::from_str_within("\"unterminated", &small()),
+            Err(crate::json::ReadError::NotJson(_))
+        ));
     }
 
     fn tunnel(entries: usize, hops: &[usize], exits: usize, nodes: usize) -> Value {
@@ -918,19 +774,44 @@ mod tests {
     }
 
     #[test]
-    fn parse_checked_runs_both_checks() {
-        let l = small();
-        assert_eq!(parse_checked("[1,2]", &l).unwrap(), json!([1, 2]));
-        assert_eq!(parse_checked("[1,", &l).unwrap_err().code, "INVALID_INPUT");
+    fn reading_counts_every_limit() {
+        use crate::json::{from_str_within, ReadError};
+        let l = Limits {
+            max_depth: 5,
+            ..small()
+        };
+        assert_eq!(from_str_within("[1,2]", &l), Ok(json!([1, 2])));
+        assert!(matches!(
+            from_str_within("[1,", &l),
+            Err(ReadError::NotJson(_))
+        ));
+        let limit = |text: &str| match from_str_within(text, &l) {
+            Err(ReadError::Limit(e)) => (e.limit, e.actual, e.path),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(limit("[[[[[[0]]]]]]"), ("maxDepth", 6, "/0/0/0/0/0".into()));
         assert_eq!(
-            parse_checked("[[[[[0]]]]]", &l).unwrap_err().code,
-            "LIMIT_EXCEEDED"
+            limit(r#"{"tunnel":{},"nodes":[1,2,3,4]}"#),
+            ("maxNodes", 4, "/nodes".into())
         );
         assert_eq!(
-            parse_checked(r#"{"tunnel":{},"nodes":[1,2,3,4]}"#, &l)
-                .unwrap_err()
-                .code,
-            "LIMIT_EXCEEDED"
+            limit(&"1".repeat(1001)),
+            ("maxInputBytes", 1001, String::new())
+        );
+        // The first count over a limit in document order: a parent before
+        // its children, keys in order, whatever the text's order.
+        assert_eq!(
+            limit(r#"{"z":{"hops":[1,2,3]},"a":{"hops":[{"nodes":[1,2,3]}]}}"#),
+            ("maxNodesPerHop", 3, "/a/hops/0/nodes".into())
+        );
+        assert_eq!(
+            limit(r#"{"x":{"hops":[1,2,3]},"hops":[{"nodes":[1,2,3]}]}"#),
+            ("maxNodesPerHop", 3, "/hops/0/nodes".into())
+        );
+        // Depth and strings are found as they are read, before any count.
+        assert_eq!(
+            limit(r#"{"hops":[1,2,3],"b":"123456789"}"#),
+            ("maxStringLen", 9, "/b".into())
         );
     }
 }

@@ -143,15 +143,25 @@ pub mod text {
         )
     }
 
-    /// Reads a document within the default limits: the text is measured
-    /// before it is read, the value after, so an input far over a limit costs
-    /// no more than scanning its length.
+    /// Reads a document within the default limits, counted while it is read
+    /// (the byte count first, so an input far over a limit costs no more
+    /// than taking its length).
     pub fn parse_within_limits(text: &str, what: &str) -> Result<Value, ApiError> {
-        let limits = crate::limits::Limits::default();
-        crate::limits::check_text(text, &limits).map_err(|e| e.to_api_error())?;
-        let value = parse_document(text, what)?;
-        crate::limits::check_value(&value, &limits).map_err(|e| e.to_api_error())?;
-        Ok(value)
+        parse_within(text, what, &crate::limits::Limits::default())
+    }
+
+    /// Reads a document within `limits`; text that is not JSON is `IN001`.
+    fn parse_within(
+        text: &str,
+        what: &str,
+        limits: &crate::limits::Limits,
+    ) -> Result<Value, ApiError> {
+        crate::json::from_str_within(text, limits).map_err(|e| match e {
+            crate::json::ReadError::Limit(e) => e.to_api_error(),
+            crate::json::ReadError::NotJson(e) => {
+                ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), "")
+            }
+        })
     }
 
     /// `simulateJson`: the failover trace of `doc` under `scenario`.
@@ -164,10 +174,7 @@ pub mod text {
     /// `checkTunnelJson`: the plan and its findings in one call.
     pub fn check_tunnel(input: &str, options: Option<&str>) -> Result<String, ApiError> {
         let options = plan_options(options)?;
-        let over = |e: crate::limits::LimitError| e.to_api_error();
-        crate::limits::check_text(input, &options.limits).map_err(over)?;
-        let value = parse_document(input, "the tunnel input")?;
-        crate::limits::check_value(&value, &options.limits).map_err(over)?;
+        let value = parse_within(input, "the tunnel input", &options.limits)?;
         Ok(encode::to_string(&check::check_tunnel_mode(
             &value,
             options.mode_for(&value),
@@ -178,14 +185,16 @@ pub mod text {
     /// input. A backup of a whole panel is larger than one tunnel input, so
     /// its node count and byte size have their own, wider bounds.
     pub fn backup_tunnels(text: &str) -> Result<String, ApiError> {
+        // Bytes, depth and string lengths only: a backup's tables are not
+        // tunnel inputs, so no count applies.
         let limits = crate::limits::Limits {
             max_input_bytes: 256 << 20,
-            max_nodes: 100_000,
-            max_nodes_per_hop: 100_000,
+            max_nodes: usize::MAX,
+            max_hops: usize::MAX,
+            max_nodes_per_hop: usize::MAX,
             ..Default::default()
         };
-        crate::limits::check_text(text, &limits).map_err(|e| e.to_api_error())?;
-        let value = parse_document(text, "the backup")?;
+        let value = parse_within(text, "the backup", &limits)?;
         Ok(encode::to_string(&planner::backup::read_panel(&value)?))
     }
 

@@ -2,7 +2,9 @@
 //! which it replaces on every entry point: the same `Value` (numbers in the
 //! same form, compared through their text too, so `1` and `1.0`, `0.0` and
 //! `-0.0` differ) or the same error message, line and column; and its writer
-//! (`json::to_text`) against serde_json's `Display` on every value read.
+//! (`json::to_text`) against serde_json's `Display` on every value read; and
+//! the limits it counts while reading (`json::from_str_within`) against the
+//! walk over the value read (`limits::check_value`).
 //!
 //! Inputs: every document the tests and fuzz seeds ship (whole files and each
 //! line of a JSON-lines file), every prefix of the smaller ones, byte-level
@@ -247,4 +249,52 @@ fn generated_strings_read_the_same() {
         valid += usize::from(compare(&format!("{{{t}:1}}"), "generated key"));
     }
     assert!(valid > 5_000, "{valid}");
+}
+
+/// The limits counted while reading (`json::from_str_within`) against the
+/// walk over the value read (`limits::check_value`), on every shipped
+/// document, at the defaults and at limits small enough for most of them to
+/// be over one: over a limit exactly when the walk is, the walk's error for
+/// a count, and for a depth or a string a path into the document.
+#[test]
+fn limits_counted_while_reading_agree_with_the_walk() {
+    use hop_policy::json::{from_str_within, ReadError};
+    use hop_policy::limits::{check_value, Limits};
+    let mut tries = vec![Limits::default()];
+    for n in [1usize, 2, 4, 8] {
+        tries.push(Limits {
+            max_nodes: n,
+            max_hops: n,
+            max_nodes_per_hop: n,
+            ..Limits::default()
+        });
+        tries.push(Limits {
+            max_depth: n,
+            max_string_len: n * 4,
+            ..Limits::default()
+        });
+    }
+    let (mut over, mut counts) = (0, 0);
+    for (what, text) in documents() {
+        let Ok(v) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        for limits in &tries {
+            match (from_str_within(&text, limits), check_value(&v, limits)) {
+                (Ok(read), Ok(())) => assert_eq!(read, v, "{what}"),
+                (Err(ReadError::Limit(r)), Err(w)) => {
+                    over += 1;
+                    assert!(r.actual > r.max, "{what}: {r:?}");
+                    if ["maxDepth", "maxStringLen"].contains(&w.limit) {
+                        assert!(v.pointer(&r.path).is_some(), "{what}: {r:?}");
+                    } else {
+                        counts += 1;
+                        assert_eq!(r, w, "{what} {limits:?}");
+                    }
+                }
+                (r, w) => panic!("{what} {limits:?}: read {r:?}, walk {w:?}"),
+            }
+        }
+    }
+    assert!(over > 500 && counts > 50, "{over} {counts}");
 }

@@ -3,10 +3,15 @@
 //! message with the same line and column; and the crate's writer
 //! (`json::to_text`, floats included) against serde_json's on the value read.
 //! The one documented difference, the `$serde_json::private::RawValue` key,
-//! is left out.
+//! is left out. And the limits counted while reading
+//! (`json::from_str_within`) against the walk over the value read
+//! (`limits::check_value`), at the defaults and at small limits: over a limit
+//! exactly when the walk is, with the walk's error for a count.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use hop_policy::json::ReadError;
+use hop_policy::limits::Limits;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,5 +24,20 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(ours, theirs, "{text:?}");
     if let Ok((printed, v)) = &theirs {
         assert_eq!(&hop_policy::json::to_text(v), printed, "{text:?}");
+        let small = Limits { max_nodes: 2, max_hops: 2, max_nodes_per_hop: 2, max_string_len: 4, max_depth: 3, ..Limits::default() };
+        for limits in [Limits::default(), small] {
+            let read = hop_policy::json::from_str_within(text, &limits);
+            match (read, hop_policy::limits::check_value(v, &limits)) {
+                (Ok(read), Ok(())) => assert_eq!(&read, v, "{text:?}"),
+                (Err(ReadError::Limit(r)), Err(w)) => {
+                    assert!(r.actual > r.max, "{text:?}");
+                    let counts = ["maxNodes", "maxHops", "maxNodesPerHop"];
+                    if counts.contains(&w.limit) && counts.contains(&r.limit) {
+                        assert_eq!(r, w, "{text:?}");
+                    }
+                }
+                (r, w) => panic!("{text:?}: read {r:?}, walk {w:?}"),
+            }
+        }
     }
 });

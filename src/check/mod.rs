@@ -12,7 +12,6 @@ mod model;
 mod parity;
 mod report;
 mod rules;
-mod tree;
 pub(crate) mod util;
 
 pub use report::{report_sarif, report_text};
@@ -20,6 +19,7 @@ pub use rules::{rules, RuleInfo};
 
 use crate::encode::{Encode, Object};
 use crate::finding::{sort_findings, Finding, Severity};
+use crate::json::tree;
 use crate::plan::Plan;
 use model::Doc;
 use rules::Sink;
@@ -323,46 +323,38 @@ fn check_kind(doc: &Val<'_>, kind: Kind) -> CheckReport {
 
 /// [`check`] on JSON text: text that is not JSON or is too large is one IN001.
 pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
-    // The usual case: the checker's own tree (in one arena, strings borrowed
-    // from the text). The tree holds every string and container of the
-    // text, so a limit walk over it finds a depth or string length over the
-    // limit exactly when the text scan would; the counts it checks are those
-    // of `check`. The walk is skipped when the reader's own figures show the
-    // document plainly within every limit. Anything else (text over the byte
-    // limit or not read into a tree, any limit exceeded, a tunnel input,
-    // which the planner reads as a `serde_json::Value`) takes the route
-    // below, which gives the same report as always.
-    if text.len() <= options.limits.max_input_bytes {
-        let arena = tree::Arena::new();
-        if let Some((tree, stats)) = tree::parse(text, &arena) {
-            // The reader's figures settle the limits when plainly within them.
-            let counted = if stats.within(&options.limits) {
-                Ok(stats.values)
-            } else {
-                crate::limits::check_value_counting(&tree, &options.limits)
-            };
-            if let Ok(values) = counted {
-                if values > MAX_VALUES {
-                    return too_many_values();
-                }
-                match kind_of(&tree, options) {
-                    Ok(Kind::Tunnel) => {}
-                    Ok(kind) => return check_kind(&tree, kind),
-                    Err((en, zh)) => return unreadable("unknown", &en, &zh),
-                }
-            }
+    // The checker's own tree (in one arena, strings borrowed from the
+    // text), the limits counted while it is read.
+    let arena = tree::Arena::new();
+    let (tree, values) = match tree::read_within(text, &options.limits, &arena) {
+        Ok(read) => read,
+        Err(crate::json::ReadError::Limit(e)) => {
+            return finish("unknown", "document", vec![e.to_finding()])
         }
+        Err(crate::json::ReadError::NotJson(e)) => {
+            return unreadable(
+                "unknown",
+                &format!("not JSON: {}", e),
+                &format!("不是合法的 JSON：{}", e),
+            )
+        }
+    };
+    if values > MAX_VALUES {
+        return too_many_values();
     }
-    if let Err(e) = crate::limits::check_text(text, &options.limits) {
-        return finish("unknown", "document", vec![e.to_finding()]);
-    }
-    match crate::json::from_str(text) {
-        Ok(v) => check(&v, options),
-        Err(e) => unreadable(
-            "unknown",
-            &format!("not JSON: {}", e),
-            &format!("不是合法的 JSON：{}", e),
-        ),
+    match kind_of(&tree, options) {
+        // The planner reads a `serde_json::Value`: the same reader builds
+        // one from the text (which it has just read, so it cannot fail).
+        Ok(Kind::Tunnel) => match crate::json::from_str(text) {
+            Ok(doc) => tunnel_report(&doc, options),
+            Err(e) => unreadable(
+                "unknown",
+                &format!("not JSON: {}", e),
+                &format!("不是合法的 JSON：{}", e),
+            ),
+        },
+        Ok(kind) => check_kind(&tree, kind),
+        Err((en, zh)) => unreadable("unknown", &en, &zh),
     }
 }
 
@@ -437,19 +429,11 @@ fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Find
         }
         return (plan, sink.findings);
     }
-    // The plan's JSON text, read by the checker's own reader as any
-    // document is (through a `Value` only if the reader declines).
+    // The plan's JSON text, read by the checker's reader as any document is.
     let text = crate::encode::to_string(&plan);
     let arena = tree::Arena::new();
-    let value: Option<Value>;
-    let tree = match tree::parse(&text, &arena) {
-        Some((tree, _)) => Some(tree),
-        None => {
-            value = crate::json::from_str(&text).ok();
-            value.as_ref().map(|v| Val::from_value(v, &arena))
-        }
-    };
-    // A plan serializes to an object: the fallback is never used.
+    let tree = tree::read(&text, &arena).ok();
+    // A plan serializes to an object.
     let Some(obj) = tree.as_ref().and_then(Val::as_object) else {
         sink.add(
             "IN001",

@@ -491,7 +491,7 @@ mod tests {
                             .collect::<Vec<_>>()
                             .join(",")
                     );
-                    let parsed = super::super::tree::parse(&text, &arena).unwrap().0;
+                    let parsed = super::super::tree::read(&text, &arena).unwrap();
                     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
                     let sorted = Val::from_value(&value, &arena);
                     let (p, s) = (parsed.as_object().unwrap(), sorted.as_object().unwrap());

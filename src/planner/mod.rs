@@ -169,21 +169,24 @@ pub fn input_shape(mode: Mode) -> &'static str {
     }
 }
 
-/// Plans JSON text. The limits are checked on the text before it is read
-/// (an input over one is a plan with a `LIMIT_EXCEEDED` error); text that is
+/// Plans JSON text. The limits are counted while it is read (an input
+/// over one is a plan with a `LIMIT_EXCEEDED` error); text that is
 /// not JSON is an `IN001` error.
 pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error::ApiError> {
     let mode_name = options.mode.unwrap_or_default().as_str();
-    if let Err(e) = crate::limits::check_text(text, &options.limits) {
-        return Ok(Plan::rejected(limit_error(&e), mode_name));
-    }
-    let value = crate::json::from_str(text).map_err(|e| {
-        crate::error::ApiError::new(
-            "IN001",
-            format!("the tunnel input is not valid JSON: {e}"),
-            "",
-        )
-    })?;
+    let value = match crate::json::from_str_within(text, &options.limits) {
+        Ok(value) => value,
+        Err(crate::json::ReadError::Limit(e)) => {
+            return Ok(Plan::rejected(limit_error(&e), mode_name))
+        }
+        Err(crate::json::ReadError::NotJson(e)) => {
+            return Err(crate::error::ApiError::new(
+                "IN001",
+                format!("the tunnel input is not valid JSON: {e}"),
+                "",
+            ))
+        }
+    };
     Ok(plan_opts(&value, options))
 }
 

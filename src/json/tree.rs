@@ -1,6 +1,7 @@
-//! The document as the checker reads it: a JSON tree that borrows its strings
-//! from the text (or from a `serde_json::Value`) and keeps each object as a
-//! slice sorted by key. It behaves like `serde_json::Value` (same key order,
+//! The document as the checker reads it: a JSON tree, built by the crate's
+//! one reader ([`read_within`]), that borrows its strings from the text (or
+//! from a `serde_json::Value`, [`Val::from_value`]) and keeps each object as
+//! a slice sorted by key. It behaves like `serde_json::Value` (same key order,
 //! same numbers) but lives in one arena ([`Arena`]): building it costs a few
 //! large allocations instead of one per string and one B-tree per object,
 //! and dropping it is one free per arena chunk. That was most of the time of
@@ -8,6 +9,7 @@
 
 use crate::limits::Shape;
 use serde_json::{Number, Value};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Where a tree's arrays, objects and decoded strings live.
@@ -80,8 +82,7 @@ fn same_key(a: &str, b: &str) -> bool {
 
 impl<'a> Obj<'a> {
     /// Puts `entries` in their stored order (see [`Obj`]); `false` when a
-    /// key repeats (the caller then takes the `serde_json::Value` route, see
-    /// [`parse`]).
+    /// key repeats (see [`Obj::keep_last`]).
     fn sort_entries(entries: &mut [(&'a str, Val<'a>)]) -> bool {
         if entries.len() <= SMALL {
             // Left in the text's order: only a repeated key matters. Keys
@@ -99,6 +100,28 @@ impl<'a> Obj<'a> {
         entries
             .windows(2)
             .all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()))
+    }
+
+    /// Drops every entry of `entries[base..]` (put in their stored order by
+    /// [`Obj::sort_entries`]) whose key comes again later: a repeated key
+    /// keeps its last value, as in `serde_json::Map`. A small object keeps
+    /// the text's order (a scan per entry); a larger one is sorted stably,
+    /// so a key's last entry ends its run.
+    #[cold]
+    fn keep_last(entries: &mut Vec<(&'a str, Val<'a>)>, base: usize) {
+        let tail: Vec<(&'a str, Val<'a>)> = entries.drain(base..).collect();
+        let small = tail.len() <= SMALL;
+        for (i, entry) in tail.iter().enumerate() {
+            let later = tail.get(i + 1..).unwrap_or_default();
+            let repeated = if small {
+                later.iter().any(|(k, _)| same_key(k, entry.0))
+            } else {
+                later.first().is_some_and(|(k, _)| same_key(k, entry.0))
+            };
+            if !repeated {
+                entries.push(*entry);
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -296,8 +319,9 @@ impl<'a> Val<'a> {
     }
 }
 
-/// The limit walk over a parsed tree (which holds no [`Val::Deep`]: only
-/// [`Val::from_value`] makes those, and a `serde_json::Value` is walked itself).
+/// The limit rules over a tree read from text (which holds no
+/// [`Val::Deep`]: only [`Val::from_value`] makes those, and a
+/// `serde_json::Value` is walked itself).
 impl crate::limits::Node for Val<'_> {
     fn shape(&self) -> Shape<'_, Self> {
         match self {
@@ -342,343 +366,140 @@ impl fmt::Display for Val<'_> {
     }
 }
 
-/// Parses JSON text like [`crate::json::from_str`], into `arena`.
-/// `None` when that parse fails, when an object repeats a key or when
-/// nesting goes deeper than [`MAX_DEPTH`]: the caller then takes the
-/// `serde_json::Value` route for the exact result. So a tree from `parse`
-/// holds every string and container of the text.
-///
-/// One pass, no recursion into serde: strings without escapes are borrowed
-/// from the text (found eight bytes at a time), strings with escapes are
-/// decoded into the arena, plain integers are read directly and every other
-/// number goes through [`crate::json`], so its value (and its refusals) are
-/// the same. The children of the open containers wait on two stacks
-/// and move into the arena, in one slice, when their container closes.
-pub(crate) fn parse<'a>(text: &'a str, arena: &'a Arena) -> Option<(Val<'a>, Stats)> {
-    let mut r = Reader {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        arena,
-        items: Vec::new(),
-        entries: Vec::new(),
-        stats: Stats::default(),
-    };
-    let v = r.value(0)?;
-    r.skip_ws();
-    (r.pos == r.bytes.len()).then_some((v, r.stats))
-}
-
-/// What [`parse`] saw of the things the size limits look at, so that a
-/// document plainly within them needs no limit walk (`crate::limits`).
-#[derive(Debug, Default, Clone, PartialEq)]
-pub(crate) struct Stats {
-    /// JSON values (objects, arrays, scalars), as the limit walk counts them.
-    pub values: usize,
-    /// Deepest nesting of arrays and objects (the root container is 1).
-    pub depth: usize,
-    /// Longest string or key, in bytes (after decoding escapes).
-    pub longest_string: usize,
-    /// Longest array any count limit may look at: the value of any key
-    /// `nodes`, `hops`, `chainNodes`, `inNodeId` or `outNodeId`, and the
-    /// arrays inside a `chainNodes`.
-    pub longest_counted: usize,
-}
-
-impl Stats {
-    /// True when no limit other than the byte count can be exceeded: a
-    /// string has no more characters than bytes, and every array a count
-    /// limit reads is within the smallest of them. When false, the exact
-    /// limit walk decides (and names the first value over a limit).
-    pub fn within(&self, limits: &crate::limits::Limits) -> bool {
-        self.depth <= limits.max_depth
-            && self.longest_string <= limits.max_string_len
-            && self.longest_counted
-                <= limits
-                    .max_nodes
-                    .min(limits.max_hops)
-                    .min(limits.max_nodes_per_hop)
-    }
-
-    fn counted(&mut self, key: &str, v: &Val<'_>) {
-        if let Val::Arr(items) = v {
-            match key {
-                "nodes" | "hops" | "inNodeId" | "outNodeId" => {
-                    self.longest_counted = self.longest_counted.max(items.len())
-                }
-                "chainNodes" => {
-                    self.longest_counted = self.longest_counted.max(items.len());
-                    for item in items.iter() {
-                        if let Val::Arr(members) = item {
-                            self.longest_counted = self.longest_counted.max(members.len());
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-/// Nesting deeper than this goes to the serde route (which refuses
-/// anything over 128 levels).
-pub(crate) const MAX_DEPTH: usize = 100;
-
-struct Reader<'a> {
+/// Reads JSON text into `arena` with the crate's one reader
+/// ([`crate::json::read`]), within `limits`; also returns how many JSON
+/// values it holds. Strings without escapes are borrowed from the text.
+pub(crate) fn read_within<'a>(
     text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
+    limits: &crate::limits::Limits,
     arena: &'a Arena,
-    /// Items of the arrays being read, innermost last (copied into the
-    /// arena, in one slice, when their array closes).
+) -> Result<(Val<'a>, usize), super::ReadError> {
+    super::within(text, limits, TreeBuilder::new(arena))
+}
+
+/// [`read_within`] with no limit but serde_json's recursion limit.
+pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<Val<'a>, super::JsonError> {
+    match super::read::read(text, TreeBuilder::new(arena), None) {
+        Ok((v, _)) => Ok(v),
+        Err(e) => match e.into_read_error() {
+            super::ReadError::NotJson(e) => Err(e),
+            // No limits were given: only the recursion limit stops a read.
+            super::ReadError::Limit(_) => Err(super::JsonError {
+                reason: super::Reason::RecursionLimit,
+                line: 1,
+                column: 0,
+            }),
+        },
+    }
+}
+
+/// Builds a tree in an arena. The children of the open containers wait on
+/// two stacks and move into the arena, in one slice, when their container
+/// closes.
+struct TreeBuilder<'a> {
+    arena: &'a Arena,
+    /// Items of the arrays being read, innermost last.
     items: Vec<Val<'a>>,
     /// Entries of the objects being read, innermost last.
     entries: Vec<(&'a str, Val<'a>)>,
-    stats: Stats,
 }
 
-impl<'a> Reader<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
-    }
-
-    fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.pos += 1;
+impl<'a> TreeBuilder<'a> {
+    fn new(arena: &'a Arena) -> Self {
+        TreeBuilder {
+            arena,
+            items: Vec::new(),
+            entries: Vec::new(),
         }
     }
 
-    fn eat(&mut self, byte: u8) -> Option<()> {
-        self.skip_ws();
-        (self.peek()? == byte).then(|| self.pos += 1)
-    }
-
-    fn literal(&mut self, word: &str, v: Val<'a>) -> Option<Val<'a>> {
-        let end = self.pos + word.len();
-        (self.bytes.get(self.pos..end)? == word.as_bytes()).then(|| {
-            self.pos = end;
-            v
-        })
-    }
-
-    fn value(&mut self, depth: usize) -> Option<Val<'a>> {
-        self.skip_ws();
-        self.stats.values += 1;
-        match self.peek()? {
-            b'"' => self.string().map(Val::Str),
-            b'{' => self.object(depth + 1),
-            b'[' => self.array(depth + 1),
-            b't' => self.literal("true", Val::Bool(true)),
-            b'f' => self.literal("false", Val::Bool(false)),
-            b'n' => self.literal("null", Val::Null),
-            b'-' | b'0'..=b'9' => self.number(),
-            _ => None,
+    fn text(&self, s: Cow<'a, str>) -> &'a str {
+        match s {
+            Cow::Borrowed(s) => s,
+            Cow::Owned(s) => self.arena.alloc_str(&s),
         }
     }
+}
 
-    /// A member of a container: a string without the trip through
-    /// [`Self::value`] (most members of a config are strings).
-    #[inline]
-    fn item(&mut self, depth: usize) -> Option<Val<'a>> {
-        if self.peek() == Some(b'"') {
-            self.stats.values += 1;
-            return self.string().map(Val::Str);
-        }
-        self.value(depth)
+impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
+    type Value = Val<'a>;
+    /// Where the array's items start on the stack.
+    type Items = usize;
+    type Entries = usize;
+    fn null(&mut self) -> Val<'a> {
+        Val::Null
     }
-
-    /// A string (the reader stands on its opening quote).
-    fn string(&mut self) -> Option<&'a str> {
-        self.pos += 1;
-        let start = self.pos;
-        self.pos += crate::json::plain_len(self.bytes.get(self.pos..)?);
-        match self.peek()? {
-            b'"' => {}
-            b'\\' => return self.escaped(start),
-            _ => return None,
-        }
-        let s = self.text.get(start..self.pos)?;
-        self.pos += 1;
-        self.stats.longest_string = self.stats.longest_string.max(s.len());
-        Some(s)
+    fn bool(&mut self, b: bool) -> Val<'a> {
+        Val::Bool(b)
     }
-
-    /// The rest of a string that has escapes, decoded into the arena. Only
-    /// what serde_json accepts is decoded (a lone surrogate is `None`).
-    #[cold]
-    #[inline(never)]
-    fn escaped(&mut self, start: usize) -> Option<&'a str> {
-        let mut out = String::from(self.text.get(start..self.pos)?);
-        loop {
-            let run = self.pos;
-            self.pos += crate::json::plain_len(self.bytes.get(self.pos..)?);
-            out.push_str(self.text.get(run..self.pos)?);
-            match self.peek()? {
-                b'"' => break,
-                b'\\' => {}
-                _ => return None,
-            }
-            self.pos += 1;
-            let c = match self.peek()? {
-                b'u' => {
-                    let first = self.hex4()?;
-                    match first {
-                        0xD800..=0xDBFF => {
-                            // A high surrogate needs its low half right after.
-                            if self.bytes.get(self.pos + 1..self.pos + 3)? != b"\\u" {
-                                return None;
-                            }
-                            self.pos += 2;
-                            let low = self.hex4()?;
-                            crate::json::surrogate_pair(first, low)?
-                        }
-                        c => char::from_u32(c)?, // a lone low surrogate is None here
-                    }
-                }
-                b => crate::json::short_escape(b)?,
-            };
-            out.push(c);
-            self.pos += 1;
-        }
-        self.pos += 1;
-        self.stats.longest_string = self.stats.longest_string.max(out.len());
-        Some(self.arena.alloc_str(&out))
+    fn number(&mut self, n: Number) -> Val<'a> {
+        Val::Num(self.arena.alloc(n))
     }
-
-    /// The four hex digits after `\u` (the reader stands on the `u` and
-    /// ends on the last digit).
-    fn hex4(&mut self) -> Option<u32> {
-        let digits = self.text.get(self.pos + 1..self.pos + 5)?;
-        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        self.pos += 4;
-        u32::from_str_radix(digits, 16).ok()
+    fn string(&mut self, s: Cow<'a, str>) -> Val<'a> {
+        Val::Str(self.text(s))
     }
-
-    /// Plain unsigned integers directly; any other number through the
-    /// crate's JSON reader, so its value (and its refusals) are the same.
-    #[inline(never)]
-    fn number(&mut self) -> Option<Val<'a>> {
-        let start = self.pos;
-        while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = self.peek() {
-            self.pos += 1;
-        }
-        let token = self.text.get(start..self.pos)?;
-        let plain = token.len() <= 19
-            && token.bytes().all(|b| b.is_ascii_digit())
-            && (token == "0" || !token.starts_with('0'));
-        if plain {
-            let n: u64 = token.parse().ok()?;
-            return Some(Val::Num(self.arena.alloc(n.into())));
-        }
-        // Through the `Value` reader the crate already carries.
-        match crate::json::from_str(token).ok()? {
-            Value::Number(n) => Some(Val::Num(self.arena.alloc(n))),
-            _ => None,
-        }
+    fn array(&mut self) -> usize {
+        self.items.len()
     }
-
-    /// Enters an array or object at `depth` (the reader stands on its
-    /// opening bracket): `Some(true)` when it is empty and already closed
-    /// by `close`, `None` when it nests too deep.
-    #[inline]
-    fn open(&mut self, depth: usize, close: u8) -> Option<bool> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.stats.depth = self.stats.depth.max(depth);
-        self.pos += 1;
-        self.skip_ws();
-        let empty = self.peek()? == close;
-        if empty {
-            self.pos += 1;
-        }
-        Some(empty)
+    fn push(&mut self, _: &mut usize, v: Val<'a>) {
+        self.items.push(v)
     }
-
-    fn array(&mut self, depth: usize) -> Option<Val<'a>> {
-        if self.open(depth, b']')? {
-            return Some(Val::Arr(&[]));
-        }
-        let base = self.items.len();
-        loop {
-            let v = self.item(depth)?;
-            self.items.push(v);
-            self.skip_ws();
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b']' => {
-                    self.pos += 1;
-                    let items = self.arena.alloc_slice_copy(self.items.get(base..)?);
-                    self.items.truncate(base);
-                    return Some(Val::Arr(items));
-                }
-                _ => return None,
-            }
-        }
+    fn end_array(&mut self, base: usize) -> Val<'a> {
+        let items = self
+            .arena
+            .alloc_slice_copy(self.items.get(base..).unwrap_or_default());
+        self.items.truncate(base);
+        Val::Arr(items)
     }
-
-    fn object(&mut self, depth: usize) -> Option<Val<'a>> {
-        if self.open(depth, b'}')? {
-            return Some(Val::Obj(Obj(&[])));
+    fn object(&mut self) -> usize {
+        self.entries.len()
+    }
+    fn insert(&mut self, _: &mut usize, key: Cow<'a, str>, v: Val<'a>) {
+        let key = self.text(key);
+        self.entries.push((key, v))
+    }
+    fn end_object(&mut self, base: usize) -> Val<'a> {
+        let unique = Obj::sort_entries(self.entries.get_mut(base..).unwrap_or_default());
+        if !unique {
+            Obj::keep_last(&mut self.entries, base);
         }
-        let base = self.entries.len();
-        loop {
-            // Compact text (what `JSON.stringify` and the panel write) has no
-            // whitespace around keys: one compare instead of the loop.
-            if self.peek()? != b'"' {
-                self.skip_ws();
-                if self.peek()? != b'"' {
-                    return None;
-                }
-            }
-            let key = self.string()?;
-            if self.peek() == Some(b':') {
-                self.pos += 1;
-            } else {
-                self.eat(b':')?;
-            }
-            let v = self.item(depth)?;
-            self.stats.counted(key, &v);
-            self.entries.push((key, v));
-            self.skip_ws();
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b'}' => {
-                    self.pos += 1;
-                    if !Obj::sort_entries(self.entries.get_mut(base..)?) {
-                        return None;
-                    }
-                    let entries = self.arena.alloc_slice_copy(self.entries.get(base..)?);
-                    self.entries.truncate(base);
-                    return Some(Val::Obj(Obj(entries)));
-                }
-                _ => return None,
-            }
-        }
+        let entries = self
+            .arena
+            .alloc_slice_copy(self.entries.get(base..).unwrap_or_default());
+        self.entries.truncate(base);
+        Val::Obj(Obj(entries))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::Limits;
 
-    /// What the `serde_json::Value` route makes of `text`, as a tree.
-    fn value_route(text: &str) -> Option<String> {
-        let v: Value = crate::json::from_str(text).ok()?;
+    /// What the `serde_json::Value` route makes of `text`, as a tree (its
+    /// `Debug` text, `None` when it holds a [`Val::Deep`]) and as a value.
+    fn value_route(text: &str) -> Result<(Option<String>, Value), String> {
+        let v: Value = crate::json::from_str(text).map_err(|e| e.to_string())?;
         let arena = Arena::new();
-        let t = Val::from_value(&v, &arena);
-        Some(format!("{t:?}"))
+        let t = format!("{:?}", Val::from_value(&v, &arena));
+        Ok(((!t.contains("Deep(")).then_some(t), v))
+    }
+
+    /// The tree the reader builds of `text`, as [`value_route`] gives it.
+    fn tree_route(text: &str) -> Result<(Option<String>, Value), String> {
+        let arena = Arena::new();
+        let t = read(text, &arena).map_err(|e| e.to_string())?;
+        let deep = value_route(text).is_ok_and(|(debug, _)| debug.is_none());
+        Ok(((!deep).then(|| format!("{t:?}")), t.to_value()))
     }
 
     fn same(text: &str) {
         let v: Value = serde_json::from_str(text).unwrap();
         let arena = Arena::new();
-        let t = parse(text, &arena).unwrap().0;
+        let t = read(text, &arena).unwrap();
         assert_eq!(t.to_value(), v, "{}", text);
         assert_eq!(t.to_string(), v.to_string(), "{}", text);
-        assert_eq!(Some(format!("{t:?}")), value_route(text), "{}", text);
+        assert_eq!(tree_route(text), value_route(text), "{}", text);
     }
 
     #[test]
@@ -686,31 +507,31 @@ mod tests {
         same(
             r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0.1e-5,"x\u00e9\n",null,true,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#,
         );
-        let arena = Arena::new();
-        assert!(
-            parse(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#, &arena).is_none(),
-            "repeated keys"
-        );
+        // A repeated key keeps its last value, in small and large objects.
+        same(r#"[{"k":1,"k":2,"j":{"k":3},"k":4}]"#);
         let wide: Vec<String> = (0..40).rev().map(|i| format!("\"k{i}\":{i}")).collect();
-        assert!(
-            parse(&format!("{{{},\"k7\":1}}", wide.join(",")), &arena).is_none(),
-            "repeated key in a large object"
-        );
-        assert!(parse(&format!("{{{}}}", wide.join(",")), &arena).is_some());
+        same(&format!("{{{},\"k7\":\"last\"}}", wide.join(",")));
+        same(&format!("{{\"k7\":\"first\",{}}}", wide.join(",")));
+        same(&format!("{{{}}}", wide.join(",")));
+        let arena = Arena::new();
+        let t = read(r#"{"a":1,"b":2,"a":3}"#, &arena).unwrap();
+        let o = t.as_object().unwrap();
+        assert_eq!((o.len(), o.get("a").and_then(Val::as_i64)), (2, Some(3)));
         same(r#""plain""#);
         same("18446744073709551615");
         // An ordinary key, as for the Go server (serde_json alone reads it as raw JSON text).
-        let raw = parse(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena)
-            .unwrap()
-            .0;
+        let raw = read(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena).unwrap();
         assert_eq!(
             raw.get("$serde_json::private::RawValue")
                 .and_then(Val::as_str),
             Some("[1]")
         );
-        assert!(parse("[1,]", &arena).is_none());
+        assert_eq!(
+            read("[1,]", &arena).unwrap_err().to_string(),
+            "trailing comma at line 1 column 4"
+        );
         let v: Value = serde_json::from_str(r#"{"b":1,"c":2,"a":3}"#).unwrap();
-        let t = parse(r#"{"b":1,"c":2,"a":3}"#, &arena).unwrap().0;
+        let t = read(r#"{"b":1,"c":2,"a":3}"#, &arena).unwrap();
         let o = t.as_object().unwrap();
         assert_eq!(
             o.keys().collect::<Vec<_>>(),
@@ -727,10 +548,11 @@ mod tests {
             r#"{"k\u0042":"v","kA":1,"\u006b":[]}"#,
             r#"["\u0000", "x\u001f"]"#,
             r#""ünïcödé \u00fc mixed 12345678901234567890""#,
+            // A key repeated only after decoding is still a repeat.
+            r#"{"a":1,"\u0061":2}"#,
         ] {
             same(text);
         }
-        let arena = Arena::new();
         for bad in [
             r#""\uD83D""#,
             r#""\uD83Dx""#,
@@ -742,16 +564,13 @@ mod tests {
             r#""\"#,
             r#""abc"#,
         ] {
-            assert!(parse(bad, &arena).is_none(), "{bad}");
+            let want = serde_json::from_str::<Value>(bad).unwrap_err().to_string();
+            assert_eq!(tree_route(bad), Err(want), "{bad}");
         }
-        // A key repeated only after decoding is still a repeat.
-        assert!(parse(r#"{"a":1,"\u0061":2}"#, &arena).is_none());
     }
 
-    /// The reader gives exactly the `serde_json::Value` route's tree, or
-    /// leaves the text to it.
-    #[test]
-    fn reader_matches_the_value_route() {
+    /// Texts: the tests' documents, golden inputs and plans, and edge cases.
+    fn texts() -> Vec<String> {
         let mut texts: Vec<String> = vec![
             r#"{"b":1,"a":[1,-2,3.5,1e300,-0,0,0.1e-5,"x",null,true,false,{}],"c":{"z":0,"y":[]},"A":"Ü"}"#.into(),
             " [ 1 , 2 ]\n".into(), "[]".into(), "{}".into(), "0".into(), "-0".into(), "18446744073709551615".into(),
@@ -762,9 +581,10 @@ mod tests {
             "[1] x".into(), "\u{feff}[1]".into(), "".into(), "  ".into(), "[1e5, 2E-3, -1.5e+2, 1.0]".into(),
             r#"["\u00e9", "\ud83d\ude00", "a\\b", "\ud83d", "\udc00"]"#.into(),
             "\"1234567\\\"\"".into(), "\"12345678\\n\"".into(), "\"123456789abcdef\u{7f}\u{80}\"".into(),
-            // Whitespace where the compact-text shortcuts look for a quote or a colon.
             r#"{ "a" : "x" , "b" :[ "y" ,"z" ] ,"c": "w"}"#.into(), "{\n\t\"a\"\r\n:\n\"b\"\n}".into(), r#"{"a" 1}"#.into(),
             r#"{"a":"x" "b":1}"#.into(), r#"[ "x" , "y" ]"#.into(), r#"["x" "y"]"#.into(), r#"{"a": }"#.into(), r#"{ }"#.into(),
+            r#"{"tunnel":{"chainNodes":[[1,2],[1,2,3]],"inNodeId":[1,2,3,4]},"nodes":[1,2,3],"x":{"hops":[{"nodes":[1,2,3]},{}]}}"#.into(),
+            r#"[{"nodes":[1,2,3,4],"hops":[1,2,3]},{"tunnel":{},"nodes":[1,2,3,4]}]"#.into(),
         ];
         // Small and large objects, sorted, reversed and with a repeated key.
         for n in [2usize, 3, 16, 17, 40] {
@@ -807,68 +627,80 @@ mod tests {
                 }
             }
         }
+        texts
+    }
+
+    /// The tree builder and the `Value` builder of the one reader agree:
+    /// the same tree (through [`Val::from_value`]) or the same error.
+    #[test]
+    fn tree_matches_the_value_route() {
         let (mut hits, mut with_escapes) = (0, 0);
-        for t in &texts {
-            let arena = Arena::new();
-            if let Some((v, stats)) = parse(t, &arena) {
-                hits += 1;
-                stats_agree_with_the_walk(&v, &stats, t);
-                with_escapes += usize::from(t.contains('\\'));
-                assert_eq!(
-                    Some(format!("{v:?}")),
-                    value_route(t),
-                    "{}",
-                    t.get(..200).unwrap_or(t)
-                );
-            }
+        for t in &texts() {
+            let tree = tree_route(t);
+            hits += usize::from(tree.is_ok());
+            with_escapes += usize::from(tree.is_ok() && t.contains('\\'));
+            assert_eq!(tree, value_route(t), "{}", t.get(..200).unwrap_or(t));
         }
         assert!(hits > 1000 && with_escapes > 10, "{hits} {with_escapes}");
     }
 
-    /// When the reader says a document is within the limits, the limit walk
-    /// agrees and counts the same values, for the defaults and for limits
-    /// set at the document's own sizes (and one below each).
-    fn stats_agree_with_the_walk(v: &Val<'_>, stats: &Stats, text: &str) {
-        use crate::limits::{check_value_counting, Limits};
-        let what = text.get(..120).unwrap_or(text);
+    /// Limits counted while reading agree with the walk over the `Value`
+    /// ([`crate::limits::check_value_counting`]): over a limit exactly when
+    /// it is, the same count error, a depth or string error that points at
+    /// a value of the document, and the same number of values.
+    #[test]
+    fn limits_read_agree_with_the_walk() {
         let mut tries = vec![Limits::default()];
-        for less in [0, 1] {
-            let at = |n: usize| n.saturating_sub(less);
-            let mut l = Limits {
-                max_depth: at(stats.depth),
-                max_string_len: at(stats.longest_string),
-                ..Limits::default()
-            };
-            tries.push(l);
-            l = Limits {
-                max_nodes: at(stats.longest_counted),
-                max_hops: at(stats.longest_counted),
-                max_nodes_per_hop: at(stats.longest_counted),
-                ..l
-            };
-            tries.push(l);
+        for n in [0usize, 1, 2, 3, 5, 8, 40] {
             tries.push(Limits {
-                max_nodes: at(stats.longest_counted),
+                max_depth: n,
                 ..Limits::default()
             });
             tries.push(Limits {
-                max_hops: at(stats.longest_counted),
+                max_string_len: n,
                 ..Limits::default()
             });
-            tries.push(Limits {
-                max_nodes_per_hop: at(stats.longest_counted),
-                ..Limits::default()
-            });
-        }
-        for limits in tries {
-            let walk = check_value_counting(v, &limits);
-            if stats.within(&limits) {
-                assert_eq!(walk.as_ref().ok(), Some(&stats.values), "{limits:?} {what}");
-            }
-            if let Ok(n) = walk {
-                assert_eq!(n, stats.values, "{what}");
+            for (nodes, hops, per_hop) in [(n, n, n), (n, 100, 100), (100, n, 100), (100, 100, n)] {
+                tries.push(Limits {
+                    max_nodes: nodes,
+                    max_hops: hops,
+                    max_nodes_per_hop: per_hop,
+                    ..Limits::default()
+                });
             }
         }
+        let (mut over, mut counts_over) = (0, 0);
+        for t in texts().iter().filter(|t| t.len() < 50_000) {
+            let Ok(v) = crate::json::from_str(t) else {
+                continue;
+            };
+            for limits in &tries {
+                let arena = Arena::new();
+                let read = read_within(t, limits, &arena);
+                let walk = crate::limits::check_value_counting(&v, limits);
+                let what = format!("{limits:?} {}", t.get(..120).unwrap_or(t));
+                match (read, walk) {
+                    (Ok((_, values)), Ok(n)) => {
+                        if !t.contains("\"k001\":0") && !t.contains("\"k\":") {
+                            assert_eq!(values, n, "{what}");
+                        }
+                    }
+                    (Err(crate::json::ReadError::Limit(r)), Err(w)) => {
+                        over += 1;
+                        assert!(r.actual > r.max, "{what}");
+                        if ["maxDepth", "maxStringLen"].contains(&w.limit) {
+                            assert!(["maxDepth", "maxStringLen"].contains(&r.limit), "{what}");
+                            assert!(v.pointer(&r.path).is_some(), "{what} {}", r.path);
+                        } else {
+                            counts_over += 1;
+                            assert_eq!(r, w, "{what}");
+                        }
+                    }
+                    (r, w) => panic!("{what}: read {r:?}, walk {w:?}"),
+                }
+            }
+        }
+        assert!(over > 1000 && counts_over > 100, "{over} {counts_over}");
     }
 
     #[test]
@@ -880,6 +712,18 @@ mod tests {
         let arena = Arena::new();
         let t = Val::from_value(&v, &arena);
         assert_eq!(t.to_value(), v);
+        // Arrays down to DEEP levels, then the rest kept as it is.
+        let mut cur = t;
+        for level in 0..DEEP {
+            match cur.as_array() {
+                Some([inner]) => cur = *inner,
+                _ => panic!("level {level} is not a converted array"),
+            }
+        }
+        match cur {
+            Val::Deep(Value::Array(rest)) => assert_eq!(rest.len(), 1),
+            other => panic!("level {DEEP} is {other:?}"),
+        }
         let mut cur = v;
         while let Value::Array(mut a) = cur {
             cur = a.pop().unwrap_or(Value::Null);

@@ -1,0 +1,190 @@
+//! JSON text in and out: the crate's one reader and its writer.
+//!
+//! **One reader** ([`read`]), generic over what it builds ([`read::Build`]):
+//! a `serde_json::Value` for the planner, simulator and lifecycle replay
+//! ([`from_str`], [`from_str_within`]), or the checker's arena tree
+//! ([`tree`], [`tree::read_within`]). Why this shape: serde_json's own
+//! `Deserializer` (with a `DeserializeSeed` for the tree) links its generic
+//! deserializer, the `Value` visitor and, through serde's error messages,
+//! the standard float printer into the `.wasm` (the reason this reader was
+//! written); building only the arena tree and the planner's `Value` from it
+//! would convert every planner input a second time. So one small reader,
+//! instantiated for two builders, with what does not depend on the builder
+//! (numbers, strings, errors) written once for both.
+//!
+//! It reads what `serde_json::from_str::<Value>` reads, and that is tested
+//! (`tests/json_reader.rs` compares the two over every document the tests
+//! ship, their truncations and byte-level mutations, and number and string
+//! edge cases):
+//! * the same values: integers as `u64` (or `i64` when negative), every other
+//!   number as the nearest `f64` (std's `f64::from_str`; Go's
+//!   `strconv.ParseFloat` rounds the same way; `-0` is the float `-0.0`),
+//!   objects with their keys sorted and a repeated key keeping its last value;
+//! * the same refusals, with the same message and the same line and column
+//!   (`expected value at line 1 column 1`), nesting included: the 128th
+//!   nested array or object is refused.
+//!
+//! **Limits are counted while reading** ([`from_str_within`],
+//! [`tree::read_within`]): the byte count first, then the depth and every
+//! string's length as they are read (the first over its limit in text
+//! order), and the count rules of [`crate::limits`] on every object that
+//! has a `nodes`, `tunnel` or `hops` key. Only when one of those is over
+//! does [`crate::limits::check_value`] walk the finished value, to name the
+//! first in document order. A limit past a syntax error is not reached: the
+//! text is reported as not JSON.
+//!
+//! One deliberate difference: serde_json (with the `raw_value` feature this
+//! crate enables for other reasons) reads an object whose first key is
+//! `$serde_json::private::RawValue` as the JSON text in its value. Here it is
+//! an ordinary key, as it is for the Go server.
+//!
+//! **The writer** ([`to_text`], [`write_string`]) prints a `Value` byte for
+//! byte as serde_json does, floats with the shortest digits (`ryu`) in
+//! serde_json's notation.
+
+pub(crate) mod read;
+pub(crate) mod tree;
+mod write;
+
+pub(crate) use write::{shortest_digits, write_number, write_value, write_with, Leaves};
+pub use write::{to_text, write_string, Text};
+
+use crate::limits::{LimitError, Limits};
+use serde_json::Value;
+use std::fmt;
+
+/// Why a text is not JSON, and where (1-based line, 0-based byte column of
+/// the line, as serde_json counts them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    pub(crate) reason: Reason,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reason {
+    EofList,
+    EofObject,
+    EofString,
+    EofValue,
+    ExpectedColon,
+    ExpectedListCommaOrEnd,
+    ExpectedObjectCommaOrEnd,
+    ExpectedIdent,
+    ExpectedValue,
+    InvalidEscape,
+    InvalidNumber,
+    NumberOutOfRange,
+    ControlCharacter,
+    KeyMustBeAString,
+    LoneLeadingSurrogate,
+    TrailingComma,
+    TrailingCharacters,
+    UnexpectedEndOfHexEscape,
+    RecursionLimit,
+}
+
+impl Reason {
+    fn text(self) -> &'static str {
+        match self {
+            Reason::EofList => "EOF while parsing a list",
+            Reason::EofObject => "EOF while parsing an object",
+            Reason::EofString => "EOF while parsing a string",
+            Reason::EofValue => "EOF while parsing a value",
+            Reason::ExpectedColon => "expected `:`",
+            Reason::ExpectedListCommaOrEnd => "expected `,` or `]`",
+            Reason::ExpectedObjectCommaOrEnd => "expected `,` or `}`",
+            Reason::ExpectedIdent => "expected ident",
+            Reason::ExpectedValue => "expected value",
+            Reason::InvalidEscape => "invalid escape",
+            Reason::InvalidNumber => "invalid number",
+            Reason::NumberOutOfRange => "number out of range",
+            Reason::ControlCharacter => {
+                "control character (\\u0000-\\u001F) found while parsing a string"
+            }
+            Reason::KeyMustBeAString => "key must be a string",
+            Reason::LoneLeadingSurrogate => "lone leading surrogate in hex escape",
+            Reason::TrailingComma => "trailing comma",
+            Reason::TrailingCharacters => "trailing characters",
+            Reason::UnexpectedEndOfHexEscape => "unexpected end of hex escape",
+            Reason::RecursionLimit => "recursion limit exceeded",
+        }
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reason.text())?;
+        f.write_str(" at line ")?;
+        f.write_str(itoa::Buffer::new().format(self.line))?;
+        f.write_str(" column ")?;
+        f.write_str(itoa::Buffer::new().format(self.column))
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+/// Reads one JSON document (surrounding whitespace allowed), with no limit
+/// but serde_json's recursion limit.
+pub fn from_str(text: &str) -> Result<Value, JsonError> {
+    match read::read(text, read::ValueBuilder, None) {
+        Ok((v, _)) => Ok(v),
+        Err(e) => match e.into_read_error() {
+            ReadError::NotJson(e) => Err(e),
+            // No limits were given: only the recursion limit stops a read.
+            ReadError::Limit(_) => Err(JsonError {
+                reason: Reason::RecursionLimit,
+                line: 1,
+                column: 0,
+            }),
+        },
+    }
+}
+
+/// Why a text was not read within limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// The text is not JSON.
+    NotJson(JsonError),
+    /// The document is over a limit.
+    Limit(LimitError),
+}
+
+/// Reads one JSON document within `limits` (see the module docs).
+pub fn from_str_within(text: &str, limits: &Limits) -> Result<Value, ReadError> {
+    within(text, limits, read::ValueBuilder).map(|(v, _)| v)
+}
+
+/// The value [`read::read`] builds into `build` within `limits`, and how
+/// many JSON values it holds.
+pub(crate) fn within<'t, B: read::Build<'t>>(
+    text: &'t str,
+    limits: &Limits,
+    build: B,
+) -> Result<(B::Value, usize), ReadError> {
+    if text.len() > limits.max_input_bytes {
+        return Err(ReadError::Limit(LimitError::new(
+            "maxInputBytes",
+            text.len(),
+            limits.max_input_bytes,
+            String::new(),
+        )));
+    }
+    let (v, counts) = read::read(text, build, Some(limits)).map_err(read::Fail::into_read_error)?;
+    if counts.over {
+        // Which count is over first, in document order.
+        crate::limits::check_value_counting(&v, limits).map_err(ReadError::Limit)?;
+    }
+    Ok((v, counts.values))
+}
+
+/// A JSON object of `pairs` (what `json!({...})` builds, without going
+/// through serde's serializer for every value).
+pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    let mut map = serde_json::Map::new();
+    for (k, v) in pairs {
+        map.insert(k.to_string(), v);
+    }
+    Value::Object(map)
+}
