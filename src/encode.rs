@@ -10,13 +10,12 @@
 //! `.d.ts`, the encoder and the key names cannot disagree.
 //!
 //! Why a hand encoder and not `serde_json::to_string` over the same derive:
-//! both print byte-identical text for every golden plan and report (measured
-//! over the 1113 vectors), and run at about the same speed natively, but the
-//! serde route makes the optimised `.wasm` 26.8 KB larger (529257 vs 502502 B
-//! raw, 225077 vs 210224 B gzip; BENCH.md): one monomorphised serializer per
-//! output type plus serde_json's writer, against one small function per type
-//! here and a handful of shared leaves. The output is compact, fields in
-//! declaration order, `null` for an absent value that is not left out,
+//! both print byte-identical text for every golden plan and check report,
+//! but the serde route makes the optimised `.wasm` 26.8 KB larger (one
+//! monomorphised serializer per output type plus serde_json's writer, against
+//! one small function per type here and a handful of shared leaves) and
+//! natively takes about a third longer (BENCH.md). The output is compact,
+//! fields in declaration order, `null` for an absent value that is not left out,
 //! strings escaped as serde_json escapes them.
 
 use serde_json::Value;
@@ -87,7 +86,7 @@ impl<'a> Object<'a> {
 
 /// Declares an output struct and its [`Encode`] impl from one field list.
 ///
-/// ```ignore
+/// ```text
 /// shape! {
 ///     /// A server rejection.
 ///     #[derive(Debug, Clone, PartialEq)]

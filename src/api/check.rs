@@ -63,6 +63,7 @@ pub fn check_unreadable(reason: &str, options: Option<&str>) -> Result<String, A
 
 /// Checks `document` (or reports why it could not be read) and renders the
 /// report as `text`, `sarif` (`uri` names the artifact) or `json`.
+#[inline]
 pub fn check_formatted(
     document: Result<&str, &str>,
     format: &str,

@@ -21,6 +21,7 @@ pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiErr
 }
 
 /// The trace of `doc` under `scenario`, as a readable report.
+#[inline]
 pub fn simulate_text(doc: &str, scenario: &Scenario) -> Result<String, ApiError> {
     let value = super::parse_within_limits(doc, "the document")?;
     Ok(simulate::trace_text(&simulate::simulate(&value, scenario)?))
