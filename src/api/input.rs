@@ -1,10 +1,11 @@
 //! TypeScript declarations of what the package's functions take: tunnel
-//! inputs, documents, options, scenarios and lifecycle steps, plus the closed
+//! inputs, documents, options and lifecycle steps, plus the closed
 //! sets the core writes as plain strings (`Role`, `PlanMode`, `CommandName`, ...).
 //!
-//! The core reads every input from a `serde_json::Value` (loosely, as the Go
+//! The core reads these inputs from a `serde_json::Value` (loosely, as the Go
 //! server does), so these types exist only to describe that JSON to
-//! TypeScript; no code builds them. The tests in `api::tests` check every
+//! TypeScript; no code builds them. (The scenario and the check options are
+//! declared on their core types, `simulate::Scenario` and `check::CheckOptions`.) The tests in `api::tests` check every
 //! golden input against these declarations, and every output the core writes
 //! against the declarations derived on the output types.
 
@@ -318,21 +319,6 @@ pub enum SimulateDocument {
     Config(NodeConfig),
 }
 
-/// Options of `checkDocument`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckOptions {
-    /// Forces the document kind instead of detecting it.
-    #[tsify(optional)]
-    pub kind: Option<DocumentKind>,
-    /// The request path a tunnel input is planned along.
-    #[tsify(optional)]
-    pub mode: Option<PlanMode>,
-    /// Size limits for the document; omitted fields keep their defaults.
-    #[tsify(optional)]
-    pub limits: Option<Limits>,
-}
-
 /// Input size limits (see the README for the defaults).
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -366,39 +352,6 @@ pub enum DocumentKind {
 pub enum NodeSelector {
     Id(#[tsify(type = "number")] serde_json::Number),
     Text(String),
-}
-
-/// The failover scenario: every field is optional.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct Scenario {
-    /// Dead nodes.
-    #[tsify(optional)]
-    pub dead: Option<Vec<NodeSelector>>,
-    /// Number of requests (default 3).
-    #[tsify(optional)]
-    pub requests: Option<u32>,
-    /// Time of the first request in milliseconds (default 0).
-    #[tsify(optional)]
-    pub start_ms: Option<i64>,
-    /// Time between requests in milliseconds (default 1000).
-    #[tsify(optional)]
-    pub gap_ms: Option<i64>,
-    /// Seed for `rand` and `hash` (default 1).
-    #[tsify(optional)]
-    pub seed: Option<u64>,
-    /// Entry node (default: the first entry).
-    #[tsify(optional)]
-    pub entry: Option<NodeSelector>,
-    /// Retries of the entry's forward service (default 0, as flvx deploys it).
-    #[tsify(optional)]
-    pub entry_retries: Option<i64>,
-    /// Client address the entry sees (the `hash` strategy's source there).
-    #[tsify(optional)]
-    pub client_ip: Option<String>,
-    /// Requested destination (`hash: host` source).
-    #[tsify(optional)]
-    pub destination: Option<String>,
 }
 
 #[derive(Tsify)]

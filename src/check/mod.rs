@@ -32,15 +32,27 @@ pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
 /// Largest number of JSON values (objects, arrays, scalars) a document may hold.
 pub const MAX_VALUES: usize = 1_000_000;
 
-/// Options for [`check`]. `kind` forces the document kind:
-/// `"tunnel"`, `"plan"`, `"config"` or `"commands"`.
+/// Options for [`check`] (`checkDocument`'s options).
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(
+    any(test, target_arch = "wasm32"),
+    derive(tsify_next::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct CheckOptions {
+    /// Forces the document kind instead of detecting it.
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "DocumentKind")
+    )]
     pub kind: Option<String>,
     /// The request path a tunnel input is planned along (default: what the
     /// input asks for, [`crate::planner::Mode::detect`]).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "PlanMode"))]
     pub mode: Option<crate::planner::Mode>,
-    /// Size limits for the document (defaults in [`crate::limits`]).
+    /// Size limits for the document; omitted fields keep their defaults
+    /// ([`crate::limits`]).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "Limits"))]
     pub limits: crate::limits::Limits,
 }
 

@@ -60,27 +60,43 @@ use serde_json::Value;
 
 pub use text::trace_text;
 
-/// What to simulate. Unknown keys are ignored.
+/// What to simulate: every field is optional, unknown keys are ignored.
 #[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Scenario {
     /// Dead nodes: node ids (numbers or numeric strings), node names or `host:port` strings.
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "NodeSelector[]")
+    )]
     pub dead: Vec<Value>,
     /// Number of requests (default 3).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub requests: Option<u32>,
     /// Time of the first request in milliseconds (default 0).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub start_ms: Option<i64>,
     /// Time between requests in milliseconds (default 1000).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub gap_ms: Option<i64>,
     /// Seed for `rand` and for `hash` without a source (default 1).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub seed: Option<u64>,
-    /// Entry node id (default: the first entry).
+    /// Entry node (default: the first entry).
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "NodeSelector")
+    )]
     pub entry: Option<Value>,
     /// Retries of the entry's forward service (default 0, as flvx deploys it).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub entry_retries: Option<i64>,
     /// Client address the entry sees (the `hash` strategy's source there).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub client_ip: Option<String>,
     /// Requested destination (`hash: host` source).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub destination: Option<String>,
 }
 
