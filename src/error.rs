@@ -19,10 +19,16 @@ shape! {
 
 impl ApiError {
     pub fn new(code: &str, message: impl Into<String>, path: impl Into<String>) -> Self {
+        Self::from_parts(code, message.into(), path.into())
+    }
+
+    // One copy of the body for every combination of argument types.
+    #[inline(never)]
+    fn from_parts(code: &str, message: String, path: String) -> Self {
         ApiError {
             code: code.to_string(),
-            message: message.into(),
-            path: path.into(),
+            message,
+            path,
         }
     }
 }
