@@ -1,14 +1,22 @@
 //! JSON text of the crate's results (plans, reports, traces, lifecycle
 //! replays), written straight into a `String`.
 //!
-//! Each result type implements [`Encode`] next to its definition, field by
-//! field in declaration order, as `#[derive(Serialize)]` with
-//! `rename_all = "camelCase"` and `skip_serializing_if = "Option::is_none"`
-//! would print it through `serde_json::to_string`: compact, the same key
-//! names and order, `null` for an absent value that is not skipped, strings
-//! escaped as serde_json escapes them. The derived serializers and serde_json's
-//! writer were about 30 KB of the `.wasm`, one generic copy per result type;
-//! this is one small function per type and a handful of shared leaves.
+//! Every output struct is declared once, through [`shape!`]: one line per
+//! field gives its Rust name, type, JSON key, TypeScript type when it is not
+//! the Rust one, and whether an absent value is left out. From that one
+//! declaration come the struct itself, its [`Encode`] impl, serde attributes
+//! (the `Serialize` derive the tests compare against, and which tsify reads),
+//! and under wasm32 (and in tests) its `tsify` TypeScript declaration, so the
+//! `.d.ts`, the encoder and the key names cannot disagree.
+//!
+//! Why a hand encoder and not `serde_json::to_string` over the same derive:
+//! both print byte-identical text for every golden plan and check report,
+//! but the serde route makes the optimised `.wasm` 26.8 KB larger (one
+//! monomorphised serializer per output type plus serde_json's writer, against
+//! one small function per type here and a handful of shared leaves) and
+//! natively takes about a third longer (BENCH.md). The output is compact,
+//! fields in declaration order, `null` for an absent value that is not left out,
+//! strings escaped as serde_json escapes them.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -75,6 +83,85 @@ impl<'a> Object<'a> {
         self.out.push('}');
     }
 }
+
+/// Declares an output struct and its [`Encode`] impl from one field list.
+///
+/// ```text
+/// shape! {
+///     /// A server rejection.
+///     #[derive(Debug, Clone, PartialEq)]
+///     pub struct PlanError {
+///         pub code: String => "code": "PlanErrorCode",
+///         /// Where the server's check looked.
+///         pub path: Option<String> => "path" optional,
+///     }
+/// }
+/// ```
+///
+/// `=> "key"` is the JSON key (also the TypeScript one); `: "T"` overrides
+/// the TypeScript type (a closed set, or a type whose Rust form is shared or
+/// untyped); `optional` (on an `Option` field) leaves the key out when the
+/// value is `None` and makes it optional in TypeScript. `struct Name as
+/// TsName` declares a type whose TypeScript name differs from its Rust one.
+///
+/// Docs inside the macro are written `#[doc = " ..."]`: a `///` comment
+/// passed through `macro_rules!` becomes a raw string literal, which tsify
+/// copies into the `.d.ts` verbatim (`r" ...`).
+macro_rules! shape {
+    // Attributes are matched as token trees, not `meta`: tsify reads doc
+    // comments only as plain `doc = "..."` tokens.
+    (@field $object:ident, $key:literal, $value:expr) => {
+        $object.field($key, $value);
+    };
+    (@field $object:ident, $key:literal, $value:expr, optional) => {
+        $object.some($key, $value);
+    };
+    (
+        @declare [$(#[$($meta:tt)*])*] $vis:vis $name:ident {
+            $(
+                $(#[$($field_meta:tt)*])*
+                $field_vis:vis $field:ident : $ty:ty => $key:literal
+                    $(: $ts:literal)? $($optional:ident)?
+            ),* $(,)?
+        }
+    ) => {
+        #[derive(serde::Serialize)]
+        #[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
+        $(#[$($meta)*])*
+        $vis struct $name {
+            $(
+                $(#[$($field_meta)*])*
+                #[serde(rename = $key)]
+                $(#[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = $ts))])?
+                $(
+                    #[cfg_attr(any(test, target_arch = "wasm32"), tsify($optional))]
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                )?
+                $field_vis $field: $ty,
+            )*
+        }
+
+        impl $crate::encode::Encode for $name {
+            fn encode(&self, out: &mut String) {
+                let mut object = $crate::encode::Object::new(out);
+                $($crate::encode::shape!(@field object, $key, &self.$field $(, $optional)?);)*
+                object.end()
+            }
+        }
+    };
+    // `struct RustName as TsName`: tsify names an interface after the Rust
+    // identifier, so the struct takes the TypeScript name and the Rust one
+    // is an alias of it.
+    ($(#[$($meta:tt)*])* $vis:vis struct $name:ident as $ts_name:ident { $($body:tt)* }) => {
+        $crate::encode::shape!(@declare [$(#[$($meta)*])*] $vis $ts_name { $($body)* });
+        #[doc = concat!("[`", stringify!($ts_name), "`], as the Rust code calls it.")]
+        $vis type $name = $ts_name;
+    };
+    ($(#[$($meta:tt)*])* $vis:vis struct $name:ident { $($body:tt)* }) => {
+        $crate::encode::shape!(@declare [$(#[$($meta)*])*] $vis $name { $($body)* });
+    };
+}
+pub(crate) use shape;
 
 impl Encode for str {
     fn encode(&self, out: &mut String) {

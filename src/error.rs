@@ -1,23 +1,34 @@
 //! Structured errors for entry points that cannot produce their normal result.
 
-use crate::encode::{Encode, Object};
-use serde::Serialize;
+use crate::encode::shape;
 
-/// A caller-facing error: a stable `code`, a message that says what is wrong,
-/// and a JSON Pointer `path` to where in the input it is (`""` = the whole input).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ApiError {
-    pub code: String,
-    pub message: String,
-    pub path: String,
+shape! {
+    #[doc = " A caller-facing error: a stable `code`, a message that says what is"]
+    #[doc = " wrong, and where. In JS, the extra properties of the thrown"]
+    #[doc = " `HopPolicyError`."]
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ApiError as HopPolicyErrorFields {
+        #[doc = " Stable identifier: `IN001` (unreadable input), `BAD_OPTIONS`,"]
+        #[doc = " `BAD_SCENARIO`, or a code from the core."]
+        pub code: String => "code",
+        pub message: String => "message",
+        #[doc = " JSON Pointer into the input (`\"\"` = the whole input)."]
+        pub path: String => "path",
+    }
 }
 
 impl ApiError {
     pub fn new(code: &str, message: impl Into<String>, path: impl Into<String>) -> Self {
+        Self::from_parts(code, message.into(), path.into())
+    }
+
+    // One copy of the body for every combination of argument types.
+    #[inline(never)]
+    fn from_parts(code: &str, message: String, path: String) -> Self {
         ApiError {
             code: code.to_string(),
-            message: message.into(),
-            path: path.into(),
+            message,
+            path,
         }
     }
 }
@@ -33,13 +44,3 @@ impl std::fmt::Display for ApiError {
 }
 
 impl std::error::Error for ApiError {}
-
-impl Encode for ApiError {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("code", &self.code)
-            .field("message", &self.message)
-            .field("path", &self.path)
-            .end()
-    }
-}

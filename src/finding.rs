@@ -1,11 +1,12 @@
 //! The finding shape shared by the checker and the lifecycle replay
 //! (`policy-rules.md`): one problem, where it is, and how to repair it.
 
-use crate::encode::{Encode, Object};
+use crate::encode::{shape, Encode};
 use serde::Serialize;
 
 /// How bad a finding is. The declaration order is the sort order: errors first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -23,34 +24,36 @@ impl Severity {
     }
 }
 
-/// One edit that repairs a finding: `op` is always `"set"` today.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Fix {
-    pub op: String,
-    /// JSON Pointer into the checked document.
-    pub path: String,
-    pub value: serde_json::Value,
+shape! {
+    #[doc = " One edit that repairs a finding."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Fix {
+        #[doc = " Always `\"set\"` today."]
+        pub op: String => "op",
+        #[doc = " JSON Pointer into the checked document."]
+        pub path: String => "path",
+        pub value: serde_json::Value => "value": "JsonValue",
+    }
 }
 
-/// One problem found in a document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Finding {
-    /// Stable code such as `FO001`.
-    pub code: String,
-    /// Rule name such as `missing-retries`.
-    pub rule: String,
-    pub severity: Severity,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub node_id: Option<i64>,
-    /// JSON Pointer into the checked document (`""` = the whole document).
-    pub path: String,
-    /// English text.
-    pub message: String,
-    /// Chinese text.
-    pub message_zh: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<Fix>,
+shape! {
+    #[doc = " One problem found in a document."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Finding {
+        #[doc = " Stable code such as `FO001`."]
+        pub code: String => "code": "FindingCode",
+        #[doc = " Rule name such as `missing-retries`."]
+        pub rule: String => "rule",
+        pub severity: Severity => "severity",
+        pub node_id: Option<i64> => "nodeId" optional,
+        #[doc = " JSON Pointer into the checked document (`\"\"` = the whole document)."]
+        pub path: String => "path",
+        #[doc = " English text."]
+        pub message: String => "message",
+        #[doc = " Chinese text."]
+        pub message_zh: String => "messageZh",
+        pub fix: Option<Fix> => "fix" optional,
+    }
 }
 
 impl Encode for Severity {
@@ -59,30 +62,6 @@ impl Encode for Severity {
     }
 }
 
-impl Encode for Fix {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("op", &self.op)
-            .field("path", &self.path)
-            .field("value", &self.value)
-            .end()
-    }
-}
-
-impl Encode for Finding {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("code", &self.code)
-            .field("rule", &self.rule)
-            .field("severity", &self.severity)
-            .some("nodeId", &self.node_id)
-            .field("path", &self.path)
-            .field("message", &self.message)
-            .field("messageZh", &self.message_zh)
-            .some("fix", &self.fix)
-            .end()
-    }
-}
 /// Sorts findings the way every output presents them: severity, then path,
 /// then code, then message, so the same input always gives the same list.
 pub fn sort_findings(findings: &mut [Finding]) {

@@ -18,6 +18,7 @@
 )]
 
 pub mod address;
+pub mod api;
 pub mod builders;
 pub mod check;
 pub mod coerce;

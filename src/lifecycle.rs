@@ -73,7 +73,7 @@
 //!
 //! Paths are JSON Pointers into the steps document.
 
-use crate::encode::{Encode, Object};
+use crate::encode::shape;
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::object;
@@ -81,26 +81,18 @@ use crate::plan::{Command, FederationStep, Plan};
 use crate::planner::provider::{ApplyKind, Providers, Released, Share, Usage};
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct LifecycleReport {
-    /// Every command and decision, in order.
-    pub log: Vec<Value>,
-    /// What each node runs at the end, provider runtimes and tunnel bindings.
-    pub state: Value,
-    pub findings: Vec<crate::finding::Finding>,
-}
-
-impl Encode for LifecycleReport {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("log", &self.log)
-            .field("state", &self.state)
-            .field("findings", &self.findings)
-            .end()
+shape! {
+    #[doc = " What a replay leaves behind."]
+    #[derive(Debug, Clone, Default)]
+    pub struct LifecycleReport {
+        #[doc = " Every command and decision, in order."]
+        pub log: Vec<Value> => "log": "JsonValue[]",
+        #[doc = " What each node runs at the end, provider runtimes and tunnel bindings."]
+        pub state: Value => "state": "JsonValue",
+        pub findings: Vec<crate::finding::Finding> => "findings",
     }
 }
 

@@ -2,42 +2,45 @@
 //! and through federation (`federation`), plus the node table the checker uses
 //! to know which node owns which address. Field names follow the golden vectors.
 
-use crate::encode::{Encode, Object};
+use crate::encode::{shape, Encode};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// Everything the server would deploy for one tunnel input.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plan {
-    /// `null` when the server accepts the tunnel.
-    pub error: Option<PlanError>,
-    /// Remote nodes, in the order the server contacts their provider panels.
-    pub federation: Vec<FederationStep>,
-    /// Commands this panel sends to its own nodes, in order.
-    pub local: Vec<Command>,
-    /// Every node of the tunnel with its role and the addresses it is reached by.
-    /// Never carries credentials. Empty when `error` is set.
-    pub nodes: Vec<PlanNode>,
-    /// The request path planned: `create`, `update` or `redeploy`.
-    pub mode: String,
-    /// Values the preview had to assume because only the server or a provider
-    /// panel knows them (ids, provider allocations); empty when nothing was assumed.
-    pub assumed: Vec<Assumption>,
+shape! {
+    #[doc = " Everything the server would deploy for one tunnel input."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Plan {
+        #[doc = " `null` when the server accepts the tunnel."]
+        pub error: Option<PlanError> => "error",
+        #[doc = " Remote nodes, in the order the server contacts their provider panels."]
+        pub federation: Vec<FederationStep> => "federation",
+        #[doc = " Commands this panel sends to its own nodes, in order."]
+        pub local: Vec<Command> => "local",
+        #[doc = " Every node of the tunnel with its role and the addresses it is reached by."]
+        #[doc = " Never carries credentials. Empty when `error` is set."]
+        pub nodes: Vec<PlanNode> => "nodes",
+        #[doc = " The request path planned: `create`, `update` or `redeploy`."]
+        pub mode: String => "mode": "PlanMode",
+        #[doc = " Values the preview had to assume because only the server or a provider"]
+        #[doc = " panel knows them (ids, provider allocations); empty when nothing was assumed."]
+        pub assumed: Vec<Assumption> => "assumed",
+    }
 }
 
-/// One value the preview assumed, where the input can give it instead, and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Assumption {
-    /// The node it belongs to (`null` for the tunnel itself).
-    pub node_id: Option<i64>,
-    /// JSON Pointer into the input where the real value goes
-    /// (`/tunnel/id`, `/federation/2/allocatedPort`, ...).
-    pub path: String,
-    pub value: MetaValue,
-    /// Why it had to be assumed, and what depends on it.
-    pub reason: String,
+shape! {
+    #[doc = " One value the preview assumed, where the input can give it instead, and why."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Assumption {
+        #[doc = " The node it belongs to (`null` for the tunnel itself)."]
+        pub node_id: Option<i64> => "nodeId",
+        #[doc = " JSON Pointer into the input where the real value goes"]
+        #[doc = " (`/tunnel/id`, `/federation/2/allocatedPort`, ...)."]
+        pub path: String => "path",
+        pub value: MetaValue => "value",
+        #[doc = " Why it had to be assumed, and what depends on it."]
+        pub reason: String => "reason",
+    }
 }
 
 impl Plan {
@@ -181,89 +184,93 @@ fn command_of(v: &Value, node_id: i64) -> Command {
     }
 }
 
-/// A server rejection: `message` is the server's exact text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanError {
-    pub code: String,
-    pub message: String,
-    pub message_en: String,
-    /// JSON Pointer into the input where the server's check looked, when one place can be named.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+shape! {
+    #[doc = " A server rejection: `message` is the server's exact text."]
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct PlanError {
+        pub code: String => "code": "PlanErrorCode",
+        pub message: String => "message",
+        pub message_en: String => "messageEn",
+        #[doc = " JSON Pointer into the input where the server's check looked, when one place can be named."]
+        pub path: Option<String> => "path" optional,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FederationStep {
-    pub node_id: i64,
-    /// `"exit"` or `"middle"`.
-    pub role: String,
-    pub resource_key: String,
-    pub reserve: Reserve,
-    pub apply: Apply,
-    /// What the provider panel sends to its agent.
-    pub commands: Vec<Command>,
+shape! {
+    #[doc = " One federated node: what this panel asks its provider, and what the"]
+    #[doc = " provider sends to its agent."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct FederationStep {
+        pub node_id: i64 => "nodeId",
+        #[doc = " `\"exit\"` or `\"middle\"`."]
+        pub role: String => "role": "Role",
+        pub resource_key: String => "resourceKey",
+        pub reserve: Reserve => "reserve",
+        pub apply: Apply => "apply",
+        #[doc = " What the provider panel sends to its agent."]
+        pub commands: Vec<Command> => "commands",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Reserve {
-    pub resource_key: String,
-    pub protocol: String,
-    pub requested_port: i64,
+shape! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Reserve {
+        pub resource_key: String => "resourceKey",
+        pub protocol: String => "protocol",
+        pub requested_port: i64 => "requestedPort",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Apply {
-    pub resource_key: String,
-    pub role: String,
-    pub protocol: String,
-    pub strategy: String,
-    /// Shared: every federated node of a hop lists the same next hop.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub targets: Option<Shared<Vec<Target>>>,
+shape! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Apply {
+        pub resource_key: String => "resourceKey",
+        pub role: String => "role": "Role",
+        pub protocol: String => "protocol",
+        pub strategy: String => "strategy",
+        #[doc = " Shared: every federated node of a hop lists the same next hop."]
+        pub targets: Option<Shared<Vec<Target>>> => "targets": "Target[]" optional,
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Target {
-    pub host: String,
-    pub port: i64,
-    pub protocol: String,
+shape! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Target {
+        pub host: String => "host",
+        pub port: i64 => "port",
+        pub protocol: String => "protocol",
+    }
 }
 
-/// One command to one agent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Command {
-    pub node_id: i64,
-    /// `AddChains`, `AddService`, `UpdateChains`, `DeleteService`, `DeleteChains`.
-    pub command: String,
-    pub data: CommandData,
+shape! {
+    #[doc = " One command to one agent."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Command {
+        pub node_id: i64 => "nodeId",
+        #[doc = " `AddChains`, `AddService`, `UpdateChains`, `DeleteService`, `DeleteChains`."]
+        pub command: String => "command": "CommandName",
+        pub data: CommandData => "data",
+    }
 }
 
+/// The payload of one command, by command.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
 #[serde(untagged)]
 pub enum CommandData {
-    Chain(ChainConfig),
-    Services(Vec<ServiceConfig>),
-    /// `UpdateChains`: `{chain, data}`.
-    UpdateChain {
-        chain: String,
-        data: ChainConfig,
-    },
-    /// `DeleteService`: `{services: [...]}`.
-    DeleteServices {
-        services: Vec<String>,
-    },
-    /// `DeleteChains`: `{chain}`.
-    DeleteChain {
-        chain: String,
-    },
+    Chain(#[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = "Chain"))] ChainConfig),
+    Services(
+        #[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = "Service[]"))]
+        Vec<ServiceConfig>,
+    ),
+    UpdateChain(UpdateChainData),
+    DeleteServices(DeleteServicesData),
+    DeleteChain(DeleteChainData),
     /// A config as a pasted plan gives it ([`Plan::from_json`]): the agent
     /// takes whatever GOST accepts, which is more than the planner writes.
-    Json(Value),
+    /// Only the lifecycle replay reads plans, and no output of the package
+    /// carries one, so it adds nothing to the TypeScript union.
+    Json(#[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = "never"))] Value),
 }
 
 impl CommandData {
@@ -278,20 +285,48 @@ impl CommandData {
     }
 }
 
-/// A GOST chain with one hop.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChainConfig {
-    pub name: String,
-    pub hops: Vec<HopConfig>,
+shape! {
+    #[doc = " `data` of `UpdateChains`."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct UpdateChainData {
+        pub chain: String => "chain",
+        pub data: ChainConfig => "data": "Chain",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HopConfig {
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub interface: Option<String>,
-    pub selector: Selector,
-    pub nodes: Shared<Vec<NodeConfig>>,
+shape! {
+    #[doc = " `data` of `DeleteService`."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct DeleteServicesData {
+        pub services: Vec<String> => "services",
+    }
+}
+
+shape! {
+    #[doc = " `data` of `DeleteChains`."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct DeleteChainData {
+        pub chain: String => "chain",
+    }
+}
+
+shape! {
+    #[doc = " A GOST chain with one hop."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ChainConfig as Chain {
+        pub name: String => "name",
+        pub hops: Vec<HopConfig> => "hops": "Hop[]",
+    }
+}
+
+shape! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct HopConfig as Hop {
+        pub name: String => "name",
+        pub interface: Option<String> => "interface" optional,
+        pub selector: Selector => "selector",
+        pub nodes: Shared<Vec<NodeConfig>> => "nodes": "ChainNode[]",
+    }
 }
 
 /// A value several places of a plan hold at once (every node of a hop dials
@@ -344,30 +379,34 @@ impl<T: Serialize> Serialize for Shared<T> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Selector {
-    pub strategy: String,
-    pub max_fails: i64,
-    /// Nanoseconds.
-    pub fail_timeout: i64,
+shape! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Selector {
+        pub strategy: String => "strategy",
+        pub max_fails: i64 => "maxFails",
+        #[doc = " Nanoseconds."]
+        pub fail_timeout: i64 => "failTimeout",
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NodeConfig {
-    pub name: String,
-    pub addr: String,
-    pub connector: Plugin,
-    pub dialer: Plugin,
+shape! {
+    #[doc = " One node of a chain hop: what the hop dials."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct NodeConfig as ChainNode {
+        pub name: String => "name",
+        pub addr: String => "addr",
+        pub connector: Plugin => "connector",
+        pub dialer: Plugin => "dialer",
+    }
 }
 
-/// A connector, dialer or listener: a type and optional metadata.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plugin {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Metadata>,
+shape! {
+    #[doc = " A connector, dialer or listener: a type and optional metadata."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Plugin {
+        pub kind: String => "type",
+        pub metadata: Option<Metadata> => "metadata": "Record<string, MetaValue>" optional,
+    }
 }
 
 /// The key/value pairs of one metadata block.
@@ -403,7 +442,9 @@ impl Serialize for Metadata {
     }
 }
 
+/// A metadata value in a GOST config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
 #[serde(untagged)]
 pub enum MetaValue {
     Bool(bool),
@@ -411,139 +452,48 @@ pub enum MetaValue {
     Str(String),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ServiceConfig {
-    pub name: String,
-    pub addr: String,
-    pub handler: Handler,
-    pub listener: Plugin,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Metadata>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Handler {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chain: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub retries: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Metadata>,
-}
-
-/// One node of the tunnel as the plan sees it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanNode {
-    pub node_id: i64,
-    pub name: String,
-    /// `"entry"`, `"middle"` or `"exit"`.
-    pub role: String,
-    /// 1-based hop number for middles, 0 otherwise.
-    pub hop: i64,
-    /// Shared by another panel (federated).
-    pub remote: bool,
-    pub protocol: String,
-    pub strategy: String,
-    /// The port its service listens on (0 for entries).
-    pub port: i64,
-    /// Hosts other nodes may dial it by: connectIp, serverIpV4, serverIpV6, serverIp.
-    pub addresses: Vec<String>,
-    /// For federated nodes, the runtime id its provider uses (`fed_svc_R`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runtime_id: Option<i64>,
-}
-// JSON text, field by field in declaration order (see `crate::encode`).
-
-impl Encode for Plan {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("error", &self.error)
-            .field("federation", &self.federation)
-            .field("local", &self.local)
-            .field("nodes", &self.nodes)
-            .field("mode", &self.mode)
-            .field("assumed", &self.assumed)
-            .end()
+shape! {
+    #[doc = " A GOST service."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ServiceConfig as Service {
+        pub name: String => "name",
+        pub addr: String => "addr",
+        pub handler: Handler => "handler",
+        pub listener: Plugin => "listener",
+        pub metadata: Option<Metadata> => "metadata": "Record<string, MetaValue>" optional,
     }
 }
 
-impl Encode for PlanError {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("code", &self.code)
-            .field("message", &self.message)
-            .field("messageEn", &self.message_en)
-            .some("path", &self.path)
-            .end()
+shape! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Handler {
+        pub kind: String => "type",
+        pub chain: Option<String> => "chain" optional,
+        pub retries: Option<i64> => "retries" optional,
+        pub metadata: Option<Metadata> => "metadata": "Record<string, MetaValue>" optional,
     }
 }
 
-impl Encode for Assumption {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("nodeId", &self.node_id)
-            .field("path", &self.path)
-            .field("value", &self.value)
-            .field("reason", &self.reason)
-            .end()
-    }
-}
-
-impl Encode for FederationStep {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("nodeId", &self.node_id)
-            .field("role", &self.role)
-            .field("resourceKey", &self.resource_key)
-            .field("reserve", &self.reserve)
-            .field("apply", &self.apply)
-            .field("commands", &self.commands)
-            .end()
-    }
-}
-
-impl Encode for Reserve {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("resourceKey", &self.resource_key)
-            .field("protocol", &self.protocol)
-            .field("requestedPort", &self.requested_port)
-            .end()
-    }
-}
-
-impl Encode for Apply {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("resourceKey", &self.resource_key)
-            .field("role", &self.role)
-            .field("protocol", &self.protocol)
-            .field("strategy", &self.strategy)
-            .some("targets", &self.targets)
-            .end()
-    }
-}
-
-impl Encode for Target {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("host", &self.host)
-            .field("port", &self.port)
-            .field("protocol", &self.protocol)
-            .end()
-    }
-}
-
-impl Encode for Command {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("nodeId", &self.node_id)
-            .field("command", &self.command)
-            .field("data", &self.data)
-            .end()
+shape! {
+    #[doc = " One node of the tunnel as the plan sees it (never carries credentials)."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct PlanNode {
+        pub node_id: i64 => "nodeId",
+        pub name: String => "name",
+        #[doc = " `\"entry\"`, `\"middle\"` or `\"exit\"`."]
+        pub role: String => "role": "NodeRole",
+        #[doc = " 1-based hop number for middles, 0 otherwise."]
+        pub hop: i64 => "hop",
+        #[doc = " Shared by another panel (federated)."]
+        pub remote: bool => "remote",
+        pub protocol: String => "protocol",
+        pub strategy: String => "strategy",
+        #[doc = " The port its service listens on (0 for entries)."]
+        pub port: i64 => "port",
+        #[doc = " Hosts other nodes may dial it by: connectIp, serverIpV4, serverIpV6, serverIp."]
+        pub addresses: Vec<String> => "addresses",
+        #[doc = " For federated nodes, the runtime id its provider uses (`fed_svc_R`)."]
+        pub runtime_id: Option<i64> => "runtimeId" optional,
     }
 }
 
@@ -553,66 +503,11 @@ impl Encode for CommandData {
         match self {
             CommandData::Chain(c) => c.encode(out),
             CommandData::Services(s) => s.encode(out),
-            CommandData::UpdateChain { chain, data } => Object::new(out)
-                .field("chain", chain)
-                .field("data", data)
-                .end(),
-            CommandData::DeleteServices { services } => {
-                Object::new(out).field("services", services).end()
-            }
-            CommandData::DeleteChain { chain } => Object::new(out).field("chain", chain).end(),
+            CommandData::UpdateChain(d) => d.encode(out),
+            CommandData::DeleteServices(d) => d.encode(out),
+            CommandData::DeleteChain(d) => d.encode(out),
             CommandData::Json(v) => v.encode(out),
         }
-    }
-}
-
-impl Encode for ChainConfig {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("name", &self.name)
-            .field("hops", &self.hops)
-            .end()
-    }
-}
-
-impl Encode for HopConfig {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("name", &self.name)
-            .some("interface", &self.interface)
-            .field("selector", &self.selector)
-            .field("nodes", &self.nodes)
-            .end()
-    }
-}
-
-impl Encode for Selector {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("strategy", &self.strategy)
-            .field("maxFails", &self.max_fails)
-            .field("failTimeout", &self.fail_timeout)
-            .end()
-    }
-}
-
-impl Encode for NodeConfig {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("name", &self.name)
-            .field("addr", &self.addr)
-            .field("connector", &self.connector)
-            .field("dialer", &self.dialer)
-            .end()
-    }
-}
-
-impl Encode for Plugin {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("type", &self.kind)
-            .some("metadata", &self.metadata)
-            .end()
     }
 }
 
@@ -624,46 +519,6 @@ impl Encode for MetaValue {
             MetaValue::Int(i) => i.encode(out),
             MetaValue::Str(s) => s.encode(out),
         }
-    }
-}
-
-impl Encode for ServiceConfig {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("name", &self.name)
-            .field("addr", &self.addr)
-            .field("handler", &self.handler)
-            .field("listener", &self.listener)
-            .some("metadata", &self.metadata)
-            .end()
-    }
-}
-
-impl Encode for Handler {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("type", &self.kind)
-            .some("chain", &self.chain)
-            .some("retries", &self.retries)
-            .some("metadata", &self.metadata)
-            .end()
-    }
-}
-
-impl Encode for PlanNode {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("nodeId", &self.node_id)
-            .field("name", &self.name)
-            .field("role", &self.role)
-            .field("hop", &self.hop)
-            .field("remote", &self.remote)
-            .field("protocol", &self.protocol)
-            .field("strategy", &self.strategy)
-            .field("port", &self.port)
-            .field("addresses", &self.addresses)
-            .some("runtimeId", &self.runtime_id)
-            .end()
     }
 }
 

@@ -17,13 +17,12 @@ pub(crate) mod util;
 pub use report::{report_sarif, report_text};
 pub use rules::{rules, RuleInfo};
 
-use crate::encode::{Encode, Object};
+use crate::encode::shape;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::tree;
 use crate::plan::Plan;
 use model::Doc;
 use rules::Sink;
-use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use tree::{Obj, Val};
@@ -33,15 +32,27 @@ pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
 /// Largest number of JSON values (objects, arrays, scalars) a document may hold.
 pub const MAX_VALUES: usize = 1_000_000;
 
-/// Options for [`check`]. `kind` forces the document kind:
-/// `"tunnel"`, `"plan"`, `"config"` or `"commands"`.
+/// Options for [`check`] (`checkDocument`'s options).
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(
+    any(test, target_arch = "wasm32"),
+    derive(tsify_next::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct CheckOptions {
+    /// Forces the document kind instead of detecting it.
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "DocumentKind")
+    )]
     pub kind: Option<String>,
     /// The request path a tunnel input is planned along (default: what the
     /// input asks for, [`crate::planner::Mode::detect`]).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "PlanMode"))]
     pub mode: Option<crate::planner::Mode>,
-    /// Size limits for the document (defaults in [`crate::limits`]).
+    /// Size limits for the document; omitted fields keep their defaults
+    /// ([`crate::limits`]).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "Limits"))]
     pub limits: crate::limits::Limits,
 }
 
@@ -62,63 +73,39 @@ impl CheckOptions {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Summary {
-    /// `tunnel`, `plan`, `config`, `commands`, or `unknown` when unreadable.
-    pub kind: String,
-    /// What finding paths point into: `"document"`, or `"plan"` for a tunnel
-    /// input (which is planned first).
-    pub paths_into: String,
-    pub errors: usize,
-    pub warnings: usize,
-    pub infos: usize,
-    pub total: usize,
-    pub by_code: BTreeMap<String, usize>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct CheckReport {
-    pub findings: Vec<Finding>,
-    pub summary: Summary,
-}
-
-/// The panel's pre-submit check: the plan and its findings in one call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TunnelCheck {
-    pub plan: Plan,
-    pub findings: Vec<Finding>,
-}
-
-impl Encode for Summary {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("kind", &self.kind)
-            .field("pathsInto", &self.paths_into)
-            .field("errors", &self.errors)
-            .field("warnings", &self.warnings)
-            .field("infos", &self.infos)
-            .field("total", &self.total)
-            .field("byCode", &self.by_code)
-            .end()
+shape! {
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct Summary {
+        #[doc = " The detected (or forced) document kind: `tunnel`, `plan`, `config`,"]
+        #[doc = " `commands`, or `unknown` when unreadable."]
+        pub kind: String => "kind",
+        #[doc = " What finding paths point into: `\"document\"`, or `\"plan\"` for a tunnel"]
+        #[doc = " input (which is planned first)."]
+        pub paths_into: String => "pathsInto",
+        pub errors: usize => "errors",
+        pub warnings: usize => "warnings",
+        pub infos: usize => "infos",
+        pub total: usize => "total",
+        #[doc = " Number of findings per code."]
+        pub by_code: BTreeMap<String, usize> => "byCode",
     }
 }
 
-impl Encode for CheckReport {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("findings", &self.findings)
-            .field("summary", &self.summary)
-            .end()
+shape! {
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct CheckReport {
+        pub findings: Vec<Finding> => "findings",
+        pub summary: Summary => "summary",
     }
 }
 
-impl Encode for TunnelCheck {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("plan", &self.plan)
-            .field("findings", &self.findings)
-            .end()
+shape! {
+    #[doc = " `checkTunnel`, the panel's pre-submit check: the plan and the findings"]
+    #[doc = " of checking it."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TunnelCheck {
+        pub plan: Plan => "plan",
+        pub findings: Vec<Finding> => "findings",
     }
 }
 

@@ -1,30 +1,18 @@
 //! The rule table (policy-rules.md): code, rule name, severity and a short
 //! description in English and Chinese, plus the finding builder.
 
-use crate::encode::{Encode, Object};
+use crate::encode::shape;
 use crate::finding::{Finding, Fix, Severity};
-use serde::Serialize;
 
-/// One rule's metadata (for SARIF and documentation).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RuleInfo {
-    pub code: String,
-    pub rule: String,
-    pub severity: Severity,
-    pub description: String,
-    pub description_zh: String,
-}
-
-impl Encode for RuleInfo {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("code", &self.code)
-            .field("rule", &self.rule)
-            .field("severity", &self.severity)
-            .field("description", &self.description)
-            .field("descriptionZh", &self.description_zh)
-            .end()
+shape! {
+    #[doc = " One rule of the checker (`rules()`; also SARIF's rule table)."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RuleInfo {
+        pub code: String => "code",
+        pub rule: String => "rule",
+        pub severity: Severity => "severity",
+        pub description: String => "description",
+        pub description_zh: String => "descriptionZh",
     }
 }
 

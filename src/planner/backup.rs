@@ -19,27 +19,17 @@ use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
 use serde_json::{Map, Value};
 
-/// One tunnel of a backup: its redeploy input and what the backup could not say.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BackupTunnel {
-    pub id: i64,
-    pub name: String,
-    pub kind: i64,
-    /// `{db: {tunnel, chain_tunnel, node}, tunnelId}` for [`super::Mode::Redeploy`].
-    pub input: Value,
-    /// What the redeploy assumes because the export does not carry it.
-    pub assumed: Vec<String>,
-}
-
-impl crate::encode::Encode for BackupTunnel {
-    fn encode(&self, out: &mut String) {
-        crate::encode::Object::new(out)
-            .field("id", &self.id)
-            .field("name", &self.name)
-            .field("type", &self.kind)
-            .field("input", &self.input)
-            .field("assumed", &self.assumed)
-            .end()
+crate::encode::shape! {
+    #[doc = " One tunnel of a backup: its redeploy input and what the backup could not say."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BackupTunnel {
+        pub id: i64 => "id",
+        pub name: String => "name",
+        pub kind: i64 => "type",
+        #[doc = " `{db: {tunnel, chain_tunnel, node}, tunnelId}`, for `planTunnel(input, {mode: 'redeploy'})`."]
+        pub input: Value => "input": "RedeployInput",
+        #[doc = " What the redeploy assumes because the export does not carry it."]
+        pub assumed: Vec<String> => "assumed",
     }
 }
 

@@ -10,7 +10,9 @@ use super::state::TunnelState;
 use crate::builders::{self, Flavor, ServiceSpec};
 use crate::coerce::default_string;
 use crate::model::{FederationInfo, NodeRecord, NodeTable};
-use crate::plan::{Apply, Assumption, Command, CommandData, FederationStep, MetaValue, Reserve};
+use crate::plan::{
+    Apply, Assumption, Command, CommandData, FederationStep, MetaValue, Reserve, UpdateChainData,
+};
 use serde_json::Value;
 
 /// A runtime the request applied on a provider (a `federation_tunnel_binding`).
@@ -204,10 +206,10 @@ fn provider_commands(
                 vec![Command {
                     node_id,
                     command: "UpdateChains".into(),
-                    data: CommandData::UpdateChain {
+                    data: CommandData::UpdateChain(UpdateChainData {
                         chain: chain_name,
                         data,
-                    },
+                    }),
                 }]
             }
             _ => vec![],

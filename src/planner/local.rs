@@ -7,7 +7,9 @@ use super::state::TunnelState;
 use crate::builders::{self, ChainTarget, Flavor, ServiceSpec};
 use crate::coerce::default_string;
 use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
-use crate::plan::{ChainConfig, Command, CommandData, NodeConfig, ServiceConfig, Shared};
+use crate::plan::{
+    ChainConfig, Command, CommandData, NodeConfig, ServiceConfig, Shared, UpdateChainData,
+};
 use rustc_hash::FxHashMap as HashMap;
 
 /// `Add*` on create and redeploy, `Update*` where an edit updates.
@@ -192,10 +194,10 @@ fn chain_command_name(verb: Verb) -> &'static str {
 fn chain_command(node_id: i64, chain: ChainConfig, verb: Verb) -> Command {
     let data = match verb {
         Verb::Add => CommandData::Chain(chain),
-        Verb::Update => CommandData::UpdateChain {
+        Verb::Update => CommandData::UpdateChain(UpdateChainData {
             chain: chain.name.clone(),
             data: chain,
-        },
+        }),
     };
     Command {
         node_id,

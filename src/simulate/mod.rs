@@ -53,34 +53,50 @@ mod text;
 pub(crate) mod util;
 pub(crate) mod world;
 
-use crate::encode::{Encode, Object};
+use crate::encode::shape;
 use crate::error::ApiError;
 use serde::Serialize;
 use serde_json::Value;
 
 pub use text::trace_text;
 
-/// What to simulate. Unknown keys are ignored.
+/// What to simulate: every field is optional, unknown keys are ignored.
 #[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Scenario {
     /// Dead nodes: node ids (numbers or numeric strings), node names or `host:port` strings.
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "NodeSelector[]")
+    )]
     pub dead: Vec<Value>,
     /// Number of requests (default 3).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub requests: Option<u32>,
     /// Time of the first request in milliseconds (default 0).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub start_ms: Option<i64>,
     /// Time between requests in milliseconds (default 1000).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub gap_ms: Option<i64>,
     /// Seed for `rand` and for `hash` without a source (default 1).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub seed: Option<u64>,
-    /// Entry node id (default: the first entry).
+    /// Entry node (default: the first entry).
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "NodeSelector")
+    )]
     pub entry: Option<Value>,
     /// Retries of the entry's forward service (default 0, as flvx deploys it).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub entry_retries: Option<i64>,
     /// Client address the entry sees (the `hash` strategy's source there).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub client_ip: Option<String>,
     /// Requested destination (`hash: host` source).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub destination: Option<String>,
 }
 
@@ -108,172 +124,97 @@ pub const MAX_REQUESTS: u32 = 10_000;
 pub const MAX_ATTEMPTS: usize = 200_000;
 pub const MAX_ROUNDS: i64 = 1_000;
 
-/// One candidate of a hop when a route was built.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Candidate {
-    pub node: String,
-    pub addr: String,
-    pub to_node_id: Option<i64>,
-    /// Still selectable after the filters.
-    pub kept: bool,
-    pub reason: String,
-}
-
-/// One dial: `fromNodeId` dials `toNodeId` at `addr`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Attempt {
-    /// Order of the dial within the request (0-based).
-    pub seq: usize,
-    /// 0 for the entry's dials, 1 for the next node's, ...
-    pub depth: usize,
-    pub from_node_id: Option<i64>,
-    pub to_node_id: Option<i64>,
-    pub addr: String,
-    /// Chain node name (`node_2`).
-    pub node: String,
-    pub chain: String,
-    pub hop: String,
-    /// Which try of the dialing router (0-based) and how many it may make.
-    pub round: i64,
-    pub rounds: i64,
-    /// The dialing router counted this try as a success.
-    pub ok: bool,
-    /// The dialed node accepted the connection.
-    pub alive: bool,
-    /// The request went through this dial to the destination.
-    pub carried: bool,
-    /// The dialed node was marked failed by this dial.
-    pub marked: bool,
-    /// Its failure count after this dial.
-    pub failures: i64,
-    /// How the node was chosen (strategy, and how many candidates were left).
-    pub selection: String,
-    pub candidates: Vec<Candidate>,
-    pub reason: String,
-}
-
-/// One request from the entry to the destination.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RequestTrace {
-    /// 1-based.
-    pub index: u32,
-    pub time_ms: i64,
-    pub ok: bool,
-    /// The exit that carried the request to the destination, or null.
-    pub exit_node_id: Option<i64>,
-    /// Address of the last hop when it is outside the document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exit_addr: Option<String>,
-    /// A node dialed the destination itself because its hop had no candidate left.
-    pub direct: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub direct_from_node_id: Option<i64>,
-    pub attempts: Vec<Attempt>,
-    pub outcome: String,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Summary {
-    pub requests: usize,
-    pub ok: usize,
-    pub failed: usize,
-    pub direct: usize,
-    pub attempts: usize,
-    pub failed_attempts: usize,
-}
-
-/// The whole simulation.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Trace {
-    pub entry_node_id: Option<i64>,
-    pub requests: Vec<RequestTrace>,
-    pub summary: Summary,
-    /// Assumptions and document problems worth knowing when reading the trace.
-    pub notes: Vec<String>,
-    /// The attempt budget ran out; later dials are missing.
-    pub truncated: bool,
-}
-
-impl Encode for Candidate {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("node", &self.node)
-            .field("addr", &self.addr)
-            .field("toNodeId", &self.to_node_id)
-            .field("kept", &self.kept)
-            .field("reason", &self.reason)
-            .end()
+shape! {
+    #[doc = " One candidate of a hop when a route was built."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Candidate {
+        pub node: String => "node",
+        pub addr: String => "addr",
+        pub to_node_id: Option<i64> => "toNodeId",
+        #[doc = " Still selectable after the filters."]
+        pub kept: bool => "kept",
+        pub reason: String => "reason",
     }
 }
 
-impl Encode for Attempt {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("seq", &self.seq)
-            .field("depth", &self.depth)
-            .field("fromNodeId", &self.from_node_id)
-            .field("toNodeId", &self.to_node_id)
-            .field("addr", &self.addr)
-            .field("node", &self.node)
-            .field("chain", &self.chain)
-            .field("hop", &self.hop)
-            .field("round", &self.round)
-            .field("rounds", &self.rounds)
-            .field("ok", &self.ok)
-            .field("alive", &self.alive)
-            .field("carried", &self.carried)
-            .field("marked", &self.marked)
-            .field("failures", &self.failures)
-            .field("selection", &self.selection)
-            .field("candidates", &self.candidates)
-            .field("reason", &self.reason)
-            .end()
+shape! {
+    #[doc = " One dial: `fromNodeId` dials `toNodeId` at `addr`."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Attempt {
+        #[doc = " Order of the dial within the request (0-based)."]
+        pub seq: usize => "seq",
+        #[doc = " 0 for the entry's dials, 1 for the next node's, ..."]
+        pub depth: usize => "depth",
+        pub from_node_id: Option<i64> => "fromNodeId",
+        pub to_node_id: Option<i64> => "toNodeId",
+        pub addr: String => "addr",
+        #[doc = " Chain node name (`node_2`)."]
+        pub node: String => "node",
+        pub chain: String => "chain",
+        pub hop: String => "hop",
+        #[doc = " Which try of the dialing router (0-based) and how many it may make."]
+        pub round: i64 => "round",
+        pub rounds: i64 => "rounds",
+        #[doc = " The dialing router counted this try as a success."]
+        pub ok: bool => "ok",
+        #[doc = " The dialed node accepted the connection."]
+        pub alive: bool => "alive",
+        #[doc = " The request went through this dial to the destination."]
+        pub carried: bool => "carried",
+        #[doc = " The dialed node was marked failed by this dial."]
+        pub marked: bool => "marked",
+        #[doc = " Its failure count after this dial."]
+        pub failures: i64 => "failures",
+        #[doc = " How the node was chosen (strategy, and how many candidates were left)."]
+        pub selection: String => "selection",
+        pub candidates: Vec<Candidate> => "candidates",
+        pub reason: String => "reason",
     }
 }
 
-impl Encode for RequestTrace {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("index", &self.index)
-            .field("timeMs", &self.time_ms)
-            .field("ok", &self.ok)
-            .field("exitNodeId", &self.exit_node_id)
-            .some("exitAddr", &self.exit_addr)
-            .field("direct", &self.direct)
-            .some("directFromNodeId", &self.direct_from_node_id)
-            .field("attempts", &self.attempts)
-            .field("outcome", &self.outcome)
-            .end()
+shape! {
+    #[doc = " One request from the entry to the destination."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct RequestTrace {
+        #[doc = " 1-based."]
+        pub index: u32 => "index",
+        pub time_ms: i64 => "timeMs",
+        pub ok: bool => "ok",
+        #[doc = " The exit that carried the request to the destination, or null."]
+        pub exit_node_id: Option<i64> => "exitNodeId",
+        #[doc = " Address of the last hop when it is outside the document."]
+        pub exit_addr: Option<String> => "exitAddr" optional,
+        #[doc = " A node dialed the destination itself because its hop had no candidate left."]
+        pub direct: bool => "direct",
+        pub direct_from_node_id: Option<i64> => "directFromNodeId" optional,
+        pub attempts: Vec<Attempt> => "attempts",
+        pub outcome: String => "outcome",
     }
 }
 
-impl Encode for Summary {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("requests", &self.requests)
-            .field("ok", &self.ok)
-            .field("failed", &self.failed)
-            .field("direct", &self.direct)
-            .field("attempts", &self.attempts)
-            .field("failedAttempts", &self.failed_attempts)
-            .end()
+shape! {
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct Summary as TraceSummary {
+        pub requests: usize => "requests",
+        pub ok: usize => "ok",
+        pub failed: usize => "failed",
+        pub direct: usize => "direct",
+        pub attempts: usize => "attempts",
+        pub failed_attempts: usize => "failedAttempts",
     }
 }
 
-impl Encode for Trace {
-    fn encode(&self, out: &mut String) {
-        Object::new(out)
-            .field("entryNodeId", &self.entry_node_id)
-            .field("requests", &self.requests)
-            .field("summary", &self.summary)
-            .field("notes", &self.notes)
-            .field("truncated", &self.truncated)
-            .end()
+shape! {
+    #[doc = " The whole simulation."]
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct Trace {
+        pub entry_node_id: Option<i64> => "entryNodeId",
+        pub requests: Vec<RequestTrace> => "requests",
+        pub summary: Summary => "summary": "TraceSummary",
+        #[doc = " Assumptions and document problems worth knowing when reading the trace."]
+        pub notes: Vec<String> => "notes",
+        #[doc = " The attempt budget ran out; later dials are missing."]
+        pub truncated: bool => "truncated",
     }
 }
 

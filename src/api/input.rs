@@ -1,0 +1,410 @@
+//! TypeScript declarations of what the package's functions take: tunnel
+//! inputs, documents, options and lifecycle steps, plus the closed
+//! sets the core writes as plain strings (`Role`, `PlanMode`, `CommandName`, ...).
+//!
+//! The core reads these inputs from a `serde_json::Value` (loosely, as the Go
+//! server does), so these types exist only to describe that JSON to
+//! TypeScript; no code builds them. (The scenario and the check options are
+//! declared on their core types, `simulate::Scenario` and `check::CheckOptions`.) The tests in `api::tests` check every
+//! golden input against these declarations, and every output the core writes
+//! against the declarations derived on the output types.
+
+// Declarations only, never built on a hot path.
+#![allow(clippy::large_enum_variant, dead_code)]
+
+use crate::plan::{
+    Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
+};
+use std::collections::BTreeMap;
+use tsify_next::Tsify;
+
+/// Any JSON value.
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum JsonValue {
+    Null(()),
+    Bool(bool),
+    Number(#[tsify(type = "number")] serde_json::Number),
+    String(String),
+    Array(Vec<JsonValue>),
+    Object(#[tsify(type = "{ [key: string]: JsonValue }")] BTreeMap<String, JsonValue>),
+}
+
+/// A share token, or the presence marker `true` (`false` or `null`: none).
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum Token {
+    Marker(bool),
+    Value(Loose),
+}
+
+/// A loosely typed panel value: the server coerces numbers given as
+/// strings and trims strings; null means empty.
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum Loose {
+    Number(#[tsify(type = "number")] serde_json::Number),
+    String(String),
+    Null(()),
+}
+
+/// One node of a tunnel as the panel's tunnel payload lists it.
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TunnelNodeRef {
+    pub node_id: Loose,
+    #[tsify(optional)]
+    #[tsify(type = "Protocol | null")]
+    pub protocol: Option<Loose>,
+    #[tsify(optional)]
+    #[tsify(type = "Strategy | null")]
+    pub strategy: Option<Loose>,
+    #[tsify(optional)]
+    pub port: Option<Loose>,
+    #[tsify(optional)]
+    pub connect_ip: Option<Loose>,
+}
+
+/// The panel's tunnel mutation payload.
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TunnelPayload {
+    /// The tunnel id; a create may leave it out (the server assigns one,
+    /// the preview assumes 1 and says so in `plan.assumed`).
+    #[tsify(optional)]
+    pub id: Option<Loose>,
+    #[tsify(optional)]
+    pub name: Option<Loose>,
+    /// 1 = port forward, 2 = tunnel forward.
+    #[tsify(optional, type = "TunnelType | null")]
+    #[serde(rename = "type")]
+    pub kind: Option<Loose>,
+    /// `""`, `"v4"` or `"v6"`.
+    #[tsify(optional)]
+    pub ip_preference: Option<Loose>,
+    /// Entries.
+    #[tsify(optional)]
+    pub in_node_id: Option<Vec<TunnelNodeRef>>,
+    /// Middle hops, each a list of nodes.
+    #[tsify(optional)]
+    pub chain_nodes: Option<Vec<Vec<TunnelNodeRef>>>,
+    /// Exits.
+    #[tsify(optional)]
+    pub out_node_id: Option<Vec<TunnelNodeRef>>,
+    /// The tunnel's probe target; validated when either field is present.
+    #[tsify(optional)]
+    pub probe_target_host: Option<Loose>,
+    #[tsify(optional)]
+    pub probe_target_port: Option<Loose>,
+}
+
+/// A row of the panel's node list API. Unknown keys are ignored by the planner.
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRow {
+    pub id: Loose,
+    #[tsify(optional)]
+    pub name: Option<Loose>,
+    #[tsify(optional)]
+    pub server_ip: Option<Loose>,
+    #[tsify(optional)]
+    pub server_ip_v4: Option<Loose>,
+    #[tsify(optional)]
+    pub server_ip_v6: Option<Loose>,
+    /// Port range spec such as `"40000-40100,50000"`.
+    #[tsify(optional)]
+    pub port: Option<Loose>,
+    #[tsify(optional)]
+    pub tcp_listen_addr: Option<Loose>,
+    #[tsify(optional)]
+    pub udp_listen_addr: Option<Loose>,
+    #[tsify(optional)]
+    pub interface_name: Option<Loose>,
+    /// 1 = online.
+    #[tsify(optional)]
+    pub status: Option<Loose>,
+    /// 1 = shared by another panel (federated).
+    #[tsify(optional)]
+    pub is_remote: Option<Loose>,
+    #[tsify(optional)]
+    pub remote_url: Option<Loose>,
+    /// The share token, or `true`: a token is configured but the browser
+    /// does not see it. Only its presence counts; never copied into any output.
+    #[tsify(optional)]
+    pub remote_token: Option<Token>,
+    /// JSON text; `portRangeStart`/`portRangeEnd` bound a share's ports.
+    #[tsify(optional)]
+    pub remote_config: Option<Loose>,
+    #[tsify(optional)]
+    pub inx: Option<Loose>,
+}
+
+/// What a provider panel allocates for one remote node (preview input).
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct FederationAllocation {
+    #[tsify(optional)]
+    pub runtime_id: Option<Loose>,
+    #[tsify(optional)]
+    pub allocated_port: Option<Loose>,
+    #[tsify(optional)]
+    pub tcp_listen_addr: Option<Loose>,
+    #[tsify(optional)]
+    pub interface_name: Option<Loose>,
+    /// The share's port range (default: the row's `remoteConfig`).
+    #[tsify(optional)]
+    pub port_range_start: Option<Loose>,
+    #[tsify(optional)]
+    pub port_range_end: Option<Loose>,
+}
+
+/// The input of a create (`{tunnel, nodes, federation?}`) or an edit
+/// (the same plus `before`, the payload the tunnel was created with).
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TunnelInput {
+    pub tunnel: TunnelPayload,
+    /// Edit only: the tunnel as it was (default: `tunnel`).
+    #[tsify(optional)]
+    pub before: Option<TunnelPayload>,
+    pub nodes: Vec<NodeRow>,
+    /// Keyed by node id.
+    #[tsify(optional)]
+    pub federation: Option<BTreeMap<String, FederationAllocation>>,
+}
+
+/// A row of a table as the panel's database stores it: column names of
+/// model.go, SQL NULL as `null`. Columns the server does not read are allowed.
+#[derive(Tsify)]
+#[serde(transparent)]
+pub struct DbRow(
+    #[tsify(type = "{ [column: string]: JsonValue }")] pub BTreeMap<String, JsonValue>,
+);
+
+/// The tables a redeploy reads (`db.tunnel` may also be a list of rows).
+#[derive(Tsify)]
+pub struct StoredTables {
+    /// `{id, name, type, ip_preference, ...}` (`null`: no such tunnel).
+    #[tsify(type = "DbRow | DbRow[] | null")]
+    pub tunnel: JsonValue,
+    /// `{id, tunnel_id, chain_type, node_id, port, strategy, inx, protocol, connect_ip}`.
+    pub chain_tunnel: Vec<DbRow>,
+    /// `{id, name, server_ip, server_ip_v4, server_ip_v6, port, tcp_listen_addr, interface_name, status, is_remote, remote_url, remote_token, remote_config, ...}`.
+    pub node: Vec<DbRow>,
+    /// `{tunnel_id, node_id, chain_type, hop_inx, remote_url, resource_key, remote_binding_id, allocated_port, status}`.
+    #[tsify(optional)]
+    pub federation_tunnel_binding: Option<Vec<DbRow>>,
+}
+
+/// The input of a redeploy: the tunnel as the database stores it.
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct RedeployInput {
+    pub db: StoredTables,
+    /// Default: `db.tunnel.id`.
+    #[tsify(optional)]
+    pub tunnel_id: Option<Loose>,
+    #[tsify(optional)]
+    pub federation: Option<BTreeMap<String, FederationAllocation>>,
+}
+
+/// What `planTunnel` and `checkTunnel` take.
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum PlanInput {
+    Tunnel(TunnelInput),
+    Redeploy(RedeployInput),
+}
+
+/// The request path a plan follows.
+#[derive(Tsify)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanMode {
+    /// `tunnelCreate` (the default for an input without `before` or `db`).
+    Create,
+    /// `tunnelUpdate`: the input carries `before`.
+    Update,
+    /// `redeployTunnelAndForwards`: the input is `{db, tunnelId?}`.
+    Redeploy,
+}
+
+/// Options of `planTunnel` and `checkTunnel`.
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanOptions {
+    /// Default: `update` when the input has `before`, `redeploy` when it
+    /// has `db`, else `create`.
+    #[tsify(optional)]
+    pub mode: Option<PlanMode>,
+    #[tsify(optional)]
+    pub limits: Option<Limits>,
+}
+
+/// The role of a federated node.
+#[derive(Tsify)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Exit,
+    Middle,
+}
+
+/// The role of any tunnel node.
+#[derive(Tsify)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeRole {
+    Entry,
+    Middle,
+    Exit,
+}
+
+/// The command names the agent knows.
+#[derive(Tsify)]
+pub enum CommandName {
+    AddChains,
+    AddService,
+    UpdateChains,
+    UpdateService,
+    DeleteService,
+    DeleteChains,
+}
+
+/// A plan as a document to check or simulate: the node table is optional
+/// (golden vectors and plans captured elsewhere have none).
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanDocument {
+    #[tsify(optional)]
+    pub error: Option<JsonValue>,
+    pub federation: Vec<FederationStep>,
+    pub local: Vec<Command>,
+    #[tsify(optional)]
+    pub nodes: Option<Vec<PlanNode>>,
+    #[tsify(optional)]
+    pub mode: Option<PlanMode>,
+    #[tsify(optional)]
+    pub assumed: Option<Vec<Assumption>>,
+}
+
+/// One node's GOST config.
+#[derive(Tsify)]
+pub struct NodeConfig {
+    #[tsify(optional)]
+    #[tsify(type = "Service[]")]
+    pub services: Option<Vec<ServiceConfig>>,
+    #[tsify(optional)]
+    #[tsify(type = "Chain[]")]
+    pub chains: Option<Vec<ChainConfig>>,
+}
+
+/// What the checker accepts (it may also be any other JSON value, which it
+/// reports as unreadable).
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum CheckDocument {
+    Tunnel(TunnelInput),
+    Plan(Plan),
+    PlanDocument(PlanDocument),
+    Config(NodeConfig),
+    Commands(Vec<Command>),
+    Other(JsonValue),
+}
+
+/// What the simulator accepts.
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum SimulateDocument {
+    Tunnel(TunnelInput),
+    Plan(Plan),
+    PlanDocument(PlanDocument),
+    Config(NodeConfig),
+}
+
+/// Input size limits (see the README for the defaults).
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    #[tsify(optional)]
+    pub max_input_bytes: Option<u32>,
+    #[tsify(optional)]
+    pub max_nodes: Option<u32>,
+    #[tsify(optional)]
+    pub max_hops: Option<u32>,
+    #[tsify(optional)]
+    pub max_nodes_per_hop: Option<u32>,
+    #[tsify(optional)]
+    pub max_string_len: Option<u32>,
+    #[tsify(optional)]
+    pub max_depth: Option<u32>,
+}
+
+#[derive(Tsify)]
+#[serde(rename_all = "lowercase")]
+pub enum DocumentKind {
+    Tunnel,
+    Plan,
+    Config,
+    Commands,
+}
+
+/// A dead node: a node id (number or numeric string), a node name or `"host:port"`.
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum NodeSelector {
+    Id(#[tsify(type = "number")] serde_json::Number),
+    Text(String),
+}
+
+#[derive(Tsify)]
+pub enum LifecycleOp {
+    #[serde(rename = "apply")]
+    Apply,
+    #[serde(rename = "edit")]
+    Edit,
+    #[serde(rename = "applyError")]
+    ApplyError,
+    #[serde(rename = "release")]
+    Release,
+    #[serde(rename = "delete")]
+    Delete,
+}
+
+/// A local command picked by index into the plan's `local`, or by node
+/// (and command name).
+#[derive(Tsify)]
+#[serde(untagged)]
+pub enum CommandSelector {
+    Index(i64),
+    Node {
+        #[serde(rename = "nodeId")]
+        node_id: i64,
+        #[tsify(optional)]
+        command: Option<CommandName>,
+    },
+}
+
+/// One lifecycle step (see the lifecycle module docs for the semantics).
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct LifecycleStep {
+    pub op: LifecycleOp,
+    /// The plan applied (`apply`, `edit`, `applyError`)...
+    #[tsify(optional)]
+    pub plan: Option<PlanDocument>,
+    /// ...or the tunnel input, planned first.
+    #[tsify(optional)]
+    pub input: Option<TunnelInput>,
+    /// Remote nodes whose provider panel cannot be reached during this step.
+    #[tsify(optional)]
+    pub unreachable: Option<Vec<i64>>,
+    /// Providers that miss only this step's releases.
+    #[tsify(optional)]
+    pub release_unreachable: Option<Vec<i64>>,
+    /// Local commands that time out at the panel but still take effect.
+    #[tsify(optional)]
+    pub timeouts: Option<Vec<CommandSelector>>,
+    /// `applyError`: the local command that fails.
+    #[tsify(optional)]
+    pub fail_at: Option<CommandSelector>,
+    #[tsify(optional)]
+    pub tunnel_id: Option<i64>,
+}

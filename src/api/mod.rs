@@ -1,0 +1,80 @@
+//! JSON text in, JSON text out: every operation of the package as plain Rust,
+//! the layer the JS bindings (`crate::wasm`) convert to and from. One file
+//! per operation; each takes the JSON text of its input (and of its options)
+//! and returns the JSON text of its result, or an [`ApiError`].
+
+mod backup;
+mod check;
+#[cfg(any(test, target_arch = "wasm32"))]
+pub mod input;
+mod lifecycle;
+mod plan;
+mod simulate;
+#[cfg(test)]
+mod tests;
+
+pub use backup::backup_tunnels;
+pub use check::{
+    check, check_formatted, check_options, check_tunnel, check_unreadable, unreadable_report,
+};
+pub use lifecycle::lifecycle;
+pub use plan::{plan, plan_options};
+pub use simulate::{scenario, simulate, simulate_text};
+
+use crate::error::ApiError;
+use crate::options::OptionError;
+use serde_json::Value;
+
+/// Reads a JSON document; anything that is not JSON is `IN001`.
+pub fn parse_document(text: &str, what: &str) -> Result<Value, ApiError> {
+    crate::json::from_str(text)
+        .map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
+}
+
+/// Reads a document within the default limits, counted while it is read
+/// (the byte count first, so an input far over a limit costs no more than
+/// taking its length).
+pub fn parse_within_limits(text: &str, what: &str) -> Result<Value, ApiError> {
+    parse_within(text, what, &crate::limits::Limits::default())
+}
+
+/// Reads a document within `limits`; text that is not JSON is `IN001`.
+pub fn parse_within(
+    text: &str,
+    what: &str,
+    limits: &crate::limits::Limits,
+) -> Result<Value, ApiError> {
+    crate::json::from_str_within(text, limits).map_err(|e| match e {
+        crate::json::ReadError::Limit(e) => e.to_api_error(),
+        crate::json::ReadError::NotJson(e) => {
+            ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), "")
+        }
+    })
+}
+
+/// Reads optional options text: absent, blank or `null` is the default;
+/// text that is not JSON or has the wrong shape is `code`.
+fn parse_options<T: Default>(
+    text: Option<&str>,
+    code: &str,
+    what: &str,
+    read: fn(&Value) -> Result<T, OptionError>,
+) -> Result<T, ApiError> {
+    let text = match text {
+        None => return Ok(T::default()),
+        Some(t) if t.trim().is_empty() => return Ok(T::default()),
+        Some(t) => t,
+    };
+    let value = crate::json::from_str(text)
+        .map_err(|e| ApiError::new(code, format!("{what} are not valid JSON: {e}"), ""))?;
+    if value.is_null() {
+        return Ok(T::default());
+    }
+    read(&value).map_err(|e| {
+        ApiError::new(
+            code,
+            format!("{what} have the wrong shape: {}", e.message),
+            e.path,
+        )
+    })
+}

@@ -1,0 +1,28 @@
+//! `simulateJson` and `simulateText`.
+
+use crate::encode;
+use crate::error::ApiError;
+use crate::simulate::{self, Scenario};
+
+pub fn scenario(text: Option<&str>) -> Result<Scenario, ApiError> {
+    super::parse_options(
+        text,
+        "BAD_SCENARIO",
+        "the scenario fields",
+        Scenario::from_json,
+    )
+}
+
+/// The failover trace of `doc` under the scenario in `scenario_text`.
+pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
+    let scenario = scenario(scenario_text)?;
+    let value = super::parse_within_limits(doc, "the document")?;
+    Ok(encode::to_string(&simulate::simulate(&value, &scenario)?))
+}
+
+/// The trace of `doc` under `scenario`, as a readable report.
+#[inline]
+pub fn simulate_text(doc: &str, scenario: &Scenario) -> Result<String, ApiError> {
+    let value = super::parse_within_limits(doc, "the document")?;
+    Ok(simulate::trace_text(&simulate::simulate(&value, scenario)?))
+}
