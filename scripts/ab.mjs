@@ -12,7 +12,9 @@
 // 1. Same outputs: the five text entry points of both builds are called on
 //    every file under tests/data, fuzz/corpus and www/examples (and on each
 //    JSON line of those files, with its `input`, `expected` and `steps`), and
-//    the answers (or thrown code, path and message) compared.
+//    the answers (or thrown code, path and message) compared. With
+//    `--ignore-codes A,B` findings of those codes (a rule added by the change)
+//    are taken out of both answers first, their summary counts with them.
 // 2. Speed: `planTunnelJson` on `large` and `JSON.parse(checkDocumentJson())`
 //    on `config-10k`, the two builds alternating in one process (the order
 //    flips every round: the bench's round robin, scripts/timing.mjs), so
@@ -32,8 +34,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
 const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 40;
+const ignoreAt = args.indexOf('--ignore-codes');
+const ignored = new Set(ignoreAt >= 0 ? args.splice(ignoreAt, 2)[1].split(',') : []);
 if (args.length < 2 || !(rounds > 0)) {
-  console.error('usage: node scripts/ab.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]');
+  console.error('usage: node scripts/ab.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N] [--ignore-codes A,B]');
   process.exit(2);
 }
 const require = createRequire(import.meta.url);
@@ -49,9 +53,35 @@ if (!wl) {
 
 // 1. Same outputs.
 const ENTRY = ['checkDocumentJson', 'checkTunnelJson', 'planTunnelJson', 'simulateJson', 'lifecycleJson'];
+/** A report (or a checkTunnel answer) without the ignored codes' findings. */
+function withoutIgnored(text) {
+  if (!ignored.size) return text;
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const strip = (r) => {
+    if (!r || !Array.isArray(r.findings)) return;
+    const gone = r.findings.filter((f) => ignored.has(f.code));
+    r.findings = r.findings.filter((f) => !ignored.has(f.code));
+    const s = r.summary;
+    if (s && gone.length) {
+      for (const f of gone) {
+        const key = { error: 'errors', warning: 'warnings', info: 'infos' }[f.severity];
+        if (typeof s[key] === 'number') s[key]--;
+        if (typeof s.total === 'number') s.total--;
+        if (s.byCode && s.byCode[f.code] !== undefined && --s.byCode[f.code] === 0) delete s.byCode[f.code];
+      }
+    }
+  };
+  strip(v);
+  return JSON.stringify(v);
+}
 const answer = (m, f, doc) => {
   try {
-    return 'ok ' + m[f](doc);
+    return 'ok ' + withoutIgnored(m[f](doc));
   } catch (e) {
     return `throws ${e.code} ${e.path} ${e.message}`;
   }
@@ -79,6 +109,10 @@ for (const d of ['tests/data', 'fuzz/corpus', 'www/examples']) {
   }
 }
 console.log(`same outputs: ${calls} calls, ${diffs.length} differ`);
+const byEntry = {};
+for (const d of diffs) byEntry[d.split(" ")[0]] = (byEntry[d.split(" ")[0]] || 0) + 1;
+if (diffs.length) console.log(`  by entry point: ${JSON.stringify(byEntry)}`);
+if (process.env.AB_DIFFS) require("fs").writeFileSync(process.env.AB_DIFFS, diffs.join("\n") + "\n");
 for (const d of diffs.slice(0, 5)) console.log('  ' + d);
 
 // 2. Speed: the two builds in round robin (scripts/timing.mjs), exactly
