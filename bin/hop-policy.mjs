@@ -481,30 +481,41 @@ async function cmdAudit() {
   if (file === undefined) throw new UsageError('audit needs a SOURCE: a backup FILE (or - for standard input), a SQLite database file or a postgres:// URL');
   const input = await readPanel(file);
   if (!input) return EXIT_UNREADABLE;
-  let tunnels;
+  // On a terminal, tunnel by tunnel with progress on stderr; otherwise one
+  // call that reads the panel once (auditPanelJson). Both give the same rows.
+  const interactive = process.stderr.isTTY && !opts.quiet;
+  let audited;
   try {
-    tunnels = JSON.parse(hp.backupTunnelsJson(input.text));
+    if (interactive) {
+      const tunnels = JSON.parse(hp.backupTunnelsJson(input.text));
+      audited = tunnels.map((t, i) => {
+        process.stderr.write(`\r  ${i + 1} / ${tunnels.length} tunnels`);
+        const wanted = !opts.tunnels || opts.tunnels.includes(t.id);
+        const { plan, findings } = wanted ? hp.checkTunnel(t.input, { mode: 'redeploy' }) : { plan: null, findings: [] };
+        return { id: t.id, name: t.name, type: t.type, assumed: t.assumed, plan, findings };
+      });
+      process.stderr.write('\n');
+    } else {
+      audited = JSON.parse(hp.auditPanelJson(input.text));
+    }
   } catch (e) {
     err(`hop-policy: ${input.kind === 'backup' ? where(input.name, e) : input.name}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
     return EXIT_UNREADABLE;
   }
   if (opts.tunnels) {
-    const missing = opts.tunnels.filter((id) => !tunnels.some((t) => t.id === id));
+    const missing = opts.tunnels.filter((id) => !audited.some((t) => t.id === id));
     if (missing.length) {
       err(`hop-policy: ${input.name}: no tunnel ${missing.join(', ')} in the ${input.kind}`);
       return EXIT_UNREADABLE;
     }
-    tunnels = tunnels.filter((t) => opts.tunnels.includes(t.id));
+    audited = audited.filter((t) => opts.tunnels.includes(t.id));
   }
-  const interactive = process.stderr.isTTY && !opts.quiet;
-  const rows = tunnels.map((t, i) => {
-    if (interactive) process.stderr.write(`\r  ${i + 1} / ${tunnels.length} tunnels`);
-    const { plan, findings } = hp.checkTunnel(t.input, { mode: 'redeploy' });
+  const rows = audited.map((t) => {
+    const { plan, findings } = t;
     const shown = opts.only === 'errors' ? findings.filter((f) => f.severity === 'error') : findings;
     const worst = [...findings].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity])[0];
     return { t, plan, findings: shown, all: findings, worst };
   });
-  if (interactive) process.stderr.write('\n');
   const count = (r, sev) => r.all.filter((f) => f.severity === sev).length;
   const summary = {
     tunnels: rows.length,

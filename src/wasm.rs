@@ -465,14 +465,24 @@ pub fn lifecycle_json(text: &js_sys::JsString) -> Result<String, JsValue> {
     api::lifecycle(&text).map_err(throw)
 }
 
-/// Every tunnel of a panel backup export (`{version, exportedAt, nodes,
-/// tunnels}`) as `[{id, name, type, input, assumed}]`, `input` a redeploy
-/// input for `planTunnel(input, {mode: 'redeploy'})`. Node secrets are
-/// dropped and share tokens become the presence marker.
+/// Every tunnel of a panel, from its backup export (`{version, exportedAt,
+/// nodes, tunnels}`) or its database tables' rows (`{node, tunnel,
+/// chain_tunnel, federation_tunnel_binding}`), as `[{id, name, type, input,
+/// assumed}]`, `input` a redeploy input for `planTunnel(input, {mode:
+/// 'redeploy'})`. Node secrets are dropped and share tokens become pseudonyms.
 #[wasm_bindgen(js_name = backupTunnelsJson)]
 pub fn backup_tunnels_json(text: &js_sys::JsString) -> Result<String, JsValue> {
     let text = read_string(text, "the backup").map_err(throw)?;
     api::backup_tunnels(&text).map_err(throw)
+}
+
+/// Every tunnel of a panel (what [`backup_tunnels_json`] reads) planned as a
+/// redeploy pushes it and checked, in one call: `[{id, name, type, assumed,
+/// plan, findings}]`.
+#[wasm_bindgen(js_name = auditPanelJson)]
+pub fn audit_panel_json(text: &js_sys::JsString) -> Result<String, JsValue> {
+    let text = read_string(text, "the backup").map_err(throw)?;
+    api::audit_panel(&text).map_err(throw)
 }
 
 /// The package version (the crate's version).

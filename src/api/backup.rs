@@ -4,20 +4,110 @@ use crate::encode;
 use crate::error::ApiError;
 use crate::limits::Limits;
 
-/// Every tunnel of a panel, from its backup export or its database tables'
-/// rows, as a redeploy input. A whole panel is larger than one tunnel input:
-/// bytes, depth and string lengths are bounded, and no count applies (its
-/// tables are not tunnel inputs).
-pub fn backup_tunnels(text: &str) -> Result<String, ApiError> {
-    let limits = Limits {
+/// A whole panel's bounds: bytes, depth and string lengths; no count
+/// applies (its tables are not tunnel inputs).
+fn panel_limits() -> Limits {
+    Limits {
         max_input_bytes: 256 << 20,
         max_nodes: usize::MAX,
         max_hops: usize::MAX,
         max_nodes_per_hop: usize::MAX,
         ..Default::default()
-    };
-    let value = super::parse_within(text, "the backup", &limits)?;
+    }
+}
+
+/// Every tunnel of a panel, from its backup export or its database tables'
+/// rows, as a redeploy input. A whole panel is larger than one tunnel input:
+/// bytes, depth and string lengths are bounded, and no count applies (its
+/// tables are not tunnel inputs).
+pub fn backup_tunnels(text: &str) -> Result<String, ApiError> {
+    let value = super::parse_within(text, "the backup", &panel_limits())?;
     Ok(encode::to_string(&crate::planner::backup::read_panel(
         &value,
     )?))
+}
+
+crate::encode::shape! {
+    #[doc = " One tunnel of a panel audited as a redeploy pushes it: its plan and the"]
+    #[doc = " checker's findings, with what the source could not say."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct AuditedTunnel {
+        pub id: i64 => "id",
+        pub name: String => "name",
+        pub kind: i64 => "type",
+        #[doc = " What the redeploy assumes because the source does not carry it."]
+        pub assumed: Vec<String> => "assumed",
+        pub plan: crate::plan::Plan => "plan",
+        pub findings: Vec<crate::finding::Finding> => "findings",
+    }
+}
+
+/// `auditPanelJson`: every tunnel of a panel (backup export or database
+/// rows, as [`backup_tunnels`] reads them) planned along the redeploy path
+/// and checked, in one call: the panel is read once and no tunnel input
+/// goes through JSON text again.
+pub fn audit_panel(text: &str) -> Result<String, ApiError> {
+    let value = super::parse_within(text, "the backup", &panel_limits())?;
+    let tunnels = crate::planner::backup::read_panel(&value)?;
+    drop(value);
+    // Each tunnel is written out as soon as it is checked: a whole panel's
+    // plans never sit in memory at once.
+    let mut out = String::from("[");
+    for (i, t) in tunnels.into_iter().enumerate() {
+        let check = crate::check::check_tunnel_mode(&t.input, crate::planner::Mode::Redeploy);
+        if i > 0 {
+            out.push(',');
+        }
+        encode::Encode::encode(
+            &AuditedTunnel {
+                id: t.id,
+                name: t.name,
+                kind: t.kind,
+                assumed: t.assumed,
+                plan: check.plan,
+                findings: check.findings,
+            },
+            &mut out,
+        );
+    }
+    out.push(']');
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    /// The one-call audit gives, per tunnel, what checking each tunnel's own
+    /// redeploy input gives.
+    #[test]
+    fn the_panel_audit_is_each_tunnel_checked_on_its_own() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/panel-backup.json"
+        ))
+        .unwrap();
+        let audited: Value = crate::json::from_str(&super::audit_panel(&text).unwrap()).unwrap();
+        let tunnels: Value = crate::json::from_str(&super::backup_tunnels(&text).unwrap()).unwrap();
+        let audited = audited.as_array().unwrap();
+        let tunnels = tunnels.as_array().unwrap();
+        assert_eq!(audited.len(), tunnels.len());
+        assert!(audited.len() >= 10);
+        for (a, t) in audited.iter().zip(tunnels) {
+            let one = crate::api::check_tunnel(
+                &crate::json::to_text(&t["input"]),
+                Some(r#"{"mode":"redeploy"}"#),
+            )
+            .unwrap();
+            let one: Value = crate::json::from_str(&one).unwrap();
+            assert_eq!(a["id"], t["id"]);
+            assert_eq!(a["assumed"], t["assumed"]);
+            assert_eq!(a["plan"], one["plan"], "tunnel {}", t["id"]);
+            assert_eq!(a["findings"], one["findings"], "tunnel {}", t["id"]);
+        }
+        assert!(super::audit_panel("{}")
+            .unwrap_err()
+            .message
+            .contains("\"version\""));
+    }
 }

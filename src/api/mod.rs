@@ -13,7 +13,7 @@ mod simulate;
 #[cfg(test)]
 mod tests;
 
-pub use backup::backup_tunnels;
+pub use backup::{audit_panel, backup_tunnels};
 pub use check::{
     check, check_formatted, check_options, check_tunnel, check_unreadable, unreadable_report,
 };
