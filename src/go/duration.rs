@@ -71,7 +71,8 @@ fn quote(s: &str) -> String {
         } else {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("\\x{b:02x}"));
+                out.push_str("\\x");
+                crate::json::push_hex(u32::from(b), 2, &mut out);
             }
         }
     }

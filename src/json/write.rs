@@ -177,7 +177,6 @@ pub(crate) fn write_with(v: &Value, leaves: &Leaves, out: &mut String) {
 /// that need no escape are found eight at a time ([`plain_len`]) and copied
 /// whole.
 pub fn write_string(s: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     out.push('"');
     let mut start = 0;
@@ -189,18 +188,26 @@ pub fn write_string(s: &str, out: &mut String) {
         match short_escape_of(b) {
             Some(short) => out.push_str(short),
             None => {
-                out.push_str("\\u00");
-                out.push(char::from(
-                    HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
-                ));
-                out.push(char::from(
-                    HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
-                ));
+                out.push_str("\\u");
+                push_hex(u32::from(b), 4, out);
             }
         }
         start = end + 1;
     }
     out.push('"');
+}
+
+/// The last `digits` hex digits of `value`, lowercase, zero-padded (what
+/// `{:0N$x}` prints for a value that fits): the `\\u00XX` and `\\xXX`
+/// escapes of the JSON, Go JSON and Go `time` writers.
+pub(crate) fn push_hex(value: u32, digits: u32, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for i in (0..digits).rev() {
+        let nibble = value.checked_shr(4 * i).unwrap_or(0) & 15;
+        out.push(char::from(
+            HEX.get(nibble as usize).copied().unwrap_or(b'0'),
+        ));
+    }
 }
 
 /// The two-character escape serde_json writes for `b`, if it has one.
