@@ -44,7 +44,9 @@ pub(crate) fn write_number(n: &Number, out: &mut String) {
     if let Some(u) = n.as_u64() {
         out.push_str(itoa::Buffer::new().format(u));
     } else if let Some(i) = n.as_i64() {
-        out.push_str(itoa::Buffer::new().format(i));
+        // Negative: the sign, then the same digit writer as above.
+        out.push('-');
+        out.push_str(itoa::Buffer::new().format(i.unsigned_abs()));
     } else if let Some(f) = n.as_f64() {
         write_f64(f, out);
     }
@@ -105,12 +107,21 @@ pub(crate) fn shortest_digits(f: f64) -> Option<(Vec<u8>, i32)> {
     }
     let mut buffer = ryu::Buffer::new();
     let text = buffer.format_finite(f.abs()).as_bytes();
+    // ryu writes the exponent as `e`, a sign if negative, and its digits.
     let (mantissa, exp) = match text.iter().position(|&b| b == b'e') {
         Some(e) => {
-            let exp = std::str::from_utf8(text.get(e + 1..)?).ok()?;
+            let exp = text.get(e + 1..)?;
+            let (negative, digits) = match exp.split_first() {
+                Some((b'-', digits)) => (true, digits),
+                Some((b'+', digits)) => (false, digits),
+                _ => (false, exp),
+            };
+            let magnitude = digits
+                .iter()
+                .fold(0i32, |n, &d| n * 10 + i32::from(d.wrapping_sub(b'0')));
             (
                 text.get(..e)?,
-                exp.trim_start_matches('+').parse::<i32>().ok()?,
+                if negative { -magnitude } else { magnitude },
             )
         }
         None => (text, 0),
