@@ -70,25 +70,67 @@ pub fn mux_metadata(protocol: &str, flavor: Flavor) -> Option<Metadata> {
 fn build_mux_metadata(kcp: bool, local: bool) -> Metadata {
     let mut m = MetaMap::new();
     if !kcp {
-        m.insert("nodelay".into(), MetaValue::Bool(true));
-        insert_keepalives(&mut m);
+        insert_all(&mut m, &[("nodelay", Lit::Bool(true))]);
+        insert_all(&mut m, KEEPALIVES);
     } else {
-        m.insert("connectTimeout".into(), MetaValue::Str("30s".into()));
+        insert_all(&mut m, &[("connectTimeout", Lit::Str("30s"))]);
         if local {
-            insert_keepalives(&mut m);
+            insert_all(&mut m, KEEPALIVES);
         }
     }
     if local {
-        m.insert("mux.maxFrameSize".into(), MetaValue::Int(32768));
-        m.insert("mux.maxStreamBuffer".into(), MetaValue::Int(2_097_152));
+        insert_all(
+            &mut m,
+            &[
+                ("mux.maxFrameSize", Lit::Int(32768)),
+                ("mux.maxStreamBuffer", Lit::Int(2_097_152)),
+            ],
+        );
     }
     m.into()
 }
 
-fn insert_keepalives(m: &mut MetaMap) {
-    m.insert("mux.keepaliveInterval".into(), MetaValue::Str("15s".into()));
-    m.insert("mux.keepaliveTimeout".into(), MetaValue::Str("45s".into()));
+/// A fixed metadata value, as the tables here write it.
+#[derive(Clone, Copy)]
+enum Lit {
+    Bool(bool),
+    Int(i64),
+    Str(&'static str),
 }
+
+/// Adds a fixed table of entries to `m`: one loop for every fixed block.
+#[inline(never)]
+fn insert_all(m: &mut MetaMap, entries: &[(&str, Lit)]) {
+    for &(key, value) in entries {
+        let value = match value {
+            Lit::Bool(b) => MetaValue::Bool(b),
+            Lit::Int(i) => MetaValue::Int(i),
+            Lit::Str(s) => MetaValue::Str(s.to_string()),
+        };
+        m.insert(key.to_string(), value);
+    }
+}
+
+const KEEPALIVES: &[(&str, Lit)] = &[
+    ("mux.keepaliveInterval", Lit::Str("15s")),
+    ("mux.keepaliveTimeout", Lit::Str("45s")),
+];
+
+const KCP_TUNING: &[(&str, Lit)] = &[
+    ("kcp.keepalive", Lit::Int(10)),
+    ("kcp.tcp", Lit::Bool(false)),
+    ("kcp.mode", Lit::Str("fast3")),
+    ("kcp.sndwnd", Lit::Int(4096)),
+    ("kcp.rcvwnd", Lit::Int(4096)),
+    ("kcp.mtu", Lit::Int(1350)),
+    ("kcp.sockbuf", Lit::Int(4_194_304)),
+    ("kcp.smuxbuf", Lit::Int(4_194_304)),
+    ("kcp.streambuf", Lit::Int(2_097_152)),
+    ("kcp.datashard", Lit::Int(10)),
+    ("kcp.parityshard", Lit::Int(3)),
+    ("kcp.nocomp", Lit::Bool(true)),
+    ("kcp.nc", Lit::Int(1)),
+];
 
 /// The KCP tuning block carried by kcp dialers and listeners (built once).
 pub fn kcp_tuning() -> Metadata {
@@ -96,19 +138,7 @@ pub fn kcp_tuning() -> Metadata {
     BLOCK
         .get_or_init(|| {
             let mut m = MetaMap::new();
-            m.insert("kcp.keepalive".into(), MetaValue::Int(10));
-            m.insert("kcp.tcp".into(), MetaValue::Bool(false));
-            m.insert("kcp.mode".into(), MetaValue::Str("fast3".into()));
-            m.insert("kcp.sndwnd".into(), MetaValue::Int(4096));
-            m.insert("kcp.rcvwnd".into(), MetaValue::Int(4096));
-            m.insert("kcp.mtu".into(), MetaValue::Int(1350));
-            m.insert("kcp.sockbuf".into(), MetaValue::Int(4_194_304));
-            m.insert("kcp.smuxbuf".into(), MetaValue::Int(4_194_304));
-            m.insert("kcp.streambuf".into(), MetaValue::Int(2_097_152));
-            m.insert("kcp.datashard".into(), MetaValue::Int(10));
-            m.insert("kcp.parityshard".into(), MetaValue::Int(3));
-            m.insert("kcp.nocomp".into(), MetaValue::Bool(true));
-            m.insert("kcp.nc".into(), MetaValue::Int(1));
+            insert_all(&mut m, KCP_TUNING);
             m.into()
         })
         .clone()

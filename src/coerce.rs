@@ -103,11 +103,9 @@ fn go_float(f: f64) -> String {
         out.push_str(rest);
     }
     let exp = d.point - 1;
-    if exp < 0 {
-        out.push_str(&format!("e-{}", -exp));
-    } else {
-        out.push_str(&format!("e+{:02}", exp));
-    }
+    // Go pads a positive exponent to two digits; here it is 21 or more.
+    out.push_str(if exp < 0 { "e-" } else { "e+" });
+    out.push_str(itoa::Buffer::new().format(exp.unsigned_abs()));
     out
 }
 
@@ -177,10 +175,10 @@ fn write_go_string(s: &str, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' | '\0'..='\u{1f}' => {
+                out.push_str("\\u");
+                crate::json::push_hex(c as u32, 4, out);
             }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }

@@ -231,7 +231,7 @@ pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
     check_value_counting(v, limits).map(|_| ())
 }
 
-/// One reference token of a path in [`check_value_counting`]'s arena.
+/// One reference token of a path: in [`check_value_counting`]'s arena, and of an [`Over`].
 enum Tok<'a> {
     Key(&'a str),
     Index(usize),
@@ -409,70 +409,76 @@ pub(crate) struct Over {
 /// `outNodeId`, then its `hops` and each hop's `nodes`. Run by the reader on
 /// every object it reads with one of those keys, and by the walk.
 pub(crate) fn object_counts<N: Node>(obj: &N, root: bool, limits: &Limits) -> Result<(), Over> {
-    let over = |limit: &'static str, actual: usize, max: usize, path: &[&str]| Over {
-        limit,
-        actual,
-        max,
-        path: path.iter().map(|t| t.to_string()).collect(),
-    };
-    // One hop (or the entries, or the exits) wider than allowed.
-    let too_wide = |members: usize, path: &dyn Fn() -> Vec<String>| {
-        if members > limits.max_nodes_per_hop {
-            Err(Over {
-                limit: "maxNodesPerHop",
-                actual: members,
-                max: limits.max_nodes_per_hop,
-                path: path(),
-            })
-        } else {
-            Ok(())
-        }
-    };
+    let wide = limits.max_nodes_per_hop;
     let tunnel = obj
         .field("tunnel")
         .filter(|t| matches!(t.shape(), Shape::Obj));
     if let Some(Shape::Arr(nodes)) = obj.field("nodes").map(N::shape) {
         if (root || tunnel.is_some()) && nodes.len() > limits.max_nodes {
-            return Err(over("maxNodes", nodes.len(), limits.max_nodes, &["nodes"]));
+            return Err(over(
+                "maxNodes",
+                nodes.len(),
+                limits.max_nodes,
+                &[Tok::Key("nodes")],
+            ));
         }
     }
     if let Some(t) = tunnel {
         if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
+            let at = |i| [Tok::Key("tunnel"), Tok::Key("chainNodes"), Tok::Index(i)];
             if hops.len() > limits.max_hops {
-                return Err(over(
-                    "maxHops",
-                    hops.len(),
-                    limits.max_hops,
-                    &["tunnel", "chainNodes"],
-                ));
+                return Err(over("maxHops", hops.len(), limits.max_hops, &at(0)[..2]));
             }
             for (i, hop) in hops.iter().enumerate() {
                 if let Shape::Arr(members) = hop.shape() {
-                    too_wide(members.len(), &|| {
-                        vec!["tunnel".into(), "chainNodes".into(), i.to_string()]
-                    })?;
+                    if members.len() > wide {
+                        return Err(over("maxNodesPerHop", members.len(), wide, &at(i)));
+                    }
                 }
             }
         }
         for key in ["inNodeId", "outNodeId"] {
             if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
-                too_wide(members.len(), &|| vec!["tunnel".into(), key.into()])?;
+                if members.len() > wide {
+                    let path = [Tok::Key("tunnel"), Tok::Key(key)];
+                    return Err(over("maxNodesPerHop", members.len(), wide, &path));
+                }
             }
         }
     }
     if let Some(Shape::Arr(hops)) = obj.field("hops").map(N::shape) {
+        let at = |i| [Tok::Key("hops"), Tok::Index(i), Tok::Key("nodes")];
         if hops.len() > limits.max_hops {
-            return Err(over("maxHops", hops.len(), limits.max_hops, &["hops"]));
+            return Err(over("maxHops", hops.len(), limits.max_hops, &at(0)[..1]));
         }
         for (i, hop) in hops.iter().enumerate() {
             if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
-                too_wide(members.len(), &|| {
-                    vec!["hops".into(), i.to_string(), "nodes".into()]
-                })?;
+                if members.len() > wide {
+                    return Err(over("maxNodesPerHop", members.len(), wide, &at(i)));
+                }
             }
         }
     }
     Ok(())
+}
+
+/// A count over its limit, at `path` below the object (built out of line:
+/// [`object_counts`] is compiled once per tree type).
+#[cold]
+#[inline(never)]
+fn over(limit: &'static str, actual: usize, max: usize, path: &[Tok]) -> Over {
+    Over {
+        limit,
+        actual,
+        max,
+        path: path
+            .iter()
+            .map(|t| match t {
+                Tok::Key(k) => k.to_string(),
+                Tok::Index(i) => i.to_string(),
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]

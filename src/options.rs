@@ -49,6 +49,8 @@ impl<'a> Fields<'a> {
         format!("{}/{}", self.path, pointer_token(key))
     }
 
+    #[cold]
+    #[inline(never)]
     fn wrong(&self, key: &str, expected: &str, found: &Value) -> OptionError {
         let path = self.path_of(key);
         OptionError {

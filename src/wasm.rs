@@ -29,7 +29,9 @@ use wasm_bindgen::prelude::*;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Turns an [`ApiError`] into a JS `Error` named `HopPolicyError` with `code`
-/// and `path` properties.
+/// and `path` properties. Out of line: every entry point calls it.
+#[cold]
+#[inline(never)]
 fn throw(e: ApiError) -> JsValue {
     make_error(&e.code, &e.message, &e.path)
 }
@@ -145,6 +147,7 @@ fn encode_into(source: &js_sys::JsString, dest: &mut [u8]) -> (usize, usize) {
 /// 6% of `planTunnelJson` on `large` (scripts/bench). The engine's native
 /// `TextEncoder.encodeInto` writes the same UTF-8 (lone surrogates become
 /// U+FFFD either way) straight into wasm memory.
+#[inline(never)]
 fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
     let Some(source) = value.dyn_ref::<js_sys::JsString>() else {
         return Err(ApiError::new(
@@ -222,6 +225,7 @@ extern "C" {
 }
 
 /// A JS value as JSON text, via the engine's `JSON.stringify`.
+#[inline(never)]
 fn stringify(value: &JsValue, what: &str) -> Result<String, ApiError> {
     if value.is_undefined() {
         return Err(ApiError::new(
@@ -259,6 +263,7 @@ fn required_text(value: &JsValue, what: &str) -> Result<String, ApiError> {
 }
 
 /// An optional string argument: `undefined` and `null` mean "not given".
+#[inline(never)]
 fn optional_text(value: Option<JsValue>, what: &str) -> Result<Option<String>, ApiError> {
     match value {
         None => Ok(None),
@@ -268,6 +273,7 @@ fn optional_text(value: Option<JsValue>, what: &str) -> Result<Option<String>, A
 }
 
 /// Optional JS argument as JSON text: `undefined` and `null` mean "not given".
+#[inline(never)]
 fn stringify_optional(value: Option<JsValue>, what: &str) -> Result<Option<String>, ApiError> {
     match value {
         None => Ok(None),
@@ -277,6 +283,7 @@ fn stringify_optional(value: Option<JsValue>, what: &str) -> Result<Option<Strin
 }
 
 /// JSON text produced by the core, as a plain JS value.
+#[inline(never)]
 fn parse(text: &str) -> Result<JsValue, JsValue> {
     js_sys::JSON::parse(text).map_err(|e| {
         throw(ApiError::new(
@@ -287,6 +294,41 @@ fn parse(text: &str) -> Result<JsValue, JsValue> {
     })
 }
 
+/// An operation of the text layer ([`crate::api`]): the main JSON text and
+/// an optional second one (options or scenario).
+type TextOp = fn(&str, Option<&str>) -> Result<String, ApiError>;
+
+/// A text-form entry point: the optional text is read first, then the main
+/// text, then `op` runs. One function for all of them, so that each export
+/// is only its own wasm-bindgen glue.
+#[inline(never)]
+fn text_form(
+    text: &js_sys::JsString,
+    what: &str,
+    extra: Option<JsValue>,
+    extra_what: &str,
+    op: TextOp,
+) -> Result<String, JsValue> {
+    let extra = optional_text(extra, extra_what).map_err(throw)?;
+    let text = read_string(text, what).map_err(throw)?;
+    op(&text, extra.as_deref()).map_err(throw)
+}
+
+/// An object-form entry point: the optional value is stringified first,
+/// then the main one; `op` runs on their JSON text and its answer is parsed.
+#[inline(never)]
+fn object_form(
+    value: &JsValue,
+    what: &str,
+    extra: Option<JsValue>,
+    extra_what: &str,
+    op: TextOp,
+) -> Result<JsValue, JsValue> {
+    let extra = stringify_optional(extra, extra_what).map_err(throw)?;
+    let text = stringify(value, what).map_err(throw)?;
+    parse(&op(&text, extra.as_deref()).map_err(throw)?)
+}
+
 /// Plans one tunnel: exactly what the server deploys, locally and through
 /// federation. A server rejection is returned in `plan.error`; only an input
 /// that cannot be turned into JSON throws.
@@ -295,9 +337,13 @@ pub fn plan_tunnel(
     #[wasm_bindgen(unchecked_param_type = "PlanInput")] input: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let options = stringify_optional(options, "the plan options").map_err(throw)?;
-    let text = stringify(&input, "the tunnel input").map_err(throw)?;
-    parse(&api::plan(&text, options.as_deref()).map_err(throw)?)
+    object_form(
+        &input,
+        "the tunnel input",
+        options,
+        "the plan options",
+        api::plan,
+    )
 }
 
 /// [`plan_tunnel`] over JSON text: the same plan, as JSON text.
@@ -307,9 +353,13 @@ pub fn plan_tunnel_json(
     #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
     options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    let options = optional_text(options_json, "optionsJson").map_err(throw)?;
-    let text = read_string(text, "the tunnel input").map_err(throw)?;
-    api::plan(&text, options.as_deref()).map_err(throw)
+    text_form(
+        text,
+        "the tunnel input",
+        options_json,
+        "optionsJson",
+        api::plan,
+    )
 }
 
 /// Checks a tunnel input, a plan, one node's GOST config or a command list.
@@ -364,9 +414,13 @@ pub fn check_tunnel(
     #[wasm_bindgen(unchecked_param_type = "PlanInput")] input: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let options = stringify_optional(options, "the plan options").map_err(throw)?;
-    let text = stringify(&input, "the tunnel input").map_err(throw)?;
-    parse(&api::check_tunnel(&text, options.as_deref()).map_err(throw)?)
+    object_form(
+        &input,
+        "the tunnel input",
+        options,
+        "the plan options",
+        api::check_tunnel,
+    )
 }
 
 /// `checkTunnel` over JSON text.
@@ -376,9 +430,13 @@ pub fn check_tunnel_json(
     #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
     options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    let options = optional_text(options_json, "optionsJson").map_err(throw)?;
-    let text = read_string(text, "the tunnel input").map_err(throw)?;
-    api::check_tunnel(&text, options.as_deref()).map_err(throw)
+    text_form(
+        text,
+        "the tunnel input",
+        options_json,
+        "optionsJson",
+        api::check_tunnel,
+    )
 }
 
 /// Every rule the checker knows: code, name, severity and descriptions.
@@ -444,9 +502,13 @@ pub fn simulate_json(
     text: &js_sys::JsString,
     #[wasm_bindgen(js_name = scenarioJson, unchecked_optional_param_type = "string")] scenario_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    let scenario = optional_text(scenario_json, "scenarioJson").map_err(throw)?;
-    let text = read_string(text, "the document").map_err(throw)?;
-    api::simulate(&text, scenario.as_deref()).map_err(throw)
+    text_form(
+        text,
+        "the document",
+        scenario_json,
+        "scenarioJson",
+        api::simulate,
+    )
 }
 
 /// Replays applies, releases and failures and reports what they leave behind.
@@ -454,15 +516,17 @@ pub fn simulate_json(
 pub fn lifecycle_js(
     #[wasm_bindgen(unchecked_param_type = "LifecycleStep[]")] steps: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let steps = stringify(&steps, "the step list").map_err(throw)?;
-    parse(&api::lifecycle(&steps).map_err(throw)?)
+    object_form(&steps, "the step list", None, "", |steps, _| {
+        api::lifecycle(steps)
+    })
 }
 
 /// [`lifecycle_js`] over JSON text.
 #[wasm_bindgen(js_name = lifecycleJson)]
 pub fn lifecycle_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    let text = read_string(text, "the step list").map_err(throw)?;
-    api::lifecycle(&text).map_err(throw)
+    text_form(text, "the step list", None, "", |steps, _| {
+        api::lifecycle(steps)
+    })
 }
 
 /// Every tunnel of a panel, from its backup export (`{version, exportedAt,
@@ -472,8 +536,9 @@ pub fn lifecycle_json(text: &js_sys::JsString) -> Result<String, JsValue> {
 /// 'redeploy'})`. Node secrets are dropped and share tokens become pseudonyms.
 #[wasm_bindgen(js_name = backupTunnelsJson)]
 pub fn backup_tunnels_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    let text = read_string(text, "the backup").map_err(throw)?;
-    api::backup_tunnels(&text).map_err(throw)
+    text_form(text, "the backup", None, "", |backup, _| {
+        api::backup_tunnels(backup)
+    })
 }
 
 /// Every tunnel of a panel (what [`backup_tunnels_json`] reads) planned as a

@@ -71,7 +71,8 @@ fn quote(s: &str) -> String {
         } else {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("\\x{b:02x}"));
+                out.push_str("\\x");
+                crate::json::push_hex(u32::from(b), 2, &mut out);
             }
         }
     }
@@ -186,10 +187,7 @@ pub fn parse_duration(input: &str) -> Result<i64, DurationError> {
         }
     }
     if neg {
-        return (total as i128)
-            .checked_neg()
-            .and_then(|x| i64::try_from(x).ok())
-            .ok_or_else(invalid);
+        return 0i64.checked_sub_unsigned(total).ok_or_else(invalid);
     }
     i64::try_from(total).map_err(|_| invalid())
 }

@@ -46,7 +46,7 @@ pub(crate) mod read;
 pub(crate) mod tree;
 mod write;
 
-pub(crate) use write::{shortest_digits, write_number, write_value, write_with, Leaves};
+pub(crate) use write::{push_hex, shortest_digits, write_number, write_value, write_with, Leaves};
 pub use write::{to_text, write_string, Text};
 
 use crate::limits::{LimitError, Limits};
@@ -181,10 +181,17 @@ pub(crate) fn within<'t, B: read::Build<'t>>(
 
 /// A JSON object of `pairs` (what `json!({...})` builds, without going
 /// through serde's serializer for every value).
-pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+pub(crate) fn object<const N: usize>(mut pairs: [(&str, Value); N]) -> Value {
+    object_of(&mut pairs)
+}
+
+/// [`object`] compiled once, whatever the number of pairs: the values are
+/// moved out of `pairs` (`null` left behind).
+#[inline(never)]
+fn object_of(pairs: &mut [(&str, Value)]) -> Value {
     let mut map = serde_json::Map::new();
     for (k, v) in pairs {
-        map.insert(k.to_string(), v);
+        map.insert(k.to_string(), std::mem::take(v));
     }
     Value::Object(map)
 }

@@ -264,22 +264,30 @@ struct Reader<'t, B> {
     build: B,
 }
 
-impl<'t, B: Build<'t>> Reader<'t, B> {
-    /// A string or key longer than `maxStringLen` characters (it has at
-    /// most as many characters as bytes: counted only when it may be over).
-    fn string_within(&self, s: &str) -> Read<()> {
-        if s.len() > self.limits.max_string_len {
-            let n = s.chars().count();
-            if n > self.limits.max_string_len {
-                return Err(Fail::limit("maxStringLen", n, self.limits.max_string_len));
-            }
-        }
-        Ok(())
+/// A string or key longer than `maxStringLen` characters (it has at most
+/// as many characters as bytes: counted only when it may be over).
+#[inline]
+fn string_within(s: &str, limits: &Limits) -> Read<()> {
+    if s.len() > limits.max_string_len {
+        return count_string(s, limits.max_string_len);
     }
+    Ok(())
+}
 
+#[cold]
+#[inline(never)]
+fn count_string(s: &str, max: usize) -> Read<()> {
+    let n = s.chars().count();
+    if n > max {
+        return Err(Fail::limit("maxStringLen", n, max));
+    }
+    Ok(())
+}
+
+impl<'t, B: Build<'t>> Reader<'t, B> {
     fn value(&mut self) -> Read<B::Value> {
         let Some(b) = self.c.skip_ws() else {
-            return Err(self.c.err_next(Reason::EofValue).into());
+            return Err(self.c.fail_next(Reason::EofValue));
         };
         self.counts.values += 1;
         match b {
@@ -307,7 +315,7 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
             b'"' => {
                 self.c.at += 1;
                 let s = self.c.string()?;
-                self.string_within(&s)?;
+                string_within(&s, &self.limits)?;
                 Ok(self.build.string(s))
             }
             b'[' | b'{' => {
@@ -316,7 +324,7 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
                     return Err(Fail::limit("maxDepth", self.depth, self.limits.max_depth));
                 }
                 if self.depth >= RECURSION_LIMIT {
-                    return Err(self.c.err_next(Reason::RecursionLimit).into());
+                    return Err(self.c.fail_next(Reason::RecursionLimit));
                 }
                 self.c.at += 1;
                 let v = if b == b'[' {
@@ -327,7 +335,7 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
                 self.depth -= 1;
                 v
             }
-            _ => Err(self.c.err_next(Reason::ExpectedValue).into()),
+            _ => Err(self.c.fail_next(Reason::ExpectedValue)),
         }
     }
 
@@ -337,7 +345,7 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
         let mut index = 0usize;
         loop {
             let Some(b) = self.c.skip_ws() else {
-                return Err(self.c.err_next(Reason::EofList).into());
+                return Err(self.c.fail_next(Reason::EofList));
             };
             if b == b']' {
                 self.c.at += 1;
@@ -345,13 +353,13 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
             }
             if index > 0 {
                 if b != b',' {
-                    return Err(self.c.err_next(Reason::ExpectedListCommaOrEnd).into());
+                    return Err(self.c.fail_next(Reason::ExpectedListCommaOrEnd));
                 }
                 self.c.at += 1;
                 match self.c.skip_ws() {
-                    Some(b']') => return Err(self.c.err_next(Reason::TrailingComma).into()),
+                    Some(b']') => return Err(self.c.fail_next(Reason::TrailingComma)),
                     Some(_) => {}
-                    None => return Err(self.c.err_next(Reason::EofValue).into()),
+                    None => return Err(self.c.fail_next(Reason::EofValue)),
                 }
             }
             let v = self
@@ -370,7 +378,7 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
         let mut counted = false;
         loop {
             let Some(b) = self.c.skip_ws() else {
-                return Err(self.c.err_next(Reason::EofObject).into());
+                return Err(self.c.fail_next(Reason::EofObject));
             };
             if b == b'}' {
                 self.c.at += 1;
@@ -384,28 +392,28 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
             if first {
                 first = false;
                 if b != b'"' {
-                    return Err(self.c.err_next(Reason::KeyMustBeAString).into());
+                    return Err(self.c.fail_next(Reason::KeyMustBeAString));
                 }
             } else {
                 if b != b',' {
-                    return Err(self.c.err_next(Reason::ExpectedObjectCommaOrEnd).into());
+                    return Err(self.c.fail_next(Reason::ExpectedObjectCommaOrEnd));
                 }
                 self.c.at += 1;
                 match self.c.skip_ws() {
                     Some(b'"') => {}
-                    Some(b'}') => return Err(self.c.err_next(Reason::TrailingComma).into()),
-                    Some(_) => return Err(self.c.err_next(Reason::KeyMustBeAString).into()),
-                    None => return Err(self.c.err_next(Reason::EofValue).into()),
+                    Some(b'}') => return Err(self.c.fail_next(Reason::TrailingComma)),
+                    Some(_) => return Err(self.c.fail_next(Reason::KeyMustBeAString)),
+                    None => return Err(self.c.fail_next(Reason::EofValue)),
                 }
             }
             self.c.at += 1;
             let key = self.c.string()?;
             // An over-long key: the path is that of the object holding it.
-            self.string_within(&key)?;
+            string_within(&key, &self.limits)?;
             match self.c.skip_ws() {
                 Some(b':') => self.c.at += 1,
-                Some(_) => return Err(self.c.err_next(Reason::ExpectedColon).into()),
-                None => return Err(self.c.err_next(Reason::EofObject).into()),
+                Some(_) => return Err(self.c.fail_next(Reason::ExpectedColon)),
+                None => return Err(self.c.fail_next(Reason::EofObject)),
             }
             let v = self.value().map_err(|e| e.under(|| key.to_string()))?;
             counted |= self.counting && matches!(key.as_ref(), "nodes" | "tunnel" | "hops");
@@ -459,6 +467,14 @@ impl<'t> Cursor<'t> {
     /// An error about the byte not yet consumed (position: after it).
     fn err_next(&self, reason: Reason) -> JsonError {
         self.err_at(reason, (self.at + 1).min(self.bytes.len()))
+    }
+
+    /// [`Cursor::err_next`] as the reader's failure: one out-of-line call
+    /// at each of the reader's many error sites.
+    #[cold]
+    #[inline(never)]
+    fn fail_next(&self, reason: Reason) -> Fail {
+        self.err_next(reason).into()
     }
 
     /// `null`, `true` or `false`, whose first byte is known to match.

@@ -44,7 +44,9 @@ pub(crate) fn write_number(n: &Number, out: &mut String) {
     if let Some(u) = n.as_u64() {
         out.push_str(itoa::Buffer::new().format(u));
     } else if let Some(i) = n.as_i64() {
-        out.push_str(itoa::Buffer::new().format(i));
+        // Negative: the sign, then the same digit writer as above.
+        out.push('-');
+        out.push_str(itoa::Buffer::new().format(i.unsigned_abs()));
     } else if let Some(f) = n.as_f64() {
         write_f64(f, out);
     }
@@ -105,12 +107,21 @@ pub(crate) fn shortest_digits(f: f64) -> Option<(Vec<u8>, i32)> {
     }
     let mut buffer = ryu::Buffer::new();
     let text = buffer.format_finite(f.abs()).as_bytes();
+    // ryu writes the exponent as `e`, a sign if negative, and its digits.
     let (mantissa, exp) = match text.iter().position(|&b| b == b'e') {
         Some(e) => {
-            let exp = std::str::from_utf8(text.get(e + 1..)?).ok()?;
+            let exp = text.get(e + 1..)?;
+            let (negative, digits) = match exp.split_first() {
+                Some((b'-', digits)) => (true, digits),
+                Some((b'+', digits)) => (false, digits),
+                _ => (false, exp),
+            };
+            let magnitude = digits
+                .iter()
+                .fold(0i32, |n, &d| n * 10 + i32::from(d.wrapping_sub(b'0')));
             (
                 text.get(..e)?,
-                exp.trim_start_matches('+').parse::<i32>().ok()?,
+                if negative { -magnitude } else { magnitude },
             )
         }
         None => (text, 0),
@@ -177,7 +188,6 @@ pub(crate) fn write_with(v: &Value, leaves: &Leaves, out: &mut String) {
 /// that need no escape are found eight at a time ([`plain_len`]) and copied
 /// whole.
 pub fn write_string(s: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     out.push('"');
     let mut start = 0;
@@ -189,18 +199,26 @@ pub fn write_string(s: &str, out: &mut String) {
         match short_escape_of(b) {
             Some(short) => out.push_str(short),
             None => {
-                out.push_str("\\u00");
-                out.push(char::from(
-                    HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
-                ));
-                out.push(char::from(
-                    HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
-                ));
+                out.push_str("\\u");
+                push_hex(u32::from(b), 4, out);
             }
         }
         start = end + 1;
     }
     out.push('"');
+}
+
+/// The last `digits` hex digits of `value`, lowercase, zero-padded (what
+/// `{:0N$x}` prints for a value that fits): the `\\u00XX` and `\\xXX`
+/// escapes of the JSON, Go JSON and Go `time` writers.
+pub(crate) fn push_hex(value: u32, digits: u32, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for i in (0..digits).rev() {
+        let nibble = value.checked_shr(4 * i).unwrap_or(0) & 15;
+        out.push(char::from(
+            HEX.get(nibble as usize).copied().unwrap_or(b'0'),
+        ));
+    }
 }
 
 /// The two-character escape serde_json writes for `b`, if it has one.
