@@ -1,25 +1,14 @@
 //! JavaScript bindings: convert, call the core ([`crate::api`]), convert
 //! back. Nothing else.
 //!
-//! Every entry point comes in two forms:
-//! * an object form (`planTunnel(input)`) taking and returning plain JS values;
-//! * a text form (`planTunnelJson(text)`) taking and returning JSON text.
-//!
-//! Both run the same path: the object form turns its argument into JSON text
-//! with the engine's own `JSON.stringify`, calls the text form, and turns the
-//! answer back with `JSON.parse`. The engine's native JSON code builds the
-//! whole value in one call each way, instead of one boundary crossing per
-//! field (as `serde-wasm-bindgen` would); it gives plain objects (never
-//! `Map`s); and keys such as `__proto__` stay ordinary data. The README lists
-//! measured times of both forms against a bare `JSON.parse` of the plan.
-//!
-//! Nothing here traps on bad input: a value that cannot be read becomes a thrown
-//! JS `Error` carrying `code` and `path` (see [`ApiError`]), except in the
-//! checker, which reports an unreadable document as an `IN001` finding.
-//!
-//! The TypeScript declarations come from the types themselves: outputs from
-//! the core types (`crate::encode::shape!`), inputs from [`crate::api::input`];
-//! below are only the closed sets and the error class.
+//! Every entry point has an object form (`planTunnel(input)`: plain JS values)
+//! and a text form (`planTunnelJson(text)`: JSON text). The object form goes
+//! through the engine's own `JSON.stringify` / `JSON.parse` (one call each way,
+//! plain objects, `__proto__` stays data); README lists both forms' times.
+//! Nothing traps on bad input: it becomes a thrown `HopPolicyError` with `code`
+//! and `path` ([`ApiError`]); the checker reports an unreadable document as an
+//! `IN001` finding instead. TypeScript comes from the types themselves
+//! (`crate::encode::shape!`, [`crate::api::input`]).
 
 use crate::api;
 use crate::error::ApiError;
@@ -37,58 +26,10 @@ fn throw(e: ApiError) -> JsValue {
 }
 
 #[wasm_bindgen(typescript_custom_section)]
-const CLOSED_SETS: &str = CLOSED_SETS_TS;
-
-/// The closed sets (read by the declaration tests too).
-// wasm-bindgen copies the text at compile time, which rustc does not count as a use.
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) const CLOSED_SETS_TS: &str = r#"
-/**
- * Closed sets, each with an escape for values this version does not know:
- * `(string & {})` accepts any other string without losing the suggestions.
- */
-export type Protocol = 'tls' | 'mtls' | 'wss' | 'mwss' | 'ws' | 'mws' | 'tcp' | 'mtcp' | 'kcp' | 'quic' | 'grpc' | 'h2' | 'http2' | (string & {});
-/** GOST's selector strategies (`best` is the panel's; the agent runs it as `fifo`). */
-export type Strategy = 'round' | 'rr' | 'rand' | 'random' | 'fifo' | 'ha' | 'hash' | 'best' | (string & {});
-/** 1 = port forward, 2 = tunnel forward (anything but 2 acts as 1). */
-export type TunnelType = 1 | 2 | '1' | '2' | (number & {});
-/** The checker's rule codes (see `rules()`). */
-export type FindingCode =
-  | 'AC001' | 'AC002' | 'AC003' | 'AC004' | 'AC005' | 'AC006'
-  | 'FO001' | 'FO002' | 'FO003' | 'FO004' | 'FO005'
-  | 'LK001' | 'LK002' | 'LK003'
-  | 'PA001' | 'PA002' | 'PA003' | 'PA004' | 'PA005'
-  | 'LC001' | 'LC002' | 'LC003'
-  | 'IN001' | 'IN002' | 'IN003' | 'IN004'
-  | (string & {});
-/** Why the server refuses a tunnel (`plan.error.code`). */
-export type PlanErrorCode =
-  | 'INVALID_INPUT' | 'CONNECT_IP_MULTI_EXIT' | 'CONNECT_IP_MULTI_NODE_HOP' | 'NAME_EMPTY' | 'TUNNEL_ID_MISSING'
-  | 'TUNNEL_NOT_FOUND' | 'PROBE_TARGET_INVALID' | 'NO_ENTRIES' | 'NO_EXITS' | 'PORTS_EXHAUSTED' | 'PORT_RANGE_MISSING'
-  | 'DUPLICATE_NODE' | 'NODE_NOT_FOUND' | 'NODE_OFFLINE' | 'REMOTE_PORT_OUT_OF_RANGE' | 'REMOTE_SHARE_MISSING'
-  | 'REMOTE_RESERVE_FAILED' | 'REMOTE_APPLY_FAILED' | 'LINK_INCOMPATIBLE' | 'PORT_MISSING'
-  | 'REMOTE_ENTRY_UPDATE_REFUSED' | 'BEFORE_REJECTED' | 'LIMIT_EXCEEDED'
-  | (string & {});
-/** What a `HopPolicyError` says went wrong. */
-export type ErrorCode = 'IN001' | 'BAD_ARGUMENT' | 'BAD_OPTIONS' | 'BAD_SCENARIO' | 'LIMIT_EXCEEDED' | 'NOT_INITIALISED' | (string & {});
-"#;
+const CLOSED_SETS: &str = api::input::CLOSED_SETS_TS;
 
 #[wasm_bindgen(typescript_custom_section)]
-const HOP_POLICY_ERROR_TS: &str = r#"
-/**
- * What every function throws when it cannot produce its result (a server
- * rejection is not thrown: it is the plan's `error`). `code` is stable:
- * `IN001` (unreadable input), `BAD_ARGUMENT`, `BAD_OPTIONS`, `BAD_SCENARIO`,
- * `LIMIT_EXCEEDED`, `NOT_INITIALISED` (web build: `init()` not awaited yet),
- * or a code from the core. `path` is a JSON Pointer into the input.
- */
-export class HopPolicyError extends Error {
-  readonly name: 'HopPolicyError';
-  readonly code: ErrorCode;
-  readonly path: string;
-  constructor(code: ErrorCode, message: string, path?: string);
-}
-"#;
+const HOP_POLICY_ERROR: &str = api::input::HOP_POLICY_ERROR_TS;
 /// What a thrown JS value says, for error messages.
 fn describe(value: &JsValue) -> String {
     if let Some(s) = value.as_string() {
@@ -546,8 +487,9 @@ pub fn backup_tunnels_json(text: &js_sys::JsString) -> Result<String, JsValue> {
 /// plan, findings}]`.
 #[wasm_bindgen(js_name = auditPanelJson)]
 pub fn audit_panel_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    let text = read_string(text, "the backup").map_err(throw)?;
-    api::audit_panel(&text).map_err(throw)
+    text_form(text, "the backup", None, "", |panel, _| {
+        api::audit_panel(panel)
+    })
 }
 
 /// The package version (the crate's version).

@@ -408,3 +408,53 @@ pub struct LifecycleStep {
     #[tsify(optional)]
     pub tunnel_id: Option<i64>,
 }
+
+/// The closed sets (read by the declaration tests too).
+/// wasm-bindgen copies the text into the declarations at compile time.
+pub const CLOSED_SETS_TS: &str = r#"
+/**
+ * Closed sets, each with an escape for values this version does not know:
+ * `(string & {})` accepts any other string without losing the suggestions.
+ */
+export type Protocol = 'tls' | 'mtls' | 'wss' | 'mwss' | 'ws' | 'mws' | 'tcp' | 'mtcp' | 'kcp' | 'quic' | 'grpc' | 'h2' | 'http2' | (string & {});
+/** GOST's selector strategies (`best` is the panel's; the agent runs it as `fifo`). */
+export type Strategy = 'round' | 'rr' | 'rand' | 'random' | 'fifo' | 'ha' | 'hash' | 'best' | (string & {});
+/** 1 = port forward, 2 = tunnel forward (anything but 2 acts as 1). */
+export type TunnelType = 1 | 2 | '1' | '2' | (number & {});
+/** The checker's rule codes (see `rules()`). */
+export type FindingCode =
+  | 'AC001' | 'AC002' | 'AC003' | 'AC004' | 'AC005' | 'AC006'
+  | 'FO001' | 'FO002' | 'FO003' | 'FO004' | 'FO005'
+  | 'LK001' | 'LK002' | 'LK003'
+  | 'PA001' | 'PA002' | 'PA003' | 'PA004' | 'PA005'
+  | 'LC001' | 'LC002' | 'LC003'
+  | 'IN001' | 'IN002' | 'IN003' | 'IN004'
+  | (string & {});
+/** Why the server refuses a tunnel (`plan.error.code`). */
+export type PlanErrorCode =
+  | 'INVALID_INPUT' | 'CONNECT_IP_MULTI_EXIT' | 'CONNECT_IP_MULTI_NODE_HOP' | 'NAME_EMPTY' | 'TUNNEL_ID_MISSING'
+  | 'TUNNEL_NOT_FOUND' | 'PROBE_TARGET_INVALID' | 'NO_ENTRIES' | 'NO_EXITS' | 'PORTS_EXHAUSTED' | 'PORT_RANGE_MISSING'
+  | 'DUPLICATE_NODE' | 'NODE_NOT_FOUND' | 'NODE_OFFLINE' | 'REMOTE_PORT_OUT_OF_RANGE' | 'REMOTE_SHARE_MISSING'
+  | 'REMOTE_RESERVE_FAILED' | 'REMOTE_APPLY_FAILED' | 'LINK_INCOMPATIBLE' | 'PORT_MISSING'
+  | 'REMOTE_ENTRY_UPDATE_REFUSED' | 'BEFORE_REJECTED' | 'LIMIT_EXCEEDED'
+  | (string & {});
+/** What a `HopPolicyError` says went wrong. */
+export type ErrorCode = 'IN001' | 'BAD_ARGUMENT' | 'BAD_OPTIONS' | 'BAD_SCENARIO' | 'LIMIT_EXCEEDED' | 'NOT_INITIALISED' | (string & {});
+"#;
+
+/// The class every function throws (defined in the bindings' JS snippet).
+pub const HOP_POLICY_ERROR_TS: &str = r#"
+/**
+ * What every function throws when it cannot produce its result (a server
+ * rejection is not thrown: it is the plan's `error`). `code` is stable:
+ * `IN001` (unreadable input), `BAD_ARGUMENT`, `BAD_OPTIONS`, `BAD_SCENARIO`,
+ * `LIMIT_EXCEEDED`, `NOT_INITIALISED` (web build: `init()` not awaited yet),
+ * or a code from the core. `path` is a JSON Pointer into the input.
+ */
+export class HopPolicyError extends Error {
+  readonly name: 'HopPolicyError';
+  readonly code: ErrorCode;
+  readonly path: string;
+  constructor(code: ErrorCode, message: string, path?: string);
+}
+"#;

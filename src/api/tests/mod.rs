@@ -134,7 +134,7 @@ fn shipped() -> Declarations {
         i::CommandSelector,
         i::LifecycleStep,
     ];
-    texts.push(crate::wasm::CLOSED_SETS_TS);
+    texts.push(crate::api::input::CLOSED_SETS_TS);
     Declarations::read(&texts)
 }
 
