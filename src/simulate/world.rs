@@ -494,14 +494,6 @@ pub fn from_state(doc: &Value) -> Result<World, ApiError> {
     from_raw(raw, &Value::Null)
 }
 
-/// A chain node of an agent: (agent, chain, hop, node) indexes.
-type NodeKey = (usize, usize, usize, usize);
-
-/// The position of `key` in a table sorted by key.
-fn at<V>(table: &[(NodeKey, V)], key: NodeKey) -> Option<usize> {
-    table.binary_search_by_key(&key, |(k, _)| *k).ok()
-}
-
 fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError> {
     let mut notes = Vec::new();
     let size: usize = raw
@@ -623,330 +615,313 @@ pub fn from_node_config(doc: &Value) -> World {
 /// an earlier or the same layer, or a sibling dialing the same targets, is not
 /// taken as a target.
 fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &mut Vec<String>) {
-    // The per-agent tables below are built from `agents`, so every agent index
-    // has a row; `row` reads one without indexing (a missing row reads empty).
-    fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
-        table.get(i).map_or(&[], Vec::as_slice)
+    let mut targets = find_targets(agents, table_ports, notes).into_iter();
+    for agent in agents.iter_mut() {
+        for chain in &mut agent.chains {
+            for hop in &mut chain.hops {
+                for node in &mut hop.nodes {
+                    node.target = targets.next().flatten();
+                }
+            }
+        }
     }
+}
+
+/// A chain node, with the agent that dials it and the serial number of its
+/// hop (hops counted across the whole document).
+struct Site<'a> {
+    agent: usize,
+    hop: usize,
+    node: &'a ChainNode,
+}
+
+/// The per-agent tables below are built from `agents`, so every agent index
+/// has a row; `row` reads one without indexing (a missing row reads empty).
+fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
+    table.get(i).map_or(&[], Vec::as_slice)
+}
+
+/// Does agent `m` run a service on `port` (bound to `host`, when given)?
+fn listens_on(agents: &[Agent], m: usize, port: i64, host: Option<&str>) -> bool {
+    agents.get(m).is_some_and(|a| {
+        a.services
+            .iter()
+            .any(|s| s.nominal_port == Some(port) && host.is_none_or(|h| s.host == h))
+    })
+}
+
+/// The agents in `list` that `keep` accepts, in order.
+fn kept(list: &[usize], keep: &dyn Fn(usize) -> bool) -> Vec<usize> {
+    list.iter().copied().filter(|&i| keep(i)).collect()
+}
+
+/// Narrows a choice of several agents to those `keep` accepts, unless that
+/// leaves none.
+fn narrow(list: &mut Vec<usize>, keep: &dyn Fn(usize) -> bool) {
+    if list.len() > 1 {
+        let rest = kept(list, keep);
+        if !rest.is_empty() {
+            *list = rest;
+        }
+    }
+}
+
+/// The agents of a key-sorted `(key, agent)` index filed under `key`, but `ai`.
+fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<usize> {
+    let start = index.partition_point(|(k, _)| *k < key);
+    index
+        .iter()
+        .skip(start)
+        .take_while(|(k, _)| *k == key)
+        .map(|&(_, idx)| idx)
+        .filter(|&idx| idx != ai)
+        .collect()
+}
+
+/// [`resolve_targets`]' choice for every chain node, in (agent, chain, hop,
+/// node) order.
+fn find_targets(
+    agents: &[Agent],
+    table_ports: &[(usize, i64)],
+    notes: &mut Vec<String>,
+) -> Vec<Option<usize>> {
     let n = agents.len();
-    let addresses: Vec<Vec<String>> = agents.iter().map(|a| a.addresses.clone()).collect();
-    let listens: Vec<Vec<(String, Option<i64>)>> = agents
+    let addresses = |i: usize| agents.get(i).map_or(&[][..], |a| a.addresses.as_slice());
+    // Every chain node, and every hop as (agent, hop, its first site).
+    let mut sites: Vec<Site> = Vec::new();
+    let mut hops: Vec<(usize, &Hop, usize)> = Vec::new();
+    for (ai, agent) in agents.iter().enumerate() {
+        for hop in agent.chains.iter().flat_map(|c| &c.hops) {
+            let first = sites.len();
+            for node in &hop.nodes {
+                sites.push(Site {
+                    agent: ai,
+                    hop: hops.len(),
+                    node,
+                });
+            }
+            hops.push((ai, hop, first));
+        }
+    }
+    let listen_ports: Vec<Vec<i64>> = agents
         .iter()
-        .map(|a| {
-            a.services
-                .iter()
-                .map(|s| (s.host.clone(), s.nominal_port))
-                .collect()
-        })
+        .map(|a| a.services.iter().filter_map(|s| s.nominal_port).collect())
         .collect();
-    let signatures: Vec<Vec<String>> = agents
-        .iter()
-        .map(|a| {
-            let mut v: Vec<String> = a
-                .chains
-                .iter()
-                .flat_map(|c| {
-                    c.hops
-                        .iter()
-                        .flat_map(|h| h.nodes.iter().map(|n| n.addr.clone()))
-                })
-                .collect();
-            crate::stable_sort::sort(&mut v);
-            v
-        })
-        .collect();
-    let dial_ports: Vec<Vec<i64>> = agents
-        .iter()
-        .map(|a| {
-            a.chains
-                .iter()
-                .flat_map(|c| {
-                    c.hops
-                        .iter()
-                        .flat_map(|h| h.nodes.iter().filter_map(|n| n.port))
-                })
-                .collect()
-        })
-        .collect();
+    let mut signatures: Vec<Vec<&str>> = (0..n).map(|_| Vec::new()).collect();
+    let mut dial_ports: Vec<Vec<i64>> = (0..n).map(|_| Vec::new()).collect();
+    for site in &sites {
+        if let Some(signature) = signatures.get_mut(site.agent) {
+            signature.push(&site.node.addr);
+        }
+        if let (Some(ports), Some(p)) = (dial_ports.get_mut(site.agent), site.node.port) {
+            ports.push(p);
+        }
+    }
+    for signature in &mut signatures {
+        crate::stable_sort::sort(signature);
+    }
+    // An agent whose own chains dial one of `ai`'s ports is upstream of it.
+    let dials_back = |c: usize, ai: usize| {
+        row(&dial_ports, c)
+            .iter()
+            .any(|p| row(&listen_ports, ai).contains(p))
+    };
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
-    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(&[&str], Vec<usize>)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.services.is_empty() {
             continue;
         }
-        let key = if a.chains.is_empty() {
-            vec!["<exit>".to_string()]
+        let key: &[&str] = if a.chains.is_empty() {
+            &["<exit>"]
         } else {
-            row(&signatures, i).to_vec()
+            row(&signatures, i)
         };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(i),
             None => groups.push((key, vec![i])),
         }
     }
-    // Both tables below are filled in (agent, chain, hop, node) order, so a
-    // Vec is already sorted by key: binary search instead of one more
-    // compiled copy of the B-tree code per table.
-    let mut group_pick: Vec<(NodeKey, usize)> = Vec::new();
+    let mut group_pick: Vec<Option<usize>> = vec![None; sites.len()];
     if table_ports.is_empty() {
-        for (ai, agent) in agents.iter().enumerate() {
-            for (ci, chain) in agent.chains.iter().enumerate() {
-                for (hi, hop) in chain.hops.iter().enumerate() {
-                    let mut best: Option<Vec<usize>> = None;
-                    for (_, members) in &groups {
-                        let mine: Vec<i64> =
-                            row(&listens, ai).iter().filter_map(|(_, p)| *p).collect();
-                        if members.contains(&ai)
-                            || members
+        for &(ai, hop, first) in &hops {
+            let mut best: Option<Vec<usize>> = None;
+            for (_, members) in &groups {
+                if members.contains(&ai) || members.iter().any(|&m| dials_back(m, ai)) {
+                    continue;
+                }
+                let mut used: Vec<usize> = Vec::new();
+                let ok = hop.nodes.iter().all(|node| {
+                    let Some(port) = node.port else {
+                        return false;
+                    };
+                    // A free member bound to the dialed host, else any on the port.
+                    let pick = [Some(node.host.as_str()), None]
+                        .into_iter()
+                        .find_map(|host| {
+                            members
                                 .iter()
-                                .any(|&m| row(&dial_ports, m).iter().any(|p| mine.contains(p)))
-                        {
-                            continue;
-                        }
-                        let mut used: Vec<usize> = Vec::new();
-                        let mut ok = true;
-                        for node in &hop.nodes {
-                            let Some(port) = node.port else {
-                                ok = false;
-                                break;
-                            };
-                            let free = |m: &usize| !used.contains(m);
-                            let pick = members
-                                .iter()
-                                .filter(|m| free(m))
-                                .find(|&&m| {
-                                    row(&listens, m)
-                                        .iter()
-                                        .any(|(h, p)| *p == Some(port) && *h == node.host)
-                                })
-                                .or_else(|| {
-                                    members.iter().filter(|m| free(m)).find(|&&m| {
-                                        row(&listens, m).iter().any(|(_, p)| *p == Some(port))
-                                    })
-                                });
-                            match pick {
-                                Some(&m) => used.push(m),
-                                None => {
-                                    ok = false;
-                                    break;
-                                }
-                            }
-                        }
-                        if ok && (best.is_none() || members.len() == hop.nodes.len()) {
-                            let exact = members.len() == hop.nodes.len();
-                            best = Some(used);
-                            if exact {
-                                break;
-                            }
-                        }
+                                .copied()
+                                .find(|m| !used.contains(m) && listens_on(agents, *m, port, host))
+                        });
+                    pick.map(|m| used.push(m)).is_some()
+                });
+                if ok && (best.is_none() || members.len() == hop.nodes.len()) {
+                    let exact = members.len() == hop.nodes.len();
+                    best = Some(used);
+                    if exact {
+                        break;
                     }
-                    if let Some(picks) = best {
-                        for (ni, m) in picks.into_iter().enumerate() {
-                            group_pick.push(((ai, ci, hi, ni), m));
-                        }
-                    }
+                }
+            }
+            for (ni, m) in best.into_iter().flatten().enumerate() {
+                if let Some(slot) = group_pick.get_mut(first + ni) {
+                    *slot = Some(m);
                 }
             }
         }
     }
-    // Who listens on a port and who is dialed by a host, indexed once: the
-    // lookups below run per chain node, and a plan has width^2 of them per hop.
-    let mut table_by_port: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
-    let mut table_by_host: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
-    for &(idx, p) in table_ports {
-        table_by_port.entry(p).or_default().push(idx);
-        let hosts = row(&addresses, idx);
+    // Who is in the node table on a port, who is dialed by a host and who
+    // listens on a port, each sorted by key once: the lookups below run per
+    // chain node, and a plan has width^2 of them per hop.
+    let mut table_by_port: Vec<(i64, usize)> = table_ports.iter().map(|&(i, p)| (p, i)).collect();
+    let mut table_by_host: Vec<(&str, usize)> = Vec::new();
+    for &(idx, _) in table_ports {
+        let hosts = addresses(idx);
         for (k, h) in hosts.iter().enumerate() {
             if !hosts.iter().take(k).any(|earlier| earlier == h) {
-                table_by_host.entry(h.as_str()).or_default().push(idx);
+                table_by_host.push((h, idx));
             }
         }
     }
-    let mut listeners_by_port: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
-    for idx in 0..n {
-        for (_, p) in row(&listens, idx) {
-            if let Some(p) = p {
-                let list = listeners_by_port.entry(*p).or_default();
-                if list.last() != Some(&idx) {
-                    list.push(idx);
-                }
+    let mut listeners: Vec<(i64, usize)> = Vec::new();
+    for (idx, ports) in listen_ports.iter().enumerate() {
+        for (k, p) in ports.iter().enumerate() {
+            if !ports.iter().take(k).any(|earlier| earlier == p) {
+                listeners.push((*p, idx));
             }
         }
     }
-    let empty: Vec<usize> = Vec::new();
-    // Candidate agents per chain node: (agent, chain, hop, node) -> list.
-    let mut cands: Vec<(NodeKey, Vec<usize>)> = Vec::new();
-    for (ai, agent) in agents.iter().enumerate() {
-        for (ci, chain) in agent.chains.iter().enumerate() {
-            for (hi, hop) in chain.hops.iter().enumerate() {
-                for (ni, node) in hop.nodes.iter().enumerate() {
-                    let Some(port) = node.port else { continue };
-                    let by_table: Vec<usize> = table_by_port
-                        .get(&port)
-                        .unwrap_or(&empty)
-                        .iter()
-                        .copied()
-                        .filter(|&idx| idx != ai && row(&addresses, idx).contains(&node.host))
-                        .collect();
-                    let listening: Vec<usize> = listeners_by_port
-                        .get(&port)
-                        .unwrap_or(&empty)
-                        .iter()
-                        .copied()
-                        .filter(|&idx| idx != ai)
-                        .collect();
-                    let exact: Vec<usize> = listening
-                        .iter()
-                        .copied()
-                        .filter(|&idx| {
-                            row(&listens, idx)
-                                .iter()
-                                .any(|(h, p)| *p == Some(port) && *h == node.host)
-                        })
-                        .collect();
-                    let by_host: Vec<usize> = table_by_host
-                        .get(node.host.as_str())
-                        .unwrap_or(&empty)
-                        .iter()
-                        .copied()
-                        .filter(|&idx| idx != ai)
-                        .collect();
-                    let list = if !by_table.is_empty() {
-                        by_table
-                    } else if let Some((_, g)) =
-                        at(&group_pick, (ai, ci, hi, ni)).and_then(|i| group_pick.get(i))
-                    {
-                        vec![*g]
-                    } else if !exact.is_empty() {
-                        exact
-                    } else if !listening.is_empty() {
-                        listening
-                    } else if by_host.len() == 1 {
-                        notes.push(format!(
-                            "{}: {} ({}) dials a tunnel node on a port where it has no service",
-                            agent.label, node.name, node.addr
-                        ));
-                        by_host
-                    } else {
-                        vec![]
-                    };
-                    cands.push(((ai, ci, hi, ni), list));
+    crate::stable_sort::sort_by(&mut table_by_port, |a, b| a.0.cmp(&b.0));
+    crate::stable_sort::sort_by(&mut listeners, |a, b| a.0.cmp(&b.0));
+    crate::stable_sort::sort_by(&mut table_by_host, |a, b| a.0.cmp(b.0));
+    // Candidate agents per chain node.
+    let mut cands: Vec<Vec<usize>> = Vec::with_capacity(sites.len());
+    for (k, site) in sites.iter().enumerate() {
+        let (ai, node) = (site.agent, site.node);
+        let Some(port) = node.port else {
+            cands.push(Vec::new());
+            continue;
+        };
+        let by_table = kept(&filed_under(&table_by_port, port, ai), &|idx| {
+            addresses(idx).contains(&node.host)
+        });
+        let list = if !by_table.is_empty() {
+            by_table
+        } else if let Some(g) = group_pick.get(k).copied().flatten() {
+            vec![g]
+        } else {
+            let listening = filed_under(&listeners, port, ai);
+            let exact = kept(&listening, &|idx| {
+                listens_on(agents, idx, port, Some(&node.host))
+            });
+            if !exact.is_empty() {
+                exact
+            } else if !listening.is_empty() {
+                listening
+            } else {
+                let by_host = filed_under(&table_by_host, node.host.as_str(), ai);
+                if by_host.len() == 1 {
+                    notes.push(format!(
+                        "{}: {} ({}) dials a tunnel node on a port where it has no service",
+                        agents.get(ai).map_or("", |a| a.label.as_str()),
+                        node.name,
+                        node.addr
+                    ));
+                    by_host
+                } else {
+                    Vec::new()
                 }
             }
-        }
+        };
+        cands.push(list);
     }
     // Walk from the entries, layer by layer.
     let mut layer: Vec<Option<usize>> = vec![None; n];
-    let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    let mut queue: Vec<usize> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.role.as_deref() == Some("entry") {
             if let Some(slot) = layer.get_mut(i) {
                 *slot = Some(0);
             }
-            queue.push_back(i);
+            queue.push(i);
         }
     }
-    let mut order: Vec<usize> = Vec::new();
-    while let Some(ai) = queue.pop_front() {
-        if order.contains(&ai) {
-            continue;
+    let mut done = vec![false; n];
+    let mut head = 0;
+    while let Some(&ai) = queue.get(head) {
+        head += 1;
+        match done.get_mut(ai) {
+            Some(seen) if !*seen => *seen = true,
+            _ => continue,
         }
-        order.push(ai);
         let my = layer.get(ai).copied().flatten().unwrap_or(0);
-        let keys: Vec<NodeKey> = cands
+        let mine =
+            sites.partition_point(|s| s.agent < ai)..sites.partition_point(|s| s.agent <= ai);
+        for list in cands.get_mut(mine).into_iter().flatten() {
+            narrow(list, &|c| {
+                layer.get(c).copied().flatten().is_none_or(|l| l > my)
+            });
+            for &c in list.iter() {
+                if let Some(slot) = layer.get_mut(c) {
+                    if slot.is_none() {
+                        *slot = Some(my + 1);
+                        queue.push(c);
+                    }
+                }
+            }
+        }
+    }
+    let mut targets = Vec::with_capacity(sites.len());
+    // Agents already taken by the current hop.
+    let mut used: Vec<usize> = Vec::new();
+    let mut used_hop = usize::MAX;
+    for (site, mut list) in sites.iter().zip(cands) {
+        let (ai, node) = (site.agent, site.node);
+        if site.hop != used_hop {
+            used.clear();
+            used_hop = site.hop;
+        }
+        // A node whose own chain dials back to this node's ports is upstream, not a target.
+        narrow(&mut list, &|c| !dials_back(c, ai));
+        let my_signature = row(&signatures, ai);
+        if !my_signature.is_empty() {
+            narrow(&mut list, &|i| row(&signatures, i) != my_signature);
+        }
+        let label = agents.get(ai).map_or("", |a| a.label.as_str());
+        if list.len() > 1 {
+            notes.push(format!(
+                "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
+                node.name,
+                node.addr,
+                list.len()
+            ));
+        }
+        let found = list
             .iter()
-            .map(|(k, _)| *k)
-            .filter(|k| k.0 == ai)
-            .collect();
-        for key in keys {
-            if let Some((_, list)) = at(&cands, key).and_then(|i| cands.get_mut(i)) {
-                if list.len() > 1 {
-                    let deeper: Vec<usize> = list
-                        .iter()
-                        .copied()
-                        .filter(|&c| {
-                            layer
-                                .get(c)
-                                .copied()
-                                .flatten()
-                                .map(|l| l > my)
-                                .unwrap_or(true)
-                        })
-                        .collect();
-                    if !deeper.is_empty() {
-                        *list = deeper;
-                    }
-                }
-                for &c in list.iter() {
-                    if let Some(slot) = layer.get_mut(c) {
-                        if slot.is_none() {
-                            *slot = Some(my + 1);
-                            queue.push_back(c);
-                        }
-                    }
-                }
-            }
+            .copied()
+            .find(|i| !used.contains(i))
+            .or(list.first().copied());
+        match found {
+            Some(idx) => used.push(idx),
+            None if node.port.is_some() => notes.push(format!(
+                "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
+                node.name, node.addr
+            )),
+            None => {}
         }
+        targets.push(found);
     }
-    for (ai, agent) in agents.iter_mut().enumerate() {
-        let label = agent.label.clone();
-        for (ci, chain) in agent.chains.iter_mut().enumerate() {
-            for (hi, hop) in chain.hops.iter_mut().enumerate() {
-                let mut used: Vec<usize> = Vec::new();
-                for (ni, node) in hop.nodes.iter_mut().enumerate() {
-                    let mut list = at(&cands, (ai, ci, hi, ni))
-                        .and_then(|i| cands.get(i))
-                        .map(|(_, l)| l.clone())
-                        .unwrap_or_default();
-                    // A node whose own chain dials back to this node's ports is upstream, not a target.
-                    if list.len() > 1 {
-                        let mine: Vec<i64> =
-                            row(&listens, ai).iter().filter_map(|(_, p)| *p).collect();
-                        let forward: Vec<usize> = list
-                            .iter()
-                            .copied()
-                            .filter(|&c| !row(&dial_ports, c).iter().any(|p| mine.contains(p)))
-                            .collect();
-                        if !forward.is_empty() {
-                            list = forward;
-                        }
-                    }
-                    let my_signature = row(&signatures, ai);
-                    if list.len() > 1 && !my_signature.is_empty() {
-                        let others: Vec<usize> = list
-                            .iter()
-                            .copied()
-                            .filter(|&i| row(&signatures, i) != my_signature)
-                            .collect();
-                        if !others.is_empty() {
-                            list = others;
-                        }
-                    }
-                    if list.len() > 1 {
-                        notes.push(format!(
-                            "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
-                            node.name,
-                            node.addr,
-                            list.len()
-                        ));
-                    }
-                    let found = list
-                        .iter()
-                        .copied()
-                        .find(|i| !used.contains(i))
-                        .or(list.first().copied());
-                    match found {
-                        Some(idx) => used.push(idx),
-                        None if node.port.is_some() => notes.push(format!(
-                            "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
-                            node.name, node.addr
-                        )),
-                        None => {}
-                    }
-                    node.target = found;
-                }
-            }
-        }
-    }
+    targets
 }
