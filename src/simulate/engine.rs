@@ -47,6 +47,17 @@ impl Outcome {
             why: why.into(),
         }
     }
+    /// The request reaches the destination through `egress`; `direct_from`
+    /// is the node that dials it itself because its hop had no candidate.
+    fn reached(egress: Egress, direct_from: Option<usize>, why: String) -> Self {
+        Outcome {
+            ok: true,
+            accepted: true,
+            egress: Some(egress),
+            direct_from,
+            why,
+        }
+    }
     /// The router at this node counted a success, yet the request fails later.
     fn late_fail(why: impl Into<String>) -> Self {
         Outcome {
@@ -235,17 +246,17 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             break;
         }
     }
-    let summary = Summary {
+    let mut summary = Summary {
         requests: out.len(),
-        ok: out.iter().filter(|r| r.ok).count(),
-        failed: out.iter().filter(|r| !r.ok).count(),
-        direct: out.iter().filter(|r| r.direct).count(),
-        attempts: out.iter().map(|r| r.attempts.len()).sum(),
-        failed_attempts: out
-            .iter()
-            .map(|r| r.attempts.iter().filter(|a| !a.ok).count())
-            .sum(),
+        ..Summary::default()
     };
+    for r in &out {
+        summary.ok += usize::from(r.ok);
+        summary.failed += usize::from(!r.ok);
+        summary.direct += usize::from(r.direct);
+        summary.attempts += r.attempts.len();
+        summary.failed_attempts += r.attempts.iter().filter(|a| !a.ok).count();
+    }
     Ok(Trace {
         entry_node_id: entry_agent.node_id,
         requests: out,
@@ -367,13 +378,11 @@ impl<'w> Sim<'w> {
             return Outcome::fail("internal: agent out of range");
         };
         let Some(ci) = chain else {
-            return Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::Agent(ai)),
-                direct_from: None,
-                why: format!("{} dials the destination", agent.label),
-            };
+            return Outcome::reached(
+                Egress::Agent(ai),
+                None,
+                format!("{} dials the destination", agent.label),
+            );
         };
         let Some(ch) = agent.chains.get(ci) else {
             return Outcome::fail("internal: chain index out of range");
@@ -410,13 +419,7 @@ impl<'w> Sim<'w> {
                     ),
                     None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
                 };
-                return Outcome {
-                    ok: true,
-                    accepted: true,
-                    egress: Some(Egress::Agent(ai)),
-                    direct_from: Some(ai),
-                    why,
-                };
+                return Outcome::reached(Egress::Agent(ai), Some(ai), why);
             }
             let mut from: Option<usize> = Some(ai);
             let last = route.len() - 1;
@@ -539,13 +542,11 @@ impl<'w> Sim<'w> {
     fn serve(&mut self, node: &ChainNode, from: usize, depth: usize) -> Outcome {
         let world = self.world;
         let Some(t) = node.target else {
-            return Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::External(node.addr.clone())),
-                direct_from: None,
-                why: format!("{} carries it on (outside the document)", node.addr),
-            };
+            return Outcome::reached(
+                Egress::External(node.addr.clone()),
+                None,
+                format!("{} carries it on (outside the document)", node.addr),
+            );
         };
         let Some(agent) = world.agents.get(t) else {
             return Outcome::fail("internal: agent out of range");
@@ -560,13 +561,11 @@ impl<'w> Sim<'w> {
             ));
         }
         let Some(chain_name) = svc.chain.clone() else {
-            return Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::Agent(t)),
-                direct_from: None,
-                why: format!("{} dials the destination", agent.label),
-            };
+            return Outcome::reached(
+                Egress::Agent(t),
+                None,
+                format!("{} dials the destination", agent.label),
+            );
         };
         let hash_src = if svc.hash_host {
             self.destination.clone()
@@ -590,13 +589,11 @@ impl<'w> Sim<'w> {
                 self.path.pop();
                 out
             }
-            None => Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::Agent(t)),
-                direct_from: Some(t),
-                why: format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),
-            },
+            None => Outcome::reached(
+                Egress::Agent(t),
+                Some(t),
+                format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),
+            ),
         }
     }
 
@@ -677,23 +674,20 @@ impl<'w> Sim<'w> {
                     .copied()
                     .unwrap_or_default();
                 let since = now_ns - i128::from(m.time_sec) * 1_000_000_000;
-                if m.count < max_fails || since >= timeout {
+                if m.count < max_fails {
                     next.push(i);
-                    if m.count >= max_fails {
-                        cand.reason = format!(
-                            "failure mark expired ({} s >= failTimeout {} s)",
-                            since / 1_000_000_000,
-                            timeout / 1_000_000_000
-                        );
-                    }
+                    continue;
+                }
+                let (since_s, timeout_s) = (since / 1_000_000_000, timeout / 1_000_000_000);
+                if since >= timeout {
+                    next.push(i);
+                    cand.reason =
+                        format!("failure mark expired ({since_s} s >= failTimeout {timeout_s} s)");
                 } else {
                     cand.kept = false;
                     cand.reason = format!(
-                        "filtered: {} failure(s) >= maxFails {}, marked {} s ago < failTimeout {} s",
-                        m.count,
-                        max_fails,
-                        since / 1_000_000_000,
-                        timeout / 1_000_000_000
+                        "filtered: {} failure(s) >= maxFails {max_fails}, marked {since_s} s ago < failTimeout {timeout_s} s",
+                        m.count
                     );
                 }
             }

@@ -2,7 +2,9 @@
 //! agents exist, what services and chains each one runs, and which agent
 //! listens behind every chain node address.
 
-use super::util::{host_and_port, json_int, md_bool, md_duration_ns, md_get, md_int};
+use super::util::{
+    host_and_port, json_int, list_at, md_bool, md_duration_ns, md_get, md_int, str_at,
+};
 use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
@@ -135,57 +137,34 @@ impl RawNode {
         match command {
             "AddChains" | "UpdateChains" => {
                 let (name, cfg) = match data.get("data") {
-                    Some(inner) if data.get("chain").is_some() => (
-                        data.get("chain")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        inner.clone(),
-                    ),
-                    _ => (
-                        data.get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        data.clone(),
-                    ),
+                    Some(inner) if data.get("chain").is_some() => {
+                        (str_at(data, "chain").to_string(), inner.clone())
+                    }
+                    _ => (str_at(data, "name").to_string(), data.clone()),
                 };
                 Self::put(&mut self.chains, &mut self.chain_at, name, cfg);
             }
             "AddService" | "UpdateService" => {
                 let list = match data {
-                    Value::Array(a) => a.clone(),
-                    Value::Object(_) => vec![data.clone()],
-                    _ => vec![],
+                    Value::Array(a) => a.as_slice(),
+                    Value::Object(_) => std::slice::from_ref(data),
+                    _ => &[],
                 };
                 for s in list {
-                    let name = s
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    Self::put(&mut self.services, &mut self.service_at, name, s);
+                    let name = str_at(s, "name").to_string();
+                    Self::put(&mut self.services, &mut self.service_at, name, s.clone());
                 }
             }
             "DeleteService" => {
-                let names: Vec<String> = data
-                    .get("services")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                self.services.retain(|(n, _)| !names.contains(n));
+                let names: Vec<&str> = list_at(data, "services")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                self.services.retain(|(n, _)| !names.contains(&n.as_str()));
                 Self::reindex(&self.services, &mut self.service_at);
             }
             "DeleteChains" => {
-                let name = data
-                    .get("chain")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+                let name = str_at(data, "chain");
                 self.chains.retain(|(n, _)| n != name);
                 Self::reindex(&self.chains, &mut self.chain_at);
             }
@@ -206,39 +185,20 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
             out.entry(node).or_default().apply(command, data);
         }
     };
-    for step in plan
-        .get("federation")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        for cmd in step
-            .get("commands")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+    for step in list_at(plan, "federation") {
+        for cmd in list_at(step, "commands") {
             run(cmd);
         }
     }
-    for cmd in plan
-        .get("local")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for cmd in list_at(plan, "local") {
         run(cmd);
     }
     out
 }
 
 fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
-    let name = v
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let addr = v.get("addr").and_then(Value::as_str).unwrap_or_default();
+    let name = str_at(v, "name").to_string();
+    let addr = str_at(v, "addr");
     let (host, port) = match host_and_port(addr) {
         Some((h, p)) => (h, Some(p)),
         None => (String::new(), None),
@@ -286,27 +246,13 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
 
 fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Chain {
     let mut hops = Vec::new();
-    for (hi, h) in v
-        .get("hops")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let hop_name = h
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+    for (hi, h) in list_at(v, "hops").iter().enumerate() {
+        let hop_name = str_at(h, "name").to_string();
         let sel = h.get("selector").filter(|s| s.is_object());
         let (strategy, max_fails, fail_timeout_ns) = match sel {
             None => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
             Some(s) => {
-                let strategy = s
-                    .get("strategy")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string();
+                let strategy = str_at(s, "strategy").to_string();
                 let max_fails = s
                     .get("maxFails")
                     .map(|m| json_int(m).unwrap_or(0))
@@ -325,18 +271,8 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
             }
         };
         let mut nodes = Vec::new();
-        for (ni, n) in h
-            .get("nodes")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let addr = n
-                .get("addr")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+        for (ni, n) in list_at(h, "nodes").iter().enumerate() {
+            let addr = str_at(n, "addr").to_string();
             let (host, port) = match host_and_port(&addr) {
                 Some((h, p)) => (h, Some(p)),
                 None => (normalize_host(&addr), None),
@@ -474,20 +410,10 @@ pub fn from_state(doc: &Value) -> Result<World, ApiError> {
             continue;
         };
         let r = raw.entry(id).or_default();
-        for c in n
-            .get("chains")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for c in list_at(n, "chains") {
             r.apply("AddChains", c);
         }
-        for sv in n
-            .get("services")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for sv in list_at(n, "services") {
             r.apply("AddService", sv);
         }
     }
@@ -524,7 +450,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         }
         let empty = RawNode::default();
         let r = raw.get(&id).unwrap_or(&empty);
-        let name = row.get("name").and_then(Value::as_str).unwrap_or_default();
+        let name = str_at(row, "name");
         let label = if name.is_empty() {
             format!("node {id}")
         } else {
@@ -581,20 +507,10 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
 pub fn from_node_config(doc: &Value) -> World {
     let mut notes = Vec::new();
     let mut raw = RawNode::default();
-    for c in doc
-        .get("chains")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for c in list_at(doc, "chains") {
         raw.apply("AddChains", c);
     }
-    for s in doc
-        .get("services")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for s in list_at(doc, "services") {
         raw.apply("AddService", s);
     }
     let mut a = build_agent(None, "this node".into(), &raw, &mut notes);
