@@ -8,7 +8,6 @@ use super::{
 };
 use crate::error::ApiError;
 use crate::go::net::normalize_host;
-use rustc_hash::FxHashMap as FastMap;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -76,19 +75,15 @@ struct Selection {
     candidates: Vec<Candidate>,
 }
 
-type HopKey = (usize, usize, usize);
-
 struct Sim<'w> {
     world: &'w World,
     dead_ids: BTreeSet<i64>,
     /// Sorted (binary search): a B-tree of this type would be one more
     /// compiled copy of the B-tree code in the `.wasm`.
     dead_addrs: Vec<(String, i64)>,
-    /// Looked up only, never walked: hash maps (the checker's cheap
-    /// hasher; the keys are indexes), not B-trees, which would be two more
-    /// compiled copies of the B-tree code.
-    markers: FastMap<(usize, usize, usize, usize), Marker>,
-    rr: FastMap<HopKey, u64>,
+    /// By chain node and by hop `serial`: plain vectors, no map code.
+    markers: Vec<Marker>,
+    rr: Vec<u64>,
     prng: Prng,
     now_ms: i64,
     attempts: Vec<Attempt>,
@@ -118,8 +113,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         world,
         dead_ids: BTreeSet::new(),
         dead_addrs: Vec::new(),
-        markers: FastMap::default(),
-        rr: FastMap::default(),
+        markers: vec![Marker::default(); world.node_count],
+        rr: vec![0; world.hop_count],
         prng: Prng::new(sc.seed.unwrap_or(1)),
         now_ms: start,
         attempts: Vec::new(),
@@ -398,7 +393,7 @@ impl<'w> Sim<'w> {
             let mut route: Vec<(usize, usize, Selection)> = Vec::new();
             let mut empty_hop: Option<(usize, Selection)> = None;
             for (hi, hop) in ch.hops.iter().enumerate() {
-                let sel = self.select(ai, ci, hi, hop, &hash_src);
+                let sel = self.select(hop, &hash_src);
                 match sel.chosen {
                     Some(ni) => route.push((hi, ni, sel)),
                     None => {
@@ -428,7 +423,6 @@ impl<'w> Sim<'w> {
                 let Some(hop) = ch.hops.get(hi) else { break };
                 let Some(node) = hop.nodes.get(ni) else { break };
                 self.budget_used += 1;
-                let key = (ai, ci, hi, ni);
                 let mut att = Attempt {
                     seq: self.attempts.len(),
                     depth,
@@ -450,13 +444,16 @@ impl<'w> Sim<'w> {
                     reason: String::new(),
                 };
                 if let Some(why_dead) = self.refusal(node) {
-                    let m = self.markers.entry(key).or_default();
-                    m.count += 1;
-                    m.time_sec = self.now_ms.div_euclid(1000);
+                    let now_sec = self.now_ms.div_euclid(1000);
+                    // Every chain node has a marker (the world counts them).
+                    let count = self.markers.get_mut(node.serial).map_or(1, |m| {
+                        m.count += 1;
+                        m.time_sec = now_sec;
+                        m.count
+                    });
                     att.marked = true;
-                    att.failures = m.count;
-                    att.reason =
-                        format!("dial failed: {why_dead}; marked failed (count {})", m.count);
+                    att.failures = count;
+                    att.reason = format!("dial failed: {why_dead}; marked failed (count {count})");
                     last_fail = format!(
                         "{} could not reach {} ({})",
                         name_of(world, from),
@@ -468,7 +465,9 @@ impl<'w> Sim<'w> {
                     break;
                 }
                 att.alive = true;
-                self.markers.entry(key).or_default().count = 0;
+                if let Some(m) = self.markers.get_mut(node.serial) {
+                    m.count = 0;
+                }
                 if k < last {
                     att.ok = true;
                     att.carried = true;
@@ -641,7 +640,7 @@ impl<'w> Sim<'w> {
     }
 
     /// One hop selection: fail filter, backup filter, strategy.
-    fn select(&mut self, ai: usize, ci: usize, hi: usize, hop: &Hop, hash_src: &str) -> Selection {
+    fn select(&mut self, hop: &Hop, hash_src: &str) -> Selection {
         let now_ns = self.now_ns();
         let n = hop.nodes.len();
         let mut candidates: Vec<Candidate> = hop
@@ -668,11 +667,7 @@ impl<'w> Sim<'w> {
                 if timeout <= 0 {
                     timeout = DEFAULT_FAIL_TIMEOUT_NS;
                 }
-                let m = self
-                    .markers
-                    .get(&(ai, ci, hi, i))
-                    .copied()
-                    .unwrap_or_default();
+                let m = self.markers.get(nd.serial).copied().unwrap_or_default();
                 let since = now_ns - i128::from(m.time_sec) * 1_000_000_000;
                 if m.count < max_fails {
                     next.push(i);
@@ -770,9 +765,12 @@ impl<'w> Sim<'w> {
                 }
             }
             other => {
-                let counter = self.rr.entry((ai, ci, hi)).or_insert(0);
-                let c = *counter;
-                *counter = counter.wrapping_add(1);
+                // Every hop has a counter (the world counts them).
+                let c = self.rr.get_mut(hop.serial).map_or(0, |counter| {
+                    let c = *counter;
+                    *counter = c.wrapping_add(1);
+                    c
+                });
                 let p = (c % kept.len() as u64) as usize;
                 let label = if other == "round" || other == "rr" {
                     other.to_string()

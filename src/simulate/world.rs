@@ -47,6 +47,9 @@ pub struct ChainNode {
     pub md_fail_timeout_ns: Option<i128>,
     pub backup: bool,
     pub weight: i64,
+    /// Position among all chain nodes of the world, in (agent, chain, hop,
+    /// node) order: the engine keeps its fail markers in a `Vec` by it.
+    pub serial: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -56,6 +59,9 @@ pub struct Hop {
     pub max_fails: i64,
     pub fail_timeout_ns: i128,
     pub nodes: Vec<ChainNode>,
+    /// Position among all hops of the world: the engine keeps its
+    /// round-robin counters in a `Vec` by it.
+    pub serial: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -96,6 +102,35 @@ pub struct World {
     pub notes: Vec<String>,
     /// True when the document is a single node's config.
     pub single_node: bool,
+    /// How many hops and chain nodes the agents have (see their `serial`).
+    pub hop_count: usize,
+    pub node_count: usize,
+}
+
+impl World {
+    /// The world of these agents, their hops and chain nodes numbered.
+    fn new(mut agents: Vec<Agent>, notes: Vec<String>, single_node: bool) -> World {
+        let (mut hop_count, mut node_count) = (0, 0);
+        for hop in agents
+            .iter_mut()
+            .flat_map(|a| &mut a.chains)
+            .flat_map(|c| &mut c.hops)
+        {
+            hop.serial = hop_count;
+            hop_count += 1;
+            for node in &mut hop.nodes {
+                node.serial = node_count;
+                node_count += 1;
+            }
+        }
+        World {
+            agents,
+            notes,
+            single_node,
+            hop_count,
+            node_count,
+        }
+    }
 }
 
 /// Raw per-node state built from commands: services and chains by name, in order.
@@ -304,6 +339,7 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
                 md_fail_timeout_ns: md_get(md, "failTimeout").map(md_duration_ns),
                 backup: md_get(md, "backup").map(md_bool).unwrap_or(false),
                 weight: md_get(md, "weight").map(md_int).unwrap_or(0),
+                serial: 0,
             });
         }
         hops.push(Hop {
@@ -312,6 +348,7 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
             max_fails,
             fail_timeout_ns,
             nodes,
+            serial: 0,
         });
     }
     Chain {
@@ -496,11 +533,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         })
         .collect();
     resolve_targets(&mut agents, &table_ports, &mut notes);
-    Ok(World {
-        agents,
-        notes,
-        single_node: false,
-    })
+    Ok(World::new(agents, notes, false))
 }
 
 /// Builds the world from one node's config: every chain node is outside the document.
@@ -515,11 +548,7 @@ pub fn from_node_config(doc: &Value) -> World {
     }
     let mut a = build_agent(None, "this node".into(), &raw, &mut notes);
     a.role = Some("entry".into());
-    World {
-        agents: vec![a],
-        notes,
-        single_node: true,
-    }
+    World::new(vec![a], notes, true)
 }
 
 /// Finds, for every chain node, the agent that listens behind its address.
