@@ -266,7 +266,11 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
         .and_then(Value::as_str)
         .map(|s| s == "host")
         .unwrap_or(false);
-    let nominal_port = addr.rsplit(':').next().and_then(|p| p.parse::<i64>().ok());
+    let nominal_port = addr
+        .rsplit_once(':')
+        .map_or(addr, |(_, p)| p)
+        .parse::<i64>()
+        .ok();
     Service {
         name,
         host,
@@ -623,6 +627,15 @@ fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<us
         .collect()
 }
 
+/// Is agent `c` upstream of agent `ai`: do its own chains dial one of
+/// `ai`'s ports?
+#[inline(never)]
+fn dials_back(dial_ports: &[Vec<i64>], listen_ports: &[Vec<i64>], c: usize, ai: usize) -> bool {
+    row(dial_ports, c)
+        .iter()
+        .any(|p| row(listen_ports, ai).contains(p))
+}
+
 /// [`resolve_targets`]' choice for every chain node, in (agent, chain, hop,
 /// node) order.
 fn find_targets(
@@ -665,12 +678,7 @@ fn find_targets(
     for signature in &mut signatures {
         crate::stable_sort::sort(signature);
     }
-    // An agent whose own chains dial one of `ai`'s ports is upstream of it.
-    let dials_back = |c: usize, ai: usize| {
-        row(&dial_ports, c)
-            .iter()
-            .any(|p| row(&listen_ports, ai).contains(p))
-    };
+    let dials_back = |c: usize, ai: usize| dials_back(&dial_ports, &listen_ports, c, ai);
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
     let mut groups: Vec<(&[&str], Vec<usize>)> = Vec::new();
