@@ -8,7 +8,6 @@ use super::{
 };
 use crate::error::ApiError;
 use crate::go::net::normalize_host;
-use rustc_hash::FxHashMap as FastMap;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -47,6 +46,17 @@ impl Outcome {
             why: why.into(),
         }
     }
+    /// The request reaches the destination through `egress`; `direct_from`
+    /// is the node that dials it itself because its hop had no candidate.
+    fn reached(egress: Egress, direct_from: Option<usize>, why: String) -> Self {
+        Outcome {
+            ok: true,
+            accepted: true,
+            egress: Some(egress),
+            direct_from,
+            why,
+        }
+    }
     /// The router at this node counted a success, yet the request fails later.
     fn late_fail(why: impl Into<String>) -> Self {
         Outcome {
@@ -65,19 +75,15 @@ struct Selection {
     candidates: Vec<Candidate>,
 }
 
-type HopKey = (usize, usize, usize);
-
 struct Sim<'w> {
     world: &'w World,
     dead_ids: BTreeSet<i64>,
     /// Sorted (binary search): a B-tree of this type would be one more
     /// compiled copy of the B-tree code in the `.wasm`.
     dead_addrs: Vec<(String, i64)>,
-    /// Looked up only, never walked: hash maps (the checker's cheap
-    /// hasher; the keys are indexes), not B-trees, which would be two more
-    /// compiled copies of the B-tree code.
-    markers: FastMap<(usize, usize, usize, usize), Marker>,
-    rr: FastMap<HopKey, u64>,
+    /// By chain node and by hop `serial`: plain vectors, no map code.
+    markers: Vec<Marker>,
+    rr: Vec<u64>,
     prng: Prng,
     now_ms: i64,
     attempts: Vec<Attempt>,
@@ -107,8 +113,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         world,
         dead_ids: BTreeSet::new(),
         dead_addrs: Vec::new(),
-        markers: FastMap::default(),
-        rr: FastMap::default(),
+        markers: vec![Marker::default(); world.node_count],
+        rr: vec![0; world.hop_count],
         prng: Prng::new(sc.seed.unwrap_or(1)),
         now_ms: start,
         attempts: Vec::new(),
@@ -235,17 +241,17 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             break;
         }
     }
-    let summary = Summary {
+    let mut summary = Summary {
         requests: out.len(),
-        ok: out.iter().filter(|r| r.ok).count(),
-        failed: out.iter().filter(|r| !r.ok).count(),
-        direct: out.iter().filter(|r| r.direct).count(),
-        attempts: out.iter().map(|r| r.attempts.len()).sum(),
-        failed_attempts: out
-            .iter()
-            .map(|r| r.attempts.iter().filter(|a| !a.ok).count())
-            .sum(),
+        ..Summary::default()
     };
+    for r in &out {
+        summary.ok += usize::from(r.ok);
+        summary.failed += usize::from(!r.ok);
+        summary.direct += usize::from(r.direct);
+        summary.attempts += r.attempts.len();
+        summary.failed_attempts += r.attempts.iter().filter(|a| !a.ok).count();
+    }
     Ok(Trace {
         entry_node_id: entry_agent.node_id,
         requests: out,
@@ -367,13 +373,11 @@ impl<'w> Sim<'w> {
             return Outcome::fail("internal: agent out of range");
         };
         let Some(ci) = chain else {
-            return Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::Agent(ai)),
-                direct_from: None,
-                why: format!("{} dials the destination", agent.label),
-            };
+            return Outcome::reached(
+                Egress::Agent(ai),
+                None,
+                format!("{} dials the destination", agent.label),
+            );
         };
         let Some(ch) = agent.chains.get(ci) else {
             return Outcome::fail("internal: chain index out of range");
@@ -389,7 +393,7 @@ impl<'w> Sim<'w> {
             let mut route: Vec<(usize, usize, Selection)> = Vec::new();
             let mut empty_hop: Option<(usize, Selection)> = None;
             for (hi, hop) in ch.hops.iter().enumerate() {
-                let sel = self.select(ai, ci, hi, hop, &hash_src);
+                let sel = self.select(hop, &hash_src);
                 match sel.chosen {
                     Some(ni) => route.push((hi, ni, sel)),
                     None => {
@@ -410,13 +414,7 @@ impl<'w> Sim<'w> {
                     ),
                     None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
                 };
-                return Outcome {
-                    ok: true,
-                    accepted: true,
-                    egress: Some(Egress::Agent(ai)),
-                    direct_from: Some(ai),
-                    why,
-                };
+                return Outcome::reached(Egress::Agent(ai), Some(ai), why);
             }
             let mut from: Option<usize> = Some(ai);
             let last = route.len() - 1;
@@ -425,7 +423,6 @@ impl<'w> Sim<'w> {
                 let Some(hop) = ch.hops.get(hi) else { break };
                 let Some(node) = hop.nodes.get(ni) else { break };
                 self.budget_used += 1;
-                let key = (ai, ci, hi, ni);
                 let mut att = Attempt {
                     seq: self.attempts.len(),
                     depth,
@@ -447,13 +444,16 @@ impl<'w> Sim<'w> {
                     reason: String::new(),
                 };
                 if let Some(why_dead) = self.refusal(node) {
-                    let m = self.markers.entry(key).or_default();
-                    m.count += 1;
-                    m.time_sec = self.now_ms.div_euclid(1000);
+                    let now_sec = self.now_ms.div_euclid(1000);
+                    // Every chain node has a marker (the world counts them).
+                    let count = self.markers.get_mut(node.serial).map_or(1, |m| {
+                        m.count += 1;
+                        m.time_sec = now_sec;
+                        m.count
+                    });
                     att.marked = true;
-                    att.failures = m.count;
-                    att.reason =
-                        format!("dial failed: {why_dead}; marked failed (count {})", m.count);
+                    att.failures = count;
+                    att.reason = format!("dial failed: {why_dead}; marked failed (count {count})");
                     last_fail = format!(
                         "{} could not reach {} ({})",
                         name_of(world, from),
@@ -465,7 +465,9 @@ impl<'w> Sim<'w> {
                     break;
                 }
                 att.alive = true;
-                self.markers.entry(key).or_default().count = 0;
+                if let Some(m) = self.markers.get_mut(node.serial) {
+                    m.count = 0;
+                }
                 if k < last {
                     att.ok = true;
                     att.carried = true;
@@ -539,13 +541,11 @@ impl<'w> Sim<'w> {
     fn serve(&mut self, node: &ChainNode, from: usize, depth: usize) -> Outcome {
         let world = self.world;
         let Some(t) = node.target else {
-            return Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::External(node.addr.clone())),
-                direct_from: None,
-                why: format!("{} carries it on (outside the document)", node.addr),
-            };
+            return Outcome::reached(
+                Egress::External(node.addr.clone()),
+                None,
+                format!("{} carries it on (outside the document)", node.addr),
+            );
         };
         let Some(agent) = world.agents.get(t) else {
             return Outcome::fail("internal: agent out of range");
@@ -560,13 +560,11 @@ impl<'w> Sim<'w> {
             ));
         }
         let Some(chain_name) = svc.chain.clone() else {
-            return Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::Agent(t)),
-                direct_from: None,
-                why: format!("{} dials the destination", agent.label),
-            };
+            return Outcome::reached(
+                Egress::Agent(t),
+                None,
+                format!("{} dials the destination", agent.label),
+            );
         };
         let hash_src = if svc.hash_host {
             self.destination.clone()
@@ -590,13 +588,11 @@ impl<'w> Sim<'w> {
                 self.path.pop();
                 out
             }
-            None => Outcome {
-                ok: true,
-                accepted: true,
-                egress: Some(Egress::Agent(t)),
-                direct_from: Some(t),
-                why: format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),
-            },
+            None => Outcome::reached(
+                Egress::Agent(t),
+                Some(t),
+                format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),
+            ),
         }
     }
 
@@ -644,7 +640,7 @@ impl<'w> Sim<'w> {
     }
 
     /// One hop selection: fail filter, backup filter, strategy.
-    fn select(&mut self, ai: usize, ci: usize, hi: usize, hop: &Hop, hash_src: &str) -> Selection {
+    fn select(&mut self, hop: &Hop, hash_src: &str) -> Selection {
         let now_ns = self.now_ns();
         let n = hop.nodes.len();
         let mut candidates: Vec<Candidate> = hop
@@ -671,29 +667,22 @@ impl<'w> Sim<'w> {
                 if timeout <= 0 {
                     timeout = DEFAULT_FAIL_TIMEOUT_NS;
                 }
-                let m = self
-                    .markers
-                    .get(&(ai, ci, hi, i))
-                    .copied()
-                    .unwrap_or_default();
+                let m = self.markers.get(nd.serial).copied().unwrap_or_default();
                 let since = now_ns - i128::from(m.time_sec) * 1_000_000_000;
-                if m.count < max_fails || since >= timeout {
+                if m.count < max_fails {
                     next.push(i);
-                    if m.count >= max_fails {
-                        cand.reason = format!(
-                            "failure mark expired ({} s >= failTimeout {} s)",
-                            since / 1_000_000_000,
-                            timeout / 1_000_000_000
-                        );
-                    }
+                    continue;
+                }
+                let (since_s, timeout_s) = (since / 1_000_000_000, timeout / 1_000_000_000);
+                if since >= timeout {
+                    next.push(i);
+                    cand.reason =
+                        format!("failure mark expired ({since_s} s >= failTimeout {timeout_s} s)");
                 } else {
                     cand.kept = false;
                     cand.reason = format!(
-                        "filtered: {} failure(s) >= maxFails {}, marked {} s ago < failTimeout {} s",
-                        m.count,
-                        max_fails,
-                        since / 1_000_000_000,
-                        timeout / 1_000_000_000
+                        "filtered: {} failure(s) >= maxFails {max_fails}, marked {since_s} s ago < failTimeout {timeout_s} s",
+                        m.count
                     );
                 }
             }
@@ -776,9 +765,12 @@ impl<'w> Sim<'w> {
                 }
             }
             other => {
-                let counter = self.rr.entry((ai, ci, hi)).or_insert(0);
-                let c = *counter;
-                *counter = counter.wrapping_add(1);
+                // Every hop has a counter (the world counts them).
+                let c = self.rr.get_mut(hop.serial).map_or(0, |counter| {
+                    let c = *counter;
+                    *counter = c.wrapping_add(1);
+                    c
+                });
                 let p = (c % kept.len() as u64) as usize;
                 let label = if other == "round" || other == "rr" {
                     other.to_string()

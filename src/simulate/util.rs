@@ -19,6 +19,18 @@ pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
     Some((normalize_host(host), i64::from(port)))
 }
 
+/// The array under `key` of a JSON object; empty when there is none.
+pub fn list_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The string under `key` of a JSON object; `""` when there is none.
+pub fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
 /// A value of a JSON metadata map as GOST's metadata finds it: keys
 /// compared without ASCII case.
 pub fn md_get<'a>(md: Option<&'a Value>, key: &str) -> Option<&'a Value> {

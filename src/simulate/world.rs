@@ -2,7 +2,9 @@
 //! agents exist, what services and chains each one runs, and which agent
 //! listens behind every chain node address.
 
-use super::util::{host_and_port, json_int, md_bool, md_duration_ns, md_get, md_int};
+use super::util::{
+    host_and_port, json_int, list_at, md_bool, md_duration_ns, md_get, md_int, str_at,
+};
 use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
@@ -45,6 +47,9 @@ pub struct ChainNode {
     pub md_fail_timeout_ns: Option<i128>,
     pub backup: bool,
     pub weight: i64,
+    /// Position among all chain nodes of the world, in (agent, chain, hop,
+    /// node) order: the engine keeps its fail markers in a `Vec` by it.
+    pub serial: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -54,6 +59,9 @@ pub struct Hop {
     pub max_fails: i64,
     pub fail_timeout_ns: i128,
     pub nodes: Vec<ChainNode>,
+    /// Position among all hops of the world: the engine keeps its
+    /// round-robin counters in a `Vec` by it.
+    pub serial: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -94,6 +102,35 @@ pub struct World {
     pub notes: Vec<String>,
     /// True when the document is a single node's config.
     pub single_node: bool,
+    /// How many hops and chain nodes the agents have (see their `serial`).
+    pub hop_count: usize,
+    pub node_count: usize,
+}
+
+impl World {
+    /// The world of these agents, their hops and chain nodes numbered.
+    fn new(mut agents: Vec<Agent>, notes: Vec<String>, single_node: bool) -> World {
+        let (mut hop_count, mut node_count) = (0, 0);
+        for hop in agents
+            .iter_mut()
+            .flat_map(|a| &mut a.chains)
+            .flat_map(|c| &mut c.hops)
+        {
+            hop.serial = hop_count;
+            hop_count += 1;
+            for node in &mut hop.nodes {
+                node.serial = node_count;
+                node_count += 1;
+            }
+        }
+        World {
+            agents,
+            notes,
+            single_node,
+            hop_count,
+            node_count,
+        }
+    }
 }
 
 /// Raw per-node state built from commands: services and chains by name, in order.
@@ -135,57 +172,34 @@ impl RawNode {
         match command {
             "AddChains" | "UpdateChains" => {
                 let (name, cfg) = match data.get("data") {
-                    Some(inner) if data.get("chain").is_some() => (
-                        data.get("chain")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        inner.clone(),
-                    ),
-                    _ => (
-                        data.get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                        data.clone(),
-                    ),
+                    Some(inner) if data.get("chain").is_some() => {
+                        (str_at(data, "chain").to_string(), inner.clone())
+                    }
+                    _ => (str_at(data, "name").to_string(), data.clone()),
                 };
                 Self::put(&mut self.chains, &mut self.chain_at, name, cfg);
             }
             "AddService" | "UpdateService" => {
                 let list = match data {
-                    Value::Array(a) => a.clone(),
-                    Value::Object(_) => vec![data.clone()],
-                    _ => vec![],
+                    Value::Array(a) => a.as_slice(),
+                    Value::Object(_) => std::slice::from_ref(data),
+                    _ => &[],
                 };
                 for s in list {
-                    let name = s
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    Self::put(&mut self.services, &mut self.service_at, name, s);
+                    let name = str_at(s, "name").to_string();
+                    Self::put(&mut self.services, &mut self.service_at, name, s.clone());
                 }
             }
             "DeleteService" => {
-                let names: Vec<String> = data
-                    .get("services")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                self.services.retain(|(n, _)| !names.contains(n));
+                let names: Vec<&str> = list_at(data, "services")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                self.services.retain(|(n, _)| !names.contains(&n.as_str()));
                 Self::reindex(&self.services, &mut self.service_at);
             }
             "DeleteChains" => {
-                let name = data
-                    .get("chain")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+                let name = str_at(data, "chain");
                 self.chains.retain(|(n, _)| n != name);
                 Self::reindex(&self.chains, &mut self.chain_at);
             }
@@ -206,39 +220,20 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
             out.entry(node).or_default().apply(command, data);
         }
     };
-    for step in plan
-        .get("federation")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        for cmd in step
-            .get("commands")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+    for step in list_at(plan, "federation") {
+        for cmd in list_at(step, "commands") {
             run(cmd);
         }
     }
-    for cmd in plan
-        .get("local")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for cmd in list_at(plan, "local") {
         run(cmd);
     }
     out
 }
 
 fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
-    let name = v
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let addr = v.get("addr").and_then(Value::as_str).unwrap_or_default();
+    let name = str_at(v, "name").to_string();
+    let addr = str_at(v, "addr");
     let (host, port) = match host_and_port(addr) {
         Some((h, p)) => (h, Some(p)),
         None => (String::new(), None),
@@ -271,7 +266,11 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
         .and_then(Value::as_str)
         .map(|s| s == "host")
         .unwrap_or(false);
-    let nominal_port = addr.rsplit(':').next().and_then(|p| p.parse::<i64>().ok());
+    let nominal_port = addr
+        .rsplit_once(':')
+        .map_or(addr, |(_, p)| p)
+        .parse::<i64>()
+        .ok();
     Service {
         name,
         host,
@@ -286,27 +285,13 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
 
 fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Chain {
     let mut hops = Vec::new();
-    for (hi, h) in v
-        .get("hops")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let hop_name = h
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+    for (hi, h) in list_at(v, "hops").iter().enumerate() {
+        let hop_name = str_at(h, "name").to_string();
         let sel = h.get("selector").filter(|s| s.is_object());
         let (strategy, max_fails, fail_timeout_ns) = match sel {
             None => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
             Some(s) => {
-                let strategy = s
-                    .get("strategy")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string();
+                let strategy = str_at(s, "strategy").to_string();
                 let max_fails = s
                     .get("maxFails")
                     .map(|m| json_int(m).unwrap_or(0))
@@ -325,18 +310,8 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
             }
         };
         let mut nodes = Vec::new();
-        for (ni, n) in h
-            .get("nodes")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let addr = n
-                .get("addr")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+        for (ni, n) in list_at(h, "nodes").iter().enumerate() {
+            let addr = str_at(n, "addr").to_string();
             let (host, port) = match host_and_port(&addr) {
                 Some((h, p)) => (h, Some(p)),
                 None => (normalize_host(&addr), None),
@@ -368,6 +343,7 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
                 md_fail_timeout_ns: md_get(md, "failTimeout").map(md_duration_ns),
                 backup: md_get(md, "backup").map(md_bool).unwrap_or(false),
                 weight: md_get(md, "weight").map(md_int).unwrap_or(0),
+                serial: 0,
             });
         }
         hops.push(Hop {
@@ -376,6 +352,7 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
             max_fails,
             fail_timeout_ns,
             nodes,
+            serial: 0,
         });
     }
     Chain {
@@ -474,32 +451,14 @@ pub fn from_state(doc: &Value) -> Result<World, ApiError> {
             continue;
         };
         let r = raw.entry(id).or_default();
-        for c in n
-            .get("chains")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for c in list_at(n, "chains") {
             r.apply("AddChains", c);
         }
-        for sv in n
-            .get("services")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for sv in list_at(n, "services") {
             r.apply("AddService", sv);
         }
     }
     from_raw(raw, &Value::Null)
-}
-
-/// A chain node of an agent: (agent, chain, hop, node) indexes.
-type NodeKey = (usize, usize, usize, usize);
-
-/// The position of `key` in a table sorted by key.
-fn at<V>(table: &[(NodeKey, V)], key: NodeKey) -> Option<usize> {
-    table.binary_search_by_key(&key, |(k, _)| *k).ok()
 }
 
 fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError> {
@@ -532,7 +491,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         }
         let empty = RawNode::default();
         let r = raw.get(&id).unwrap_or(&empty);
-        let name = row.get("name").and_then(Value::as_str).unwrap_or_default();
+        let name = str_at(row, "name");
         let label = if name.is_empty() {
             format!("node {id}")
         } else {
@@ -578,40 +537,22 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         })
         .collect();
     resolve_targets(&mut agents, &table_ports, &mut notes);
-    Ok(World {
-        agents,
-        notes,
-        single_node: false,
-    })
+    Ok(World::new(agents, notes, false))
 }
 
 /// Builds the world from one node's config: every chain node is outside the document.
 pub fn from_node_config(doc: &Value) -> World {
     let mut notes = Vec::new();
     let mut raw = RawNode::default();
-    for c in doc
-        .get("chains")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for c in list_at(doc, "chains") {
         raw.apply("AddChains", c);
     }
-    for s in doc
-        .get("services")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for s in list_at(doc, "services") {
         raw.apply("AddService", s);
     }
     let mut a = build_agent(None, "this node".into(), &raw, &mut notes);
     a.role = Some("entry".into());
-    World {
-        agents: vec![a],
-        notes,
-        single_node: true,
-    }
+    World::new(vec![a], notes, true)
 }
 
 /// Finds, for every chain node, the agent that listens behind its address.
@@ -623,330 +564,317 @@ pub fn from_node_config(doc: &Value) -> World {
 /// an earlier or the same layer, or a sibling dialing the same targets, is not
 /// taken as a target.
 fn resolve_targets(agents: &mut [Agent], table_ports: &[(usize, i64)], notes: &mut Vec<String>) {
-    // The per-agent tables below are built from `agents`, so every agent index
-    // has a row; `row` reads one without indexing (a missing row reads empty).
-    fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
-        table.get(i).map_or(&[], Vec::as_slice)
+    let mut targets = find_targets(agents, table_ports, notes).into_iter();
+    for agent in agents.iter_mut() {
+        for chain in &mut agent.chains {
+            for hop in &mut chain.hops {
+                for node in &mut hop.nodes {
+                    node.target = targets.next().flatten();
+                }
+            }
+        }
     }
+}
+
+/// A chain node, with the agent that dials it and the serial number of its
+/// hop (hops counted across the whole document).
+struct Site<'a> {
+    agent: usize,
+    hop: usize,
+    node: &'a ChainNode,
+}
+
+/// The per-agent tables below are built from `agents`, so every agent index
+/// has a row; `row` reads one without indexing (a missing row reads empty).
+fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
+    table.get(i).map_or(&[], Vec::as_slice)
+}
+
+/// Does agent `m` run a service on `port` (bound to `host`, when given)?
+fn listens_on(agents: &[Agent], m: usize, port: i64, host: Option<&str>) -> bool {
+    agents.get(m).is_some_and(|a| {
+        a.services
+            .iter()
+            .any(|s| s.nominal_port == Some(port) && host.is_none_or(|h| s.host == h))
+    })
+}
+
+/// The agents in `list` that `keep` accepts, in order.
+fn kept(list: &[usize], keep: &dyn Fn(usize) -> bool) -> Vec<usize> {
+    list.iter().copied().filter(|&i| keep(i)).collect()
+}
+
+/// Narrows a choice of several agents to those `keep` accepts, unless that
+/// leaves none.
+fn narrow(list: &mut Vec<usize>, keep: &dyn Fn(usize) -> bool) {
+    if list.len() > 1 {
+        let rest = kept(list, keep);
+        if !rest.is_empty() {
+            *list = rest;
+        }
+    }
+}
+
+/// The agents of a key-sorted `(key, agent)` index filed under `key`, but `ai`.
+fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<usize> {
+    let start = index.partition_point(|(k, _)| *k < key);
+    index
+        .iter()
+        .skip(start)
+        .take_while(|(k, _)| *k == key)
+        .map(|&(_, idx)| idx)
+        .filter(|&idx| idx != ai)
+        .collect()
+}
+
+/// Is agent `c` upstream of agent `ai`: do its own chains dial one of
+/// `ai`'s ports?
+#[inline(never)]
+fn dials_back(dial_ports: &[Vec<i64>], listen_ports: &[Vec<i64>], c: usize, ai: usize) -> bool {
+    row(dial_ports, c)
+        .iter()
+        .any(|p| row(listen_ports, ai).contains(p))
+}
+
+/// [`resolve_targets`]' choice for every chain node, in (agent, chain, hop,
+/// node) order.
+fn find_targets(
+    agents: &[Agent],
+    table_ports: &[(usize, i64)],
+    notes: &mut Vec<String>,
+) -> Vec<Option<usize>> {
     let n = agents.len();
-    let addresses: Vec<Vec<String>> = agents.iter().map(|a| a.addresses.clone()).collect();
-    let listens: Vec<Vec<(String, Option<i64>)>> = agents
+    let addresses = |i: usize| agents.get(i).map_or(&[][..], |a| a.addresses.as_slice());
+    // Every chain node, and every hop as (agent, hop, its first site).
+    let mut sites: Vec<Site> = Vec::new();
+    let mut hops: Vec<(usize, &Hop, usize)> = Vec::new();
+    for (ai, agent) in agents.iter().enumerate() {
+        for hop in agent.chains.iter().flat_map(|c| &c.hops) {
+            let first = sites.len();
+            for node in &hop.nodes {
+                sites.push(Site {
+                    agent: ai,
+                    hop: hops.len(),
+                    node,
+                });
+            }
+            hops.push((ai, hop, first));
+        }
+    }
+    let listen_ports: Vec<Vec<i64>> = agents
         .iter()
-        .map(|a| {
-            a.services
-                .iter()
-                .map(|s| (s.host.clone(), s.nominal_port))
-                .collect()
-        })
+        .map(|a| a.services.iter().filter_map(|s| s.nominal_port).collect())
         .collect();
-    let signatures: Vec<Vec<String>> = agents
-        .iter()
-        .map(|a| {
-            let mut v: Vec<String> = a
-                .chains
-                .iter()
-                .flat_map(|c| {
-                    c.hops
-                        .iter()
-                        .flat_map(|h| h.nodes.iter().map(|n| n.addr.clone()))
-                })
-                .collect();
-            crate::stable_sort::sort(&mut v);
-            v
-        })
-        .collect();
-    let dial_ports: Vec<Vec<i64>> = agents
-        .iter()
-        .map(|a| {
-            a.chains
-                .iter()
-                .flat_map(|c| {
-                    c.hops
-                        .iter()
-                        .flat_map(|h| h.nodes.iter().filter_map(|n| n.port))
-                })
-                .collect()
-        })
-        .collect();
+    let mut signatures: Vec<Vec<&str>> = (0..n).map(|_| Vec::new()).collect();
+    let mut dial_ports: Vec<Vec<i64>> = (0..n).map(|_| Vec::new()).collect();
+    for site in &sites {
+        if let Some(signature) = signatures.get_mut(site.agent) {
+            signature.push(&site.node.addr);
+        }
+        if let (Some(ports), Some(p)) = (dial_ports.get_mut(site.agent), site.node.port) {
+            ports.push(p);
+        }
+    }
+    for signature in &mut signatures {
+        crate::stable_sort::sort(signature);
+    }
+    let dials_back = |c: usize, ai: usize| dials_back(&dial_ports, &listen_ports, c, ai);
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
-    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(&[&str], Vec<usize>)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.services.is_empty() {
             continue;
         }
-        let key = if a.chains.is_empty() {
-            vec!["<exit>".to_string()]
+        let key: &[&str] = if a.chains.is_empty() {
+            &["<exit>"]
         } else {
-            row(&signatures, i).to_vec()
+            row(&signatures, i)
         };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(i),
             None => groups.push((key, vec![i])),
         }
     }
-    // Both tables below are filled in (agent, chain, hop, node) order, so a
-    // Vec is already sorted by key: binary search instead of one more
-    // compiled copy of the B-tree code per table.
-    let mut group_pick: Vec<(NodeKey, usize)> = Vec::new();
+    let mut group_pick: Vec<Option<usize>> = vec![None; sites.len()];
     if table_ports.is_empty() {
-        for (ai, agent) in agents.iter().enumerate() {
-            for (ci, chain) in agent.chains.iter().enumerate() {
-                for (hi, hop) in chain.hops.iter().enumerate() {
-                    let mut best: Option<Vec<usize>> = None;
-                    for (_, members) in &groups {
-                        let mine: Vec<i64> =
-                            row(&listens, ai).iter().filter_map(|(_, p)| *p).collect();
-                        if members.contains(&ai)
-                            || members
+        for &(ai, hop, first) in &hops {
+            let mut best: Option<Vec<usize>> = None;
+            for (_, members) in &groups {
+                if members.contains(&ai) || members.iter().any(|&m| dials_back(m, ai)) {
+                    continue;
+                }
+                let mut used: Vec<usize> = Vec::new();
+                let ok = hop.nodes.iter().all(|node| {
+                    let Some(port) = node.port else {
+                        return false;
+                    };
+                    // A free member bound to the dialed host, else any on the port.
+                    let pick = [Some(node.host.as_str()), None]
+                        .into_iter()
+                        .find_map(|host| {
+                            members
                                 .iter()
-                                .any(|&m| row(&dial_ports, m).iter().any(|p| mine.contains(p)))
-                        {
-                            continue;
-                        }
-                        let mut used: Vec<usize> = Vec::new();
-                        let mut ok = true;
-                        for node in &hop.nodes {
-                            let Some(port) = node.port else {
-                                ok = false;
-                                break;
-                            };
-                            let free = |m: &usize| !used.contains(m);
-                            let pick = members
-                                .iter()
-                                .filter(|m| free(m))
-                                .find(|&&m| {
-                                    row(&listens, m)
-                                        .iter()
-                                        .any(|(h, p)| *p == Some(port) && *h == node.host)
-                                })
-                                .or_else(|| {
-                                    members.iter().filter(|m| free(m)).find(|&&m| {
-                                        row(&listens, m).iter().any(|(_, p)| *p == Some(port))
-                                    })
-                                });
-                            match pick {
-                                Some(&m) => used.push(m),
-                                None => {
-                                    ok = false;
-                                    break;
-                                }
-                            }
-                        }
-                        if ok && (best.is_none() || members.len() == hop.nodes.len()) {
-                            let exact = members.len() == hop.nodes.len();
-                            best = Some(used);
-                            if exact {
-                                break;
-                            }
-                        }
+                                .copied()
+                                .find(|m| !used.contains(m) && listens_on(agents, *m, port, host))
+                        });
+                    pick.map(|m| used.push(m)).is_some()
+                });
+                if ok && (best.is_none() || members.len() == hop.nodes.len()) {
+                    let exact = members.len() == hop.nodes.len();
+                    best = Some(used);
+                    if exact {
+                        break;
                     }
-                    if let Some(picks) = best {
-                        for (ni, m) in picks.into_iter().enumerate() {
-                            group_pick.push(((ai, ci, hi, ni), m));
-                        }
-                    }
+                }
+            }
+            for (ni, m) in best.into_iter().flatten().enumerate() {
+                if let Some(slot) = group_pick.get_mut(first + ni) {
+                    *slot = Some(m);
                 }
             }
         }
     }
-    // Who listens on a port and who is dialed by a host, indexed once: the
-    // lookups below run per chain node, and a plan has width^2 of them per hop.
-    let mut table_by_port: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
-    let mut table_by_host: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
-    for &(idx, p) in table_ports {
-        table_by_port.entry(p).or_default().push(idx);
-        let hosts = row(&addresses, idx);
+    // Who is in the node table on a port, who is dialed by a host and who
+    // listens on a port, each sorted by key once: the lookups below run per
+    // chain node, and a plan has width^2 of them per hop.
+    let mut table_by_port: Vec<(i64, usize)> = table_ports.iter().map(|&(i, p)| (p, i)).collect();
+    let mut table_by_host: Vec<(&str, usize)> = Vec::new();
+    for &(idx, _) in table_ports {
+        let hosts = addresses(idx);
         for (k, h) in hosts.iter().enumerate() {
             if !hosts.iter().take(k).any(|earlier| earlier == h) {
-                table_by_host.entry(h.as_str()).or_default().push(idx);
+                table_by_host.push((h, idx));
             }
         }
     }
-    let mut listeners_by_port: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
-    for idx in 0..n {
-        for (_, p) in row(&listens, idx) {
-            if let Some(p) = p {
-                let list = listeners_by_port.entry(*p).or_default();
-                if list.last() != Some(&idx) {
-                    list.push(idx);
-                }
+    let mut listeners: Vec<(i64, usize)> = Vec::new();
+    for (idx, ports) in listen_ports.iter().enumerate() {
+        for (k, p) in ports.iter().enumerate() {
+            if !ports.iter().take(k).any(|earlier| earlier == p) {
+                listeners.push((*p, idx));
             }
         }
     }
-    let empty: Vec<usize> = Vec::new();
-    // Candidate agents per chain node: (agent, chain, hop, node) -> list.
-    let mut cands: Vec<(NodeKey, Vec<usize>)> = Vec::new();
-    for (ai, agent) in agents.iter().enumerate() {
-        for (ci, chain) in agent.chains.iter().enumerate() {
-            for (hi, hop) in chain.hops.iter().enumerate() {
-                for (ni, node) in hop.nodes.iter().enumerate() {
-                    let Some(port) = node.port else { continue };
-                    let by_table: Vec<usize> = table_by_port
-                        .get(&port)
-                        .unwrap_or(&empty)
-                        .iter()
-                        .copied()
-                        .filter(|&idx| idx != ai && row(&addresses, idx).contains(&node.host))
-                        .collect();
-                    let listening: Vec<usize> = listeners_by_port
-                        .get(&port)
-                        .unwrap_or(&empty)
-                        .iter()
-                        .copied()
-                        .filter(|&idx| idx != ai)
-                        .collect();
-                    let exact: Vec<usize> = listening
-                        .iter()
-                        .copied()
-                        .filter(|&idx| {
-                            row(&listens, idx)
-                                .iter()
-                                .any(|(h, p)| *p == Some(port) && *h == node.host)
-                        })
-                        .collect();
-                    let by_host: Vec<usize> = table_by_host
-                        .get(node.host.as_str())
-                        .unwrap_or(&empty)
-                        .iter()
-                        .copied()
-                        .filter(|&idx| idx != ai)
-                        .collect();
-                    let list = if !by_table.is_empty() {
-                        by_table
-                    } else if let Some((_, g)) =
-                        at(&group_pick, (ai, ci, hi, ni)).and_then(|i| group_pick.get(i))
-                    {
-                        vec![*g]
-                    } else if !exact.is_empty() {
-                        exact
-                    } else if !listening.is_empty() {
-                        listening
-                    } else if by_host.len() == 1 {
-                        notes.push(format!(
-                            "{}: {} ({}) dials a tunnel node on a port where it has no service",
-                            agent.label, node.name, node.addr
-                        ));
-                        by_host
-                    } else {
-                        vec![]
-                    };
-                    cands.push(((ai, ci, hi, ni), list));
+    crate::stable_sort::sort_by(&mut table_by_port, |a, b| a.0.cmp(&b.0));
+    crate::stable_sort::sort_by(&mut listeners, |a, b| a.0.cmp(&b.0));
+    crate::stable_sort::sort_by(&mut table_by_host, |a, b| a.0.cmp(b.0));
+    // Candidate agents per chain node.
+    let mut cands: Vec<Vec<usize>> = Vec::with_capacity(sites.len());
+    for (k, site) in sites.iter().enumerate() {
+        let (ai, node) = (site.agent, site.node);
+        let Some(port) = node.port else {
+            cands.push(Vec::new());
+            continue;
+        };
+        let by_table = kept(&filed_under(&table_by_port, port, ai), &|idx| {
+            addresses(idx).contains(&node.host)
+        });
+        let list = if !by_table.is_empty() {
+            by_table
+        } else if let Some(g) = group_pick.get(k).copied().flatten() {
+            vec![g]
+        } else {
+            let listening = filed_under(&listeners, port, ai);
+            let exact = kept(&listening, &|idx| {
+                listens_on(agents, idx, port, Some(&node.host))
+            });
+            if !exact.is_empty() {
+                exact
+            } else if !listening.is_empty() {
+                listening
+            } else {
+                let by_host = filed_under(&table_by_host, node.host.as_str(), ai);
+                if by_host.len() == 1 {
+                    notes.push(format!(
+                        "{}: {} ({}) dials a tunnel node on a port where it has no service",
+                        agents.get(ai).map_or("", |a| a.label.as_str()),
+                        node.name,
+                        node.addr
+                    ));
+                    by_host
+                } else {
+                    Vec::new()
                 }
             }
-        }
+        };
+        cands.push(list);
     }
     // Walk from the entries, layer by layer.
     let mut layer: Vec<Option<usize>> = vec![None; n];
-    let mut queue: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
+    let mut queue: Vec<usize> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.role.as_deref() == Some("entry") {
             if let Some(slot) = layer.get_mut(i) {
                 *slot = Some(0);
             }
-            queue.push_back(i);
+            queue.push(i);
         }
     }
-    let mut order: Vec<usize> = Vec::new();
-    while let Some(ai) = queue.pop_front() {
-        if order.contains(&ai) {
-            continue;
+    let mut done = vec![false; n];
+    let mut head = 0;
+    while let Some(&ai) = queue.get(head) {
+        head += 1;
+        match done.get_mut(ai) {
+            Some(seen) if !*seen => *seen = true,
+            _ => continue,
         }
-        order.push(ai);
         let my = layer.get(ai).copied().flatten().unwrap_or(0);
-        let keys: Vec<NodeKey> = cands
+        let mine =
+            sites.partition_point(|s| s.agent < ai)..sites.partition_point(|s| s.agent <= ai);
+        for list in cands.get_mut(mine).into_iter().flatten() {
+            narrow(list, &|c| {
+                layer.get(c).copied().flatten().is_none_or(|l| l > my)
+            });
+            for &c in list.iter() {
+                if let Some(slot) = layer.get_mut(c) {
+                    if slot.is_none() {
+                        *slot = Some(my + 1);
+                        queue.push(c);
+                    }
+                }
+            }
+        }
+    }
+    let mut targets = Vec::with_capacity(sites.len());
+    // Agents already taken by the current hop.
+    let mut used: Vec<usize> = Vec::new();
+    let mut used_hop = usize::MAX;
+    for (site, mut list) in sites.iter().zip(cands) {
+        let (ai, node) = (site.agent, site.node);
+        if site.hop != used_hop {
+            used.clear();
+            used_hop = site.hop;
+        }
+        // A node whose own chain dials back to this node's ports is upstream, not a target.
+        narrow(&mut list, &|c| !dials_back(c, ai));
+        let my_signature = row(&signatures, ai);
+        if !my_signature.is_empty() {
+            narrow(&mut list, &|i| row(&signatures, i) != my_signature);
+        }
+        let label = agents.get(ai).map_or("", |a| a.label.as_str());
+        if list.len() > 1 {
+            notes.push(format!(
+                "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
+                node.name,
+                node.addr,
+                list.len()
+            ));
+        }
+        let found = list
             .iter()
-            .map(|(k, _)| *k)
-            .filter(|k| k.0 == ai)
-            .collect();
-        for key in keys {
-            if let Some((_, list)) = at(&cands, key).and_then(|i| cands.get_mut(i)) {
-                if list.len() > 1 {
-                    let deeper: Vec<usize> = list
-                        .iter()
-                        .copied()
-                        .filter(|&c| {
-                            layer
-                                .get(c)
-                                .copied()
-                                .flatten()
-                                .map(|l| l > my)
-                                .unwrap_or(true)
-                        })
-                        .collect();
-                    if !deeper.is_empty() {
-                        *list = deeper;
-                    }
-                }
-                for &c in list.iter() {
-                    if let Some(slot) = layer.get_mut(c) {
-                        if slot.is_none() {
-                            *slot = Some(my + 1);
-                            queue.push_back(c);
-                        }
-                    }
-                }
-            }
+            .copied()
+            .find(|i| !used.contains(i))
+            .or(list.first().copied());
+        match found {
+            Some(idx) => used.push(idx),
+            None if node.port.is_some() => notes.push(format!(
+                "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
+                node.name, node.addr
+            )),
+            None => {}
         }
+        targets.push(found);
     }
-    for (ai, agent) in agents.iter_mut().enumerate() {
-        let label = agent.label.clone();
-        for (ci, chain) in agent.chains.iter_mut().enumerate() {
-            for (hi, hop) in chain.hops.iter_mut().enumerate() {
-                let mut used: Vec<usize> = Vec::new();
-                for (ni, node) in hop.nodes.iter_mut().enumerate() {
-                    let mut list = at(&cands, (ai, ci, hi, ni))
-                        .and_then(|i| cands.get(i))
-                        .map(|(_, l)| l.clone())
-                        .unwrap_or_default();
-                    // A node whose own chain dials back to this node's ports is upstream, not a target.
-                    if list.len() > 1 {
-                        let mine: Vec<i64> =
-                            row(&listens, ai).iter().filter_map(|(_, p)| *p).collect();
-                        let forward: Vec<usize> = list
-                            .iter()
-                            .copied()
-                            .filter(|&c| !row(&dial_ports, c).iter().any(|p| mine.contains(p)))
-                            .collect();
-                        if !forward.is_empty() {
-                            list = forward;
-                        }
-                    }
-                    let my_signature = row(&signatures, ai);
-                    if list.len() > 1 && !my_signature.is_empty() {
-                        let others: Vec<usize> = list
-                            .iter()
-                            .copied()
-                            .filter(|&i| row(&signatures, i) != my_signature)
-                            .collect();
-                        if !others.is_empty() {
-                            list = others;
-                        }
-                    }
-                    if list.len() > 1 {
-                        notes.push(format!(
-                            "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
-                            node.name,
-                            node.addr,
-                            list.len()
-                        ));
-                    }
-                    let found = list
-                        .iter()
-                        .copied()
-                        .find(|i| !used.contains(i))
-                        .or(list.first().copied());
-                    match found {
-                        Some(idx) => used.push(idx),
-                        None if node.port.is_some() => notes.push(format!(
-                            "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
-                            node.name, node.addr
-                        )),
-                        None => {}
-                    }
-                    node.target = found;
-                }
-            }
-        }
-    }
+    targets
 }
