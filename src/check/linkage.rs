@@ -11,7 +11,6 @@ use super::util::{
 };
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::BTreeSet;
 
 struct Listener<'d, 'a> {
     svc: &'d Svc<'a>,
@@ -39,25 +38,49 @@ fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
     out
 }
 
-/// Keys whose values differ between two key/value lists (missing counts as different).
-pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Vec<String> {
-    // `&str`, the set type parity.rs uses too: one instantiation of the B-tree.
-    let mut keys: BTreeSet<&str> = BTreeSet::new();
-    for k in a
-        .iter()
-        .map(|x| x.0.as_str())
-        .chain(b.iter().map(|x| x.0.as_str()))
-    {
-        keys.insert(k);
+/// The keys whose values differ between two key/value lists sorted by
+/// key with unique keys (missing counts as different), in key order and
+/// joined by ", "; `None` when they agree. A merge of the sorted lists.
+pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut push = |k: &str| match &mut out {
+        Some(text) => {
+            text.push_str(", ");
+            text.push_str(k);
+        }
+        None => out = Some(k.to_string()),
+    };
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.0.cmp(&y.0) {
+                std::cmp::Ordering::Less => {
+                    push(&x.0);
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    push(&y.0);
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    if x.1 != y.1 {
+                        push(&x.0);
+                    }
+                    a.next();
+                    b.next();
+                }
+            },
+            (Some(x), None) => {
+                push(&x.0);
+                a.next();
+            }
+            (None, Some(y)) => {
+                push(&y.0);
+                b.next();
+            }
+            (None, None) => return out,
+        }
     }
-    keys.into_iter()
-        .filter(|k| {
-            let va = a.iter().find(|x| x.0 == *k).map(|x| &x.1);
-            let vb = b.iter().find(|x| x.0 == *k).map(|x| &x.1);
-            va != vb
-        })
-        .map(str::to_string)
-        .collect()
 }
 
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
@@ -244,16 +267,14 @@ fn link(
     // one of them with the same settings is taken as the other end.
     if matched
         .iter()
-        .any(|l| differing_keys(&conn_mux, &handler_mux(l)).is_empty())
+        .any(|l| differing_keys(&conn_mux, &handler_mux(l)).is_none())
     {
         return;
     }
     let Some(target) = matched.first().copied() else {
         return;
     };
-    let diff = differing_keys(&conn_mux, &handler_mux(target));
-    if !diff.is_empty() {
-        let keys = diff.join(", ");
+    if let Some(keys) = differing_keys(&conn_mux, &handler_mux(target)) {
         sink.add(
             "LK003",
             from,
