@@ -11,11 +11,7 @@ use super::util::{
 };
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-
-struct Listener<'d, 'a> {
-    svc: &'d Svc<'a>,
-    port: i64,
-}
+use std::fmt::Write;
 
 fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
     get_obj(svc.obj, "listener")
@@ -87,18 +83,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     if !doc.multi_node {
         return;
     }
-    let listeners: Vec<Listener> = doc
-        .services
-        .iter()
-        .filter_map(|svc| {
-            let addr = get_str(svc.obj, "addr")?;
-            Some(Listener {
-                svc,
-                port: loose_port(addr)?,
-            })
-        })
-        .collect();
-    let index = Index::new(doc, &listeners);
+    let index = Index::new(doc);
     for chain in &doc.chains {
         let Some(hops) = get_arr(chain.obj, "hops") else {
             continue;
@@ -147,7 +132,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
 #[allow(clippy::too_many_arguments)]
 fn link(
     doc: &Doc<'_>,
-    index: &Index<'_, '_, '_>,
+    index: &Index<'_, '_>,
     from: Option<i64>,
     node: &Obj<'_>,
     node_path: &str,
@@ -156,28 +141,32 @@ fn link(
     port: i64,
     sink: &mut Sink,
 ) {
-    let on_port: &[&Listener] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
-    let candidates: Vec<&Listener> = match &index.owners {
+    let on_port: &[&Svc] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
+    // With a node table, only the services of the nodes that own the host.
+    let owners: Option<&[i64]> = match &index.owners {
         Some(owners_by_host) => {
             let owners: &[i64] = owners_by_host.get(host).map(Vec::as_slice).unwrap_or(&[]);
             if owners.is_empty() {
                 return; // not a tunnel node: outside this plan
             }
-            let found: Vec<&Listener> = on_port
-                .iter()
-                .copied()
-                .filter(|l| l.svc.node_id.is_some_and(|id| owners.contains(&id)))
-                .collect();
-            if found.is_empty() {
-                let ids = owners
-                    .iter()
-                    .map(|i| i.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                sink.add(
-                    "LK001",
-                    from,
-                    &join(node_path, "addr"),
+            Some(owners)
+        }
+        None => None,
+    };
+    let candidates = on_port.iter().copied().filter(|svc| {
+        owners.is_none_or(|owners| svc.node_id.is_some_and(|id| owners.contains(&id)))
+    });
+    let Some(first) = candidates.clone().next() else {
+        let (en, zh) = match owners {
+            Some(owners) => {
+                let mut ids = String::new();
+                for id in owners {
+                    if !ids.is_empty() {
+                        ids.push_str(", ");
+                    }
+                    let _ = write!(ids, "{}", id);
+                }
+                (
                     format!(
                         "{} belongs to tunnel node {} but no planned service listens on port {} there",
                         addr, ids, port
@@ -186,34 +175,23 @@ fn link(
                         "{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听",
                         addr, ids, port
                     ),
-                );
-                return;
+                )
             }
-            found
-        }
-        None => {
-            let found: Vec<&Listener> = on_port.to_vec();
-            if found.is_empty() && !doc.whole_plan {
-                return; // a command list may leave out the node it dials
-            }
-            if found.is_empty() {
-                sink.add(
-                    "LK001",
-                    from,
-                    &join(node_path, "addr"),
-                    format!(
-                        "{} is dialed but no service in this plan listens on port {}",
-                        addr, port
-                    ),
-                    format!(
-                        "拨号目标 {} 的端口 {} 上没有本计划部署的服务监听",
-                        addr, port
-                    ),
-                );
-                return;
-            }
-            found
-        }
+            // A command list may leave out the node it dials.
+            None if !doc.whole_plan => return,
+            None => (
+                format!(
+                    "{} is dialed but no service in this plan listens on port {}",
+                    addr, port
+                ),
+                format!(
+                    "拨号目标 {} 的端口 {} 上没有本计划部署的服务监听",
+                    addr, port
+                ),
+            ),
+        };
+        sink.add("LK001", from, &join(node_path, "addr"), en, zh);
+        return;
     };
     // Protocol: the dialer must speak what the dialed listener serves.
     let Some(dialer) = get_obj(node, "dialer") else {
@@ -223,20 +201,13 @@ fn link(
         return;
     };
     let dkey = get_ci(node, "dialer").map(|(k, _)| k).unwrap_or("dialer");
-    let matched: Vec<&Listener> = candidates
-        .iter()
-        .copied()
-        .filter(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)))
-        .collect();
-    if matched.is_empty() {
-        let Some(first) = candidates.first().copied() else {
-            return;
-        };
-        let Some(ltype) = listener_type(first.svc) else {
+    let mut matched =
+        candidates.filter(|svc| listener_type(svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)));
+    let Some(target) = matched.clone().next() else {
+        let Some(ltype) = listener_type(first) else {
             return;
         };
         let on = first
-            .svc
             .node_id
             .map(|i| format!("node {}", i))
             .unwrap_or_else(|| "the target".into());
@@ -246,34 +217,27 @@ fn link(
             &join(&join(node_path, dkey), "type"),
             format!(
                 "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
-                dtype, ltype, on, first.svc.path()
+                dtype, ltype, on, first.path()
             ),
             format!(
                 "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
-                dtype, on, first.svc.path(), ltype
+                dtype, on, first.path(), ltype
             ),
         );
         return;
-    }
+    };
     // Mux: connector vs the handler on the other end.
     let ckey = get_ci(node, "connector")
         .map(|(k, _)| k)
         .unwrap_or("connector");
     let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
-    let handler_mux = |l: &Listener| {
-        mux_settings(get_obj(l.svc.obj, "handler").and_then(|h| get_obj(h, "metadata")))
-    };
+    let handler_mux =
+        |svc: &Svc| mux_settings(get_obj(svc.obj, "handler").and_then(|h| get_obj(h, "metadata")));
     // Without a node table several services may share the dialed port: any
     // one of them with the same settings is taken as the other end.
-    if matched
-        .iter()
-        .any(|l| differing_keys(&conn_mux, &handler_mux(l)).is_none())
-    {
+    if matched.any(|svc| differing_keys(&conn_mux, &handler_mux(svc)).is_none()) {
         return;
     }
-    let Some(target) = matched.first().copied() else {
-        return;
-    };
     if let Some(keys) = differing_keys(&conn_mux, &handler_mux(target)) {
         sink.add(
             "LK003",
@@ -282,13 +246,13 @@ fn link(
             format!(
                 "connector mux settings differ from the handler of {} ({}): {}",
                 addr,
-                target.svc.path(),
+                target.path(),
                 keys
             ),
             format!(
                 "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
                 addr,
-                target.svc.path(),
+                target.path(),
                 keys
             ),
         );
@@ -296,18 +260,21 @@ fn link(
 }
 
 /// What `link` looks up for every chain node, built once per document: the
-/// listeners on each port (document order kept) and, for a plan, the tunnel
-/// nodes that own each host. Keeps the rule linear in the number of chain nodes.
-struct Index<'l, 'd, 'a> {
-    by_port: HashMap<i64, Vec<&'l Listener<'d, 'a>>>,
+/// services listening on each port (document order kept) and, for a plan,
+/// the tunnel nodes that own each host. Keeps the rule linear in the number
+/// of chain nodes.
+struct Index<'d, 'a> {
+    by_port: HashMap<i64, Vec<&'d Svc<'a>>>,
     owners: Option<HashMap<&'d str, Vec<i64>>>,
 }
 
-impl<'l, 'd, 'a> Index<'l, 'd, 'a> {
-    fn new(doc: &'d Doc<'a>, listeners: &'l [Listener<'d, 'a>]) -> Self {
-        let mut by_port: HashMap<i64, Vec<&Listener>> = HashMap::default();
-        for l in listeners {
-            by_port.entry(l.port).or_default().push(l);
+impl<'d, 'a> Index<'d, 'a> {
+    fn new(doc: &'d Doc<'a>) -> Self {
+        let mut by_port: HashMap<i64, Vec<&Svc>> = HashMap::default();
+        for svc in &doc.services {
+            if let Some(port) = get_str(svc.obj, "addr").and_then(loose_port) {
+                by_port.entry(port).or_default().push(svc);
+            }
         }
         let owners = doc.table.as_ref().map(|table| {
             let mut m: HashMap<&str, Vec<i64>> = HashMap::default();
