@@ -132,7 +132,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
 #[allow(clippy::too_many_arguments)]
 fn link(
     doc: &Doc<'_>,
-    index: &Index<'_, '_>,
+    index: &Index<'_>,
     from: Option<i64>,
     node: &Obj<'_>,
     node_path: &str,
@@ -141,21 +141,33 @@ fn link(
     port: i64,
     sink: &mut Sink,
 ) {
-    let on_port: &[&Svc] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
-    // With a node table, only the services of the nodes that own the host.
-    let owners: Option<&[i64]> = match &index.owners {
+    let on_port: &[usize] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
+    // With a node table, only the services of the nodes that own the host
+    // (their ids, in table order).
+    let table = doc.table.as_deref().unwrap_or_default();
+    let owners = match &index.owners {
         Some(owners_by_host) => {
-            let owners: &[i64] = owners_by_host.get(host).map(Vec::as_slice).unwrap_or(&[]);
-            if owners.is_empty() {
+            let rows: &[usize] = owners_by_host.get(host).map(Vec::as_slice).unwrap_or(&[]);
+            if rows.is_empty() {
                 return; // not a tunnel node: outside this plan
             }
-            Some(owners)
+            Some(
+                rows.iter()
+                    .filter_map(|&r| table.get(r))
+                    .map(|row| row.node_id),
+            )
         }
         None => None,
     };
-    let candidates = on_port.iter().copied().filter(|svc| {
-        owners.is_none_or(|owners| svc.node_id.is_some_and(|id| owners.contains(&id)))
-    });
+    let candidates = on_port
+        .iter()
+        .filter_map(|&i| doc.services.get(i))
+        .filter(|svc| {
+            owners.clone().is_none_or(|mut owners| {
+                svc.node_id
+                    .is_some_and(|id| owners.any(|owner| owner == id))
+            })
+        });
     let Some(first) = candidates.clone().next() else {
         let (en, zh) = match owners {
             Some(owners) => {
@@ -263,25 +275,27 @@ fn link(
 /// services listening on each port (document order kept) and, for a plan,
 /// the tunnel nodes that own each host. Keeps the rule linear in the number
 /// of chain nodes.
-struct Index<'d, 'a> {
-    by_port: HashMap<i64, Vec<&'d Svc<'a>>>,
-    owners: Option<HashMap<&'d str, Vec<i64>>>,
+struct Index<'d> {
+    /// Indices into `Doc::services` (the map type the simulator uses too).
+    by_port: HashMap<i64, Vec<usize>>,
+    /// Indices into `Doc::table`.
+    owners: Option<HashMap<&'d str, Vec<usize>>>,
 }
 
-impl<'d, 'a> Index<'d, 'a> {
-    fn new(doc: &'d Doc<'a>) -> Self {
-        let mut by_port: HashMap<i64, Vec<&Svc>> = HashMap::default();
-        for svc in &doc.services {
+impl<'d> Index<'d> {
+    fn new(doc: &'d Doc<'_>) -> Self {
+        let mut by_port: HashMap<i64, Vec<usize>> = HashMap::default();
+        for (i, svc) in doc.services.iter().enumerate() {
             if let Some(port) = get_str(svc.obj, "addr").and_then(loose_port) {
-                by_port.entry(port).or_default().push(svc);
+                by_port.entry(port).or_default().push(i);
             }
         }
         let owners = doc.table.as_ref().map(|table| {
-            let mut m: HashMap<&str, Vec<i64>> = HashMap::default();
-            for n in table {
+            let mut m: HashMap<&str, Vec<usize>> = HashMap::default();
+            for (row, n) in table.iter().enumerate() {
                 for (i, h) in n.hosts.iter().enumerate() {
                     if !n.hosts.iter().take(i).any(|prev| prev == h) {
-                        m.entry(h.as_str()).or_default().push(n.node_id);
+                        m.entry(h.as_str()).or_default().push(row);
                     }
                 }
             }
