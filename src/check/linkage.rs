@@ -21,11 +21,20 @@ fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
 
 /// The `mux.*` settings of a connector's or handler's metadata.
 fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
-    let mut out: Vec<(String, Value)> = meta
+    sorted_entries(meta, &|k| k.starts_with("mux."))
+}
+
+/// The entries of `obj` whose keys `keep` accepts, as owned pairs sorted by
+/// key: how the LK and PA rules compare metadata.
+pub(crate) fn sorted_entries(
+    obj: Option<&Obj<'_>>,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = obj
         .map(|m| {
             // Sorted below (keys are unique): the stored order will do.
             m.iter_any()
-                .filter(|(k, _)| k.starts_with("mux."))
+                .filter(|(k, _)| keep(k))
                 .map(|(k, v)| (k.to_string(), v.to_value()))
                 .collect()
         })

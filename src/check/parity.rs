@@ -4,7 +4,7 @@
 //! `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
 
 use super::failover::find_chain;
-use super::linkage::differing_keys;
+use super::linkage::{differing_keys, sorted_entries};
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
 use super::tree::{Obj, Val};
@@ -68,18 +68,9 @@ struct Hop<'d, 'a> {
     chain: Option<&'d Chn<'a>>,
 }
 
+/// The metadata of a plugin object (`{metadata}`), sorted by key.
 fn meta_of(obj: Option<&Obj<'_>>) -> Meta {
-    let mut m: Meta = obj
-        .and_then(|o| get_obj(o, "metadata"))
-        // Sorted below (keys are unique): the stored order will do.
-        .map(|m| {
-            m.iter_any()
-                .map(|(k, v)| (k.to_string(), v.to_value()))
-                .collect()
-        })
-        .unwrap_or_default();
-    crate::stable_sort::sort_by(&mut m, |a, b| a.0.cmp(&b.0));
-    m
+    sorted_entries(obj.and_then(|o| get_obj(o, "metadata")), &|_| true)
 }
 
 fn key_of<'o>(obj: &'o Obj<'_>, name: &'o str) -> &'o str {
@@ -263,10 +254,9 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
 
     // PA003 (service side): handler and listener metadata.
     let twin_handler = local_mux_metadata(hop.protocol);
-    let fed_handler: Meta = meta_of(handler)
-        .into_iter()
-        .filter(|(k, _)| k != "interface")
-        .collect();
+    let fed_handler = sorted_entries(handler.and_then(|h| get_obj(h, "metadata")), &|k| {
+        k != "interface"
+    });
     metadata_finding(sink, node, &hpath, "handler", &fed_handler, &twin_handler);
     let listener = get_obj(svc.obj, "listener");
     if listener.is_some() {
