@@ -292,19 +292,18 @@ impl Decoder<'_> {
                 None => self.type_error(ty, v, path, key),
                 Some(s) => {
                     if !s.is_empty() && !KNOWN_STRATEGIES.contains(&s) {
+                        let known = KNOWN_STRATEGIES.join(", ");
                         self.sink.add(
                             "AC004",
                             self.node_id,
                             &path.render(),
                             format!(
                                 "strategy {:?} is unknown to the agent (known, case-sensitive: {}); it silently becomes round robin",
-                                s,
-                                KNOWN_STRATEGIES.join(", ")
+                                s, known
                             ),
                             format!(
                                 "节点不认识策略 {:?}（区分大小写，可用：{}），会静默改用轮询（round）",
-                                s,
-                                KNOWN_STRATEGIES.join(", ")
+                                s, known
                             ),
                         );
                     }

@@ -5,7 +5,7 @@
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
 use super::tree::Obj;
-use super::util::{get_arr, get_ci, get_obj, get_str, join};
+use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
 use crate::finding::Fix;
 use serde_json::Value;
 
@@ -232,7 +232,7 @@ fn direct_egress(doc: &Doc<'_>, chain: &Chn<'_>, sink: &mut Sink) {
         sink.add(
             "FO005",
             chain.node_id,
-            &join(&hops_path, &i.to_string()),
+            &join_i(&hops_path, i),
             format!(
                 "when all {n} nodes of hop {hop_name} of chain {:?} are marked failed, the route is empty and {from_en} dials the destination itself, bypassing the rest of the chain: traffic leaves from {from_en}'s address for up to failTimeout {shown}{default_note} after the last failure",
                 chain.name

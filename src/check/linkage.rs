@@ -11,12 +11,7 @@ use super::util::{
 };
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::BTreeSet;
-
-struct Listener<'d, 'a> {
-    svc: &'d Svc<'a>,
-    port: i64,
-}
+use std::fmt::Write;
 
 fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
     get_obj(svc.obj, "listener")
@@ -26,11 +21,20 @@ fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
 
 /// The `mux.*` settings of a connector's or handler's metadata.
 fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
-    let mut out: Vec<(String, Value)> = meta
+    sorted_entries(meta, &|k| k.starts_with("mux."))
+}
+
+/// The entries of `obj` whose keys `keep` accepts, as owned pairs sorted by
+/// key: how the LK and PA rules compare metadata.
+pub(crate) fn sorted_entries(
+    obj: Option<&Obj<'_>>,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = obj
         .map(|m| {
             // Sorted below (keys are unique): the stored order will do.
             m.iter_any()
-                .filter(|(k, _)| k.starts_with("mux."))
+                .filter(|(k, _)| keep(k))
                 .map(|(k, v)| (k.to_string(), v.to_value()))
                 .collect()
         })
@@ -39,43 +43,56 @@ fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
     out
 }
 
-/// Keys whose values differ between two key/value lists (missing counts as different).
-pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Vec<String> {
-    // `&str`, the set type parity.rs uses too: one instantiation of the B-tree.
-    let mut keys: BTreeSet<&str> = BTreeSet::new();
-    for k in a
-        .iter()
-        .map(|x| x.0.as_str())
-        .chain(b.iter().map(|x| x.0.as_str()))
-    {
-        keys.insert(k);
+/// The keys whose values differ between two key/value lists sorted by
+/// key with unique keys (missing counts as different), in key order and
+/// joined by ", "; `None` when they agree. A merge of the sorted lists.
+pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut push = |k: &str| match &mut out {
+        Some(text) => {
+            text.push_str(", ");
+            text.push_str(k);
+        }
+        None => out = Some(k.to_string()),
+    };
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.0.cmp(&y.0) {
+                std::cmp::Ordering::Less => {
+                    push(&x.0);
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    push(&y.0);
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    if x.1 != y.1 {
+                        push(&x.0);
+                    }
+                    a.next();
+                    b.next();
+                }
+            },
+            (Some(x), None) => {
+                push(&x.0);
+                a.next();
+            }
+            (None, Some(y)) => {
+                push(&y.0);
+                b.next();
+            }
+            (None, None) => return out,
+        }
     }
-    keys.into_iter()
-        .filter(|k| {
-            let va = a.iter().find(|x| x.0 == *k).map(|x| &x.1);
-            let vb = b.iter().find(|x| x.0 == *k).map(|x| &x.1);
-            va != vb
-        })
-        .map(str::to_string)
-        .collect()
 }
 
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     if !doc.multi_node {
         return;
     }
-    let listeners: Vec<Listener> = doc
-        .services
-        .iter()
-        .filter_map(|svc| {
-            let addr = get_str(svc.obj, "addr")?;
-            Some(Listener {
-                svc,
-                port: loose_port(addr)?,
-            })
-        })
-        .collect();
-    let index = Index::new(doc, &listeners);
+    let index = Index::new(doc);
     for chain in &doc.chains {
         let Some(hops) = get_arr(chain.obj, "hops") else {
             continue;
@@ -124,7 +141,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
 #[allow(clippy::too_many_arguments)]
 fn link(
     doc: &Doc<'_>,
-    index: &Index<'_, '_, '_>,
+    index: &Index<'_>,
     from: Option<i64>,
     node: &Obj<'_>,
     node_path: &str,
@@ -133,28 +150,44 @@ fn link(
     port: i64,
     sink: &mut Sink,
 ) {
-    let on_port: &[&Listener] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
-    let candidates: Vec<&Listener> = match &index.owners {
+    let on_port: &[usize] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
+    // With a node table, only the services of the nodes that own the host
+    // (their ids, in table order).
+    let table = doc.table.as_deref().unwrap_or_default();
+    let owners = match &index.owners {
         Some(owners_by_host) => {
-            let owners: &[i64] = owners_by_host.get(host).map(Vec::as_slice).unwrap_or(&[]);
-            if owners.is_empty() {
+            let rows: &[usize] = owners_by_host.get(host).map(Vec::as_slice).unwrap_or(&[]);
+            if rows.is_empty() {
                 return; // not a tunnel node: outside this plan
             }
-            let found: Vec<&Listener> = on_port
-                .iter()
-                .copied()
-                .filter(|l| l.svc.node_id.is_some_and(|id| owners.contains(&id)))
-                .collect();
-            if found.is_empty() {
-                let ids = owners
-                    .iter()
-                    .map(|i| i.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                sink.add(
-                    "LK001",
-                    from,
-                    &join(node_path, "addr"),
+            Some(
+                rows.iter()
+                    .filter_map(|&r| table.get(r))
+                    .map(|row| row.node_id),
+            )
+        }
+        None => None,
+    };
+    let candidates = on_port
+        .iter()
+        .filter_map(|&i| doc.services.get(i))
+        .filter(|svc| {
+            owners.clone().is_none_or(|mut owners| {
+                svc.node_id
+                    .is_some_and(|id| owners.any(|owner| owner == id))
+            })
+        });
+    let Some(first) = candidates.clone().next() else {
+        let (en, zh) = match owners {
+            Some(owners) => {
+                let mut ids = String::new();
+                for id in owners {
+                    if !ids.is_empty() {
+                        ids.push_str(", ");
+                    }
+                    let _ = write!(ids, "{}", id);
+                }
+                (
                     format!(
                         "{} belongs to tunnel node {} but no planned service listens on port {} there",
                         addr, ids, port
@@ -163,34 +196,23 @@ fn link(
                         "{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听",
                         addr, ids, port
                     ),
-                );
-                return;
+                )
             }
-            found
-        }
-        None => {
-            let found: Vec<&Listener> = on_port.to_vec();
-            if found.is_empty() && !doc.whole_plan {
-                return; // a command list may leave out the node it dials
-            }
-            if found.is_empty() {
-                sink.add(
-                    "LK001",
-                    from,
-                    &join(node_path, "addr"),
-                    format!(
-                        "{} is dialed but no service in this plan listens on port {}",
-                        addr, port
-                    ),
-                    format!(
-                        "拨号目标 {} 的端口 {} 上没有本计划部署的服务监听",
-                        addr, port
-                    ),
-                );
-                return;
-            }
-            found
-        }
+            // A command list may leave out the node it dials.
+            None if !doc.whole_plan => return,
+            None => (
+                format!(
+                    "{} is dialed but no service in this plan listens on port {}",
+                    addr, port
+                ),
+                format!(
+                    "拨号目标 {} 的端口 {} 上没有本计划部署的服务监听",
+                    addr, port
+                ),
+            ),
+        };
+        sink.add("LK001", from, &join(node_path, "addr"), en, zh);
+        return;
     };
     // Protocol: the dialer must speak what the dialed listener serves.
     let Some(dialer) = get_obj(node, "dialer") else {
@@ -200,20 +222,13 @@ fn link(
         return;
     };
     let dkey = get_ci(node, "dialer").map(|(k, _)| k).unwrap_or("dialer");
-    let matched: Vec<&Listener> = candidates
-        .iter()
-        .copied()
-        .filter(|l| listener_type(l.svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)))
-        .collect();
-    if matched.is_empty() {
-        let Some(first) = candidates.first().copied() else {
-            return;
-        };
-        let Some(ltype) = listener_type(first.svc) else {
+    let mut matched =
+        candidates.filter(|svc| listener_type(svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)));
+    let Some(target) = matched.clone().next() else {
+        let Some(ltype) = listener_type(first) else {
             return;
         };
         let on = first
-            .svc
             .node_id
             .map(|i| format!("node {}", i))
             .unwrap_or_else(|| "the target".into());
@@ -223,37 +238,28 @@ fn link(
             &join(&join(node_path, dkey), "type"),
             format!(
                 "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
-                dtype, ltype, on, first.svc.path()
+                dtype, ltype, on, first.path()
             ),
             format!(
                 "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
-                dtype, on, first.svc.path(), ltype
+                dtype, on, first.path(), ltype
             ),
         );
         return;
-    }
+    };
     // Mux: connector vs the handler on the other end.
     let ckey = get_ci(node, "connector")
         .map(|(k, _)| k)
         .unwrap_or("connector");
     let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
-    let handler_mux = |l: &Listener| {
-        mux_settings(get_obj(l.svc.obj, "handler").and_then(|h| get_obj(h, "metadata")))
-    };
+    let handler_mux =
+        |svc: &Svc| mux_settings(get_obj(svc.obj, "handler").and_then(|h| get_obj(h, "metadata")));
     // Without a node table several services may share the dialed port: any
     // one of them with the same settings is taken as the other end.
-    if matched
-        .iter()
-        .any(|l| differing_keys(&conn_mux, &handler_mux(l)).is_empty())
-    {
+    if matched.any(|svc| differing_keys(&conn_mux, &handler_mux(svc)).is_none()) {
         return;
     }
-    let Some(target) = matched.first().copied() else {
-        return;
-    };
-    let diff = differing_keys(&conn_mux, &handler_mux(target));
-    if !diff.is_empty() {
-        let keys = diff.join(", ");
+    if let Some(keys) = differing_keys(&conn_mux, &handler_mux(target)) {
         sink.add(
             "LK003",
             from,
@@ -261,13 +267,13 @@ fn link(
             format!(
                 "connector mux settings differ from the handler of {} ({}): {}",
                 addr,
-                target.svc.path(),
+                target.path(),
                 keys
             ),
             format!(
                 "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
                 addr,
-                target.svc.path(),
+                target.path(),
                 keys
             ),
         );
@@ -275,25 +281,30 @@ fn link(
 }
 
 /// What `link` looks up for every chain node, built once per document: the
-/// listeners on each port (document order kept) and, for a plan, the tunnel
-/// nodes that own each host. Keeps the rule linear in the number of chain nodes.
-struct Index<'l, 'd, 'a> {
-    by_port: HashMap<i64, Vec<&'l Listener<'d, 'a>>>,
-    owners: Option<HashMap<&'d str, Vec<i64>>>,
+/// services listening on each port (document order kept) and, for a plan,
+/// the tunnel nodes that own each host. Keeps the rule linear in the number
+/// of chain nodes.
+struct Index<'d> {
+    /// Indices into `Doc::services` (the map type the simulator uses too).
+    by_port: HashMap<i64, Vec<usize>>,
+    /// Indices into `Doc::table`.
+    owners: Option<HashMap<&'d str, Vec<usize>>>,
 }
 
-impl<'l, 'd, 'a> Index<'l, 'd, 'a> {
-    fn new(doc: &'d Doc<'a>, listeners: &'l [Listener<'d, 'a>]) -> Self {
-        let mut by_port: HashMap<i64, Vec<&Listener>> = HashMap::default();
-        for l in listeners {
-            by_port.entry(l.port).or_default().push(l);
+impl<'d> Index<'d> {
+    fn new(doc: &'d Doc<'_>) -> Self {
+        let mut by_port: HashMap<i64, Vec<usize>> = HashMap::default();
+        for (i, svc) in doc.services.iter().enumerate() {
+            if let Some(port) = get_str(svc.obj, "addr").and_then(loose_port) {
+                by_port.entry(port).or_default().push(i);
+            }
         }
         let owners = doc.table.as_ref().map(|table| {
-            let mut m: HashMap<&str, Vec<i64>> = HashMap::default();
-            for n in table {
+            let mut m: HashMap<&str, Vec<usize>> = HashMap::default();
+            for (row, n) in table.iter().enumerate() {
                 for (i, h) in n.hosts.iter().enumerate() {
                     if !n.hosts.iter().take(i).any(|prev| prev == h) {
-                        m.entry(h.as_str()).or_default().push(n.node_id);
+                        m.entry(h.as_str()).or_default().push(row);
                     }
                 }
             }

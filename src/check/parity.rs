@@ -4,7 +4,7 @@
 //! `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
 
 use super::failover::find_chain;
-use super::linkage::differing_keys;
+use super::linkage::{differing_keys, sorted_entries};
 use super::model::{Chn, Doc, Svc};
 use super::rules::Sink;
 use super::tree::{Obj, Val};
@@ -13,7 +13,6 @@ use crate::address::process_server_address as normalise_address;
 use crate::builders;
 use crate::finding::Fix;
 use serde_json::Value;
-use std::collections::BTreeSet;
 
 /// Selector the local builder puts on every chain hop.
 const TWIN_MAX_FAILS: i64 = 1;
@@ -51,35 +50,27 @@ fn runtime_strategy(s: &str) -> String {
     builders::runtime_strategy(&crate::coerce::default_string(s.trim(), "round"))
 }
 
-struct TwinTarget {
-    host: String,
-    port: String,
-    protocol: String,
+struct TwinTarget<'a> {
+    host: &'a str,
+    /// Borrowed unless the target gave its port as a number.
+    port: std::borrow::Cow<'a, str>,
+    protocol: &'a str,
 }
 
 /// What the federated side says about one hop, from which the twin is built.
 struct Hop<'d, 'a> {
     node_id: Option<i64>,
     middle: bool,
-    protocol: String,
-    strategy: Option<String>,
-    targets: Vec<TwinTarget>,
+    protocol: &'a str,
+    strategy: Option<&'a str>,
+    targets: Vec<TwinTarget<'a>>,
     svc: &'d Svc<'a>,
     chain: Option<&'d Chn<'a>>,
 }
 
+/// The metadata of a plugin object (`{metadata}`), sorted by key.
 fn meta_of(obj: Option<&Obj<'_>>) -> Meta {
-    let mut m: Meta = obj
-        .and_then(|o| get_obj(o, "metadata"))
-        // Sorted below (keys are unique): the stored order will do.
-        .map(|m| {
-            m.iter_any()
-                .map(|(k, v)| (k.to_string(), v.to_value()))
-                .collect()
-        })
-        .unwrap_or_default();
-    crate::stable_sort::sort_by(&mut m, |a, b| a.0.cmp(&b.0));
-    m
+    sorted_entries(obj.and_then(|o| get_obj(o, "metadata")), &|_| true)
 }
 
 fn key_of<'o>(obj: &'o Obj<'_>, name: &'o str) -> &'o str {
@@ -91,7 +82,7 @@ fn svc_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>) -> Option<&'d Chn<'a>> {
 }
 
 /// Targets and strategy as a deployed chain shows them (first hop).
-fn chain_targets(chain: Option<&Chn<'_>>) -> (Vec<TwinTarget>, Option<String>) {
+fn chain_targets<'a>(chain: Option<&Chn<'a>>) -> (Vec<TwinTarget<'a>>, Option<&'a str>) {
     let mut targets = Vec::new();
     let mut strategy = None;
     let hop = chain
@@ -99,23 +90,17 @@ fn chain_targets(chain: Option<&Chn<'_>>) -> (Vec<TwinTarget>, Option<String>) {
         .and_then(|h| h.first())
         .and_then(|h| h.as_object());
     if let Some(hop) = hop {
-        strategy = get_obj(hop, "selector")
-            .and_then(|s| get_str(s, "strategy"))
-            .map(str::to_string);
+        strategy = get_obj(hop, "selector").and_then(|s| get_str(s, "strategy"));
         for n in get_arr(hop, "nodes").unwrap_or(&[]) {
             let Some(n) = n.as_object() else { continue };
             let addr = get_str(n, "addr").unwrap_or("");
-            let (host, port) = match addr.rsplit_once(':') {
-                Some((h, p)) => (h.to_string(), p.to_string()),
-                None => (addr.to_string(), String::new()),
-            };
+            let (host, port) = addr.rsplit_once(':').unwrap_or((addr, ""));
             let protocol = get_obj(n, "dialer")
                 .and_then(|d| get_str(d, "type"))
-                .unwrap_or("")
-                .to_string();
+                .unwrap_or("");
             targets.push(TwinTarget {
                 host,
-                port,
+                port: port.into(),
                 protocol,
             });
         }
@@ -150,17 +135,11 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
             .and_then(|a| a.get("protocol"))
             .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
             .and_then(|p| p.as_str())
-            .map(str::to_string)
-            .or_else(|| {
-                get_obj(svc.obj, "listener")
-                    .and_then(|l| get_str(l, "type"))
-                    .map(str::to_string)
-            })
+            .or_else(|| get_obj(svc.obj, "listener").and_then(|l| get_str(l, "type")))
             .unwrap_or_default();
         let strategy = apply
             .and_then(|a| a.get("strategy"))
             .and_then(|s| s.as_str())
-            .map(str::to_string)
             .or(chain_strategy);
         let targets = apply
             .and_then(|a| a.get("targets"))
@@ -169,26 +148,17 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                 ts.iter()
                     .filter_map(|t| t.as_object())
                     .map(|t| TwinTarget {
-                        host: t
-                            .get("host")
-                            .and_then(|h| h.as_str())
-                            .unwrap_or("")
-                            .trim()
-                            .to_string(),
+                        host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim(),
                         port: match t.get("port") {
-                            Some(Val::Str(s)) => s.trim().to_string(),
+                            Some(Val::Str(s)) => s.trim().into(),
                             Some(Val::Num(n)) => {
                                 let mut text = String::new();
                                 crate::json::write_number(n, &mut text);
-                                text
+                                text.into()
                             }
-                            _ => String::new(),
+                            _ => "".into(),
                         },
-                        protocol: t
-                            .get("protocol")
-                            .and_then(|p| p.as_str())
-                            .unwrap_or("")
-                            .to_string(),
+                        protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or(""),
                     })
                     .collect()
             })
@@ -217,8 +187,7 @@ fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
         }
         let protocol = get_obj(svc.obj, "listener")
             .and_then(|l| get_str(l, "type"))
-            .unwrap_or("")
-            .to_string();
+            .unwrap_or("");
         let chain = svc_chain(doc, svc);
         let middle = svc.fields.chain.is_some_and(|c| !c.is_empty());
         let (targets, strategy) = chain_targets(chain);
@@ -244,10 +213,6 @@ pub(crate) fn check(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
     for hop in &hops {
         compare(hop, sink);
     }
-}
-
-fn list_keys(keys: &[String]) -> String {
-    keys.join(", ")
 }
 
 fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
@@ -288,11 +253,10 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     }
 
     // PA003 (service side): handler and listener metadata.
-    let twin_handler = local_mux_metadata(&hop.protocol);
-    let fed_handler: Meta = meta_of(handler)
-        .into_iter()
-        .filter(|(k, _)| k != "interface")
-        .collect();
+    let twin_handler = local_mux_metadata(hop.protocol);
+    let fed_handler = sorted_entries(handler.and_then(|h| get_obj(h, "metadata")), &|k| {
+        k != "interface"
+    });
     metadata_finding(sink, node, &hpath, "handler", &fed_handler, &twin_handler);
     let listener = get_obj(svc.obj, "listener");
     if listener.is_some() {
@@ -303,7 +267,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             &lpath,
             "listener",
             &meta_of(listener),
-            &kcp_metadata(&hop.protocol),
+            &kcp_metadata(hop.protocol),
         );
     }
 
@@ -328,28 +292,17 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     }
 
     // Chain side (middles).
-    let mut fed_places: BTreeSet<&str> = BTreeSet::new();
-    let mut iface: Option<String> = None;
-    let mut note = |place: &'static str, v: Option<&str>, places: &mut BTreeSet<&str>| {
-        if let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) {
-            places.insert(place);
-            if iface.is_none() {
-                iface = Some(v.to_string());
-            }
-        }
-    };
-    note("service", get_str(svc.obj, "interface"), &mut fed_places);
-    note(
-        "service metadata",
+    let mut places = Places::default();
+    places.note(SERVICE, get_str(svc.obj, "interface"));
+    places.note(
+        SERVICE_METADATA,
         get_obj(svc.obj, "metadata").and_then(|m| get_str(m, "interface")),
-        &mut fed_places,
     );
-    note(
-        "handler metadata",
+    places.note(
+        HANDLER_METADATA,
         handler
             .and_then(|h| get_obj(h, "metadata"))
             .and_then(|m| get_str(m, "interface")),
-        &mut fed_places,
     );
 
     let mut hop_path_for_iface = None;
@@ -358,12 +311,11 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
         let hops = get_arr(chain.obj, "hops").unwrap_or(&[]);
         for (hi, h) in hops.iter().enumerate() {
             let Some(h) = h.as_object() else { continue };
-            note("hop", get_str(h, "interface"), &mut fed_places);
+            places.note(HOP, get_str(h, "interface"));
             for n in get_arr(h, "nodes").unwrap_or(&[]) {
-                note(
-                    "chain node",
+                places.note(
+                    CHAIN_NODE,
                     n.as_object().and_then(|n| get_str(n, "interface")),
-                    &mut fed_places,
                 );
             }
             if hi > 0 {
@@ -378,18 +330,19 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     }
 
     // PA005: where the outgoing interface sits.
-    let twin_places: BTreeSet<&str> = match (&iface, hop.middle) {
-        (None, _) => BTreeSet::new(),
-        (Some(_), true) => ["hop"].into_iter().collect(),
-        (Some(_), false) => ["service metadata"].into_iter().collect(),
+    let twin_places = match (places.iface, hop.middle) {
+        (None, _) => 0,
+        (Some(_), true) => HOP,
+        (Some(_), false) => SERVICE_METADATA,
     };
-    if fed_places != twin_places {
-        let fed_s = if fed_places.is_empty() {
+    if places.set != twin_places {
+        let fed_s = if places.set == 0 {
             "nowhere".to_string()
         } else {
-            fed_places.iter().copied().collect::<Vec<_>>().join(", ")
+            place_names(places.set)
         };
-        let twin_s = twin_places.iter().copied().collect::<Vec<_>>().join(", ");
+        let twin_s = place_names(twin_places);
+        let iface = places.iface.unwrap_or("");
         let path = if hop.middle {
             hop_path_for_iface.unwrap_or_else(|| svc.path())
         } else {
@@ -401,19 +354,60 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             &path,
             format!(
                 "federated {} puts interface {:?} on: {}; the local builder puts it on: {}",
-                role,
-                iface.clone().unwrap_or_default(),
-                fed_s,
-                twin_s
+                role, iface, fed_s, twin_s
             ),
             format!(
                 "联邦{}把网卡 {:?} 放在：{}；本地构建放在：{}",
-                role_zh,
-                iface.clone().unwrap_or_default(),
-                fed_s,
-                twin_s
+                role_zh, iface, fed_s, twin_s
             ),
         );
+    }
+}
+
+/// The places an outgoing interface can sit (PA005), one bit each, in the
+/// order their names sort.
+const PLACE_NAMES: [&str; 5] = [
+    "chain node",
+    "handler metadata",
+    "hop",
+    "service",
+    "service metadata",
+];
+const CHAIN_NODE: u8 = 1;
+const HANDLER_METADATA: u8 = 2;
+const HOP: u8 = 4;
+const SERVICE: u8 = 8;
+const SERVICE_METADATA: u8 = 16;
+
+/// The places of `set`, in name order, joined by ", ".
+fn place_names(set: u8) -> String {
+    let mut out = String::new();
+    for (bit, name) in PLACE_NAMES.iter().enumerate() {
+        if set & (1 << bit) != 0 {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+        }
+    }
+    out
+}
+
+/// Where a federated hop sets an outgoing interface, and the first one set.
+#[derive(Default)]
+struct Places<'a> {
+    set: u8,
+    iface: Option<&'a str>,
+}
+
+impl<'a> Places<'a> {
+    fn note(&mut self, place: u8, value: Option<&'a str>) {
+        if let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) {
+            self.set |= place;
+            if self.iface.is_none() {
+                self.iface = Some(v);
+            }
+        }
     }
 }
 
@@ -423,7 +417,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
     let selector = get_obj(h, "selector");
     let sel_path = join(hop_path, key_of(h, "selector"));
     let mut differ: Vec<String> = Vec::new();
-    let twin_strategy = runtime_strategy(hop.strategy.as_deref().unwrap_or(""));
+    let twin_strategy = runtime_strategy(hop.strategy.unwrap_or(""));
     let fed_strategy = selector.and_then(|s| get_str(s, "strategy")).unwrap_or("");
     if fed_strategy != twin_strategy {
         differ.push(format!(
@@ -480,7 +474,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
                 &cpath,
                 "connector",
                 &meta_of(Some(conn)),
-                &local_mux_metadata(&t.protocol),
+                &local_mux_metadata(t.protocol),
             );
         }
         if let Some(dialer) = get_obj(n, "dialer") {
@@ -491,7 +485,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
                 &dpath,
                 "dialer",
                 &meta_of(Some(dialer)),
-                &kcp_metadata(&t.protocol),
+                &kcp_metadata(t.protocol),
             );
         }
         if let Some((akey, Val::Str(addr))) = get_ci(n, "addr") {
@@ -520,11 +514,9 @@ fn metadata_finding(
     fed: &Meta,
     twin: &Meta,
 ) {
-    let diff = differing_keys(fed, twin);
-    if diff.is_empty() {
+    let Some(keys) = differing_keys(fed, twin) else {
         return;
-    }
-    let keys = list_keys(&diff);
+    };
     sink.add(
         "PA003",
         node,

@@ -3,7 +3,6 @@
 use super::rules::{rules, RULES};
 use super::CheckReport;
 use crate::finding::{Finding, Severity};
-use crate::json::object;
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
@@ -87,117 +86,139 @@ fn level(sev: Severity) -> &'static str {
     }
 }
 
+/// One object entry: the report's objects are filled through these two
+/// functions, so each entry costs a call, not an inlined insert.
+#[inline(never)]
+fn put(map: &mut Map<String, Value>, key: &str, value: Value) {
+    map.insert(key.to_string(), value);
+}
+
+#[inline(never)]
+fn put_str(map: &mut Map<String, Value>, key: &str, value: &str) {
+    put(map, key, Value::from(value));
+}
+
+/// `{key: value}`.
+#[inline(never)]
+fn single(key: &str, value: Value) -> Value {
+    let mut map = Map::new();
+    put(&mut map, key, value);
+    Value::Object(map)
+}
+
+/// `{key: "value"}`.
+fn single_str(key: &str, value: &str) -> Value {
+    single(key, Value::from(value))
+}
+
 /// SARIF 2.1.0: one run, the rule table as driver rules, one result per
 /// finding; the JSON Pointer is the logical location inside `artifact_uri`.
 pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
-    let text = |t: &str| object([("text", Value::from(t))]);
     let sarif_rules: Vec<Value> = rules()
         .iter()
         .map(|r| {
-            object([
-                ("id", Value::from(r.code.as_str())),
-                ("name", Value::from(r.rule.as_str())),
-                ("shortDescription", text(&r.description)),
-                (
-                    "fullDescription",
-                    text(&format!("{} / {}", r.description, r.description_zh)),
-                ),
-                (
-                    "defaultConfiguration",
-                    object([("level", Value::from(level(r.severity)))]),
-                ),
-                (
-                    "properties",
-                    object([
-                        ("descriptionZh", Value::from(r.description_zh.as_str())),
-                        ("severity", Value::from(r.severity.as_str())),
-                    ]),
-                ),
-            ])
+            let mut rule = Map::new();
+            put_str(&mut rule, "id", &r.code);
+            put_str(&mut rule, "name", &r.rule);
+            put(
+                &mut rule,
+                "shortDescription",
+                single_str("text", &r.description),
+            );
+            put(
+                &mut rule,
+                "fullDescription",
+                single_str("text", &format!("{} / {}", r.description, r.description_zh)),
+            );
+            put(
+                &mut rule,
+                "defaultConfiguration",
+                single_str("level", level(r.severity)),
+            );
+            let mut props = Map::new();
+            put_str(&mut props, "descriptionZh", &r.description_zh);
+            put_str(&mut props, "severity", r.severity.as_str());
+            put(&mut rule, "properties", Value::Object(props));
+            Value::Object(rule)
         })
         .collect();
-    let artifact = || object([("uri", Value::from(artifact_uri))]);
+    let artifact = || single_str("uri", artifact_uri);
     let results: Vec<Value> = report
         .findings
         .iter()
         .map(|f| {
             let mut props = Map::new();
-            props.insert("path".into(), Value::from(f.path.as_str()));
-            props.insert("messageZh".into(), Value::from(f.message_zh.as_str()));
-            props.insert("rule".into(), Value::from(f.rule.as_str()));
+            put_str(&mut props, "path", &f.path);
+            put_str(&mut props, "messageZh", &f.message_zh);
+            put_str(&mut props, "rule", &f.rule);
             if let Some(id) = f.node_id {
-                props.insert("nodeId".into(), Value::from(id));
+                put(&mut props, "nodeId", Value::from(id));
             }
             if let Some(fix) = &f.fix {
-                props.insert(
-                    "fix".into(),
-                    object([
-                        ("op", Value::from(fix.op.as_str())),
-                        ("path", Value::from(fix.path.as_str())),
-                        ("value", fix.value.clone()),
-                    ]),
-                );
+                let mut m = Map::new();
+                put_str(&mut m, "op", &fix.op);
+                put_str(&mut m, "path", &fix.path);
+                put(&mut m, "value", fix.value.clone());
+                put(&mut props, "fix", Value::Object(m));
             }
             let name = if f.path.is_empty() {
                 "/"
             } else {
                 f.path.as_str()
             };
-            let location = object([
-                (
-                    "physicalLocation",
-                    object([("artifactLocation", artifact())]),
-                ),
-                (
-                    "logicalLocations",
-                    Value::Array(vec![object([
-                        ("fullyQualifiedName", Value::from(name)),
-                        ("kind", Value::from("member")),
-                    ])]),
-                ),
-            ]);
-            let mut result = object([
-                ("ruleId", Value::from(f.code.as_str())),
-                ("level", Value::from(level(f.severity))),
-                ("message", text(&f.message)),
-                ("locations", Value::Array(vec![location])),
-                ("properties", Value::Object(props)),
-            ]);
-            if let (Some(i), Some(obj)) = (
-                RULES.iter().position(|r| r.0 == f.code),
-                result.as_object_mut(),
-            ) {
-                obj.insert("ruleIndex".into(), Value::from(i));
+            let mut logical = Map::new();
+            put_str(&mut logical, "fullyQualifiedName", name);
+            put_str(&mut logical, "kind", "member");
+            let mut location = Map::new();
+            put(
+                &mut location,
+                "physicalLocation",
+                single("artifactLocation", artifact()),
+            );
+            put(
+                &mut location,
+                "logicalLocations",
+                Value::Array(vec![Value::Object(logical)]),
+            );
+            let mut result = Map::new();
+            put_str(&mut result, "ruleId", &f.code);
+            put_str(&mut result, "level", level(f.severity));
+            put(&mut result, "message", single_str("text", &f.message));
+            put(
+                &mut result,
+                "locations",
+                Value::Array(vec![Value::Object(location)]),
+            );
+            put(&mut result, "properties", Value::Object(props));
+            if let Some(i) = RULES.iter().position(|r| r.0 == f.code) {
+                put(&mut result, "ruleIndex", Value::from(i));
             }
-            result
+            Value::Object(result)
         })
         .collect();
-    let driver = object([
-        ("name", Value::from("hop-policy")),
-        ("version", Value::from(env!("CARGO_PKG_VERSION"))),
-        ("rules", Value::Array(sarif_rules)),
-    ]);
-    let run = object([
-        ("tool", object([("driver", driver)])),
-        (
-            "artifacts",
-            Value::Array(vec![object([("location", artifact())])]),
-        ),
-        ("results", Value::Array(results)),
-        (
-            "properties",
-            object([
-                ("kind", Value::from(report.summary.kind.as_str())),
-                ("pathsInto", Value::from(report.summary.paths_into.as_str())),
-            ]),
-        ),
-    ]);
-    object([
-        (
-            "$schema",
-            Value::from("https://json.schemastore.org/sarif-2.1.0.json"),
-        ),
-        ("version", Value::from("2.1.0")),
-        ("runs", Value::Array(vec![run])),
-    ])
+    let mut driver = Map::new();
+    put_str(&mut driver, "name", "hop-policy");
+    put_str(&mut driver, "version", env!("CARGO_PKG_VERSION"));
+    put(&mut driver, "rules", Value::Array(sarif_rules));
+    let mut summary = Map::new();
+    put_str(&mut summary, "kind", &report.summary.kind);
+    put_str(&mut summary, "pathsInto", &report.summary.paths_into);
+    let mut run = Map::new();
+    put(&mut run, "tool", single("driver", Value::Object(driver)));
+    put(
+        &mut run,
+        "artifacts",
+        Value::Array(vec![single("location", artifact())]),
+    );
+    put(&mut run, "results", Value::Array(results));
+    put(&mut run, "properties", Value::Object(summary));
+    let mut sarif = Map::new();
+    put_str(
+        &mut sarif,
+        "$schema",
+        "https://json.schemastore.org/sarif-2.1.0.json",
+    );
+    put_str(&mut sarif, "version", "2.1.0");
+    put(&mut sarif, "runs", Value::Array(vec![Value::Object(run)]));
+    Value::Object(sarif)
 }
