@@ -313,8 +313,7 @@ fn fo005_direct_egress() {
         f.message
             .contains("all 3 nodes of hop \"hop_7\" of chain \"chains_7\"")
             && f.message.contains("this node dials the destination itself")
-            && f.message
-                .contains("failTimeout 10m0s after the last failure"),
+            && f.message.contains("until failTimeout 10m0s passes"),
         "{}",
         f.message
     );

@@ -234,11 +234,11 @@ fn direct_egress(doc: &Doc<'_>, chain: &Chn<'_>, sink: &mut Sink) {
             chain.node_id,
             &join_i(&hops_path, i),
             format!(
-                "when all {n} nodes of hop {hop_name} of chain {:?} are marked failed, the route is empty and {from_en} dials the destination itself, bypassing the rest of the chain: traffic leaves from {from_en}'s address for up to failTimeout {shown}{default_note} after the last failure",
+                "if all {n} nodes of hop {hop_name} of chain {:?} are marked failed, {from_en} dials the destination itself, bypassing the rest of the chain, until failTimeout {shown}{default_note} passes",
                 chain.name
             ),
             format!(
-                "当链路 {:?} 的跳 {hop_name} 的 {n} 个节点都被标记为失败时，路由为空，{from_zh} 会直接连接目标地址，绕过链路其余部分：在最后一次失败后的 failTimeout {shown}{default_note_zh} 内，流量从{from_zh}的地址发出",
+                "链路 {:?} 的跳 {hop_name} 的 {n} 个节点都被标记为失败时，{from_zh} 会绕过链路其余部分直接连接目标地址，直到 failTimeout {shown}{default_note_zh} 过去",
                 chain.name
             ),
         );
