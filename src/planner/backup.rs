@@ -49,57 +49,69 @@ fn int_or_null(v: Option<&Value>) -> Value {
     }
 }
 
-/// A backup's node as its `node` row (the secret is not copied).
-fn node_row(n: &Map<String, Value>) -> Map<String, Value> {
-    let mut row = Map::new();
-    row.insert("id".into(), Value::from(go_int(n.get("id"), 0)));
-    for (column, key) in [
-        ("name", "name"),
-        ("server_ip", "serverIp"),
-        ("server_ip_v4", "serverIpV4"),
-        ("server_ip_v6", "serverIpV6"),
-        ("port", "port"),
-        ("interface_name", "interfaceName"),
-        ("tcp_listen_addr", "tcpListenAddr"),
-        ("udp_listen_addr", "udpListenAddr"),
-        ("remote_url", "remoteUrl"),
-        ("remote_token", "remoteToken"),
-        ("remote_config", "remoteConfig"),
-    ] {
-        row.insert(column.into(), text_or_null(n.get(key)));
-    }
-    for (column, key) in [("status", "status"), ("is_remote", "isRemote")] {
-        row.insert(column.into(), Value::from(go_int(n.get(key), 0)));
-    }
-    row
+/// How an export's field fills its column: an integer (missing is 0), an
+/// `omitempty` integer (missing or 0 was NULL), text (trimmed, missing is
+/// ""), or text as given (missing is NULL).
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Integer,
+    IntegerOrNull,
+    Text,
+    TextOrNull,
 }
 
-/// A backup's chain row as its `chain_tunnel` row; the export has no `connect_ip`.
-fn chain_row(c: &Map<String, Value>, tunnel_id: i64) -> Map<String, Value> {
-    let mut row = Map::new();
-    row.insert("id".into(), Value::from(go_int(c.get("id"), 0)));
-    row.insert("tunnel_id".into(), Value::from(tunnel_id));
-    row.insert("chain_type".into(), text_or_null(c.get("chainType")));
-    row.insert("node_id".into(), Value::from(go_int(c.get("nodeId"), 0)));
-    row.insert("port".into(), int_or_null(c.get("port")));
-    row.insert("strategy".into(), text_or_null(c.get("strategy")));
-    row.insert("inx".into(), int_or_null(c.get("inx")));
-    row.insert("protocol".into(), text_or_null(c.get("protocol")));
-    row.insert("connect_ip".into(), Value::Null);
-    row
-}
+/// A backup's node as its `node` row: (column, export key, how); the secret is not copied.
+const NODE_FIELDS: &[(&str, &str, Field)] = &[
+    ("id", "id", Field::Integer),
+    ("name", "name", Field::TextOrNull),
+    ("server_ip", "serverIp", Field::TextOrNull),
+    ("server_ip_v4", "serverIpV4", Field::TextOrNull),
+    ("server_ip_v6", "serverIpV6", Field::TextOrNull),
+    ("port", "port", Field::TextOrNull),
+    ("interface_name", "interfaceName", Field::TextOrNull),
+    ("tcp_listen_addr", "tcpListenAddr", Field::TextOrNull),
+    ("udp_listen_addr", "udpListenAddr", Field::TextOrNull),
+    ("remote_url", "remoteUrl", Field::TextOrNull),
+    ("remote_token", "remoteToken", Field::TextOrNull),
+    ("remote_config", "remoteConfig", Field::TextOrNull),
+    ("status", "status", Field::Integer),
+    ("is_remote", "isRemote", Field::Integer),
+];
+
+/// A backup's chain row as its `chain_tunnel` row, but for `tunnel_id` (its
+/// tunnel's) and `connect_ip` (the export has none).
+const CHAIN_FIELDS: &[(&str, &str, Field)] = &[
+    ("id", "id", Field::Integer),
+    ("chain_type", "chainType", Field::TextOrNull),
+    ("node_id", "nodeId", Field::Integer),
+    ("port", "port", Field::IntegerOrNull),
+    ("strategy", "strategy", Field::TextOrNull),
+    ("inx", "inx", Field::IntegerOrNull),
+    ("protocol", "protocol", Field::TextOrNull),
+];
 
 /// A backup's tunnel as its `tunnel` row.
-fn tunnel_row(t: &Map<String, Value>) -> Map<String, Value> {
+const TUNNEL_FIELDS: &[(&str, &str, Field)] = &[
+    ("id", "id", Field::Integer),
+    ("name", "name", Field::TextOrNull),
+    ("type", "type", Field::Integer),
+    ("status", "status", Field::Integer),
+    ("ip_preference", "ipPreference", Field::Text),
+];
+
+/// The row `fields` make of an exported object.
+fn row_of(item: &Map<String, Value>, fields: &[(&str, &str, Field)]) -> Map<String, Value> {
     let mut row = Map::new();
-    row.insert("id".into(), Value::from(go_int(t.get("id"), 0)));
-    row.insert("name".into(), text_or_null(t.get("name")));
-    row.insert("type".into(), Value::from(go_int(t.get("type"), 0)));
-    row.insert("status".into(), Value::from(go_int(t.get("status"), 0)));
-    row.insert(
-        "ip_preference".into(),
-        Value::String(go_string(t.get("ipPreference"))),
-    );
+    for (column, key, field) in fields {
+        let v = item.get(*key);
+        let cell = match field {
+            Field::Integer => Value::from(go_int(v, 0)),
+            Field::IntegerOrNull => int_or_null(v),
+            Field::Text => Value::String(go_string(v)),
+            Field::TextOrNull => text_or_null(v),
+        };
+        row.insert(column.to_string(), cell);
+    }
     row
 }
 
@@ -354,36 +366,42 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
             )
         })
         .collect();
-    let node_at: rustc_hash::FxHashMap<i64, usize> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _, _))| (*id, i))
-        .collect();
-    let mut chains_of: rustc_hash::FxHashMap<i64, Vec<Value>> = Default::default();
-    for row in &tables.chain_tunnel {
-        chains_of
-            .entry(go_int(row.get("tunnel_id"), 0))
-            .or_default()
-            .push(Value::Object((*row).clone()));
+    // Positions by id: a node id's last row, a tunnel id's first (which
+    // then owns every row of that id).
+    let mut node_at = rustc_hash::FxHashMap::<i64, usize>::default();
+    for (i, (id, _, _)) in nodes.iter().enumerate() {
+        node_at.insert(*id, i);
     }
-    let mut bindings_of: rustc_hash::FxHashMap<i64, Vec<Value>> = Default::default();
-    for row in &tables.federation_tunnel_binding {
-        bindings_of
-            .entry(go_int(row.get("tunnel_id"), 0))
-            .or_default()
-            .push(Value::Object((*row).clone()));
+    let mut tunnel_at = rustc_hash::FxHashMap::<i64, usize>::default();
+    for (k, t) in tables.tunnel.iter().enumerate().rev() {
+        tunnel_at.insert(go_int(t.get("id"), 0), k);
     }
+    // Each tunnel's rows of `table`, in table order.
+    let rows_by_tunnel = |table: &[&Map<String, Value>]| {
+        let mut of: Vec<Vec<Value>> = tables.tunnel.iter().map(|_| Vec::new()).collect();
+        for row in table {
+            let at = tunnel_at.get(&go_int(row.get("tunnel_id"), 0));
+            if let Some(rows) = at.and_then(|k| of.get_mut(*k)) {
+                rows.push(Value::Object((*row).clone()));
+            }
+        }
+        of
+    };
+    let mut chains_of = rows_by_tunnel(&tables.chain_tunnel);
+    let mut bindings_of = rows_by_tunnel(&tables.federation_tunnel_binding);
     let mut out = Vec::with_capacity(tables.tunnel.len());
-    for t in &tables.tunnel {
+    for (k, t) in tables.tunnel.iter().enumerate() {
         let id = go_int(t.get("id"), 0);
-        let chain_rows = chains_of.remove(&id).unwrap_or_default();
+        let chain_rows = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
         // The tunnel's nodes, in the node table's order, each once.
-        let mut used: Vec<usize> = chain_rows
-            .iter()
-            .filter_map(|c| node_at.get(&go_int(c.get("node_id"), 0)).copied())
-            .collect();
-        used.sort_unstable();
-        used.dedup();
+        let mut used: Vec<usize> = Vec::new();
+        for c in &chain_rows {
+            if let Some(&i) = node_at.get(&go_int(c.get("node_id"), 0)) {
+                if let Err(at) = used.binary_search(&i) {
+                    used.insert(at, i);
+                }
+            }
+        }
         let used: Vec<&(i64, bool, Value)> = used.iter().filter_map(|&i| nodes.get(i)).collect();
         let node_rows: Vec<Value> = used.iter().map(|(_, _, row)| row.clone()).collect();
         let federated = used.iter().any(|(_, remote, _)| *remote);
@@ -393,7 +411,12 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
         db.insert("node".into(), Value::Array(node_rows));
         db.insert(
             "federation_tunnel_binding".into(),
-            Value::Array(bindings_of.remove(&id).unwrap_or_default()),
+            Value::Array(
+                bindings_of
+                    .get_mut(k)
+                    .map(std::mem::take)
+                    .unwrap_or_default(),
+            ),
         );
         let mut input = Map::new();
         input.insert("db".into(), Value::Object(db));
@@ -449,19 +472,20 @@ pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
     }
     let nodes: Vec<Map<String, Value>> = map_slice(obj.get("nodes"))
         .into_iter()
-        .map(node_row)
+        .map(|n| row_of(n, NODE_FIELDS))
         .collect();
-    let tunnels = map_slice(obj.get("tunnels"));
-    let tunnel_rows: Vec<Map<String, Value>> = tunnels.iter().map(|t| tunnel_row(t)).collect();
-    let chain_rows: Vec<Map<String, Value>> = tunnels
-        .iter()
-        .flat_map(|t| {
-            let id = go_int(t.get("id"), 0);
-            map_slice(t.get("chainTunnels"))
-                .into_iter()
-                .map(move |c| chain_row(c, id))
-        })
-        .collect();
+    let mut tunnel_rows = Vec::new();
+    let mut chain_rows = Vec::new();
+    for t in map_slice(obj.get("tunnels")) {
+        let id = go_int(t.get("id"), 0);
+        for c in map_slice(t.get("chainTunnels")) {
+            let mut row = row_of(c, CHAIN_FIELDS);
+            row.insert("tunnel_id".into(), Value::from(id));
+            row.insert("connect_ip".into(), Value::Null);
+            chain_rows.push(row);
+        }
+        tunnel_rows.push(row_of(t, TUNNEL_FIELDS));
+    }
     let tables = Tables {
         node: nodes.iter().collect(),
         tunnel: tunnel_rows.iter().collect(),
