@@ -111,6 +111,14 @@ struct TunnelRec {
     created: Vec<Deployed>,
 }
 
+impl TunnelRec {
+    /// The nodes with `chains_{id}` and those with a tunnel service, in order.
+    fn nodes(&self) -> (Vec<i64>, Vec<i64>) {
+        let list = |s: &BTreeSet<i64>| s.iter().copied().collect();
+        (list(&self.chain_nodes), list(&self.service_nodes))
+    }
+}
+
 /// An object on an agent: (node, `"service"` or `"chain"`, name).
 type Deployed = (i64, &'static str, String);
 
@@ -299,14 +307,13 @@ fn services_delete(t: i64) -> Value {
 }
 
 impl Replay {
-    fn log(&mut self, step: usize, phase: &str, entry: Value) {
-        let mut obj = Map::new();
-        obj.insert("step".into(), Value::from(step));
-        obj.insert("phase".into(), Value::from(phase));
-        if let Value::Object(m) = entry {
-            obj.extend(m);
+    /// Logs `entry`, an object without `step` and `phase` keys.
+    fn log(&mut self, step: usize, phase: &str, mut entry: Value) {
+        if let Value::Object(obj) = &mut entry {
+            obj.insert("step".into(), Value::from(step));
+            obj.insert("phase".into(), Value::from(phase));
         }
-        self.log.push(Value::Object(obj));
+        self.log.push(entry);
     }
 
     /// A log entry about one resource key on one remote node.
@@ -779,10 +786,8 @@ impl Replay {
             None
         };
         let before = self.owned(t);
-        let (old_chain_nodes, old_service_nodes) = self
-            .tunnel(t)
-            .map(|r| (r.chain_nodes.clone(), r.service_nodes.clone()))
-            .unwrap_or_default();
+        let (old_chain_nodes, old_service_nodes) =
+            self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
         self.log(
             i,
             "begin",
@@ -935,7 +940,7 @@ impl Replay {
             return Ok(());
         }
         if edit {
-            let gone = |old: &BTreeSet<i64>, new: &BTreeSet<i64>| -> Vec<i64> {
+            let gone = |old: &[i64], new: &BTreeSet<i64>| -> Vec<i64> {
                 old.iter().filter(|n| !new.contains(n)).copied().collect()
             };
             let note = "node left the tunnel";
@@ -975,13 +980,7 @@ impl Replay {
         self.unreachable(&unreachable);
         self.release_all(i, t, "release");
         if delete {
-            let (chains, services): (Vec<i64>, Vec<i64>) = self
-                .tunnel(t)
-                .map(|r| {
-                    let list = |s: &BTreeSet<i64>| s.iter().copied().collect();
-                    (list(&r.chain_nodes), list(&r.service_nodes))
-                })
-                .unwrap_or_default();
+            let (chains, services) = self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
             self.delete_from(i, "cleanup", t, true, &chains, "tunnel deleted");
             self.delete_from(i, "cleanup", t, false, &services, "tunnel deleted");
         }
