@@ -17,6 +17,7 @@
 
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
+use crate::json::object;
 use serde_json::{Map, Value};
 
 crate::encode::shape! {
@@ -354,23 +355,14 @@ fn redacted_node(row: &Map<String, Value>, pseudonyms: &mut Vec<String>) -> Valu
 /// input with only its own rows.
 pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunnel> {
     let mut pseudonyms = Vec::new();
-    let nodes: Vec<(i64, bool, Value)> = tables
-        .node
-        .iter()
-        .map(|n| {
-            let remote = go_int(n.get("is_remote"), 0) == 1;
-            (
-                go_int(n.get("id"), 0),
-                remote,
-                redacted_node(n, &mut pseudonyms),
-            )
-        })
-        .collect();
     // Positions by id: a node id's last row, a tunnel id's first (which
     // then owns every row of that id).
     let mut node_at = rustc_hash::FxHashMap::<i64, usize>::default();
-    for (i, (id, _, _)) in nodes.iter().enumerate() {
-        node_at.insert(*id, i);
+    let mut nodes: Vec<(bool, Value)> = Vec::with_capacity(tables.node.len());
+    for (i, n) in tables.node.iter().enumerate() {
+        node_at.insert(go_int(n.get("id"), 0), i);
+        let remote = go_int(n.get("is_remote"), 0) == 1;
+        nodes.push((remote, redacted_node(n, &mut pseudonyms)));
     }
     let mut tunnel_at = rustc_hash::FxHashMap::<i64, usize>::default();
     for (k, t) in tables.tunnel.iter().enumerate().rev() {
@@ -402,25 +394,23 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
                 }
             }
         }
-        let used: Vec<&(i64, bool, Value)> = used.iter().filter_map(|&i| nodes.get(i)).collect();
-        let node_rows: Vec<Value> = used.iter().map(|(_, _, row)| row.clone()).collect();
-        let federated = used.iter().any(|(_, remote, _)| *remote);
-        let mut db = Map::new();
-        db.insert("tunnel".into(), Value::Object((*t).clone()));
-        db.insert("chain_tunnel".into(), Value::Array(chain_rows));
-        db.insert("node".into(), Value::Array(node_rows));
-        db.insert(
-            "federation_tunnel_binding".into(),
-            Value::Array(
-                bindings_of
-                    .get_mut(k)
-                    .map(std::mem::take)
-                    .unwrap_or_default(),
+        let mut node_rows = Vec::with_capacity(used.len());
+        let mut federated = false;
+        for (remote, row) in used.iter().filter_map(|&i| nodes.get(i)) {
+            federated |= *remote;
+            node_rows.push(row.clone());
+        }
+        let bindings = bindings_of.get_mut(k).map(std::mem::take);
+        let db = object([
+            ("tunnel", Value::Object((*t).clone())),
+            ("chain_tunnel", Value::Array(chain_rows)),
+            ("node", Value::Array(node_rows)),
+            (
+                "federation_tunnel_binding",
+                Value::Array(bindings.unwrap_or_default()),
             ),
-        );
-        let mut input = Map::new();
-        input.insert("db".into(), Value::Object(db));
-        input.insert("tunnelId".into(), Value::from(id));
+        ]);
+        let input = object([("db", db), ("tunnelId", Value::from(id))]);
         let mut assumed = Vec::new();
         if source == Source::Backup {
             assumed.push(
@@ -440,7 +430,7 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
             id,
             name: go_string(t.get("name")),
             kind: go_int(t.get("type"), 0),
-            input: Value::Object(input),
+            input,
             assumed,
         });
     }
