@@ -265,8 +265,8 @@ impl<'a> Tables<'a> {
                 "",
             ));
         }
-        let mut tables = Tables::default();
-        for (table, columns) in COLUMNS {
+        let mut read: [Vec<&'a Map<String, Value>>; 4] = Default::default();
+        for (&(table, columns), out) in COLUMNS.iter().zip(read.iter_mut()) {
             let Some(items) = db[table].as_array() else {
                 return Err(ApiError::new(
                     "IN001",
@@ -283,12 +283,8 @@ impl<'a> Tables<'a> {
                         format!("/{table}/{index}"),
                     ));
                 };
-                let id = match row.get("id").and_then(Value::as_i64) {
-                    Some(id) => id.to_string(),
-                    None => format!("#{}", index + 1),
-                };
-                for (column, kind) in columns {
-                    let Some(value) = row.get(*column) else {
+                for &(column, kind) in columns {
+                    let Some(value) = row.get(column) else {
                         return Err(ApiError::new(
                             "IN001",
                             format!("table {table} has no column {column} (model.go names it)"),
@@ -296,28 +292,46 @@ impl<'a> Tables<'a> {
                         ));
                     };
                     if !kind.accepts(value) {
-                        return Err(ApiError::new(
-                            "IN001",
-                            format!(
-                                "table {table}, row id {id}: column {column} must be {}, not {}",
-                                kind.describe(),
-                                json_type(value)
-                            ),
-                            format!("/{table}/{index}/{column}"),
-                        ));
+                        return Err(column_error(table, index, row, column, kind, value));
                     }
                 }
                 rows.push(row);
             }
-            match table {
-                "node" => tables.node = rows,
-                "tunnel" => tables.tunnel = rows,
-                "chain_tunnel" => tables.chain_tunnel = rows,
-                _ => tables.federation_tunnel_binding = rows,
-            }
+            *out = rows;
         }
-        Ok(tables)
+        let [node, tunnel, chain_tunnel, federation_tunnel_binding] = read;
+        Ok(Tables {
+            node,
+            tunnel,
+            chain_tunnel,
+            federation_tunnel_binding,
+        })
     }
+}
+
+/// Why `value`, column `column` of row `index` of `table`, is not of the column's type.
+#[inline(never)]
+fn column_error(
+    table: &str,
+    index: usize,
+    row: &Map<String, Value>,
+    column: &str,
+    kind: Column,
+    value: &Value,
+) -> ApiError {
+    let id = match row.get("id").and_then(Value::as_i64) {
+        Some(id) => id.to_string(),
+        None => format!("#{}", index + 1),
+    };
+    ApiError::new(
+        "IN001",
+        format!(
+            "table {table}, row id {id}: column {column} must be {}, not {}",
+            kind.describe(),
+            json_type(value)
+        ),
+        format!("/{table}/{index}/{column}"),
+    )
 }
 
 /// A node row as a redeploy input carries it: no secret, and the share token
