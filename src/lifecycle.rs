@@ -78,7 +78,7 @@ use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::object;
 use crate::plan::{Command, FederationStep, Plan};
-use crate::planner::provider::{ApplyKind, Providers, Released, Share, Usage};
+use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
 use serde_json::{Map, Value};
@@ -107,12 +107,36 @@ struct TunnelRec {
     /// Local nodes with `chains_{id}` / with a tunnel service.
     chain_nodes: BTreeSet<i64>,
     service_nodes: BTreeSet<i64>,
-    /// Every object an apply of this tunnel created on an agent.
-    created: BTreeSet<Deployed>,
+    /// Every object an apply of this tunnel created on an agent, sorted.
+    created: Vec<Deployed>,
+}
+
+impl TunnelRec {
+    /// The nodes with `chains_{id}` and those with a tunnel service, in order.
+    fn nodes(&self) -> (Vec<i64>, Vec<i64>) {
+        let list = |s: &BTreeSet<i64>| s.iter().copied().collect();
+        (list(&self.chain_nodes), list(&self.service_nodes))
+    }
 }
 
 /// An object on an agent: (node, `"service"` or `"chain"`, name).
 type Deployed = (i64, &'static str, String);
+
+// Sets of objects are sorted vectors: one binary search serves every set
+// (a `BTreeSet` of them compiled a tree of its own).
+
+/// Adds `object` to the sorted, duplicate-free `list`.
+fn insert_sorted(list: &mut Vec<Deployed>, object: Deployed) {
+    if let Err(at) = list.binary_search(&object) {
+        list.insert(at, object);
+    }
+}
+
+/// Does the sorted `list` hold this object?
+fn holds(list: &[Deployed], node: i64, kind: &str, name: &str) -> bool {
+    list.binary_search_by(|(n, k, s)| (*n, *k, s.as_str()).cmp(&(node, kind, name)))
+        .is_ok()
+}
 
 /// One command as the agent gets it: node, command, config (the agent's
 /// state holds configs as JSON).
@@ -124,7 +148,8 @@ struct Replay {
     /// The provider panels: one per remote node ([`Share::of_node`]), since
     /// a plan names no panel URLs.
     providers: Providers,
-    tunnels: BTreeMap<i64, TunnelRec>,
+    /// By tunnel id, sorted.
+    tunnels: Vec<(i64, TunnelRec)>,
     log: Vec<Value>,
     findings: Vec<Finding>,
     last_tunnel: Option<i64>,
@@ -282,14 +307,13 @@ fn services_delete(t: i64) -> Value {
 }
 
 impl Replay {
-    fn log(&mut self, step: usize, phase: &str, entry: Value) {
-        let mut obj = Map::new();
-        obj.insert("step".into(), Value::from(step));
-        obj.insert("phase".into(), Value::from(phase));
-        if let Value::Object(m) = entry {
-            obj.extend(m);
+    /// Logs `entry`, an object without `step` and `phase` keys.
+    fn log(&mut self, step: usize, phase: &str, mut entry: Value) {
+        if let Value::Object(obj) = &mut entry {
+            obj.insert("step".into(), Value::from(step));
+            obj.insert("phase".into(), Value::from(phase));
         }
-        self.log.push(Value::Object(obj));
+        self.log.push(entry);
     }
 
     /// A log entry about one resource key on one remote node.
@@ -353,33 +377,64 @@ impl Replay {
 
     /// Remembers what an Add/Update command creates for tunnel `t`.
     fn remember(&mut self, t: i64, node: i64, command: &str, data: &Value) {
-        let mut names: Vec<(&'static str, String)> = Vec::new();
+        let Some(TunnelRec { created, .. }) = self.tunnel_entry(t) else {
+            return;
+        };
+        let name_of = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
         match command {
             "AddChains" | "UpdateChains" => {
-                let name = data
-                    .get("chain")
-                    .or_else(|| data.get("name"))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                names.push(("chain", name.to_string()));
+                let name = name_of(data.get("chain").or_else(|| data.get("name")));
+                insert_sorted(created, (node, "chain", name));
             }
             "AddService" | "UpdateService" => {
                 for svc in data.as_array().into_iter().flatten() {
-                    names.push((
-                        "service",
-                        svc.get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string(),
-                    ));
+                    insert_sorted(created, (node, "service", name_of(svc.get("name"))));
                 }
             }
             _ => {}
         }
-        let rec = self.tunnels.entry(t).or_default();
-        for (kind, name) in names {
-            rec.created.insert((node, kind, name));
+    }
+
+    fn tunnel(&self, t: i64) -> Option<&TunnelRec> {
+        let at = self.tunnels.binary_search_by_key(&t, |(id, _)| *id).ok()?;
+        self.tunnels.get(at).map(|(_, r)| r)
+    }
+
+    fn tunnel_mut(&mut self, t: i64) -> Option<&mut TunnelRec> {
+        let at = self.tunnels.binary_search_by_key(&t, |(id, _)| *id).ok()?;
+        self.tunnels.get_mut(at).map(|(_, r)| r)
+    }
+
+    /// The record of tunnel `t`, a new one if it has none.
+    fn tunnel_entry(&mut self, t: i64) -> Option<&mut TunnelRec> {
+        if let Err(at) = self.tunnels.binary_search_by_key(&t, |(id, _)| *id) {
+            self.tunnels.insert(at, (t, TunnelRec::default()));
         }
+        self.tunnel_mut(t)
+    }
+
+    /// Deletes `chains_{t}` (`chain`) or the tunnel services from `nodes`, in order.
+    fn delete_from(
+        &mut self,
+        step: usize,
+        phase: &str,
+        t: i64,
+        chain: bool,
+        nodes: &[i64],
+        note: &str,
+    ) {
+        let (command, data) = if chain {
+            ("DeleteChains", chain_delete(t))
+        } else {
+            ("DeleteService", services_delete(t))
+        };
+        for node in nodes {
+            self.send(step, phase, *node, command, &data, note);
+        }
+    }
+
+    fn end(&mut self, step: usize, ok: bool) {
+        self.log(step, "end", object([("ok", Value::from(ok))]));
     }
 
     fn send(
@@ -412,41 +467,41 @@ impl Replay {
     }
 
     /// Everything deployed for tunnel `t`.
-    fn owned(&self, t: i64) -> BTreeSet<Deployed> {
-        let mut out = BTreeSet::new();
-        let svc = tunnel_service_names(t);
+    /// Everything deployed for tunnel `t`, sorted.
+    fn owned(&self, t: i64) -> Vec<Deployed> {
+        let services = tunnel_service_names(t);
         let chain = format!("chains_{t}");
-        let fed: Vec<(i64, String, String)> = self
-            .providers
-            .runtimes()
-            .filter(|r| r.usage.tunnel_id == t)
-            .map(|r| {
-                let chain = r.chain_name().unwrap_or_default();
-                (r.usage.node_id, r.service_name(), chain)
-            })
-            .collect();
-        let created = self
-            .tunnels
-            .get(&t)
-            .map(|r| r.created.clone())
-            .unwrap_or_default();
+        let fed = self.runtime_objects(&|r| r.usage.tunnel_id == t);
+        let created: &[Deployed] = self.tunnel(t).map_or(&[], |r| &r.created);
+        let mut out = Vec::new();
         for (id, n) in &self.nodes {
-            for (name, _) in &n.services {
-                if svc.contains(name)
-                    || created.contains(&(*id, "service", name.clone()))
-                    || fed.iter().any(|(fid, s, _)| fid == id && s == name)
-                {
-                    out.insert((*id, "service", name.clone()));
+            for (kind, list) in [("service", &n.services), ("chain", &n.chains)] {
+                for (name, _) in list {
+                    let named = if kind == "chain" {
+                        *name == chain
+                    } else {
+                        services.contains(name)
+                    };
+                    if named || holds(created, *id, kind, name) || holds(&fed, *id, kind, name) {
+                        insert_sorted(&mut out, (*id, kind, name.clone()));
+                    }
                 }
             }
-            for (name, _) in &n.chains {
-                if *name == chain
-                    || created.contains(&(*id, "chain", name.clone()))
-                    || fed.iter().any(|(fid, _, c)| fid == id && c == name)
-                {
-                    out.insert((*id, "chain", name.clone()));
-                }
-            }
+        }
+        out
+    }
+
+    /// What the runtimes `keep` selects run on their nodes, sorted: each
+    /// one's service and chain (an exit's chain reads as `""`).
+    fn runtime_objects(&self, keep: &dyn Fn(&Runtime) -> bool) -> Vec<Deployed> {
+        let mut out = Vec::new();
+        for r in self.providers.runtimes().filter(|r| keep(r)) {
+            let node = r.usage.node_id;
+            insert_sorted(&mut out, (node, "service", r.service_name()));
+            insert_sorted(
+                &mut out,
+                (node, "chain", r.chain_name().unwrap_or_default()),
+            );
         }
         out
     }
@@ -486,8 +541,7 @@ impl Replay {
     /// Releases every binding the panel holds for the tunnel, newest last as the server lists them.
     fn release_all(&mut self, step: usize, t: i64, phase: &str) {
         let bindings = self
-            .tunnels
-            .get_mut(&t)
+            .tunnel_mut(t)
             .map(|r| std::mem::take(&mut r.bindings))
             .unwrap_or_default();
         for (rk, node) in &bindings {
@@ -682,18 +736,14 @@ impl Replay {
         let (plan, plan_key) = step_plan(step, &base)?;
         if let Some(err) = &plan.error {
             let text = err.message.clone();
-            self.findings.push(Finding {
-                code: "IN002".into(),
-                rule: "server-rejects".into(),
-                severity: Severity::Error,
-                node_id: None,
-                path: format!("{base}/{plan_key}"),
-                message: format!(
-                    "Step {i}: the server rejects this tunnel ({text}); nothing is deployed"
-                ),
-                message_zh: format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
-                fix: None,
-            });
+            self.findings.push(finding(
+                "IN002",
+                "server-rejects",
+                None,
+                format!("{base}/{plan_key}"),
+                format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
+                format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
+            ));
             self.log(i, "rejected", object([("note", Value::from(text))]));
             return Ok(());
         }
@@ -708,7 +758,7 @@ impl Replay {
         let unreachable = ids(step.get("unreachable"));
         let mut release_unreachable = unreachable.clone();
         release_unreachable.extend(ids(step.get("releaseUnreachable")));
-        let edit = self.tunnels.get(&t).map(|r| r.exists).unwrap_or(false);
+        let edit = self.tunnel(t).is_some_and(|r| r.exists);
         if op == "edit" && !edit {
             return Err(ApiError::new(
                 "IN001",
@@ -736,11 +786,8 @@ impl Replay {
             None
         };
         let before = self.owned(t);
-        let (old_chain_nodes, old_service_nodes) = self
-            .tunnels
-            .get(&t)
-            .map(|r| (r.chain_nodes.clone(), r.service_nodes.clone()))
-            .unwrap_or_default();
+        let (old_chain_nodes, old_service_nodes) =
+            self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
         self.log(
             i,
             "begin",
@@ -767,9 +814,10 @@ impl Replay {
                 return Ok(());
             }
         };
-        let rec = self.tunnels.entry(t).or_default();
-        rec.exists = true;
-        rec.bindings = refs.clone();
+        if let Some(rec) = self.tunnel_entry(t) {
+            rec.exists = true;
+            rec.bindings = refs.clone();
+        }
         // Local apply.
         let timeouts: &[Value] = step
             .get("timeouts")
@@ -848,33 +896,15 @@ impl Replay {
         if failed {
             if !edit {
                 // rollbackTunnelRuntime: services newest first, then chains newest first.
-                let mut seen = BTreeSet::new();
-                for node in created_services.iter().rev() {
-                    if seen.insert(*node) {
-                        let data = services_delete(t);
-                        self.send(
-                            i,
-                            "rollback",
-                            *node,
-                            "DeleteService",
-                            &data,
-                            "local rollback",
-                        );
-                    }
-                }
-                let mut seen = BTreeSet::new();
-                for node in created_chains.iter().rev() {
-                    if seen.insert(*node) {
-                        let data = chain_delete(t);
-                        self.send(
-                            i,
-                            "rollback",
-                            *node,
-                            "DeleteChains",
-                            &data,
-                            "local rollback",
-                        );
-                    }
+                for (chain, created) in [(false, &created_services), (true, &created_chains)] {
+                    let mut seen = BTreeSet::new();
+                    let nodes: Vec<i64> = created
+                        .iter()
+                        .rev()
+                        .copied()
+                        .filter(|n| seen.insert(*n))
+                        .collect();
+                    self.delete_from(i, "rollback", t, chain, &nodes, "local rollback");
                 }
             } else {
                 self.log(
@@ -888,7 +918,7 @@ impl Replay {
             }
             self.unreachable(&release_unreachable);
             self.release_newest_first(i, &refs, "rollback");
-            if let Some(rec) = self.tunnels.get_mut(&t) {
+            if let Some(rec) = self.tunnel_mut(t) {
                 rec.bindings.clear();
                 if !edit {
                     rec.exists = false;
@@ -896,7 +926,7 @@ impl Replay {
             }
             // LC003: anything this apply created that is still deployed.
             let after = self.owned(t);
-            for (node, kind, name) in after.iter().filter(|x| !before.contains(x)) {
+            for (node, kind, name) in after.iter().filter(|x| before.binary_search(x).is_err()) {
                 self.findings.push(finding(
                     "LC003",
                     "rollback-leak",
@@ -906,36 +936,24 @@ impl Replay {
                     format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
                 ));
             }
-            self.log(i, "end", object([("ok", Value::from(false))]));
+            self.end(i, false);
             return Ok(());
         }
         if edit {
+            let gone = |old: &[i64], new: &BTreeSet<i64>| -> Vec<i64> {
+                old.iter().filter(|n| !new.contains(n)).copied().collect()
+            };
             let note = "node left the tunnel";
-            for node in old_chain_nodes
-                .iter()
-                .filter(|n| !new_chain_nodes.contains(n))
-            {
-                self.send(i, "cleanup", *node, "DeleteChains", &chain_delete(t), note);
-            }
-            for node in old_service_nodes
-                .iter()
-                .filter(|n| !new_service_nodes.contains(n))
-            {
-                self.send(
-                    i,
-                    "cleanup",
-                    *node,
-                    "DeleteService",
-                    &services_delete(t),
-                    note,
-                );
-            }
+            let chains = gone(&old_chain_nodes, &new_chain_nodes);
+            self.delete_from(i, "cleanup", t, true, &chains, note);
+            let services = gone(&old_service_nodes, &new_service_nodes);
+            self.delete_from(i, "cleanup", t, false, &services, note);
         }
-        if let Some(rec) = self.tunnels.get_mut(&t) {
+        if let Some(rec) = self.tunnel_mut(t) {
             rec.chain_nodes = new_chain_nodes;
             rec.service_nodes = new_service_nodes;
         }
-        self.log(i, "end", object([("ok", Value::from(true))]));
+        self.end(i, true);
         Ok(())
     }
 
@@ -956,55 +974,26 @@ impl Replay {
             ]),
         );
         let released: Vec<String> = self
-            .tunnels
-            .get(&t)
+            .tunnel(t)
             .map(|r| r.bindings.iter().map(|(k, _)| k.clone()).collect())
             .unwrap_or_default();
         self.unreachable(&unreachable);
         self.release_all(i, t, "release");
         if delete {
-            let (cn, sn) = self
-                .tunnels
-                .get(&t)
-                .map(|r| (r.chain_nodes.clone(), r.service_nodes.clone()))
-                .unwrap_or_default();
-            for node in &cn {
-                self.send(
-                    i,
-                    "cleanup",
-                    *node,
-                    "DeleteChains",
-                    &chain_delete(t),
-                    "tunnel deleted",
-                );
-            }
-            for node in &sn {
-                let data = services_delete(t);
-                self.send(
-                    i,
-                    "cleanup",
-                    *node,
-                    "DeleteService",
-                    &data,
-                    "tunnel deleted",
-                );
-            }
+            let (chains, services) = self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
+            self.delete_from(i, "cleanup", t, true, &chains, "tunnel deleted");
+            self.delete_from(i, "cleanup", t, false, &services, "tunnel deleted");
         }
-        // LC002: what the release should have removed and did not.
-        let leftovers: Vec<Deployed> = self
-            .owned(t)
-            .into_iter()
-            .filter(|(node, _kind, name)| {
-                delete
-                    || self.providers.runtimes().any(|r| {
-                        released.contains(&r.resource_key)
-                            && r.usage.node_id == *node
-                            && (r.service_name() == *name
-                                || r.chain_name().unwrap_or_default() == *name)
-                    })
-            })
-            .collect();
-        for (node, kind, name) in leftovers {
+        // LC002: what the release should have removed and did not (a
+        // released runtime's service or chain name, whatever its kind here).
+        let released = self.runtime_objects(&|r| released.contains(&r.resource_key));
+        for (node, kind, name) in self.owned(t) {
+            if !(delete
+                || holds(&released, node, "service", &name)
+                || holds(&released, node, "chain", &name))
+            {
+                continue;
+            }
             let why = if unreachable.contains(&node) {
                 " (its provider never got the release)"
             } else {
@@ -1020,11 +1009,11 @@ impl Replay {
             ));
         }
         if delete {
-            if let Some(rec) = self.tunnels.get_mut(&t) {
+            if let Some(rec) = self.tunnel_mut(t) {
                 *rec = TunnelRec::default();
             }
         }
-        self.log(i, "end", object([("ok", Value::from(true))]));
+        self.end(i, true);
     }
 
     fn state(&self) -> Value {
@@ -1142,24 +1131,16 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
     crate::limits::check_value(steps, &crate::limits::Limits::default())
         .map_err(|e| e.to_api_error())?;
     let list = match steps {
-        Value::Array(a) => a,
-        Value::Object(o) => match o.get("steps") {
-            Some(Value::Array(a)) => a,
-            _ => {
-                return Err(ApiError::new(
-                    "IN001",
-                    "expected a list of steps or {steps: [...]}",
-                    "",
-                ))
-            }
-        },
-        _ => {
-            return Err(ApiError::new(
-                "IN001",
-                "expected a list of steps or {steps: [...]}",
-                "",
-            ))
-        }
+        Value::Array(a) => Some(a),
+        Value::Object(o) => o.get("steps").and_then(Value::as_array),
+        _ => None,
+    };
+    let Some(list) = list else {
+        return Err(ApiError::new(
+            "IN001",
+            "expected a list of steps or {steps: [...]}",
+            "",
+        ));
     };
     if list.len() > MAX_STEPS {
         return Err(ApiError::new(

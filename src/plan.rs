@@ -97,7 +97,7 @@ impl Plan {
         }
         let mut federation = Vec::new();
         for (j, step) in list(doc, "federation").iter().enumerate() {
-            let node_id = node_of(step, || format!("/federation/{j}/nodeId"))?;
+            let node_id = node_of(step).ok_or_else(|| no_node("federation", j))?;
             let reserve = step.get("reserve").unwrap_or(&Value::Null);
             let apply = step.get("apply").unwrap_or(&Value::Null);
             let targets = apply.get("targets").and_then(Value::as_array).map(|t| {
@@ -127,13 +127,16 @@ impl Plan {
                 // The provider sends them to the node it shares.
                 commands: list(step, "commands")
                     .iter()
-                    .map(|c| command_of(c, node_of(c, String::new).unwrap_or(node_id)))
+                    .map(|c| command_of(c, node_of(c).unwrap_or(node_id)))
                     .collect(),
             });
         }
         let mut local = Vec::new();
         for (k, c) in list(doc, "local").iter().enumerate() {
-            local.push(command_of(c, node_of(c, || format!("/local/{k}/nodeId"))?));
+            local.push(command_of(
+                c,
+                node_of(c).ok_or_else(|| no_node("local", k))?,
+            ));
         }
         Ok(Plan {
             error: None,
@@ -167,13 +170,18 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
         .map_or(&[], Vec::as_slice)
 }
 
-fn node_of(v: &Value, path: impl FnOnce() -> String) -> Result<i64, PlanReadError> {
-    v.get("nodeId")
-        .and_then(crate::simulate::util::json_int)
-        .ok_or_else(|| PlanReadError {
-            path: path(),
-            message: "a command needs the integer id of the node it goes to".into(),
-        })
+/// The integer id of the node a command goes to.
+fn node_of(v: &Value) -> Option<i64> {
+    v.get("nodeId").and_then(crate::simulate::util::json_int)
+}
+
+/// Item `i` of the plan's list `list` has no [`node_of`].
+#[inline(never)]
+fn no_node(list: &str, i: usize) -> PlanReadError {
+    PlanReadError {
+        path: format!("/{list}/{i}/nodeId"),
+        message: "a command needs the integer id of the node it goes to".into(),
+    }
 }
 
 fn command_of(v: &Value, node_id: i64) -> Command {

@@ -17,6 +17,7 @@
 
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
+use crate::json::object;
 use serde_json::{Map, Value};
 
 crate::encode::shape! {
@@ -49,57 +50,69 @@ fn int_or_null(v: Option<&Value>) -> Value {
     }
 }
 
-/// A backup's node as its `node` row (the secret is not copied).
-fn node_row(n: &Map<String, Value>) -> Map<String, Value> {
-    let mut row = Map::new();
-    row.insert("id".into(), Value::from(go_int(n.get("id"), 0)));
-    for (column, key) in [
-        ("name", "name"),
-        ("server_ip", "serverIp"),
-        ("server_ip_v4", "serverIpV4"),
-        ("server_ip_v6", "serverIpV6"),
-        ("port", "port"),
-        ("interface_name", "interfaceName"),
-        ("tcp_listen_addr", "tcpListenAddr"),
-        ("udp_listen_addr", "udpListenAddr"),
-        ("remote_url", "remoteUrl"),
-        ("remote_token", "remoteToken"),
-        ("remote_config", "remoteConfig"),
-    ] {
-        row.insert(column.into(), text_or_null(n.get(key)));
-    }
-    for (column, key) in [("status", "status"), ("is_remote", "isRemote")] {
-        row.insert(column.into(), Value::from(go_int(n.get(key), 0)));
-    }
-    row
+/// How an export's field fills its column: an integer (missing is 0), an
+/// `omitempty` integer (missing or 0 was NULL), text (trimmed, missing is
+/// ""), or text as given (missing is NULL).
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Integer,
+    IntegerOrNull,
+    Text,
+    TextOrNull,
 }
 
-/// A backup's chain row as its `chain_tunnel` row; the export has no `connect_ip`.
-fn chain_row(c: &Map<String, Value>, tunnel_id: i64) -> Map<String, Value> {
-    let mut row = Map::new();
-    row.insert("id".into(), Value::from(go_int(c.get("id"), 0)));
-    row.insert("tunnel_id".into(), Value::from(tunnel_id));
-    row.insert("chain_type".into(), text_or_null(c.get("chainType")));
-    row.insert("node_id".into(), Value::from(go_int(c.get("nodeId"), 0)));
-    row.insert("port".into(), int_or_null(c.get("port")));
-    row.insert("strategy".into(), text_or_null(c.get("strategy")));
-    row.insert("inx".into(), int_or_null(c.get("inx")));
-    row.insert("protocol".into(), text_or_null(c.get("protocol")));
-    row.insert("connect_ip".into(), Value::Null);
-    row
-}
+/// A backup's node as its `node` row: (column, export key, how); the secret is not copied.
+const NODE_FIELDS: &[(&str, &str, Field)] = &[
+    ("id", "id", Field::Integer),
+    ("name", "name", Field::TextOrNull),
+    ("server_ip", "serverIp", Field::TextOrNull),
+    ("server_ip_v4", "serverIpV4", Field::TextOrNull),
+    ("server_ip_v6", "serverIpV6", Field::TextOrNull),
+    ("port", "port", Field::TextOrNull),
+    ("interface_name", "interfaceName", Field::TextOrNull),
+    ("tcp_listen_addr", "tcpListenAddr", Field::TextOrNull),
+    ("udp_listen_addr", "udpListenAddr", Field::TextOrNull),
+    ("remote_url", "remoteUrl", Field::TextOrNull),
+    ("remote_token", "remoteToken", Field::TextOrNull),
+    ("remote_config", "remoteConfig", Field::TextOrNull),
+    ("status", "status", Field::Integer),
+    ("is_remote", "isRemote", Field::Integer),
+];
+
+/// A backup's chain row as its `chain_tunnel` row, but for `tunnel_id` (its
+/// tunnel's) and `connect_ip` (the export has none).
+const CHAIN_FIELDS: &[(&str, &str, Field)] = &[
+    ("id", "id", Field::Integer),
+    ("chain_type", "chainType", Field::TextOrNull),
+    ("node_id", "nodeId", Field::Integer),
+    ("port", "port", Field::IntegerOrNull),
+    ("strategy", "strategy", Field::TextOrNull),
+    ("inx", "inx", Field::IntegerOrNull),
+    ("protocol", "protocol", Field::TextOrNull),
+];
 
 /// A backup's tunnel as its `tunnel` row.
-fn tunnel_row(t: &Map<String, Value>) -> Map<String, Value> {
+const TUNNEL_FIELDS: &[(&str, &str, Field)] = &[
+    ("id", "id", Field::Integer),
+    ("name", "name", Field::TextOrNull),
+    ("type", "type", Field::Integer),
+    ("status", "status", Field::Integer),
+    ("ip_preference", "ipPreference", Field::Text),
+];
+
+/// The row `fields` make of an exported object.
+fn row_of(item: &Map<String, Value>, fields: &[(&str, &str, Field)]) -> Map<String, Value> {
     let mut row = Map::new();
-    row.insert("id".into(), Value::from(go_int(t.get("id"), 0)));
-    row.insert("name".into(), text_or_null(t.get("name")));
-    row.insert("type".into(), Value::from(go_int(t.get("type"), 0)));
-    row.insert("status".into(), Value::from(go_int(t.get("status"), 0)));
-    row.insert(
-        "ip_preference".into(),
-        Value::String(go_string(t.get("ipPreference"))),
-    );
+    for (column, key, field) in fields {
+        let v = item.get(*key);
+        let cell = match field {
+            Field::Integer => Value::from(go_int(v, 0)),
+            Field::IntegerOrNull => int_or_null(v),
+            Field::Text => Value::String(go_string(v)),
+            Field::TextOrNull => text_or_null(v),
+        };
+        row.insert(column.to_string(), cell);
+    }
     row
 }
 
@@ -252,8 +265,8 @@ impl<'a> Tables<'a> {
                 "",
             ));
         }
-        let mut tables = Tables::default();
-        for (table, columns) in COLUMNS {
+        let mut read: [Vec<&'a Map<String, Value>>; 4] = Default::default();
+        for (&(table, columns), out) in COLUMNS.iter().zip(read.iter_mut()) {
             let Some(items) = db[table].as_array() else {
                 return Err(ApiError::new(
                     "IN001",
@@ -270,12 +283,8 @@ impl<'a> Tables<'a> {
                         format!("/{table}/{index}"),
                     ));
                 };
-                let id = match row.get("id").and_then(Value::as_i64) {
-                    Some(id) => id.to_string(),
-                    None => format!("#{}", index + 1),
-                };
-                for (column, kind) in columns {
-                    let Some(value) = row.get(*column) else {
+                for &(column, kind) in columns {
+                    let Some(value) = row.get(column) else {
                         return Err(ApiError::new(
                             "IN001",
                             format!("table {table} has no column {column} (model.go names it)"),
@@ -283,28 +292,46 @@ impl<'a> Tables<'a> {
                         ));
                     };
                     if !kind.accepts(value) {
-                        return Err(ApiError::new(
-                            "IN001",
-                            format!(
-                                "table {table}, row id {id}: column {column} must be {}, not {}",
-                                kind.describe(),
-                                json_type(value)
-                            ),
-                            format!("/{table}/{index}/{column}"),
-                        ));
+                        return Err(column_error(table, index, row, column, kind, value));
                     }
                 }
                 rows.push(row);
             }
-            match table {
-                "node" => tables.node = rows,
-                "tunnel" => tables.tunnel = rows,
-                "chain_tunnel" => tables.chain_tunnel = rows,
-                _ => tables.federation_tunnel_binding = rows,
-            }
+            *out = rows;
         }
-        Ok(tables)
+        let [node, tunnel, chain_tunnel, federation_tunnel_binding] = read;
+        Ok(Tables {
+            node,
+            tunnel,
+            chain_tunnel,
+            federation_tunnel_binding,
+        })
     }
+}
+
+/// Why `value`, column `column` of row `index` of `table`, is not of the column's type.
+#[inline(never)]
+fn column_error(
+    table: &str,
+    index: usize,
+    row: &Map<String, Value>,
+    column: &str,
+    kind: Column,
+    value: &Value,
+) -> ApiError {
+    let id = match row.get("id").and_then(Value::as_i64) {
+        Some(id) => id.to_string(),
+        None => format!("#{}", index + 1),
+    };
+    ApiError::new(
+        "IN001",
+        format!(
+            "table {table}, row id {id}: column {column} must be {}, not {}",
+            kind.describe(),
+            json_type(value)
+        ),
+        format!("/{table}/{index}/{column}"),
+    )
 }
 
 /// A node row as a redeploy input carries it: no secret, and the share token
@@ -342,62 +369,62 @@ fn redacted_node(row: &Map<String, Value>, pseudonyms: &mut Vec<String>) -> Valu
 /// input with only its own rows.
 pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunnel> {
     let mut pseudonyms = Vec::new();
-    let nodes: Vec<(i64, bool, Value)> = tables
-        .node
-        .iter()
-        .map(|n| {
-            let remote = go_int(n.get("is_remote"), 0) == 1;
-            (
-                go_int(n.get("id"), 0),
-                remote,
-                redacted_node(n, &mut pseudonyms),
-            )
-        })
-        .collect();
-    let node_at: rustc_hash::FxHashMap<i64, usize> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _, _))| (*id, i))
-        .collect();
-    let mut chains_of: rustc_hash::FxHashMap<i64, Vec<Value>> = Default::default();
-    for row in &tables.chain_tunnel {
-        chains_of
-            .entry(go_int(row.get("tunnel_id"), 0))
-            .or_default()
-            .push(Value::Object((*row).clone()));
+    // Positions by id: a node id's last row, a tunnel id's first (which
+    // then owns every row of that id).
+    let mut node_at = rustc_hash::FxHashMap::<i64, usize>::default();
+    let mut nodes: Vec<(bool, Value)> = Vec::with_capacity(tables.node.len());
+    for (i, n) in tables.node.iter().enumerate() {
+        node_at.insert(go_int(n.get("id"), 0), i);
+        let remote = go_int(n.get("is_remote"), 0) == 1;
+        nodes.push((remote, redacted_node(n, &mut pseudonyms)));
     }
-    let mut bindings_of: rustc_hash::FxHashMap<i64, Vec<Value>> = Default::default();
-    for row in &tables.federation_tunnel_binding {
-        bindings_of
-            .entry(go_int(row.get("tunnel_id"), 0))
-            .or_default()
-            .push(Value::Object((*row).clone()));
+    let mut tunnel_at = rustc_hash::FxHashMap::<i64, usize>::default();
+    for (k, t) in tables.tunnel.iter().enumerate().rev() {
+        tunnel_at.insert(go_int(t.get("id"), 0), k);
     }
+    // Each tunnel's rows of `table`, in table order.
+    let rows_by_tunnel = |table: &[&Map<String, Value>]| {
+        let mut of: Vec<Vec<Value>> = tables.tunnel.iter().map(|_| Vec::new()).collect();
+        for row in table {
+            let at = tunnel_at.get(&go_int(row.get("tunnel_id"), 0));
+            if let Some(rows) = at.and_then(|k| of.get_mut(*k)) {
+                rows.push(Value::Object((*row).clone()));
+            }
+        }
+        of
+    };
+    let mut chains_of = rows_by_tunnel(&tables.chain_tunnel);
+    let mut bindings_of = rows_by_tunnel(&tables.federation_tunnel_binding);
     let mut out = Vec::with_capacity(tables.tunnel.len());
-    for t in &tables.tunnel {
+    for (k, t) in tables.tunnel.iter().enumerate() {
         let id = go_int(t.get("id"), 0);
-        let chain_rows = chains_of.remove(&id).unwrap_or_default();
+        let chain_rows = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
         // The tunnel's nodes, in the node table's order, each once.
-        let mut used: Vec<usize> = chain_rows
-            .iter()
-            .filter_map(|c| node_at.get(&go_int(c.get("node_id"), 0)).copied())
-            .collect();
-        used.sort_unstable();
-        used.dedup();
-        let used: Vec<&(i64, bool, Value)> = used.iter().filter_map(|&i| nodes.get(i)).collect();
-        let node_rows: Vec<Value> = used.iter().map(|(_, _, row)| row.clone()).collect();
-        let federated = used.iter().any(|(_, remote, _)| *remote);
-        let mut db = Map::new();
-        db.insert("tunnel".into(), Value::Object((*t).clone()));
-        db.insert("chain_tunnel".into(), Value::Array(chain_rows));
-        db.insert("node".into(), Value::Array(node_rows));
-        db.insert(
-            "federation_tunnel_binding".into(),
-            Value::Array(bindings_of.remove(&id).unwrap_or_default()),
-        );
-        let mut input = Map::new();
-        input.insert("db".into(), Value::Object(db));
-        input.insert("tunnelId".into(), Value::from(id));
+        let mut used: Vec<usize> = Vec::new();
+        for c in &chain_rows {
+            if let Some(&i) = node_at.get(&go_int(c.get("node_id"), 0)) {
+                if let Err(at) = used.binary_search(&i) {
+                    used.insert(at, i);
+                }
+            }
+        }
+        let mut node_rows = Vec::with_capacity(used.len());
+        let mut federated = false;
+        for (remote, row) in used.iter().filter_map(|&i| nodes.get(i)) {
+            federated |= *remote;
+            node_rows.push(row.clone());
+        }
+        let bindings = bindings_of.get_mut(k).map(std::mem::take);
+        let db = object([
+            ("tunnel", Value::Object((*t).clone())),
+            ("chain_tunnel", Value::Array(chain_rows)),
+            ("node", Value::Array(node_rows)),
+            (
+                "federation_tunnel_binding",
+                Value::Array(bindings.unwrap_or_default()),
+            ),
+        ]);
+        let input = object([("db", db), ("tunnelId", Value::from(id))]);
         let mut assumed = Vec::new();
         if source == Source::Backup {
             assumed.push(
@@ -417,7 +444,7 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
             id,
             name: go_string(t.get("name")),
             kind: go_int(t.get("type"), 0),
-            input: Value::Object(input),
+            input,
             assumed,
         });
     }
@@ -449,19 +476,20 @@ pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
     }
     let nodes: Vec<Map<String, Value>> = map_slice(obj.get("nodes"))
         .into_iter()
-        .map(node_row)
+        .map(|n| row_of(n, NODE_FIELDS))
         .collect();
-    let tunnels = map_slice(obj.get("tunnels"));
-    let tunnel_rows: Vec<Map<String, Value>> = tunnels.iter().map(|t| tunnel_row(t)).collect();
-    let chain_rows: Vec<Map<String, Value>> = tunnels
-        .iter()
-        .flat_map(|t| {
-            let id = go_int(t.get("id"), 0);
-            map_slice(t.get("chainTunnels"))
-                .into_iter()
-                .map(move |c| chain_row(c, id))
-        })
-        .collect();
+    let mut tunnel_rows = Vec::new();
+    let mut chain_rows = Vec::new();
+    for t in map_slice(obj.get("tunnels")) {
+        let id = go_int(t.get("id"), 0);
+        for c in map_slice(t.get("chainTunnels")) {
+            let mut row = row_of(c, CHAIN_FIELDS);
+            row.insert("tunnel_id".into(), Value::from(id));
+            row.insert("connect_ip".into(), Value::Null);
+            chain_rows.push(row);
+        }
+        tunnel_rows.push(row_of(t, TUNNEL_FIELDS));
+    }
     let tables = Tables {
         node: nodes.iter().collect(),
         tunnel: tunnel_rows.iter().collect(),
