@@ -17,7 +17,7 @@
 //! ship, their truncations and byte-level mutations, and number and string
 //! edge cases):
 //! * the same values: integers as `u64` (or `i64` when negative), every other
-//!   number as the nearest `f64` (std's `f64::from_str`; Go's
+//!   number as the nearest `f64` (`lexical-core`, compact; Go's
 //!   `strconv.ParseFloat` rounds the same way; `-0` is the float `-0.0`),
 //!   objects with their keys sorted and a repeated key keeping its last value;
 //! * the same refusals, with the same message and the same line and column

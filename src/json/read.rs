@@ -597,8 +597,9 @@ impl<'t> Cursor<'t> {
     /// A number (after its `-`, if any). The grammar is checked byte by
     /// byte, with serde_json's error positions; an integer that fits stays
     /// an integer, anything else is the correctly rounded `f64` of the whole
-    /// decimal text (std's `f64::from_str`: what serde_json's
-    /// `float_roundtrip` parser and Go's `ParseFloat` both give).
+    /// decimal text (`lexical-core`'s parser in its `compact` build: what
+    /// std's `f64::from_str`, serde_json's `float_roundtrip` parser and Go's
+    /// `ParseFloat` all give, without std's 10 KB power-of-five table).
     fn number(&mut self, positive: bool) -> Result<Number> {
         let start = if positive { self.at } else { self.at - 1 };
         let Some(first) = self.peek() else {
@@ -702,9 +703,12 @@ impl<'t> Cursor<'t> {
             }
         }
         let token = self.text.get(start..self.at).unwrap_or_default();
-        // Already checked against the JSON grammar, which std's parser
-        // accepts; it rounds correctly, as serde_json and Go's `ParseFloat` do.
-        match token.parse::<f64>().ok().and_then(Number::from_f64) {
+        // Already checked against the JSON grammar, which lexical accepts;
+        // it rounds correctly, as serde_json and Go's `ParseFloat` do.
+        match lexical_core::parse::<f64>(token.as_bytes())
+            .ok()
+            .and_then(Number::from_f64)
+        {
             Some(n) => Ok(n),
             None => Err(self.err(Reason::NumberOutOfRange)),
         }
