@@ -17,6 +17,11 @@
     )
 )]
 
+/// The allocator of the `.wasm` (see Cargo.toml).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 pub mod address;
 pub mod api;
 pub mod builders;
