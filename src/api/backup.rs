@@ -48,14 +48,12 @@ crate::encode::shape! {
 /// goes through JSON text again.
 pub fn audit_panel(text: &str) -> Result<String, ApiError> {
     let value = super::parse_within(text, "the backup", &panel_limits())?;
-    let tunnels = crate::planner::backup::read_panel(&value)?;
-    drop(value);
-    // Each tunnel is written out as soon as it is checked: a whole panel's
-    // plans never sit in memory at once.
+    // Each tunnel's input is built, checked and written out in turn: a whole
+    // panel's inputs and plans never sit in memory at once.
     let mut out = String::from("[");
-    for (i, t) in tunnels.into_iter().enumerate() {
+    crate::planner::backup::read_panel_each(&value, |t| {
         let check = crate::check::check_tunnel_mode(&t.input, crate::planner::Mode::Redeploy);
-        if i > 0 {
+        if out.len() > 1 {
             out.push(',');
         }
         encode::Encode::encode(
@@ -69,7 +67,7 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
             },
             &mut out,
         );
-    }
+    })?;
     out.push(']');
     Ok(out)
 }

@@ -336,31 +336,30 @@ fn column_error(
 
 /// A node row as a redeploy input carries it: no secret, and the share token
 /// (trimmed, as the server compares them) replaced by its pseudonym.
-fn redacted_node(row: &Map<String, Value>, pseudonyms: &mut Vec<String>) -> Value {
+/// Only the columns a redeploy reads are carried (`COLUMNS`), so no other
+/// column of the database (the node's `secret` among them) reaches the input.
+fn redacted_node(
+    row: &Map<String, Value>,
+    pseudonyms: &mut rustc_hash::FxHashMap<String, usize>,
+) -> Value {
     let mut out = Map::new();
-    for (column, value) in row {
-        match column.as_str() {
-            "secret" => {}
-            "remote_token" => {
-                let token = go_string(Some(value));
-                let marker = if token.is_empty() {
-                    Value::Null
-                } else {
-                    let k = match pseudonyms.iter().position(|t| *t == token) {
-                        Some(k) => k,
-                        None => {
-                            pseudonyms.push(token);
-                            pseudonyms.len() - 1
-                        }
-                    };
-                    Value::String(format!("share-{}", k + 1))
-                };
-                out.insert(column.clone(), marker);
+    for (column, _) in COLUMNS[0].1 {
+        let Some(value) = row.get(*column) else {
+            continue;
+        };
+        let value = if *column == "remote_token" {
+            let token = go_string(Some(value));
+            if token.is_empty() {
+                Value::Null
+            } else {
+                let next = pseudonyms.len() + 1;
+                let k = *pseudonyms.entry(token).or_insert(next);
+                Value::String(format!("share-{k}"))
             }
-            _ => {
-                out.insert(column.clone(), value.clone());
-            }
-        }
+        } else {
+            value.clone()
+        };
+        out.insert((*column).to_string(), value);
     }
     Value::Object(out)
 }
@@ -368,7 +367,15 @@ fn redacted_node(row: &Map<String, Value>, pseudonyms: &mut Vec<String>) -> Valu
 /// Every tunnel of `tables`, in the tunnel table's order, as a redeploy
 /// input with only its own rows.
 pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunnel> {
-    let mut pseudonyms = Vec::new();
+    let mut out = Vec::with_capacity(tables.tunnel.len());
+    each_tunnel(tables, source, |t| out.push(t));
+    out
+}
+
+/// [`tunnels_of_tables`], one tunnel at a time: each input is built just
+/// before `f` takes it, so a whole panel's inputs never sit in memory at once.
+pub fn each_tunnel(tables: &Tables<'_>, source: Source, mut f: impl FnMut(BackupTunnel)) {
+    let mut pseudonyms = rustc_hash::FxHashMap::default();
     // Positions by id: a node id's last row, a tunnel id's first (which
     // then owns every row of that id).
     let mut node_at = rustc_hash::FxHashMap::<i64, usize>::default();
@@ -395,7 +402,6 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
     };
     let mut chains_of = rows_by_tunnel(&tables.chain_tunnel);
     let mut bindings_of = rows_by_tunnel(&tables.federation_tunnel_binding);
-    let mut out = Vec::with_capacity(tables.tunnel.len());
     for (k, t) in tables.tunnel.iter().enumerate() {
         let id = go_int(t.get("id"), 0);
         let chain_rows = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
@@ -440,7 +446,7 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
                     .into(),
             );
         }
-        out.push(BackupTunnel {
+        f(BackupTunnel {
             id,
             name: go_string(t.get("name")),
             kind: go_int(t.get("type"), 0),
@@ -448,11 +454,17 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
             assumed,
         });
     }
-    out
 }
 
 /// Every tunnel of a backup export, in export order, as a redeploy input.
 pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
+    let mut out = Vec::new();
+    read_backup_each(backup, |t| out.push(t))?;
+    Ok(out)
+}
+
+/// [`read_backup`], one tunnel at a time (see [`each_tunnel`]).
+pub fn read_backup_each(backup: &Value, f: impl FnMut(BackupTunnel)) -> Result<(), ApiError> {
     let Some(obj) = backup.as_object() else {
         return Err(ApiError::new(
             "IN001",
@@ -496,18 +508,27 @@ pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
         chain_tunnel: chain_rows.iter().collect(),
         federation_tunnel_binding: Vec::new(),
     };
-    Ok(tunnels_of_tables(&tables, Source::Backup))
+    each_tunnel(&tables, Source::Backup, f);
+    Ok(())
 }
 
 /// Every tunnel of a panel, from its backup export or its database rows
 /// (told apart by the backup's `version` key and the database's
 /// `chain_tunnel` table).
 pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
+    let mut out = Vec::new();
+    read_panel_each(doc, |t| out.push(t))?;
+    Ok(out)
+}
+
+/// [`read_panel`], one tunnel at a time (see [`each_tunnel`]).
+pub fn read_panel_each(doc: &Value, f: impl FnMut(BackupTunnel)) -> Result<(), ApiError> {
     match doc {
         Value::Object(o) if o.contains_key("chain_tunnel") && !o.contains_key("version") => {
-            Ok(tunnels_of_tables(&Tables::read(doc)?, Source::Database))
+            each_tunnel(&Tables::read(doc)?, Source::Database, f);
+            Ok(())
         }
-        _ => read_backup(doc),
+        _ => read_backup_each(doc, f),
     }
 }
 
