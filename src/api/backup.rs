@@ -51,7 +51,7 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
     // Each tunnel's input is built, checked and written out in turn: a whole
     // panel's inputs and plans never sit in memory at once.
     let mut out = String::from("[");
-    crate::planner::backup::read_panel_each(&value, |t| {
+    crate::planner::backup::read_panel_each(&value, &mut |t| {
         let check = crate::check::check_tunnel_mode(&t.input, crate::planner::Mode::Redeploy);
         if out.len() > 1 {
             out.push(',');

@@ -368,13 +368,13 @@ fn redacted_node(
 /// input with only its own rows.
 pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunnel> {
     let mut out = Vec::with_capacity(tables.tunnel.len());
-    each_tunnel(tables, source, |t| out.push(t));
+    each_tunnel(tables, source, &mut |t| out.push(t));
     out
 }
 
 /// [`tunnels_of_tables`], one tunnel at a time: each input is built just
 /// before `f` takes it, so a whole panel's inputs never sit in memory at once.
-pub fn each_tunnel(tables: &Tables<'_>, source: Source, mut f: impl FnMut(BackupTunnel)) {
+pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(BackupTunnel)) {
     let mut pseudonyms = rustc_hash::FxHashMap::default();
     // Positions by id: a node id's last row, a tunnel id's first (which
     // then owns every row of that id).
@@ -459,12 +459,12 @@ pub fn each_tunnel(tables: &Tables<'_>, source: Source, mut f: impl FnMut(Backup
 /// Every tunnel of a backup export, in export order, as a redeploy input.
 pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
     let mut out = Vec::new();
-    read_backup_each(backup, |t| out.push(t))?;
+    read_backup_each(backup, &mut |t| out.push(t))?;
     Ok(out)
 }
 
 /// [`read_backup`], one tunnel at a time (see [`each_tunnel`]).
-pub fn read_backup_each(backup: &Value, f: impl FnMut(BackupTunnel)) -> Result<(), ApiError> {
+pub fn read_backup_each(backup: &Value, f: &mut dyn FnMut(BackupTunnel)) -> Result<(), ApiError> {
     let Some(obj) = backup.as_object() else {
         return Err(ApiError::new(
             "IN001",
@@ -517,12 +517,12 @@ pub fn read_backup_each(backup: &Value, f: impl FnMut(BackupTunnel)) -> Result<(
 /// `chain_tunnel` table).
 pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
     let mut out = Vec::new();
-    read_panel_each(doc, |t| out.push(t))?;
+    read_panel_each(doc, &mut |t| out.push(t))?;
     Ok(out)
 }
 
 /// [`read_panel`], one tunnel at a time (see [`each_tunnel`]).
-pub fn read_panel_each(doc: &Value, f: impl FnMut(BackupTunnel)) -> Result<(), ApiError> {
+pub fn read_panel_each(doc: &Value, f: &mut dyn FnMut(BackupTunnel)) -> Result<(), ApiError> {
     match doc {
         Value::Object(o) if o.contains_key("chain_tunnel") && !o.contains_key("version") => {
             each_tunnel(&Tables::read(doc)?, Source::Database, f);
