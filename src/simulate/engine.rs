@@ -673,7 +673,11 @@ impl<'w> Sim<'w> {
                     next.push(i);
                     continue;
                 }
-                let (since_s, timeout_s) = (since / 1_000_000_000, timeout / 1_000_000_000);
+                // Whole seconds fit an i64 (a mark's time and the clock are i64 ms or s,
+                // a timeout i64 ns or s): formatting them as i64 keeps i128's
+                // formatter out of the build.
+                let seconds = |ns: i128| i64::try_from(ns / 1_000_000_000).unwrap_or(i64::MAX);
+                let (since_s, timeout_s) = (seconds(since), seconds(timeout));
                 if since >= timeout {
                     next.push(i);
                     cand.reason =
