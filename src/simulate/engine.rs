@@ -673,7 +673,11 @@ impl<'w> Sim<'w> {
                     next.push(i);
                     continue;
                 }
-                let (since_s, timeout_s) = (whole_seconds(since), whole_seconds(timeout));
+                // Whole seconds fit an i64 (a mark's time and the clock are i64 ms or s,
+                // a timeout i64 ns or s): formatting them as i64 keeps i128's
+                // formatter out of the build.
+                let seconds = |ns: i128| i64::try_from(ns / 1_000_000_000).unwrap_or(i64::MAX);
+                let (since_s, timeout_s) = (seconds(since), seconds(timeout));
                 if since >= timeout {
                     next.push(i);
                     cand.reason =
@@ -793,52 +797,5 @@ impl<'w> Sim<'w> {
             text: how,
             candidates,
         }
-    }
-}
-
-/// `ns / 1_000_000_000` truncated, as an i64: whole seconds always fit (a
-/// mark's time and the clock are i64 ms or s, a timeout i64 ns or s).
-/// Formatting them as i64 keeps i128's formatter out of the build, and the
-/// long division over 32-bit limbs its division routine.
-fn whole_seconds(ns: i128) -> i64 {
-    const NS_PER_S: u64 = 1_000_000_000;
-    let magnitude = ns.unsigned_abs();
-    let (mut quotient, mut rem) = (0u128, 0u64);
-    for shift in [96, 64, 32, 0] {
-        let limb = (rem << 32) | ((magnitude >> shift) as u64 & 0xffff_ffff);
-        quotient |= u128::from(limb / NS_PER_S) << shift;
-        rem = limb % NS_PER_S;
-    }
-    let whole = i64::try_from(quotient).unwrap_or(i64::MAX);
-    if ns < 0 {
-        -whole
-    } else {
-        whole
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::whole_seconds;
-
-    #[test]
-    fn whole_seconds_truncates_like_i128_division() {
-        let big = i128::from(i64::MAX) * 1_000_000_000;
-        let cases = [
-            0,
-            999_999_999,
-            1_000_000_000,
-            -1_999_999_999,
-            10_000_000_000,
-            big,
-            -big,
-            big + 999_999_999,
-            i128::from(i64::MIN) * 1_000_000 + 5,
-        ];
-        for ns in cases {
-            assert_eq!(i128::from(whole_seconds(ns)), ns / 1_000_000_000, "{ns}");
-        }
-        assert_eq!(whole_seconds(-1_999_999_999), -1);
-        assert_eq!(whole_seconds(big), i64::MAX);
     }
 }
