@@ -163,12 +163,12 @@ fn detect(doc: &Val<'_>) -> Result<Kind, (String, String)> {
 
 fn unreadable(kind: &str, reason: &str, reason_zh: &str) -> CheckReport {
     let mut sink = Sink::default();
-    sink.add(
+    sink.say(
         "IN001",
         None,
         "",
-        format!("cannot read the document: {}", reason),
-        format!("无法读取文档：{}", reason_zh),
+        format_args!("cannot read the document: {}", reason),
+        format_args!("无法读取文档：{}", reason_zh),
     );
     finish(kind, "document", sink.findings)
 }
@@ -382,15 +382,15 @@ fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Find
     let mut sink = Sink::default();
     if let Some(err) = &plan.error {
         if err.code == "REMOTE_ENTRY_UPDATE_REFUSED" {
-            sink.add(
+            sink.say(
                 "IN004",
                 None,
                 "/error",
-                format!(
+                format_args!(
                     "the server fails this edit: {} — the panel relays UpdateChains to a remote entry, and the provider's relay does not allow that command, so every edit of a tunnel whose entry is a remote node fails (even one that changes nothing), after the rows are saved and the federated hops re-applied; the remote entry keeps its old chain, which dials the released ports. Delete the tunnel and create it again (AddChains is allowed), or make the change on the provider panel",
                     err.message
                 ),
-                format!(
+                format_args!(
                     "服务器会让这次编辑失败：{}——面板向远程入口转发 UpdateChains，而提供方的转发接口不允许该命令，所以入口为远程节点的隧道每次编辑都会失败（即使没有任何改动），且此时数据库记录已保存、联邦节点已重新下发；远程入口保留旧的转发链，仍拨向已释放的端口。请删除隧道后重新创建（AddChains 是允许的），或在提供方面板上修改",
                     err.message
                 ),
@@ -401,15 +401,15 @@ fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Find
                 .message_en
                 .strip_prefix("invalid input: ")
                 .unwrap_or(&err.message_en);
-            sink.add(
+            sink.say(
                 "IN001",
                 None,
                 "",
-                format!(
+                format_args!(
                     "cannot read the tunnel input: {} (the server answers {})",
                     why, err.message
                 ),
-                format!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
+                format_args!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
             );
         } else {
             in002(&mut sink, "/error", &err.message, &err.message_en);
@@ -433,12 +433,12 @@ fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Find
     };
     match plan_findings(obj) {
         Ok(f) => sink.findings.extend(f),
-        Err((en, zh)) => sink.add(
+        Err((en, zh)) => sink.say(
             "IN001",
             None,
             "",
-            format!("the plan made from this tunnel cannot be read: {}", en),
-            format!("由该隧道生成的计划无法读取：{}", zh),
+            format_args!("the plan made from this tunnel cannot be read: {}", en),
+            format_args!("由该隧道生成的计划无法读取：{}", zh),
         ),
     }
     (plan, sink.findings)
