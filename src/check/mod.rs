@@ -25,6 +25,7 @@ use model::Doc;
 use rules::Sink;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use tree::{Obj, Val};
 
 /// Largest JSON text [`check_text`] reads.
@@ -468,30 +469,47 @@ fn assumed_findings(plan: &Obj<'_>, sink: &mut Sink) {
     let Some(items) = plan.get("assumed").and_then(Val::as_array) else {
         return;
     };
-    let mut groups: Vec<(Option<i64>, usize, Vec<String>)> = Vec::new();
+    // (node, index of its first item, "path = value, ..."), in first-seen order.
+    let mut groups: Vec<(Option<i64>, usize, String)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let node = item.get("nodeId").and_then(Val::as_i64);
-        let path = item.get("path").and_then(Val::as_str).unwrap_or("");
-        let value = item.get("value").map(|v| v.to_string()).unwrap_or_default();
-        let text = format!("{} = {}", path, value);
-        match groups.iter_mut().find(|g| g.0 == node) {
-            Some(g) => g.2.push(text),
-            None => groups.push((node, i, vec![text])),
+        let list = match groups.iter_mut().find(|g| g.0 == node) {
+            Some(g) => {
+                g.2.push_str(", ");
+                &mut g.2
+            }
+            None => {
+                groups.push((node, i, String::new()));
+                match groups.last_mut() {
+                    Some(g) => &mut g.2,
+                    None => continue,
+                }
+            }
+        };
+        list.push_str(item.get("path").and_then(Val::as_str).unwrap_or(""));
+        list.push_str(" = ");
+        if let Some(value) = item.get("value") {
+            let _ = write!(list, "{}", value);
         }
     }
-    for (node, first, values) in groups {
-        let list = values.join(", ");
-        let (en, zh) = match node {
-            Some(id) => (
-                format!("node {}: no provider panel has answered yet, so the preview assumed {} (as a fresh provider would answer); the real values may differ, give them in the input's federation map", id, list),
-                format!("节点 {}：提供方面板尚未应答，预览假定了 {}（与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出", id, list),
+    for (node, first, list) in groups {
+        let path = util::join_i("/assumed", first);
+        match node {
+            Some(id) => sink.say(
+                "IN003",
+                node,
+                &path,
+                format_args!("node {}: no provider panel has answered yet, so the preview assumed {} (as a fresh provider would answer); the real values may differ, give them in the input's federation map", id, list),
+                format_args!("节点 {}：提供方面板尚未应答，预览假定了 {}（与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出", id, list),
             ),
-            None => (
-                format!("the preview assumed {}: the server assigns it", list),
-                format!("预览假定了 {}：实际值由服务器分配", list),
+            None => sink.say(
+                "IN003",
+                node,
+                &path,
+                format_args!("the preview assumed {}: the server assigns it", list),
+                format_args!("预览假定了 {}：实际值由服务器分配", list),
             ),
-        };
-        sink.add("IN003", node, &util::join_i("/assumed", first), en, zh);
+        }
     }
 }
 
@@ -499,4 +517,44 @@ fn run_rules(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
     failover::check(doc, sink);
     linkage::check(doc, sink);
     parity::check(doc, is_plan, sink);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// IN003 groups the assumed values by node, in first-seen order, each
+    /// finding pointing at its node's first item.
+    #[test]
+    fn assumed_values_are_grouped_by_node() {
+        let plan = serde_json::json!({"assumed": [
+            {"nodeId": 3, "path": "/a", "value": "x"},
+            {"path": "/b", "value": 5},
+            {"nodeId": 3, "path": "/c"},
+        ]});
+        let arena = tree::Arena::new();
+        let plan = Val::from_value(&plan, &arena);
+        let mut sink = Sink::default();
+        assumed_findings(plan.as_object().expect("an object"), &mut sink);
+        let got: Vec<_> = sink
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.code.as_str(),
+                    f.node_id,
+                    f.path.as_str(),
+                    f.message.as_str(),
+                    f.message_zh.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("IN003", Some(3), "/assumed/0", "node 3: no provider panel has answered yet, so the preview assumed /a = \"x\", /c =  (as a fresh provider would answer); the real values may differ, give them in the input's federation map", "节点 3：提供方面板尚未应答，预览假定了 /a = \"x\", /c = （与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出"),
+                ("IN003", None, "/assumed/1", "the preview assumed /b = 5: the server assigns it", "预览假定了 /b = 5：实际值由服务器分配"),
+            ]
+        );
+    }
 }
