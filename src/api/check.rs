@@ -22,23 +22,24 @@ pub fn unreadable_report(reason: &str, options: &CheckOptions) -> CheckReport {
     // Ask the checker how it reports a document of the wrong shape, so the
     // summary stays in its format, then put the real reason in the finding.
     let mut report = check::check(&Value::Null, options);
-    let finding = Finding {
-        code: "IN001".into(),
-        rule: "unreadable".into(),
-        severity: Severity::Error,
-        node_id: None,
-        path: String::new(),
-        message: format!("cannot read the document: {reason}"),
-        message_zh: format!("无法读取文档：{reason}"),
-        fix: None,
-    };
+    let message = format!("cannot read the document: {reason}");
+    let message_zh = format!("无法读取文档：{reason}");
     match report.findings.iter_mut().find(|f| f.code == "IN001") {
         Some(existing) => {
-            existing.message = finding.message;
-            existing.message_zh = finding.message_zh;
+            existing.message = message;
+            existing.message_zh = message_zh;
         }
         None => {
-            report.findings = vec![finding];
+            report.findings = vec![Finding {
+                code: "IN001".into(),
+                rule: "unreadable".into(),
+                severity: Severity::Error,
+                node_id: None,
+                path: String::new(),
+                message,
+                message_zh,
+                fix: None,
+            }];
             report.summary.errors = 1;
             report.summary.warnings = 0;
             report.summary.infos = 0;

@@ -257,17 +257,17 @@ fn expected_zh(ty: Ty) -> &'static str {
 
 impl Decoder<'_> {
     fn type_error(&mut self, ty: Ty, v: &Val<'_>, path: &Ptr, what: &str) {
-        self.sink.add(
+        self.sink.say(
             "AC001",
             self.node_id,
             &path.render(),
-            format!(
+            format_args!(
                 "`{}` must be {} for the agent's decoder, but it is {}: the command is rejected",
                 what,
                 expected(ty),
                 json_type(v)
             ),
-            format!(
+            format_args!(
                 "`{}` 必须是{}，实际是 {}：节点解码失败，命令被拒绝",
                 what,
                 expected_zh(ty),
@@ -293,15 +293,15 @@ impl Decoder<'_> {
                 Some(s) => {
                     if !s.is_empty() && !KNOWN_STRATEGIES.contains(&s) {
                         let known = KNOWN_STRATEGIES.join(", ");
-                        self.sink.add(
+                        self.sink.say(
                             "AC004",
                             self.node_id,
                             &path.render(),
-                            format!(
+                            format_args!(
                                 "strategy {:?} is unknown to the agent (known, case-sensitive: {}); it silently becomes round robin",
                                 s, known
                             ),
-                            format!(
+                            format_args!(
                                 "节点不认识策略 {:?}（区分大小写，可用：{}），会静默改用轮询（round）",
                                 s, known
                             ),
@@ -313,12 +313,12 @@ impl Decoder<'_> {
                 None => self.type_error(ty, v, path, key),
                 Some(s) => {
                     if let Some(why) = listen_addr_problem(s) {
-                        self.sink.add(
+                        self.sink.say(
                             "AC005",
                             self.node_id,
                             &path.render(),
-                            format!("the agent cannot listen on {:?}: {}", s, why.en()),
-                            format!("节点无法监听地址 {:?}：{}", s, why.zh()),
+                            format_args!("the agent cannot listen on {:?}: {}", s, why.en()),
+                            format_args!("节点无法监听地址 {:?}：{}", s, why.zh()),
                         );
                     }
                 }
@@ -327,16 +327,20 @@ impl Decoder<'_> {
                 None => self.type_error(ty, v, path, key),
                 Some(s) => {
                     if let Some(why) = dial_addr_problem(s) {
-                        self.sink.add(
+                        self.sink.say(
                             "AC006",
                             self.node_id,
                             &path.render(),
-                            format!(
+                            format_args!(
                                 "chain node addr {:?} is not a dialable host:port: {}",
                                 s,
                                 why.en()
                             ),
-                            format!("链路节点地址 {:?} 不是可拨号的 host:port：{}", s, why.zh()),
+                            format_args!(
+                                "链路节点地址 {:?} 不是可拨号的 host:port：{}",
+                                s,
+                                why.zh()
+                            ),
                         );
                     }
                 }
@@ -385,15 +389,15 @@ impl Decoder<'_> {
                 let ns_zh = parse_duration(s)
                     .map(|n| format!("；请改用整数 {}（纳秒）", n))
                     .unwrap_or_default();
-                self.sink.add(
+                self.sink.say(
                     "AC002",
                     self.node_id,
                     &path.render(),
-                    format!(
+                    format_args!(
                         "chain selector failTimeout is the string {:?}: AddChains has no duration step, so the agent rejects the chain{}",
                         s, ns
                     ),
-                    format!("链路选择器 failTimeout 是字符串 {:?}：AddChains 不做时长转换，节点会拒绝该链路{}", s, ns_zh),
+                    format_args!("链路选择器 failTimeout 是字符串 {:?}：AddChains 不做时长转换，节点会拒绝该链路{}", s, ns_zh),
                 );
             }
             _ => self.type_error(Ty::Dur, v, path, key),
@@ -402,15 +406,15 @@ impl Decoder<'_> {
 
     fn service_duration(&mut self, s: &str, path: &Ptr) {
         if parse_duration(s).is_err() {
-            self.sink.add(
+            self.sink.say(
                 "AC003",
                 self.node_id,
                 &path.render(),
-                format!(
+                format_args!(
                     "failTimeout {:?} is not a Go duration (e.g. \"600s\", \"1m30s\"): the agent cannot convert it and rejects the service",
                     s
                 ),
-                format!("failTimeout {:?} 不是合法的 Go 时长（如 \"600s\"、\"1m30s\"）：节点无法转换，服务被拒绝", s),
+                format_args!("failTimeout {:?} 不是合法的 Go 时长（如 \"600s\"、\"1m30s\"）：节点无法转换，服务被拒绝", s),
             );
         }
     }

@@ -67,15 +67,15 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
         if chain_name.is_empty() {
             if retries > 0 && get_obj(handler, "chainGroup").is_none() {
                 let name = svc_name(svc);
-                sink.add(
+                sink.say(
                     "FO002",
                     svc.node_id,
                     &rpath(),
-                    format!(
+                    format_args!(
                         "service {} has retries {} but no chain (an exit): the retries have no effect",
                         name, retries
                     ),
-                    format!(
+                    format_args!(
                         "服务 {} 设置了 retries {} 但没有链路（出口）：retries 不起作用",
                         name, retries
                     ),
@@ -89,15 +89,15 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                 get_ci(handler, "chain").map(|(k, _)| k).unwrap_or("chain"),
             );
             let name = svc_name(svc);
-            sink.add(
+            sink.say(
                 "FO004",
                 svc.node_id,
                 &cpath,
-                format!(
+                format_args!(
                     "service {} uses chain {:?}, which this node does not receive: the agent cannot route through it",
                     name, chain_name
                 ),
-                format!(
+                format_args!(
                     "服务 {} 引用的链路 {:?} 在该节点上不存在：无法经该链路转发",
                     name, chain_name
                 ),
@@ -127,15 +127,15 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                     "未设置 retries（即 0）".to_string(),
                 ),
             };
-            sink.add_fix(
+            sink.say_fix(
                 "FO001",
                 svc.node_id,
                 &hpath(),
-                format!(
+                format_args!(
                     "service {} has {} next-hop candidates in chain {:?} but {}: when the chosen node is down the request fails instead of trying a backup; set handler.retries to {}",
                     name, n, chain_name, shown, need
                 ),
-                format!(
+                format_args!(
                     "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但{}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
                     name, chain_name, n, shown_zh, need
                 ),
@@ -143,15 +143,15 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
             );
         } else if retries > need {
             let name = svc_name(svc);
-            sink.add(
+            sink.say(
                 "FO003",
                 svc.node_id,
                 &rpath(),
-                format!(
+                format_args!(
                     "service {} retries {} times but its chain's first hop has only {} node(s): rounds beyond {} add latency and reach no new node",
                     name, retries, n, need
                 ),
-                format!("服务 {} 重试 {} 次，但链路首跳只有 {} 个节点：超过 {} 次的重试只增加延迟，不会到达新节点", name, retries, n, need),
+                format_args!("服务 {} 重试 {} 次，但链路首跳只有 {} 个节点：超过 {} 次的重试只增加延迟，不会到达新节点", name, retries, n, need),
             );
         }
     }
@@ -229,15 +229,15 @@ fn direct_egress(doc: &Doc<'_>, chain: &Chn<'_>, sink: &mut Sink) {
             .map(|h| format!("{h:?}"))
             .unwrap_or_else(|| format!("{}", i + 1));
         let (from_en, from_zh) = &from;
-        sink.add(
+        sink.say(
             "FO005",
             chain.node_id,
             &join_i(&hops_path, i),
-            format!(
+            format_args!(
                 "if all {n} nodes of hop {hop_name} of chain {:?} are marked failed, {from_en} dials the destination itself, bypassing the rest of the chain, until failTimeout {shown}{default_note} passes",
                 chain.name
             ),
-            format!(
+            format_args!(
                 "链路 {:?} 的跳 {hop_name} 的 {n} 个节点都被标记为失败时，{from_zh} 会绕过链路其余部分直接连接目标地址，直到 failTimeout {shown}{default_note_zh} 过去",
                 chain.name
             ),

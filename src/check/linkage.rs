@@ -232,15 +232,15 @@ fn link(
             .node_id
             .map(|i| format!("node {}", i))
             .unwrap_or_else(|| "the target".into());
-        sink.add(
+        sink.say(
             "LK002",
             from,
             &join(&join(node_path, dkey), "type"),
-            format!(
+            format_args!(
                 "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
                 dtype, ltype, on, first.path()
             ),
-            format!(
+            format_args!(
                 "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
                 dtype, on, first.path(), ltype
             ),
@@ -260,17 +260,17 @@ fn link(
         return;
     }
     if let Some(keys) = differing_keys(&conn_mux, &handler_mux(target)) {
-        sink.add(
+        sink.say(
             "LK003",
             from,
             &join(node_path, ckey),
-            format!(
+            format_args!(
                 "connector mux settings differ from the handler of {} ({}): {}",
                 addr,
                 target.path(),
                 keys
             ),
-            format!(
+            format_args!(
                 "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
                 addr,
                 target.path(),

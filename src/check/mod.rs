@@ -25,6 +25,7 @@ use model::Doc;
 use rules::Sink;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use tree::{Obj, Val};
 
 /// Largest JSON text [`check_text`] reads.
@@ -163,12 +164,12 @@ fn detect(doc: &Val<'_>) -> Result<Kind, (String, String)> {
 
 fn unreadable(kind: &str, reason: &str, reason_zh: &str) -> CheckReport {
     let mut sink = Sink::default();
-    sink.add(
+    sink.say(
         "IN001",
         None,
         "",
-        format!("cannot read the document: {}", reason),
-        format!("无法读取文档：{}", reason_zh),
+        format_args!("cannot read the document: {}", reason),
+        format_args!("无法读取文档：{}", reason_zh),
     );
     finish(kind, "document", sink.findings)
 }
@@ -382,15 +383,15 @@ fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Find
     let mut sink = Sink::default();
     if let Some(err) = &plan.error {
         if err.code == "REMOTE_ENTRY_UPDATE_REFUSED" {
-            sink.add(
+            sink.say(
                 "IN004",
                 None,
                 "/error",
-                format!(
+                format_args!(
                     "the server fails this edit: {} — the panel relays UpdateChains to a remote entry, and the provider's relay does not allow that command, so every edit of a tunnel whose entry is a remote node fails (even one that changes nothing), after the rows are saved and the federated hops re-applied; the remote entry keeps its old chain, which dials the released ports. Delete the tunnel and create it again (AddChains is allowed), or make the change on the provider panel",
                     err.message
                 ),
-                format!(
+                format_args!(
                     "服务器会让这次编辑失败：{}——面板向远程入口转发 UpdateChains，而提供方的转发接口不允许该命令，所以入口为远程节点的隧道每次编辑都会失败（即使没有任何改动），且此时数据库记录已保存、联邦节点已重新下发；远程入口保留旧的转发链，仍拨向已释放的端口。请删除隧道后重新创建（AddChains 是允许的），或在提供方面板上修改",
                     err.message
                 ),
@@ -401,15 +402,15 @@ fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Find
                 .message_en
                 .strip_prefix("invalid input: ")
                 .unwrap_or(&err.message_en);
-            sink.add(
+            sink.say(
                 "IN001",
                 None,
                 "",
-                format!(
+                format_args!(
                     "cannot read the tunnel input: {} (the server answers {})",
                     why, err.message
                 ),
-                format!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
+                format_args!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
             );
         } else {
             in002(&mut sink, "/error", &err.message, &err.message_en);
@@ -433,12 +434,12 @@ fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Find
     };
     match plan_findings(obj) {
         Ok(f) => sink.findings.extend(f),
-        Err((en, zh)) => sink.add(
+        Err((en, zh)) => sink.say(
             "IN001",
             None,
             "",
-            format!("the plan made from this tunnel cannot be read: {}", en),
-            format!("由该隧道生成的计划无法读取：{}", zh),
+            format_args!("the plan made from this tunnel cannot be read: {}", en),
+            format_args!("由该隧道生成的计划无法读取：{}", zh),
         ),
     }
     (plan, sink.findings)
@@ -468,30 +469,47 @@ fn assumed_findings(plan: &Obj<'_>, sink: &mut Sink) {
     let Some(items) = plan.get("assumed").and_then(Val::as_array) else {
         return;
     };
-    let mut groups: Vec<(Option<i64>, usize, Vec<String>)> = Vec::new();
+    // (node, index of its first item, "path = value, ..."), in first-seen order.
+    let mut groups: Vec<(Option<i64>, usize, String)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let node = item.get("nodeId").and_then(Val::as_i64);
-        let path = item.get("path").and_then(Val::as_str).unwrap_or("");
-        let value = item.get("value").map(|v| v.to_string()).unwrap_or_default();
-        let text = format!("{} = {}", path, value);
-        match groups.iter_mut().find(|g| g.0 == node) {
-            Some(g) => g.2.push(text),
-            None => groups.push((node, i, vec![text])),
+        let list = match groups.iter_mut().find(|g| g.0 == node) {
+            Some(g) => {
+                g.2.push_str(", ");
+                &mut g.2
+            }
+            None => {
+                groups.push((node, i, String::new()));
+                match groups.last_mut() {
+                    Some(g) => &mut g.2,
+                    None => continue,
+                }
+            }
+        };
+        list.push_str(item.get("path").and_then(Val::as_str).unwrap_or(""));
+        list.push_str(" = ");
+        if let Some(value) = item.get("value") {
+            let _ = write!(list, "{}", value);
         }
     }
-    for (node, first, values) in groups {
-        let list = values.join(", ");
-        let (en, zh) = match node {
-            Some(id) => (
-                format!("node {}: no provider panel has answered yet, so the preview assumed {} (as a fresh provider would answer); the real values may differ, give them in the input's federation map", id, list),
-                format!("节点 {}：提供方面板尚未应答，预览假定了 {}（与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出", id, list),
+    for (node, first, list) in groups {
+        let path = util::join_i("/assumed", first);
+        match node {
+            Some(id) => sink.say(
+                "IN003",
+                node,
+                &path,
+                format_args!("node {}: no provider panel has answered yet, so the preview assumed {} (as a fresh provider would answer); the real values may differ, give them in the input's federation map", id, list),
+                format_args!("节点 {}：提供方面板尚未应答，预览假定了 {}（与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出", id, list),
             ),
-            None => (
-                format!("the preview assumed {}: the server assigns it", list),
-                format!("预览假定了 {}：实际值由服务器分配", list),
+            None => sink.say(
+                "IN003",
+                node,
+                &path,
+                format_args!("the preview assumed {}: the server assigns it", list),
+                format_args!("预览假定了 {}：实际值由服务器分配", list),
             ),
-        };
-        sink.add("IN003", node, &util::join_i("/assumed", first), en, zh);
+        }
     }
 }
 
@@ -499,4 +517,44 @@ fn run_rules(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
     failover::check(doc, sink);
     linkage::check(doc, sink);
     parity::check(doc, is_plan, sink);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// IN003 groups the assumed values by node, in first-seen order, each
+    /// finding pointing at its node's first item.
+    #[test]
+    fn assumed_values_are_grouped_by_node() {
+        let plan = serde_json::json!({"assumed": [
+            {"nodeId": 3, "path": "/a", "value": "x"},
+            {"path": "/b", "value": 5},
+            {"nodeId": 3, "path": "/c"},
+        ]});
+        let arena = tree::Arena::new();
+        let plan = Val::from_value(&plan, &arena);
+        let mut sink = Sink::default();
+        assumed_findings(plan.as_object().expect("an object"), &mut sink);
+        let got: Vec<_> = sink
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.code.as_str(),
+                    f.node_id,
+                    f.path.as_str(),
+                    f.message.as_str(),
+                    f.message_zh.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("IN003", Some(3), "/assumed/0", "node 3: no provider panel has answered yet, so the preview assumed /a = \"x\", /c =  (as a fresh provider would answer); the real values may differ, give them in the input's federation map", "节点 3：提供方面板尚未应答，预览假定了 /a = \"x\", /c = （与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出"),
+                ("IN003", None, "/assumed/1", "the preview assumed /b = 5: the server assigns it", "预览假定了 /b = 5：实际值由服务器分配"),
+            ]
+        );
+    }
 }

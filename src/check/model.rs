@@ -124,15 +124,15 @@ impl<'a> Doc<'a> {
             Val::Null => return,
             Val::Arr(a) => a,
             other => {
-                sink.add(
+                sink.say(
                     "AC001",
                     node_id,
                     path,
-                    format!(
+                    format_args!(
                         "service data must be a list of services for the agent's decoder, but it is {}",
                         json_type(other)
                     ),
-                    format!("服务数据必须是服务列表（数组），实际是 {}", json_type_zh(other)),
+                    format_args!("服务数据必须是服务列表（数组），实际是 {}", json_type_zh(other)),
                 );
                 return;
             }
@@ -160,15 +160,15 @@ impl<'a> Doc<'a> {
                         fields: SvcFields::read(obj),
                     });
                 }
-                other => sink.add(
+                other => sink.say(
                     "AC001",
                     node_id,
                     &p.render(),
-                    format!(
+                    format_args!(
                         "a service must be an object for the agent's decoder, but it is {}",
                         json_type(other)
                     ),
-                    format!("服务必须是对象，实际是 {}", json_type_zh(other)),
+                    format_args!("服务必须是对象，实际是 {}", json_type_zh(other)),
                 ),
             }
         }
@@ -205,15 +205,15 @@ impl<'a> Doc<'a> {
                     group,
                 });
             }
-            other => sink.add(
+            other => sink.say(
                 "AC001",
                 node_id,
                 path,
-                format!(
+                format_args!(
                     "chain data must be an object for the agent's decoder, but it is {}",
                     json_type(other)
                 ),
-                format!("链路数据必须是对象，实际是 {}", json_type_zh(other)),
+                format_args!("链路数据必须是对象，实际是 {}", json_type_zh(other)),
             ),
         }
     }
@@ -407,15 +407,15 @@ impl<'a> Doc<'a> {
                         doc.chain(sink, c, &join_i(&p, i), None, None, 0);
                     }
                 }
-                other => sink.add(
+                other => sink.say(
                     "AC001",
                     None,
                     &p,
-                    format!(
+                    format_args!(
                         "`chains` must be a list of chains, but it is {}",
                         json_type(other)
                     ),
-                    format!("`chains` 必须是链路列表，实际是 {}", json_type_zh(other)),
+                    format_args!("`chains` 必须是链路列表，实际是 {}", json_type_zh(other)),
                 ),
             }
         }

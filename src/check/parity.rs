@@ -236,15 +236,15 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             (None, _) | (_, Ok(None)) => "absent (0)".to_string(),
             (Some((_, v)), _) => v.to_string(),
         };
-        sink.add_fix(
+        sink.say_fix(
             "PA001",
             node,
             &hpath,
-            format!(
+            format_args!(
                 "federated {} service has retries {} but the local builder would set {} for {} target(s): failover differs between local and federated hops",
                 role, shown, twin_retries, n
             ),
-            format!(
+            format_args!(
                 "联邦{}服务的 retries 为 {}，而本地构建对 {} 个目标会设为 {}：本地与联邦跳点的故障切换行为不一致",
                 role_zh, shown, n, twin_retries
             ),
@@ -278,15 +278,15 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             None => normalise_address(addr),
         };
         if *addr != twin {
-            sink.add(
+            sink.say(
                 "PA004",
                 node,
                 &join(&svc.path(), akey),
-                format!(
+                format_args!(
                     "federated listen addr {:?} is not normalised; the local builder would listen on {:?}",
                     addr, twin
                 ),
-                format!("联邦监听地址 {:?} 未规范化；本地构建会使用 {:?}", addr, twin),
+                format_args!("联邦监听地址 {:?} 未规范化；本地构建会使用 {:?}", addr, twin),
             );
         }
     }
@@ -348,15 +348,15 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
         } else {
             svc.path()
         };
-        sink.add(
+        sink.say(
             "PA005",
             node,
             &path,
-            format!(
+            format_args!(
                 "federated {} puts interface {:?} on: {}; the local builder puts it on: {}",
                 role, iface, fed_s, twin_s
             ),
-            format!(
+            format_args!(
                 "联邦{}把网卡 {:?} 放在：{}；本地构建放在：{}",
                 role_zh, iface, fed_s, twin_s
             ),
@@ -449,15 +449,15 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
     }
     if !differ.is_empty() {
         let d = differ.join("; ");
-        sink.add(
+        sink.say(
             "PA002",
             node,
             &sel_path,
-            format!(
+            format_args!(
                 "federated hop selector differs from the local builder's: {}",
                 d
             ),
-            format!("联邦跳点选择器与本地构建不一致：{}", d),
+            format_args!("联邦跳点选择器与本地构建不一致：{}", d),
         );
     }
     // Per chain node: connector and dialer metadata, dial address.
@@ -491,15 +491,15 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
         if let Some((akey, Val::Str(addr))) = get_ci(n, "addr") {
             let twin = normalise_address(&format!("{}:{}", t.host, t.port));
             if *addr != twin {
-                sink.add(
+                sink.say(
                     "PA004",
                     node,
                     &join(&npath, akey),
-                    format!(
+                    format_args!(
                         "federated chain node addr {:?} differs from the local builder's normalised {:?}",
                         addr, twin
                     ),
-                    format!("联邦链路节点地址 {:?} 与本地构建的规范化地址 {:?} 不一致", addr, twin),
+                    format_args!("联邦链路节点地址 {:?} 与本地构建的规范化地址 {:?} 不一致", addr, twin),
                 );
             }
         }
@@ -517,15 +517,15 @@ fn metadata_finding(
     let Some(keys) = differing_keys(fed, twin) else {
         return;
     };
-    sink.add(
+    sink.say(
         "PA003",
         node,
         path,
-        format!(
+        format_args!(
             "federated {} metadata differs from the local builder's in: {}",
             what, keys
         ),
-        format!("联邦{}元数据与本地构建不一致的键：{}", what_zh(what), keys),
+        format_args!("联邦{}元数据与本地构建不一致的键：{}", what_zh(what), keys),
     );
 }
 

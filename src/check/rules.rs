@@ -128,6 +128,35 @@ pub(crate) struct Sink {
 }
 
 impl Sink {
+    /// [`Sink::add`] with messages still to be formatted: the rules raise
+    /// findings from many sites, and formatting them here, in one place,
+    /// keeps each site a call instead of two inlined `format!`s.
+    #[inline(never)]
+    pub fn say(
+        &mut self,
+        code: &str,
+        node_id: Option<i64>,
+        path: &str,
+        en: std::fmt::Arguments<'_>,
+        zh: std::fmt::Arguments<'_>,
+    ) {
+        self.say_fix(code, node_id, path, en, zh, None);
+    }
+
+    /// [`Sink::say`] with a fix.
+    #[inline(never)]
+    pub fn say_fix(
+        &mut self,
+        code: &str,
+        node_id: Option<i64>,
+        path: &str,
+        en: std::fmt::Arguments<'_>,
+        zh: std::fmt::Arguments<'_>,
+        fix: Option<Fix>,
+    ) {
+        self.add_fix(code, node_id, path, en.to_string(), zh.to_string(), fix);
+    }
+
     pub fn add(&mut self, code: &str, node_id: Option<i64>, path: &str, en: String, zh: String) {
         self.add_fix(code, node_id, path, en, zh, None);
     }
