@@ -30,6 +30,65 @@ fn in001(report: &check::CheckReport) -> bool {
     report.findings.iter().any(|f| f.code == "IN001")
 }
 
+/// Each entry point's answer has its documented shape, whatever the input:
+/// a plan has `error`, `federation`, `local`, and a refused one deploys
+/// nothing; a report's summary counts its findings; a trace has requests.
+fn assert_output_shape(name: &str, entry: &str, v: &Value) {
+    let plan_shape = |p: &Value| {
+        for key in ["error", "federation", "local", "nodes", "mode"] {
+            assert!(
+                p.get(key).is_some(),
+                "{name}: {entry}: the plan has no {key}"
+            );
+        }
+        if !p["error"].is_null() {
+            assert_eq!(
+                p["local"],
+                json!([]),
+                "{name}: {entry}: a refused plan deploys"
+            );
+            assert_eq!(
+                p["federation"],
+                json!([]),
+                "{name}: {entry}: a refused plan deploys"
+            );
+        }
+    };
+    let report_shape = |r: &Value| {
+        let findings = r["findings"].as_array();
+        assert!(findings.is_some(), "{name}: {entry}: no findings list");
+        let n = findings.map_or(0, Vec::len) as u64;
+        assert_eq!(
+            r["summary"]["total"].as_u64(),
+            Some(n),
+            "{name}: {entry}: summary total"
+        );
+        let by_severity: u64 = ["errors", "warnings", "infos"]
+            .iter()
+            .filter_map(|k| r["summary"][k].as_u64())
+            .sum();
+        assert_eq!(by_severity, n, "{name}: {entry}: summary by severity");
+    };
+    match entry {
+        "plan" | "plan_json" => plan_shape(v),
+        "check_tunnel" => {
+            plan_shape(&v["plan"]);
+            assert!(
+                v["findings"].is_array(),
+                "{name}: {entry}: no findings list"
+            );
+        }
+        e if e.starts_with("check") => report_shape(v),
+        e if e.starts_with("simulate") => {
+            assert!(
+                v["requests"].is_array(),
+                "{name}: {entry}: a trace without requests"
+            )
+        }
+        _ => {}
+    }
+}
+
 #[test]
 fn the_whole_seed_corpus_runs_through_every_entry_point() {
     let corpus = corpus();
@@ -48,12 +107,9 @@ fn the_whole_seed_corpus_runs_through_every_entry_point() {
                 .iter()
                 .filter(|(e, _)| !e.contains("text") && !e.contains("err") && !e.contains("report"))
             {
-                assert!(
-                    serde_json::from_str::<Value>(out).is_ok(),
-                    "{}: {} is not JSON",
-                    name,
-                    entry
-                );
+                let v: Value = serde_json::from_str(out)
+                    .unwrap_or_else(|e| panic!("{name}: {entry} is not JSON: {e}"));
+                assert_output_shape(&name, entry, &v);
             }
         }
     });
