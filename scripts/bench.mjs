@@ -312,7 +312,9 @@ async function main() {
     const n = manifest.panel.tunnels;
     const [single, whole, splitSingle] = r.ms.map((ms) => (ms * 1000) / n);
     console.log(`audit of a panel (${n} tunnels, ${manifest.panel.nodes} nodes, ${manifest.panel.federated} federated; ${fmtBytes(manifest.panel.inputBytes)}): ${whole.toFixed(0)} us per tunnel; the same tunnels checked one by one from ready inputs: ${single.toFixed(0)} us, split out of the backup first: ${splitSingle.toFixed(0)} us per tunnel`);
-    goal(whole <= single * 1.1, `audit per tunnel not slower than checking the tunnels one by one: ${whole.toFixed(0)} vs ${single.toFixed(0)} us (${(whole / single).toFixed(2)}x, <= 1.1x)`);
+    // The median over rounds of the per-round ratio: both paths share each round's load.
+    const ratio = r.ratio[1];
+    goal(ratio <= 1.1, `audit per tunnel not slower than checking ready inputs one by one: ${whole.toFixed(0)} vs ${single.toFixed(0)} us (median per-round ratio ${ratio.toFixed(2)}x, <= 1.1x: the audit also reads the panel once)`);
   }
   for (const g of goals) console.log(`${g.ok ? 'PASS' : 'FAIL'}  ${g.text}`);
   const failed = goals.filter((g) => !g.ok).length;

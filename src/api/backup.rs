@@ -48,25 +48,46 @@ crate::encode::shape! {
 /// goes through JSON text again.
 pub fn audit_panel(text: &str) -> Result<String, ApiError> {
     let value = super::parse_within(text, "the backup", &panel_limits())?;
-    // Each tunnel's input is built, checked and written out in turn: a whole
-    // panel's inputs and plans never sit in memory at once.
+    // Each tunnel is planned straight from its rows in the panel's tables
+    // (no input of its own is built), checked and written out in turn.
     let mut out = String::from("[");
-    crate::planner::backup::read_panel_each(&value, &mut |t| {
-        let check = crate::check::check_tunnel_mode(&t.input, crate::planner::Mode::Redeploy);
-        if out.len() > 1 {
-            out.push(',');
-        }
-        encode::Encode::encode(
-            &AuditedTunnel {
-                id: t.id,
-                name: t.name,
-                kind: t.kind,
-                assumed: t.assumed,
-                plan: check.plan,
-                findings: check.findings,
-            },
-            &mut out,
-        );
+    crate::planner::backup::panel_tables(&value, &mut |tables, source| {
+        crate::planner::backup::each_tunnel_rows(tables, source, &mut |t| {
+            let id = crate::coerce::go_int(t.tunnel.get("id"), 0);
+            let nodes = t
+                .nodes
+                .iter()
+                .filter_map(|&i| tables.node.get(i).copied())
+                .collect();
+            let plan = match crate::planner::stored::StoredTunnel::from_rows(
+                vec![t.tunnel],
+                t.chains,
+                t.bindings,
+                nodes,
+                Some(id),
+            ) {
+                Ok(stored) => crate::planner::plan_stored(stored),
+                Err(rejection) => crate::plan::Plan::rejected(
+                    rejection.to_plan_error(),
+                    crate::planner::Mode::Redeploy.as_str(),
+                ),
+            };
+            let check = crate::check::check_planned(plan);
+            if out.len() > 1 {
+                out.push(',');
+            }
+            encode::Encode::encode(
+                &AuditedTunnel {
+                    id,
+                    name: crate::coerce::go_string(t.tunnel.get("name")),
+                    kind: crate::coerce::go_int(t.tunnel.get("type"), 0),
+                    assumed: t.assumed,
+                    plan: check.plan,
+                    findings: check.findings,
+                },
+                &mut out,
+            );
+        });
     })?;
     out.push(']');
     Ok(out)

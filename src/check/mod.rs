@@ -379,7 +379,19 @@ fn in002(sink: &mut Sink, path: &str, server: &str, english: &str) {
 }
 
 fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Finding>) {
-    let plan = crate::planner::plan_with(input, mode, &Default::default());
+    plan_and_findings(crate::planner::plan_with(input, mode, &Default::default()))
+}
+
+/// [`check_tunnel_mode`] on a plan already made (the whole-panel audit plans
+/// each tunnel from its stored rows).
+pub fn check_planned(plan: Plan) -> TunnelCheck {
+    let (plan, mut findings) = plan_and_findings(plan);
+    sort_findings(&mut findings);
+    findings.dedup();
+    TunnelCheck { plan, findings }
+}
+
+fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
     let mut sink = Sink::default();
     if let Some(err) = &plan.error {
         if err.code == "REMOTE_ENTRY_UPDATE_REFUSED" {

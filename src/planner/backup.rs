@@ -372,30 +372,40 @@ pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunne
     out
 }
 
-/// [`tunnels_of_tables`], one tunnel at a time: each input is built just
-/// before `f` takes it, so a whole panel's inputs never sit in memory at once.
-pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(BackupTunnel)) {
-    let mut pseudonyms = rustc_hash::FxHashMap::default();
-    // Positions by id: a node id's last row, a tunnel id's first (which
-    // then owns every row of that id).
+/// One tunnel's rows in a panel's tables: references, nothing copied.
+pub struct TunnelRows<'a> {
+    pub tunnel: &'a Map<String, Value>,
+    pub chains: Vec<&'a Map<String, Value>>,
+    pub bindings: Vec<&'a Map<String, Value>>,
+    /// Its nodes, as positions in [`Tables::node`], in table order, each once.
+    pub nodes: Vec<usize>,
+    /// What a redeploy from this source assumes for this tunnel.
+    pub assumed: Vec<String>,
+}
+
+/// Each tunnel's rows, in the tunnel table's order. A tunnel id's first row
+/// owns every row of that id; a node id's last row is the node.
+pub fn each_tunnel_rows<'a>(
+    tables: &Tables<'a>,
+    source: Source,
+    f: &mut dyn FnMut(TunnelRows<'a>),
+) {
     let mut node_at = rustc_hash::FxHashMap::<i64, usize>::default();
-    let mut nodes: Vec<(bool, Value)> = Vec::with_capacity(tables.node.len());
     for (i, n) in tables.node.iter().enumerate() {
         node_at.insert(go_int(n.get("id"), 0), i);
-        let remote = go_int(n.get("is_remote"), 0) == 1;
-        nodes.push((remote, redacted_node(n, &mut pseudonyms)));
     }
     let mut tunnel_at = rustc_hash::FxHashMap::<i64, usize>::default();
     for (k, t) in tables.tunnel.iter().enumerate().rev() {
         tunnel_at.insert(go_int(t.get("id"), 0), k);
     }
     // Each tunnel's rows of `table`, in table order.
-    let rows_by_tunnel = |table: &[&Map<String, Value>]| {
-        let mut of: Vec<Vec<Value>> = tables.tunnel.iter().map(|_| Vec::new()).collect();
+    let rows_by_tunnel = |table: &[&'a Map<String, Value>]| {
+        let mut of: Vec<Vec<&'a Map<String, Value>>> =
+            tables.tunnel.iter().map(|_| Vec::new()).collect();
         for row in table {
             let at = tunnel_at.get(&go_int(row.get("tunnel_id"), 0));
             if let Some(rows) = at.and_then(|k| of.get_mut(*k)) {
-                rows.push(Value::Object((*row).clone()));
+                rows.push(*row);
             }
         }
         of
@@ -403,34 +413,21 @@ pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(Backup
     let mut chains_of = rows_by_tunnel(&tables.chain_tunnel);
     let mut bindings_of = rows_by_tunnel(&tables.federation_tunnel_binding);
     for (k, t) in tables.tunnel.iter().enumerate() {
-        let id = go_int(t.get("id"), 0);
-        let chain_rows = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
-        // The tunnel's nodes, in the node table's order, each once.
-        let mut used: Vec<usize> = Vec::new();
-        for c in &chain_rows {
+        let chains = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
+        let mut nodes: Vec<usize> = Vec::new();
+        for c in &chains {
             if let Some(&i) = node_at.get(&go_int(c.get("node_id"), 0)) {
-                if let Err(at) = used.binary_search(&i) {
-                    used.insert(at, i);
+                if let Err(at) = nodes.binary_search(&i) {
+                    nodes.insert(at, i);
                 }
             }
         }
-        let mut node_rows = Vec::with_capacity(used.len());
-        let mut federated = false;
-        for (remote, row) in used.iter().filter_map(|&i| nodes.get(i)) {
-            federated |= *remote;
-            node_rows.push(row.clone());
-        }
-        let bindings = bindings_of.get_mut(k).map(std::mem::take);
-        let db = object([
-            ("tunnel", Value::Object((*t).clone())),
-            ("chain_tunnel", Value::Array(chain_rows)),
-            ("node", Value::Array(node_rows)),
-            (
-                "federation_tunnel_binding",
-                Value::Array(bindings.unwrap_or_default()),
-            ),
-        ]);
-        let input = object([("db", db), ("tunnelId", Value::from(id))]);
+        let federated = nodes.iter().any(|&i| {
+            tables
+                .node
+                .get(i)
+                .is_some_and(|n| go_int(n.get("is_remote"), 0) == 1)
+        });
         let mut assumed = Vec::new();
         if source == Source::Backup {
             assumed.push(
@@ -446,14 +443,52 @@ pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(Backup
                     .into(),
             );
         }
-        f(BackupTunnel {
-            id,
-            name: go_string(t.get("name")),
-            kind: go_int(t.get("type"), 0),
-            input,
+        f(TunnelRows {
+            tunnel: t,
+            chains,
+            bindings: bindings_of
+                .get_mut(k)
+                .map(std::mem::take)
+                .unwrap_or_default(),
+            nodes,
             assumed,
         });
     }
+}
+
+/// [`tunnels_of_tables`], one tunnel at a time: each input is built just
+/// before `f` takes it, so a whole panel's inputs never sit in memory at once.
+pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(BackupTunnel)) {
+    let mut pseudonyms = rustc_hash::FxHashMap::default();
+    let nodes: Vec<Value> = tables
+        .node
+        .iter()
+        .map(|n| redacted_node(n, &mut pseudonyms))
+        .collect();
+    let rows = |list: &[&Map<String, Value>]| {
+        Value::Array(list.iter().map(|r| Value::Object((*r).clone())).collect())
+    };
+    each_tunnel_rows(tables, source, &mut |t| {
+        let id = go_int(t.tunnel.get("id"), 0);
+        let node_rows = t
+            .nodes
+            .iter()
+            .filter_map(|&i| nodes.get(i).cloned())
+            .collect();
+        let db = object([
+            ("tunnel", Value::Object(t.tunnel.clone())),
+            ("chain_tunnel", rows(&t.chains)),
+            ("node", Value::Array(node_rows)),
+            ("federation_tunnel_binding", rows(&t.bindings)),
+        ]);
+        f(BackupTunnel {
+            id,
+            name: go_string(t.tunnel.get("name")),
+            kind: go_int(t.tunnel.get("type"), 0),
+            input: object([("db", db), ("tunnelId", Value::from(id))]),
+            assumed: t.assumed,
+        });
+    });
 }
 
 /// Every tunnel of a backup export, in export order, as a redeploy input.
@@ -465,6 +500,11 @@ pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
 
 /// [`read_backup`], one tunnel at a time (see [`each_tunnel`]).
 pub fn read_backup_each(backup: &Value, f: &mut dyn FnMut(BackupTunnel)) -> Result<(), ApiError> {
+    backup_tables(backup, &mut |tables| each_tunnel(tables, Source::Backup, f))
+}
+
+/// A backup export as the database's rows, handed to `f` as [`Tables`].
+fn backup_tables(backup: &Value, f: &mut dyn FnMut(&Tables<'_>)) -> Result<(), ApiError> {
     let Some(obj) = backup.as_object() else {
         return Err(ApiError::new(
             "IN001",
@@ -508,7 +548,7 @@ pub fn read_backup_each(backup: &Value, f: &mut dyn FnMut(BackupTunnel)) -> Resu
         chain_tunnel: chain_rows.iter().collect(),
         federation_tunnel_binding: Vec::new(),
     };
-    each_tunnel(&tables, Source::Backup, f);
+    f(&tables);
     Ok(())
 }
 
@@ -523,12 +563,18 @@ pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
 
 /// [`read_panel`], one tunnel at a time (see [`each_tunnel`]).
 pub fn read_panel_each(doc: &Value, f: &mut dyn FnMut(BackupTunnel)) -> Result<(), ApiError> {
+    panel_tables(doc, &mut |tables, source| each_tunnel(tables, source, f))
+}
+
+/// A panel's tables, from its backup export or its database rows (told apart
+/// by the backup's `version` key and the database's `chain_tunnel` table).
+pub fn panel_tables(doc: &Value, f: &mut dyn FnMut(&Tables<'_>, Source)) -> Result<(), ApiError> {
     match doc {
         Value::Object(o) if o.contains_key("chain_tunnel") && !o.contains_key("version") => {
-            each_tunnel(&Tables::read(doc)?, Source::Database, f);
+            f(&Tables::read(doc)?, Source::Database);
             Ok(())
         }
-        _ => read_backup_each(doc, f),
+        _ => backup_tables(doc, &mut |tables| f(tables, Source::Backup)),
     }
 }
 

@@ -158,6 +158,16 @@ pub fn plan_with(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     }
 }
 
+/// The redeploy of a tunnel read from its stored rows
+/// ([`stored::StoredTunnel::from_rows`]), as [`plan_with`] plans its `db`
+/// input in [`Mode::Redeploy`].
+pub fn plan_stored(stored: stored::StoredTunnel) -> Plan {
+    match request::redeploy_stored(stored, None) {
+        Ok(outcome) => to_plan(outcome, Mode::Redeploy),
+        Err(rejection) => Plan::rejected(rejection.to_plan_error(), Mode::Redeploy.as_str()),
+    }
+}
+
 /// The input shape of each mode, for messages.
 pub fn input_shape(mode: Mode) -> &'static str {
     match mode {

@@ -198,8 +198,11 @@ pub fn redeploy(input: &Map<String, Value>) -> Result<Outcome> {
         None | Some(Value::Null) => None,
         v => Some(go_int(v, 0)),
     };
-    let stored = StoredTunnel::read(db, tunnel_id)?;
-    let federation = input.get("federation");
+    redeploy_stored(StoredTunnel::read(db, tunnel_id)?, input.get("federation"))
+}
+
+/// [`redeploy`] of a tunnel already read from its rows.
+pub fn redeploy_stored(stored: StoredTunnel, federation: Option<&Value>) -> Result<Outcome> {
     let nodes = stored.nodes.clone();
     if stored.kind != 2 {
         let state = TunnelState {

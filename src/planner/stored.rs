@@ -111,11 +111,25 @@ impl StoredTunnel {
     /// else the first chain row's, else 1) out of `{tunnel, chain_tunnel,
     /// node, federation_tunnel_binding?}`. No tunnel row: `隧道不存在`.
     pub fn read(db: &Map<String, Value>, tunnel_id: Option<i64>) -> Result<StoredTunnel> {
-        let tunnels = table_rows(db.get("tunnel"));
-        let chain_rows: Vec<ChainRow> = table_rows(db.get("chain_tunnel"))
-            .into_iter()
-            .map(ChainRow::from_row)
-            .collect();
+        StoredTunnel::from_rows(
+            table_rows(db.get("tunnel")),
+            table_rows(db.get("chain_tunnel")),
+            table_rows(db.get("federation_tunnel_binding")),
+            table_rows(db.get("node")),
+            tunnel_id,
+        )
+    }
+
+    /// [`StoredTunnel::read`] on the rows of each table, as references into
+    /// wherever they are (a whole panel's tables, for one tunnel's audit).
+    pub fn from_rows(
+        tunnels: Vec<&Map<String, Value>>,
+        chains: Vec<&Map<String, Value>>,
+        bindings: Vec<&Map<String, Value>>,
+        nodes: Vec<&Map<String, Value>>,
+        tunnel_id: Option<i64>,
+    ) -> Result<StoredTunnel> {
+        let chain_rows: Vec<ChainRow> = chains.into_iter().map(ChainRow::from_row).collect();
         let id = tunnel_id
             .filter(|id| *id > 0)
             .or_else(|| {
@@ -142,7 +156,7 @@ impl StoredTunnel {
                 .then(a.inx.cmp(&b.inx))
                 .then(a.id.cmp(&b.id))
         });
-        let mut bindings: Vec<BindingRow> = table_rows(db.get("federation_tunnel_binding"))
+        let mut bindings: Vec<BindingRow> = bindings
             .into_iter()
             .map(BindingRow::from_row)
             .filter(|b| b.tunnel_id == id && b.status == 1)
@@ -151,7 +165,7 @@ impl StoredTunnel {
             (a.chain_type, a.hop_inx, a.id).cmp(&(b.chain_type, b.hop_inx, b.id))
         });
         let nodes = NodeTable::new(
-            table_rows(db.get("node"))
+            nodes
                 .into_iter()
                 .map(|r| NodeRecord::from_row(r, RowKeys::DATABASE)),
         );
