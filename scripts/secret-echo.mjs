@@ -7,7 +7,7 @@
 //   node scripts/secret-echo.mjs [PKG_NODE_DIR] DIR|postgres://...
 //
 // A panel's sources count too: a backup export is also audited tunnel by tunnel
-// (backupTunnelsJson, then checkTunnel in redeploy mode) with fresh secrets
+// (backupTunnelsJson, then checkTunnel in redeploy mode, and auditPanelJson) with fresh secrets
 // planted into every node and user; a SQLite file under DIR and a postgres://
 // URL are read as `hop-policy audit` reads them (the drivers are found from
 // the working directory, as the CLI finds them).
@@ -132,6 +132,7 @@ function outputs(text) {
     const tunnels = JSON.parse(m.backupTunnelsJson(text));
     return JSON.stringify(tunnels) + tunnels.map((t) => JSON.stringify(m.checkTunnel(t.input, { mode: 'redeploy' }))).join('');
   });
+  call(() => m.auditPanelJson(text));
   const v = JSON.parse(text);
   for (const f of ['planTunnel', 'checkDocument', 'checkTunnel', 'simulate', 'lifecycle']) call(() => JSON.stringify(m[f](v)));
   return out;

@@ -299,6 +299,94 @@ pub fn normalize_host(host: &str) -> String {
     t.to_ascii_lowercase()
 }
 
+/// Address-like texts for the tests that compare readers with plain
+/// versions (here and in `check::util`): every string of up to six
+/// characters over the bytes that matter, real addresses, and random longer
+/// ones with and without a port.
+#[cfg(test)]
+pub(crate) fn address_samples() -> Vec<String> {
+    let alphabet = [":", "[", "]", "1", "0", "a", ".", "%"];
+    let mut texts: Vec<String> = vec![String::new()];
+    let mut level = vec![String::new()];
+    for _ in 0..6 {
+        level = level
+            .iter()
+            .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+            .collect();
+        texts.extend(level.iter().cloned());
+    }
+    for real in [
+        "[::]:20000",
+        ":8080",
+        "1.2.3.4:5",
+        "example.com:443",
+        "[2001:db8::1]:443",
+        "[fe80::1%eth0]:22",
+        "[::1]",
+        "[::1]:",
+        "1.2.3.4",
+        "2001:db8::9:44010",
+        "[::1]]:1",
+        "[[::1]:1",
+        "a[b:1",
+        "a]b:1",
+        "[::1]x:1",
+        "[::1]:1:2",
+        "host:00000080",
+        "host:000065535",
+        "host:65536",
+        "host:0",
+        "host:-1",
+        "host:1e3",
+        "host: 80",
+        "01.2.3.4:5",
+        "1.2.3:4",
+        "256.1.1.1:1",
+        "1.2.3.4.5:6",
+        "::ffff:1.2.3.4",
+        "255.255.255.255",
+        "255.255.255.256",
+        "0.0.0.0",
+        "00.0.0.0",
+        "1.2.3.04",
+        "1.2.3.4.",
+        ".1.2.3",
+        "1..2.3",
+        "1234.1.1.1",
+        "199.249.250.251",
+        "100.200.300.1",
+        "1.2.3.4 ",
+        "::",
+        ":::",
+        "::%eth0",
+        "::%",
+        ":: ",
+        "[::ffff:1.2.3.4]:7",
+        "ünï:1",
+        "[ü]:1",
+        "h:١٢",
+        "1.2.3.4%eth0",
+        "fe80::1%",
+        "%:1",
+    ] {
+        texts.push(real.to_string());
+    }
+    // Longer ones at random (dotted quads need seven characters or more).
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..200_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let len = 7 + (seed % 10) as usize;
+        let t: String = (0..len)
+            .map(|i| ['0', '1', '2', '5', '9', '.', '.', ':'][((seed >> (3 * i + 8)) & 7) as usize])
+            .collect();
+        texts.push(t.clone());
+        texts.push(format!("{}:{}", t.replace(':', "."), seed % 70_000));
+    }
+    texts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,65 +505,7 @@ mod tests {
     /// ones and on real addresses.
     #[test]
     fn one_pass_readers_match_plain_versions() {
-        let alphabet = [":", "[", "]", "1", "0", "a", ".", "%"];
-        let mut texts: Vec<String> = vec![String::new()];
-        let mut level = vec![String::new()];
-        for _ in 0..6 {
-            level = level
-                .iter()
-                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
-                .collect();
-            texts.extend(level.iter().cloned());
-        }
-        for real in [
-            "[::]:20000",
-            "[fe80::1%eth0]:22",
-            "[::1]]:1",
-            "[[::1]:1",
-            "a[b:1",
-            "a]b:1",
-            "[::1]x:1",
-            "[::1]:1:2",
-            "01.2.3.4",
-            "1.2.3",
-            "256.1.1.1",
-            "1.2.3.4.5",
-            "::ffff:1.2.3.4",
-            "255.255.255.256",
-            "00.0.0.0",
-            "1.2.3.04",
-            "1.2.3.4.",
-            ".1.2.3",
-            "1..2.3",
-            "1234.1.1.1",
-            "199.249.250.251",
-            "100.200.300.1",
-            "1.2.3.4 ",
-            "::",
-            ":::",
-            "::%eth0",
-            "::%",
-            ":: ",
-            "ünï:1",
-            "[ü]:1",
-            "1.2.3.4%eth0",
-            "fe80::1%",
-        ] {
-            texts.push(real.to_string());
-        }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..200_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let len = 7 + (seed % 10) as usize;
-            let t: String = (0..len)
-                .map(|i| {
-                    ['0', '1', '2', '5', '9', '.', '.', ':'][((seed >> (3 * i + 8)) & 7) as usize]
-                })
-                .collect();
-            texts.push(t);
-        }
+        let texts = address_samples();
         let (mut split, mut ips) = (0, 0);
         for t in &texts {
             assert_eq!(split_host_port(t), split_host_port_by_scans(t), "{t:?}");
