@@ -241,12 +241,47 @@ fn short_escape_of(b: u8) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    /// `values` and the hard cases both float tests walk: every power of
+    /// ten and of two and their neighbours, subnormals, short decimals and
+    /// random bit patterns.
+    fn with_sweeps(mut values: Vec<f64>) -> Vec<f64> {
+        for k in -330..=310 {
+            for m in [
+                1.0,
+                1.5,
+                2.5,
+                9.5,
+                9.999999999999999,
+                5.0,
+                1.2345678901234567,
+            ] {
+                values.push(m * 10f64.powi(k));
+                values.push(format!("{m}e{k}").parse().unwrap_or(0.0));
+            }
+        }
+        for e in -1074..=1023 {
+            values.push(2f64.powi(e));
+            values.push(f64::from_bits(2f64.powi(e).to_bits().wrapping_sub(1)));
+            values.push(f64::from_bits(2f64.powi(e).to_bits() + 1));
+        }
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..40_000u64 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            values.push(f64::from_bits(seed));
+            values.push((seed % 1_000_000) as f64 / 10f64.powi((i % 12) as i32));
+            values.push(f64::from_bits(seed >> 12)); // subnormal
+        }
+        values
+    }
+
     /// Floats print byte for byte as serde_json prints them: special
     /// values, every power of ten and of two, the ends of the plain range,
     /// ties, subnormals, short decimals and random bit patterns.
     #[test]
     fn floats_print_as_serde_json_prints_them() {
-        let mut values = vec![
+        let values = vec![
             0.0,
             -0.0,
             1.0,
@@ -280,34 +315,7 @@ mod tests {
             1.7976931348623157e308,
             2.5e-8,
         ];
-        for k in -330..=310 {
-            for m in [
-                1.0,
-                1.5,
-                2.5,
-                9.5,
-                9.999999999999999,
-                5.0,
-                1.2345678901234567,
-            ] {
-                values.push(m * 10f64.powi(k));
-                values.push(format!("{m}e{k}").parse().unwrap_or(0.0));
-            }
-        }
-        for e in -1074..=1023 {
-            values.push(2f64.powi(e));
-            values.push(f64::from_bits(2f64.powi(e).to_bits().wrapping_sub(1)));
-            values.push(f64::from_bits(2f64.powi(e).to_bits() + 1));
-        }
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        for i in 0..40_000u64 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            values.push(f64::from_bits(seed));
-            values.push((seed % 1_000_000) as f64 / 10f64.powi((i % 12) as i32));
-            values.push(f64::from_bits(seed >> 12)); // subnormal
-        }
+        let values = with_sweeps(values);
         let mut checked = 0;
         for f in values {
             let Some(n) = Number::from_f64(f) else {
@@ -353,7 +361,7 @@ mod tests {
     /// short decimals and random bit patterns.
     #[test]
     fn shortest_digits_are_the_shortest_round_trip_digits() {
-        let mut values = vec![
+        let values = vec![
             1.0,
             0.1,
             0.3,
@@ -365,26 +373,7 @@ mod tests {
             5e-324,
             f64::MAX,
         ];
-        for k in -330..=310 {
-            for m in [1.0, 1.5, 2.5, 9.5, 9.999999999999999, 1.2345678901234567] {
-                values.push(m * 10f64.powi(k));
-                values.push(format!("{m}e{k}").parse().unwrap_or(0.0));
-            }
-        }
-        for e in -1074..=1023 {
-            values.push(2f64.powi(e));
-            values.push(f64::from_bits(2f64.powi(e).to_bits().wrapping_sub(1)));
-            values.push(f64::from_bits(2f64.powi(e).to_bits() + 1));
-        }
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        for i in 0..40_000u64 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            values.push(f64::from_bits(seed));
-            values.push((seed % 1_000_000) as f64 / 10f64.powi((i % 12) as i32));
-            values.push(f64::from_bits(seed >> 12)); // subnormal
-        }
+        let values = with_sweeps(values);
         let mut checked = 0;
         for f in values {
             if !f.is_finite() || f == 0.0 {
