@@ -10,7 +10,7 @@
 //!   each a list of rows with model.go's column names), which carries both.
 //!
 //! The backup is first turned into the database's rows; from there one
-//! function ([`tunnels_of_tables`]) groups the rows by tunnel. Credentials are
+//! function ([`each_tunnel_rows`]) groups the rows by tunnel. Credentials are
 //! not carried over: node secrets are dropped and each distinct share token
 //! becomes a pseudonym (`share-1`, `share-2`, ...), so nodes of one share stay
 //! one share without the token leaving this module.
@@ -364,14 +364,6 @@ fn redacted_node(
     Value::Object(out)
 }
 
-/// Every tunnel of `tables`, in the tunnel table's order, as a redeploy
-/// input with only its own rows.
-pub fn tunnels_of_tables(tables: &Tables<'_>, source: Source) -> Vec<BackupTunnel> {
-    let mut out = Vec::with_capacity(tables.tunnel.len());
-    each_tunnel(tables, source, &mut |t| out.push(t));
-    out
-}
-
 /// One tunnel's rows in a panel's tables: references, nothing copied.
 pub struct TunnelRows<'a> {
     pub tunnel: &'a Map<String, Value>,
@@ -456,7 +448,8 @@ pub fn each_tunnel_rows<'a>(
     }
 }
 
-/// [`tunnels_of_tables`], one tunnel at a time: each input is built just
+/// Every tunnel of `tables`, in the tunnel table's order, as a redeploy
+/// input with only its own rows, one tunnel at a time: each input is built just
 /// before `f` takes it, so a whole panel's inputs never sit in memory at once.
 pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(BackupTunnel)) {
     let mut pseudonyms = rustc_hash::FxHashMap::default();
@@ -489,18 +482,6 @@ pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(Backup
             assumed: t.assumed,
         });
     });
-}
-
-/// Every tunnel of a backup export, in export order, as a redeploy input.
-pub fn read_backup(backup: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
-    let mut out = Vec::new();
-    read_backup_each(backup, &mut |t| out.push(t))?;
-    Ok(out)
-}
-
-/// [`read_backup`], one tunnel at a time (see [`each_tunnel`]).
-pub fn read_backup_each(backup: &Value, f: &mut dyn FnMut(BackupTunnel)) -> Result<(), ApiError> {
-    backup_tables(backup, &mut |tables| each_tunnel(tables, Source::Backup, f))
 }
 
 /// A backup export as the database's rows, handed to `f` as [`Tables`].
@@ -557,13 +538,10 @@ fn backup_tables(backup: &Value, f: &mut dyn FnMut(&Tables<'_>)) -> Result<(), A
 /// `chain_tunnel` table).
 pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
     let mut out = Vec::new();
-    read_panel_each(doc, &mut |t| out.push(t))?;
+    panel_tables(doc, &mut |tables, source| {
+        each_tunnel(tables, source, &mut |t| out.push(t))
+    })?;
     Ok(out)
-}
-
-/// [`read_panel`], one tunnel at a time (see [`each_tunnel`]).
-pub fn read_panel_each(doc: &Value, f: &mut dyn FnMut(BackupTunnel)) -> Result<(), ApiError> {
-    panel_tables(doc, &mut |tables, source| each_tunnel(tables, source, f))
 }
 
 /// A panel's tables, from its backup export or its database rows (told apart
@@ -592,7 +570,7 @@ mod tests {
             {"id": 1, "tunnelId": 5, "chainType": "1", "nodeId": 1, "strategy": "round", "inx": 1, "protocol": "tls"},
             {"id": 2, "tunnelId": 5, "chainType": "3", "nodeId": 2, "strategy": "fifo", "inx": 1, "protocol": "tls"}
         ]}]});
-        let tunnels = read_backup(&backup).unwrap();
+        let tunnels = read_panel(&backup).unwrap();
         assert_eq!(tunnels.len(), 1);
         let text = crate::encode::to_string(&tunnels);
         assert!(
@@ -609,7 +587,7 @@ mod tests {
         // The remote exit requests no port and gets the first of the share's range.
         assert_eq!(plan.federation[0].reserve.requested_port, 0);
         assert_eq!(tunnels[0].assumed.len(), 2);
-        assert!(read_backup(&json!({"nodes": []}))
+        assert!(read_panel(&json!({"nodes": []}))
             .unwrap_err()
             .message
             .contains("\"version\""));

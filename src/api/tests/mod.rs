@@ -359,7 +359,7 @@ fn every_kind_of_output_is_declared() {
     accepted(&d, "LifecycleReport", &encoded(&report));
     let backup: Value =
         serde_json::from_str(include_str!("../../../examples/panel-backup.json")).expect("JSON");
-    let tunnels = planner::backup::read_backup(&backup).expect("reads");
+    let tunnels = planner::backup::read_panel(&backup).expect("reads");
     assert!(!tunnels.is_empty());
     accepted(&d, "BackupTunnel[]", &encoded(&tunnels));
     let error = api::plan("{", None).unwrap_err();
