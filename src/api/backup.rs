@@ -53,7 +53,7 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
     let mut out = String::from("[");
     crate::planner::backup::panel_tables(&value, &mut |tables, source| {
         crate::planner::backup::each_tunnel_rows(tables, source, &mut |t| {
-            let id = crate::coerce::go_int(t.tunnel.get("id"), 0);
+            let (id, name, kind) = (t.id(), t.name(), t.kind());
             let nodes = t
                 .nodes
                 .iter()
@@ -79,8 +79,8 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
             encode::Encode::encode(
                 &AuditedTunnel {
                     id,
-                    name: crate::coerce::go_string(t.tunnel.get("name")),
-                    kind: crate::coerce::go_int(t.tunnel.get("type"), 0),
+                    name,
+                    kind,
                     assumed: t.assumed,
                     plan: check.plan,
                     findings: check.findings,

@@ -375,6 +375,21 @@ pub struct TunnelRows<'a> {
     pub assumed: Vec<String>,
 }
 
+impl TunnelRows<'_> {
+    pub fn id(&self) -> i64 {
+        go_int(self.tunnel.get("id"), 0)
+    }
+
+    pub fn name(&self) -> String {
+        go_string(self.tunnel.get("name"))
+    }
+
+    /// The tunnel's `type`.
+    pub fn kind(&self) -> i64 {
+        go_int(self.tunnel.get("type"), 0)
+    }
+}
+
 /// Each tunnel's rows, in the tunnel table's order. A tunnel id's first row
 /// owns every row of that id; a node id's last row is the node.
 pub fn each_tunnel_rows<'a>(
@@ -462,7 +477,7 @@ pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(Backup
         Value::Array(list.iter().map(|r| Value::Object((*r).clone())).collect())
     };
     each_tunnel_rows(tables, source, &mut |t| {
-        let id = go_int(t.tunnel.get("id"), 0);
+        let id = t.id();
         let node_rows = t
             .nodes
             .iter()
@@ -476,8 +491,8 @@ pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(Backup
         ]);
         f(BackupTunnel {
             id,
-            name: go_string(t.tunnel.get("name")),
-            kind: go_int(t.tunnel.get("type"), 0),
+            name: t.name(),
+            kind: t.kind(),
             input: object([("db", db), ("tunnelId", Value::from(id))]),
             assumed: t.assumed,
         });
