@@ -91,6 +91,10 @@ pub struct RowKeys {
     pub remote_url: &'static str,
     pub remote_token: &'static str,
     pub remote_config: &'static str,
+    /// `remoteToken: true` marks a configured token without showing it (a
+    /// browser that never sees tokens); where tokens are stored as text (a
+    /// backup export), any non-text value reads as its text instead.
+    pub token_marker: bool,
 }
 
 impl RowKeys {
@@ -106,6 +110,12 @@ impl RowKeys {
         remote_url: "remoteUrl",
         remote_token: "remoteToken",
         remote_config: "remoteConfig",
+        token_marker: true,
+    };
+    /// A backup export's nodes (`BackupData`'s json tags: the API's names).
+    pub const BACKUP: RowKeys = RowKeys {
+        token_marker: false,
+        ..RowKeys::API
     };
     /// The `node` table (column names of model.go).
     pub const DATABASE: RowKeys = RowKeys {
@@ -119,6 +129,7 @@ impl RowKeys {
         remote_url: "remote_url",
         remote_token: "remote_token",
         remote_config: "remote_config",
+        token_marker: true,
     };
 }
 
@@ -132,6 +143,16 @@ impl NodeRecord {
             format!("node_{}", id)
         } else {
             name.trim().to_string()
+        };
+        let token = row.get(keys.remote_token);
+        let token_text;
+        let token = match token {
+            Some(Value::String(_)) | Some(Value::Null) | None => token,
+            Some(_) if keys.token_marker => token,
+            Some(other) => {
+                token_text = Value::String(go_string(Some(other)));
+                Some(&token_text)
+            }
         };
         let tcp_listen_addr = raw_string(row.get(keys.tcp_listen_addr));
         let tcp_listen_addr = if tcp_listen_addr.is_empty() {
@@ -151,8 +172,8 @@ impl NodeRecord {
             status: go_int(row.get("status"), 0),
             is_remote: go_int(row.get(keys.is_remote), 0) == 1,
             remote_url: go_string(row.get(keys.remote_url)),
-            has_remote_token: token_present(row.get(keys.remote_token)),
-            share_identity: ShareIdentity::of(id, row.get(keys.remote_token)),
+            has_remote_token: token_present(token),
+            share_identity: ShareIdentity::of(id, token),
             remote_config: go_string(row.get(keys.remote_config)),
         }
     }

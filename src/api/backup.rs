@@ -3,6 +3,8 @@
 use crate::encode;
 use crate::error::ApiError;
 use crate::limits::Limits;
+use crate::planner::backup::{each_tunnel_rows, Tables};
+use crate::planner::stored::StoredTunnel;
 
 /// A whole panel's bounds: bytes, depth and string lengths; no count
 /// applies (its tables are not tunnel inputs).
@@ -51,44 +53,44 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
     // Each tunnel is planned straight from its rows in the panel's tables
     // (no input of its own is built), checked and written out in turn.
     let mut out = String::from("[");
-    crate::planner::backup::panel_tables(&value, &mut |tables, source| {
-        crate::planner::backup::each_tunnel_rows(tables, source, &mut |t| {
-            let (id, name, kind) = (t.id(), t.name(), t.kind());
-            let nodes = t
-                .nodes
-                .iter()
-                .filter_map(|&i| tables.node.get(i).copied())
-                .collect();
-            let plan = match crate::planner::stored::StoredTunnel::from_rows(
-                vec![t.tunnel],
-                t.chains,
-                t.bindings,
-                nodes,
-                Some(id),
-            ) {
-                Ok(stored) => crate::planner::plan_stored(stored),
-                Err(rejection) => crate::plan::Plan::rejected(
-                    rejection.to_plan_error(),
-                    crate::planner::Mode::Redeploy.as_str(),
-                ),
-            };
-            let check = crate::check::check_planned(plan);
-            if out.len() > 1 {
-                out.push(',');
-            }
-            encode::Encode::encode(
-                &AuditedTunnel {
-                    id,
-                    name,
-                    kind,
-                    assumed: t.assumed,
-                    plan: check.plan,
-                    findings: check.findings,
-                },
-                &mut out,
-            );
-        });
-    })?;
+    let tables = Tables::of_panel(&value)?;
+    each_tunnel_rows(&tables, &mut |t| {
+        let (id, name, kind) = (t.id(), t.name(), t.kind());
+        let nodes = t
+            .nodes
+            .iter()
+            .filter_map(|&i| tables.node.get(i))
+            .map(|n| n.read.clone())
+            .collect();
+        let plan = match StoredTunnel::from_rows(
+            vec![t.tunnel.read.clone()],
+            t.chains.iter().map(|r| r.read.clone()).collect(),
+            t.bindings.iter().map(|r| r.read.clone()).collect(),
+            nodes,
+            Some(id),
+        ) {
+            Ok(stored) => crate::planner::plan_stored(stored),
+            Err(rejection) => crate::plan::Plan::rejected(
+                rejection.to_plan_error(),
+                crate::planner::Mode::Redeploy.as_str(),
+            ),
+        };
+        let check = crate::check::check_planned(plan);
+        if out.len() > 1 {
+            out.push(',');
+        }
+        encode::Encode::encode(
+            &AuditedTunnel {
+                id,
+                name,
+                kind,
+                assumed: t.assumed,
+                plan: check.plan,
+                findings: check.findings,
+            },
+            &mut out,
+        );
+    });
     out.push(']');
     Ok(out)
 }

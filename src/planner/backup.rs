@@ -1,4 +1,4 @@
-//! A panel's stored tunnels, from either of its two sources, as the inputs
+//! A panel's stored tunnels, from either of its two sources, as the rows
 //! a redeploy rebuilds each tunnel from:
 //!
 //! * its backup export (`POST /backup/export`: `{version, exportedAt, nodes,
@@ -9,15 +9,20 @@
 //! * its database (`{node, tunnel, chain_tunnel, federation_tunnel_binding}`,
 //!   each a list of rows with model.go's column names), which carries both.
 //!
-//! The backup is first turned into the database's rows; from there one
-//! function ([`each_tunnel_rows`]) groups the rows by tunnel. Credentials are
-//! not carried over: node secrets are dropped and each distinct share token
+//! Either is read once into [`Tables`]: every row as the planner reads it
+//! (`NodeRecord`, `TunnelRow`, `ChainRow`, `BindingRow`), beside the row as the
+//! source holds it. [`each_tunnel_rows`] groups them by tunnel; an audit plans
+//! from the typed rows, and [`each_tunnel`] prints each tunnel's rows as the
+//! database stores them, for a redeploy input. Credentials are not carried
+//! over into an input: node secrets are dropped and each distinct share token
 //! becomes a pseudonym (`share-1`, `share-2`, ...), so nodes of one share stay
 //! one share without the token leaving this module.
 
+use super::stored::{BindingRow, ChainRow, TunnelRow};
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
 use crate::json::object;
+use crate::model::{NodeRecord, RowKeys};
 use serde_json::{Map, Value};
 
 crate::encode::shape! {
@@ -34,82 +39,38 @@ crate::encode::shape! {
     }
 }
 
-fn text_or_null(v: Option<&Value>) -> Value {
-    match v {
-        Some(Value::String(s)) => Value::String(s.clone()),
-        None | Some(Value::Null) => Value::Null,
-        Some(other) => Value::String(go_string(Some(other))),
-    }
-}
-
-/// An `omitempty` integer: absent (or 0) was NULL in the database.
-fn int_or_null(v: Option<&Value>) -> Value {
-    match go_int(v, 0) {
-        0 => Value::Null,
-        n => Value::from(n),
-    }
-}
-
-/// How an export's field fills its column: an integer (missing is 0), an
-/// `omitempty` integer (missing or 0 was NULL), text (trimmed, missing is
-/// ""), or text as given (missing is NULL).
-#[derive(Debug, Clone, Copy)]
-enum Field {
-    Integer,
-    IntegerOrNull,
-    Text,
-    TextOrNull,
-}
-
-/// A backup's node as its `node` row: (column, export key, how); the secret is not copied.
-const NODE_FIELDS: &[(&str, &str, Field)] = &[
-    ("id", "id", Field::Integer),
-    ("name", "name", Field::TextOrNull),
-    ("server_ip", "serverIp", Field::TextOrNull),
-    ("server_ip_v4", "serverIpV4", Field::TextOrNull),
-    ("server_ip_v6", "serverIpV6", Field::TextOrNull),
-    ("port", "port", Field::TextOrNull),
-    ("interface_name", "interfaceName", Field::TextOrNull),
-    ("tcp_listen_addr", "tcpListenAddr", Field::TextOrNull),
-    ("udp_listen_addr", "udpListenAddr", Field::TextOrNull),
-    ("remote_url", "remoteUrl", Field::TextOrNull),
-    ("remote_token", "remoteToken", Field::TextOrNull),
-    ("remote_config", "remoteConfig", Field::TextOrNull),
-    ("status", "status", Field::Integer),
-    ("is_remote", "isRemote", Field::Integer),
+/// A backup's node as its `node` row (column, export key): integers where the
+/// column is one (missing is 0), text as given otherwise (missing is NULL).
+/// The keys are those [`RowKeys::BACKUP`] reads; the secret is not copied.
+const NODE_FIELDS: &[(&str, &str)] = &[
+    ("id", "id"),
+    ("name", RowKeys::BACKUP.name),
+    ("server_ip", RowKeys::BACKUP.server_ip),
+    ("server_ip_v4", RowKeys::BACKUP.server_ipv4),
+    ("server_ip_v6", RowKeys::BACKUP.server_ipv6),
+    ("port", "port"),
+    ("interface_name", RowKeys::BACKUP.interface_name),
+    ("tcp_listen_addr", RowKeys::BACKUP.tcp_listen_addr),
+    ("udp_listen_addr", "udpListenAddr"),
+    ("remote_url", RowKeys::BACKUP.remote_url),
+    ("remote_token", RowKeys::BACKUP.remote_token),
+    ("remote_config", RowKeys::BACKUP.remote_config),
+    ("status", "status"),
+    ("is_remote", RowKeys::BACKUP.is_remote),
 ];
 
-/// A backup's chain row as its `chain_tunnel` row, but for `tunnel_id` (its
-/// tunnel's) and `connect_ip` (the export has none).
-const CHAIN_FIELDS: &[(&str, &str, Field)] = &[
-    ("id", "id", Field::Integer),
-    ("chain_type", "chainType", Field::TextOrNull),
-    ("node_id", "nodeId", Field::Integer),
-    ("port", "port", Field::IntegerOrNull),
-    ("strategy", "strategy", Field::TextOrNull),
-    ("inx", "inx", Field::IntegerOrNull),
-    ("protocol", "protocol", Field::TextOrNull),
-];
-
-/// A backup's tunnel as its `tunnel` row.
-const TUNNEL_FIELDS: &[(&str, &str, Field)] = &[
-    ("id", "id", Field::Integer),
-    ("name", "name", Field::TextOrNull),
-    ("type", "type", Field::Integer),
-    ("status", "status", Field::Integer),
-    ("ip_preference", "ipPreference", Field::Text),
-];
-
-/// The row `fields` make of an exported object.
-fn row_of(item: &Map<String, Value>, fields: &[(&str, &str, Field)]) -> Map<String, Value> {
+/// A backup's node as the database stores it.
+fn node_row_of(item: &Map<String, Value>) -> Map<String, Value> {
     let mut row = Map::new();
-    for (column, key, field) in fields {
-        let v = item.get(*key);
-        let cell = match field {
-            Field::Integer => Value::from(go_int(v, 0)),
-            Field::IntegerOrNull => int_or_null(v),
-            Field::Text => Value::String(go_string(v)),
-            Field::TextOrNull => text_or_null(v),
+    for &(column, key) in NODE_FIELDS {
+        let v = item.get(key);
+        let cell = match column {
+            "id" | "status" | "is_remote" => Value::from(go_int(v, 0)),
+            _ => match v {
+                Some(Value::String(s)) => Value::String(s.clone()),
+                None | Some(Value::Null) => Value::Null,
+                Some(other) => Value::String(go_string(Some(other))),
+            },
         };
         row.insert(column.to_string(), cell);
     }
@@ -124,13 +85,22 @@ pub enum Source {
     Database,
 }
 
+/// One row of a panel's table: as the planner reads it, and as its source
+/// holds it (a database row, or a backup's object with the export's keys).
+#[derive(Debug)]
+pub struct Row<'a, T> {
+    pub read: T,
+    pub stored: &'a Map<String, Value>,
+}
+
 /// The rows of a panel's four tables a redeploy reads.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Tables<'a> {
-    pub node: Vec<&'a Map<String, Value>>,
-    pub tunnel: Vec<&'a Map<String, Value>>,
-    pub chain_tunnel: Vec<&'a Map<String, Value>>,
-    pub federation_tunnel_binding: Vec<&'a Map<String, Value>>,
+    pub source: Source,
+    pub node: Vec<Row<'a, NodeRecord>>,
+    pub tunnel: Vec<Row<'a, TunnelRow>>,
+    pub chain_tunnel: Vec<Row<'a, ChainRow>>,
+    pub federation_tunnel_binding: Vec<Row<'a, BindingRow>>,
 }
 
 /// The type a column must have (SQL NULL is JSON `null`).
@@ -300,12 +270,87 @@ impl<'a> Tables<'a> {
             *out = rows;
         }
         let [node, tunnel, chain_tunnel, federation_tunnel_binding] = read;
+        fn rows<'a, T>(
+            list: Vec<&'a Map<String, Value>>,
+            read: impl Fn(&Map<String, Value>) -> T,
+        ) -> Vec<Row<'a, T>> {
+            list.into_iter()
+                .map(|stored| Row {
+                    read: read(stored),
+                    stored,
+                })
+                .collect()
+        }
         Ok(Tables {
+            source: Source::Database,
+            node: rows(node, |r| NodeRecord::from_row(r, RowKeys::DATABASE)),
+            tunnel: rows(tunnel, TunnelRow::from_row),
+            chain_tunnel: rows(chain_tunnel, ChainRow::from_row),
+            federation_tunnel_binding: rows(federation_tunnel_binding, BindingRow::from_row),
+        })
+    }
+
+    /// Reads a backup export: its nodes, its tunnels and their `chainTunnels`.
+    pub fn from_backup(backup: &'a Value) -> Result<Tables<'a>, ApiError> {
+        let Some(obj) = backup.as_object() else {
+            return Err(ApiError::new(
+                "IN001",
+                "a panel backup must be a JSON object {version, exportedAt, nodes, tunnels, ...}",
+                "",
+            ));
+        };
+        for key in ["version", "nodes", "tunnels"] {
+            if !obj.contains_key(key) {
+                return Err(ApiError::new("IN001", format!("not a panel backup: the key {key:?} is missing (a backup export has version, exportedAt, nodes, tunnels)"), ""));
+            }
+        }
+        for key in ["nodes", "tunnels"] {
+            if !matches!(obj.get(key), Some(Value::Array(_)) | Some(Value::Null)) {
+                return Err(ApiError::new(
+                    "IN001",
+                    format!("not a panel backup: {key} must be a list"),
+                    format!("/{key}"),
+                ));
+            }
+        }
+        let node = map_slice(obj.get("nodes"))
+            .into_iter()
+            .map(|stored| Row {
+                read: NodeRecord::from_row(stored, RowKeys::BACKUP),
+                stored,
+            })
+            .collect();
+        let mut tunnel = Vec::new();
+        let mut chain_tunnel = Vec::new();
+        for stored in map_slice(obj.get("tunnels")) {
+            let read = TunnelRow::from_export(stored);
+            for c in map_slice(stored.get("chainTunnels")) {
+                chain_tunnel.push(Row {
+                    read: ChainRow::from_export(c, read.id),
+                    stored: c,
+                });
+            }
+            tunnel.push(Row { read, stored });
+        }
+        Ok(Tables {
+            source: Source::Backup,
             node,
             tunnel,
             chain_tunnel,
-            federation_tunnel_binding,
+            federation_tunnel_binding: Vec::new(),
         })
+    }
+
+    /// A panel's tables, from its backup export or its database rows (told
+    /// apart by the backup's `version` key and the database's `chain_tunnel`
+    /// table).
+    pub fn of_panel(doc: &'a Value) -> Result<Tables<'a>, ApiError> {
+        match doc {
+            Value::Object(o) if o.contains_key("chain_tunnel") && !o.contains_key("version") => {
+                Tables::read(doc)
+            }
+            _ => Tables::from_backup(doc),
+        }
     }
 }
 
@@ -365,78 +410,83 @@ fn redacted_node(
 }
 
 /// One tunnel's rows in a panel's tables: references, nothing copied.
-pub struct TunnelRows<'a> {
-    pub tunnel: &'a Map<String, Value>,
-    pub chains: Vec<&'a Map<String, Value>>,
-    pub bindings: Vec<&'a Map<String, Value>>,
+pub struct TunnelRows<'t, 'a> {
+    pub tunnel: &'t Row<'a, TunnelRow>,
+    pub chains: Vec<&'t Row<'a, ChainRow>>,
+    pub bindings: Vec<&'t Row<'a, BindingRow>>,
     /// Its nodes, as positions in [`Tables::node`], in table order, each once.
     pub nodes: Vec<usize>,
     /// What a redeploy from this source assumes for this tunnel.
     pub assumed: Vec<String>,
 }
 
-impl TunnelRows<'_> {
+impl TunnelRows<'_, '_> {
     pub fn id(&self) -> i64 {
-        go_int(self.tunnel.get("id"), 0)
+        self.tunnel.read.id
     }
 
     pub fn name(&self) -> String {
-        go_string(self.tunnel.get("name"))
+        self.tunnel.read.display_name()
     }
 
     /// The tunnel's `type`.
     pub fn kind(&self) -> i64 {
-        go_int(self.tunnel.get("type"), 0)
+        self.tunnel.read.kind
     }
+}
+
+/// Each of `table`'s rows by the position of its tunnel (`tunnel_at`), in table order.
+fn by_tunnel<'t, T>(
+    tunnel_at: &rustc_hash::FxHashMap<i64, usize>,
+    tunnels: usize,
+    table: &'t [T],
+    tunnel_of: impl Fn(&T) -> i64,
+) -> Vec<Vec<&'t T>> {
+    let mut of: Vec<Vec<&'t T>> = (0..tunnels).map(|_| Vec::new()).collect();
+    for row in table {
+        if let Some(rows) = tunnel_at.get(&tunnel_of(row)).and_then(|k| of.get_mut(*k)) {
+            rows.push(row);
+        }
+    }
+    of
 }
 
 /// Each tunnel's rows, in the tunnel table's order. A tunnel id's first row
 /// owns every row of that id; a node id's last row is the node.
-pub fn each_tunnel_rows<'a>(
-    tables: &Tables<'a>,
-    source: Source,
-    f: &mut dyn FnMut(TunnelRows<'a>),
-) {
+pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(TunnelRows<'t, 'a>)) {
     let mut node_at = rustc_hash::FxHashMap::<i64, usize>::default();
     for (i, n) in tables.node.iter().enumerate() {
-        node_at.insert(go_int(n.get("id"), 0), i);
+        node_at.insert(n.read.id, i);
     }
     let mut tunnel_at = rustc_hash::FxHashMap::<i64, usize>::default();
     for (k, t) in tables.tunnel.iter().enumerate().rev() {
-        tunnel_at.insert(go_int(t.get("id"), 0), k);
+        tunnel_at.insert(t.read.id, k);
     }
-    // Each tunnel's rows of `table`, in table order.
-    let rows_by_tunnel = |table: &[&'a Map<String, Value>]| {
-        let mut of: Vec<Vec<&'a Map<String, Value>>> =
-            tables.tunnel.iter().map(|_| Vec::new()).collect();
-        for row in table {
-            let at = tunnel_at.get(&go_int(row.get("tunnel_id"), 0));
-            if let Some(rows) = at.and_then(|k| of.get_mut(*k)) {
-                rows.push(*row);
-            }
-        }
-        of
-    };
-    let mut chains_of = rows_by_tunnel(&tables.chain_tunnel);
-    let mut bindings_of = rows_by_tunnel(&tables.federation_tunnel_binding);
+    let tunnels = tables.tunnel.len();
+    let mut chains_of = by_tunnel(&tunnel_at, tunnels, &tables.chain_tunnel, |r| {
+        r.read.tunnel_id.unwrap_or(0)
+    });
+    let mut bindings_of = by_tunnel(
+        &tunnel_at,
+        tunnels,
+        &tables.federation_tunnel_binding,
+        |r| r.read.tunnel_id,
+    );
     for (k, t) in tables.tunnel.iter().enumerate() {
         let chains = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
         let mut nodes: Vec<usize> = Vec::new();
         for c in &chains {
-            if let Some(&i) = node_at.get(&go_int(c.get("node_id"), 0)) {
+            if let Some(&i) = node_at.get(&c.read.node_id) {
                 if let Err(at) = nodes.binary_search(&i) {
                     nodes.insert(at, i);
                 }
             }
         }
-        let federated = nodes.iter().any(|&i| {
-            tables
-                .node
-                .get(i)
-                .is_some_and(|n| go_int(n.get("is_remote"), 0) == 1)
-        });
+        let federated = nodes
+            .iter()
+            .any(|&i| tables.node.get(i).is_some_and(|n| n.read.is_remote));
         let mut assumed = Vec::new();
-        if source == Source::Backup {
+        if tables.source == Source::Backup {
             assumed.push(
                 "no chain row has a custom connect IP (the export leaves connect_ip out)"
                     .to_string(),
@@ -466,28 +516,48 @@ pub fn each_tunnel_rows<'a>(
 /// Every tunnel of `tables`, in the tunnel table's order, as a redeploy
 /// input with only its own rows, one tunnel at a time: each input is built just
 /// before `f` takes it, so a whole panel's inputs never sit in memory at once.
-pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(BackupTunnel)) {
+/// A database's rows are carried as stored; a backup's as the database would
+/// store them.
+pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
+    let database = tables.source == Source::Database;
     let mut pseudonyms = rustc_hash::FxHashMap::default();
     let nodes: Vec<Value> = tables
         .node
         .iter()
-        .map(|n| redacted_node(n, &mut pseudonyms))
+        .map(|n| match database {
+            true => redacted_node(n.stored, &mut pseudonyms),
+            false => redacted_node(&node_row_of(n.stored), &mut pseudonyms),
+        })
         .collect();
-    let rows = |list: &[&Map<String, Value>]| {
-        Value::Array(list.iter().map(|r| Value::Object((*r).clone())).collect())
-    };
-    each_tunnel_rows(tables, source, &mut |t| {
+    each_tunnel_rows(tables, &mut |t| {
         let id = t.id();
         let node_rows = t
             .nodes
             .iter()
             .filter_map(|&i| nodes.get(i).cloned())
             .collect();
+        let tunnel = match database {
+            true => Value::Object(t.tunnel.stored.clone()),
+            false => t.tunnel.read.to_row(),
+        };
+        let chains = t
+            .chains
+            .iter()
+            .map(|r| match database {
+                true => Value::Object(r.stored.clone()),
+                false => r.read.to_row(),
+            })
+            .collect();
+        let bindings = t
+            .bindings
+            .iter()
+            .map(|r| Value::Object(r.stored.clone()))
+            .collect();
         let db = object([
-            ("tunnel", Value::Object(t.tunnel.clone())),
-            ("chain_tunnel", rows(&t.chains)),
+            ("tunnel", tunnel),
+            ("chain_tunnel", Value::Array(chains)),
             ("node", Value::Array(node_rows)),
-            ("federation_tunnel_binding", rows(&t.bindings)),
+            ("federation_tunnel_binding", Value::Array(bindings)),
         ]);
         f(BackupTunnel {
             id,
@@ -499,76 +569,13 @@ pub fn each_tunnel(tables: &Tables<'_>, source: Source, f: &mut dyn FnMut(Backup
     });
 }
 
-/// A backup export as the database's rows, handed to `f` as [`Tables`].
-fn backup_tables(backup: &Value, f: &mut dyn FnMut(&Tables<'_>)) -> Result<(), ApiError> {
-    let Some(obj) = backup.as_object() else {
-        return Err(ApiError::new(
-            "IN001",
-            "a panel backup must be a JSON object {version, exportedAt, nodes, tunnels, ...}",
-            "",
-        ));
-    };
-    for key in ["version", "nodes", "tunnels"] {
-        if !obj.contains_key(key) {
-            return Err(ApiError::new("IN001", format!("not a panel backup: the key {key:?} is missing (a backup export has version, exportedAt, nodes, tunnels)"), ""));
-        }
-    }
-    for key in ["nodes", "tunnels"] {
-        if !matches!(obj.get(key), Some(Value::Array(_)) | Some(Value::Null)) {
-            return Err(ApiError::new(
-                "IN001",
-                format!("not a panel backup: {key} must be a list"),
-                format!("/{key}"),
-            ));
-        }
-    }
-    let nodes: Vec<Map<String, Value>> = map_slice(obj.get("nodes"))
-        .into_iter()
-        .map(|n| row_of(n, NODE_FIELDS))
-        .collect();
-    let mut tunnel_rows = Vec::new();
-    let mut chain_rows = Vec::new();
-    for t in map_slice(obj.get("tunnels")) {
-        let id = go_int(t.get("id"), 0);
-        for c in map_slice(t.get("chainTunnels")) {
-            let mut row = row_of(c, CHAIN_FIELDS);
-            row.insert("tunnel_id".into(), Value::from(id));
-            row.insert("connect_ip".into(), Value::Null);
-            chain_rows.push(row);
-        }
-        tunnel_rows.push(row_of(t, TUNNEL_FIELDS));
-    }
-    let tables = Tables {
-        node: nodes.iter().collect(),
-        tunnel: tunnel_rows.iter().collect(),
-        chain_tunnel: chain_rows.iter().collect(),
-        federation_tunnel_binding: Vec::new(),
-    };
-    f(&tables);
-    Ok(())
-}
-
 /// Every tunnel of a panel, from its backup export or its database rows
 /// (told apart by the backup's `version` key and the database's
 /// `chain_tunnel` table).
 pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
     let mut out = Vec::new();
-    panel_tables(doc, &mut |tables, source| {
-        each_tunnel(tables, source, &mut |t| out.push(t))
-    })?;
+    each_tunnel(&Tables::of_panel(doc)?, &mut |t| out.push(t));
     Ok(out)
-}
-
-/// A panel's tables, from its backup export or its database rows (told apart
-/// by the backup's `version` key and the database's `chain_tunnel` table).
-pub fn panel_tables(doc: &Value, f: &mut dyn FnMut(&Tables<'_>, Source)) -> Result<(), ApiError> {
-    match doc {
-        Value::Object(o) if o.contains_key("chain_tunnel") && !o.contains_key("version") => {
-            f(&Tables::read(doc)?, Source::Database);
-            Ok(())
-        }
-        _ => backup_tables(doc, &mut |tables| f(tables, Source::Backup)),
-    }
 }
 
 #[cfg(test)]

@@ -8,13 +8,23 @@ use crate::coerce::{go_int, go_string, map_slice};
 use crate::model::{NodeRecord, NodeTable, Role, RowKeys, TunnelNode};
 use serde_json::{Map, Value};
 
+/// One `tunnel` row: what a redeploy and an audit read of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TunnelRow {
+    pub id: i64,
+    pub name: Option<String>,
+    pub kind: i64,
+    pub status: i64,
+    pub ip_preference: String,
+}
+
 /// One `chain_tunnel` row, as stored (SQL NULL = `None`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChainRow {
     pub id: i64,
     pub tunnel_id: Option<i64>,
     /// The stored text (`"1"`, `"2"`, `"3"`); rows sort by it bytewise.
-    pub chain_type: String,
+    pub chain_type: Option<String>,
     pub node_id: i64,
     pub port: Option<i64>,
     pub strategy: Option<String>,
@@ -65,12 +75,64 @@ fn nullable_int(v: Option<&Value>) -> Option<i64> {
     }
 }
 
+/// An `omitempty` integer of the backup export: absent (or 0) was NULL in the database.
+fn omitted_int(v: Option<&Value>) -> Option<i64> {
+    Some(go_int(v, 0)).filter(|n| *n != 0)
+}
+
+fn text_cell(v: &Option<String>) -> Value {
+    v.clone().map_or(Value::Null, Value::String)
+}
+
+fn int_cell(v: Option<i64>) -> Value {
+    v.map_or(Value::Null, Value::from)
+}
+
+impl TunnelRow {
+    pub fn from_row(row: &Map<String, Value>) -> TunnelRow {
+        TunnelRow {
+            id: go_int(row.get("id"), 0),
+            name: nullable_string(row.get("name")),
+            kind: go_int(row.get("type"), 0),
+            status: go_int(row.get("status"), 0),
+            ip_preference: nullable_string(row.get("ip_preference")).unwrap_or_default(),
+        }
+    }
+
+    /// A tunnel of a backup export (`BackupData`'s json tags).
+    pub fn from_export(item: &Map<String, Value>) -> TunnelRow {
+        TunnelRow {
+            id: go_int(item.get("id"), 0),
+            name: nullable_string(item.get("name")),
+            kind: go_int(item.get("type"), 0),
+            status: go_int(item.get("status"), 0),
+            ip_preference: go_string(item.get("ipPreference")),
+        }
+    }
+
+    /// The name as the panel shows it (trimmed).
+    pub fn display_name(&self) -> String {
+        self.name.as_deref().unwrap_or("").trim().to_string()
+    }
+
+    /// The row as the database stores it.
+    pub fn to_row(&self) -> Value {
+        crate::json::object([
+            ("id", Value::from(self.id)),
+            ("ip_preference", Value::String(self.ip_preference.clone())),
+            ("name", text_cell(&self.name)),
+            ("status", Value::from(self.status)),
+            ("type", Value::from(self.kind)),
+        ])
+    }
+}
+
 impl ChainRow {
     pub fn from_row(row: &Map<String, Value>) -> ChainRow {
         ChainRow {
             id: go_int(row.get("id"), 0),
             tunnel_id: nullable_int(row.get("tunnel_id")),
-            chain_type: nullable_string(row.get("chain_type")).unwrap_or_default(),
+            chain_type: nullable_string(row.get("chain_type")),
             node_id: go_int(row.get("node_id"), 0),
             port: nullable_int(row.get("port")),
             strategy: nullable_string(row.get("strategy")),
@@ -78,6 +140,41 @@ impl ChainRow {
             protocol: nullable_string(row.get("protocol")),
             connect_ip: nullable_string(row.get("connect_ip")),
         }
+    }
+
+    /// A chain row of a backup export's tunnel `tunnel_id`: the export leaves
+    /// `connect_ip` out, and omits a port or `inx` of 0 (NULL in the database).
+    pub fn from_export(item: &Map<String, Value>, tunnel_id: i64) -> ChainRow {
+        ChainRow {
+            id: go_int(item.get("id"), 0),
+            tunnel_id: Some(tunnel_id),
+            chain_type: nullable_string(item.get("chainType")),
+            node_id: go_int(item.get("nodeId"), 0),
+            port: omitted_int(item.get("port")),
+            strategy: nullable_string(item.get("strategy")),
+            inx: omitted_int(item.get("inx")),
+            protocol: nullable_string(item.get("protocol")),
+            connect_ip: None,
+        }
+    }
+
+    /// The row as the database stores it.
+    pub fn to_row(&self) -> Value {
+        crate::json::object([
+            ("chain_type", text_cell(&self.chain_type)),
+            ("connect_ip", text_cell(&self.connect_ip)),
+            ("id", Value::from(self.id)),
+            ("inx", int_cell(self.inx)),
+            ("node_id", Value::from(self.node_id)),
+            ("port", int_cell(self.port)),
+            ("protocol", text_cell(&self.protocol)),
+            ("strategy", text_cell(&self.strategy)),
+            ("tunnel_id", int_cell(self.tunnel_id)),
+        ])
+    }
+
+    fn chain_type(&self) -> &str {
+        self.chain_type.as_deref().unwrap_or("")
     }
 }
 
@@ -111,38 +208,38 @@ impl StoredTunnel {
     /// else the first chain row's, else 1) out of `{tunnel, chain_tunnel,
     /// node, federation_tunnel_binding?}`. No tunnel row: `隧道不存在`.
     pub fn read(db: &Map<String, Value>, tunnel_id: Option<i64>) -> Result<StoredTunnel> {
+        let rows = |table| table_rows(db.get(table)).into_iter();
         StoredTunnel::from_rows(
-            table_rows(db.get("tunnel")),
-            table_rows(db.get("chain_tunnel")),
-            table_rows(db.get("federation_tunnel_binding")),
-            table_rows(db.get("node")),
+            rows("tunnel").map(TunnelRow::from_row).collect(),
+            rows("chain_tunnel").map(ChainRow::from_row).collect(),
+            rows("federation_tunnel_binding")
+                .map(BindingRow::from_row)
+                .collect(),
+            rows("node")
+                .map(|r| NodeRecord::from_row(r, RowKeys::DATABASE))
+                .collect(),
             tunnel_id,
         )
     }
 
-    /// [`StoredTunnel::read`] on the rows of each table, as references into
-    /// wherever they are (a whole panel's tables, for one tunnel's audit).
+    /// [`StoredTunnel::read`] on rows already read (a whole panel's, for one
+    /// tunnel's audit).
+    #[inline(never)]
     pub fn from_rows(
-        tunnels: Vec<&Map<String, Value>>,
-        chains: Vec<&Map<String, Value>>,
-        bindings: Vec<&Map<String, Value>>,
-        nodes: Vec<&Map<String, Value>>,
+        tunnels: Vec<TunnelRow>,
+        chain_rows: Vec<ChainRow>,
+        bindings: Vec<BindingRow>,
+        nodes: Vec<NodeRecord>,
         tunnel_id: Option<i64>,
     ) -> Result<StoredTunnel> {
-        let chain_rows: Vec<ChainRow> = chains.into_iter().map(ChainRow::from_row).collect();
         let id = tunnel_id
             .filter(|id| *id > 0)
-            .or_else(|| {
-                tunnels
-                    .first()
-                    .map(|t| go_int(t.get("id"), 0))
-                    .filter(|id| *id > 0)
-            })
+            .or_else(|| tunnels.first().map(|t| t.id).filter(|id| *id > 0))
             .or_else(|| chain_rows.first().and_then(|r| r.tunnel_id))
             .unwrap_or(1);
         let row = tunnels
             .into_iter()
-            .find(|t| go_int(t.get("id"), 0) == id)
+            .find(|t| t.id == id)
             .ok_or(Rejection::TunnelNotFound)?;
         let mut chain_rows: Vec<ChainRow> = chain_rows
             .into_iter()
@@ -150,32 +247,26 @@ impl StoredTunnel {
             .collect();
         // `ORDER BY chain_type, inx, id` as SQLite sorts: text bytewise, NULL first.
         crate::stable_sort::sort_by(&mut chain_rows, |a, b| {
-            a.chain_type
+            a.chain_type()
                 .as_bytes()
-                .cmp(b.chain_type.as_bytes())
+                .cmp(b.chain_type().as_bytes())
                 .then(a.inx.cmp(&b.inx))
                 .then(a.id.cmp(&b.id))
         });
         let mut bindings: Vec<BindingRow> = bindings
             .into_iter()
-            .map(BindingRow::from_row)
             .filter(|b| b.tunnel_id == id && b.status == 1)
             .collect();
         crate::stable_sort::sort_by(&mut bindings, |a, b| {
             (a.chain_type, a.hop_inx, a.id).cmp(&(b.chain_type, b.hop_inx, b.id))
         });
-        let nodes = NodeTable::new(
-            nodes
-                .into_iter()
-                .map(|r| NodeRecord::from_row(r, RowKeys::DATABASE)),
-        );
         Ok(StoredTunnel {
             id,
-            kind: go_int(row.get("type"), 0),
-            ip_preference: nullable_string(row.get("ip_preference")).unwrap_or_default(),
+            kind: row.kind,
+            ip_preference: row.ip_preference,
             chain_rows,
             bindings,
-            nodes,
+            nodes: NodeTable::new(nodes),
         })
     }
 
@@ -187,7 +278,7 @@ impl StoredTunnel {
         let mut exits = Vec::new();
         let mut groups: Vec<(i64, Vec<TunnelNode>)> = Vec::new();
         for row in &self.chain_rows {
-            let role = match row.chain_type.trim().parse::<i64>() {
+            let role = match row.chain_type().trim().parse::<i64>() {
                 Ok(1) => Role::Entry,
                 Ok(2) => Role::Middle,
                 Ok(3) => Role::Exit,
