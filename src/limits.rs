@@ -276,7 +276,16 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
     let mut stack: Vec<(&N, usize, usize)> = vec![(v, 0, 0)];
     while let Some((cur, at, depth)) = stack.pop() {
         count += 1;
-        match cur.shape() {
+        let shape = cur.shape();
+        if matches!(shape, Shape::Arr(_) | Shape::Obj) && depth + 1 > limits.max_depth {
+            return Err(LimitError::new(
+                "maxDepth",
+                depth + 1,
+                limits.max_depth,
+                pointer(&arena, at, &[]),
+            ));
+        }
+        match shape {
             // A string has at most as many characters as bytes: count only when it may be over.
             Shape::Str(s) if s.len() > limits.max_string_len => {
                 let n = s.chars().count();
@@ -290,14 +299,6 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                 }
             }
             Shape::Arr(items) => {
-                if depth + 1 > limits.max_depth {
-                    return Err(LimitError::new(
-                        "maxDepth",
-                        depth + 1,
-                        limits.max_depth,
-                        pointer(&arena, at, &[]),
-                    ));
-                }
                 for (i, item) in items.iter().enumerate().rev() {
                     if visit(item) {
                         arena.push((at, Tok::Index(i)));
@@ -308,14 +309,6 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                 }
             }
             Shape::Obj => {
-                if depth + 1 > limits.max_depth {
-                    return Err(LimitError::new(
-                        "maxDepth",
-                        depth + 1,
-                        limits.max_depth,
-                        pointer(&arena, at, &[]),
-                    ));
-                }
                 // Queue the children; errors are reported in the order
                 // counts (see `object_counts`), keys.
                 let mut long_key = None;

@@ -89,25 +89,25 @@ fn int_cell(v: Option<i64>) -> Value {
 }
 
 impl TunnelRow {
-    pub fn from_row(row: &Map<String, Value>) -> TunnelRow {
+    /// A `tunnel` row, or (`ip_preference` = `"ipPreference"`) a backup
+    /// export's tunnel, whose json tags differ from the columns only there.
+    fn read(row: &Map<String, Value>, ip_preference: &str) -> TunnelRow {
         TunnelRow {
             id: go_int(row.get("id"), 0),
             name: nullable_string(row.get("name")),
             kind: go_int(row.get("type"), 0),
             status: go_int(row.get("status"), 0),
-            ip_preference: nullable_string(row.get("ip_preference")).unwrap_or_default(),
+            ip_preference: nullable_string(row.get(ip_preference)).unwrap_or_default(),
         }
+    }
+
+    pub fn from_row(row: &Map<String, Value>) -> TunnelRow {
+        TunnelRow::read(row, "ip_preference")
     }
 
     /// A tunnel of a backup export (`BackupData`'s json tags).
     pub fn from_export(item: &Map<String, Value>) -> TunnelRow {
-        TunnelRow {
-            id: go_int(item.get("id"), 0),
-            name: nullable_string(item.get("name")),
-            kind: go_int(item.get("type"), 0),
-            status: go_int(item.get("status"), 0),
-            ip_preference: go_string(item.get("ipPreference")),
-        }
+        TunnelRow::read(item, "ipPreference")
     }
 
     /// The name as the panel shows it (trimmed).
@@ -127,34 +127,62 @@ impl TunnelRow {
     }
 }
 
+/// Where a chain row keeps what differs between the `chain_tunnel` table and
+/// a backup export's `chainTunnels` (json tags): the export omits a port or
+/// `inx` of 0 (NULL in the database) and leaves `connect_ip` out.
+struct ChainKeys {
+    tunnel_id: &'static str,
+    chain_type: &'static str,
+    node_id: &'static str,
+    connect_ip: &'static str,
+    zero_is_null: bool,
+}
+
 impl ChainRow {
-    pub fn from_row(row: &Map<String, Value>) -> ChainRow {
+    fn read(row: &Map<String, Value>, keys: &ChainKeys) -> ChainRow {
+        let int = if keys.zero_is_null {
+            omitted_int
+        } else {
+            nullable_int
+        };
         ChainRow {
             id: go_int(row.get("id"), 0),
-            tunnel_id: nullable_int(row.get("tunnel_id")),
-            chain_type: nullable_string(row.get("chain_type")),
-            node_id: go_int(row.get("node_id"), 0),
-            port: nullable_int(row.get("port")),
+            tunnel_id: nullable_int(row.get(keys.tunnel_id)),
+            chain_type: nullable_string(row.get(keys.chain_type)),
+            node_id: go_int(row.get(keys.node_id), 0),
+            port: int(row.get("port")),
             strategy: nullable_string(row.get("strategy")),
-            inx: nullable_int(row.get("inx")),
+            inx: int(row.get("inx")),
             protocol: nullable_string(row.get("protocol")),
-            connect_ip: nullable_string(row.get("connect_ip")),
+            connect_ip: nullable_string(row.get(keys.connect_ip)),
         }
     }
 
-    /// A chain row of a backup export's tunnel `tunnel_id`: the export leaves
-    /// `connect_ip` out, and omits a port or `inx` of 0 (NULL in the database).
+    pub fn from_row(row: &Map<String, Value>) -> ChainRow {
+        let columns = ChainKeys {
+            tunnel_id: "tunnel_id",
+            chain_type: "chain_type",
+            node_id: "node_id",
+            connect_ip: "connect_ip",
+            zero_is_null: false,
+        };
+        ChainRow::read(row, &columns)
+    }
+
+    /// A chain row of a backup export's tunnel `tunnel_id` (the row's own
+    /// `tunnelId` is not what groups it: its place in the export is).
     pub fn from_export(item: &Map<String, Value>, tunnel_id: i64) -> ChainRow {
+        let tags = ChainKeys {
+            tunnel_id: "",
+            chain_type: "chainType",
+            node_id: "nodeId",
+            connect_ip: "",
+            zero_is_null: true,
+        };
         ChainRow {
-            id: go_int(item.get("id"), 0),
             tunnel_id: Some(tunnel_id),
-            chain_type: nullable_string(item.get("chainType")),
-            node_id: go_int(item.get("nodeId"), 0),
-            port: omitted_int(item.get("port")),
-            strategy: nullable_string(item.get("strategy")),
-            inx: omitted_int(item.get("inx")),
-            protocol: nullable_string(item.get("protocol")),
             connect_ip: None,
+            ..ChainRow::read(item, &tags)
         }
     }
 
