@@ -949,17 +949,26 @@ function setMode(mode, { silent = false } = {}) {
 function renderFleet_() {
   if (!state.fleet) return;
   setHtml($('fleet-body'), renderFleet(state.fleet.rows, { t, lang: getLang(), selected: state.fleet.selected }));
-  $('fleet-status').textContent = state.fleet.rows.length ? t('fleetDone', { total: state.fleet.rows.length, source: state.fleet.source }) : '';
+  const { rows, source, error } = state.fleet;
+  $('fleet-status').textContent = error || (rows.length ? t('fleetDone', { total: rows.length, source }) : t('fleetEmpty', { source }));
 }
 
 /** Audits a whole panel (a backup export's text) and shows the fleet table. */
 async function openPanel(text, source) {
-  state.fleet = { rows: [], source, selected: null };
+  state.fleet = { rows: [], source, selected: null, error: null };
   $('fleet').hidden = false;
   setHtml($('fleet-body'), '');
-  const rows = await auditPanel(hp, text, (done, total) => {
-    $('fleet-status').textContent = t('fleetProgress', { done, total });
-  });
+  let rows;
+  try {
+    rows = await auditPanel(hp, text, (done, total) => {
+      $('fleet-status').textContent = t('fleetProgress', { done, total });
+    });
+  } catch (e) {
+    // A backup the core cannot read (a partial export, a bad row): say why.
+    state.fleet.error = apiMessage(e);
+    renderFleet_();
+    return;
+  }
   state.fleet.rows = rows;
   renderFleet_();
 }

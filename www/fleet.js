@@ -8,9 +8,13 @@ import { escapeHtml } from './jsonview.js';
 
 const RANK = { error: 0, warning: 1, info: 2 };
 
-/** A backup export `{version, nodes: [], tunnels: [], ...}`. */
+/**
+ * A backup export `{version, exportedAt, nodes: [], tunnels: [], ...}`. The
+ * panel leaves empty lists out, so a panel without tunnels has no `tunnels`.
+ */
 export function isBackup(v) {
-  return !!v && typeof v === 'object' && !Array.isArray(v) && 'version' in v && Array.isArray(v.nodes) && Array.isArray(v.tunnels);
+  return !!v && typeof v === 'object' && !Array.isArray(v) && 'version' in v &&
+    ('exportedAt' in v || Array.isArray(v.nodes) || Array.isArray(v.tunnels));
 }
 
 /** The tunnel's row: counts by severity, the worst finding, its node count. */

@@ -291,6 +291,10 @@ impl<'a> Tables<'a> {
     }
 
     /// Reads a backup export: its nodes, its tunnels and their `chainTunnels`.
+    /// The export writes `version` always and leaves an empty list out
+    /// (`omitempty`): a panel without tunnels has no `tunnels` key. A partial
+    /// export (`types` without "nodes") has tunnels but no nodes to plan them
+    /// on; that is refused, not planned as if every node had been deleted.
     pub fn from_backup(backup: &'a Value) -> Result<Tables<'a>, ApiError> {
         let Some(obj) = backup.as_object() else {
             return Err(ApiError::new(
@@ -299,19 +303,30 @@ impl<'a> Tables<'a> {
                 "",
             ));
         };
-        for key in ["version", "nodes", "tunnels"] {
-            if !obj.contains_key(key) {
-                return Err(ApiError::new("IN001", format!("not a panel backup: the key {key:?} is missing (a backup export has version, exportedAt, nodes, tunnels)"), ""));
-            }
+        if !obj.contains_key("version") {
+            return Err(ApiError::new("IN001", "not a panel backup: the key \"version\" is missing (a backup export has version, exportedAt, nodes, tunnels)", ""));
         }
         for key in ["nodes", "tunnels"] {
-            if !matches!(obj.get(key), Some(Value::Array(_)) | Some(Value::Null)) {
+            if !matches!(
+                obj.get(key),
+                None | Some(Value::Array(_)) | Some(Value::Null)
+            ) {
                 return Err(ApiError::new(
                     "IN001",
                     format!("not a panel backup: {key} must be a list"),
                     format!("/{key}"),
                 ));
             }
+        }
+        let has_chain_rows = map_slice(obj.get("tunnels"))
+            .iter()
+            .any(|t| !map_slice(t.get("chainTunnels")).is_empty());
+        if has_chain_rows && !obj.contains_key("nodes") {
+            return Err(ApiError::new(
+                "IN001",
+                "this backup has tunnels but no nodes to plan them on: the key \"nodes\" is missing (a partial export; export the nodes with the tunnels, or everything)",
+                "",
+            ));
         }
         let node = map_slice(obj.get("nodes"))
             .into_iter()
@@ -582,6 +597,38 @@ pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The export leaves empty lists out (`omitempty`): a panel without
+    /// tunnels or nodes is read as empty; tunnels without their nodes (a
+    /// partial export) are refused with what is missing.
+    #[test]
+    fn a_backup_leaves_empty_lists_out() {
+        assert_eq!(
+            read_panel(&json!({"version": "1.0", "exportedAt": 1})).unwrap(),
+            vec![]
+        );
+        let only_nodes =
+            json!({"version": "1.0", "exportedAt": 1, "nodes": [{"id": 1, "name": "a"}]});
+        assert_eq!(read_panel(&only_nodes).unwrap(), vec![]);
+        let tunnels_only = json!({"version": "1.0", "exportedAt": 1, "tunnels": [{"id": 5, "name": "t5", "type": 1, "chainTunnels": [
+            {"id": 1, "tunnelId": 5, "chainType": "1", "nodeId": 1}
+        ]}]});
+        let e = read_panel(&tunnels_only).unwrap_err();
+        assert!(
+            e.message.contains("the key \"nodes\" is missing")
+                && e.message.contains("partial export"),
+            "{}",
+            e.message
+        );
+        // A tunnel without chain rows needs no node: it is read (and rejected when planned).
+        let bare = json!({"version": "1.0", "exportedAt": 1, "tunnels": [{"id": 5, "name": "t5", "type": 1}]});
+        assert_eq!(read_panel(&bare).unwrap().len(), 1);
+        let e = read_panel(&json!({"version": "1.0", "tunnels": {}})).unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.path.as_str()),
+            ("not a panel backup: tunnels must be a list", "/tunnels")
+        );
+    }
 
     #[test]
     fn a_backup_tunnel_redeploys_as_its_rows_would() {

@@ -486,6 +486,22 @@ try {
   await page.waitForFunction((n) => document.querySelectorAll('#fleet-body tbody tr').length === n, backup.tunnels.length, { timeout: 20000 });
   check(/panel-backup\.json/.test(await page.locator('#fleet-status').innerText()), 'a loaded backup file opens the panel view');
   await page.click('#fleet-close');
+  // The panel's export leaves empty lists out: tunnels without their nodes (a
+  // partial export) are refused with what is missing; a panel without
+  // tunnels is an empty audit that says so.
+  const exportFile = (name, doc) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+  const fleetStatus = async (re) => {
+    await page.waitForFunction((src) => new RegExp(src).test(document.querySelector('#fleet-status').textContent), re.source, { timeout: 20000 }).catch(() => {});
+    return page.locator('#fleet-status').innerText();
+  };
+  await page.setInputFiles('#file', exportFile('tunnels-only.json', { version: backup.version, exportedAt: backup.exportedAt, tunnels: backup.tunnels }));
+  const partial = await fleetStatus(/"nodes" is missing/);
+  check(/"nodes" is missing/.test(partial) && /partial export/.test(partial), 'a partial export without nodes says the nodes are missing', partial);
+  await page.click('#fleet-close');
+  await page.setInputFiles('#file', exportFile('no-tunnels.json', { version: backup.version, exportedAt: backup.exportedAt, nodes: backup.nodes }));
+  const empty = await fleetStatus(/has no tunnels/);
+  check(/no-tunnels\.json has no tunnels/.test(empty) && (await page.locator('#fleet-body tbody tr').count()) === 0, 'a panel without tunnels is an empty audit that says so', empty);
+  await page.click('#fleet-close');
 
   // 6. Timing: plan+check+render after each edit, for every shipped example.
   log('update timing (plan + check + twins + sim + render per edit)');

@@ -248,6 +248,14 @@ test('audit: every tunnel of a panel backup, planned as a redeploy pushes it, wi
   const notBackup = cli(['audit', SEED_FILE]);
   assert.equal(notBackup.code, 2);
   assert.match(notBackup.stderr, /not a panel backup: the key "version" is missing/);
+  // The export leaves empty lists out (omitempty): a panel without tunnels is
+  // an empty audit; a partial export with tunnels but no nodes exits 2.
+  const noTunnels = cli(['audit', '-', '--format', 'json'], { input: JSON.stringify({ version: '1.0', exportedAt: 1, nodes: backup.nodes }) });
+  assert.equal(noTunnels.code, 0, noTunnels.stderr);
+  assert.deepEqual(JSON.parse(noTunnels.stdout).tunnels, []);
+  const partial = cli(['audit', '-'], { input: JSON.stringify({ version: '1.0', exportedAt: 1, tunnels: backup.tunnels }) });
+  assert.equal(partial.code, 2);
+  assert.match(partial.stderr, /the key "nodes" is missing \(a partial export/);
   assert.equal(cli(['audit', file, '--tunnel', '999999']).code, 2);
   const sarif = JSON.parse(cli(['audit', file, '--format', 'sarif']).stdout);
   assert.equal(sarif.version, '2.1.0');
