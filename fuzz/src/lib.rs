@@ -40,13 +40,10 @@ pub fn vectors() -> &'static [Value] {
 /// (It contains none of the credential key parts, so a key that embeds it is plain data.)
 pub const SECRET_MARKER: &str = "FUZZ-CANARY-7f3a9c";
 
-/// Keys whose values are credentials (compared lower-case, substring).
-pub const CREDENTIAL_KEY_PARTS: &[&str] = &["token", "password", "passwd", "secret", "credential", "apikey", "privatekey"];
-
-pub fn is_credential_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase().replace(['_', '-'], "");
-    CREDENTIAL_KEY_PARTS.iter().any(|p| k.contains(p))
-}
+// The robustness tests' list of credential-like keys and their planter.
+#[path = "../../tests/hostile_common/credentials.rs"]
+mod credentials;
+pub use credentials::is_credential_key;
 
 const PROTO_KEYS: &[&str] = &["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "__defineGetter__"];
 
@@ -273,22 +270,7 @@ fn random_slot<'a>(u: &mut Unstructured, v: &'a mut Value) -> ArbResult<&'a mut 
 
 /// Replaces every credential-like field's value with [`SECRET_MARKER`] (iterative).
 pub fn plant_secrets(v: &mut Value) {
-    let mut stack = vec![v];
-    while let Some(cur) = stack.pop() {
-        match cur {
-            Value::Object(m) => {
-                for (k, child) in m.iter_mut() {
-                    if is_credential_key(k) {
-                        *child = Value::from(SECRET_MARKER);
-                    } else {
-                        stack.push(child);
-                    }
-                }
-            }
-            Value::Array(a) => stack.extend(a.iter_mut()),
-            _ => {}
-        }
-    }
+    credentials::plant_with(v, |_| SECRET_MARKER.to_string());
 }
 
 /// Applies one random mutation somewhere in `v`.

@@ -9,6 +9,10 @@ use std::path::PathBuf;
 
 #[path = "../golden_vectors/mod.rs"]
 mod golden_vectors;
+
+mod credentials;
+pub use credentials::{is_credential_key, plant_with};
+
 /// The golden vectors (name, input, expected): `vectors()` the create ones,
 /// `all_vectors()` every mode.
 #[allow(unused_imports)]
@@ -152,45 +156,10 @@ pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
     out
 }
 
-/// Keys whose values are credentials (lower-case, `_`/`-` ignored, substring).
-pub fn is_credential_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase().replace(['_', '-'], "");
-    [
-        "token",
-        "password",
-        "passwd",
-        "secret",
-        "credential",
-        "apikey",
-        "privatekey",
-    ]
-    .iter()
-    .any(|p| k.contains(p))
-}
-
 /// Replaces every credential-like field's value with a unique canary
-/// (`CANARY-<n>-x`), iteratively, and returns the canaries planted.
+/// (`CANARY<tag>Q<n>Z`), iteratively, and returns the canaries planted.
 pub fn plant_canaries(v: &mut Value, tag: &str) -> Vec<String> {
-    let mut planted = Vec::new();
-    let mut stack = vec![v];
-    while let Some(cur) = stack.pop() {
-        match cur {
-            Value::Object(m) => {
-                for (k, child) in m.iter_mut() {
-                    if is_credential_key(k) {
-                        let c = format!("CANARY{}Q{}Z", tag, planted.len());
-                        *child = Value::from(c.clone());
-                        planted.push(c);
-                    } else {
-                        stack.push(child);
-                    }
-                }
-            }
-            Value::Array(a) => stack.extend(a.iter_mut()),
-            _ => {}
-        }
-    }
-    planted
+    plant_with(v, |n| format!("CANARY{tag}Q{n}Z"))
 }
 
 /// All string values found under credential-like keys.
