@@ -262,18 +262,28 @@ function cmdPlan() {
   return opts.jsonl ? planLines(input) : planOne(input);
 }
 
-function planOne({ name, text }) {
-  let doc;
+/**
+ * The input's JSON value, or `{error}`: where the text stops being JSON, as
+ * the core reads it (its message names line and column).
+ */
+function readJson({ name, text }) {
   try {
-    doc = JSON.parse(text);
+    return { doc: JSON.parse(text) };
   } catch {
-    // Let the core say where the text stops being JSON.
     try {
       hp.planTunnelJson(text);
     } catch (e) {
-      err(`hop-policy: ${where(name, e)}: ${e.message}`);
-      return EXIT_UNREADABLE;
+      return { error: `${where(name, e)}: ${e.message}` };
     }
+    return { doc: undefined };
+  }
+}
+
+function planOne({ name, text }) {
+  const { doc, error } = readJson({ name, text });
+  if (error) {
+    err(`hop-policy: ${error}`);
+    return EXIT_UNREADABLE;
   }
   const input = unwrapVector(doc);
   // A bare input goes to the core as the text it already is (its limits are those of the text).
@@ -382,16 +392,9 @@ function cmdCheck() {
 
 /** A tunnel input is planned first; the plan (with its node table) is simulated. */
 function simulationDocument({ name, text }) {
-  let doc;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    try {
-      hp.planTunnelJson(text);
-    } catch (e) {
-      return { error: `${where(name, e)}: ${e.message}` };
-    }
-  }
+  const read = readJson({ name, text });
+  if (read.error) return { error: read.error };
+  let doc = read.doc;
   const options = planOptions(doc);
   doc = unwrapVector(doc);
   if (isObject(doc) && ('tunnel' in doc || 'db' in doc)) {
