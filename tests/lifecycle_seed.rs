@@ -27,17 +27,22 @@ fn find_named<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
     list.as_array()?.iter().find(|v| v["name"] == name)
 }
 
+/// Apply `before`, a release that never reaches node 2, then apply `after`.
+fn lost_release_between(before: Value, after: Value) -> Value {
+    json!([
+        {"op": "apply", "plan": before},
+        {"op": "release", "unreachable": [2]},
+        {"op": "apply", "plan": after},
+    ])
+}
+
 fn codes(r: &hop_policy::lifecycle::LifecycleReport) -> Vec<String> {
     r.findings.iter().map(|f| f.code.clone()).collect()
 }
 
 #[test]
 fn lost_release_then_edit_to_three_exits_keeps_old_retries_lc001() {
-    let steps = json!([
-        {"op": "apply", "plan": one_exit()},
-        {"op": "release", "unreachable": [2]},
-        {"op": "apply", "plan": three_exits()},
-    ]);
+    let steps = lost_release_between(one_exit(), three_exits());
     let r = lifecycle(&steps).unwrap();
     let mid = node(&r.state, 2);
     let chain = find_named(&mid["chains"], "fed_chain_31").expect("fed_chain_31 deployed");
@@ -312,11 +317,7 @@ fn delete_misses_a_service_with_a_name_outside_the_cleanup_list_lc002() {
 
 #[test]
 fn same_target_count_after_lost_release_is_not_lc001() {
-    let steps = json!([
-        {"op": "apply", "plan": three_exits()},
-        {"op": "release", "unreachable": [2]},
-        {"op": "apply", "plan": three_exits()},
-    ]);
+    let steps = lost_release_between(three_exits(), three_exits());
     let r = lifecycle(&steps).unwrap();
     assert!(
         !codes(&r).contains(&"LC001".to_string()),
@@ -367,12 +368,7 @@ fn a_rollback_leak_makes_the_next_create_fail_on_already_exists() {
 
 #[test]
 fn simulating_the_deployed_state_shows_the_lc001_failure() {
-    let lost = lifecycle(&json!([
-        {"op": "apply", "plan": one_exit()},
-        {"op": "release", "unreachable": [2]},
-        {"op": "apply", "plan": three_exits()},
-    ]))
-    .unwrap();
+    let lost = lifecycle(&lost_release_between(one_exit(), three_exits())).unwrap();
     let delivered = lifecycle(
         &json!([{"op": "apply", "plan": one_exit()}, {"op": "apply", "plan": three_exits()}]),
     )

@@ -54,6 +54,19 @@ fn picks(t: &Trace) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The golden plan vector `name` (`{name, input, expected}`).
+fn plan_vector(name: &str) -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/plan-vectors.jsonl"
+    ))
+    .unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["name"] == name)
+        .unwrap_or_else(|| panic!("no plan vector {name}"))
+}
+
 fn sel(strategy: &str) -> Value {
     json!({"strategy": strategy, "maxFails": 1, "failTimeout": 600_000_000_000i64})
 }
@@ -239,16 +252,7 @@ fn random_is_seeded_and_weighted() {
 #[test]
 fn connector_without_nodelay_gives_no_retry_upstream() {
     // Seed plan with the entry's connector lacking nodelay and the middle without retries.
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/plan-vectors.jsonl"
-    ))
-    .unwrap();
-    let v: Value = text
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["name"] == "seed-federated-middle-fifo-3-exits")
-        .unwrap();
+    let v = plan_vector("seed-federated-middle-fifo-3-exits");
     let mut plan = v["expected"].clone();
     plan["federation"][0]["commands"][1]["data"][0]["handler"]
         .as_object_mut()
@@ -297,16 +301,7 @@ fn connector_without_nodelay_gives_no_retry_upstream() {
 
 #[test]
 fn entry_choice_and_dead_entry() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/plan-vectors.jsonl"
-    ))
-    .unwrap();
-    let v: Value = text
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["name"] == "two-remote-hops-kcp-v6")
-        .unwrap();
+    let v = plan_vector("two-remote-hops-kcp-v6");
     let t = run(&v["input"], json!({"requests": 1, "entry": "6"}));
     assert_eq!(t.entry_node_id, Some(6));
     assert_eq!(t.requests[0].attempts[0].from_node_id, Some(6));
