@@ -27,6 +27,24 @@ fn find_named<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
     list.as_array()?.iter().find(|v| v["name"] == name)
 }
 
+/// The LC002 findings (node, message) of the replay of `steps`.
+fn leaks(steps: &Value) -> Vec<(Option<i64>, String)> {
+    lifecycle(steps)
+        .unwrap()
+        .findings
+        .iter()
+        .filter(|f| f.code == "LC002")
+        .map(|f| (f.node_id, f.message.clone()))
+        .collect()
+}
+
+/// The replay of `steps`, which must raise no finding.
+fn replay_clean(steps: &Value) -> hop_policy::lifecycle::LifecycleReport {
+    let r = lifecycle(steps).unwrap();
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    r
+}
+
 /// Apply `before`, a release that never reaches node 2, then apply `after`.
 fn lost_release_between(before: Value, after: Value) -> Value {
     json!([
@@ -87,8 +105,7 @@ fn delivered_release_then_edit_gets_fresh_retries() {
         {"op": "apply", "plan": one_exit()},
         {"op": "apply", "plan": three_exits()},
     ]);
-    let r = lifecycle(&steps).unwrap();
-    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let r = replay_clean(&steps);
     let mid = node(&r.state, 2);
     let svc = find_named(&mid["services"], "fed_svc_31").unwrap();
     assert_eq!(svc["handler"]["retries"], json!(2));
@@ -130,8 +147,7 @@ fn edit_back_to_one_exit_cleans_up_removed_exits() {
         {"op": "apply", "plan": three_exits()},
         {"op": "edit", "plan": one_exit()},
     ]);
-    let r = lifecycle(&steps).unwrap();
-    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let r = replay_clean(&steps);
     assert!(
         node(&r.state, 4).is_null() && node(&r.state, 5).is_null(),
         "{}",
@@ -144,8 +160,7 @@ fn edit_back_to_one_exit_cleans_up_removed_exits() {
 #[test]
 fn delete_reaching_everyone_leaves_nothing() {
     let steps = json!([{"op": "apply", "plan": three_exits()}, {"op": "delete"}]);
-    let r = lifecycle(&steps).unwrap();
-    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let r = replay_clean(&steps);
     assert_eq!(r.state["nodes"], json!({}));
     assert_eq!(
         r.state["runtimes"]["tunnel:7:node:2:type:2:hop:1"]["active"],
@@ -157,13 +172,7 @@ fn delete_reaching_everyone_leaves_nothing() {
 fn delete_with_unreachable_provider_leaks_lc002() {
     let steps =
         json!([{"op": "apply", "plan": three_exits()}, {"op": "delete", "unreachable": [2]}]);
-    let r = lifecycle(&steps).unwrap();
-    let leaks: Vec<_> = r
-        .findings
-        .iter()
-        .filter(|f| f.code == "LC002")
-        .map(|f| (f.node_id, f.message.clone()))
-        .collect();
+    let leaks = leaks(&steps);
     assert_eq!(leaks.len(), 2, "{leaks:?}");
     assert!(leaks.iter().all(|(n, _)| *n == Some(2)));
     assert!(
@@ -176,8 +185,7 @@ fn delete_with_unreachable_provider_leaks_lc002() {
 fn apply_error_on_create_rolls_back_cleanly() {
     // local: 0 AddChains@1, 1 AddService@3, 2 AddService@4, 3 AddService@5; exit 4 fails.
     let steps = json!([{"op": "applyError", "plan": three_exits(), "failAt": 2}]);
-    let r = lifecycle(&steps).unwrap();
-    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let r = replay_clean(&steps);
     assert_eq!(r.state["nodes"], json!({}));
     let rb: Vec<(i64, String)> = r
         .log
@@ -303,13 +311,7 @@ fn delete_misses_a_service_with_a_name_outside_the_cleanup_list_lc002() {
     let mut plan = three_exits();
     plan["local"][3]["data"][0]["name"] = json!("custom_7");
     let steps = json!([{"op": "apply", "plan": plan}, {"op": "delete"}]);
-    let r = lifecycle(&steps).unwrap();
-    let leaks: Vec<_> = r
-        .findings
-        .iter()
-        .filter(|f| f.code == "LC002")
-        .map(|f| (f.node_id, f.message.clone()))
-        .collect();
+    let leaks = leaks(&steps);
     assert_eq!(leaks.len(), 1, "{leaks:?}");
     assert_eq!(leaks[0].0, Some(5));
     assert!(leaks[0].1.contains("custom_7"));
