@@ -15,10 +15,12 @@ use crate::go::net::{normalize_host, port_number, split_host_port};
 use crate::json::tree::{Obj, Val};
 use std::cell::OnceCell;
 
-/// A field of a config object as the agent's decoder finds it.
+/// A field of a config object as the agent's decoder finds it. The value is
+/// kept by copy: a rule reading it after the whole document was read does
+/// not go back to the tree, which by then has left the cache.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Field<'a> {
-    found: Option<(&'a str, &'a Val<'a>)>,
+    found: Option<(&'a str, Val<'a>)>,
     /// Found under its own name, not a case variant.
     exact: bool,
 }
@@ -26,16 +28,11 @@ pub(crate) struct Field<'a> {
 impl<'a> Field<'a> {
     /// The field `name` of `obj` (absent when there is no object).
     pub fn of(obj: Option<&Obj<'a>>, name: &str) -> Field<'a> {
-        let found = obj.and_then(|o| o.get_ci(name));
+        let found = obj.and_then(|o| o.get_ci(name)).map(|(k, v)| (k, *v));
         Field {
             found,
             exact: found.is_some_and(|(k, _)| k == name),
         }
-    }
-
-    /// The key that matched and its value.
-    pub fn entry(self) -> Option<(&'a str, &'a Val<'a>)> {
-        self.found
     }
 
     /// The key that matched.
@@ -44,28 +41,36 @@ impl<'a> Field<'a> {
     }
 
     /// The value, as the agent decodes it.
-    pub fn value(self) -> Option<&'a Val<'a>> {
+    pub fn value(self) -> Option<Val<'a>> {
         self.found.map(|(_, v)| v)
     }
 
     /// The value when it is a string.
     pub fn str(self) -> Option<&'a str> {
-        self.value().and_then(|v| v.as_str())
+        self.value()?.as_str()
     }
 
     /// The value when it is an object.
-    pub fn object(self) -> Option<&'a Obj<'a>> {
-        self.value().and_then(|v| v.as_object())
+    pub fn object(self) -> Option<Obj<'a>> {
+        match self.value()? {
+            Val::Obj(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The items of the value when it is an array.
+    pub fn items(self) -> Option<&'a [Val<'a>]> {
+        self.value()?.as_array()
     }
 
     /// The value, only when found under its own name.
-    pub fn exact(self) -> Option<&'a Val<'a>> {
+    pub fn exact(self) -> Option<Val<'a>> {
         self.value().filter(|_| self.exact)
     }
 
     /// [`Field::exact`] when it is a string.
     pub fn exact_str(self) -> Option<&'a str> {
-        self.exact().and_then(|v| v.as_str())
+        self.exact()?.as_str()
     }
 }
 
@@ -81,12 +86,15 @@ pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
 /// A metadata map as GOST's `metadata.Get` reads it: keys compared without
 /// ASCII case, the first match in key order.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Metadata<'a>(Option<&'a Obj<'a>>);
+pub(crate) struct Metadata<'a>(Option<Obj<'a>>);
 
 impl<'a> Metadata<'a> {
     /// The map `v` holds (empty for anything but an object).
-    pub fn of(v: Option<&'a Val<'a>>) -> Metadata<'a> {
-        Metadata(v.and_then(|v| v.as_object()))
+    pub fn of(v: Option<Val<'a>>) -> Metadata<'a> {
+        match v {
+            Some(Val::Obj(o)) => Metadata(Some(o)),
+            _ => Metadata(None),
+        }
     }
 
     pub fn get(self, key: &str) -> Option<&'a Val<'a>> {
@@ -134,38 +142,33 @@ impl<'a> Metadata<'a> {
     }
 }
 
-/// One service (`ServiceConfig`).
+/// One service (`ServiceConfig`). The fields both readers use are read
+/// with it, the simulator's others on call ([`Service::addr`], ...): the
+/// checker reads every service of a large config and needs none of them.
 #[derive(Debug)]
 pub(crate) struct Service<'a> {
     /// The whole object, for the checker's rules that read more of it.
     pub obj: &'a Obj<'a>,
     pub name: Field<'a>,
-    /// The listen address `addr`; see [`Service::listen`].
-    pub addr: Field<'a>,
-    pub metadata: Field<'a>,
-    pub handler: Field<'a>,
-    /// `handler.chain`, `handler.retries` and `handler.metadata` (absent
-    /// when the handler is not an object).
+    /// `handler` (its key and object), when it is an object.
+    pub handler: Option<(&'a str, &'a Obj<'a>)>,
+    /// `handler.chain` and `handler.retries`.
     pub chain: Field<'a>,
     pub retries: Field<'a>,
-    pub handler_metadata: Field<'a>,
-    listen: OnceCell<Option<(String, i64)>>,
 }
 
 impl<'a> Service<'a> {
     pub fn read(obj: &'a Obj<'a>) -> Service<'a> {
-        let handler = Field::of(Some(obj), "handler");
-        let h = handler.object();
+        let handler = obj
+            .get_ci("handler")
+            .and_then(|(k, v)| Some((k, v.as_object()?)));
+        let h = handler.map(|(_, h)| h);
         Service {
             obj,
             name: Field::of(Some(obj), "name"),
-            addr: Field::of(Some(obj), "addr"),
-            metadata: Field::of(Some(obj), "metadata"),
             handler,
             chain: Field::of(h, "chain"),
             retries: Field::of(h, "retries"),
-            handler_metadata: Field::of(h, "metadata"),
-            listen: OnceCell::new(),
         }
     }
 
@@ -174,18 +177,30 @@ impl<'a> Service<'a> {
         self.name.str()
     }
 
-    /// `handler` (its key and object), when it is an object.
-    pub fn handler(&self) -> Option<(&'a str, &'a Obj<'a>)> {
-        let (k, v) = self.handler.entry()?;
-        Some((k, v.as_object()?))
+    /// The handler, only when found under its own name.
+    pub fn exact_handler(&self) -> Option<&'a Obj<'a>> {
+        self.handler
+            .filter(|(k, _)| *k == "handler")
+            .map(|(_, h)| h)
     }
 
-    /// The listen address ([`host_and_port`] of `addr` under its own name),
-    /// parsed on first use.
-    pub fn listen(&self) -> Option<&(String, i64)> {
-        self.listen
-            .get_or_init(|| host_and_port(self.addr.exact_str().unwrap_or("")))
-            .as_ref()
+    /// The listen address `addr`.
+    pub fn addr(&self) -> Field<'a> {
+        Field::of(Some(self.obj), "addr")
+    }
+
+    pub fn metadata(&self) -> Field<'a> {
+        Field::of(Some(self.obj), "metadata")
+    }
+
+    /// `handler.metadata`.
+    pub fn handler_metadata(&self) -> Field<'a> {
+        Field::of(self.handler.map(|(_, h)| h), "metadata")
+    }
+
+    /// The listen address: [`host_and_port`] of `addr` under its own name.
+    pub fn listen(&self) -> Option<(String, i64)> {
+        host_and_port(self.addr().exact_str().unwrap_or(""))
     }
 }
 
@@ -231,7 +246,7 @@ pub(crate) struct Node<'a> {
 
 /// The items of a field's array (none for anything else).
 fn items<'a>(f: Field<'a>) -> &'a [Val<'a>] {
-    f.value().and_then(|v| v.as_array()).unwrap_or_default()
+    f.items().unwrap_or_default()
 }
 
 impl<'a> Chain<'a> {
@@ -268,6 +283,7 @@ impl<'a> Hop<'a> {
         let obj = v.as_object();
         let selector = Field::of(obj, "selector");
         let s = selector.object();
+        let s = s.as_ref();
         let nodes_field = Field::of(obj, "nodes");
         Hop {
             name: Field::of(obj, "name"),
@@ -287,6 +303,7 @@ impl<'a> Node<'a> {
         let addr = Field::of(obj, "addr");
         let connector = Field::of(obj, "connector");
         let c = connector.object();
+        let c = c.as_ref();
         Node {
             name: Field::of(obj, "name"),
             addr,
@@ -324,7 +341,7 @@ mod tests {
             "d1": 2.5, "d2": " 1m ", "d3": "5", "d4": "x", "N": 1});
         let arena = Arena::new();
         let tree = Val::from_value(&v, &arena);
-        let md = Metadata::of(Some(&tree));
+        let md = Metadata::of(Some(tree));
         assert_eq!(md.int("i"), Some(1));
         assert_eq!(md.int("F"), Some(3));
         assert_eq!(md.int("s"), Some(7));
@@ -339,7 +356,7 @@ mod tests {
         // The first match in key order ("N" before "n"), not the exact key.
         let v = json!({"N": 1, "n": 2});
         let tree = Val::from_value(&v, &arena);
-        assert_eq!(Metadata::of(Some(&tree)).int("n"), Some(1));
+        assert_eq!(Metadata::of(Some(tree)).int("n"), Some(1));
     }
 
     /// A field is found as Go's decoder finds it and says whether it was
@@ -361,7 +378,7 @@ mod tests {
         assert_eq!(hops.len(), 2);
         let hop = &hops[0];
         assert_eq!(hop.strategy.exact_str(), Some("fifo"));
-        assert_eq!(hop.max_fails.value().and_then(Val::as_i64), Some(2));
+        assert_eq!(hop.max_fails.value().and_then(|v| v.as_i64()), Some(2));
         assert!(hop.fail_timeout.value().is_none());
         assert_eq!(hop.nodes.len(), 3);
         assert_eq!(hop.nodes[0].dial, Some(("10.0.0.1".into(), 80)));
@@ -380,13 +397,13 @@ mod tests {
         let tree = arena.alloc(Val::from_value(&v, &arena));
         let svc = Service::read(tree.as_object().expect("an object"));
         assert_eq!(svc.name(), Some("s"));
-        assert_eq!(svc.listen(), Some(&("::".to_string(), 8080)));
-        assert_eq!(svc.handler().map(|(k, _)| k), Some("handler"));
+        assert_eq!(svc.listen(), Some(("::".to_string(), 8080)));
+        assert_eq!(svc.handler.map(|(k, _)| k), Some("handler"));
         assert_eq!(svc.chain.str(), Some("c"));
         assert_eq!(svc.chain.exact_str(), None);
-        assert_eq!(svc.retries.value().and_then(Val::as_i64), Some(2));
+        assert_eq!(svc.retries.value().and_then(|v| v.as_i64()), Some(2));
         assert_eq!(
-            Metadata::of(svc.handler_metadata.exact())
+            Metadata::of(svc.handler_metadata().exact())
                 .get("HASH")
                 .and_then(Val::as_str),
             Some("host")

@@ -40,13 +40,13 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     let mut routed = vec![false; doc.chains.len()];
     let mut routed_order: Vec<usize> = Vec::new();
     for svc in &doc.services {
-        let Some((hkey, handler)) = svc.config.handler() else {
+        let Some((hkey, handler)) = svc.config.handler else {
             continue;
         };
         // Paths are only built for a finding.
         let hpath = || join(&svc.path(), hkey);
         // A retries value of the wrong type is AC001; the agent rejects the service anyway.
-        let Ok(retries_opt) = svc.retries() else {
+        let Ok(retries_opt) = svc.retries else {
             continue;
         };
         let retries = retries_opt.unwrap_or(0);

@@ -15,6 +15,8 @@ pub(crate) struct Service<'a> {
     /// left the cache by the time the rules run, and each lookup then
     /// waited for memory.
     pub config: gost::Service<'a>,
+    /// `handler.retries` as the agent decodes it ([`go_int`]).
+    pub retries: Result<Option<i64>, ()>,
     /// Its JSON Pointer is `base/index`, built only for a finding (most
     /// services of a large config have none).
     pub base: std::rc::Rc<str>,
@@ -27,11 +29,6 @@ impl Service<'_> {
     /// The service's JSON Pointer.
     pub fn path(&self) -> String {
         join_i(&self.base, self.index)
-    }
-
-    /// `handler.retries` as the agent decodes it ([`go_int`]).
-    pub fn retries(&self) -> Result<Option<i64>, ()> {
-        go_int(self.config.retries.value())
     }
 }
 
@@ -126,8 +123,10 @@ impl<'a> Doc<'a> {
                     };
                     dec.object_at(&SERVICE, obj, &p, "");
                     dec.scan_selectors_at(item, &p, 0);
+                    let config = gost::Service::read(obj);
                     self.services.push(Service {
-                        config: gost::Service::read(obj),
+                        retries: go_int(config.retries.value().as_ref()),
+                        config,
                         base: base.clone(),
                         index: i,
                         node_id,

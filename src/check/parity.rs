@@ -220,13 +220,13 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let node = hop.node_id;
     let role = if hop.middle { "middle" } else { "exit" };
     let role_zh = if hop.middle { "中转" } else { "出口" };
-    let handler = svc.config.handler().map(|(_, h)| h);
+    let handler = svc.config.handler.map(|(_, h)| h);
     let hpath = join(&svc.path(), key_of(svc.config.obj, "handler"));
 
     // PA001: retries.
     let n = hop.targets.len() as i64;
     let twin_retries = if hop.middle && n > 1 { n - 1 } else { 0 };
-    let fed_retries = svc.retries();
+    let fed_retries = svc.retries;
     let retries_differ = match fed_retries {
         Ok(r) => r.unwrap_or(0) != twin_retries,
         Err(()) => true,

@@ -236,14 +236,14 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
 /// counts as 0, with a note.
 fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service {
     let name = s.name.exact_str().unwrap_or_default().to_string();
-    let addr = s.addr.exact_str().unwrap_or_default();
+    let addr = s.addr().exact_str().unwrap_or_default();
     let (host, port) = match s.listen() {
-        Some((h, p)) => (h.clone(), Some(*p)),
+        Some((h, p)) => (h, Some(p)),
         None => (String::new(), None),
     };
     // Handler fields count only under a handler of that exact name.
-    let handler = s.handler.exact().is_some();
-    let ignore_chain = Metadata::of(s.metadata.exact())
+    let handler = s.exact_handler().is_some();
+    let ignore_chain = Metadata::of(s.metadata().exact())
         .bool("ignoreChain")
         .unwrap_or(false);
     let chain = s
@@ -267,7 +267,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         },
     };
     let hash_host = handler
-        && Metadata::of(s.handler_metadata.exact())
+        && Metadata::of(s.handler_metadata().exact())
             .get("hash")
             .and_then(Val::as_str)
             .is_some_and(|s| s == "host");
