@@ -13,14 +13,11 @@ use crate::go::coerce::{float64_to_int64, json_float64, json_int64, parse_bool, 
 use crate::go::duration::parse_duration;
 use crate::go::net::{normalize_host, port_number, split_host_port};
 use crate::json::tree::{Obj, Val};
-use std::cell::OnceCell;
 
-/// A field of a config object as the agent's decoder finds it. The value is
-/// kept by copy: a rule reading it after the whole document was read does
-/// not go back to the tree, which by then has left the cache.
+/// A field of a config object as the agent's decoder finds it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Field<'a> {
-    found: Option<(&'a str, Val<'a>)>,
+    found: Option<(&'a str, &'a Val<'a>)>,
     /// Found under its own name, not a case variant.
     exact: bool,
 }
@@ -28,7 +25,7 @@ pub(crate) struct Field<'a> {
 impl<'a> Field<'a> {
     /// The field `name` of `obj` (absent when there is no object).
     pub fn of(obj: Option<&Obj<'a>>, name: &str) -> Field<'a> {
-        let found = obj.and_then(|o| o.get_ci(name)).map(|(k, v)| (k, *v));
+        let found = obj.and_then(|o| o.get_ci(name));
         Field {
             found,
             exact: found.is_some_and(|(k, _)| k == name),
@@ -41,21 +38,13 @@ impl<'a> Field<'a> {
     }
 
     /// The value, as the agent decodes it.
-    pub fn value(self) -> Option<Val<'a>> {
+    pub fn value(self) -> Option<&'a Val<'a>> {
         self.found.map(|(_, v)| v)
     }
 
-    /// The value when it is a string.
-    pub fn str(self) -> Option<&'a str> {
-        self.value()?.as_str()
-    }
-
     /// The value when it is an object.
-    pub fn object(self) -> Option<Obj<'a>> {
-        match self.value()? {
-            Val::Obj(o) => Some(o),
-            _ => None,
-        }
+    pub fn object(self) -> Option<&'a Obj<'a>> {
+        self.value()?.as_object()
     }
 
     /// The items of the value when it is an array.
@@ -64,13 +53,37 @@ impl<'a> Field<'a> {
     }
 
     /// The value, only when found under its own name.
-    pub fn exact(self) -> Option<Val<'a>> {
+    pub fn exact(self) -> Option<&'a Val<'a>> {
         self.value().filter(|_| self.exact)
     }
+}
 
-    /// [`Field::exact`] when it is a string.
+/// A field both readers read as a string only (absent when it is not
+/// one), kept by copy: a rule reading it after the whole document was read
+/// does not go back to the tree, which by then has left the cache.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Text<'a> {
+    value: Option<&'a str>,
+    exact: bool,
+}
+
+impl<'a> Text<'a> {
+    pub fn of(obj: Option<&Obj<'a>>, name: &str) -> Text<'a> {
+        let f = Field::of(obj, name);
+        Text {
+            value: f.value().and_then(|v| v.as_str()),
+            exact: f.exact,
+        }
+    }
+
+    /// The string, as the agent decodes it.
+    pub fn str(self) -> Option<&'a str> {
+        self.value
+    }
+
+    /// The string, only when found under its own name.
     pub fn exact_str(self) -> Option<&'a str> {
-        self.exact()?.as_str()
+        self.value.filter(|_| self.exact)
     }
 }
 
@@ -86,15 +99,12 @@ pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
 /// A metadata map as GOST's `metadata.Get` reads it: keys compared without
 /// ASCII case, the first match in key order.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Metadata<'a>(Option<Obj<'a>>);
+pub(crate) struct Metadata<'a>(Option<&'a Obj<'a>>);
 
 impl<'a> Metadata<'a> {
     /// The map `v` holds (empty for anything but an object).
-    pub fn of(v: Option<Val<'a>>) -> Metadata<'a> {
-        match v {
-            Some(Val::Obj(o)) => Metadata(Some(o)),
-            _ => Metadata(None),
-        }
+    pub fn of(v: Option<&'a Val<'a>>) -> Metadata<'a> {
+        Metadata(v.and_then(|v| v.as_object()))
     }
 
     pub fn get(self, key: &str) -> Option<&'a Val<'a>> {
@@ -149,11 +159,11 @@ impl<'a> Metadata<'a> {
 pub(crate) struct Service<'a> {
     /// The whole object, for the checker's rules that read more of it.
     pub obj: &'a Obj<'a>,
-    pub name: Field<'a>,
+    pub name: Text<'a>,
     /// `handler` (its key and object), when it is an object.
     pub handler: Option<(&'a str, &'a Obj<'a>)>,
     /// `handler.chain` and `handler.retries`.
-    pub chain: Field<'a>,
+    pub chain: Text<'a>,
     pub retries: Field<'a>,
 }
 
@@ -165,9 +175,9 @@ impl<'a> Service<'a> {
         let h = handler.map(|(_, h)| h);
         Service {
             obj,
-            name: Field::of(Some(obj), "name"),
+            name: Text::of(Some(obj), "name"),
             handler,
-            chain: Field::of(h, "chain"),
+            chain: Text::of(h, "chain"),
             retries: Field::of(h, "retries"),
         }
     }
@@ -185,8 +195,8 @@ impl<'a> Service<'a> {
     }
 
     /// The listen address `addr`.
-    pub fn addr(&self) -> Field<'a> {
-        Field::of(Some(self.obj), "addr")
+    pub fn addr(&self) -> Text<'a> {
+        Text::of(Some(self.obj), "addr")
     }
 
     pub fn metadata(&self) -> Field<'a> {
@@ -204,25 +214,22 @@ impl<'a> Service<'a> {
     }
 }
 
-/// One chain (`ChainConfig`); its hops are read on first use
-/// ([`Chain::hops`]): the checker's rules walk most chains of a large config
-/// by their paths and need only [`Chain::first_hop_nodes`].
-#[derive(Debug)]
+/// One chain (`ChainConfig`), read on call: the checker needs its name and
+/// [`Chain::first_hop_nodes`] (its rules walk the rest by their paths), the
+/// simulator its hops ([`Chain::hops`]).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Chain<'a> {
     pub obj: &'a Obj<'a>,
-    pub name: Field<'a>,
-    pub hops_field: Field<'a>,
-    hops: OnceCell<Vec<Hop<'a>>>,
 }
 
 /// One hop of a chain (an item of `hops`, which may not be an object).
 #[derive(Debug)]
 pub(crate) struct Hop<'a> {
-    pub name: Field<'a>,
+    pub name: Text<'a>,
     pub selector: Field<'a>,
     /// `selector.strategy`, `selector.maxFails`, `selector.failTimeout`
     /// (absent when the selector is not an object).
-    pub strategy: Field<'a>,
+    pub strategy: Text<'a>,
     pub max_fails: Field<'a>,
     pub fail_timeout: Field<'a>,
     pub nodes_field: Field<'a>,
@@ -233,13 +240,13 @@ pub(crate) struct Hop<'a> {
 /// One node of a hop (an item of `nodes`, which may not be an object).
 #[derive(Debug)]
 pub(crate) struct Node<'a> {
-    pub name: Field<'a>,
-    pub addr: Field<'a>,
+    pub name: Text<'a>,
+    pub addr: Text<'a>,
     /// [`host_and_port`] of `addr` under its own name.
     pub dial: Option<(String, i64)>,
     pub connector: Field<'a>,
     /// `connector.type` and `connector.metadata`.
-    pub connector_type: Field<'a>,
+    pub connector_type: Text<'a>,
     pub connector_metadata: Field<'a>,
     pub metadata: Field<'a>,
 }
@@ -251,30 +258,29 @@ fn items<'a>(f: Field<'a>) -> &'a [Val<'a>] {
 
 impl<'a> Chain<'a> {
     pub fn read(obj: &'a Obj<'a>) -> Chain<'a> {
-        Chain {
-            obj,
-            name: Field::of(Some(obj), "name"),
-            hops_field: Field::of(Some(obj), "hops"),
-            hops: OnceCell::new(),
-        }
+        Chain { obj }
     }
 
     /// `name`, when it is a string.
-    pub fn name(&self) -> Option<&'a str> {
-        self.name.str()
+    pub fn name(&self) -> Text<'a> {
+        Text::of(Some(self.obj), "name")
+    }
+
+    /// The field `hops`; its items are [`Chain::hops`].
+    pub fn hops_field(&self) -> Field<'a> {
+        Field::of(Some(self.obj), "hops")
     }
 
     /// Number of nodes (objects) in the first hop, `None` without a hop
     /// (or when the first is not an object).
     pub fn first_hop_nodes(&self) -> Option<usize> {
-        let hop = items(self.hops_field).first()?.as_object()?;
+        let hop = items(self.hops_field()).first()?.as_object()?;
         let nodes = Field::of(Some(hop), "nodes");
         Some(items(nodes).iter().filter(|n| n.is_object()).count())
     }
 
-    pub fn hops(&self) -> &[Hop<'a>] {
-        self.hops
-            .get_or_init(|| items(self.hops_field).iter().map(Hop::read).collect())
+    pub fn hops(&self) -> Vec<Hop<'a>> {
+        items(self.hops_field()).iter().map(Hop::read).collect()
     }
 }
 
@@ -283,12 +289,11 @@ impl<'a> Hop<'a> {
         let obj = v.as_object();
         let selector = Field::of(obj, "selector");
         let s = selector.object();
-        let s = s.as_ref();
         let nodes_field = Field::of(obj, "nodes");
         Hop {
-            name: Field::of(obj, "name"),
+            name: Text::of(obj, "name"),
             selector,
-            strategy: Field::of(s, "strategy"),
+            strategy: Text::of(s, "strategy"),
             max_fails: Field::of(s, "maxFails"),
             fail_timeout: Field::of(s, "failTimeout"),
             nodes_field,
@@ -300,16 +305,15 @@ impl<'a> Hop<'a> {
 impl<'a> Node<'a> {
     fn read(v: &'a Val<'a>) -> Node<'a> {
         let obj = v.as_object();
-        let addr = Field::of(obj, "addr");
+        let addr = Text::of(obj, "addr");
         let connector = Field::of(obj, "connector");
         let c = connector.object();
-        let c = c.as_ref();
         Node {
-            name: Field::of(obj, "name"),
+            name: Text::of(obj, "name"),
             addr,
             dial: host_and_port(addr.exact_str().unwrap_or("")),
             connector,
-            connector_type: Field::of(c, "type"),
+            connector_type: Text::of(c, "type"),
             connector_metadata: Field::of(c, "metadata"),
             metadata: Field::of(obj, "metadata"),
         }
@@ -341,7 +345,7 @@ mod tests {
             "d1": 2.5, "d2": " 1m ", "d3": "5", "d4": "x", "N": 1});
         let arena = Arena::new();
         let tree = Val::from_value(&v, &arena);
-        let md = Metadata::of(Some(tree));
+        let md = Metadata::of(Some(&tree));
         assert_eq!(md.int("i"), Some(1));
         assert_eq!(md.int("F"), Some(3));
         assert_eq!(md.int("s"), Some(7));
@@ -356,7 +360,7 @@ mod tests {
         // The first match in key order ("N" before "n"), not the exact key.
         let v = json!({"N": 1, "n": 2});
         let tree = Val::from_value(&v, &arena);
-        assert_eq!(Metadata::of(Some(tree)).int("n"), Some(1));
+        assert_eq!(Metadata::of(Some(&tree)).int("n"), Some(1));
     }
 
     /// A field is found as Go's decoder finds it and says whether it was
@@ -370,23 +374,24 @@ mod tests {
         let arena = Arena::new();
         let tree = arena.alloc(Val::from_value(&v, &arena));
         let chain = Chain::read(tree.as_object().expect("an object"));
-        assert_eq!(chain.name(), Some("c"));
-        assert_eq!(chain.name.key(), Some("Name"));
-        assert_eq!(chain.name.exact_str(), None);
+        assert_eq!(chain.name().str(), Some("c"));
+        assert_eq!(chain.name().exact_str(), None);
+        assert_eq!(chain.hops_field().key(), Some("hops"));
         assert_eq!(chain.first_hop_nodes(), Some(2));
         let hops = chain.hops();
         assert_eq!(hops.len(), 2);
         let hop = &hops[0];
+        assert_eq!(hop.name.exact_str(), Some("h"));
         assert_eq!(hop.strategy.exact_str(), Some("fifo"));
         assert_eq!(hop.max_fails.value().and_then(|v| v.as_i64()), Some(2));
         assert!(hop.fail_timeout.value().is_none());
         assert_eq!(hop.nodes.len(), 3);
         assert_eq!(hop.nodes[0].dial, Some(("10.0.0.1".into(), 80)));
         assert_eq!(hop.nodes[0].connector_type.exact_str(), Some("relay"));
-        assert!(hop.nodes[1].addr.value().is_none());
+        assert!(hop.nodes[1].addr.str().is_none());
         assert_eq!(hop.nodes[2].addr.str(), Some("x:1"));
         assert_eq!(hop.nodes[2].dial, None);
-        assert!(hops[1].nodes.is_empty() && hops[1].name.value().is_none());
+        assert!(hops[1].nodes.is_empty() && hops[1].name.str().is_none());
     }
 
     #[test]

@@ -111,6 +111,7 @@ impl<'a> Doc<'a> {
         };
         let base: std::rc::Rc<str> = path.into();
         let list = Ptr::Base(path);
+        self.services.reserve(items.len());
         for (i, item) in items.iter().enumerate() {
             let p = Ptr::Index(&list, i);
             match item {
@@ -125,7 +126,7 @@ impl<'a> Doc<'a> {
                     dec.scan_selectors_at(item, &p, 0);
                     let config = gost::Service::read(obj);
                     self.services.push(Service {
-                        retries: go_int(config.retries.value().as_ref()),
+                        retries: go_int(config.retries.value()),
                         config,
                         base: base.clone(),
                         index: i,
@@ -166,7 +167,7 @@ impl<'a> Doc<'a> {
                 }
                 .object(&CHAIN, obj, path, "");
                 let config = gost::Chain::read(obj);
-                let own = config.name().unwrap_or("");
+                let own = config.name().str().unwrap_or("");
                 let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own);
                 self.chains.push(Chain {
                     first_hop: config.first_hop_nodes(),
@@ -375,6 +376,7 @@ impl<'a> Doc<'a> {
             match chains {
                 Val::Null => {}
                 Val::Arr(items) => {
+                    doc.chains.reserve(items.len());
                     for (i, c) in items.iter().enumerate() {
                         doc.chain(sink, c, &join_i(&p, i), None, None, 0);
                     }

@@ -28,7 +28,7 @@ pub fn json_int(v: &Value) -> Option<i64> {
 }
 
 /// [`json_int`] of a tree value.
-pub fn tree_int(v: Val<'_>) -> Option<i64> {
+pub fn tree_int(v: &Val<'_>) -> Option<i64> {
     match v {
         Val::Num(n) => json_whole_number(n),
         _ => None,

@@ -292,10 +292,10 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
 /// (fields under their exact names).
 fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) -> Chain {
     let mut hops = Vec::new();
-    let listed = if c.hops_field.exact().is_some() {
+    let listed = if c.hops_field().exact().is_some() {
         c.hops()
     } else {
-        &[]
+        Vec::new()
     };
     for (hi, h) in listed.iter().enumerate() {
         let hop_name = h.name.exact_str().unwrap_or_default().to_string();
