@@ -232,9 +232,8 @@ pub(crate) struct Hop<'a> {
     pub strategy: Text<'a>,
     pub max_fails: Field<'a>,
     pub fail_timeout: Field<'a>,
+    /// `nodes`; its items are [`Hop::nodes`].
     pub nodes_field: Field<'a>,
-    /// The items of `nodes` when it is an array.
-    pub nodes: Vec<Node<'a>>,
 }
 
 /// One node of a hop (an item of `nodes`, which may not be an object).
@@ -279,8 +278,9 @@ impl<'a> Chain<'a> {
         Some(items(nodes).iter().filter(|n| n.is_object()).count())
     }
 
-    pub fn hops(&self) -> Vec<Hop<'a>> {
-        items(self.hops_field()).iter().map(Hop::read).collect()
+    /// The items of `hops`, each read as it comes.
+    pub fn hops(&self) -> impl Iterator<Item = Hop<'a>> {
+        items(self.hops_field()).iter().map(Hop::read)
     }
 }
 
@@ -289,16 +289,19 @@ impl<'a> Hop<'a> {
         let obj = v.as_object();
         let selector = Field::of(obj, "selector");
         let s = selector.object();
-        let nodes_field = Field::of(obj, "nodes");
         Hop {
             name: Text::of(obj, "name"),
             selector,
             strategy: Text::of(s, "strategy"),
             max_fails: Field::of(s, "maxFails"),
             fail_timeout: Field::of(s, "failTimeout"),
-            nodes_field,
-            nodes: items(nodes_field).iter().map(Node::read).collect(),
+            nodes_field: Field::of(obj, "nodes"),
         }
+    }
+
+    /// The items of `nodes`, each read as it comes.
+    pub fn nodes(&self) -> impl Iterator<Item = Node<'a>> {
+        items(self.nodes_field).iter().map(Node::read)
     }
 }
 
@@ -378,20 +381,21 @@ mod tests {
         assert_eq!(chain.name().exact_str(), None);
         assert_eq!(chain.hops_field().key(), Some("hops"));
         assert_eq!(chain.first_hop_nodes(), Some(2));
-        let hops = chain.hops();
+        let hops: Vec<Hop> = chain.hops().collect();
         assert_eq!(hops.len(), 2);
         let hop = &hops[0];
         assert_eq!(hop.name.exact_str(), Some("h"));
         assert_eq!(hop.strategy.exact_str(), Some("fifo"));
         assert_eq!(hop.max_fails.value().and_then(|v| v.as_i64()), Some(2));
         assert!(hop.fail_timeout.value().is_none());
-        assert_eq!(hop.nodes.len(), 3);
-        assert_eq!(hop.nodes[0].dial, Some(("10.0.0.1".into(), 80)));
-        assert_eq!(hop.nodes[0].connector_type.exact_str(), Some("relay"));
-        assert!(hop.nodes[1].addr.str().is_none());
-        assert_eq!(hop.nodes[2].addr.str(), Some("x:1"));
-        assert_eq!(hop.nodes[2].dial, None);
-        assert!(hops[1].nodes.is_empty() && hops[1].name.str().is_none());
+        let nodes: Vec<Node> = hop.nodes().collect();
+        assert_eq!(nodes.len(), 3);
+        assert_eq!(nodes[0].dial, Some(("10.0.0.1".into(), 80)));
+        assert_eq!(nodes[0].connector_type.exact_str(), Some("relay"));
+        assert!(nodes[1].addr.str().is_none());
+        assert_eq!(nodes[2].addr.str(), Some("x:1"));
+        assert_eq!(nodes[2].dial, None);
+        assert!(hops[1].nodes().next().is_none() && hops[1].name.str().is_none());
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Turns a plan or one node's GOST config into the simulator's world: which
 //! agents exist, what services and chains each one runs, and which agent
-//! listens behind every chain node address.
+//! listens behind every chain node address. Commands are replayed into each
+//! node's configs ([`RawNode`], JSON as the agent keeps them, shared with
+//! the lifecycle replay); every config is then read into the [`gost`] model,
+//! from which the world's services and chains are taken.
 
 use super::util::{json_int, list_at, str_at, tree_int};
 use crate::error::ApiError;
@@ -292,12 +295,9 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
 /// (fields under their exact names).
 fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) -> Chain {
     let mut hops = Vec::new();
-    let listed = if c.hops_field().exact().is_some() {
-        c.hops()
-    } else {
-        Vec::new()
-    };
-    for (hi, h) in listed.iter().enumerate() {
+    // Hops and nodes count only under their exact names.
+    let listed = c.hops_field().exact().map(|_| c.hops());
+    for (hi, h) in listed.into_iter().flatten().enumerate() {
         let hop_name = h.name.exact_str().unwrap_or_default().to_string();
         let (strategy, max_fails, fail_timeout_ns) = match h.selector.exact() {
             Some(s) if s.is_object() => {
@@ -321,13 +321,9 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
             }
             _ => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
         };
-        let listed = if h.nodes_field.exact().is_some() {
-            h.nodes.as_slice()
-        } else {
-            &[]
-        };
+        let listed = h.nodes_field.exact().map(|_| h.nodes());
         let mut nodes = Vec::new();
-        for (ni, n) in listed.iter().enumerate() {
+        for (ni, n) in listed.into_iter().flatten().enumerate() {
             let addr = n.addr.exact_str().unwrap_or_default().to_string();
             let (host, port) = match &n.dial {
                 Some((h, p)) => (h.clone(), Some(*p)),
