@@ -165,7 +165,7 @@ const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
 /// node running the chain dials the destination itself, bypassing the rest of
 /// the chain, until a mark expires. (A hop of one node is never filtered.)
 fn direct_egress(doc: &Doc<'_>, chain: &Chain<'_>, sink: &mut Sink) {
-    let Some(hops) = get_arr(chain.config.obj, "hops") else {
+    let Some(hops) = chain.config.hops_field().items() else {
         return;
     };
     // Where the traffic would leave from: the node's address when the plan
@@ -189,9 +189,7 @@ fn direct_egress(doc: &Doc<'_>, chain: &Chain<'_>, sink: &mut Sink) {
         });
     let hops_path = join(
         &chain.path,
-        get_ci(chain.config.obj, "hops")
-            .map(|(k, _)| k)
-            .unwrap_or("hops"),
+        chain.config.hops_field().key().unwrap_or("hops"),
     );
     for (i, hop) in hops.iter().enumerate() {
         let Some(hop) = hop.as_object() else { continue };

@@ -94,14 +94,12 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     }
     let index = Index::new(doc);
     for chain in &doc.chains {
-        let Some(hops) = get_arr(chain.config.obj, "hops") else {
+        let Some(hops) = chain.config.hops_field().items() else {
             continue;
         };
         let hops_path = join(
             &chain.path,
-            get_ci(chain.config.obj, "hops")
-                .map(|(k, _)| k)
-                .unwrap_or("hops"),
+            chain.config.hops_field().key().unwrap_or("hops"),
         );
         for (hi, hop) in hops.iter().enumerate() {
             let Some(hop) = hop.as_object() else { continue };

@@ -86,7 +86,7 @@ fn chain_targets<'a>(chain: Option<&Chain<'a>>) -> (Vec<TwinTarget<'a>>, Option<
     let mut targets = Vec::new();
     let mut strategy = None;
     let hop = chain
-        .and_then(|c| get_arr(c.config.obj, "hops"))
+        .and_then(|c| c.config.hops_field().items())
         .and_then(|h| h.first())
         .and_then(|h| h.as_object());
     if let Some(hop) = hop {
@@ -307,8 +307,8 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
 
     let mut hop_path_for_iface = None;
     if let Some(chain) = hop.chain {
-        let hops_key = key_of(chain.config.obj, "hops");
-        let hops = get_arr(chain.config.obj, "hops").unwrap_or(&[]);
+        let hops_key = chain.config.hops_field().key().unwrap_or("hops");
+        let hops = chain.config.hops_field().items().unwrap_or(&[]);
         for (hi, h) in hops.iter().enumerate() {
             let Some(h) = h.as_object() else { continue };
             places.note(HOP, get_str(h, "interface"));
