@@ -262,8 +262,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
             Some(n) => n,
             None => {
                 notes.push(format!(
-                    "{who}: service {name}: handler.retries {} is not an integer; the agent rejects it (counted as 0 here)",
-                    crate::json::Text(&r.to_value())
+                    "{who}: service {name}: handler.retries {r} is not an integer; the agent rejects it (counted as 0 here)"
                 ));
                 0
             }
@@ -906,4 +905,88 @@ fn find_targets(
         targets.push(found);
     }
     targets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A node config read through the model by the simulator's rules: fields
+    /// under their exact names only, loose values coerced with a note.
+    #[test]
+    fn node_config_through_the_model() {
+        let doc = json!({
+            "services": [
+                {"name": "s", "addr": ":8080", "handler": {"chain": " c ", "retries": "2",
+                    "metadata": {"HASH": "host"}}},
+                {"name": "t", "addr": "[::]:9", "Handler": {"chain": "c", "retries": 1}},
+            ],
+            "chains": [{"name": "c", "hops": [
+                {"name": "h", "selector": {"strategy": "fifo", "maxFails": 2, "failTimeout": "5s"},
+                 "nodes": [
+                    {"name": "n", "addr": "10.0.0.1:80", "connector": {"type": "relay",
+                        "metadata": {"nodelay": "true"}},
+                     "metadata": {"maxFails": "3", "failTimeout": 2, "backup": true, "weight": 2.5}},
+                    {"Addr": "10.0.0.2:80", "connector": {"type": "tcp"}},
+                 ]},
+                {"Nodes": [{"addr": "10.0.0.3:80"}]},
+            ]}],
+        });
+        let world = from_node_config(&doc);
+        assert_eq!(
+            world.notes,
+            [
+                "this node: service s: handler.retries \"2\" is not an integer; the agent rejects it (counted as 0 here)",
+                "this node: chain c hop 0: failTimeout is the string \"5s\"; AddChains rejects it (read as a Go duration here)",
+            ]
+        );
+        let agent = &world.agents[0];
+        let s = &agent.services[0];
+        assert_eq!(
+            (
+                s.host.as_str(),
+                s.port,
+                s.chain.as_deref(),
+                s.retries,
+                s.hash_host
+            ),
+            ("", Some(8080), Some("c"), 0, true)
+        );
+        // `Handler` is not `handler`: no chain, no retries.
+        let t = &agent.services[1];
+        assert_eq!(
+            (t.host.as_str(), t.port, t.chain.as_deref(), t.retries),
+            ("::", Some(9), None, 0)
+        );
+        let hops = &agent.chains[0].hops;
+        assert_eq!(hops.len(), 2);
+        let h = &hops[0];
+        assert_eq!(
+            (h.strategy.as_str(), h.max_fails, h.fail_timeout_ns),
+            ("fifo", 2, 5_000_000_000)
+        );
+        let n = &h.nodes[0];
+        assert_eq!(
+            (n.name.as_str(), n.host.as_str(), n.port, n.waits_reply),
+            ("n", "10.0.0.1", Some(80), true)
+        );
+        assert_eq!(
+            (n.md_max_fails, n.md_fail_timeout_ns, n.backup, n.weight),
+            (Some(3), Some(2_000_000_000), true, 2)
+        );
+        // `Addr` is not `addr`: a node without an address.
+        let m = &h.nodes[1];
+        assert_eq!(
+            (m.name.as_str(), m.addr.as_str(), m.port, m.waits_reply),
+            ("node_2", "", None, false)
+        );
+        // A hop without a selector gets GOST's defaults; `Nodes` lists nothing.
+        let g = &hops[1];
+        assert_eq!(
+            (g.strategy.as_str(), g.max_fails, g.fail_timeout_ns),
+            ("round", 1, DEFAULT_FAIL_TIMEOUT_NS)
+        );
+        assert!(g.nodes.is_empty());
+    }
 }
