@@ -31,6 +31,7 @@ pub mod encode;
 pub mod error;
 pub mod finding;
 pub mod go;
+pub(crate) mod gost;
 pub mod json;
 pub mod lifecycle;
 pub mod limits;

@@ -2,9 +2,8 @@
 //! its chain's first hop (contract section 4: the router dials up to
 //! `retries + 1` times, one fresh route each time).
 
-use super::model::{Chn, Doc, Svc};
+use super::model::{Chain, Doc, Service};
 use super::rules::Sink;
-use super::tree::Obj;
 use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
 use crate::finding::Fix;
 use serde_json::Value;
@@ -13,14 +12,14 @@ use serde_json::Value;
 /// in the same command list.
 pub(crate) fn find_chain<'d, 'a>(
     doc: &'d Doc<'a>,
-    svc: &Svc<'a>,
+    svc: &Service<'a>,
     name: &'a str,
-) -> Option<&'d Chn<'a>> {
+) -> Option<&'d Chain<'a>> {
     chain_at(doc, svc, name).and_then(|i| doc.chains.get(i))
 }
 
 /// [`find_chain`]'s index into `doc.chains`.
-fn chain_at<'a>(doc: &Doc<'a>, svc: &Svc<'a>, name: &'a str) -> Option<usize> {
+fn chain_at<'a>(doc: &Doc<'a>, svc: &Service<'a>, name: &'a str) -> Option<usize> {
     let index = doc.chain_index.get_or_init(|| {
         let mut index = super::model::ChainIndex::with_capacity_and_hasher(
             doc.chains.len(),
@@ -35,35 +34,25 @@ fn chain_at<'a>(doc: &Doc<'a>, svc: &Svc<'a>, name: &'a str) -> Option<usize> {
     index.get(&(svc.group, svc.node_id, name)).copied()
 }
 
-/// Number of nodes in a chain's first hop (`None` when it has no hop).
-pub(crate) fn first_hop_nodes(chain: &Obj<'_>) -> Option<usize> {
-    let hop = get_arr(chain, "hops")?.first()?.as_object()?;
-    Some(
-        get_arr(hop, "nodes")
-            .map(|n| n.iter().filter(|x| x.is_object()).count())
-            .unwrap_or(0),
-    )
-}
-
 pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     // Chains some service routes through (for FO005), in the order services
     // first name them.
     let mut routed = vec![false; doc.chains.len()];
     let mut routed_order: Vec<usize> = Vec::new();
     for svc in &doc.services {
-        let Some((hkey, handler)) = svc.fields.handler else {
+        let Some((hkey, handler)) = svc.config.handler else {
             continue;
         };
         // Paths are only built for a finding.
         let hpath = || join(&svc.path(), hkey);
         // A retries value of the wrong type is AC001; the agent rejects the service anyway.
-        let Ok(retries_opt) = svc.fields.retries else {
+        let Ok(retries_opt) = svc.retries else {
             continue;
         };
         let retries = retries_opt.unwrap_or(0);
-        let rkey = svc.fields.retries_key.unwrap_or("retries");
+        let rkey = svc.config.retries.key().unwrap_or("retries");
         let rpath = || join(&hpath(), rkey);
-        let chain_name = svc.fields.chain.unwrap_or("");
+        let chain_name = svc.config.chain.str().unwrap_or("");
         if chain_name.is_empty() {
             if retries > 0 && get_obj(handler, "chainGroup").is_none() {
                 let name = svc_name(svc);
@@ -160,8 +149,8 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     }
 }
 
-pub(crate) fn svc_name(svc: &Svc<'_>) -> String {
-    match svc.fields.name {
+pub(crate) fn svc_name(svc: &Service<'_>) -> String {
+    match svc.config.name() {
         Some(n) => format!("{:?}", n),
         None => format!("at {}", svc.path()),
     }
@@ -175,8 +164,8 @@ const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
 /// (every node marked within `failTimeout`); the route is then empty and the
 /// node running the chain dials the destination itself, bypassing the rest of
 /// the chain, until a mark expires. (A hop of one node is never filtered.)
-fn direct_egress(doc: &Doc<'_>, chain: &Chn<'_>, sink: &mut Sink) {
-    let Some(hops) = get_arr(chain.obj, "hops") else {
+fn direct_egress(doc: &Doc<'_>, chain: &Chain<'_>, sink: &mut Sink) {
+    let Some(hops) = chain.config.hops_field().items() else {
         return;
     };
     // Where the traffic would leave from: the node's address when the plan
@@ -200,7 +189,7 @@ fn direct_egress(doc: &Doc<'_>, chain: &Chn<'_>, sink: &mut Sink) {
         });
     let hops_path = join(
         &chain.path,
-        get_ci(chain.obj, "hops").map(|(k, _)| k).unwrap_or("hops"),
+        chain.config.hops_field().key().unwrap_or("hops"),
     );
     for (i, hop) in hops.iter().enumerate() {
         let Some(hop) = hop.as_object() else { continue };

@@ -3,7 +3,7 @@
 //! the plan's node table; without one, dialed ports are matched against the
 //! ports of the services the plan deploys.
 
-use super::model::{Doc, Svc};
+use super::model::{Doc, Service};
 use super::rules::Sink;
 use super::tree::Obj;
 use super::util::{
@@ -13,8 +13,8 @@ use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 use std::fmt::Write;
 
-fn listener_type<'a>(svc: &Svc<'a>) -> Option<&'a str> {
-    get_obj(svc.obj, "listener")
+fn listener_type<'a>(svc: &Service<'a>) -> Option<&'a str> {
+    get_obj(svc.config.obj, "listener")
         .and_then(|l| get_str(l, "type"))
         .map(str::trim)
 }
@@ -94,12 +94,12 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
     }
     let index = Index::new(doc);
     for chain in &doc.chains {
-        let Some(hops) = get_arr(chain.obj, "hops") else {
+        let Some(hops) = chain.config.hops_field().items() else {
             continue;
         };
         let hops_path = join(
             &chain.path,
-            get_ci(chain.obj, "hops").map(|(k, _)| k).unwrap_or("hops"),
+            chain.config.hops_field().key().unwrap_or("hops"),
         );
         for (hi, hop) in hops.iter().enumerate() {
             let Some(hop) = hop.as_object() else { continue };
@@ -252,8 +252,9 @@ fn link(
         .map(|(k, _)| k)
         .unwrap_or("connector");
     let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
-    let handler_mux =
-        |svc: &Svc| mux_settings(get_obj(svc.obj, "handler").and_then(|h| get_obj(h, "metadata")));
+    let handler_mux = |svc: &Service| {
+        mux_settings(get_obj(svc.config.obj, "handler").and_then(|h| get_obj(h, "metadata")))
+    };
     // Without a node table several services may share the dialed port: any
     // one of them with the same settings is taken as the other end.
     if matched.any(|svc| differing_keys(&conn_mux, &handler_mux(svc)).is_none()) {
@@ -295,7 +296,7 @@ impl<'d> Index<'d> {
     fn new(doc: &'d Doc<'_>) -> Self {
         let mut by_port: HashMap<i64, Vec<usize>> = HashMap::default();
         for (i, svc) in doc.services.iter().enumerate() {
-            if let Some(port) = get_str(svc.obj, "addr").and_then(loose_port) {
+            if let Some(port) = get_str(svc.config.obj, "addr").and_then(loose_port) {
                 by_port.entry(port).or_default().push(i);
             }
         }

@@ -7,65 +7,37 @@ use super::agent::{Decoder, Mode, CHAIN, SERVICE};
 use super::rules::Sink;
 use super::tree::{Obj, Val, NULL};
 use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, loose_int, Ptr};
+use crate::gost;
 
-pub(crate) struct Svc<'a> {
-    pub obj: &'a Obj<'a>,
+/// A service of the document: its config ([`gost::Service`]) and where it sits.
+pub(crate) struct Service<'a> {
+    /// Read right after its decode walk: a large config's services have
+    /// left the cache by the time the rules run, and each lookup then
+    /// waited for memory.
+    pub config: gost::Service<'a>,
+    /// `handler.retries` as the agent decodes it ([`go_int`]).
+    pub retries: Result<Option<i64>, ()>,
     /// Its JSON Pointer is `base/index`, built only for a finding (most
     /// services of a large config have none).
     pub base: std::rc::Rc<str>,
     pub index: usize,
     pub node_id: Option<i64>,
     pub group: usize,
-    /// What the rules read of every service, looked up once, right after
-    /// its decode walk: a large config's services have left the cache by
-    /// the time the rules run, and each lookup then waited for memory.
-    pub fields: SvcFields<'a>,
 }
 
-/// See [`Svc::fields`]. Keys are the ones actually used (Go's matching).
-pub(crate) struct SvcFields<'a> {
-    /// `name`, when it is a string.
-    pub name: Option<&'a str>,
-    /// `handler` (its key and object), when it is an object.
-    pub handler: Option<(&'a str, &'a Obj<'a>)>,
-    /// `handler.retries` as the agent decodes it ([`go_int`]).
-    pub retries: Result<Option<i64>, ()>,
-    /// The key `handler.retries` sits under, when present.
-    pub retries_key: Option<&'a str>,
-    /// `handler.chain`, when it is a string.
-    pub chain: Option<&'a str>,
-}
-
-impl<'a> SvcFields<'a> {
-    fn read(obj: &'a Obj<'a>) -> Self {
-        let handler = match get_ci(obj, "handler") {
-            Some((k, Val::Obj(h))) => Some((k, h)),
-            _ => None,
-        };
-        let retries_entry = handler.and_then(|(_, h)| get_ci(h, "retries"));
-        SvcFields {
-            name: get_ci(obj, "name").and_then(|(_, v)| v.as_str()),
-            handler,
-            retries: go_int(retries_entry.map(|(_, v)| v)),
-            retries_key: retries_entry.map(|(k, _)| k),
-            chain: handler
-                .and_then(|(_, h)| get_ci(h, "chain"))
-                .and_then(|(_, v)| v.as_str()),
-        }
-    }
-}
-
-impl Svc<'_> {
+impl Service<'_> {
     /// The service's JSON Pointer.
     pub fn path(&self) -> String {
         join_i(&self.base, self.index)
     }
 }
 
-pub(crate) struct Chn<'a> {
-    pub obj: &'a Obj<'a>,
+/// A chain of the document: its config ([`gost::Chain`]) and where it sits.
+pub(crate) struct Chain<'a> {
+    pub config: gost::Chain<'a>,
     pub path: String,
-    /// The name services refer to it by.
+    /// The name services refer to it by (an `UpdateChains` may give another
+    /// than the config's own).
     pub name: &'a str,
     /// Nodes (objects) in its first hop, `None` without a hop. Counted right
     /// after the chain is decoded: the FO rule runs after the whole document
@@ -90,8 +62,8 @@ pub(crate) struct TableNode {
 
 #[derive(Default)]
 pub(crate) struct Doc<'a> {
-    pub services: Vec<Svc<'a>>,
-    pub chains: Vec<Chn<'a>>,
+    pub services: Vec<Service<'a>>,
+    pub chains: Vec<Chain<'a>>,
     pub fed: Vec<FedEntry<'a>>,
     pub table: Option<Vec<TableNode>>,
     /// Several nodes (plan or command list): linkage rules apply.
@@ -139,6 +111,7 @@ impl<'a> Doc<'a> {
         };
         let base: std::rc::Rc<str> = path.into();
         let list = Ptr::Base(path);
+        self.services.reserve(items.len());
         for (i, item) in items.iter().enumerate() {
             let p = Ptr::Index(&list, i);
             match item {
@@ -151,13 +124,14 @@ impl<'a> Doc<'a> {
                     };
                     dec.object_at(&SERVICE, obj, &p, "");
                     dec.scan_selectors_at(item, &p, 0);
-                    self.services.push(Svc {
-                        obj,
+                    let config = gost::Service::read(obj);
+                    self.services.push(Service {
+                        retries: go_int(config.retries.value()),
+                        config,
                         base: base.clone(),
                         index: i,
                         node_id,
                         group,
-                        fields: SvcFields::read(obj),
                     });
                 }
                 other => sink.say(
@@ -192,15 +166,14 @@ impl<'a> Doc<'a> {
                     mode: Mode::Chain,
                 }
                 .object(&CHAIN, obj, path, "");
-                let own = get_ci(obj, "name")
-                    .and_then(|(_, v)| v.as_str())
-                    .unwrap_or("");
+                let config = gost::Chain::read(obj);
+                let own = config.name().str().unwrap_or("");
                 let name = name_override.filter(|n| !n.is_empty()).unwrap_or(own);
-                self.chains.push(Chn {
-                    obj,
+                self.chains.push(Chain {
+                    first_hop: config.first_hop_nodes(),
+                    config,
                     path: path.to_string(),
                     name,
-                    first_hop: super::failover::first_hop_nodes(obj),
                     node_id,
                     group,
                 });
@@ -403,6 +376,7 @@ impl<'a> Doc<'a> {
             match chains {
                 Val::Null => {}
                 Val::Arr(items) => {
+                    doc.chains.reserve(items.len());
                     for (i, c) in items.iter().enumerate() {
                         doc.chain(sink, c, &join_i(&p, i), None, None, 0);
                     }

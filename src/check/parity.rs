@@ -5,7 +5,7 @@
 
 use super::failover::find_chain;
 use super::linkage::{differing_keys, sorted_entries};
-use super::model::{Chn, Doc, Svc};
+use super::model::{Chain, Doc, Service};
 use super::rules::Sink;
 use super::tree::{Obj, Val};
 use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
@@ -64,8 +64,8 @@ struct Hop<'d, 'a> {
     protocol: &'a str,
     strategy: Option<&'a str>,
     targets: Vec<TwinTarget<'a>>,
-    svc: &'d Svc<'a>,
-    chain: Option<&'d Chn<'a>>,
+    svc: &'d Service<'a>,
+    chain: Option<&'d Chain<'a>>,
 }
 
 /// The metadata of a plugin object (`{metadata}`), sorted by key.
@@ -77,16 +77,16 @@ fn key_of<'o>(obj: &'o Obj<'_>, name: &'o str) -> &'o str {
     get_ci(obj, name).map(|(k, _)| k).unwrap_or(name)
 }
 
-fn svc_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Svc<'a>) -> Option<&'d Chn<'a>> {
-    find_chain(doc, svc, svc.fields.chain.filter(|n| !n.is_empty())?)
+fn svc_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Service<'a>) -> Option<&'d Chain<'a>> {
+    find_chain(doc, svc, svc.config.chain.str().filter(|n| !n.is_empty())?)
 }
 
 /// Targets and strategy as a deployed chain shows them (first hop).
-fn chain_targets<'a>(chain: Option<&Chn<'a>>) -> (Vec<TwinTarget<'a>>, Option<&'a str>) {
+fn chain_targets<'a>(chain: Option<&Chain<'a>>) -> (Vec<TwinTarget<'a>>, Option<&'a str>) {
     let mut targets = Vec::new();
     let mut strategy = None;
     let hop = chain
-        .and_then(|c| get_arr(c.obj, "hops"))
+        .and_then(|c| c.config.hops_field().items())
         .and_then(|h| h.first())
         .and_then(|h| h.as_object());
     if let Some(hop) = hop {
@@ -128,14 +128,14 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
             Some("exit") => false,
             Some(_) => continue,
             // No role given: a service with a chain is a middle.
-            None => svc.fields.chain.is_some_and(|c| !c.is_empty()),
+            None => svc.config.chain.str().is_some_and(|c| !c.is_empty()),
         };
         let (chain_targets, chain_strategy) = chain_targets(chain);
         let protocol = apply
             .and_then(|a| a.get("protocol"))
             .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
             .and_then(|p| p.as_str())
-            .or_else(|| get_obj(svc.obj, "listener").and_then(|l| get_str(l, "type")))
+            .or_else(|| get_obj(svc.config.obj, "listener").and_then(|l| get_str(l, "type")))
             .unwrap_or_default();
         let strategy = apply
             .and_then(|a| a.get("strategy"))
@@ -182,14 +182,14 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
 fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
     let mut out = Vec::new();
     for svc in &doc.services {
-        if !svc.fields.name.is_some_and(|n| n.starts_with("fed_svc_")) {
+        if !svc.config.name().is_some_and(|n| n.starts_with("fed_svc_")) {
             continue;
         }
-        let protocol = get_obj(svc.obj, "listener")
+        let protocol = get_obj(svc.config.obj, "listener")
             .and_then(|l| get_str(l, "type"))
             .unwrap_or("");
         let chain = svc_chain(doc, svc);
-        let middle = svc.fields.chain.is_some_and(|c| !c.is_empty());
+        let middle = svc.config.chain.str().is_some_and(|c| !c.is_empty());
         let (targets, strategy) = chain_targets(chain);
         out.push(Hop {
             node_id: svc.node_id,
@@ -220,13 +220,13 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let node = hop.node_id;
     let role = if hop.middle { "middle" } else { "exit" };
     let role_zh = if hop.middle { "中转" } else { "出口" };
-    let handler = svc.fields.handler.map(|(_, h)| h);
-    let hpath = join(&svc.path(), key_of(svc.obj, "handler"));
+    let handler = svc.config.handler.map(|(_, h)| h);
+    let hpath = join(&svc.path(), key_of(svc.config.obj, "handler"));
 
     // PA001: retries.
     let n = hop.targets.len() as i64;
     let twin_retries = if hop.middle && n > 1 { n - 1 } else { 0 };
-    let fed_retries = svc.fields.retries;
+    let fed_retries = svc.retries;
     let retries_differ = match fed_retries {
         Ok(r) => r.unwrap_or(0) != twin_retries,
         Err(()) => true,
@@ -258,9 +258,9 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
         k != "interface"
     });
     metadata_finding(sink, node, &hpath, "handler", &fed_handler, &twin_handler);
-    let listener = get_obj(svc.obj, "listener");
+    let listener = get_obj(svc.config.obj, "listener");
     if listener.is_some() {
-        let lpath = join(&svc.path(), key_of(svc.obj, "listener"));
+        let lpath = join(&svc.path(), key_of(svc.config.obj, "listener"));
         metadata_finding(
             sink,
             node,
@@ -272,7 +272,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     }
 
     // PA004: the listen address.
-    if let Some((akey, Val::Str(addr))) = get_ci(svc.obj, "addr") {
+    if let Some((akey, Val::Str(addr))) = get_ci(svc.config.obj, "addr") {
         let twin = match addr.rsplit_once(':') {
             Some((h, p)) => normalise_address(&format!("{}:{}", h.trim(), p)),
             None => normalise_address(addr),
@@ -293,10 +293,10 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
 
     // Chain side (middles).
     let mut places = Places::default();
-    places.note(SERVICE, get_str(svc.obj, "interface"));
+    places.note(SERVICE, get_str(svc.config.obj, "interface"));
     places.note(
         SERVICE_METADATA,
-        get_obj(svc.obj, "metadata").and_then(|m| get_str(m, "interface")),
+        get_obj(svc.config.obj, "metadata").and_then(|m| get_str(m, "interface")),
     );
     places.note(
         HANDLER_METADATA,
@@ -307,8 +307,8 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
 
     let mut hop_path_for_iface = None;
     if let Some(chain) = hop.chain {
-        let hops_key = key_of(chain.obj, "hops");
-        let hops = get_arr(chain.obj, "hops").unwrap_or(&[]);
+        let hops_key = chain.config.hops_field().key().unwrap_or("hops");
+        let hops = chain.config.hops_field().items().unwrap_or(&[]);
         for (hi, h) in hops.iter().enumerate() {
             let Some(h) = h.as_object() else { continue };
             places.note(HOP, get_str(h, "interface"));

@@ -1,6 +1,6 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
-use super::util::{crc32_ieee, host_and_port, loose_id, Prng};
+use super::util::{crc32_ieee, loose_id, Prng};
 use super::world::{Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
@@ -8,6 +8,7 @@ use super::{
 };
 use crate::error::ApiError;
 use crate::go::net::normalize_host;
+use crate::gost::host_and_port;
 use serde_json::Value;
 use std::collections::BTreeSet;
 

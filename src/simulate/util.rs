@@ -1,23 +1,10 @@
-//! Small helpers shared by the simulator and the lifecycle replay: dialed
-//! addresses, GOST's loose metadata getters, integer fields, CRC-32 and a
-//! deterministic PRNG, built on Go's rules in [`crate::go`]. None of them
+//! Small helpers shared by the simulator and the lifecycle replay: fields
+//! of plans and configs, integer fields, CRC-32 and a deterministic PRNG, built on Go's rules in [`crate::go`]. None of them
 //! panics on any input.
 
-use crate::go::coerce::{
-    float64_to_int64, json_float64, json_int64, json_whole_number, parse_bool, parse_int,
-};
-use crate::go::duration::parse_duration;
-use crate::go::net::{normalize_host, port_number, split_host_port};
+use crate::go::coerce::{json_whole_number, parse_int};
+use crate::json::tree::Val;
 use serde_json::Value;
-
-/// A dialed address as the simulator matches it: Go's `SplitHostPort` of
-/// the trimmed text, the host normalised ([`normalize_host`]) and a numeric
-/// port ([`port_number`]). `None` when it has no such port.
-pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
-    let (host, port) = split_host_port(addr.trim()).ok()?;
-    let port = port_number(port).ok()?;
-    Some((normalize_host(host), i64::from(port)))
-}
 
 /// The array under `key` of a JSON object; empty when there is none.
 pub fn list_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
@@ -31,57 +18,19 @@ pub fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-/// A value of a JSON metadata map as GOST's metadata finds it: keys
-/// compared without ASCII case.
-pub fn md_get<'a>(md: Option<&'a Value>, key: &str) -> Option<&'a Value> {
-    let obj = md?.as_object()?;
-    obj.iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(key))
-        .map(|(_, v)| v)
-}
-
-/// `mdutil.GetInt`: bool true -> 1, a number converted as Go's `int(v)`
-/// (an integer literal exactly), a string by `strconv.Atoi`, else 0.
-pub fn md_int(v: &Value) -> i64 {
-    match v {
-        Value::Bool(b) => i64::from(*b),
-        Value::Number(n) => json_int64(n).unwrap_or_else(|| float64_to_int64(json_float64(n))),
-        Value::String(s) => parse_int(s).unwrap_or(0),
-        _ => 0,
-    }
-}
-
-/// `mdutil.GetBool`: a bool, or a string `strconv.ParseBool` reads as true.
-/// JSON numbers decode as floats, which GOST does not read as bools.
-pub fn md_bool(v: &Value) -> bool {
-    match v {
-        Value::Bool(b) => *b,
-        Value::String(s) => parse_bool(s) == Some(true),
-        _ => false,
-    }
-}
-
-/// `mdutil.GetDuration` in nanoseconds: numbers are whole seconds (Go's
-/// `int(v)`), strings are Go durations (surrounding spaces ignored) or else
-/// whole seconds by `strconv.Atoi`.
-pub fn md_duration_ns(v: &Value) -> i128 {
-    match v {
-        Value::Number(n) => i128::from(float64_to_int64(json_float64(n))) * 1_000_000_000,
-        Value::String(s) => match parse_duration(s.trim()) {
-            Ok(d) if d != 0 => i128::from(d),
-            _ => parse_int(s)
-                .map(|n| i128::from(n) * 1_000_000_000)
-                .unwrap_or(0),
-        },
-        _ => 0,
-    }
-}
-
 /// An integer field of a plan or config: an integer-valued number
 /// ([`json_whole_number`]); `None` for anything else.
 pub fn json_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => json_whole_number(n),
+        _ => None,
+    }
+}
+
+/// [`json_int`] of a tree value.
+pub fn tree_int(v: &Val<'_>) -> Option<i64> {
+    match v {
+        Val::Num(n) => json_whole_number(n),
         _ => None,
     }
 }
@@ -142,31 +91,8 @@ mod tests {
     }
 
     #[test]
-    fn host_port() {
-        assert_eq!(
-            host_and_port("[2001:DB8::1]:443"),
-            Some(("2001:db8::1".into(), 443))
-        );
-        assert_eq!(host_and_port(" 1.2.3.4:80 "), Some(("1.2.3.4".into(), 80)));
-        assert_eq!(host_and_port("1.2.3.4"), None);
-        assert_eq!(host_and_port(":99999"), None);
-        assert_eq!(host_and_port("1.2.3.4:443:45003"), None);
-        assert_eq!(host_and_port("::1:80"), None);
-    }
-
-    #[test]
-    fn metadata_getters() {
+    fn ids() {
         use serde_json::json;
-        assert_eq!(md_int(&json!(true)), 1);
-        assert_eq!(md_int(&json!(3.9)), 3);
-        assert_eq!(md_int(&json!("7")), 7);
-        assert_eq!(md_int(&json!(" 7")), 0);
-        assert!(md_bool(&json!("T")));
-        assert!(!md_bool(&json!(1)));
-        assert_eq!(md_duration_ns(&json!(2.5)), 2_000_000_000);
-        assert_eq!(md_duration_ns(&json!(" 1m ")), 60_000_000_000);
-        assert_eq!(md_duration_ns(&json!("5")), 5_000_000_000);
-        assert_eq!(md_duration_ns(&json!("x")), 0);
         assert_eq!(loose_id(&json!(" 12 ")), Some(12));
         assert_eq!(loose_id(&json!(12.0)), Some(12));
         assert_eq!(loose_id(&json!(12.5)), None);

@@ -1,13 +1,16 @@
 //! Turns a plan or one node's GOST config into the simulator's world: which
 //! agents exist, what services and chains each one runs, and which agent
-//! listens behind every chain node address.
+//! listens behind every chain node address. Commands are replayed into each
+//! node's configs ([`RawNode`], JSON as the agent keeps them, shared with
+//! the lifecycle replay); every config is then read into the [`gost`] model,
+//! from which the world's services and chains are taken.
 
-use super::util::{
-    host_and_port, json_int, list_at, md_bool, md_duration_ns, md_get, md_int, str_at,
-};
+use super::util::{json_int, list_at, str_at, tree_int};
 use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
+use crate::gost::{self, Metadata};
+use crate::json::tree::{Arena, Obj, Val};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -231,41 +234,45 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
     out
 }
 
-fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
-    let name = str_at(v, "name").to_string();
-    let addr = str_at(v, "addr");
-    let (host, port) = match host_and_port(addr) {
+/// The world's service, read from the model by the simulator's rules:
+/// fields under their exact names; a `retries` that is not an integer
+/// counts as 0, with a note.
+fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service {
+    let name = s.name.exact_str().unwrap_or_default().to_string();
+    let addr = s.addr().exact_str().unwrap_or_default();
+    let (host, port) = match s.listen() {
         Some((h, p)) => (h, Some(p)),
         None => (String::new(), None),
     };
-    let handler = v.get("handler");
-    let ignore_chain = md_get(v.get("metadata"), "ignoreChain")
-        .map(md_bool)
+    // Handler fields count only under a handler of that exact name.
+    let handler = s.exact_handler().is_some();
+    let ignore_chain = Metadata::of(s.metadata().exact())
+        .bool("ignoreChain")
         .unwrap_or(false);
-    let chain = handler
-        .filter(|_| !ignore_chain)
-        .and_then(|h| h.get("chain"))
-        .and_then(Value::as_str)
+    let chain = s
+        .chain
+        .exact_str()
+        .filter(|_| handler && !ignore_chain)
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    let retries = match handler.and_then(|h| h.get("retries")) {
-        None | Some(Value::Null) => 0,
-        Some(r) => match json_int(r) {
+    let retries = match s.retries.exact().filter(|_| handler) {
+        None | Some(Val::Null) => 0,
+        Some(r) => match tree_int(r) {
             Some(n) => n,
             None => {
                 notes.push(format!(
-                    "{who}: service {name}: handler.retries {} is not an integer; the agent rejects it (counted as 0 here)",
-                    crate::json::Text(r)
+                    "{who}: service {name}: handler.retries {r} is not an integer; the agent rejects it (counted as 0 here)"
                 ));
                 0
             }
         },
     };
-    let hash_host = md_get(handler.and_then(|h| h.get("metadata")), "hash")
-        .and_then(Value::as_str)
-        .map(|s| s == "host")
-        .unwrap_or(false);
+    let hash_host = handler
+        && Metadata::of(s.handler_metadata().exact())
+            .get("hash")
+            .and_then(Val::as_str)
+            .is_some_and(|s| s == "host");
     let nominal_port = addr
         .rsplit_once(':')
         .map_or(addr, |(_, p)| p)
@@ -283,55 +290,62 @@ fn parse_service(v: &Value, notes: &mut Vec<String>, who: &str) -> Service {
     }
 }
 
-fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Chain {
+/// The world's chain `name`, read from the model by the simulator's rules
+/// (fields under their exact names).
+fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) -> Chain {
     let mut hops = Vec::new();
-    for (hi, h) in list_at(v, "hops").iter().enumerate() {
-        let hop_name = str_at(h, "name").to_string();
-        let sel = h.get("selector").filter(|s| s.is_object());
-        let (strategy, max_fails, fail_timeout_ns) = match sel {
-            None => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
-            Some(s) => {
-                let strategy = str_at(s, "strategy").to_string();
-                let max_fails = s
-                    .get("maxFails")
-                    .map(|m| json_int(m).unwrap_or(0))
+    // Hops and nodes count only under their exact names.
+    let listed = c.hops_field().exact().map(|_| c.hops());
+    for (hi, h) in listed.into_iter().flatten().enumerate() {
+        let hop_name = h.name.exact_str().unwrap_or_default().to_string();
+        let (strategy, max_fails, fail_timeout_ns) = match h.selector.exact() {
+            Some(s) if s.is_object() => {
+                let strategy = h.strategy.exact_str().unwrap_or_default().to_string();
+                let max_fails = h
+                    .max_fails
+                    .exact()
+                    .map(|m| tree_int(m).unwrap_or(0))
                     .unwrap_or(0);
-                let ft = match s.get("failTimeout") {
-                    None | Some(Value::Null) => 0,
-                    Some(Value::String(text)) => {
+                let ft = match h.fail_timeout.exact() {
+                    None | Some(Val::Null) => 0,
+                    Some(Val::Str(text)) => {
                         notes.push(format!(
                             "{who}: chain {name} hop {hi}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
                         ));
                         parse_duration(text.trim()).map(i128::from).unwrap_or(0)
                     }
-                    Some(other) => json_int(other).map(i128::from).unwrap_or(0),
+                    Some(other) => tree_int(other).map(i128::from).unwrap_or(0),
                 };
                 (strategy, max_fails, ft)
             }
+            _ => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
         };
+        let listed = h.nodes_field.exact().map(|_| h.nodes());
         let mut nodes = Vec::new();
-        for (ni, n) in list_at(h, "nodes").iter().enumerate() {
-            let addr = str_at(n, "addr").to_string();
-            let (host, port) = match host_and_port(&addr) {
-                Some((h, p)) => (h, Some(p)),
+        for (ni, n) in listed.into_iter().flatten().enumerate() {
+            let addr = n.addr.exact_str().unwrap_or_default().to_string();
+            let (host, port) = match &n.dial {
+                Some((h, p)) => (h.clone(), Some(*p)),
                 None => (normalize_host(&addr), None),
             };
-            let connector = n.get("connector");
-            let ctype = connector
-                .and_then(|c| c.get("type"))
-                .and_then(Value::as_str)
+            // Connector fields count only under a connector of that exact name.
+            let connector = n.connector.exact().is_some();
+            let ctype = n
+                .connector_type
+                .exact_str()
+                .filter(|_| connector)
                 .unwrap_or("http");
-            let cmd = connector.and_then(|c| c.get("metadata"));
+            let cmd = Metadata::of(n.connector_metadata.exact().filter(|_| connector));
             let waits_reply = match ctype.trim() {
-                "relay" => md_get(cmd, "nodelay").map(md_bool).unwrap_or(false),
+                "relay" => cmd.bool("nodelay").unwrap_or(false),
                 "forward" | "tcp" | "direct" | "virtual" => false,
                 _ => true,
             };
-            let md = n.get("metadata");
+            let md = Metadata::of(n.metadata.exact());
             nodes.push(ChainNode {
                 name: n
-                    .get("name")
-                    .and_then(Value::as_str)
+                    .name
+                    .exact_str()
                     .map(str::to_string)
                     .unwrap_or_else(|| format!("node_{}", ni + 1)),
                 addr,
@@ -339,10 +353,10 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
                 port,
                 target: None,
                 waits_reply,
-                md_max_fails: md_get(md, "maxFails").map(md_int),
-                md_fail_timeout_ns: md_get(md, "failTimeout").map(md_duration_ns),
-                backup: md_get(md, "backup").map(md_bool).unwrap_or(false),
-                weight: md_get(md, "weight").map(md_int).unwrap_or(0),
+                md_max_fails: md.int("maxFails"),
+                md_fail_timeout_ns: md.duration_ns("failTimeout"),
+                backup: md.bool("backup").unwrap_or(false),
+                weight: md.int("weight").unwrap_or(0),
                 serial: 0,
             });
         }
@@ -361,6 +375,18 @@ fn parse_chain(name: &str, v: &Value, notes: &mut Vec<String>, who: &str) -> Cha
     }
 }
 
+/// `v` as a tree in `arena`; a config that is not an object reads as an
+/// empty one (as its fields read absent).
+fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a Obj<'a> {
+    let tree: &'a Val<'a> = arena.alloc(Val::from_value(v, arena));
+    match tree.as_object() {
+        Some(o) => o,
+        None => arena.alloc(Obj::default()),
+    }
+}
+
+/// An agent running what `raw` holds: each config read into the model
+/// ([`gost`]) from its tree.
 fn build_agent(
     node_id: Option<i64>,
     label: String,
@@ -372,8 +398,9 @@ fn build_agent(
     for (i, (name, _)) in raw.chains.iter().enumerate() {
         chain_at.entry(name.clone()).or_insert(i);
     }
+    let arena = Arena::new();
+    let object = |v| object_of(v, &arena);
     Agent {
-        chain_at,
         node_id,
         name: None,
         label,
@@ -382,13 +409,14 @@ fn build_agent(
         services: raw
             .services
             .iter()
-            .map(|(_, v)| parse_service(v, notes, &who))
+            .map(|(_, v)| service(&gost::Service::read(object(v)), notes, &who))
             .collect(),
         chains: raw
             .chains
             .iter()
-            .map(|(n, v)| parse_chain(n, v, notes, &who))
+            .map(|(n, v)| chain(n, &gost::Chain::read(object(v)), notes, &who))
             .collect(),
+        chain_at,
     }
 }
 
@@ -877,4 +905,88 @@ fn find_targets(
         targets.push(found);
     }
     targets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A node config read through the model by the simulator's rules: fields
+    /// under their exact names only, loose values coerced with a note.
+    #[test]
+    fn node_config_through_the_model() {
+        let doc = json!({
+            "services": [
+                {"name": "s", "addr": ":8080", "handler": {"chain": " c ", "retries": "2",
+                    "metadata": {"HASH": "host"}}},
+                {"name": "t", "addr": "[::]:9", "Handler": {"chain": "c", "retries": 1}},
+            ],
+            "chains": [{"name": "c", "hops": [
+                {"name": "h", "selector": {"strategy": "fifo", "maxFails": 2, "failTimeout": "5s"},
+                 "nodes": [
+                    {"name": "n", "addr": "10.0.0.1:80", "connector": {"type": "relay",
+                        "metadata": {"nodelay": "true"}},
+                     "metadata": {"maxFails": "3", "failTimeout": 2, "backup": true, "weight": 2.5}},
+                    {"Addr": "10.0.0.2:80", "connector": {"type": "tcp"}},
+                 ]},
+                {"Nodes": [{"addr": "10.0.0.3:80"}]},
+            ]}],
+        });
+        let world = from_node_config(&doc);
+        assert_eq!(
+            world.notes,
+            [
+                "this node: service s: handler.retries \"2\" is not an integer; the agent rejects it (counted as 0 here)",
+                "this node: chain c hop 0: failTimeout is the string \"5s\"; AddChains rejects it (read as a Go duration here)",
+            ]
+        );
+        let agent = &world.agents[0];
+        let s = &agent.services[0];
+        assert_eq!(
+            (
+                s.host.as_str(),
+                s.port,
+                s.chain.as_deref(),
+                s.retries,
+                s.hash_host
+            ),
+            ("", Some(8080), Some("c"), 0, true)
+        );
+        // `Handler` is not `handler`: no chain, no retries.
+        let t = &agent.services[1];
+        assert_eq!(
+            (t.host.as_str(), t.port, t.chain.as_deref(), t.retries),
+            ("::", Some(9), None, 0)
+        );
+        let hops = &agent.chains[0].hops;
+        assert_eq!(hops.len(), 2);
+        let h = &hops[0];
+        assert_eq!(
+            (h.strategy.as_str(), h.max_fails, h.fail_timeout_ns),
+            ("fifo", 2, 5_000_000_000)
+        );
+        let n = &h.nodes[0];
+        assert_eq!(
+            (n.name.as_str(), n.host.as_str(), n.port, n.waits_reply),
+            ("n", "10.0.0.1", Some(80), true)
+        );
+        assert_eq!(
+            (n.md_max_fails, n.md_fail_timeout_ns, n.backup, n.weight),
+            (Some(3), Some(2_000_000_000), true, 2)
+        );
+        // `Addr` is not `addr`: a node without an address.
+        let m = &h.nodes[1];
+        assert_eq!(
+            (m.name.as_str(), m.addr.as_str(), m.port, m.waits_reply),
+            ("node_2", "", None, false)
+        );
+        // A hop without a selector gets GOST's defaults; `Nodes` lists nothing.
+        let g = &hops[1];
+        assert_eq!(
+            (g.strategy.as_str(), g.max_fails, g.fail_timeout_ns),
+            ("round", 1, DEFAULT_FAIL_TIMEOUT_NS)
+        );
+        assert!(g.nodes.is_empty());
+    }
 }
