@@ -116,7 +116,7 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                     "未设置 retries（即 0）".to_string(),
                 ),
             };
-            sink.say_fix(
+            sink.say(
                 "FO001",
                 svc.node_id,
                 &hpath(),
@@ -128,8 +128,12 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
                     "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但{}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
                     name, chain_name, n, shown_zh, need
                 ),
-                Some(Fix { op: "set".into(), path: join(&hpath(), "retries"), value: Value::from(need) }),
             );
+            sink.fix_last(Fix {
+                op: "set".into(),
+                path: join(&hpath(), "retries"),
+                value: Value::from(need),
+            });
         } else if retries > need {
             let name = svc_name(svc);
             sink.say(

@@ -180,28 +180,24 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
 /// Federated hops of a config or command list, recognised by the provider's
 /// naming (`fed_svc_R`); targets come from the chain the service uses.
 fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
-    let mut out = Vec::new();
-    for svc in &doc.services {
-        if !svc.config.name().is_some_and(|n| n.starts_with("fed_svc_")) {
-            continue;
-        }
-        let protocol = get_obj(svc.config.obj, "listener")
-            .and_then(|l| get_str(l, "type"))
-            .unwrap_or("");
+    let federated =
+        |svc: &&Service<'a>| svc.config.name().is_some_and(|n| n.starts_with("fed_svc_"));
+    let hop = |svc: &'d Service<'a>| {
         let chain = svc_chain(doc, svc);
-        let middle = svc.config.chain.str().is_some_and(|c| !c.is_empty());
         let (targets, strategy) = chain_targets(chain);
-        out.push(Hop {
+        Hop {
             node_id: svc.node_id,
-            middle,
-            protocol,
+            middle: svc.config.chain.str().is_some_and(|c| !c.is_empty()),
+            protocol: get_obj(svc.config.obj, "listener")
+                .and_then(|l| get_str(l, "type"))
+                .unwrap_or(""),
             strategy,
             targets,
             svc,
             chain,
-        });
-    }
-    out
+        }
+    };
+    doc.services.iter().filter(federated).map(hop).collect()
 }
 
 pub(crate) fn check(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
@@ -236,7 +232,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             (None, _) | (_, Ok(None)) => "absent (0)".to_string(),
             (Some((_, v)), _) => v.to_string(),
         };
-        sink.say_fix(
+        sink.say(
             "PA001",
             node,
             &hpath,
@@ -248,8 +244,12 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
                 "联邦{}服务的 retries 为 {}，而本地构建对 {} 个目标会设为 {}：本地与联邦跳点的故障切换行为不一致",
                 role_zh, shown, n, twin_retries
             ),
-            Some(Fix { op: "set".into(), path: join(&hpath, "retries"), value: Value::from(twin_retries) }),
         );
+        sink.fix_last(Fix {
+            op: "set".into(),
+            path: join(&hpath, "retries"),
+            value: Value::from(twin_retries),
+        });
     }
 
     // PA003 (service side): handler and listener metadata.

@@ -130,7 +130,8 @@ pub(crate) struct Sink {
 impl Sink {
     /// [`Sink::add`] with messages still to be formatted: the rules raise
     /// findings from many sites, and formatting them here, in one place,
-    /// keeps each site a call instead of two inlined `format!`s.
+    /// keeps each site a call instead of two inlined `format!`s. A rule with
+    /// a fix adds it next ([`Sink::fix_last`]).
     #[inline(never)]
     pub fn say(
         &mut self,
@@ -140,36 +141,17 @@ impl Sink {
         en: std::fmt::Arguments<'_>,
         zh: std::fmt::Arguments<'_>,
     ) {
-        self.say_fix(code, node_id, path, en, zh, None);
+        self.add(code, node_id, path, en.to_string(), zh.to_string());
     }
 
-    /// [`Sink::say`] with a fix.
-    #[inline(never)]
-    pub fn say_fix(
-        &mut self,
-        code: &str,
-        node_id: Option<i64>,
-        path: &str,
-        en: std::fmt::Arguments<'_>,
-        zh: std::fmt::Arguments<'_>,
-        fix: Option<Fix>,
-    ) {
-        self.add_fix(code, node_id, path, en.to_string(), zh.to_string(), fix);
+    /// The fix of the finding just raised.
+    pub fn fix_last(&mut self, fix: Fix) {
+        if let Some(last) = self.findings.last_mut() {
+            last.fix = Some(fix);
+        }
     }
 
     pub fn add(&mut self, code: &str, node_id: Option<i64>, path: &str, en: String, zh: String) {
-        self.add_fix(code, node_id, path, en, zh, None);
-    }
-
-    pub fn add_fix(
-        &mut self,
-        code: &str,
-        node_id: Option<i64>,
-        path: &str,
-        en: String,
-        zh: String,
-        fix: Option<Fix>,
-    ) {
         let (rule, severity) = lookup(code);
         self.findings.push(Finding {
             code: code.to_string(),
@@ -179,7 +161,7 @@ impl Sink {
             path: path.to_string(),
             message: en,
             message_zh: zh,
-            fix,
+            fix: None,
         });
     }
 }
