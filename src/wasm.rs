@@ -203,24 +203,29 @@ fn required_text(value: &JsValue, what: &str) -> Result<String, ApiError> {
     read_string(value, what)
 }
 
-/// An optional string argument: `undefined` and `null` mean "not given".
-#[inline(never)]
-fn optional_text(value: Option<JsValue>, what: &str) -> Result<Option<String>, ApiError> {
+/// An optional argument read by `read` (a string, or a value as JSON text):
+/// `undefined` and `null` mean "not given".
+fn optional(
+    value: Option<JsValue>,
+    what: &str,
+    read: fn(&JsValue, &str) -> Result<String, ApiError>,
+) -> Result<Option<String>, ApiError> {
     match value {
-        None => Ok(None),
-        Some(v) if v.is_undefined() || v.is_null() => Ok(None),
-        Some(v) => required_text(&v, what).map(Some),
+        Some(v) if !v.is_undefined() && !v.is_null() => read(&v, what).map(Some),
+        _ => Ok(None),
     }
 }
 
-/// Optional JS argument as JSON text: `undefined` and `null` mean "not given".
+/// An optional string argument.
+#[inline(never)]
+fn optional_text(value: Option<JsValue>, what: &str) -> Result<Option<String>, ApiError> {
+    optional(value, what, required_text)
+}
+
+/// An optional JS argument as JSON text.
 #[inline(never)]
 fn stringify_optional(value: Option<JsValue>, what: &str) -> Result<Option<String>, ApiError> {
-    match value {
-        None => Ok(None),
-        Some(v) if v.is_undefined() || v.is_null() => Ok(None),
-        Some(v) => stringify(&v, what).map(Some),
-    }
+    optional(value, what, stringify)
 }
 
 /// JSON text produced by the core, as a plain JS value.
@@ -270,37 +275,46 @@ fn object_form(
     parse(&op(&text, extra.as_deref()).map_err(throw)?)
 }
 
-/// Plans one tunnel: exactly what the server deploys, locally and through
-/// federation. A server rejection is returned in `plan.error`; only an input
-/// that cannot be turned into JSON throws.
-#[wasm_bindgen(js_name = planTunnel, unchecked_return_type = "Plan")]
-pub fn plan_tunnel(
-    #[wasm_bindgen(unchecked_param_type = "PlanInput")] input: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
-) -> Result<JsValue, JsValue> {
-    object_form(
-        &input,
-        "the tunnel input",
-        options,
-        "the plan options",
-        api::plan,
-    )
+/// A tunnel operation's two exports, declared once: `$object` takes and
+/// returns JS values (`$input`/`PlanOptions` in TypeScript, `$output` out),
+/// `$text` takes and returns JSON text; both run `$op` on the input's text.
+macro_rules! tunnel_exports {
+    (
+        $(#[doc = $doc:literal])*
+        $object:ident = $object_js:ident ($input:literal) -> $output:literal;
+        $(#[doc = $text_doc:literal])*
+        $text:ident = $text_js:ident;
+        $op:path
+    ) => {
+        $(#[doc = $doc])*
+        #[wasm_bindgen(js_name = $object_js, unchecked_return_type = $output)]
+        pub fn $object(
+            #[wasm_bindgen(unchecked_param_type = $input)] input: JsValue,
+            #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
+        ) -> Result<JsValue, JsValue> {
+            object_form(&input, "the tunnel input", options, "the plan options", $op)
+        }
+
+        $(#[doc = $text_doc])*
+        #[wasm_bindgen(js_name = $text_js)]
+        pub fn $text(
+            text: &js_sys::JsString,
+            #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+            options_json: Option<JsValue>,
+        ) -> Result<String, JsValue> {
+            text_form(text, "the tunnel input", options_json, "optionsJson", $op)
+        }
+    };
 }
 
-/// [`plan_tunnel`] over JSON text: the same plan, as JSON text.
-#[wasm_bindgen(js_name = planTunnelJson)]
-pub fn plan_tunnel_json(
-    text: &js_sys::JsString,
-    #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
-    options_json: Option<JsValue>,
-) -> Result<String, JsValue> {
-    text_form(
-        text,
-        "the tunnel input",
-        options_json,
-        "optionsJson",
-        api::plan,
-    )
+tunnel_exports! {
+    #[doc = " Plans one tunnel: exactly what the server deploys, locally and through"]
+    #[doc = " federation. A server rejection is returned in `plan.error`; only an input"]
+    #[doc = " that cannot be turned into JSON throws."]
+    plan_tunnel = planTunnel("PlanInput") -> "Plan";
+    #[doc = " [`plan_tunnel`] over JSON text: the same plan, as JSON text."]
+    plan_tunnel_json = planTunnelJson;
+    api::plan
 }
 
 /// Checks a tunnel input, a plan, one node's GOST config or a command list.
@@ -348,36 +362,13 @@ pub fn check_unreadable_json(
     api::check_unreadable(&reason, options.as_deref()).map_err(throw)
 }
 
-/// `checkTunnel`: plans a tunnel input and checks the plan in one call
-/// (the panel's pre-submit check): `{plan, findings}`.
-#[wasm_bindgen(js_name = checkTunnel, unchecked_return_type = "TunnelCheck")]
-pub fn check_tunnel(
-    #[wasm_bindgen(unchecked_param_type = "PlanInput")] input: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
-) -> Result<JsValue, JsValue> {
-    object_form(
-        &input,
-        "the tunnel input",
-        options,
-        "the plan options",
-        api::check_tunnel,
-    )
-}
-
-/// `checkTunnel` over JSON text.
-#[wasm_bindgen(js_name = checkTunnelJson)]
-pub fn check_tunnel_json(
-    text: &js_sys::JsString,
-    #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
-    options_json: Option<JsValue>,
-) -> Result<String, JsValue> {
-    text_form(
-        text,
-        "the tunnel input",
-        options_json,
-        "optionsJson",
-        api::check_tunnel,
-    )
+tunnel_exports! {
+    #[doc = " `checkTunnel`: plans a tunnel input and checks the plan in one call"]
+    #[doc = " (the panel's pre-submit check): `{plan, findings}`."]
+    check_tunnel = checkTunnel("PlanInput") -> "TunnelCheck";
+    #[doc = " `checkTunnel` over JSON text."]
+    check_tunnel_json = checkTunnelJson;
+    api::check_tunnel
 }
 
 /// Every rule the checker knows: code, name, severity and descriptions.
