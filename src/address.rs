@@ -56,7 +56,7 @@ fn normalize_server_address_input(raw: &str) -> String {
             s = &s[idx + 3..];
         }
     }
-    if let Some(idx) = s.find(['/', '?', '#']) {
+    if let Some(idx) = s.bytes().position(|b| matches!(b, b'/' | b'?' | b'#')) {
         s = &s[..idx];
     }
     trim(s).to_string()
