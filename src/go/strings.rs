@@ -39,7 +39,7 @@ fn chars_match(s: &str, word: &str, same: impl Fn(char, char) -> bool) -> bool {
 /// `x == y` for slices of equal length, byte by byte in place: keys are
 /// short, and wasm's `memcmp` is a byte loop behind a call. (Comparing a
 /// key's head and tail as two words measured 2-3% slower on a large config.)
-#[inline]
+#[inline(always)]
 pub(crate) fn bytes_eq(x: &[u8], y: &[u8]) -> bool {
     x.iter().zip(y).all(|(p, q)| p == q)
 }
@@ -58,7 +58,7 @@ pub(crate) enum Case {
 /// model. Cheap on the usual outcomes (different lengths or first letters,
 /// or the same spelling); one compare tells an exact match, so callers need
 /// no second `==` (a `memcmp` call in wasm).
-#[inline]
+#[inline(always)]
 pub(crate) fn key_match(a: &str, b: &str) -> Option<Case> {
     let (x, y) = (a.as_bytes(), b.as_bytes());
     if x.len() != y.len() || x.first().map(|c| c | 0x20) != y.first().map(|c| c | 0x20) {
@@ -71,7 +71,7 @@ pub(crate) fn key_match(a: &str, b: &str) -> Option<Case> {
 }
 
 /// `a.eq_ignore_ascii_case(b)`, by [`key_match`].
-#[inline]
+#[inline(always)]
 pub(crate) fn key_eq_ci(a: &str, b: &str) -> bool {
     key_match(a, b).is_some()
 }

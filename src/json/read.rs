@@ -12,7 +12,7 @@ type Result<T> = std::result::Result<T, JsonError>;
 /// up to the first quote, backslash or control byte, or the end. Eight bytes
 /// at a time while none is one (the usual SWAR zero-byte tests; the lowest
 /// flagged byte is always a real one). Shared with the writer.
-#[inline]
+#[inline(always)]
 pub(crate) fn plain_len(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -40,7 +40,7 @@ pub(crate) fn plain_len(bytes: &[u8]) -> usize {
 }
 
 /// The character a one-letter escape (`\n`, `\"`, ...) stands for.
-#[inline]
+#[inline(always)]
 pub(crate) fn short_escape(letter: u8) -> Option<char> {
     Some(match letter {
         b'"' => '"',
@@ -266,7 +266,7 @@ struct Reader<'t, B> {
 
 /// A string or key longer than `maxStringLen` characters (it has at most
 /// as many characters as bytes: counted only when it may be over).
-#[inline]
+#[inline(always)]
 fn string_within(s: &str, limits: &Limits) -> Read<()> {
     if s.len() > limits.max_string_len {
         return count_string(s, limits.max_string_len);
@@ -423,13 +423,13 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
 }
 
 impl<'t> Cursor<'t> {
-    #[inline]
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
     /// The next byte after whitespace, not consumed.
-    #[inline]
+    #[inline(always)]
     fn skip_ws(&mut self) -> Option<u8> {
         while let Some(b) = self.peek() {
             if !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {

@@ -75,7 +75,7 @@ fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 /// `a == b`, byte by byte in place (see [`key_cmp`]).
-#[inline]
+#[inline(always)]
 fn same_key(a: &str, b: &str) -> bool {
     a.len() == b.len() && crate::go::strings::bytes_eq(a.as_bytes(), b.as_bytes())
 }
