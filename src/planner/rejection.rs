@@ -2,6 +2,7 @@
 //! give, each with a stable code, the server's exact text and an English one.
 
 use crate::plan::PlanError;
+use std::fmt;
 
 /// Why the server refuses (or fails) a tunnel request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,90 +80,128 @@ pub enum Rejection {
 impl Rejection {
     /// Stable code, the server's exact text, and an English rendering.
     pub fn to_plan_error(&self) -> PlanError {
-        let (code, message, message_en): (&str, String, String) = match self {
-            Rejection::InvalidInput(why) => ("INVALID_INPUT", "请求参数错误".into(), format!("invalid input: {}", why)),
-            Rejection::ConnectIpMultiExit => (
-                "CONNECT_IP_MULTI_EXIT",
-                "多出口隧道不支持设置自定义连接IP".into(),
-                "a tunnel with several exits cannot set a custom connect IP on an exit".into(),
-            ),
-            Rejection::ConnectIpMultiNodeHop { hop } => (
-                "CONNECT_IP_MULTI_NODE_HOP",
-                format!("转发链第{}跳有多个节点时不支持设置自定义连接IP", hop),
-                format!("hop {} has several nodes, so none of them may set a custom connect IP", hop),
-            ),
-            Rejection::NameEmpty => ("NAME_EMPTY", "隧道名称不能为空".into(), "the tunnel name is empty".into()),
-            Rejection::TunnelIdMissing => ("TUNNEL_ID_MISSING", "隧道ID不能为空".into(), "an edit needs the tunnel id".into()),
-            Rejection::TunnelNotFound => ("TUNNEL_NOT_FOUND", "隧道不存在".into(), "no stored tunnel has this id".into()),
-            Rejection::ProbeTarget { message, english, .. } => ("PROBE_TARGET_INVALID", (*message).into(), (*english).into()),
-            Rejection::NoEntries => ("NO_ENTRIES", "入口不能为空".into(), "the tunnel has no entry node".into()),
-            Rejection::NoExits => ("NO_EXITS", "出口不能为空".into(), "the tunnel has no exit node".into()),
-            Rejection::PortsExhausted => (
-                "PORTS_EXHAUSTED",
-                "节点端口已满，无可用端口".into(),
-                "the node has no free port in its port range".into(),
-            ),
-            Rejection::PortRangeMissing { name } => (
-                "PORT_RANGE_MISSING",
-                "节点端口已满，无可用端口".into(),
-                format!("node {} has no port range (its row's `port` is empty or unreadable), so no port can be picked", name),
-            ),
-            Rejection::DuplicateNode => ("DUPLICATE_NODE", "节点重复".into(), "a node appears more than once in the tunnel".into()),
-            Rejection::NodeNotFound => ("NODE_NOT_FOUND", "节点不存在".into(), "a node of the tunnel does not exist".into()),
-            Rejection::NodeOffline => ("NODE_OFFLINE", "部分节点不在线".into(), "some local nodes are offline".into()),
-            Rejection::RemotePortOutOfRange { port, start, end } => (
-                "REMOTE_PORT_OUT_OF_RANGE",
-                format!("远程节点端口 {} 超出允许范围 {}-{}", port, start, end),
-                format!("remote node port {} is outside the shared range {}-{}", port, start, end),
-            ),
-            Rejection::RemoteShareMissing { name } => (
-                "REMOTE_SHARE_MISSING",
-                format!("远程节点 {} 缺少共享配置", name),
-                format!("remote node {} has no share URL or token", name),
-            ),
-            Rejection::EntryShareMissing { name } => (
-                "REMOTE_SHARE_MISSING",
-                format!("入口节点 {} 下发转发链失败: 远程节点缺少共享配置", name),
-                format!("entry node {} is remote but has no share URL or token", name),
-            ),
-            Rejection::LinkIncompatible { from, from_v4, from_v6, to, to_v4, to_v6 } => (
-                "LINK_INCOMPATIBLE",
-                format!("节点链路不兼容：{}(v4={},v6={}) -> {}(v4={},v6={})", from, from_v4, from_v6, to, to_v4, to_v6),
-                format!("no common IP family from {} (v4={}, v6={}) to {} (v4={}, v6={})", from, from_v4, from_v6, to, to_v4, to_v6),
-            ),
-            Rejection::PortMissing => ("PORT_MISSING", "节点端口不能为空".into(), "a next-hop node has no port".into()),
-            Rejection::RemoteReserveFailed { name, reason } => (
-                "REMOTE_RESERVE_FAILED",
-                format!("远程节点 {} 端口分配失败: {}", name, reason),
-                format!("the provider panel of remote node {} refused the port reservation: {}", name, reason),
-            ),
-            Rejection::RemoteApplyFailed { name, reason } => (
-                "REMOTE_APPLY_FAILED",
-                format!("远程节点 {} 运行时下发失败: {}", name, reason),
-                format!("the provider panel of remote node {} refused to deploy the runtime: {}", name, reason),
-            ),
-            Rejection::EntryChainRefused { name, reason } => (
-                "REMOTE_ENTRY_UPDATE_REFUSED",
-                format!("入口节点 {} 下发转发链失败: {}", name, reason),
-                format!(
-                    "the provider panel of remote entry node {} refused the chain update ({}): the relay does not allow UpdateChains, so every edit of a tunnel with a remote entry fails; delete and re-create the tunnel, or edit it on the provider panel",
-                    name, reason
-                ),
-            ),
-            Rejection::BeforeRejected(e) => {
-                return PlanError {
-                    code: "BEFORE_REJECTED".into(),
-                    message: e.message.clone(),
-                    message_en: format!("the tunnel as it was (`before`) is itself refused on create ({}): {}", e.code, e.message_en),
-                    path: Some("/before".into()),
-                }
-            }
+        let path = self.input_path();
+        let error = |code: &str, message: fmt::Arguments<'_>, english: fmt::Arguments<'_>| {
+            plan_error(code, message, english, path)
         };
-        PlanError {
-            code: code.to_string(),
-            message,
-            message_en,
-            path: self.input_path().map(String::from),
+        match self {
+            Rejection::InvalidInput(why) => error(
+                "INVALID_INPUT",
+                format_args!("请求参数错误"),
+                format_args!("invalid input: {}", why),
+            ),
+            Rejection::ConnectIpMultiExit => error(
+                "CONNECT_IP_MULTI_EXIT",
+                format_args!("多出口隧道不支持设置自定义连接IP"),
+                format_args!("a tunnel with several exits cannot set a custom connect IP on an exit"),
+            ),
+            Rejection::ConnectIpMultiNodeHop { hop } => error(
+                "CONNECT_IP_MULTI_NODE_HOP",
+                format_args!("转发链第{}跳有多个节点时不支持设置自定义连接IP", hop),
+                format_args!("hop {} has several nodes, so none of them may set a custom connect IP", hop),
+            ),
+            Rejection::NameEmpty => error(
+                "NAME_EMPTY",
+                format_args!("隧道名称不能为空"),
+                format_args!("the tunnel name is empty"),
+            ),
+            Rejection::TunnelIdMissing => error(
+                "TUNNEL_ID_MISSING",
+                format_args!("隧道ID不能为空"),
+                format_args!("an edit needs the tunnel id"),
+            ),
+            Rejection::TunnelNotFound => error(
+                "TUNNEL_NOT_FOUND",
+                format_args!("隧道不存在"),
+                format_args!("no stored tunnel has this id"),
+            ),
+            Rejection::ProbeTarget { message, english, .. } => error(
+                "PROBE_TARGET_INVALID",
+                format_args!("{}", message),
+                format_args!("{}", english),
+            ),
+            Rejection::NoEntries => error(
+                "NO_ENTRIES",
+                format_args!("入口不能为空"),
+                format_args!("the tunnel has no entry node"),
+            ),
+            Rejection::NoExits => error(
+                "NO_EXITS",
+                format_args!("出口不能为空"),
+                format_args!("the tunnel has no exit node"),
+            ),
+            Rejection::PortsExhausted => error(
+                "PORTS_EXHAUSTED",
+                format_args!("节点端口已满，无可用端口"),
+                format_args!("the node has no free port in its port range"),
+            ),
+            Rejection::PortRangeMissing { name } => error(
+                "PORT_RANGE_MISSING",
+                format_args!("节点端口已满，无可用端口"),
+                format_args!("node {} has no port range (its row's `port` is empty or unreadable), so no port can be picked", name),
+            ),
+            Rejection::DuplicateNode => error(
+                "DUPLICATE_NODE",
+                format_args!("节点重复"),
+                format_args!("a node appears more than once in the tunnel"),
+            ),
+            Rejection::NodeNotFound => error(
+                "NODE_NOT_FOUND",
+                format_args!("节点不存在"),
+                format_args!("a node of the tunnel does not exist"),
+            ),
+            Rejection::NodeOffline => error(
+                "NODE_OFFLINE",
+                format_args!("部分节点不在线"),
+                format_args!("some local nodes are offline"),
+            ),
+            Rejection::RemotePortOutOfRange { port, start, end } => error(
+                "REMOTE_PORT_OUT_OF_RANGE",
+                format_args!("远程节点端口 {} 超出允许范围 {}-{}", port, start, end),
+                format_args!("remote node port {} is outside the shared range {}-{}", port, start, end),
+            ),
+            Rejection::RemoteShareMissing { name } => error(
+                "REMOTE_SHARE_MISSING",
+                format_args!("远程节点 {} 缺少共享配置", name),
+                format_args!("remote node {} has no share URL or token", name),
+            ),
+            Rejection::EntryShareMissing { name } => error(
+                "REMOTE_SHARE_MISSING",
+                format_args!("入口节点 {} 下发转发链失败: 远程节点缺少共享配置", name),
+                format_args!("entry node {} is remote but has no share URL or token", name),
+            ),
+            Rejection::LinkIncompatible { from, from_v4, from_v6, to, to_v4, to_v6 } => error(
+                "LINK_INCOMPATIBLE",
+                format_args!("节点链路不兼容：{}(v4={},v6={}) -> {}(v4={},v6={})", from, from_v4, from_v6, to, to_v4, to_v6),
+                format_args!("no common IP family from {} (v4={}, v6={}) to {} (v4={}, v6={})", from, from_v4, from_v6, to, to_v4, to_v6),
+            ),
+            Rejection::PortMissing => error(
+                "PORT_MISSING",
+                format_args!("节点端口不能为空"),
+                format_args!("a next-hop node has no port"),
+            ),
+            Rejection::RemoteReserveFailed { name, reason } => error(
+                "REMOTE_RESERVE_FAILED",
+                format_args!("远程节点 {} 端口分配失败: {}", name, reason),
+                format_args!("the provider panel of remote node {} refused the port reservation: {}", name, reason),
+            ),
+            Rejection::RemoteApplyFailed { name, reason } => error(
+                "REMOTE_APPLY_FAILED",
+                format_args!("远程节点 {} 运行时下发失败: {}", name, reason),
+                format_args!("the provider panel of remote node {} refused to deploy the runtime: {}", name, reason),
+            ),
+            Rejection::EntryChainRefused { name, reason } => error(
+                "REMOTE_ENTRY_UPDATE_REFUSED",
+                format_args!("入口节点 {} 下发转发链失败: {}", name, reason),
+                format_args!("the provider panel of remote entry node {} refused the chain update ({}): the relay does not allow UpdateChains, so every edit of a tunnel with a remote entry fails; delete and re-create the tunnel, or edit it on the provider panel",
+                    name, reason),
+            ),
+            Rejection::BeforeRejected(e) => PlanError {
+                code: "BEFORE_REJECTED".into(),
+                message: e.message.clone(),
+                message_en: format!("the tunnel as it was (`before`) is itself refused on create ({}): {}", e.code, e.message_en),
+                path: Some("/before".into()),
+            },
         }
     }
 
@@ -178,6 +217,23 @@ impl Rejection {
             Rejection::NoExits => Some("/tunnel/outNodeId"),
             _ => None,
         }
+    }
+}
+
+/// A rejection's error. Formatting happens here, in one place, so that each
+/// variant is a call instead of two inlined `format!`s.
+#[inline(never)]
+fn plan_error(
+    code: &str,
+    message: fmt::Arguments<'_>,
+    english: fmt::Arguments<'_>,
+    path: Option<&str>,
+) -> PlanError {
+    PlanError {
+        code: code.to_string(),
+        message: message.to_string(),
+        message_en: english.to_string(),
+        path: path.map(String::from),
     }
 }
 
