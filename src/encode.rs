@@ -236,17 +236,41 @@ impl<T: Encode> Encode for Vec<T> {
 
 impl<V: Encode> Encode for BTreeMap<String, V> {
     fn encode(&self, out: &mut String) {
-        out.push('{');
-        for (i, (k, v)) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            crate::json::write_string(k, out);
-            out.push(':');
-            v.encode(out);
-        }
-        out.push('}');
+        map_entries(self.iter(), out)
     }
+}
+
+impl<V: Encode> Encode for litemap::LiteMap<String, V> {
+    fn encode(&self, out: &mut String) {
+        map_entries(self.iter(), out)
+    }
+}
+
+/// serde's view of a small sorted map (what tsify declares and the tests
+/// compare the encoder with): always a map.
+pub fn serialize_map<V: serde::Serialize, S: serde::Serializer>(
+    map: &litemap::LiteMap<String, V>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(map.iter())
+}
+
+/// A JSON object of `entries`, in their order; keys are escaped (they may
+/// come from the input).
+fn map_entries<'a, V: Encode + 'a>(
+    entries: impl Iterator<Item = (&'a String, &'a V)>,
+    out: &mut String,
+) {
+    out.push('{');
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        crate::json::write_string(k, out);
+        out.push(':');
+        v.encode(out);
+    }
+    out.push('}');
 }
 
 #[cfg(test)]

@@ -24,7 +24,6 @@ use crate::plan::Plan;
 use model::Doc;
 use rules::Sink;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use tree::{Obj, Val};
 
@@ -88,7 +87,8 @@ shape! {
         pub infos: usize => "infos",
         pub total: usize => "total",
         #[doc = " Number of findings per code."]
-        pub by_code: BTreeMap<String, usize> => "byCode",
+        #[serde(serialize_with = "crate::encode::serialize_map")]
+        pub by_code: litemap::LiteMap<String, usize> => "byCode": "Record<string, number>",
     }
 }
 
@@ -188,7 +188,12 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
             Severity::Warning => summary.warnings += 1,
             Severity::Info => summary.infos += 1,
         }
-        *summary.by_code.entry(f.code.clone()).or_insert(0) += 1;
+        match summary.by_code.get_mut(f.code.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                summary.by_code.insert(f.code.clone(), 1);
+            }
+        }
     }
     summary.total = findings.len();
     CheckReport { findings, summary }
