@@ -82,7 +82,7 @@ use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, U
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 shape! {
     #[doc = " What a replay leaves behind."]
@@ -104,9 +104,9 @@ struct TunnelRec {
     exists: bool,
     /// Resource keys the panel holds bindings for, with their remote node.
     bindings: Vec<(String, i64)>,
-    /// Local nodes with `chains_{id}` / with a tunnel service.
-    chain_nodes: BTreeSet<i64>,
-    service_nodes: BTreeSet<i64>,
+    /// Local nodes with `chains_{id}` / with a tunnel service, sorted.
+    chain_nodes: Vec<i64>,
+    service_nodes: Vec<i64>,
     /// Every object an apply of this tunnel created on an agent, sorted.
     created: Vec<Deployed>,
 }
@@ -114,8 +114,7 @@ struct TunnelRec {
 impl TunnelRec {
     /// The nodes with `chains_{id}` and those with a tunnel service, in order.
     fn nodes(&self) -> (Vec<i64>, Vec<i64>) {
-        let list = |s: &BTreeSet<i64>| s.iter().copied().collect();
-        (list(&self.chain_nodes), list(&self.service_nodes))
+        (self.chain_nodes.clone(), self.service_nodes.clone())
     }
 }
 
@@ -124,6 +123,17 @@ type Deployed = (i64, &'static str, String);
 
 // Sets of objects are sorted vectors: one binary search serves every set
 // (a `BTreeSet` of them compiled a tree of its own).
+
+/// Adds `node` to the sorted, duplicate-free `set`; false if it was there.
+fn insert_node(set: &mut Vec<i64>, node: i64) -> bool {
+    match set.binary_search(&node) {
+        Ok(_) => false,
+        Err(at) => {
+            set.insert(at, node);
+            true
+        }
+    }
+}
 
 /// Adds `object` to the sorted, duplicate-free `list`.
 fn insert_sorted(list: &mut Vec<Deployed>, object: Deployed) {
@@ -253,15 +263,19 @@ fn rename_runtime(v: &Value, from: i64, to: i64) -> Value {
     }
 }
 
-fn ids(v: Option<&Value>) -> BTreeSet<i64> {
-    let mut out = BTreeSet::new();
-    for id in v
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(loose_id)
-    {
-        out.insert(id);
+/// The node ids listed under `keys` of a step, sorted.
+fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
+    let mut out = Vec::new();
+    for key in keys {
+        for id in step
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(loose_id)
+        {
+            insert_node(&mut out, id);
+        }
     }
     out
 }
@@ -344,7 +358,7 @@ impl Replay {
     }
 
     /// The providers of these remote nodes cannot be reached until the next call.
-    fn unreachable(&mut self, nodes: &BTreeSet<i64>) {
+    fn unreachable(&mut self, nodes: &[i64]) {
         self.providers
             .set_unreachable(nodes.iter().map(|n| Share::of_node(*n)));
     }
@@ -755,9 +769,8 @@ impl Replay {
             .or(self.last_tunnel)
             .unwrap_or(0);
         self.last_tunnel = Some(t);
-        let unreachable = ids(step.get("unreachable"));
-        let mut release_unreachable = unreachable.clone();
-        release_unreachable.extend(ids(step.get("releaseUnreachable")));
+        let unreachable = ids(step, &["unreachable"]);
+        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
         let edit = self.tunnel(t).is_some_and(|r| r.exists);
         if op == "edit" && !edit {
             return Err(ApiError::new(
@@ -828,16 +841,19 @@ impl Replay {
         let mut failed = false;
         let mut fail_first = false;
         let mut to_first: Vec<bool> = vec![false; timeouts.len()];
-        let mut new_chain_nodes = BTreeSet::new();
-        let mut new_service_nodes = BTreeSet::new();
+        let mut new_chain_nodes = Vec::new();
+        let mut new_service_nodes = Vec::new();
         for (k, cmd) in local.iter().enumerate() {
             let (node, command, data) = (cmd.0, cmd.1, &cmd.2);
             let is_chain = command == "AddChains" || command == "UpdateChains";
-            if is_chain {
-                new_chain_nodes.insert(node);
-            } else {
-                new_service_nodes.insert(node);
-            }
+            insert_node(
+                if is_chain {
+                    &mut new_chain_nodes
+                } else {
+                    &mut new_service_nodes
+                },
+                node,
+            );
             if failed {
                 continue;
             }
@@ -897,12 +913,12 @@ impl Replay {
             if !edit {
                 // rollbackTunnelRuntime: services newest first, then chains newest first.
                 for (chain, created) in [(false, &created_services), (true, &created_chains)] {
-                    let mut seen = BTreeSet::new();
+                    let mut seen = Vec::new();
                     let nodes: Vec<i64> = created
                         .iter()
                         .rev()
                         .copied()
-                        .filter(|n| seen.insert(*n))
+                        .filter(|n| insert_node(&mut seen, *n))
                         .collect();
                     self.delete_from(i, "rollback", t, chain, &nodes, "local rollback");
                 }
@@ -940,8 +956,11 @@ impl Replay {
             return Ok(());
         }
         if edit {
-            let gone = |old: &[i64], new: &BTreeSet<i64>| -> Vec<i64> {
-                old.iter().filter(|n| !new.contains(n)).copied().collect()
+            let gone = |old: &[i64], new: &[i64]| -> Vec<i64> {
+                old.iter()
+                    .filter(|n| new.binary_search(n).is_err())
+                    .copied()
+                    .collect()
             };
             let note = "node left the tunnel";
             let chains = gone(&old_chain_nodes, &new_chain_nodes);
@@ -963,8 +982,7 @@ impl Replay {
             .and_then(loose_id)
             .or(self.last_tunnel)
             .unwrap_or(0);
-        let mut unreachable = ids(step.get("unreachable"));
-        unreachable.extend(ids(step.get("releaseUnreachable")));
+        let unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
         self.log(
             i,
             "begin",
@@ -1064,7 +1082,7 @@ impl Replay {
                     ])
                 })
                 .collect();
-            let list = |s: &BTreeSet<i64>| Value::from(s.iter().copied().collect::<Vec<_>>());
+            let list = |s: &Vec<i64>| Value::from(s.clone());
             tunnels.insert(
                 t.to_string(),
                 object([
