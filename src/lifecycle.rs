@@ -571,11 +571,11 @@ impl Replay {
         step: usize,
         t: i64,
         plan: &Plan,
-        base: &str,
+        plan_key: &str,
     ) -> Result<Vec<(String, i64)>, String> {
         let mut refs: Vec<(String, i64)> = Vec::new();
         for (j, fed) in plan.federation.iter().enumerate() {
-            if let Err(why) = self.apply_runtime(step, t, fed, base, j) {
+            if let Err(why) = self.apply_runtime(step, t, fed, plan_key, j) {
                 self.release_newest_first(step, &refs, "federation-release");
                 return Err(format!("remote node {}: {why}", fed.node_id));
             }
@@ -591,7 +591,7 @@ impl Replay {
         step: usize,
         t: i64,
         fed: &FederationStep,
-        base: &str,
+        plan_key: &str,
         j: usize,
     ) -> Result<(), String> {
         let node = fed.node_id;
@@ -627,13 +627,6 @@ impl Replay {
             self.log_key(step, "federation", node, rk, &note);
         }
         let service = |c: &&Sent| c.1 == "AddService";
-        // A planned `input` has no federation list of its own: point at the input.
-        let retries_path = if base.ends_with("/input") {
-            base.to_string()
-        } else {
-            let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
-            format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
-        };
         match (kind, before) {
             (ApplyKind::AlreadyApplied, Some(e)) if fed.role == "middle" && targets > 0 => {
                 let service_name = e.service_name();
@@ -663,6 +656,13 @@ impl Replay {
                     Some(handler_retries(svc))
                 });
                 if let Some(kept) = kept.filter(|k| *k != fresh) {
+                    // A planned `input` has no federation list of its own: point at the input.
+                    let retries_path = if plan_key == "input" {
+                        format!("/{step}/input")
+                    } else {
+                        let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
+                        format!("/{step}/plan/federation/{j}/commands/{k}/data/0/handler/retries")
+                    };
                     let show =
                         |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
                     self.findings.push(finding(
@@ -746,15 +746,14 @@ impl Replay {
     }
 
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
-        let base = format!("/{i}");
-        let (plan, plan_key) = step_plan(step, &base)?;
+        let (plan, plan_key) = step_plan(step, i)?;
         if let Some(err) = &plan.error {
             let text = err.message.clone();
             self.findings.push(finding(
                 "IN002",
                 "server-rejects",
                 None,
-                format!("{base}/{plan_key}"),
+                format!("/{i}/{plan_key}"),
                 format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
                 format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
             ));
@@ -776,25 +775,27 @@ impl Replay {
             return Err(ApiError::new(
                 "IN001",
                 format!("step {i}: edit of tunnel {t}, which was never applied"),
-                base,
+                format!("/{i}"),
             ));
         }
         let fail_at = if op == "applyError" {
-            let spec = step.get("failAt").cloned().unwrap_or(Value::Null);
+            let spec = step.get("failAt");
             let mut first = false;
-            let hit = (spec.is_u64() || spec.is_object())
-                && local
-                    .iter()
-                    .enumerate()
-                    .any(|(k, c)| selects(&spec, k, c, &mut first));
+            let hit = spec.is_some_and(|spec| {
+                (spec.is_u64() || spec.is_object())
+                    && local
+                        .iter()
+                        .enumerate()
+                        .any(|(k, c)| selects(spec, k, c, &mut first))
+            });
             if !hit {
                 return Err(ApiError::new(
                     "IN001",
                     format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
-                    format!("{base}/failAt"),
+                    format!("/{i}/failAt"),
                 ));
             }
-            Some(spec)
+            spec
         } else {
             None
         };
@@ -815,8 +816,7 @@ impl Replay {
             self.release_all(i, t, "release");
         }
         self.unreachable(&unreachable);
-        let plan_base = format!("{base}/{plan_key}");
-        let refs = match self.apply_federation(i, t, &plan, &plan_base) {
+        let refs = match self.apply_federation(i, t, &plan, plan_key) {
             Ok(r) => r,
             Err(e) => {
                 self.log(
@@ -868,10 +868,7 @@ impl Replay {
                 (true, "AddService") => ("UpdateService", data.clone()),
                 _ => (command, data.clone()),
             };
-            if fail_at
-                .as_ref()
-                .is_some_and(|f| selects(f, k, cmd, &mut fail_first))
-            {
+            if fail_at.is_some_and(|f| selects(f, k, cmd, &mut fail_first)) {
                 self.log_local(
                     i,
                     node,
@@ -947,7 +944,7 @@ impl Replay {
                     "LC003",
                     "rollback-leak",
                     Some(*node),
-                    format!("{base}/failAt"),
+                    format!("/{i}/failAt"),
                     format!("Node {node}: {kind} {name} was created by the failed apply of step {i} and is still deployed after the rollback"),
                     format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
                 ));
@@ -1102,17 +1099,17 @@ impl Replay {
 }
 
 /// The plan of an apply step and the key it came from (`plan` or `input`).
-fn step_plan(step: &Value, base: &str) -> Result<(Plan, &'static str), ApiError> {
+fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
     if let Some(p) = step.get("plan") {
         if !is_plan(p) {
             return Err(ApiError::new(
                 "IN001",
                 "plan must have federation and local lists",
-                format!("{base}/plan"),
+                format!("/{i}/plan"),
             ));
         }
         let plan = Plan::from_json(p)
-            .map_err(|e| ApiError::new("IN001", e.message, format!("{base}/plan{}", e.path)))?;
+            .map_err(|e| ApiError::new("IN001", e.message, format!("/{i}/plan{}", e.path)))?;
         return Ok((plan, "plan"));
     }
     if let Some(input) = step.get("input") {
@@ -1120,7 +1117,7 @@ fn step_plan(step: &Value, base: &str) -> Result<(Plan, &'static str), ApiError>
             return Err(ApiError::new(
                 "IN001",
                 "input must be {tunnel, nodes} (or {tunnel, before, nodes}, or {db})",
-                format!("{base}/input"),
+                format!("/{i}/input"),
             ));
         }
         // The request path: the step's `mode`, else what the input asks for.
@@ -1130,7 +1127,7 @@ fn step_plan(step: &Value, base: &str) -> Result<(Plan, &'static str), ApiError>
                 ApiError::new(
                     "IN001",
                     format!("mode must be create, update or redeploy, not {m:?}"),
-                    format!("{base}/mode"),
+                    format!("/{i}/mode"),
                 )
             })?,
         };
@@ -1140,7 +1137,7 @@ fn step_plan(step: &Value, base: &str) -> Result<(Plan, &'static str), ApiError>
     Err(ApiError::new(
         "IN001",
         "an apply step needs plan or input",
-        base.to_string(),
+        format!("/{i}"),
     ))
 }
 
