@@ -173,26 +173,6 @@ fn tunnel_service_names(t: i64) -> Vec<String> {
     v
 }
 
-fn finding(
-    code: &str,
-    rule: &str,
-    node: Option<i64>,
-    path: String,
-    en: String,
-    zh: String,
-) -> Finding {
-    Finding {
-        code: code.into(),
-        rule: rule.into(),
-        severity: Severity::Error,
-        node_id: node,
-        path,
-        message: en,
-        message_zh: zh,
-        fix: None,
-    }
-}
-
 fn sent(commands: &[Command]) -> Vec<Sent<'_>> {
     commands
         .iter()
@@ -321,6 +301,28 @@ fn services_delete(t: i64) -> Value {
 }
 
 impl Replay {
+    /// Reports a finding (every lifecycle finding is an error).
+    fn report(
+        &mut self,
+        code: &str,
+        rule: &str,
+        node: Option<i64>,
+        path: String,
+        en: String,
+        zh: String,
+    ) {
+        self.findings.push(Finding {
+            code: code.into(),
+            rule: rule.into(),
+            severity: Severity::Error,
+            node_id: node,
+            path,
+            message: en,
+            message_zh: zh,
+            fix: None,
+        });
+    }
+
     /// Logs `entry`, an object without `step` and `phase` keys.
     fn log(&mut self, step: usize, phase: &str, mut entry: Value) {
         if let Value::Object(obj) = &mut entry {
@@ -665,7 +667,7 @@ impl Replay {
                     };
                     let show =
                         |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
-                    self.findings.push(finding(
+                    self.report(
                             "LC001",
                             "stale-retries-after-edit",
                             Some(node),
@@ -678,7 +680,7 @@ impl Replay {
                                 "节点 {node}：之前的释放未送达提供方，本次只更新了转发链 {}（{targets} 个目标），服务 {} 仍保留 retries {}，而全新下发应为 {}：主节点失效时不会重试新目标",
                                 chain_name, service_name, show(kept), show(fresh)
                             ),
-                        ));
+                        );
                 }
                 if let Some(r) = self.providers.runtime_mut(&share, rk) {
                     r.usage.targets = targets;
@@ -749,14 +751,14 @@ impl Replay {
         let (plan, plan_key) = step_plan(step, i)?;
         if let Some(err) = &plan.error {
             let text = err.message.clone();
-            self.findings.push(finding(
+            self.report(
                 "IN002",
                 "server-rejects",
                 None,
                 format!("/{i}/{plan_key}"),
                 format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
                 format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
-            ));
+            );
             self.log(i, "rejected", object([("note", Value::from(text))]));
             return Ok(());
         }
@@ -940,14 +942,14 @@ impl Replay {
             // LC003: anything this apply created that is still deployed.
             let after = self.owned(t);
             for (node, kind, name) in after.iter().filter(|x| before.binary_search(x).is_err()) {
-                self.findings.push(finding(
+                self.report(
                     "LC003",
                     "rollback-leak",
                     Some(*node),
                     format!("/{i}/failAt"),
                     format!("Node {node}: {kind} {name} was created by the failed apply of step {i} and is still deployed after the rollback"),
                     format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
-                ));
+                );
             }
             self.end(i, false);
             return Ok(());
@@ -1014,14 +1016,14 @@ impl Replay {
             } else {
                 ""
             };
-            self.findings.push(finding(
+            self.report(
                 "LC002",
                 "release-leak",
                 Some(node),
                 format!("/{i}"),
                 format!("Node {node}: {kind} {name} of tunnel {t} is still deployed after the {} of step {i}{why}", if delete { "delete" } else { "release" }),
                 format!("节点 {node}：第 {i} 步{}后，隧道 {t} 的 {kind} {name} 仍残留{}", if delete { "删除" } else { "释放" }, if why.is_empty() { "" } else { "（提供方未收到释放请求）" }),
-            ));
+            );
         }
         if delete {
             if let Some(rec) = self.tunnel_mut(t) {
