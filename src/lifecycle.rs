@@ -511,7 +511,7 @@ impl Replay {
     /// one's service and chain (an exit's chain reads as `""`).
     fn runtime_objects(&self, keep: &dyn Fn(&Runtime) -> bool) -> Vec<Deployed> {
         let mut out = Vec::new();
-        for r in self.providers.runtimes().filter(|r| keep(r)) {
+        for r in self.providers.runtimes().into_iter().filter(|r| keep(r)) {
             let node = r.usage.node_id;
             insert_sorted(&mut out, (node, "service", r.service_name()));
             insert_sorted(
