@@ -1011,7 +1011,7 @@ impl Replay {
             {
                 continue;
             }
-            let why = if unreachable.contains(&node) {
+            let why = if unreachable.binary_search(&node).is_ok() {
                 " (its provider never got the release)"
             } else {
                 ""
