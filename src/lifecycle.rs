@@ -573,11 +573,11 @@ impl Replay {
         step: usize,
         t: i64,
         plan: &Plan,
-        plan_key: &str,
+        plan_at: &str,
     ) -> Result<Vec<(String, i64)>, String> {
         let mut refs: Vec<(String, i64)> = Vec::new();
         for (j, fed) in plan.federation.iter().enumerate() {
-            if let Err(why) = self.apply_runtime(step, t, fed, plan_key, j) {
+            if let Err(why) = self.apply_runtime(step, t, fed, plan_at, j) {
                 self.release_newest_first(step, &refs, "federation-release");
                 return Err(format!("remote node {}: {why}", fed.node_id));
             }
@@ -593,7 +593,7 @@ impl Replay {
         step: usize,
         t: i64,
         fed: &FederationStep,
-        plan_key: &str,
+        plan_at: &str,
         j: usize,
     ) -> Result<(), String> {
         let node = fed.node_id;
@@ -659,8 +659,8 @@ impl Replay {
                 });
                 if let Some(kept) = kept.filter(|k| *k != fresh) {
                     // A planned `input` has no federation list of its own: point at the input.
-                    let retries_path = if plan_key == "input" {
-                        format!("/{step}/input")
+                    let retries_path = if plan_at == "/input" {
+                        step_path(step, "/input")
                     } else {
                         let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
                         format!("/{step}/plan/federation/{j}/commands/{k}/data/0/handler/retries")
@@ -748,14 +748,14 @@ impl Replay {
     }
 
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
-        let (plan, plan_key) = step_plan(step, i)?;
+        let (plan, plan_at) = step_plan(step, i)?;
         if let Some(err) = &plan.error {
             let text = err.message.clone();
             self.report(
                 "IN002",
                 "server-rejects",
                 None,
-                format!("/{i}/{plan_key}"),
+                step_path(i, plan_at),
                 format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
                 format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
             );
@@ -777,7 +777,7 @@ impl Replay {
             return Err(ApiError::new(
                 "IN001",
                 format!("step {i}: edit of tunnel {t}, which was never applied"),
-                format!("/{i}"),
+                step_path(i, ""),
             ));
         }
         let fail_at = if op == "applyError" {
@@ -794,7 +794,7 @@ impl Replay {
                 return Err(ApiError::new(
                     "IN001",
                     format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
-                    format!("/{i}/failAt"),
+                    step_path(i, "/failAt"),
                 ));
             }
             spec
@@ -818,7 +818,7 @@ impl Replay {
             self.release_all(i, t, "release");
         }
         self.unreachable(&unreachable);
-        let refs = match self.apply_federation(i, t, &plan, plan_key) {
+        let refs = match self.apply_federation(i, t, &plan, plan_at) {
             Ok(r) => r,
             Err(e) => {
                 self.log(
@@ -946,7 +946,7 @@ impl Replay {
                     "LC003",
                     "rollback-leak",
                     Some(*node),
-                    format!("/{i}/failAt"),
+                    step_path(i, "/failAt"),
                     format!("Node {node}: {kind} {name} was created by the failed apply of step {i} and is still deployed after the rollback"),
                     format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
                 );
@@ -1020,7 +1020,7 @@ impl Replay {
                 "LC002",
                 "release-leak",
                 Some(node),
-                format!("/{i}"),
+                step_path(i, ""),
                 format!("Node {node}: {kind} {name} of tunnel {t} is still deployed after the {} of step {i}{why}", if delete { "delete" } else { "release" }),
                 format!("节点 {node}：第 {i} 步{}后，隧道 {t} 的 {kind} {name} 仍残留{}", if delete { "删除" } else { "释放" }, if why.is_empty() { "" } else { "（提供方未收到释放请求）" }),
             );
@@ -1100,26 +1100,32 @@ impl Replay {
     }
 }
 
-/// The plan of an apply step and the key it came from (`plan` or `input`).
+/// The JSON Pointer `rest` (`""` or `/key...`) below step `i`.
+fn step_path(i: usize, rest: &str) -> String {
+    format!("/{i}{rest}")
+}
+
+/// The plan of an apply step and where it came from (`/plan` or `/input`,
+/// a pointer below the step).
 fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
     if let Some(p) = step.get("plan") {
         if !is_plan(p) {
             return Err(ApiError::new(
                 "IN001",
                 "plan must have federation and local lists",
-                format!("/{i}/plan"),
+                step_path(i, "/plan"),
             ));
         }
         let plan = Plan::from_json(p)
             .map_err(|e| ApiError::new("IN001", e.message, format!("/{i}/plan{}", e.path)))?;
-        return Ok((plan, "plan"));
+        return Ok((plan, "/plan"));
     }
     if let Some(input) = step.get("input") {
         if input.get("tunnel").is_none() && input.get("db").is_none() {
             return Err(ApiError::new(
                 "IN001",
                 "input must be {tunnel, nodes} (or {tunnel, before, nodes}, or {db})",
-                format!("/{i}/input"),
+                step_path(i, "/input"),
             ));
         }
         // The request path: the step's `mode`, else what the input asks for.
@@ -1129,17 +1135,17 @@ fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
                 ApiError::new(
                     "IN001",
                     format!("mode must be create, update or redeploy, not {m:?}"),
-                    format!("/{i}/mode"),
+                    step_path(i, "/mode"),
                 )
             })?,
         };
         let plan = crate::planner::plan_with(input, mode, &Default::default());
-        return Ok((plan, "input"));
+        return Ok((plan, "/input"));
     }
     Err(ApiError::new(
         "IN001",
         "an apply step needs plan or input",
-        format!("/{i}"),
+        step_path(i, ""),
     ))
 }
 
@@ -1171,7 +1177,7 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
         let op = step
             .get("op")
             .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::new("IN001", "a step needs an op", format!("/{i}/op")))?;
+            .ok_or_else(|| ApiError::new("IN001", "a step needs an op", step_path(i, "/op")))?;
         match op {
             "apply" | "create" | "edit" | "applyError" => r.step_apply(i, step, op)?,
             "release" => r.step_release(i, step, false),
@@ -1180,7 +1186,7 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
                 return Err(ApiError::new(
                     "IN001",
                     format!("unknown op {other:?} (apply, edit, applyError, release, delete)"),
-                    format!("/{i}/op"),
+                    step_path(i, "/op"),
                 ))
             }
         }
