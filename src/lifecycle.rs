@@ -912,13 +912,12 @@ impl Replay {
             if !edit {
                 // rollbackTunnelRuntime: services newest first, then chains newest first.
                 for (chain, created) in [(false, &created_services), (true, &created_chains)] {
-                    let mut seen = Vec::new();
-                    let nodes: Vec<i64> = created
-                        .iter()
-                        .rev()
-                        .copied()
-                        .filter(|n| insert_node(&mut seen, *n))
-                        .collect();
+                    let (mut seen, mut nodes) = (Vec::new(), Vec::new());
+                    for node in created.iter().rev() {
+                        if insert_node(&mut seen, *node) {
+                            nodes.push(*node);
+                        }
+                    }
                     self.delete_from(i, "rollback", t, chain, &nodes, "local rollback");
                 }
             } else {
@@ -956,10 +955,13 @@ impl Replay {
         }
         if edit {
             let gone = |old: &[i64], new: &[i64]| -> Vec<i64> {
-                old.iter()
-                    .filter(|n| new.binary_search(n).is_err())
-                    .copied()
-                    .collect()
+                let mut out = Vec::new();
+                for node in old {
+                    if new.binary_search(node).is_err() {
+                        out.push(*node);
+                    }
+                }
+                out
             };
             let note = "node left the tunnel";
             let chains = gone(&old_chain_nodes, &new_chain_nodes);
