@@ -1042,7 +1042,11 @@ impl Replay {
                 continue;
             }
             let configs = |list: &[(String, Value)]| {
-                Value::from(list.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
+                let mut out = Vec::new();
+                for (_, config) in list {
+                    out.push(config.clone());
+                }
+                Value::Array(out)
             };
             nodes.insert(
                 id.to_string(),
@@ -1073,16 +1077,13 @@ impl Replay {
         }
         let mut tunnels = Map::new();
         for (t, r) in &self.tunnels {
-            let bindings: Vec<Value> = r
-                .bindings
-                .iter()
-                .map(|(k, n)| {
-                    object([
-                        ("resourceKey", Value::from(k.as_str())),
-                        ("nodeId", Value::from(*n)),
-                    ])
-                })
-                .collect();
+            let mut bindings = Vec::new();
+            for (k, n) in &r.bindings {
+                bindings.push(object([
+                    ("resourceKey", Value::from(k.as_str())),
+                    ("nodeId", Value::from(*n)),
+                ]));
+            }
             let list = |s: &Vec<i64>| Value::from(s.clone());
             tunnels.insert(
                 t.to_string(),
