@@ -334,29 +334,42 @@ impl Replay {
 
     /// A log entry about one resource key on one remote node.
     fn log_key(&mut self, step: usize, phase: &str, node: i64, rk: &str, note: &str) {
-        self.log(
+        self.log_node(
             step,
             phase,
-            object([
-                ("nodeId", Value::from(node)),
-                ("resourceKey", Value::from(rk)),
-                ("note", Value::from(note)),
-            ]),
+            node,
+            None,
+            ("resourceKey", Value::from(rk)),
+            note,
         );
+    }
+
+    /// A log entry about `node`: the command sent (if any), one more field
+    /// and a note.
+    fn log_node(
+        &mut self,
+        step: usize,
+        phase: &str,
+        node: i64,
+        command: Option<&str>,
+        field: (&str, Value),
+        note: &str,
+    ) {
+        let mut entry = object([
+            ("nodeId", Value::from(node)),
+            field,
+            ("note", Value::from(note)),
+        ]);
+        if let (Some(command), Value::Object(o)) = (command, &mut entry) {
+            o.insert("command".into(), Value::from(command));
+        }
+        self.log(step, phase, entry);
     }
 
     /// A log entry about local command `index`.
     fn log_local(&mut self, step: usize, node: i64, command: &str, index: usize, note: &str) {
-        self.log(
-            step,
-            "local",
-            object([
-                ("nodeId", Value::from(node)),
-                ("command", Value::from(command)),
-                ("index", Value::from(index)),
-                ("note", Value::from(note)),
-            ]),
-        );
+        let index = ("index", Value::from(index));
+        self.log_node(step, "local", node, Some(command), index, note);
     }
 
     /// The providers of these remote nodes cannot be reached until the next call.
@@ -470,16 +483,7 @@ impl Replay {
             .or_else(|| data.get(0).and_then(|s| s.get("name")).cloned())
             .or_else(|| data.get("services").cloned())
             .unwrap_or(Value::Null);
-        self.log(
-            step,
-            phase,
-            object([
-                ("nodeId", Value::from(node)),
-                ("command", Value::from(command)),
-                ("target", target),
-                ("note", Value::from(note)),
-            ]),
-        );
+        self.log_node(step, phase, node, Some(command), ("target", target), note);
     }
 
     /// Everything deployed for tunnel `t`.
@@ -698,12 +702,9 @@ impl Replay {
                 for (_, command, data) in &cmds {
                     let data = rename_runtime(data, plan_r, r_id);
                     if let Some(clash) = self.clash(node, command, &data) {
-                        self.log(step, "federation", object([
-                                ("nodeId", Value::from(node)),
-                                ("command", Value::from(*command)),
-                                ("resourceKey", Value::from(rk)),
-                                ("note", Value::from(format!("the agent rejects it: {clash} already exists; the provider's apply fails"))),
-                            ]));
+                        let note = format!("the agent rejects it: {clash} already exists; the provider's apply fails");
+                        let key = ("resourceKey", Value::from(rk));
+                        self.log_node(step, "federation", node, Some(command), key, &note);
                         if chain_added {
                             let chain = if fed.role == "middle" {
                                 format!("fed_chain_{r_id}")
