@@ -292,12 +292,14 @@ fn selects(spec: &Value, i: usize, (node, command, _): &Sent, first_match: &mut 
     false
 }
 
-fn chain_delete(t: i64) -> Value {
-    object([("chain", Value::from(format!("chains_{t}")))])
+/// The config of a `DeleteChains`.
+fn chain_delete(name: String) -> Value {
+    object([("chain", Value::String(name))])
 }
 
-fn services_delete(t: i64) -> Value {
-    object([("services", Value::from(tunnel_service_names(t)))])
+/// The config of a `DeleteService`.
+fn services_delete(names: Vec<String>) -> Value {
+    object([("services", Value::from(names))])
 }
 
 impl Replay {
@@ -453,9 +455,9 @@ impl Replay {
         note: &str,
     ) {
         let (command, data) = if chain {
-            ("DeleteChains", chain_delete(t))
+            ("DeleteChains", chain_delete(format!("chains_{t}")))
         } else {
-            ("DeleteService", services_delete(t))
+            ("DeleteService", services_delete(tunnel_service_names(t)))
         };
         for node in nodes {
             self.send(step, phase, *node, command, &data, note);
@@ -540,10 +542,10 @@ impl Replay {
             ),
             Released::Runtime(rt) if rt.applied => {
                 let note = "provider releases the runtime";
-                let services = object([("services", Value::from(vec![rt.service_name()]))]);
+                let services = services_delete(vec![rt.service_name()]);
                 self.send(step, phase, node, "DeleteService", &services, note);
                 if let Some(chain) = rt.chain_name() {
-                    let data = object([("chain", Value::from(chain))]);
+                    let data = chain_delete(chain);
                     self.send(step, phase, node, "DeleteChains", &data, note);
                 }
             }
@@ -716,7 +718,7 @@ impl Replay {
                                 "federation",
                                 node,
                                 "DeleteChains",
-                                &object([("chain", Value::from(chain))]),
+                                &chain_delete(chain),
                                 "provider cleans up its failed apply",
                             );
                         }
