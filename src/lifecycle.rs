@@ -82,7 +82,7 @@ use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, U
 use crate::simulate::util::{json_int, loose_id};
 use crate::simulate::world::{is_plan, RawNode};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 shape! {
     #[doc = " What a replay leaves behind."]
@@ -104,9 +104,9 @@ struct TunnelRec {
     exists: bool,
     /// Resource keys the panel holds bindings for, with their remote node.
     bindings: Vec<(String, i64)>,
-    /// Local nodes with `chains_{id}` / with a tunnel service.
-    chain_nodes: BTreeSet<i64>,
-    service_nodes: BTreeSet<i64>,
+    /// Local nodes with `chains_{id}` / with a tunnel service, sorted.
+    chain_nodes: Vec<i64>,
+    service_nodes: Vec<i64>,
     /// Every object an apply of this tunnel created on an agent, sorted.
     created: Vec<Deployed>,
 }
@@ -114,8 +114,7 @@ struct TunnelRec {
 impl TunnelRec {
     /// The nodes with `chains_{id}` and those with a tunnel service, in order.
     fn nodes(&self) -> (Vec<i64>, Vec<i64>) {
-        let list = |s: &BTreeSet<i64>| s.iter().copied().collect();
-        (list(&self.chain_nodes), list(&self.service_nodes))
+        (self.chain_nodes.clone(), self.service_nodes.clone())
     }
 }
 
@@ -124,6 +123,17 @@ type Deployed = (i64, &'static str, String);
 
 // Sets of objects are sorted vectors: one binary search serves every set
 // (a `BTreeSet` of them compiled a tree of its own).
+
+/// Adds `node` to the sorted, duplicate-free `set`; false if it was there.
+fn insert_node(set: &mut Vec<i64>, node: i64) -> bool {
+    match set.binary_search(&node) {
+        Ok(_) => false,
+        Err(at) => {
+            set.insert(at, node);
+            true
+        }
+    }
+}
 
 /// Adds `object` to the sorted, duplicate-free `list`.
 fn insert_sorted(list: &mut Vec<Deployed>, object: Deployed) {
@@ -161,26 +171,6 @@ fn tunnel_service_names(t: i64) -> Vec<String> {
         v.push(format!("{t}_{p}"));
     }
     v
-}
-
-fn finding(
-    code: &str,
-    rule: &str,
-    node: Option<i64>,
-    path: String,
-    en: String,
-    zh: String,
-) -> Finding {
-    Finding {
-        code: code.into(),
-        rule: rule.into(),
-        severity: Severity::Error,
-        node_id: node,
-        path,
-        message: en,
-        message_zh: zh,
-        fix: None,
-    }
 }
 
 fn sent(commands: &[Command]) -> Vec<Sent<'_>> {
@@ -253,15 +243,19 @@ fn rename_runtime(v: &Value, from: i64, to: i64) -> Value {
     }
 }
 
-fn ids(v: Option<&Value>) -> BTreeSet<i64> {
-    let mut out = BTreeSet::new();
-    for id in v
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(loose_id)
-    {
-        out.insert(id);
+/// The node ids listed under `keys` of a step, sorted.
+fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
+    let mut out = Vec::new();
+    for key in keys {
+        for id in step
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(loose_id)
+        {
+            insert_node(&mut out, id);
+        }
     }
     out
 }
@@ -298,15 +292,39 @@ fn selects(spec: &Value, i: usize, (node, command, _): &Sent, first_match: &mut 
     false
 }
 
-fn chain_delete(t: i64) -> Value {
-    object([("chain", Value::from(format!("chains_{t}")))])
+/// The config of a `DeleteChains`.
+fn chain_delete(name: String) -> Value {
+    object([("chain", Value::String(name))])
 }
 
-fn services_delete(t: i64) -> Value {
-    object([("services", Value::from(tunnel_service_names(t)))])
+/// The config of a `DeleteService`.
+fn services_delete(names: Vec<String>) -> Value {
+    object([("services", Value::from(names))])
 }
 
 impl Replay {
+    /// Reports a finding (every lifecycle finding is an error).
+    fn report(
+        &mut self,
+        code: &str,
+        rule: &str,
+        node: Option<i64>,
+        path: String,
+        en: String,
+        zh: String,
+    ) {
+        self.findings.push(Finding {
+            code: code.into(),
+            rule: rule.into(),
+            severity: Severity::Error,
+            node_id: node,
+            path,
+            message: en,
+            message_zh: zh,
+            fix: None,
+        });
+    }
+
     /// Logs `entry`, an object without `step` and `phase` keys.
     fn log(&mut self, step: usize, phase: &str, mut entry: Value) {
         if let Value::Object(obj) = &mut entry {
@@ -318,33 +336,46 @@ impl Replay {
 
     /// A log entry about one resource key on one remote node.
     fn log_key(&mut self, step: usize, phase: &str, node: i64, rk: &str, note: &str) {
-        self.log(
+        self.log_node(
             step,
             phase,
-            object([
-                ("nodeId", Value::from(node)),
-                ("resourceKey", Value::from(rk)),
-                ("note", Value::from(note)),
-            ]),
+            node,
+            None,
+            ("resourceKey", Value::from(rk)),
+            note,
         );
+    }
+
+    /// A log entry about `node`: the command sent (if any), one more field
+    /// and a note.
+    fn log_node(
+        &mut self,
+        step: usize,
+        phase: &str,
+        node: i64,
+        command: Option<&str>,
+        field: (&str, Value),
+        note: &str,
+    ) {
+        let mut entry = object([
+            ("nodeId", Value::from(node)),
+            field,
+            ("note", Value::from(note)),
+        ]);
+        if let (Some(command), Value::Object(o)) = (command, &mut entry) {
+            o.insert("command".into(), Value::from(command));
+        }
+        self.log(step, phase, entry);
     }
 
     /// A log entry about local command `index`.
     fn log_local(&mut self, step: usize, node: i64, command: &str, index: usize, note: &str) {
-        self.log(
-            step,
-            "local",
-            object([
-                ("nodeId", Value::from(node)),
-                ("command", Value::from(command)),
-                ("index", Value::from(index)),
-                ("note", Value::from(note)),
-            ]),
-        );
+        let index = ("index", Value::from(index));
+        self.log_node(step, "local", node, Some(command), index, note);
     }
 
     /// The providers of these remote nodes cannot be reached until the next call.
-    fn unreachable(&mut self, nodes: &BTreeSet<i64>) {
+    fn unreachable(&mut self, nodes: &[i64]) {
         self.providers
             .set_unreachable(nodes.iter().map(|n| Share::of_node(*n)));
     }
@@ -424,9 +455,9 @@ impl Replay {
         note: &str,
     ) {
         let (command, data) = if chain {
-            ("DeleteChains", chain_delete(t))
+            ("DeleteChains", chain_delete(format!("chains_{t}")))
         } else {
-            ("DeleteService", services_delete(t))
+            ("DeleteService", services_delete(tunnel_service_names(t)))
         };
         for node in nodes {
             self.send(step, phase, *node, command, &data, note);
@@ -454,16 +485,7 @@ impl Replay {
             .or_else(|| data.get(0).and_then(|s| s.get("name")).cloned())
             .or_else(|| data.get("services").cloned())
             .unwrap_or(Value::Null);
-        self.log(
-            step,
-            phase,
-            object([
-                ("nodeId", Value::from(node)),
-                ("command", Value::from(command)),
-                ("target", target),
-                ("note", Value::from(note)),
-            ]),
-        );
+        self.log_node(step, phase, node, Some(command), ("target", target), note);
     }
 
     /// Everything deployed for tunnel `t`.
@@ -495,7 +517,7 @@ impl Replay {
     /// one's service and chain (an exit's chain reads as `""`).
     fn runtime_objects(&self, keep: &dyn Fn(&Runtime) -> bool) -> Vec<Deployed> {
         let mut out = Vec::new();
-        for r in self.providers.runtimes().filter(|r| keep(r)) {
+        for r in self.providers.runtimes().into_iter().filter(|r| keep(r)) {
             let node = r.usage.node_id;
             insert_sorted(&mut out, (node, "service", r.service_name()));
             insert_sorted(
@@ -520,10 +542,10 @@ impl Replay {
             ),
             Released::Runtime(rt) if rt.applied => {
                 let note = "provider releases the runtime";
-                let services = object([("services", Value::from(vec![rt.service_name()]))]);
+                let services = services_delete(vec![rt.service_name()]);
                 self.send(step, phase, node, "DeleteService", &services, note);
                 if let Some(chain) = rt.chain_name() {
-                    let data = object([("chain", Value::from(chain))]);
+                    let data = chain_delete(chain);
                     self.send(step, phase, node, "DeleteChains", &data, note);
                 }
             }
@@ -557,11 +579,11 @@ impl Replay {
         step: usize,
         t: i64,
         plan: &Plan,
-        base: &str,
+        plan_at: &str,
     ) -> Result<Vec<(String, i64)>, String> {
         let mut refs: Vec<(String, i64)> = Vec::new();
         for (j, fed) in plan.federation.iter().enumerate() {
-            if let Err(why) = self.apply_runtime(step, t, fed, base, j) {
+            if let Err(why) = self.apply_runtime(step, t, fed, plan_at, j) {
                 self.release_newest_first(step, &refs, "federation-release");
                 return Err(format!("remote node {}: {why}", fed.node_id));
             }
@@ -577,7 +599,7 @@ impl Replay {
         step: usize,
         t: i64,
         fed: &FederationStep,
-        base: &str,
+        plan_at: &str,
         j: usize,
     ) -> Result<(), String> {
         let node = fed.node_id;
@@ -613,13 +635,6 @@ impl Replay {
             self.log_key(step, "federation", node, rk, &note);
         }
         let service = |c: &&Sent| c.1 == "AddService";
-        // A planned `input` has no federation list of its own: point at the input.
-        let retries_path = if base.ends_with("/input") {
-            base.to_string()
-        } else {
-            let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
-            format!("{base}/federation/{j}/commands/{k}/data/0/handler/retries")
-        };
         match (kind, before) {
             (ApplyKind::AlreadyApplied, Some(e)) if fed.role == "middle" && targets > 0 => {
                 let service_name = e.service_name();
@@ -649,9 +664,16 @@ impl Replay {
                     Some(handler_retries(svc))
                 });
                 if let Some(kept) = kept.filter(|k| *k != fresh) {
+                    // A planned `input` has no federation list of its own: point at the input.
+                    let retries_path = if plan_at == "/input" {
+                        step_path(step, "/input")
+                    } else {
+                        let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
+                        format!("/{step}/plan/federation/{j}/commands/{k}/data/0/handler/retries")
+                    };
                     let show =
                         |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
-                    self.findings.push(finding(
+                    self.report(
                             "LC001",
                             "stale-retries-after-edit",
                             Some(node),
@@ -664,7 +686,7 @@ impl Replay {
                                 "节点 {node}：之前的释放未送达提供方，本次只更新了转发链 {}（{targets} 个目标），服务 {} 仍保留 retries {}，而全新下发应为 {}：主节点失效时不会重试新目标",
                                 chain_name, service_name, show(kept), show(fresh)
                             ),
-                        ));
+                        );
                 }
                 if let Some(r) = self.providers.runtime_mut(&share, rk) {
                     r.usage.targets = targets;
@@ -682,12 +704,9 @@ impl Replay {
                 for (_, command, data) in &cmds {
                     let data = rename_runtime(data, plan_r, r_id);
                     if let Some(clash) = self.clash(node, command, &data) {
-                        self.log(step, "federation", object([
-                                ("nodeId", Value::from(node)),
-                                ("command", Value::from(*command)),
-                                ("resourceKey", Value::from(rk)),
-                                ("note", Value::from(format!("the agent rejects it: {clash} already exists; the provider's apply fails"))),
-                            ]));
+                        let note = format!("the agent rejects it: {clash} already exists; the provider's apply fails");
+                        let key = ("resourceKey", Value::from(rk));
+                        self.log_node(step, "federation", node, Some(command), key, &note);
                         if chain_added {
                             let chain = if fed.role == "middle" {
                                 format!("fed_chain_{r_id}")
@@ -699,7 +718,7 @@ impl Replay {
                                 "federation",
                                 node,
                                 "DeleteChains",
-                                &object([("chain", Value::from(chain))]),
+                                &chain_delete(chain),
                                 "provider cleans up its failed apply",
                             );
                         }
@@ -732,18 +751,17 @@ impl Replay {
     }
 
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
-        let base = format!("/{i}");
-        let (plan, plan_key) = step_plan(step, &base)?;
+        let (plan, plan_at) = step_plan(step, i)?;
         if let Some(err) = &plan.error {
             let text = err.message.clone();
-            self.findings.push(finding(
+            self.report(
                 "IN002",
                 "server-rejects",
                 None,
-                format!("{base}/{plan_key}"),
+                step_path(i, plan_at),
                 format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
                 format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
-            ));
+            );
             self.log(i, "rejected", object([("note", Value::from(text))]));
             return Ok(());
         }
@@ -755,33 +773,34 @@ impl Replay {
             .or(self.last_tunnel)
             .unwrap_or(0);
         self.last_tunnel = Some(t);
-        let unreachable = ids(step.get("unreachable"));
-        let mut release_unreachable = unreachable.clone();
-        release_unreachable.extend(ids(step.get("releaseUnreachable")));
+        let unreachable = ids(step, &["unreachable"]);
+        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
         let edit = self.tunnel(t).is_some_and(|r| r.exists);
         if op == "edit" && !edit {
             return Err(ApiError::new(
                 "IN001",
                 format!("step {i}: edit of tunnel {t}, which was never applied"),
-                base,
+                step_path(i, ""),
             ));
         }
         let fail_at = if op == "applyError" {
-            let spec = step.get("failAt").cloned().unwrap_or(Value::Null);
+            let spec = step.get("failAt");
             let mut first = false;
-            let hit = (spec.is_u64() || spec.is_object())
-                && local
-                    .iter()
-                    .enumerate()
-                    .any(|(k, c)| selects(&spec, k, c, &mut first));
+            let hit = spec.is_some_and(|spec| {
+                (spec.is_u64() || spec.is_object())
+                    && local
+                        .iter()
+                        .enumerate()
+                        .any(|(k, c)| selects(spec, k, c, &mut first))
+            });
             if !hit {
                 return Err(ApiError::new(
                     "IN001",
                     format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
-                    format!("{base}/failAt"),
+                    step_path(i, "/failAt"),
                 ));
             }
-            Some(spec)
+            spec
         } else {
             None
         };
@@ -802,8 +821,7 @@ impl Replay {
             self.release_all(i, t, "release");
         }
         self.unreachable(&unreachable);
-        let plan_base = format!("{base}/{plan_key}");
-        let refs = match self.apply_federation(i, t, &plan, &plan_base) {
+        let refs = match self.apply_federation(i, t, &plan, plan_at) {
             Ok(r) => r,
             Err(e) => {
                 self.log(
@@ -828,16 +846,19 @@ impl Replay {
         let mut failed = false;
         let mut fail_first = false;
         let mut to_first: Vec<bool> = vec![false; timeouts.len()];
-        let mut new_chain_nodes = BTreeSet::new();
-        let mut new_service_nodes = BTreeSet::new();
+        let mut new_chain_nodes = Vec::new();
+        let mut new_service_nodes = Vec::new();
         for (k, cmd) in local.iter().enumerate() {
             let (node, command, data) = (cmd.0, cmd.1, &cmd.2);
             let is_chain = command == "AddChains" || command == "UpdateChains";
-            if is_chain {
-                new_chain_nodes.insert(node);
-            } else {
-                new_service_nodes.insert(node);
-            }
+            insert_node(
+                if is_chain {
+                    &mut new_chain_nodes
+                } else {
+                    &mut new_service_nodes
+                },
+                node,
+            );
             if failed {
                 continue;
             }
@@ -852,10 +873,7 @@ impl Replay {
                 (true, "AddService") => ("UpdateService", data.clone()),
                 _ => (command, data.clone()),
             };
-            if fail_at
-                .as_ref()
-                .is_some_and(|f| selects(f, k, cmd, &mut fail_first))
-            {
+            if fail_at.is_some_and(|f| selects(f, k, cmd, &mut fail_first)) {
                 self.log_local(
                     i,
                     node,
@@ -897,13 +915,12 @@ impl Replay {
             if !edit {
                 // rollbackTunnelRuntime: services newest first, then chains newest first.
                 for (chain, created) in [(false, &created_services), (true, &created_chains)] {
-                    let mut seen = BTreeSet::new();
-                    let nodes: Vec<i64> = created
-                        .iter()
-                        .rev()
-                        .copied()
-                        .filter(|n| seen.insert(*n))
-                        .collect();
+                    let (mut seen, mut nodes) = (Vec::new(), Vec::new());
+                    for node in created.iter().rev() {
+                        if insert_node(&mut seen, *node) {
+                            nodes.push(*node);
+                        }
+                    }
                     self.delete_from(i, "rollback", t, chain, &nodes, "local rollback");
                 }
             } else {
@@ -927,21 +944,27 @@ impl Replay {
             // LC003: anything this apply created that is still deployed.
             let after = self.owned(t);
             for (node, kind, name) in after.iter().filter(|x| before.binary_search(x).is_err()) {
-                self.findings.push(finding(
+                self.report(
                     "LC003",
                     "rollback-leak",
                     Some(*node),
-                    format!("{base}/failAt"),
+                    step_path(i, "/failAt"),
                     format!("Node {node}: {kind} {name} was created by the failed apply of step {i} and is still deployed after the rollback"),
                     format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
-                ));
+                );
             }
             self.end(i, false);
             return Ok(());
         }
         if edit {
-            let gone = |old: &[i64], new: &BTreeSet<i64>| -> Vec<i64> {
-                old.iter().filter(|n| !new.contains(n)).copied().collect()
+            let gone = |old: &[i64], new: &[i64]| -> Vec<i64> {
+                let mut out = Vec::new();
+                for node in old {
+                    if new.binary_search(node).is_err() {
+                        out.push(*node);
+                    }
+                }
+                out
             };
             let note = "node left the tunnel";
             let chains = gone(&old_chain_nodes, &new_chain_nodes);
@@ -963,8 +986,7 @@ impl Replay {
             .and_then(loose_id)
             .or(self.last_tunnel)
             .unwrap_or(0);
-        let mut unreachable = ids(step.get("unreachable"));
-        unreachable.extend(ids(step.get("releaseUnreachable")));
+        let unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
         self.log(
             i,
             "begin",
@@ -994,19 +1016,19 @@ impl Replay {
             {
                 continue;
             }
-            let why = if unreachable.contains(&node) {
+            let why = if unreachable.binary_search(&node).is_ok() {
                 " (its provider never got the release)"
             } else {
                 ""
             };
-            self.findings.push(finding(
+            self.report(
                 "LC002",
                 "release-leak",
                 Some(node),
-                format!("/{i}"),
+                step_path(i, ""),
                 format!("Node {node}: {kind} {name} of tunnel {t} is still deployed after the {} of step {i}{why}", if delete { "delete" } else { "release" }),
                 format!("节点 {node}：第 {i} 步{}后，隧道 {t} 的 {kind} {name} 仍残留{}", if delete { "删除" } else { "释放" }, if why.is_empty() { "" } else { "（提供方未收到释放请求）" }),
-            ));
+            );
         }
         if delete {
             if let Some(rec) = self.tunnel_mut(t) {
@@ -1023,7 +1045,11 @@ impl Replay {
                 continue;
             }
             let configs = |list: &[(String, Value)]| {
-                Value::from(list.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
+                let mut out = Vec::new();
+                for (_, config) in list {
+                    out.push(config.clone());
+                }
+                Value::Array(out)
             };
             nodes.insert(
                 id.to_string(),
@@ -1054,17 +1080,14 @@ impl Replay {
         }
         let mut tunnels = Map::new();
         for (t, r) in &self.tunnels {
-            let bindings: Vec<Value> = r
-                .bindings
-                .iter()
-                .map(|(k, n)| {
-                    object([
-                        ("resourceKey", Value::from(k.as_str())),
-                        ("nodeId", Value::from(*n)),
-                    ])
-                })
-                .collect();
-            let list = |s: &BTreeSet<i64>| Value::from(s.iter().copied().collect::<Vec<_>>());
+            let mut bindings = Vec::new();
+            for (k, n) in &r.bindings {
+                bindings.push(object([
+                    ("resourceKey", Value::from(k.as_str())),
+                    ("nodeId", Value::from(*n)),
+                ]));
+            }
+            let list = |s: &Vec<i64>| Value::from(s.clone());
             tunnels.insert(
                 t.to_string(),
                 object([
@@ -1083,26 +1106,32 @@ impl Replay {
     }
 }
 
-/// The plan of an apply step and the key it came from (`plan` or `input`).
-fn step_plan(step: &Value, base: &str) -> Result<(Plan, &'static str), ApiError> {
+/// The JSON Pointer `rest` (`""` or `/key...`) below step `i`.
+fn step_path(i: usize, rest: &str) -> String {
+    format!("/{i}{rest}")
+}
+
+/// The plan of an apply step and where it came from (`/plan` or `/input`,
+/// a pointer below the step).
+fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
     if let Some(p) = step.get("plan") {
         if !is_plan(p) {
             return Err(ApiError::new(
                 "IN001",
                 "plan must have federation and local lists",
-                format!("{base}/plan"),
+                step_path(i, "/plan"),
             ));
         }
         let plan = Plan::from_json(p)
-            .map_err(|e| ApiError::new("IN001", e.message, format!("{base}/plan{}", e.path)))?;
-        return Ok((plan, "plan"));
+            .map_err(|e| ApiError::new("IN001", e.message, format!("/{i}/plan{}", e.path)))?;
+        return Ok((plan, "/plan"));
     }
     if let Some(input) = step.get("input") {
         if input.get("tunnel").is_none() && input.get("db").is_none() {
             return Err(ApiError::new(
                 "IN001",
                 "input must be {tunnel, nodes} (or {tunnel, before, nodes}, or {db})",
-                format!("{base}/input"),
+                step_path(i, "/input"),
             ));
         }
         // The request path: the step's `mode`, else what the input asks for.
@@ -1112,17 +1141,17 @@ fn step_plan(step: &Value, base: &str) -> Result<(Plan, &'static str), ApiError>
                 ApiError::new(
                     "IN001",
                     format!("mode must be create, update or redeploy, not {m:?}"),
-                    format!("{base}/mode"),
+                    step_path(i, "/mode"),
                 )
             })?,
         };
         let plan = crate::planner::plan_with(input, mode, &Default::default());
-        return Ok((plan, "input"));
+        return Ok((plan, "/input"));
     }
     Err(ApiError::new(
         "IN001",
         "an apply step needs plan or input",
-        base.to_string(),
+        step_path(i, ""),
     ))
 }
 
@@ -1154,7 +1183,7 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
         let op = step
             .get("op")
             .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::new("IN001", "a step needs an op", format!("/{i}/op")))?;
+            .ok_or_else(|| ApiError::new("IN001", "a step needs an op", step_path(i, "/op")))?;
         match op {
             "apply" | "create" | "edit" | "applyError" => r.step_apply(i, step, op)?,
             "release" => r.step_release(i, step, false),
@@ -1163,7 +1192,7 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
                 return Err(ApiError::new(
                     "IN001",
                     format!("unknown op {other:?} (apply, edit, applyError, release, delete)"),
-                    format!("/{i}/op"),
+                    step_path(i, "/op"),
                 ))
             }
         }

@@ -153,9 +153,16 @@ impl Providers {
             .find(|r| r.share == share.key && r.resource_key == resource_key)
     }
 
-    /// Every runtime of every panel, in no particular order.
-    pub fn runtimes(&self) -> impl Iterator<Item = &Runtime> {
-        self.panels.values().flat_map(|p| p.runtimes.iter())
+    /// Every runtime of every panel, in no particular order (a list: the
+    /// map walk is compiled once, not at every caller).
+    pub fn runtimes(&self) -> Vec<&Runtime> {
+        let mut out = Vec::new();
+        for panel in self.panels.values() {
+            for r in &panel.runtimes {
+                out.push(r);
+            }
+        }
+        out
     }
 
     /// Puts a key of a share back as it was before a failed apply: `before`,
