@@ -30,6 +30,7 @@ pub(crate) enum Ty {
     Strategy,
 }
 
+#[derive(Clone, Copy)]
 pub(crate) struct Field(&'static str, Ty);
 
 /// The fields of one Go struct, with a small index built at compile time:
@@ -68,6 +69,25 @@ const fn fields(list: &'static [Field]) -> Fields {
         i += 1;
     }
     Fields { list, slots }
+}
+
+/// A struct's fields from its groups, in order (`N` is their total; a wrong
+/// count fails the build).
+#[allow(clippy::indexing_slicing)]
+const fn join<const N: usize>(groups: &[&[Field]]) -> [Field; N] {
+    let mut out = [Field("", Ty::Str); N];
+    let (mut at, mut g) = (0, 0);
+    while g < groups.len() {
+        let mut i = 0;
+        while i < groups[g].len() {
+            out[at] = groups[g][i];
+            at += 1;
+            i += 1;
+        }
+        g += 1;
+    }
+    assert!(at == N);
+    out
 }
 
 impl Fields {
@@ -114,20 +134,12 @@ static PLUGIN: Fields = fields(&[
     Field("tls", ANY_OBJ),
     Field("metadata", Ty::Map),
 ]);
-static HANDLER: Fields = fields(&[
-    Field("type", Ty::Str),
-    Field("retries", Ty::Int),
-    Field("chain", Ty::Str),
-    Field("chainGroup", Ty::Obj(&CHAIN_GROUP)),
-    Field("auther", Ty::Str),
-    Field("authers", STRS),
-    Field("auth", ANY_OBJ),
-    Field("tls", ANY_OBJ),
-    Field("limiter", Ty::Str),
-    Field("observer", Ty::Str),
-    Field("metadata", Ty::Map),
-]);
-static LISTENER: Fields = fields(&[
+// Field groups several of GOST's config structs declare alike (each struct
+// repeats them in config.go); a struct's table joins its groups.
+
+/// `chain`, `chainGroup`, auth, TLS and metadata: a listener's fields, which
+/// a handler has too.
+const PLUGIN_CHAIN: &[Field] = &[
     Field("type", Ty::Str),
     Field("chain", Ty::Str),
     Field("chainGroup", Ty::Obj(&CHAIN_GROUP)),
@@ -136,89 +148,116 @@ static LISTENER: Fields = fields(&[
     Field("auth", ANY_OBJ),
     Field("tls", ANY_OBJ),
     Field("metadata", Ty::Map),
-]);
-static FORWARD_NODE: Fields = fields(&[
+];
+/// The name and dial address of a chain node or forwarder node, and its bypasses.
+const DIAL: &[Field] = &[
     Field("name", Ty::Str),
     Field("addr", Ty::DialAddr),
     Field("network", Ty::Str),
     Field("bypass", Ty::Str),
     Field("bypasses", STRS),
-    Field("protocol", Ty::Str),
-    Field("host", Ty::Str),
-    Field("path", Ty::Str),
+];
+/// A chain node's or forwarder node's filter, matcher, HTTP and TLS settings.
+const NODE_TAIL: &[Field] = &[
     Field("filter", ANY_OBJ),
     Field("matcher", ANY_OBJ),
-    Field("auth", ANY_OBJ),
     Field("http", ANY_OBJ),
     Field("tls", ANY_OBJ),
     Field("metadata", Ty::Map),
+];
+/// The outgoing interface, socket options, bypasses and resolution of a
+/// service or a hop.
+const ROUTING: &[Field] = &[
+    Field("interface", Ty::Str),
+    Field("sockopts", Ty::Obj(&SOCKOPTS)),
+    Field("bypass", Ty::Str),
+    Field("bypasses", STRS),
+    Field("resolver", Ty::Str),
+    Field("hosts", Ty::Str),
+];
+
+static LISTENER: Fields = fields(PLUGIN_CHAIN);
+static HANDLER_LIST: [Field; 11] = join(&[
+    PLUGIN_CHAIN,
+    &[
+        Field("retries", Ty::Int),
+        Field("limiter", Ty::Str),
+        Field("observer", Ty::Str),
+    ],
 ]);
+static HANDLER: Fields = fields(&HANDLER_LIST);
+static FORWARD_NODE_LIST: [Field; 14] = join(&[
+    DIAL,
+    &[
+        Field("protocol", Ty::Str),
+        Field("host", Ty::Str),
+        Field("path", Ty::Str),
+        Field("auth", ANY_OBJ),
+    ],
+    NODE_TAIL,
+]);
+static FORWARD_NODE: Fields = fields(&FORWARD_NODE_LIST);
 static FORWARDER: Fields = fields(&[
     Field("name", Ty::Str),
     Field("hop", Ty::Str),
     Field("selector", Ty::Obj(&SELECTOR)),
     Field("nodes", Ty::Arr(&Ty::Obj(&FORWARD_NODE))),
 ]);
-pub(crate) static SERVICE: Fields = fields(&[
-    Field("name", Ty::Str),
-    Field("addr", Ty::ListenAddr),
-    Field("interface", Ty::Str),
-    Field("sockopts", Ty::Obj(&SOCKOPTS)),
-    Field("admission", Ty::Str),
-    Field("admissions", STRS),
-    Field("bypass", Ty::Str),
-    Field("bypasses", STRS),
-    Field("resolver", Ty::Str),
-    Field("hosts", Ty::Str),
-    Field("limiter", Ty::Str),
-    Field("climiter", Ty::Str),
-    Field("rlimiter", Ty::Str),
-    Field("logger", Ty::Str),
-    Field("loggers", STRS),
-    Field("observer", Ty::Str),
-    Field("recorders", Ty::Arr(&ANY_OBJ)),
-    Field("handler", Ty::Obj(&HANDLER)),
-    Field("listener", Ty::Obj(&LISTENER)),
-    Field("forwarder", Ty::Obj(&FORWARDER)),
-    Field("metadata", Ty::Map),
-    Field("status", ANY_OBJ),
+static SERVICE_LIST: [Field; 22] = join(&[
+    &[
+        Field("name", Ty::Str),
+        Field("addr", Ty::ListenAddr),
+        Field("admission", Ty::Str),
+        Field("admissions", STRS),
+    ],
+    ROUTING,
+    &[
+        Field("limiter", Ty::Str),
+        Field("climiter", Ty::Str),
+        Field("rlimiter", Ty::Str),
+        Field("logger", Ty::Str),
+        Field("loggers", STRS),
+        Field("observer", Ty::Str),
+        Field("recorders", Ty::Arr(&ANY_OBJ)),
+        Field("handler", Ty::Obj(&HANDLER)),
+        Field("listener", Ty::Obj(&LISTENER)),
+        Field("forwarder", Ty::Obj(&FORWARDER)),
+        Field("metadata", Ty::Map),
+        Field("status", ANY_OBJ),
+    ],
 ]);
-static NODE: Fields = fields(&[
-    Field("name", Ty::Str),
-    Field("addr", Ty::DialAddr),
-    Field("network", Ty::Str),
-    Field("bypass", Ty::Str),
-    Field("bypasses", STRS),
-    Field("resolver", Ty::Str),
-    Field("hosts", Ty::Str),
-    Field("connector", Ty::Obj(&PLUGIN)),
-    Field("dialer", Ty::Obj(&PLUGIN)),
-    Field("interface", Ty::Str),
-    Field("netns", Ty::Str),
-    Field("sockopts", Ty::Obj(&SOCKOPTS)),
-    Field("filter", ANY_OBJ),
-    Field("matcher", ANY_OBJ),
-    Field("http", ANY_OBJ),
-    Field("tls", ANY_OBJ),
-    Field("metadata", Ty::Map),
+pub(crate) static SERVICE: Fields = fields(&SERVICE_LIST);
+static NODE_LIST: [Field; 17] = join(&[
+    DIAL,
+    &[
+        Field("resolver", Ty::Str),
+        Field("hosts", Ty::Str),
+        Field("connector", Ty::Obj(&PLUGIN)),
+        Field("dialer", Ty::Obj(&PLUGIN)),
+        Field("interface", Ty::Str),
+        Field("netns", Ty::Str),
+        Field("sockopts", Ty::Obj(&SOCKOPTS)),
+    ],
+    NODE_TAIL,
 ]);
-static HOP: Fields = fields(&[
-    Field("name", Ty::Str),
-    Field("interface", Ty::Str),
-    Field("sockopts", Ty::Obj(&SOCKOPTS)),
-    Field("selector", Ty::Obj(&SELECTOR)),
-    Field("bypass", Ty::Str),
-    Field("bypasses", STRS),
-    Field("resolver", Ty::Str),
-    Field("hosts", Ty::Str),
-    Field("nodes", Ty::Arr(&Ty::Obj(&NODE))),
-    Field("reload", Ty::Dur),
-    Field("file", ANY_OBJ),
-    Field("redis", ANY_OBJ),
-    Field("http", ANY_OBJ),
-    Field("plugin", ANY_OBJ),
-    Field("metadata", Ty::Map),
+static NODE: Fields = fields(&NODE_LIST);
+static HOP_LIST: [Field; 15] = join(&[
+    &[
+        Field("name", Ty::Str),
+        Field("selector", Ty::Obj(&SELECTOR)),
+    ],
+    ROUTING,
+    &[
+        Field("nodes", Ty::Arr(&Ty::Obj(&NODE))),
+        Field("reload", Ty::Dur),
+        Field("file", ANY_OBJ),
+        Field("redis", ANY_OBJ),
+        Field("http", ANY_OBJ),
+        Field("plugin", ANY_OBJ),
+        Field("metadata", Ty::Map),
+    ],
 ]);
+static HOP: Fields = fields(&HOP_LIST);
 pub(crate) static CHAIN: Fields = fields(&[
     Field("name", Ty::Str),
     Field("hops", Ty::Arr(&Ty::Obj(&HOP))),
