@@ -343,6 +343,39 @@ fn entry_router(
     )
 }
 
+/// `ns / 1e9`, truncated toward zero, as i64 (saturating). Whole seconds
+/// fit an i64 (a mark's time and the clock are i64 ms or s, a timeout i64 ns
+/// or s), so printing them keeps i128's formatter out of the build. The
+/// division is long division of 32-bit limbs in u64, which keeps i128's
+/// division routine out too.
+fn whole_seconds(ns: i128) -> i64 {
+    const BILLION: u64 = 1_000_000_000;
+    let magnitude = ns.unsigned_abs();
+    let (high, low) = ((magnitude >> 64) as u64, magnitude as u64);
+    let mut rest = 0u64;
+    let mut limb = |part: u64| {
+        // `rest < 1e9 < 2^30`, so this fits a u64.
+        let part = (rest << 32) | part;
+        rest = part % BILLION;
+        part / BILLION
+    };
+    let (q3, q2, q1, q0) = (
+        limb(high >> 32),
+        limb(high & 0xFFFF_FFFF),
+        limb(low >> 32),
+        limb(low & 0xFFFF_FFFF),
+    );
+    let whole = match (q3 | q2, i64::try_from((q1 << 32) | q0)) {
+        (0, Ok(w)) => w,
+        _ => i64::MAX,
+    };
+    if ns < 0 {
+        -whole
+    } else {
+        whole
+    }
+}
+
 fn name_of(world: &World, ai: Option<usize>) -> String {
     match ai.and_then(|a| world.agents.get(a)) {
         Some(a) => a.label.clone(),
@@ -674,11 +707,7 @@ impl<'w> Sim<'w> {
                     next.push(i);
                     continue;
                 }
-                // Whole seconds fit an i64 (a mark's time and the clock are i64 ms or s,
-                // a timeout i64 ns or s): formatting them as i64 keeps i128's
-                // formatter out of the build.
-                let seconds = |ns: i128| i64::try_from(ns / 1_000_000_000).unwrap_or(i64::MAX);
-                let (since_s, timeout_s) = (seconds(since), seconds(timeout));
+                let (since_s, timeout_s) = (whole_seconds(since), whole_seconds(timeout));
                 if since >= timeout {
                     next.push(i);
                     cand.reason =
@@ -797,6 +826,30 @@ impl<'w> Sim<'w> {
             chosen,
             text: how,
             candidates,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_seconds;
+
+    #[test]
+    fn whole_seconds_truncates_toward_zero() {
+        for ns in [
+            0i128,
+            1,
+            999_999_999,
+            1_000_000_000,
+            -1,
+            -1_999_999_999,
+            10_000_000_000,
+            i128::from(i64::MAX) * 1_000_000_000,
+            i128::from(i64::MIN) * 1_000_000,
+            (1i128 << 100) + 12_345,
+        ] {
+            let expected = i64::try_from(ns / 1_000_000_000).unwrap_or(i64::MAX);
+            assert_eq!(whole_seconds(ns), expected, "{ns}");
         }
     }
 }
