@@ -655,6 +655,12 @@ fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<us
         .collect()
 }
 
+/// Orders `(key, agent)` pairs by key: one function for both indexes keyed
+/// by port, so the sort is compiled once for them.
+fn by_key<K: Ord>(a: &(K, usize), b: &(K, usize)) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
+}
+
 /// Is agent `c` upstream of agent `ai`: do its own chains dial one of
 /// `ai`'s ports?
 #[inline(never)]
@@ -784,9 +790,9 @@ fn find_targets(
             }
         }
     }
-    crate::stable_sort::sort_by(&mut table_by_port, |a, b| a.0.cmp(&b.0));
-    crate::stable_sort::sort_by(&mut listeners, |a, b| a.0.cmp(&b.0));
-    crate::stable_sort::sort_by(&mut table_by_host, |a, b| a.0.cmp(b.0));
+    crate::stable_sort::sort_by(&mut table_by_port, by_key);
+    crate::stable_sort::sort_by(&mut listeners, by_key);
+    crate::stable_sort::sort_by(&mut table_by_host, by_key);
     // Candidate agents per chain node.
     let mut cands: Vec<Vec<usize>> = Vec::with_capacity(sites.len());
     for (k, site) in sites.iter().enumerate() {
