@@ -386,13 +386,14 @@ fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a Obj<'a> {
 }
 
 /// An agent running what `raw` holds: each config read into the model
-/// ([`gost`]) from its tree.
-fn build_agent(
-    node_id: Option<i64>,
-    label: String,
-    raw: &RawNode,
-    notes: &mut Vec<String>,
-) -> Agent {
+/// ([`gost`]) from its tree. Its label names node `node_id` (with `name`
+/// when there is one), or "this node" for a node config.
+fn build_agent(node_id: Option<i64>, name: &str, raw: &RawNode, notes: &mut Vec<String>) -> Agent {
+    let label = match node_id {
+        None => "this node".to_string(),
+        Some(id) if name.is_empty() => format!("node {id}"),
+        Some(id) => format!("node {id} ({name})"),
+    };
     let who = label.clone();
     let mut chain_at = rustc_hash::FxHashMap::default();
     for (i, (name, _)) in raw.chains.iter().enumerate() {
@@ -503,14 +504,10 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
     if raw.len() > MAX_NODES || size > MAX_OBJECTS {
         return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));
     }
-    let table: Vec<&Value> = plan
-        .get("nodes")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
+    let table = list_at(plan, "nodes");
     let mut agents: Vec<Agent> = Vec::new();
     // Node table order first (entries, hops, exits as the planner lists them), then any other node.
-    for row in &table {
+    for row in table {
         let Some(id) = row.get("nodeId").and_then(json_int) else {
             continue;
         };
@@ -520,12 +517,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         let empty = RawNode::default();
         let r = raw.get(&id).unwrap_or(&empty);
         let name = str_at(row, "name");
-        let label = if name.is_empty() {
-            format!("node {id}")
-        } else {
-            format!("node {id} ({name})")
-        };
-        let mut a = build_agent(Some(id), label, r, &mut notes);
+        let mut a = build_agent(Some(id), name, r, &mut notes);
         a.role = row.get("role").and_then(Value::as_str).map(str::to_string);
         a.name = Some(name.to_string()).filter(|n| !n.is_empty());
         a.addresses = row
@@ -544,15 +536,16 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         if agents.iter().any(|a| a.node_id == Some(*id)) {
             continue;
         }
-        let mut a = build_agent(Some(*id), format!("node {id}"), r, &mut notes);
+        let mut a = build_agent(Some(*id), "", r, &mut notes);
         // Without a node table: a node with chains and no services is an entry.
-        if a.services.is_empty() && !a.chains.is_empty() {
-            a.role = Some("entry".into());
+        let role = if a.services.is_empty() && !a.chains.is_empty() {
+            "entry"
         } else if a.services.iter().all(|s| s.chain.is_none()) {
-            a.role = Some("exit".into());
+            "exit"
         } else {
-            a.role = Some("middle".into());
-        }
+            "middle"
+        };
+        a.role = Some(role.to_string());
         agents.push(a);
     }
     let table_ports: Vec<(usize, i64)> = table
@@ -578,7 +571,7 @@ pub fn from_node_config(doc: &Value) -> World {
     for s in list_at(doc, "services") {
         raw.apply("AddService", s);
     }
-    let mut a = build_agent(None, "this node".into(), &raw, &mut notes);
+    let mut a = build_agent(None, "", &raw, &mut notes);
     a.role = Some("entry".into());
     World::new(vec![a], notes, true)
 }
@@ -695,12 +688,12 @@ fn find_targets(
             hops.push((ai, hop, first));
         }
     }
-    let listen_ports: Vec<Vec<i64>> = agents
-        .iter()
-        .map(|a| a.services.iter().filter_map(|s| s.nominal_port).collect())
-        .collect();
-    let mut signatures: Vec<Vec<&str>> = (0..n).map(|_| Vec::new()).collect();
-    let mut dial_ports: Vec<Vec<i64>> = (0..n).map(|_| Vec::new()).collect();
+    let mut listen_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
+    for (ports, a) in listen_ports.iter_mut().zip(agents) {
+        ports.extend(a.services.iter().filter_map(|s| s.nominal_port));
+    }
+    let mut signatures: Vec<Vec<&str>> = vec![Vec::new(); n];
+    let mut dial_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
     for site in &sites {
         if let Some(signature) = signatures.get_mut(site.agent) {
             signature.push(&site.node.addr);
