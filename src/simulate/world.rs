@@ -648,8 +648,8 @@ fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<us
         .collect()
 }
 
-/// Orders `(key, agent)` pairs by key: one function for both indexes keyed
-/// by port, so the sort is compiled once for them.
+/// Orders `(key, agent)` pairs by key: one function for the indexes of one
+/// key type, so the sort is compiled once for each.
 fn by_key<K: Ord>(a: &(K, usize), b: &(K, usize)) -> std::cmp::Ordering {
     a.0.cmp(&b.0)
 }
@@ -692,29 +692,31 @@ fn find_targets(
     for (ports, a) in listen_ports.iter_mut().zip(agents) {
         ports.extend(a.services.iter().filter_map(|s| s.nominal_port));
     }
-    let mut signatures: Vec<Vec<&str>> = vec![Vec::new(); n];
+    // An agent's signature: the addresses its chains dial, sorted. Kept as
+    // `(address, 0)` pairs so they sort by the one sort of the host index.
+    let mut signatures: Vec<Vec<(&str, usize)>> = vec![Vec::new(); n];
     let mut dial_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
     for site in &sites {
         if let Some(signature) = signatures.get_mut(site.agent) {
-            signature.push(&site.node.addr);
+            signature.push((&site.node.addr, 0));
         }
         if let (Some(ports), Some(p)) = (dial_ports.get_mut(site.agent), site.node.port) {
             ports.push(p);
         }
     }
     for signature in &mut signatures {
-        crate::stable_sort::sort(signature);
+        crate::stable_sort::sort_by(signature, by_key);
     }
     let dials_back = |c: usize, ai: usize| dials_back(&dial_ports, &listen_ports, c, ai);
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
-    let mut groups: Vec<(&[&str], Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(&[(&str, usize)], Vec<usize>)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.services.is_empty() {
             continue;
         }
-        let key: &[&str] = if a.chains.is_empty() {
-            &["<exit>"]
+        let key: &[(&str, usize)] = if a.chains.is_empty() {
+            &[("<exit>", 0)]
         } else {
             row(&signatures, i)
         };
