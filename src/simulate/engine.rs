@@ -1,7 +1,7 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
 use super::util::{crc32_ieee, loose_id, Prng};
-use super::world::{Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
+use super::world::{by_key, filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
@@ -79,9 +79,11 @@ struct Selection {
 struct Sim<'w> {
     world: &'w World,
     dead_ids: BTreeSet<i64>,
-    /// Sorted (binary search): a B-tree of this type would be one more
-    /// compiled copy of the B-tree code in the `.wasm`.
-    dead_addrs: Vec<(String, i64)>,
+    /// Dead `host:port` addresses: the hosts, and `(port, host index)`
+    /// sorted by port, an index like the world's (its sort and lookup are
+    /// compiled once for both).
+    dead_hosts: Vec<String>,
+    dead_ports: Vec<(i64, usize)>,
     /// By chain node and by hop `serial`: plain vectors, no map code.
     markers: Vec<Marker>,
     rr: Vec<u64>,
@@ -113,7 +115,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let mut sim = Sim {
         world,
         dead_ids: BTreeSet::new(),
-        dead_addrs: Vec::new(),
+        dead_hosts: Vec::new(),
+        dead_ports: Vec::new(),
         markers: vec![Marker::default(); world.node_count],
         rr: vec![0; world.hop_count],
         prng: Prng::new(sc.seed.unwrap_or(1)),
@@ -147,7 +150,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                     if !known {
                         notes.push(format!("dead address {text} is not dialed by any chain"));
                     }
-                    sim.dead_addrs.push(hp);
+                    sim.dead_ports.push((hp.1, sim.dead_hosts.len()));
+                    sim.dead_hosts.push(hp.0);
                 }
                 None => {
                     return Err(ApiError::new(
@@ -181,7 +185,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         }
     }
 
-    crate::stable_sort::sort(&mut sim.dead_addrs);
+    crate::stable_sort::sort_by(&mut sim.dead_ports, by_key);
 
     // `pick_entry` returns a position in `world.agents`, so this lookup
     // always succeeds; the error only keeps the code free of indexing.
@@ -633,11 +637,11 @@ impl<'w> Sim<'w> {
     /// `Some(reason)` when dialing this chain node fails.
     fn refusal(&self, node: &ChainNode) -> Option<String> {
         if let Some(p) = node.port {
-            if self
-                .dead_addrs
-                .binary_search(&(normalize_host(&node.host), p))
-                .is_ok()
-            {
+            let host = normalize_host(&node.host);
+            let dead = filed_under(&self.dead_ports, p, usize::MAX)
+                .into_iter()
+                .any(|h| self.dead_hosts.get(h).is_some_and(|d| *d == host));
+            if dead {
                 return Some(format!("{} is dead", node.addr));
             }
         } else {

@@ -636,8 +636,9 @@ fn narrow(list: &mut Vec<usize>, keep: &dyn Fn(usize) -> bool) {
     }
 }
 
-/// The agents of a key-sorted `(key, agent)` index filed under `key`, but `ai`.
-fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<usize> {
+/// The agents of a key-sorted `(key, agent)` index filed under `key`, but `ai`
+/// (`usize::MAX` for all of them).
+pub(super) fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<usize> {
     let start = index.partition_point(|(k, _)| *k < key);
     index
         .iter()
@@ -650,7 +651,7 @@ fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<us
 
 /// Orders `(key, agent)` pairs by key: one function for the indexes of one
 /// key type, so the sort is compiled once for each.
-fn by_key<K: Ord>(a: &(K, usize), b: &(K, usize)) -> std::cmp::Ordering {
+pub(super) fn by_key<K: Ord>(a: &(K, usize), b: &(K, usize)) -> std::cmp::Ordering {
     a.0.cmp(&b.0)
 }
 
