@@ -380,11 +380,9 @@ fn whole_seconds(ns: i128) -> i64 {
     }
 }
 
-fn name_of(world: &World, ai: Option<usize>) -> String {
-    match ai.and_then(|a| world.agents.get(a)) {
-        Some(a) => a.label.clone(),
-        None => "outside node".to_string(),
-    }
+fn name_of(world: &World, ai: Option<usize>) -> &str {
+    ai.and_then(|a| world.agents.get(a))
+        .map_or("outside node", |a| a.label.as_str())
 }
 
 impl<'w> Sim<'w> {
@@ -611,7 +609,7 @@ impl<'w> Sim<'w> {
                 .agents
                 .get(from)
                 .and_then(|a| a.addresses.first().cloned())
-                .unwrap_or_else(|| name_of(world, Some(from)))
+                .unwrap_or_else(|| name_of(world, Some(from)).to_string())
         };
         if self.path.contains(&t) {
             return Outcome::fail(format!(

@@ -48,7 +48,13 @@ pub fn trace_text(trace: &Trace) -> String {
             let _ = writeln!(s, "  (no dial)");
         }
         for a in &r.attempts {
-            let indent = "  ".repeat(a.depth + 1);
+            // Two spaces per level, written in place: no indent string per dial.
+            let indent = |s: &mut String| {
+                for _ in 0..=a.depth {
+                    s.push_str("  ");
+                }
+            };
+            indent(&mut s);
             let status = if a.ok && a.carried {
                 "ok"
             } else if a.ok {
@@ -60,7 +66,7 @@ pub fn trace_text(trace: &Trace) -> String {
             };
             let _ = writeln!(
                 s,
-                "{indent}#{} {} -> {} [{}] {}/{} {}, try {}/{}: {}",
+                "#{} {} -> {} [{}] {}/{} {}, try {}/{}: {}",
                 a.seq + 1,
                 node(a.from_node_id, ""),
                 node(a.to_node_id, &a.addr),
@@ -72,15 +78,14 @@ pub fn trace_text(trace: &Trace) -> String {
                 a.rounds,
                 status
             );
-            let _ = writeln!(s, "{indent}   chosen by {}", a.selection);
+            indent(&mut s);
+            let _ = writeln!(s, "   chosen by {}", a.selection);
             for c in a.candidates.iter().filter(|c| !c.kept) {
-                let _ = writeln!(
-                    s,
-                    "{indent}   skipped {} ({}): {}",
-                    c.node, c.addr, c.reason
-                );
+                indent(&mut s);
+                let _ = writeln!(s, "   skipped {} ({}): {}", c.node, c.addr, c.reason);
             }
-            let _ = writeln!(s, "{indent}   {}", a.reason);
+            indent(&mut s);
+            let _ = writeln!(s, "   {}", a.reason);
         }
         let _ = writeln!(s, "  => {}", r.outcome);
     }
