@@ -11,6 +11,7 @@ use crate::go::net::normalize_host;
 use crate::gost::host_and_port;
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::fmt::Write;
 
 /// GOST's fail marker: a count and the Unix second of the last failure.
 #[derive(Debug, Clone, Copy, Default)]
@@ -515,49 +516,48 @@ impl<'w> Sim<'w> {
                 }
                 let idx = self.attempts.len();
                 self.attempts.push(att);
-                let mut partial = String::new();
+                let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
+                let Some(slot) = self.attempts.get_mut(idx) else {
+                    return nested;
+                };
+                // The try's reason: how the next node answered, and its why.
+                let (head, why, tail) = if nested.ok {
+                    ("handshake ok (count reset); carried the request", "", "")
+                } else if nested.accepted {
+                    // The next node's router reported success, so it answered OK; the
+                    // request breaks later, further down, where nobody retries it.
+                    ("accepted (count reset) and answered OK, but the request fails further on: ", nested.why.as_str(), "")
+                } else if node.waits_reply {
+                    (
+                        "accepted (count reset), but answered with an error: ",
+                        nested.why.as_str(),
+                        "; the attempt fails without marking the node",
+                    )
+                } else {
+                    ("accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: ", nested.why.as_str(), "")
+                };
+                slot.reason = format!("{head}{why}{tail}");
                 if let Some((ehi, esel)) = &empty_hop {
-                    partial = format!(
+                    let _ = write!(
+                        slot.reason,
                         "; hop {} had no candidate left ({}), so the route ends here",
                         ch.hops.get(*ehi).map(|h| h.name.as_str()).unwrap_or(""),
                         esel.text
                     );
                 }
-                let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
-                let Some(slot) = self.attempts.get_mut(idx) else {
-                    return nested;
-                };
+                slot.ok = nested.ok || nested.accepted || !node.waits_reply;
+                slot.carried = nested.ok;
                 if nested.ok {
-                    slot.ok = true;
-                    slot.carried = true;
-                    slot.reason =
-                        format!("handshake ok (count reset); carried the request{partial}");
                     return nested;
                 }
                 if nested.accepted {
-                    // The next node's router reported success, so it answered OK; the
-                    // request breaks later, further down, where nobody retries it.
-                    slot.ok = true;
-                    slot.reason = format!(
-                        "accepted (count reset) and answered OK, but the request fails further on: {}{partial}",
-                        nested.why
-                    );
                     return Outcome::late_fail(nested.why);
                 }
                 if node.waits_reply {
-                    slot.reason = format!(
-                        "accepted (count reset), but answered with an error: {}; the attempt fails without marking the node{partial}",
-                        nested.why
-                    );
                     last_fail = nested.why;
                     round_failed = true;
                     break;
                 }
-                slot.ok = true;
-                slot.reason = format!(
-                    "accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: {}{partial}",
-                    nested.why
-                );
                 return Outcome::late_fail(format!(
                     "{} (no retry: connector without nodelay)",
                     nested.why
