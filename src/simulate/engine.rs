@@ -1,6 +1,6 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
-use super::util::{crc32_ieee, loose_id, Prng};
+use super::util::{crc32_ieee, loose_id, note, Prng};
 use super::world::{by_key, filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
@@ -105,7 +105,10 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let entry = pick_entry(world, sc)?;
     let requests = sc.requests.unwrap_or(3).min(MAX_REQUESTS);
     if sc.requests.map(|r| r > MAX_REQUESTS).unwrap_or(false) {
-        notes.push(format!("requests capped at {MAX_REQUESTS}"));
+        note(
+            &mut notes,
+            format_args!("requests capped at {MAX_REQUESTS}"),
+        );
     }
     let start = sc.start_ms.unwrap_or(0);
     let gap = sc.gap_ms.unwrap_or(1000);
@@ -149,7 +152,10 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                         })
                     });
                     if !known {
-                        notes.push(format!("dead address {text} is not dialed by any chain"));
+                        note(
+                            &mut notes,
+                            format_args!("dead address {text} is not dialed by any chain"),
+                        );
                     }
                     sim.dead_ports.push((hp.1, sim.dead_hosts.len()));
                     sim.dead_hosts.push(hp.0);
@@ -171,7 +177,10 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                 .and_then(|a| a.node_id)
         }) {
             if !world.agents.iter().any(|a| a.node_id == Some(id)) {
-                notes.push(format!("dead node {id} is not part of this document"));
+                note(
+                    &mut notes,
+                    format_args!("dead node {id} is not part of this document"),
+                );
             }
             sim.dead_ids.insert(id);
         } else {
@@ -240,10 +249,13 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             outcome: outcome.why,
         });
         if sim.truncated {
-            notes.push(format!(
-                "attempt budget ({MAX_ATTEMPTS}) exhausted at request {}; stopped",
-                i + 1
-            ));
+            note(
+                &mut notes,
+                format_args!(
+                    "attempt budget ({MAX_ATTEMPTS}) exhausted at request {}; stopped",
+                    i + 1
+                ),
+            );
             break;
         }
     }

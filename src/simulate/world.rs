@@ -5,7 +5,7 @@
 //! the lifecycle replay); every config is then read into the [`gost`] model,
 //! from which the world's services and chains are taken.
 
-use super::util::{json_int, list_at, str_at, tree_int};
+use super::util::{json_int, list_at, note, str_at, tree_int};
 use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
@@ -261,7 +261,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         Some(r) => match tree_int(r) {
             Some(n) => n,
             None => {
-                notes.push(format!(
+                note(notes, format_args!(
                     "{who}: service {name}: handler.retries {r} is not an integer; the agent rejects it (counted as 0 here)"
                 ));
                 0
@@ -309,7 +309,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 let ft = match h.fail_timeout.exact() {
                     None | Some(Val::Null) => 0,
                     Some(Val::Str(text)) => {
-                        notes.push(format!(
+                        note(notes, format_args!(
                             "{who}: chain {name} hop {hi}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
                         ));
                         parse_duration(text.trim()).map(i128::from).unwrap_or(0)
@@ -816,12 +816,15 @@ fn find_targets(
             } else {
                 let by_host = filed_under(&table_by_host, node.host.as_str(), ai);
                 if by_host.len() == 1 {
-                    notes.push(format!(
-                        "{}: {} ({}) dials a tunnel node on a port where it has no service",
-                        agents.get(ai).map_or("", |a| a.label.as_str()),
-                        node.name,
-                        node.addr
-                    ));
+                    note(
+                        notes,
+                        format_args!(
+                            "{}: {} ({}) dials a tunnel node on a port where it has no service",
+                            agents.get(ai).map_or("", |a| a.label.as_str()),
+                            node.name,
+                            node.addr
+                        ),
+                    );
                     by_host
                 } else {
                     Vec::new()
@@ -884,7 +887,7 @@ fn find_targets(
         }
         let label = agents.get(ai).map_or("", |a| a.label.as_str());
         if list.len() > 1 {
-            notes.push(format!(
+            note(notes, format_args!(
                 "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
                 node.name,
                 node.addr,
@@ -898,7 +901,7 @@ fn find_targets(
             .or(list.first().copied());
         match found {
             Some(idx) => used.push(idx),
-            None if node.port.is_some() => notes.push(format!(
+            None if node.port.is_some() => note(notes, format_args!(
                 "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
                 node.name, node.addr
             )),
