@@ -102,7 +102,7 @@ const MAX_DEPTH: usize = 24;
 
 pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let mut notes = world.notes.clone();
-    let entry = pick_entry(world, sc)?;
+    let (entry, entry_agent) = pick_entry(world, sc)?;
     let requests = sc.requests.unwrap_or(3).min(MAX_REQUESTS);
     if sc.requests.map(|r| r > MAX_REQUESTS).unwrap_or(false) {
         note(
@@ -139,7 +139,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             Value::String(s) => s.trim().to_string(),
             other => crate::json::to_text(other),
         };
-        if text.contains(':') {
+        // What is wrong with the entry, when it names nothing it could name.
+        let problem = if text.contains(':') {
             match host_and_port(&text) {
                 Some(hp) => {
                     let known = world.agents.iter().any(|a| {
@@ -159,14 +160,9 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                     }
                     sim.dead_ports.push((hp.1, sim.dead_hosts.len()));
                     sim.dead_hosts.push(hp.0);
+                    None
                 }
-                None => {
-                    return Err(ApiError::new(
-                        "IN001",
-                        format!("dead entry {} is not host:port", crate::redact::describe(d)),
-                        format!("/dead/{i}"),
-                    ))
-                }
+                None => Some("is not host:port"),
             }
         } else if let Some(id) = loose_id(d).or_else(|| {
             let name = d.as_str()?.trim();
@@ -183,13 +179,14 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                 );
             }
             sim.dead_ids.insert(id);
+            None
         } else {
+            Some("is neither a node id nor host:port")
+        };
+        if let Some(problem) = problem {
             return Err(ApiError::new(
                 "IN001",
-                format!(
-                    "dead entry {} is neither a node id nor host:port",
-                    crate::redact::describe(d)
-                ),
+                format!("dead entry {} {problem}", crate::redact::describe(d)),
                 format!("/dead/{i}"),
             ));
         }
@@ -197,12 +194,6 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
 
     crate::stable_sort::sort_by(&mut sim.dead_ports, by_key);
 
-    // `pick_entry` returns a position in `world.agents`, so this lookup
-    // always succeeds; the error only keeps the code free of indexing.
-    let entry_agent = world
-        .agents
-        .get(entry)
-        .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))?;
     let (chain, retries, svc_note) = entry_router(entry_agent, world.single_node, sc);
     if let Some(n) = svc_note {
         notes.push(n);
@@ -279,7 +270,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     })
 }
 
-fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
+/// The entry agent and its position in `world.agents`.
+fn pick_entry<'w>(world: &'w World, sc: &Scenario) -> Result<(usize, &'w Agent), ApiError> {
     if world.agents.is_empty() {
         return Err(ApiError::new(
             "NO_ENTRY",
@@ -287,7 +279,7 @@ fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
             "",
         ));
     }
-    if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
+    let found = if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
         let id = loose_id(e).ok_or_else(|| {
             ApiError::new(
                 "IN001",
@@ -295,28 +287,29 @@ fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
                 "/entry",
             )
         })?;
-        return world
+        let found = world.agents.iter().position(|a| a.node_id == Some(id));
+        if found.is_none() {
+            return Err(ApiError::new(
+                "NO_ENTRY",
+                format!("entry node {id} is not part of this document"),
+                "/entry",
+            ));
+        }
+        found
+    } else {
+        world
             .agents
             .iter()
-            .position(|a| a.node_id == Some(id))
-            .ok_or_else(|| {
-                ApiError::new(
-                    "NO_ENTRY",
-                    format!("entry node {id} is not part of this document"),
-                    "/entry",
-                )
-            });
-    }
-    world
-        .agents
-        .iter()
-        .position(|a| a.role.as_deref() == Some("entry") && !a.chains.is_empty())
-        .or_else(|| {
-            world
-                .agents
-                .iter()
-                .position(|a| a.role.as_deref() == Some("entry"))
-        })
+            .position(|a| a.role.as_deref() == Some("entry") && !a.chains.is_empty())
+            .or_else(|| {
+                world
+                    .agents
+                    .iter()
+                    .position(|a| a.role.as_deref() == Some("entry"))
+            })
+    };
+    found
+        .and_then(|i| Some((i, world.agents.get(i)?)))
         .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))
 }
 
