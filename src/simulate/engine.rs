@@ -465,7 +465,36 @@ impl<'w> Sim<'w> {
                 let Some(hop) = ch.hops.get(hi) else { break };
                 let Some(node) = hop.nodes.get(ni) else { break };
                 self.budget_used += 1;
-                let mut att = Attempt {
+                let refused = self.refusal(node);
+                // Every chain node has a marker (the world counts them).
+                let marker = self.markers.get_mut(node.serial);
+                let (failures, relays, reason) = match &refused {
+                    Some(why_dead) => {
+                        let count = marker.map_or(1, |m| {
+                            m.count += 1;
+                            m.time_sec = self.now_ms.div_euclid(1000);
+                            m.count
+                        });
+                        let reason =
+                            format!("dial failed: {why_dead}; marked failed (count {count})");
+                        (count, false, reason)
+                    }
+                    None => {
+                        if let Some(m) = marker {
+                            m.count = 0;
+                        }
+                        let relays = k < last;
+                        let reason = if relays {
+                            "handshake ok (count reset); relays to the next node of the route"
+                                .into()
+                        } else {
+                            String::new()
+                        };
+                        (0, relays, reason)
+                    }
+                };
+                // One push per dial; the last dial of the route is completed below.
+                self.attempts.push(Attempt {
                     seq: self.attempts.len(),
                     depth,
                     from_node_id: self.node_id(from),
@@ -476,51 +505,30 @@ impl<'w> Sim<'w> {
                     hop: hop.name.clone(),
                     round,
                     rounds,
-                    ok: false,
-                    alive: false,
-                    carried: false,
-                    marked: false,
-                    failures: 0,
+                    ok: relays,
+                    alive: refused.is_none(),
+                    carried: relays,
+                    marked: refused.is_some(),
+                    failures,
                     selection: sel.text,
                     candidates: sel.candidates,
-                    reason: String::new(),
-                };
-                if let Some(why_dead) = self.refusal(node) {
-                    let now_sec = self.now_ms.div_euclid(1000);
-                    // Every chain node has a marker (the world counts them).
-                    let count = self.markers.get_mut(node.serial).map_or(1, |m| {
-                        m.count += 1;
-                        m.time_sec = now_sec;
-                        m.count
-                    });
-                    att.marked = true;
-                    att.failures = count;
-                    att.reason = format!("dial failed: {why_dead}; marked failed (count {count})");
+                    reason,
+                });
+                if let Some(why_dead) = refused {
                     last_fail = format!(
                         "{} could not reach {} ({})",
                         name_of(world, from),
                         node.addr,
                         why_dead
                     );
-                    self.attempts.push(att);
                     round_failed = true;
                     break;
                 }
-                att.alive = true;
-                if let Some(m) = self.markers.get_mut(node.serial) {
-                    m.count = 0;
-                }
-                if k < last {
-                    att.ok = true;
-                    att.carried = true;
-                    att.reason =
-                        "handshake ok (count reset); relays to the next node of the route".into();
-                    self.attempts.push(att);
+                if relays {
                     from = node.target;
                     continue;
                 }
-                let idx = self.attempts.len();
-                self.attempts.push(att);
+                let idx = self.attempts.len() - 1;
                 let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
                 let Some(slot) = self.attempts.get_mut(idx) else {
                     return nested;
