@@ -176,9 +176,9 @@ impl RawNode {
             "AddChains" | "UpdateChains" => {
                 let (name, cfg) = match data.get("data") {
                     Some(inner) if data.get("chain").is_some() => {
-                        (str_at(data, "chain").to_string(), inner.clone())
+                        (owned(str_at(data, "chain")), inner.clone())
                     }
-                    _ => (str_at(data, "name").to_string(), data.clone()),
+                    _ => (owned(str_at(data, "name")), data.clone()),
                 };
                 Self::put(&mut self.chains, &mut self.chain_at, name, cfg);
             }
@@ -189,7 +189,7 @@ impl RawNode {
                     _ => &[],
                 };
                 for s in list {
-                    let name = str_at(s, "name").to_string();
+                    let name = owned(str_at(s, "name"));
                     Self::put(&mut self.services, &mut self.service_at, name, s.clone());
                 }
             }
@@ -238,7 +238,7 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
 /// fields under their exact names; a `retries` that is not an integer
 /// counts as 0, with a note.
 fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service {
-    let name = s.name.exact_str().unwrap_or_default().to_string();
+    let name = owned(s.name.exact_str().unwrap_or_default());
     let addr = s.addr().exact_str().unwrap_or_default();
     let (host, port) = match s.listen() {
         Some((h, p)) => (h, Some(p)),
@@ -255,7 +255,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         .filter(|_| handler && !ignore_chain)
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_string);
+        .map(owned);
     let retries = match s.retries.exact().filter(|_| handler) {
         None | Some(Val::Null) => 0,
         Some(r) => match tree_int(r) {
@@ -283,7 +283,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         host,
         port,
         nominal_port,
-        addr: addr.to_string(),
+        addr: owned(addr),
         chain,
         retries,
         hash_host,
@@ -297,10 +297,10 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
     // Hops and nodes count only under their exact names.
     let listed = c.hops_field().exact().map(|_| c.hops());
     for (hi, h) in listed.into_iter().flatten().enumerate() {
-        let hop_name = h.name.exact_str().unwrap_or_default().to_string();
+        let hop_name = owned(h.name.exact_str().unwrap_or_default());
         let (strategy, max_fails, fail_timeout_ns) = match h.selector.exact() {
             Some(s) if s.is_object() => {
-                let strategy = h.strategy.exact_str().unwrap_or_default().to_string();
+                let strategy = owned(h.strategy.exact_str().unwrap_or_default());
                 let max_fails = h
                     .max_fails
                     .exact()
@@ -318,12 +318,12 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 };
                 (strategy, max_fails, ft)
             }
-            _ => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
+            _ => (owned("round"), 1, DEFAULT_FAIL_TIMEOUT_NS),
         };
         let listed = h.nodes_field.exact().map(|_| h.nodes());
         let mut nodes = Vec::new();
         for (ni, n) in listed.into_iter().flatten().enumerate() {
-            let addr = n.addr.exact_str().unwrap_or_default().to_string();
+            let addr = owned(n.addr.exact_str().unwrap_or_default());
             let (host, port) = match &n.dial {
                 Some((h, p)) => (h.clone(), Some(*p)),
                 None => (normalize_host(&addr), None),
@@ -346,7 +346,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 name: n
                     .name
                     .exact_str()
-                    .map(str::to_string)
+                    .map(owned)
                     .unwrap_or_else(|| format!("node_{}", ni + 1)),
                 addr,
                 host,
@@ -370,7 +370,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
         });
     }
     Chain {
-        name: name.to_string(),
+        name: owned(name),
         hops,
     }
 }
@@ -390,7 +390,7 @@ fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a Obj<'a> {
 /// when there is one), or "this node" for a node config.
 fn build_agent(node_id: Option<i64>, name: &str, raw: &RawNode, notes: &mut Vec<String>) -> Agent {
     let label = match node_id {
-        None => "this node".to_string(),
+        None => owned("this node"),
         Some(id) if name.is_empty() => format!("node {id}"),
         Some(id) => format!("node {id} ({name})"),
     };
@@ -518,8 +518,8 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         let r = raw.get(&id).unwrap_or(&empty);
         let name = str_at(row, "name");
         let mut a = build_agent(Some(id), name, r, &mut notes);
-        a.role = row.get("role").and_then(Value::as_str).map(str::to_string);
-        a.name = Some(name.to_string()).filter(|n| !n.is_empty());
+        a.role = row.get("role").and_then(Value::as_str).map(owned);
+        a.name = Some(owned(name)).filter(|n| !n.is_empty());
         a.addresses = row
             .get("addresses")
             .and_then(Value::as_array)
@@ -545,7 +545,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         } else {
             "middle"
         };
-        a.role = Some(role.to_string());
+        a.role = Some(owned(role));
         agents.push(a);
     }
     let table_ports: Vec<(usize, i64)> = table
@@ -647,6 +647,13 @@ pub(super) fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize
         .map(|&(_, idx)| idx)
         .filter(|&idx| idx != ai)
         .collect()
+}
+
+/// `text` as an owned string: out of line, one compiled copy for the many
+/// names and addresses the world keeps.
+#[inline(never)]
+fn owned(text: &str) -> String {
+    text.to_string()
 }
 
 /// Orders `(key, agent)` pairs by key: one function for the indexes of one
