@@ -1,6 +1,6 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
-use super::util::{crc32_ieee, loose_id, note, Prng};
+use super::util::{crc32_ieee, loose_id, note, owned, Prng};
 use super::world::{by_key, filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
@@ -112,10 +112,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     }
     let start = sc.start_ms.unwrap_or(0);
     let gap = sc.gap_ms.unwrap_or(1000);
-    let client_ip = sc
-        .client_ip
-        .clone()
-        .unwrap_or_else(|| "192.0.2.10".to_string());
+    let client_ip = sc.client_ip.clone().unwrap_or_else(|| owned("192.0.2.10"));
     let mut sim = Sim {
         world,
         dead_ids: BTreeSet::new(),
@@ -131,12 +128,12 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         destination: sc
             .destination
             .clone()
-            .unwrap_or_else(|| "example.com:443".to_string()),
+            .unwrap_or_else(|| owned("example.com:443")),
         path: Vec::new(),
     };
     for (i, d) in sc.dead.iter().enumerate() {
         let text = match d {
-            Value::String(s) => s.trim().to_string(),
+            Value::String(s) => owned(s.trim()),
             other => crate::json::to_text(other),
         };
         // What is wrong with the entry, when it names nothing it could name.
@@ -338,7 +335,9 @@ fn entry_router(
                 Some(0)
             },
             retries,
-            Some("no service uses a chain; requests start on the first chain".into()),
+            Some(owned(
+                "no service uses a chain; requests start on the first chain",
+            )),
         );
     }
     let retries = sc.entry_retries.unwrap_or(0);
@@ -485,8 +484,9 @@ impl<'w> Sim<'w> {
                         }
                         let relays = k < last;
                         let reason = if relays {
-                            "handshake ok (count reset); relays to the next node of the route"
-                                .into()
+                            owned(
+                                "handshake ok (count reset); relays to the next node of the route",
+                            )
                         } else {
                             String::new()
                         };
@@ -622,7 +622,7 @@ impl<'w> Sim<'w> {
                 .agents
                 .get(from)
                 .and_then(|a| a.addresses.first().cloned())
-                .unwrap_or_else(|| name_of(world, Some(from)).to_string())
+                .unwrap_or_else(|| owned(name_of(world, Some(from))))
         };
         if self.path.contains(&t) {
             return Outcome::fail(format!(
@@ -738,7 +738,7 @@ impl<'w> Sim<'w> {
             kept = next;
         } else if let Some(only) = candidates.first_mut() {
             // n == 1 here (n == 0 leaves no candidate).
-            only.reason = "only node of the hop: never filtered".into();
+            only.reason = owned("only node of the hop: never filtered");
         }
         if kept.len() > 1 {
             let normal: Vec<usize> = kept
@@ -753,7 +753,7 @@ impl<'w> Sim<'w> {
                     }
                     if let Some(cand) = candidates.get_mut(i) {
                         cand.kept = false;
-                        cand.reason = "backup node: a non-backup node is available".into();
+                        cand.reason = owned("backup node: a non-backup node is available");
                     }
                 }
                 kept = normal;
@@ -822,7 +822,7 @@ impl<'w> Sim<'w> {
                 });
                 let p = (c % kept.len() as u64) as usize;
                 let label = if other == "round" || other == "rr" {
-                    other.to_string()
+                    owned(other)
                 } else {
                     format!("unknown strategy {other:?} = round robin")
                 };
@@ -832,7 +832,7 @@ impl<'w> Sim<'w> {
         let chosen = kept.get(pick).copied();
         if let Some(cand) = chosen.and_then(|c| candidates.get_mut(c)) {
             cand.reason = if cand.reason.is_empty() {
-                "chosen".into()
+                owned("chosen")
             } else {
                 format!("{}; chosen", cand.reason)
             };

@@ -1,19 +1,20 @@
 //! Readable report of a trace, for the CLI.
 
+use super::util::owned;
 use super::{RequestTrace, Trace};
 use std::fmt::Write;
 
 fn node(id: Option<i64>, addr: &str) -> String {
     match id {
         Some(id) => format!("node {id}"),
-        None if addr.is_empty() => "outside node".to_string(),
-        None => addr.to_string(),
+        None if addr.is_empty() => owned("outside node"),
+        None => owned(addr),
     }
 }
 
 fn request_line(r: &RequestTrace) -> String {
     let verdict = if !r.ok {
-        "FAILED".to_string()
+        owned("FAILED")
     } else if r.direct {
         format!(
             "OK but DIRECT egress from {} (the destination is dialed by that node itself, bypassing the exits)",
@@ -24,7 +25,7 @@ fn request_line(r: &RequestTrace) -> String {
     } else if let Some(a) = &r.exit_addr {
         format!("OK via {a}")
     } else {
-        "OK".to_string()
+        owned("OK")
     };
     format!("Request {} at t={} ms: {}", r.index, r.time_ms, verdict)
 }
@@ -34,7 +35,7 @@ pub fn trace_text(trace: &Trace) -> String {
     let mut s = String::new();
     let entry = match trace.entry_node_id {
         Some(id) => format!("node {id}"),
-        None => "this node".to_string(),
+        None => owned("this node"),
     };
     let _ = writeln!(
         s,

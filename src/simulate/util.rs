@@ -13,6 +13,13 @@ pub fn note(notes: &mut Vec<String>, text: std::fmt::Arguments<'_>) {
     notes.push(std::fmt::format(text));
 }
 
+/// `text` as an owned string: out of line, one compiled copy for the many
+/// names, addresses and reasons the simulator keeps.
+#[inline(never)]
+pub fn owned(text: &str) -> String {
+    text.to_string()
+}
+
 /// The array under `key` of a JSON object; empty when there is none.
 pub fn list_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key)

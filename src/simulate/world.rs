@@ -5,7 +5,7 @@
 //! the lifecycle replay); every config is then read into the [`gost`] model,
 //! from which the world's services and chains are taken.
 
-use super::util::{json_int, list_at, note, str_at, tree_int};
+use super::util::{json_int, list_at, note, owned, str_at, tree_int};
 use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
@@ -647,13 +647,6 @@ pub(super) fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize
         .map(|&(_, idx)| idx)
         .filter(|&idx| idx != ai)
         .collect()
-}
-
-/// `text` as an owned string: out of line, one compiled copy for the many
-/// names and addresses the world keeps.
-#[inline(never)]
-fn owned(text: &str) -> String {
-    text.to_string()
 }
 
 /// Orders `(key, agent)` pairs by key: one function for the indexes of one
