@@ -605,6 +605,9 @@ struct Site<'a> {
     node: &'a ChainNode,
 }
 
+/// One address of an agent's signature, paired with 0 (see `signatures`).
+type Signed<'a> = (&'a str, usize);
+
 /// The per-agent tables below are built from `agents`, so every agent index
 /// has a row; `row` reads one without indexing (a missing row reads empty).
 fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
@@ -695,7 +698,7 @@ fn find_targets(
     }
     // An agent's signature: the addresses its chains dial, sorted. Kept as
     // `(address, 0)` pairs so they sort by the one sort of the host index.
-    let mut signatures: Vec<Vec<(&str, usize)>> = vec![Vec::new(); n];
+    let mut signatures: Vec<Vec<Signed>> = vec![Vec::new(); n];
     let mut dial_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
     for site in &sites {
         if let Some(signature) = signatures.get_mut(site.agent) {
@@ -711,12 +714,12 @@ fn find_targets(
     let dials_back = |c: usize, ai: usize| dials_back(&dial_ports, &listen_ports, c, ai);
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
-    let mut groups: Vec<(&[(&str, usize)], Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(&[Signed], Vec<usize>)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.services.is_empty() {
             continue;
         }
-        let key: &[(&str, usize)] = if a.chains.is_empty() {
+        let key: &[Signed] = if a.chains.is_empty() {
             &[("<exit>", 0)]
         } else {
             row(&signatures, i)
