@@ -206,7 +206,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         {
             Outcome::fail("the entry node is dead: the request never enters the tunnel")
         } else {
-            sim.path = vec![entry];
+            sim.path.clear();
+            sim.path.push(entry);
             sim.router_dial(entry, chain, retries, client_ip.clone(), 0)
         };
         let (exit_node_id, exit_addr) =
