@@ -1,7 +1,7 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
-use super::util::{crc32_ieee, loose_id, Prng};
-use super::world::{Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
+use super::util::{crc32_ieee, loose_id, note, owned, Prng};
+use super::world::{by_key, filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
@@ -11,6 +11,7 @@ use crate::go::net::normalize_host;
 use crate::gost::host_and_port;
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::fmt::Write;
 
 /// GOST's fail marker: a count and the Unix second of the last failure.
 #[derive(Debug, Clone, Copy, Default)]
@@ -79,9 +80,11 @@ struct Selection {
 struct Sim<'w> {
     world: &'w World,
     dead_ids: BTreeSet<i64>,
-    /// Sorted (binary search): a B-tree of this type would be one more
-    /// compiled copy of the B-tree code in the `.wasm`.
-    dead_addrs: Vec<(String, i64)>,
+    /// Dead `host:port` addresses: the hosts, and `(port, host index)`
+    /// sorted by port, an index like the world's (its sort and lookup are
+    /// compiled once for both).
+    dead_hosts: Vec<String>,
+    dead_ports: Vec<(i64, usize)>,
     /// By chain node and by hop `serial`: plain vectors, no map code.
     markers: Vec<Marker>,
     rr: Vec<u64>,
@@ -99,21 +102,22 @@ const MAX_DEPTH: usize = 24;
 
 pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let mut notes = world.notes.clone();
-    let entry = pick_entry(world, sc)?;
+    let (entry, entry_agent) = pick_entry(world, sc)?;
     let requests = sc.requests.unwrap_or(3).min(MAX_REQUESTS);
     if sc.requests.map(|r| r > MAX_REQUESTS).unwrap_or(false) {
-        notes.push(format!("requests capped at {MAX_REQUESTS}"));
+        note(
+            &mut notes,
+            format_args!("requests capped at {MAX_REQUESTS}"),
+        );
     }
     let start = sc.start_ms.unwrap_or(0);
     let gap = sc.gap_ms.unwrap_or(1000);
-    let client_ip = sc
-        .client_ip
-        .clone()
-        .unwrap_or_else(|| "192.0.2.10".to_string());
+    let client_ip = sc.client_ip.clone().unwrap_or_else(|| owned("192.0.2.10"));
     let mut sim = Sim {
         world,
         dead_ids: BTreeSet::new(),
-        dead_addrs: Vec::new(),
+        dead_hosts: Vec::new(),
+        dead_ports: Vec::new(),
         markers: vec![Marker::default(); world.node_count],
         rr: vec![0; world.hop_count],
         prng: Prng::new(sc.seed.unwrap_or(1)),
@@ -124,15 +128,16 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         destination: sc
             .destination
             .clone()
-            .unwrap_or_else(|| "example.com:443".to_string()),
+            .unwrap_or_else(|| owned("example.com:443")),
         path: Vec::new(),
     };
     for (i, d) in sc.dead.iter().enumerate() {
         let text = match d {
-            Value::String(s) => s.trim().to_string(),
+            Value::String(s) => owned(s.trim()),
             other => crate::json::to_text(other),
         };
-        if text.contains(':') {
+        // What is wrong with the entry, when it names nothing it could name.
+        let problem = if text.contains(':') {
             match host_and_port(&text) {
                 Some(hp) => {
                     let known = world.agents.iter().any(|a| {
@@ -145,17 +150,16 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                         })
                     });
                     if !known {
-                        notes.push(format!("dead address {text} is not dialed by any chain"));
+                        note(
+                            &mut notes,
+                            format_args!("dead address {text} is not dialed by any chain"),
+                        );
                     }
-                    sim.dead_addrs.push(hp);
+                    sim.dead_ports.push((hp.1, sim.dead_hosts.len()));
+                    sim.dead_hosts.push(hp.0);
+                    None
                 }
-                None => {
-                    return Err(ApiError::new(
-                        "IN001",
-                        format!("dead entry {} is not host:port", crate::redact::describe(d)),
-                        format!("/dead/{i}"),
-                    ))
-                }
+                None => Some("is not host:port"),
             }
         } else if let Some(id) = loose_id(d).or_else(|| {
             let name = d.as_str()?.trim();
@@ -166,29 +170,27 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                 .and_then(|a| a.node_id)
         }) {
             if !world.agents.iter().any(|a| a.node_id == Some(id)) {
-                notes.push(format!("dead node {id} is not part of this document"));
+                note(
+                    &mut notes,
+                    format_args!("dead node {id} is not part of this document"),
+                );
             }
             sim.dead_ids.insert(id);
+            None
         } else {
+            Some("is neither a node id nor host:port")
+        };
+        if let Some(problem) = problem {
             return Err(ApiError::new(
                 "IN001",
-                format!(
-                    "dead entry {} is neither a node id nor host:port",
-                    crate::redact::describe(d)
-                ),
+                format!("dead entry {} {problem}", crate::redact::describe(d)),
                 format!("/dead/{i}"),
             ));
         }
     }
 
-    crate::stable_sort::sort(&mut sim.dead_addrs);
+    crate::stable_sort::sort_by(&mut sim.dead_ports, by_key);
 
-    // `pick_entry` returns a position in `world.agents`, so this lookup
-    // always succeeds; the error only keeps the code free of indexing.
-    let entry_agent = world
-        .agents
-        .get(entry)
-        .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))?;
     let (chain, retries, svc_note) = entry_router(entry_agent, world.single_node, sc);
     if let Some(n) = svc_note {
         notes.push(n);
@@ -204,7 +206,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         {
             Outcome::fail("the entry node is dead: the request never enters the tunnel")
         } else {
-            sim.path = vec![entry];
+            sim.path.clear();
+            sim.path.push(entry);
             sim.router_dial(entry, chain, retries, client_ip.clone(), 0)
         };
         let (exit_node_id, exit_addr) =
@@ -235,10 +238,13 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             outcome: outcome.why,
         });
         if sim.truncated {
-            notes.push(format!(
-                "attempt budget ({MAX_ATTEMPTS}) exhausted at request {}; stopped",
-                i + 1
-            ));
+            note(
+                &mut notes,
+                format_args!(
+                    "attempt budget ({MAX_ATTEMPTS}) exhausted at request {}; stopped",
+                    i + 1
+                ),
+            );
             break;
         }
     }
@@ -262,7 +268,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     })
 }
 
-fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
+/// The entry agent and its position in `world.agents`.
+fn pick_entry<'w>(world: &'w World, sc: &Scenario) -> Result<(usize, &'w Agent), ApiError> {
     if world.agents.is_empty() {
         return Err(ApiError::new(
             "NO_ENTRY",
@@ -270,7 +277,7 @@ fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
             "",
         ));
     }
-    if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
+    let found = if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
         let id = loose_id(e).ok_or_else(|| {
             ApiError::new(
                 "IN001",
@@ -278,28 +285,29 @@ fn pick_entry(world: &World, sc: &Scenario) -> Result<usize, ApiError> {
                 "/entry",
             )
         })?;
-        return world
+        let found = world.agents.iter().position(|a| a.node_id == Some(id));
+        if found.is_none() {
+            return Err(ApiError::new(
+                "NO_ENTRY",
+                format!("entry node {id} is not part of this document"),
+                "/entry",
+            ));
+        }
+        found
+    } else {
+        world
             .agents
             .iter()
-            .position(|a| a.node_id == Some(id))
-            .ok_or_else(|| {
-                ApiError::new(
-                    "NO_ENTRY",
-                    format!("entry node {id} is not part of this document"),
-                    "/entry",
-                )
-            });
-    }
-    world
-        .agents
-        .iter()
-        .position(|a| a.role.as_deref() == Some("entry") && !a.chains.is_empty())
-        .or_else(|| {
-            world
-                .agents
-                .iter()
-                .position(|a| a.role.as_deref() == Some("entry"))
-        })
+            .position(|a| a.role.as_deref() == Some("entry") && !a.chains.is_empty())
+            .or_else(|| {
+                world
+                    .agents
+                    .iter()
+                    .position(|a| a.role.as_deref() == Some("entry"))
+            })
+    };
+    found
+        .and_then(|i| Some((i, world.agents.get(i)?)))
         .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))
 }
 
@@ -328,7 +336,9 @@ fn entry_router(
                 Some(0)
             },
             retries,
-            Some("no service uses a chain; requests start on the first chain".into()),
+            Some(owned(
+                "no service uses a chain; requests start on the first chain",
+            )),
         );
     }
     let retries = sc.entry_retries.unwrap_or(0);
@@ -343,11 +353,42 @@ fn entry_router(
     )
 }
 
-fn name_of(world: &World, ai: Option<usize>) -> String {
-    match ai.and_then(|a| world.agents.get(a)) {
-        Some(a) => a.label.clone(),
-        None => "outside node".to_string(),
+/// `ns / 1e9`, truncated toward zero, as i64 (saturating). Whole seconds
+/// fit an i64 (a mark's time and the clock are i64 ms or s, a timeout i64 ns
+/// or s), so printing them keeps i128's formatter out of the build. The
+/// division is long division of 32-bit limbs in u64, which keeps i128's
+/// division routine out too.
+fn whole_seconds(ns: i128) -> i64 {
+    const BILLION: u64 = 1_000_000_000;
+    let magnitude = ns.unsigned_abs();
+    let (high, low) = ((magnitude >> 64) as u64, magnitude as u64);
+    let mut rest = 0u64;
+    let mut limb = |part: u64| {
+        // `rest < 1e9 < 2^30`, so this fits a u64.
+        let part = (rest << 32) | part;
+        rest = part % BILLION;
+        part / BILLION
+    };
+    let (q3, q2, q1, q0) = (
+        limb(high >> 32),
+        limb(high & 0xFFFF_FFFF),
+        limb(low >> 32),
+        limb(low & 0xFFFF_FFFF),
+    );
+    let whole = match (q3 | q2, i64::try_from((q1 << 32) | q0)) {
+        (0, Ok(w)) => w,
+        _ => i64::MAX,
+    };
+    if ns < 0 {
+        -whole
+    } else {
+        whole
     }
+}
+
+fn name_of(world: &World, ai: Option<usize>) -> &str {
+    ai.and_then(|a| world.agents.get(a))
+        .map_or("outside node", |a| a.label.as_str())
 }
 
 impl<'w> Sim<'w> {
@@ -424,7 +465,37 @@ impl<'w> Sim<'w> {
                 let Some(hop) = ch.hops.get(hi) else { break };
                 let Some(node) = hop.nodes.get(ni) else { break };
                 self.budget_used += 1;
-                let mut att = Attempt {
+                let refused = self.refusal(node);
+                // Every chain node has a marker (the world counts them).
+                let marker = self.markers.get_mut(node.serial);
+                let (failures, relays, reason) = match &refused {
+                    Some(why_dead) => {
+                        let count = marker.map_or(1, |m| {
+                            m.count += 1;
+                            m.time_sec = self.now_ms.div_euclid(1000);
+                            m.count
+                        });
+                        let reason =
+                            format!("dial failed: {why_dead}; marked failed (count {count})");
+                        (count, false, reason)
+                    }
+                    None => {
+                        if let Some(m) = marker {
+                            m.count = 0;
+                        }
+                        let relays = k < last;
+                        let reason = if relays {
+                            owned(
+                                "handshake ok (count reset); relays to the next node of the route",
+                            )
+                        } else {
+                            String::new()
+                        };
+                        (0, relays, reason)
+                    }
+                };
+                // One push per dial; the last dial of the route is completed below.
+                self.attempts.push(Attempt {
                     seq: self.attempts.len(),
                     depth,
                     from_node_id: self.node_id(from),
@@ -435,94 +506,72 @@ impl<'w> Sim<'w> {
                     hop: hop.name.clone(),
                     round,
                     rounds,
-                    ok: false,
-                    alive: false,
-                    carried: false,
-                    marked: false,
-                    failures: 0,
+                    ok: relays,
+                    alive: refused.is_none(),
+                    carried: relays,
+                    marked: refused.is_some(),
+                    failures,
                     selection: sel.text,
                     candidates: sel.candidates,
-                    reason: String::new(),
-                };
-                if let Some(why_dead) = self.refusal(node) {
-                    let now_sec = self.now_ms.div_euclid(1000);
-                    // Every chain node has a marker (the world counts them).
-                    let count = self.markers.get_mut(node.serial).map_or(1, |m| {
-                        m.count += 1;
-                        m.time_sec = now_sec;
-                        m.count
-                    });
-                    att.marked = true;
-                    att.failures = count;
-                    att.reason = format!("dial failed: {why_dead}; marked failed (count {count})");
+                    reason,
+                });
+                if let Some(why_dead) = refused {
                     last_fail = format!(
                         "{} could not reach {} ({})",
                         name_of(world, from),
                         node.addr,
                         why_dead
                     );
-                    self.attempts.push(att);
                     round_failed = true;
                     break;
                 }
-                att.alive = true;
-                if let Some(m) = self.markers.get_mut(node.serial) {
-                    m.count = 0;
-                }
-                if k < last {
-                    att.ok = true;
-                    att.carried = true;
-                    att.reason =
-                        "handshake ok (count reset); relays to the next node of the route".into();
-                    self.attempts.push(att);
+                if relays {
                     from = node.target;
                     continue;
                 }
-                let idx = self.attempts.len();
-                self.attempts.push(att);
-                let mut partial = String::new();
+                let idx = self.attempts.len() - 1;
+                let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
+                let Some(slot) = self.attempts.get_mut(idx) else {
+                    return nested;
+                };
+                // The try's reason: how the next node answered, and its why.
+                let (head, why, tail) = if nested.ok {
+                    ("handshake ok (count reset); carried the request", "", "")
+                } else if nested.accepted {
+                    // The next node's router reported success, so it answered OK; the
+                    // request breaks later, further down, where nobody retries it.
+                    ("accepted (count reset) and answered OK, but the request fails further on: ", nested.why.as_str(), "")
+                } else if node.waits_reply {
+                    (
+                        "accepted (count reset), but answered with an error: ",
+                        nested.why.as_str(),
+                        "; the attempt fails without marking the node",
+                    )
+                } else {
+                    ("accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: ", nested.why.as_str(), "")
+                };
+                slot.reason = format!("{head}{why}{tail}");
                 if let Some((ehi, esel)) = &empty_hop {
-                    partial = format!(
+                    let _ = write!(
+                        slot.reason,
                         "; hop {} had no candidate left ({}), so the route ends here",
                         ch.hops.get(*ehi).map(|h| h.name.as_str()).unwrap_or(""),
                         esel.text
                     );
                 }
-                let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
-                let Some(slot) = self.attempts.get_mut(idx) else {
-                    return nested;
-                };
+                slot.ok = nested.ok || nested.accepted || !node.waits_reply;
+                slot.carried = nested.ok;
                 if nested.ok {
-                    slot.ok = true;
-                    slot.carried = true;
-                    slot.reason =
-                        format!("handshake ok (count reset); carried the request{partial}");
                     return nested;
                 }
                 if nested.accepted {
-                    // The next node's router reported success, so it answered OK; the
-                    // request breaks later, further down, where nobody retries it.
-                    slot.ok = true;
-                    slot.reason = format!(
-                        "accepted (count reset) and answered OK, but the request fails further on: {}{partial}",
-                        nested.why
-                    );
                     return Outcome::late_fail(nested.why);
                 }
                 if node.waits_reply {
-                    slot.reason = format!(
-                        "accepted (count reset), but answered with an error: {}; the attempt fails without marking the node{partial}",
-                        nested.why
-                    );
                     last_fail = nested.why;
                     round_failed = true;
                     break;
                 }
-                slot.ok = true;
-                slot.reason = format!(
-                    "accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: {}{partial}",
-                    nested.why
-                );
                 return Outcome::late_fail(format!(
                     "{} (no retry: connector without nodelay)",
                     nested.why
@@ -574,7 +623,7 @@ impl<'w> Sim<'w> {
                 .agents
                 .get(from)
                 .and_then(|a| a.addresses.first().cloned())
-                .unwrap_or_else(|| name_of(world, Some(from)))
+                .unwrap_or_else(|| owned(name_of(world, Some(from))))
         };
         if self.path.contains(&t) {
             return Outcome::fail(format!(
@@ -600,11 +649,11 @@ impl<'w> Sim<'w> {
     /// `Some(reason)` when dialing this chain node fails.
     fn refusal(&self, node: &ChainNode) -> Option<String> {
         if let Some(p) = node.port {
-            if self
-                .dead_addrs
-                .binary_search(&(normalize_host(&node.host), p))
-                .is_ok()
-            {
+            let host = normalize_host(&node.host);
+            let dead = filed_under(&self.dead_ports, p, usize::MAX)
+                .into_iter()
+                .any(|h| self.dead_hosts.get(h).is_some_and(|d| *d == host));
+            if dead {
                 return Some(format!("{} is dead", node.addr));
             }
         } else {
@@ -674,11 +723,7 @@ impl<'w> Sim<'w> {
                     next.push(i);
                     continue;
                 }
-                // Whole seconds fit an i64 (a mark's time and the clock are i64 ms or s,
-                // a timeout i64 ns or s): formatting them as i64 keeps i128's
-                // formatter out of the build.
-                let seconds = |ns: i128| i64::try_from(ns / 1_000_000_000).unwrap_or(i64::MAX);
-                let (since_s, timeout_s) = (seconds(since), seconds(timeout));
+                let (since_s, timeout_s) = (whole_seconds(since), whole_seconds(timeout));
                 if since >= timeout {
                     next.push(i);
                     cand.reason =
@@ -694,7 +739,7 @@ impl<'w> Sim<'w> {
             kept = next;
         } else if let Some(only) = candidates.first_mut() {
             // n == 1 here (n == 0 leaves no candidate).
-            only.reason = "only node of the hop: never filtered".into();
+            only.reason = owned("only node of the hop: never filtered");
         }
         if kept.len() > 1 {
             let normal: Vec<usize> = kept
@@ -709,7 +754,7 @@ impl<'w> Sim<'w> {
                     }
                     if let Some(cand) = candidates.get_mut(i) {
                         cand.kept = false;
-                        cand.reason = "backup node: a non-backup node is available".into();
+                        cand.reason = owned("backup node: a non-backup node is available");
                     }
                 }
                 kept = normal;
@@ -778,7 +823,7 @@ impl<'w> Sim<'w> {
                 });
                 let p = (c % kept.len() as u64) as usize;
                 let label = if other == "round" || other == "rr" {
-                    other.to_string()
+                    owned(other)
                 } else {
                     format!("unknown strategy {other:?} = round robin")
                 };
@@ -788,7 +833,7 @@ impl<'w> Sim<'w> {
         let chosen = kept.get(pick).copied();
         if let Some(cand) = chosen.and_then(|c| candidates.get_mut(c)) {
             cand.reason = if cand.reason.is_empty() {
-                "chosen".into()
+                owned("chosen")
             } else {
                 format!("{}; chosen", cand.reason)
             };
@@ -797,6 +842,30 @@ impl<'w> Sim<'w> {
             chosen,
             text: how,
             candidates,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_seconds;
+
+    #[test]
+    fn whole_seconds_truncates_toward_zero() {
+        for ns in [
+            0i128,
+            1,
+            999_999_999,
+            1_000_000_000,
+            -1,
+            -1_999_999_999,
+            10_000_000_000,
+            i128::from(i64::MAX) * 1_000_000_000,
+            i128::from(i64::MIN) * 1_000_000,
+            (1i128 << 100) + 12_345,
+        ] {
+            let expected = i64::try_from(ns / 1_000_000_000).unwrap_or(i64::MAX);
+            assert_eq!(whole_seconds(ns), expected, "{ns}");
         }
     }
 }

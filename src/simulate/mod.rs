@@ -223,30 +223,37 @@ shape! {
 pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
     crate::limits::check_value(doc, &crate::limits::Limits::default())
         .map_err(|e| e.to_api_error())?;
-    let world = if world::is_plan(doc) {
-        world::from_plan(doc)?
-    } else if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
-        let plan = crate::planner::plan(doc);
-        let value = plan.to_json_value().map_err(|e| {
-            ApiError::new(
+    engine::run(&world_of(doc)?, scenario)
+}
+
+/// The world of a plan, a tunnel input, a lifecycle state (or a report
+/// holding one) or a node config, tried in that order.
+fn world_of(doc: &Value) -> Result<world::World, ApiError> {
+    if world::is_plan(doc) {
+        return world::from_plan(doc);
+    }
+    if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
+        return match crate::planner::plan(doc).to_json_value() {
+            Ok(plan) => world::from_plan(&plan),
+            Err(e) => Err(ApiError::new(
                 "IN001",
                 format!("the plan could not be serialised: {e}"),
                 "",
-            )
-        })?;
-        world::from_plan(&value)?
-    } else if world::is_state(doc) {
-        world::from_state(doc)?
-    } else if let Some(state) = doc.get("state").filter(|s| world::is_state(s)) {
-        world::from_state(state)?
-    } else if world::is_node_config(doc) {
-        world::from_node_config(doc)
-    } else {
-        return Err(ApiError::new(
-            "IN001",
-            "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}), a node config ({services, chains}) or a lifecycle state",
-            "",
-        ));
-    };
-    engine::run(&world, scenario)
+            )),
+        };
+    }
+    let state = Some(doc)
+        .filter(|d| world::is_state(d))
+        .or_else(|| doc.get("state").filter(|s| world::is_state(s)));
+    if let Some(state) = state {
+        return world::from_state(state);
+    }
+    if world::is_node_config(doc) {
+        return Ok(world::from_node_config(doc));
+    }
+    Err(ApiError::new(
+        "IN001",
+        "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}), a node config ({services, chains}) or a lifecycle state",
+        "",
+    ))
 }

@@ -1,19 +1,20 @@
 //! Readable report of a trace, for the CLI.
 
+use super::util::owned;
 use super::{RequestTrace, Trace};
 use std::fmt::Write;
 
 fn node(id: Option<i64>, addr: &str) -> String {
     match id {
         Some(id) => format!("node {id}"),
-        None if addr.is_empty() => "outside node".to_string(),
-        None => addr.to_string(),
+        None if addr.is_empty() => owned("outside node"),
+        None => owned(addr),
     }
 }
 
 fn request_line(r: &RequestTrace) -> String {
     let verdict = if !r.ok {
-        "FAILED".to_string()
+        owned("FAILED")
     } else if r.direct {
         format!(
             "OK but DIRECT egress from {} (the destination is dialed by that node itself, bypassing the exits)",
@@ -24,7 +25,7 @@ fn request_line(r: &RequestTrace) -> String {
     } else if let Some(a) = &r.exit_addr {
         format!("OK via {a}")
     } else {
-        "OK".to_string()
+        owned("OK")
     };
     format!("Request {} at t={} ms: {}", r.index, r.time_ms, verdict)
 }
@@ -34,7 +35,7 @@ pub fn trace_text(trace: &Trace) -> String {
     let mut s = String::new();
     let entry = match trace.entry_node_id {
         Some(id) => format!("node {id}"),
-        None => "this node".to_string(),
+        None => owned("this node"),
     };
     let _ = writeln!(
         s,
@@ -48,7 +49,13 @@ pub fn trace_text(trace: &Trace) -> String {
             let _ = writeln!(s, "  (no dial)");
         }
         for a in &r.attempts {
-            let indent = "  ".repeat(a.depth + 1);
+            // Two spaces per level, written in place: no indent string per dial.
+            let indent = |s: &mut String| {
+                for _ in 0..=a.depth {
+                    s.push_str("  ");
+                }
+            };
+            indent(&mut s);
             let status = if a.ok && a.carried {
                 "ok"
             } else if a.ok {
@@ -60,7 +67,7 @@ pub fn trace_text(trace: &Trace) -> String {
             };
             let _ = writeln!(
                 s,
-                "{indent}#{} {} -> {} [{}] {}/{} {}, try {}/{}: {}",
+                "#{} {} -> {} [{}] {}/{} {}, try {}/{}: {}",
                 a.seq + 1,
                 node(a.from_node_id, ""),
                 node(a.to_node_id, &a.addr),
@@ -72,15 +79,14 @@ pub fn trace_text(trace: &Trace) -> String {
                 a.rounds,
                 status
             );
-            let _ = writeln!(s, "{indent}   chosen by {}", a.selection);
+            indent(&mut s);
+            let _ = writeln!(s, "   chosen by {}", a.selection);
             for c in a.candidates.iter().filter(|c| !c.kept) {
-                let _ = writeln!(
-                    s,
-                    "{indent}   skipped {} ({}): {}",
-                    c.node, c.addr, c.reason
-                );
+                indent(&mut s);
+                let _ = writeln!(s, "   skipped {} ({}): {}", c.node, c.addr, c.reason);
             }
-            let _ = writeln!(s, "{indent}   {}", a.reason);
+            indent(&mut s);
+            let _ = writeln!(s, "   {}", a.reason);
         }
         let _ = writeln!(s, "  => {}", r.outcome);
     }

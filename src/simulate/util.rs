@@ -6,6 +6,20 @@ use crate::go::coerce::{json_whole_number, parse_int};
 use crate::json::tree::Val;
 use serde_json::Value;
 
+/// Adds a note to a trace's notes. Out of line: one compiled push for the
+/// notes of every call site.
+#[inline(never)]
+pub fn note(notes: &mut Vec<String>, text: std::fmt::Arguments<'_>) {
+    notes.push(std::fmt::format(text));
+}
+
+/// `text` as an owned string: out of line, one compiled copy for the many
+/// names, addresses and reasons the simulator keeps.
+#[inline(never)]
+pub fn owned(text: &str) -> String {
+    text.to_string()
+}
+
 /// The array under `key` of a JSON object; empty when there is none.
 pub fn list_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key)

@@ -5,7 +5,7 @@
 //! the lifecycle replay); every config is then read into the [`gost`] model,
 //! from which the world's services and chains are taken.
 
-use super::util::{json_int, list_at, str_at, tree_int};
+use super::util::{json_int, list_at, note, owned, str_at, tree_int};
 use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
@@ -176,9 +176,9 @@ impl RawNode {
             "AddChains" | "UpdateChains" => {
                 let (name, cfg) = match data.get("data") {
                     Some(inner) if data.get("chain").is_some() => {
-                        (str_at(data, "chain").to_string(), inner.clone())
+                        (owned(str_at(data, "chain")), inner.clone())
                     }
-                    _ => (str_at(data, "name").to_string(), data.clone()),
+                    _ => (owned(str_at(data, "name")), data.clone()),
                 };
                 Self::put(&mut self.chains, &mut self.chain_at, name, cfg);
             }
@@ -189,7 +189,7 @@ impl RawNode {
                     _ => &[],
                 };
                 for s in list {
-                    let name = str_at(s, "name").to_string();
+                    let name = owned(str_at(s, "name"));
                     Self::put(&mut self.services, &mut self.service_at, name, s.clone());
                 }
             }
@@ -238,7 +238,7 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
 /// fields under their exact names; a `retries` that is not an integer
 /// counts as 0, with a note.
 fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service {
-    let name = s.name.exact_str().unwrap_or_default().to_string();
+    let name = owned(s.name.exact_str().unwrap_or_default());
     let addr = s.addr().exact_str().unwrap_or_default();
     let (host, port) = match s.listen() {
         Some((h, p)) => (h, Some(p)),
@@ -255,13 +255,13 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         .filter(|_| handler && !ignore_chain)
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(str::to_string);
+        .map(owned);
     let retries = match s.retries.exact().filter(|_| handler) {
         None | Some(Val::Null) => 0,
         Some(r) => match tree_int(r) {
             Some(n) => n,
             None => {
-                notes.push(format!(
+                note(notes, format_args!(
                     "{who}: service {name}: handler.retries {r} is not an integer; the agent rejects it (counted as 0 here)"
                 ));
                 0
@@ -283,7 +283,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         host,
         port,
         nominal_port,
-        addr: addr.to_string(),
+        addr: owned(addr),
         chain,
         retries,
         hash_host,
@@ -297,10 +297,10 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
     // Hops and nodes count only under their exact names.
     let listed = c.hops_field().exact().map(|_| c.hops());
     for (hi, h) in listed.into_iter().flatten().enumerate() {
-        let hop_name = h.name.exact_str().unwrap_or_default().to_string();
+        let hop_name = owned(h.name.exact_str().unwrap_or_default());
         let (strategy, max_fails, fail_timeout_ns) = match h.selector.exact() {
             Some(s) if s.is_object() => {
-                let strategy = h.strategy.exact_str().unwrap_or_default().to_string();
+                let strategy = owned(h.strategy.exact_str().unwrap_or_default());
                 let max_fails = h
                     .max_fails
                     .exact()
@@ -309,7 +309,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 let ft = match h.fail_timeout.exact() {
                     None | Some(Val::Null) => 0,
                     Some(Val::Str(text)) => {
-                        notes.push(format!(
+                        note(notes, format_args!(
                             "{who}: chain {name} hop {hi}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
                         ));
                         parse_duration(text.trim()).map(i128::from).unwrap_or(0)
@@ -318,12 +318,12 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 };
                 (strategy, max_fails, ft)
             }
-            _ => ("round".to_string(), 1, DEFAULT_FAIL_TIMEOUT_NS),
+            _ => (owned("round"), 1, DEFAULT_FAIL_TIMEOUT_NS),
         };
         let listed = h.nodes_field.exact().map(|_| h.nodes());
         let mut nodes = Vec::new();
         for (ni, n) in listed.into_iter().flatten().enumerate() {
-            let addr = n.addr.exact_str().unwrap_or_default().to_string();
+            let addr = owned(n.addr.exact_str().unwrap_or_default());
             let (host, port) = match &n.dial {
                 Some((h, p)) => (h.clone(), Some(*p)),
                 None => (normalize_host(&addr), None),
@@ -346,7 +346,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 name: n
                     .name
                     .exact_str()
-                    .map(str::to_string)
+                    .map(owned)
                     .unwrap_or_else(|| format!("node_{}", ni + 1)),
                 addr,
                 host,
@@ -370,7 +370,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
         });
     }
     Chain {
-        name: name.to_string(),
+        name: owned(name),
         hops,
     }
 }
@@ -386,13 +386,14 @@ fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a Obj<'a> {
 }
 
 /// An agent running what `raw` holds: each config read into the model
-/// ([`gost`]) from its tree.
-fn build_agent(
-    node_id: Option<i64>,
-    label: String,
-    raw: &RawNode,
-    notes: &mut Vec<String>,
-) -> Agent {
+/// ([`gost`]) from its tree. Its label names node `node_id` (with `name`
+/// when there is one), or "this node" for a node config.
+fn build_agent(node_id: Option<i64>, name: &str, raw: &RawNode, notes: &mut Vec<String>) -> Agent {
+    let label = match node_id {
+        None => owned("this node"),
+        Some(id) if name.is_empty() => format!("node {id}"),
+        Some(id) => format!("node {id} ({name})"),
+    };
     let who = label.clone();
     let mut chain_at = rustc_hash::FxHashMap::default();
     for (i, (name, _)) in raw.chains.iter().enumerate() {
@@ -503,14 +504,10 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
     if raw.len() > MAX_NODES || size > MAX_OBJECTS {
         return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));
     }
-    let table: Vec<&Value> = plan
-        .get("nodes")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
+    let table = list_at(plan, "nodes");
     let mut agents: Vec<Agent> = Vec::new();
     // Node table order first (entries, hops, exits as the planner lists them), then any other node.
-    for row in &table {
+    for row in table {
         let Some(id) = row.get("nodeId").and_then(json_int) else {
             continue;
         };
@@ -520,14 +517,9 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         let empty = RawNode::default();
         let r = raw.get(&id).unwrap_or(&empty);
         let name = str_at(row, "name");
-        let label = if name.is_empty() {
-            format!("node {id}")
-        } else {
-            format!("node {id} ({name})")
-        };
-        let mut a = build_agent(Some(id), label, r, &mut notes);
-        a.role = row.get("role").and_then(Value::as_str).map(str::to_string);
-        a.name = Some(name.to_string()).filter(|n| !n.is_empty());
+        let mut a = build_agent(Some(id), name, r, &mut notes);
+        a.role = row.get("role").and_then(Value::as_str).map(owned);
+        a.name = Some(owned(name)).filter(|n| !n.is_empty());
         a.addresses = row
             .get("addresses")
             .and_then(Value::as_array)
@@ -544,15 +536,16 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         if agents.iter().any(|a| a.node_id == Some(*id)) {
             continue;
         }
-        let mut a = build_agent(Some(*id), format!("node {id}"), r, &mut notes);
+        let mut a = build_agent(Some(*id), "", r, &mut notes);
         // Without a node table: a node with chains and no services is an entry.
-        if a.services.is_empty() && !a.chains.is_empty() {
-            a.role = Some("entry".into());
+        let role = if a.services.is_empty() && !a.chains.is_empty() {
+            "entry"
         } else if a.services.iter().all(|s| s.chain.is_none()) {
-            a.role = Some("exit".into());
+            "exit"
         } else {
-            a.role = Some("middle".into());
-        }
+            "middle"
+        };
+        a.role = Some(owned(role));
         agents.push(a);
     }
     let table_ports: Vec<(usize, i64)> = table
@@ -578,7 +571,7 @@ pub fn from_node_config(doc: &Value) -> World {
     for s in list_at(doc, "services") {
         raw.apply("AddService", s);
     }
-    let mut a = build_agent(None, "this node".into(), &raw, &mut notes);
+    let mut a = build_agent(None, "", &raw, &mut notes);
     a.role = Some("entry".into());
     World::new(vec![a], notes, true)
 }
@@ -612,6 +605,9 @@ struct Site<'a> {
     node: &'a ChainNode,
 }
 
+/// One address of an agent's signature, paired with 0 (see `signatures`).
+type Signed<'a> = (&'a str, usize);
+
 /// The per-agent tables below are built from `agents`, so every agent index
 /// has a row; `row` reads one without indexing (a missing row reads empty).
 fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
@@ -643,8 +639,9 @@ fn narrow(list: &mut Vec<usize>, keep: &dyn Fn(usize) -> bool) {
     }
 }
 
-/// The agents of a key-sorted `(key, agent)` index filed under `key`, but `ai`.
-fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<usize> {
+/// The agents of a key-sorted `(key, agent)` index filed under `key`, but `ai`
+/// (`usize::MAX` for all of them).
+pub(super) fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<usize> {
     let start = index.partition_point(|(k, _)| *k < key);
     index
         .iter()
@@ -653,6 +650,12 @@ fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize) -> Vec<us
         .map(|&(_, idx)| idx)
         .filter(|&idx| idx != ai)
         .collect()
+}
+
+/// Orders `(key, agent)` pairs by key: one function for the indexes of one
+/// key type, so the sort is compiled once for each.
+pub(super) fn by_key<K: Ord>(a: &(K, usize), b: &(K, usize)) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
 }
 
 /// Is agent `c` upstream of agent `ai`: do its own chains dial one of
@@ -689,33 +692,35 @@ fn find_targets(
             hops.push((ai, hop, first));
         }
     }
-    let listen_ports: Vec<Vec<i64>> = agents
-        .iter()
-        .map(|a| a.services.iter().filter_map(|s| s.nominal_port).collect())
-        .collect();
-    let mut signatures: Vec<Vec<&str>> = (0..n).map(|_| Vec::new()).collect();
-    let mut dial_ports: Vec<Vec<i64>> = (0..n).map(|_| Vec::new()).collect();
+    let mut listen_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
+    for (ports, a) in listen_ports.iter_mut().zip(agents) {
+        ports.extend(a.services.iter().filter_map(|s| s.nominal_port));
+    }
+    // An agent's signature: the addresses its chains dial, sorted. Kept as
+    // `(address, 0)` pairs so they sort by the one sort of the host index.
+    let mut signatures: Vec<Vec<Signed>> = vec![Vec::new(); n];
+    let mut dial_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
     for site in &sites {
         if let Some(signature) = signatures.get_mut(site.agent) {
-            signature.push(&site.node.addr);
+            signature.push((&site.node.addr, 0));
         }
         if let (Some(ports), Some(p)) = (dial_ports.get_mut(site.agent), site.node.port) {
             ports.push(p);
         }
     }
     for signature in &mut signatures {
-        crate::stable_sort::sort(signature);
+        crate::stable_sort::sort_by(signature, by_key);
     }
     let dials_back = |c: usize, ai: usize| dials_back(&dial_ports, &listen_ports, c, ai);
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
-    let mut groups: Vec<(&[&str], Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(&[Signed], Vec<usize>)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.services.is_empty() {
             continue;
         }
-        let key: &[&str] = if a.chains.is_empty() {
-            &["<exit>"]
+        let key: &[Signed] = if a.chains.is_empty() {
+            &[("<exit>", 0)]
         } else {
             row(&signatures, i)
         };
@@ -784,9 +789,9 @@ fn find_targets(
             }
         }
     }
-    crate::stable_sort::sort_by(&mut table_by_port, |a, b| a.0.cmp(&b.0));
-    crate::stable_sort::sort_by(&mut listeners, |a, b| a.0.cmp(&b.0));
-    crate::stable_sort::sort_by(&mut table_by_host, |a, b| a.0.cmp(b.0));
+    crate::stable_sort::sort_by(&mut table_by_port, by_key);
+    crate::stable_sort::sort_by(&mut listeners, by_key);
+    crate::stable_sort::sort_by(&mut table_by_host, by_key);
     // Candidate agents per chain node.
     let mut cands: Vec<Vec<usize>> = Vec::with_capacity(sites.len());
     for (k, site) in sites.iter().enumerate() {
@@ -814,12 +819,15 @@ fn find_targets(
             } else {
                 let by_host = filed_under(&table_by_host, node.host.as_str(), ai);
                 if by_host.len() == 1 {
-                    notes.push(format!(
-                        "{}: {} ({}) dials a tunnel node on a port where it has no service",
-                        agents.get(ai).map_or("", |a| a.label.as_str()),
-                        node.name,
-                        node.addr
-                    ));
+                    note(
+                        notes,
+                        format_args!(
+                            "{}: {} ({}) dials a tunnel node on a port where it has no service",
+                            agents.get(ai).map_or("", |a| a.label.as_str()),
+                            node.name,
+                            node.addr
+                        ),
+                    );
                     by_host
                 } else {
                     Vec::new()
@@ -882,7 +890,7 @@ fn find_targets(
         }
         let label = agents.get(ai).map_or("", |a| a.label.as_str());
         if list.len() > 1 {
-            notes.push(format!(
+            note(notes, format_args!(
                 "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
                 node.name,
                 node.addr,
@@ -896,7 +904,7 @@ fn find_targets(
             .or(list.first().copied());
         match found {
             Some(idx) => used.push(idx),
-            None if node.port.is_some() => notes.push(format!(
+            None if node.port.is_some() => note(notes, format_args!(
                 "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
                 node.name, node.addr
             )),
