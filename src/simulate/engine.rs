@@ -10,7 +10,6 @@ use crate::error::ApiError;
 use crate::go::net::normalize_host;
 use crate::gost::host_and_port;
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// GOST's fail marker: a count and the Unix second of the last failure.
@@ -79,7 +78,9 @@ struct Selection {
 
 struct Sim<'w> {
     world: &'w World,
-    dead_ids: BTreeSet<i64>,
+    /// The dead nodes' ids, sorted, each once; only ids of the world's agents
+    /// (the only ones asked about), so at most one per agent.
+    dead_ids: Vec<i64>,
     /// Dead `host:port` addresses: the hosts, and `(port, host index)`
     /// sorted by port, an index like the world's (its sort and lookup are
     /// compiled once for both).
@@ -115,7 +116,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let client_ip = sc.client_ip.clone().unwrap_or_else(|| owned("192.0.2.10"));
     let mut sim = Sim {
         world,
-        dead_ids: BTreeSet::new(),
+        dead_ids: Vec::new(),
         dead_hosts: Vec::new(),
         dead_ports: Vec::new(),
         markers: vec![Marker::default(); world.node_count],
@@ -174,8 +175,9 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                     &mut notes,
                     format_args!("dead node {id} is not part of this document"),
                 );
+            } else if let Err(at) = sim.dead_ids.binary_search(&id) {
+                sim.dead_ids.insert(at, id);
             }
-            sim.dead_ids.insert(id);
             None
         } else {
             Some("is neither a node id nor host:port")
@@ -201,7 +203,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         sim.attempts.clear();
         let outcome = if entry_agent
             .node_id
-            .map(|id| sim.dead_ids.contains(&id))
+            .map(|id| sim.dead_ids.binary_search(&id).is_ok())
             .unwrap_or(false)
         {
             Outcome::fail("the entry node is dead: the request never enters the tunnel")
@@ -663,7 +665,7 @@ impl<'w> Sim<'w> {
             let agent = self.world.agents.get(t)?;
             if agent
                 .node_id
-                .map(|id| self.dead_ids.contains(&id))
+                .map(|id| self.dead_ids.binary_search(&id).is_ok())
                 .unwrap_or(false)
             {
                 return Some(format!("{} is dead", agent.label));
