@@ -93,7 +93,7 @@ fn assert_output_shape(name: &str, entry: &str, v: &Value) {
 fn the_whole_seed_corpus_runs_through_every_entry_point() {
     let corpus = corpus();
     assert!(corpus.len() > 300, "corpus has {} files", corpus.len());
-    let corpus = sampled(corpus, 3);
+    let corpus = sampled(corpus, 5);
     let started = Instant::now();
     let n = corpus.len();
     on_small_stack(move || {
@@ -349,7 +349,7 @@ fn wrong_types_everywhere() {
             .find(|v| v["name"] == name)
             .expect("named vector");
         for doc in [&v["input"], &v["expected"]] {
-            for path in sampled(all_pointers(doc), 3) {
+            for path in sampled(all_pointers(doc), 5) {
                 for r in &replacements {
                     let mut d = doc.clone();
                     if let Some(slot) = d.pointer_mut(&path) {
