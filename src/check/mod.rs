@@ -201,22 +201,13 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
 
 /// Checks one document: a tunnel input, a plan, one node's GOST config or a
 /// command list. Never panics; an unreadable document is one IN001 finding.
+/// A document already built is checked as its JSON text ([`check_text`]):
+/// the checker has one reader and one tree. Its size in bytes is not
+/// limited (it was not handed over as text).
 pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
-    // One walk for the limits and the value count (the limits come first).
-    let values = match crate::limits::check_value_counting(doc, &options.limits) {
-        Ok(n) => n,
-        Err(e) => return finish("unknown", "document", vec![e.to_finding()]),
-    };
-    if values > MAX_VALUES {
-        return too_many_values();
-    }
-    let arena = tree::Arena::new();
-    let tree = Val::from_value(doc, &arena);
-    match kind_of(&tree, options) {
-        Ok(Kind::Tunnel) => tunnel_report(doc, options),
-        Ok(kind) => check_kind(&tree, kind),
-        Err((en, zh)) => unreadable("unknown", &en, &zh),
-    }
+    let mut options = options.clone();
+    options.limits.max_input_bytes = usize::MAX;
+    check_text(&crate::json::to_text(doc), &options)
 }
 
 fn too_many_values() -> CheckReport {
