@@ -133,7 +133,7 @@ pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
     if let Err(e) = crate::limits::check_value(input, &options.limits) {
         return Plan::rejected(limit_error(&e), options.mode.unwrap_or_default().as_str());
     }
-    plan_with(input, options.mode_for(input), &options.limits)
+    plan_within(input, options.mode_for(input))
 }
 
 /// Plans `input` along the request path of `mode`, within `limits`.
@@ -141,6 +141,12 @@ pub fn plan_with(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     if let Err(e) = crate::limits::check_value(input, limits) {
         return Plan::rejected(limit_error(&e), mode.as_str());
     }
+    plan_within(input, mode)
+}
+
+/// Plans an input already known to be within its limits (checked by
+/// [`plan_with`]'s walk, or counted while its text was read).
+fn plan_within(input: &Value, mode: Mode) -> Plan {
     let outcome = match input.as_object() {
         None => Err(Rejection::InvalidInput(format!(
             "the input must be an object ({})",
@@ -197,7 +203,8 @@ pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error
             ))
         }
     };
-    Ok(plan_opts(&value, options))
+    // Read within the limits: no walk of the value is needed again.
+    Ok(plan_within(&value, options.mode_for(&value)))
 }
 
 /// [`plan_text`] with the default options, as JSON text; text that is not
