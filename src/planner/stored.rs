@@ -131,10 +131,12 @@ impl TunnelRow {
 /// a backup export's `chainTunnels` (json tags): the export omits a port or
 /// `inx` of 0 (NULL in the database) and leaves `connect_ip` out.
 struct ChainKeys {
-    tunnel_id: &'static str,
+    /// `None`: the source has no such field (the export's rows are grouped
+    /// under their tunnel and carry no connect IP).
+    tunnel_id: Option<&'static str>,
     chain_type: &'static str,
     node_id: &'static str,
-    connect_ip: &'static str,
+    connect_ip: Option<&'static str>,
     zero_is_null: bool,
 }
 
@@ -147,23 +149,23 @@ impl ChainRow {
         };
         ChainRow {
             id: go_int(row.get("id"), 0),
-            tunnel_id: nullable_int(row.get(keys.tunnel_id)),
+            tunnel_id: nullable_int(keys.tunnel_id.and_then(|k| row.get(k))),
             chain_type: nullable_string(row.get(keys.chain_type)),
             node_id: go_int(row.get(keys.node_id), 0),
             port: int(row.get("port")),
             strategy: nullable_string(row.get("strategy")),
             inx: int(row.get("inx")),
             protocol: nullable_string(row.get("protocol")),
-            connect_ip: nullable_string(row.get(keys.connect_ip)),
+            connect_ip: nullable_string(keys.connect_ip.and_then(|k| row.get(k))),
         }
     }
 
     pub fn from_row(row: &Map<String, Value>) -> ChainRow {
         let columns = ChainKeys {
-            tunnel_id: "tunnel_id",
+            tunnel_id: Some("tunnel_id"),
             chain_type: "chain_type",
             node_id: "node_id",
-            connect_ip: "connect_ip",
+            connect_ip: Some("connect_ip"),
             zero_is_null: false,
         };
         ChainRow::read(row, &columns)
@@ -173,15 +175,14 @@ impl ChainRow {
     /// `tunnelId` is not what groups it: its place in the export is).
     pub fn from_export(item: &Map<String, Value>, tunnel_id: i64) -> ChainRow {
         let tags = ChainKeys {
-            tunnel_id: "",
+            tunnel_id: None,
             chain_type: "chainType",
             node_id: "nodeId",
-            connect_ip: "",
+            connect_ip: None,
             zero_is_null: true,
         };
         ChainRow {
             tunnel_id: Some(tunnel_id),
-            connect_ip: None,
             ..ChainRow::read(item, &tags)
         }
     }
