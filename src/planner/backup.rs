@@ -40,7 +40,8 @@ crate::encode::shape! {
 }
 
 /// A backup's node as its `node` row (column, export key): integers where the
-/// column is one (missing is 0), text as given otherwise (missing is NULL).
+/// column is one in [`COLUMNS`] (missing is 0), text as given otherwise
+/// (missing is NULL).
 /// The keys are those [`RowKeys::BACKUP`] reads; the secret is not copied.
 const NODE_FIELDS: &[(&str, &str)] = &[
     ("id", "id"),
@@ -64,9 +65,12 @@ fn node_row_of(item: &Map<String, Value>) -> Map<String, Value> {
     let mut row = Map::new();
     for &(column, key) in NODE_FIELDS {
         let v = item.get(key);
-        let cell = match column {
-            "id" | "status" | "is_remote" => Value::from(go_int(v, 0)),
-            _ => match v {
+        let integer = COLUMNS[0].1.iter().any(|&(c, kind)| {
+            c == column && matches!(kind, Column::Integer | Column::IntegerOrNull)
+        });
+        let cell = match integer {
+            true => Value::from(go_int(v, 0)),
+            false => match v {
                 Some(Value::String(s)) => Value::String(s.clone()),
                 None | Some(Value::Null) => Value::Null,
                 Some(other) => Value::String(go_string(Some(other))),
