@@ -18,12 +18,91 @@
 //! fields in declaration order, `null` for an absent value that is not left out,
 //! strings escaped as serde_json escapes them.
 
+use crate::json::read::Build;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// A value that can print itself as compact JSON.
+/// A value that can write itself: as compact JSON text, or as the tree or
+/// `serde_json::Value` a reader would build from that text ([`Writer`]).
 pub trait Encode {
-    fn encode(&self, out: &mut String);
+    fn encode(&self, out: &mut Writer<'_>);
+}
+
+/// Where an [`Encode`] value goes: JSON text, or one of the reader's
+/// builders ([`Builder`]), so that a module handed a typed result gets the
+/// tree reading its text would give, without the text. One encoder per type
+/// in the `.wasm`, whatever it writes into; the text, the output of every
+/// call, is written without an indirect call.
+pub enum Writer<'w> {
+    Text(&'w mut String),
+    Build(&'w mut dyn Events),
+}
+
+/// What a [`Writer`] is told, in the order of the text: the text writer
+/// (`String`) and [`Builder`] take the same events.
+pub trait Events {
+    fn null(&mut self);
+    fn bool(&mut self, b: bool);
+    fn int(&mut self, n: i64);
+    fn uint(&mut self, n: u64);
+    fn str(&mut self, s: &str);
+    /// A `serde_json::Value` as it is.
+    fn value(&mut self, v: &Value);
+    /// Opens an array; [`Events::item`] comes before each of its values.
+    fn array(&mut self);
+    fn item(&mut self, first: bool);
+    fn end_array(&mut self);
+    fn object(&mut self);
+    /// Before each value of an object: one of the crate's own keys (camelCase,
+    /// never escaped) ...
+    fn field(&mut self, first: bool, key: &'static str);
+    /// ... or a key that may come from the input.
+    fn entry(&mut self, first: bool, key: &str);
+    fn end_object(&mut self);
+}
+
+/// Each event goes to the text writer inline, or to a builder.
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
+        impl Writer<'_> {
+            $(
+                #[inline(never)]
+                pub fn $name(&mut self, $($arg: $ty),*) {
+                    match self {
+                        Writer::Text(text) => Events::$name(*text, $($arg),*),
+                        Writer::Build(build) => build.$name($($arg),*),
+                    }
+                }
+            )*
+        }
+    };
+}
+forward! {
+    null();
+    bool(b: bool);
+    int(n: i64);
+    uint(n: u64);
+    str(s: &str);
+    value(v: &Value);
+    array();
+    item(first: bool);
+    end_array();
+    object();
+    field(first: bool, key: &'static str);
+    entry(first: bool, key: &str);
+    end_object();
+}
+
+impl Writer<'_> {
+    /// A value shared by several places of one result ([`crate::plan::Shared`]):
+    /// its text is printed once and kept in `text`; a builder builds it anew.
+    pub fn shared(&mut self, text: &std::sync::OnceLock<String>, value: &dyn Encode) {
+        match self {
+            Writer::Text(out) => out.push_str(text.get_or_init(|| to_string(value))),
+            Writer::Build(_) => value.encode(self),
+        }
+    }
 }
 
 /// `v` as compact JSON text.
@@ -31,50 +110,207 @@ pub fn to_string<T: Encode + ?Sized>(v: &T) -> String {
     // Large results (a plan is hundreds of KB) would otherwise grow the
     // buffer through a dozen doublings, each a copy.
     let mut out = String::with_capacity(64 * 1024);
-    v.encode(&mut out);
+    v.encode(&mut Writer::Text(&mut out));
     out
 }
 
+/// The text writer: compact JSON, escaped as serde_json escapes it.
+/// (`push_str`, not `push`: `String::push` is not always inlined.)
+#[allow(clippy::single_char_add_str)]
+impl Events for String {
+    fn null(&mut self) {
+        self.push_str("null")
+    }
+    fn bool(&mut self, b: bool) {
+        self.push_str(if b { "true" } else { "false" })
+    }
+    fn int(&mut self, n: i64) {
+        self.push_str(itoa::Buffer::new().format(n))
+    }
+    fn uint(&mut self, n: u64) {
+        self.push_str(itoa::Buffer::new().format(n))
+    }
+    fn str(&mut self, s: &str) {
+        crate::json::write_string(s, self)
+    }
+    fn value(&mut self, v: &Value) {
+        crate::json::write_value(v, self)
+    }
+    fn array(&mut self) {
+        self.push_str("[")
+    }
+    fn item(&mut self, first: bool) {
+        if !first {
+            self.push_str(",");
+        }
+    }
+    fn end_array(&mut self) {
+        self.push_str("]")
+    }
+    fn object(&mut self) {
+        self.push_str("{")
+    }
+    fn field(&mut self, first: bool, key: &'static str) {
+        self.reserve(key.len() + 4);
+        if !first {
+            self.push_str(",");
+        }
+        self.push_str("\"");
+        self.push_str(key);
+        self.push_str("\":");
+    }
+    fn entry(&mut self, first: bool, key: &str) {
+        if !first {
+            self.push_str(",");
+        }
+        crate::json::write_string(key, self);
+        self.push_str(":");
+    }
+    fn end_object(&mut self) {
+        self.push_str("}")
+    }
+}
+
+/// A writer that hands each value to a reader's builder
+/// ([`crate::json::read::Build`]), children before their container, as the
+/// reader does: what it builds is what reading the value's text would build.
+pub(crate) struct Builder<'t, B: Build<'t>> {
+    build: B,
+    open: Vec<Open<'t, B>>,
+    done: Option<B::Value>,
+}
+
+/// A container being built, with the key of the value that comes next.
+enum Open<'t, B: Build<'t>> {
+    Items(B::Items),
+    Entries(B::Entries, Cow<'t, str>),
+}
+
+impl<'t, B: Build<'t>> Builder<'t, B> {
+    /// What `v` builds into.
+    pub(crate) fn run(v: &dyn Encode, build: B) -> Option<B::Value> {
+        let mut writer = Builder {
+            build,
+            open: Vec::new(),
+            done: None,
+        };
+        v.encode(&mut Writer::Build(&mut writer));
+        writer.done
+    }
+
+    fn put(&mut self, v: B::Value) {
+        match self.open.last_mut() {
+            Some(Open::Items(items)) => self.build.push(items, v),
+            Some(Open::Entries(entries, key)) => {
+                let key = std::mem::take(key);
+                self.build.insert(entries, key, v)
+            }
+            None => self.done = Some(v),
+        }
+    }
+
+    fn key(&mut self, key: Cow<'t, str>) {
+        if let Some(Open::Entries(_, next)) = self.open.last_mut() {
+            *next = key;
+        }
+    }
+}
+
+impl<'t, B: Build<'t>> Events for Builder<'t, B> {
+    fn null(&mut self) {
+        let v = self.build.null();
+        self.put(v)
+    }
+    fn bool(&mut self, b: bool) {
+        let v = self.build.bool(b);
+        self.put(v)
+    }
+    fn int(&mut self, n: i64) {
+        let v = self.build.number(n.into());
+        self.put(v)
+    }
+    fn uint(&mut self, n: u64) {
+        let v = self.build.number(n.into());
+        self.put(v)
+    }
+    fn str(&mut self, s: &str) {
+        let s = self.build.own(s);
+        let v = self.build.string(s);
+        self.put(v)
+    }
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Null => self.null(),
+            Value::Bool(b) => self.bool(*b),
+            Value::Number(n) => {
+                let v = self.build.number(n.clone());
+                self.put(v)
+            }
+            Value::String(s) => self.str(s),
+            Value::Array(items) => items.as_slice().encode(&mut Writer::Build(self)),
+            Value::Object(map) => map_entries(map.iter(), &mut Writer::Build(self)),
+        }
+    }
+    fn array(&mut self) {
+        let items = self.build.array();
+        self.open.push(Open::Items(items))
+    }
+    fn item(&mut self, _: bool) {}
+    fn end_array(&mut self) {
+        if let Some(Open::Items(items)) = self.open.pop() {
+            let v = self.build.end_array(items);
+            self.put(v)
+        }
+    }
+    fn object(&mut self) {
+        let entries = self.build.object();
+        self.open.push(Open::Entries(entries, Cow::Borrowed("")))
+    }
+    fn field(&mut self, _: bool, key: &'static str) {
+        self.key(Cow::Borrowed(key))
+    }
+    fn entry(&mut self, _: bool, key: &str) {
+        let key = self.build.own(key);
+        self.key(key)
+    }
+    fn end_object(&mut self) {
+        if let Some(Open::Entries(entries, _)) = self.open.pop() {
+            let v = self.build.end_object(entries);
+            self.put(v)
+        }
+    }
+}
+
 /// Writes an object's fields: `{`, then each field as `"key":value` with
-/// commas between, then `}` from [`Object::end`]. Keys are written as they
-/// are: they are the crate's own camelCase names, which need no escaping.
-pub struct Object<'a> {
-    out: &'a mut String,
+/// commas between, then `}` from [`Object::end`].
+pub struct Object<'a, 'w> {
+    out: &'a mut Writer<'w>,
     first: bool,
 }
 
-impl<'a> Object<'a> {
-    pub fn new(out: &'a mut String) -> Self {
-        out.push('{');
+impl<'a, 'w> Object<'a, 'w> {
+    pub fn new(out: &'a mut Writer<'w>) -> Self {
+        out.object();
         Object { out, first: true }
     }
 
     /// A field that is always present.
-    pub fn field<T: Encode + ?Sized>(&mut self, key: &str, value: &T) -> &mut Self {
+    pub fn field<T: Encode + ?Sized>(&mut self, key: &'static str, value: &T) -> &mut Self {
         self.key(key);
         value.encode(self.out);
         self
     }
 
-    /// The comma before every field but the first, and `"key":`. Kept out of
-    /// line: inlined, it was most of every type's encoder.
-    /// (`push_str`, not `push`: `String::push` is not always inlined.)
+    /// The field's key. Kept out of line: inlined, it was most of every
+    /// type's encoder.
     #[inline(never)]
-    #[allow(clippy::single_char_add_str)]
-    fn key(&mut self, key: &str) {
-        let out = &mut *self.out;
-        out.reserve(key.len() + 4);
-        if !self.first {
-            out.push_str(",");
-        }
+    fn key(&mut self, key: &'static str) {
+        self.out.field(self.first, key);
         self.first = false;
-        out.push_str("\"");
-        out.push_str(key);
-        out.push_str("\":");
     }
 
     /// A field left out when the value is `None`.
-    pub fn some<T: Encode>(&mut self, key: &str, value: &Option<T>) -> &mut Self {
+    pub fn some<T: Encode>(&mut self, key: &'static str, value: &Option<T>) -> &mut Self {
         if let Some(v) = value {
             self.field(key, v);
         }
@@ -82,7 +318,7 @@ impl<'a> Object<'a> {
     }
 
     pub fn end(&mut self) {
-        self.out.push('}');
+        self.out.end_object()
     }
 }
 
@@ -144,7 +380,7 @@ macro_rules! shape {
         }
 
         impl $crate::encode::Encode for $name {
-            fn encode(&self, out: &mut String) {
+            fn encode(&self, out: &mut $crate::encode::Writer<'_>) {
                 let mut object = $crate::encode::Object::new(out);
                 $($crate::encode::shape!(@field object, $key, &self.$field $(, $optional)?);)*
                 object.end()
@@ -166,82 +402,86 @@ macro_rules! shape {
 pub(crate) use shape;
 
 impl Encode for str {
-    fn encode(&self, out: &mut String) {
-        crate::json::write_string(self, out)
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.str(self)
     }
 }
 
 impl Encode for String {
-    fn encode(&self, out: &mut String) {
-        self.as_str().encode(out)
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.str(self)
     }
 }
 
 impl Encode for bool {
-    fn encode(&self, out: &mut String) {
-        out.push_str(if *self { "true" } else { "false" })
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.bool(*self)
     }
 }
 
-macro_rules! encode_integers {
+impl Encode for i64 {
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.int(*self)
+    }
+}
+
+macro_rules! encode_unsigned {
     ($($t:ty),*) => {$(
         impl Encode for $t {
-            fn encode(&self, out: &mut String) {
-                out.push_str(itoa::Buffer::new().format(*self))
+            fn encode(&self, out: &mut Writer<'_>) {
+                out.uint(*self as u64)
             }
         }
     )*};
 }
-encode_integers!(i64, u64, u32, usize);
+encode_unsigned!(u64, u32, usize);
 
 impl Encode for Value {
-    fn encode(&self, out: &mut String) {
-        crate::json::write_value(self, out)
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.value(self)
     }
 }
 
 impl<T: Encode + ?Sized> Encode for &T {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         (**self).encode(out)
     }
 }
 
 impl<T: Encode> Encode for Option<T> {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         match self {
             Some(v) => v.encode(out),
-            None => out.push_str("null"),
+            None => out.null(),
         }
     }
 }
 
 impl<T: Encode> Encode for [T] {
-    fn encode(&self, out: &mut String) {
-        out.push('[');
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.array();
         for (i, item) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
+            out.item(i == 0);
             item.encode(out);
         }
-        out.push(']');
+        out.end_array()
     }
 }
 
 impl<T: Encode> Encode for Vec<T> {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         self.as_slice().encode(out)
     }
 }
 
 impl<V: Encode> Encode for BTreeMap<String, V> {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         map_entries(self.iter(), out)
     }
 }
 
 impl<V: Encode> Encode for litemap::LiteMap<String, V> {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         map_entries(self.iter(), out)
     }
 }
@@ -255,22 +495,17 @@ pub fn serialize_map<V: serde::Serialize, S: serde::Serializer>(
     serializer.collect_map(map.iter())
 }
 
-/// A JSON object of `entries`, in their order; keys are escaped (they may
-/// come from the input).
+/// A JSON object of `entries`, in their order; keys may come from the input.
 fn map_entries<'a, V: Encode + 'a>(
     entries: impl Iterator<Item = (&'a String, &'a V)>,
-    out: &mut String,
+    out: &mut Writer<'_>,
 ) {
-    out.push('{');
+    out.object();
     for (i, (k, v)) in entries.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        crate::json::write_string(k, out);
-        out.push(':');
+        out.entry(i == 0, k);
         v.encode(out);
     }
-    out.push('}');
+    out.end_object()
 }
 
 #[cfg(test)]
@@ -307,7 +542,7 @@ mod tests {
     #[test]
     fn objects_skip_absent_fields_and_separate_the_rest() {
         let mut out = String::new();
-        Object::new(&mut out)
+        Object::new(&mut Writer::Text(&mut out))
             .some("a", &None::<i64>)
             .field("b", &1i64)
             .some("c", &Some("x"))
@@ -315,7 +550,9 @@ mod tests {
             .end();
         assert_eq!(out, r#"{"b":1,"c":"x","d":null}"#);
         let mut out = String::new();
-        Object::new(&mut out).some("a", &None::<i64>).end();
+        Object::new(&mut Writer::Text(&mut out))
+            .some("a", &None::<i64>)
+            .end();
         assert_eq!(out, "{}");
     }
 }

@@ -1,7 +1,7 @@
 //! The finding shape shared by the checker and the lifecycle replay
 //! (`policy-rules.md`): one problem, where it is, and how to repair it.
 
-use crate::encode::{shape, Encode};
+use crate::encode::{shape, Encode, Writer};
 use serde::Serialize;
 
 /// How bad a finding is. The declaration order is the sort order: errors first.
@@ -57,7 +57,7 @@ shape! {
 }
 
 impl Encode for Severity {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         self.as_str().encode(out)
     }
 }

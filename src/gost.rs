@@ -347,7 +347,7 @@ mod tests {
         let v = json!({"i": true, "f": 3.9, "s": "7", "sp": " 7", "T": "T", "one": 1,
             "d1": 2.5, "d2": " 1m ", "d3": "5", "d4": "x", "N": 1});
         let arena = Arena::new();
-        let tree = Val::from_value(&v, &arena);
+        let tree = crate::json::tree::build(&v, &arena);
         let md = Metadata::of(Some(&tree));
         assert_eq!(md.int("i"), Some(1));
         assert_eq!(md.int("F"), Some(3));
@@ -362,7 +362,7 @@ mod tests {
         assert_eq!(md.duration_ns("d4"), Some(0));
         // The first match in key order ("N" before "n"), not the exact key.
         let v = json!({"N": 1, "n": 2});
-        let tree = Val::from_value(&v, &arena);
+        let tree = crate::json::tree::build(&v, &arena);
         assert_eq!(Metadata::of(Some(&tree)).int("n"), Some(1));
     }
 
@@ -375,7 +375,7 @@ mod tests {
              "nodes": [{"addr": " 10.0.0.1:80 ", "connector": {"type": "relay"}}, 5, {"Addr": "x:1"}]},
             "not a hop"]});
         let arena = Arena::new();
-        let tree = arena.alloc(Val::from_value(&v, &arena));
+        let tree = arena.alloc(crate::json::tree::build(&v, &arena));
         let chain = Chain::read(tree.as_object().expect("an object"));
         assert_eq!(chain.name().str(), Some("c"));
         assert_eq!(chain.name().exact_str(), None);
@@ -403,7 +403,7 @@ mod tests {
         let v = json!({"name": "s", "addr": "[::]:8080",
             "handler": {"Chain": "c", "retries": 2, "metadata": {"hash": "host"}}});
         let arena = Arena::new();
-        let tree = arena.alloc(Val::from_value(&v, &arena));
+        let tree = arena.alloc(crate::json::tree::build(&v, &arena));
         let svc = Service::read(tree.as_object().expect("an object"));
         assert_eq!(svc.name(), Some("s"));
         assert_eq!(svc.listen(), Some(("::".to_string(), 8080)));

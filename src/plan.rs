@@ -2,7 +2,7 @@
 //! and through federation (`federation`), plus the node table the checker uses
 //! to know which node owns which address. Field names follow the golden vectors.
 
-use crate::encode::{shape, Encode};
+use crate::encode::{shape, Encode, Writer};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -55,11 +55,10 @@ impl Plan {
         }
     }
 
-    /// The plan as a JSON value, by way of its JSON text. One serializer (the
-    /// text writer, which `planTunnelJson` needs anyway) serves every caller,
-    /// so the `.wasm` carries no second copy of the plan's serialization.
-    pub fn to_json_value(&self) -> Result<serde_json::Value, String> {
-        crate::json::from_str(&crate::encode::to_string(self)).map_err(|e| e.to_string())
+    /// The plan as the JSON value its text reads into, written by its one
+    /// encoder ([`crate::json::to_value`]).
+    pub fn to_json_value(&self) -> serde_json::Value {
+        crate::json::to_value(self)
     }
 }
 
@@ -281,13 +280,13 @@ pub enum CommandData {
 }
 
 impl CommandData {
-    /// The config as JSON, what an agent holds. Written by the text writer,
-    /// the one serializer of the plan types: `serde_json::to_value` would
+    /// The config as JSON, what an agent holds. Written by the plan types'
+    /// one encoder ([`crate::json::to_value`]): `serde_json::to_value` would
     /// compile a second one into the `.wasm`.
     pub fn to_json(&self) -> Value {
         match self {
             CommandData::Json(v) => v.clone(),
-            typed => crate::json::from_str(&crate::encode::to_string(typed)).unwrap_or(Value::Null),
+            typed => crate::json::to_value(typed),
         }
     }
 }
@@ -371,12 +370,8 @@ impl<T> std::ops::Deref for Shared<T> {
 }
 
 impl<T: Encode> Encode for Shared<T> {
-    fn encode(&self, out: &mut String) {
-        out.push_str(
-            self.0
-                .text
-                .get_or_init(|| crate::encode::to_string(&self.0.value)),
-        )
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.shared(&self.0.text, &self.0.value)
     }
 }
 
@@ -440,7 +435,7 @@ impl From<MetaMap> for Metadata {
 }
 
 impl Encode for Metadata {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         self.0.encode(out)
     }
 }
@@ -508,7 +503,7 @@ shape! {
 
 /// Untagged: each variant prints as its content alone.
 impl Encode for CommandData {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         match self {
             CommandData::Chain(c) => c.encode(out),
             CommandData::Services(s) => s.encode(out),
@@ -522,7 +517,7 @@ impl Encode for CommandData {
 
 /// Untagged: the bare boolean, number or string.
 impl Encode for MetaValue {
-    fn encode(&self, out: &mut String) {
+    fn encode(&self, out: &mut Writer<'_>) {
         match self {
             MetaValue::Bool(b) => b.encode(out),
             MetaValue::Int(i) => i.encode(out),

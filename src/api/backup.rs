@@ -88,7 +88,7 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
                 plan: check.plan,
                 findings: check.findings,
             },
-            &mut out,
+            &mut encode::Writer::Text(&mut out),
         );
     });
     out.push(']');

@@ -540,7 +540,7 @@ mod tests {
 
     fn codes(mode: Mode, fields: &'static Fields, v: serde_json::Value) -> Vec<String> {
         let arena = crate::check::tree::Arena::new();
-        let v = Val::from_value(&v, &arena);
+        let v = crate::json::tree::build(&v, &arena);
         let mut sink = Sink::default();
         let mut d = Decoder {
             sink: &mut sink,

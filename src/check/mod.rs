@@ -425,19 +425,12 @@ fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
         }
         return (plan, sink.findings);
     }
-    // The plan's JSON text, read by the checker's reader as any document is.
-    let text = crate::encode::to_string(&plan);
+    // The plan as the tree its JSON text would read into, built from the
+    // typed plan: the same rules read it as they read a plan document.
     let arena = tree::Arena::new();
-    let tree = tree::read(&text, &arena).ok();
-    // A plan serializes to an object.
-    let Some(obj) = tree.as_ref().and_then(Val::as_object) else {
-        sink.add(
-            "IN001",
-            None,
-            "",
-            "the plan made from this tunnel cannot be serialised".into(),
-            "由该隧道生成的计划无法序列化".into(),
-        );
+    let tree = tree::build(&plan, &arena);
+    // A plan is written as an object.
+    let Some(obj) = tree.as_object() else {
         return (plan, sink.findings);
     };
     match plan_findings(obj) {
@@ -541,7 +534,7 @@ mod tests {
             {"nodeId": 3, "path": "/c"},
         ]});
         let arena = tree::Arena::new();
-        let plan = Val::from_value(&plan, &arena);
+        let plan = crate::json::tree::build(&plan, &arena);
         let mut sink = Sink::default();
         assumed_findings(plan.as_object().expect("an object"), &mut sink);
         let got: Vec<_> = sink

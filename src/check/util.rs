@@ -10,7 +10,6 @@ use crate::go::net::{
     dotted_quad_len, is_domain_name, normalize_host, parse_addr, port_number, port_value,
     split_host_port, AddrError, PortError,
 };
-use serde_json::Value;
 
 /// Appends one reference token to a JSON Pointer.
 /// One allocation in the usual case (a token without `~` or `/`): the
@@ -103,9 +102,8 @@ fn json_type_names(v: &Val<'_>) -> (&'static str, &'static str) {
         Val::Num(n) if n.is_f64() => ("non-integer number", "非整数数字"),
         Val::Num(_) => ("integer", "整数"),
         Val::Str(_) => ("string", "字符串"),
-        // A deep value is always a container (see `tree::Val::Deep`).
-        Val::Arr(_) | Val::Deep(Value::Array(_)) => ("array", "数组"),
-        Val::Obj(_) | Val::Deep(_) => ("object", "对象"),
+        Val::Arr(_) => ("array", "数组"),
+        Val::Obj(_) => ("object", "对象"),
     }
 }
 
@@ -413,7 +411,7 @@ mod tests {
                     );
                     let parsed = super::super::tree::read(&text, &arena).unwrap();
                     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-                    let sorted = Val::from_value(&value, &arena);
+                    let sorted = crate::json::tree::build(&value, &arena);
                     let (p, s) = (parsed.as_object().unwrap(), sorted.as_object().unwrap());
                     assert_eq!(
                         p.keys().collect::<Vec<_>>(),

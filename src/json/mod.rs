@@ -125,6 +125,12 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
+/// The `serde_json::Value` reading `v`'s JSON text would give, built from
+/// `v` itself ([`crate::encode::Builder`]).
+pub fn to_value(v: &dyn crate::encode::Encode) -> Value {
+    crate::encode::Builder::run(v, read::ValueBuilder).unwrap_or(Value::Null)
+}
+
 /// Reads one JSON document (surrounding whitespace allowed), with no limit
 /// but serde_json's recursion limit.
 pub fn from_str(text: &str) -> Result<Value, JsonError> {

@@ -80,6 +80,11 @@ pub(crate) trait Build<'t> {
     fn number(&mut self, n: Number) -> Self::Value;
     /// A string: borrowed from the text when it has no escapes.
     fn string(&mut self, s: Cow<'t, str>) -> Self::Value;
+    /// A string that is not in the text (an encoder's, [`crate::encode::Builder`]),
+    /// held where the builder keeps its strings.
+    fn own(&mut self, s: &str) -> Cow<'t, str> {
+        Cow::Owned(s.to_owned())
+    }
     fn array(&mut self) -> Self::Items;
     fn push(&mut self, items: &mut Self::Items, v: Self::Value);
     fn end_array(&mut self, items: Self::Items) -> Self::Value;

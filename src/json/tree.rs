@@ -1,6 +1,7 @@
 //! The document as the checker reads it: a JSON tree, built by the crate's
-//! one reader ([`read_within`]), that borrows its strings from the text (or
-//! from a `serde_json::Value`, [`Val::from_value`]) and keeps each object as
+//! one reader ([`read_within`]), that borrows its strings from the text, or
+//! by an encoder ([`build`]: a typed result or a `serde_json::Value`, as its
+//! text would read), and keeps each object as
 //! a slice sorted by key. It behaves like `serde_json::Value` (same key order,
 //! same numbers) but lives in one arena ([`Arena`]): building it costs a few
 //! large allocations instead of one per string and one B-tree per object,
@@ -24,9 +25,6 @@ pub(crate) enum Val<'a> {
     Str(&'a str),
     Arr(&'a [Val<'a>]),
     Obj(Obj<'a>),
-    /// A container of a `serde_json::Value` below [`DEEP`] levels, kept as
-    /// it is: no rule reads that deep, and converting it would recurse.
-    Deep(&'a Value),
 }
 
 /// A JSON object, keys unique (as in `serde_json::Map`). An object of more
@@ -56,9 +54,6 @@ const _: () = assert!(!std::mem::needs_drop::<Val<'static>>());
 
 /// `null`, for absent fields.
 pub(crate) static NULL: Val<'static> = Val::Null;
-
-/// Depth below which containers of a `serde_json::Value` are not converted.
-const DEEP: usize = 100;
 
 /// `str` order (that of `serde_json::Map`); most keys already differ in
 /// their first byte, which spares a `memcmp` call.
@@ -232,32 +227,6 @@ impl<'a> Obj<'a> {
 }
 
 impl<'a> Val<'a> {
-    /// A view of `v` (its arrays and objects in `arena`); containers deeper
-    /// than [`DEEP`] stay `serde_json` values.
-    pub fn from_value(v: &'a Value, arena: &'a Arena) -> Val<'a> {
-        Self::convert(v, arena, 0)
-    }
-
-    fn convert(v: &'a Value, arena: &'a Arena, depth: usize) -> Val<'a> {
-        match v {
-            Value::Null => Val::Null,
-            Value::Bool(b) => Val::Bool(*b),
-            Value::Number(n) => Val::Num(n),
-            Value::String(s) => Val::Str(s),
-            Value::Array(_) | Value::Object(_) if depth >= DEEP => Val::Deep(v),
-            Value::Array(a) => Val::Arr(
-                arena.alloc_slice_fill_iter(a.iter().map(|x| Self::convert(x, arena, depth + 1))),
-            ),
-            // Already sorted and unique.
-            Value::Object(o) => {
-                Val::Obj(Obj(arena
-                    .alloc_slice_fill_iter(o.iter().map(|(k, x)| {
-                        (k.as_str(), Self::convert(x, arena, depth + 1))
-                    }))))
-            }
-        }
-    }
-
     /// The same value as a `serde_json::Value` (for comparisons and messages).
     pub fn to_value(self) -> Value {
         match self {
@@ -267,7 +236,6 @@ impl<'a> Val<'a> {
             Val::Str(s) => Value::String(s.to_string()),
             Val::Arr(a) => Value::Array(a.iter().map(|x| x.to_value()).collect()),
             Val::Obj(o) => Value::Object(o.to_value()),
-            Val::Deep(v) => (*v).clone(),
         }
     }
 
@@ -280,7 +248,7 @@ impl<'a> Val<'a> {
     }
 
     pub fn is_object(&self) -> bool {
-        matches!(self, Val::Obj(_) | Val::Deep(Value::Object(_)))
+        matches!(self, Val::Obj(_))
     }
 
     pub fn as_str(&self) -> Option<&'a str> {
@@ -297,7 +265,7 @@ impl<'a> Val<'a> {
         }
     }
 
-    /// The object's entries; `None` for anything else (and for a [`Val::Deep`] object).
+    /// The object's entries; `None` for anything else.
     pub fn as_object(&self) -> Option<&Obj<'a>> {
         match self {
             Val::Obj(o) => Some(o),
@@ -305,7 +273,7 @@ impl<'a> Val<'a> {
         }
     }
 
-    /// The array's items; `None` for anything else (and for a [`Val::Deep`] array).
+    /// The array's items; `None` for anything else.
     pub fn as_array(&self) -> Option<&'a [Val<'a>]> {
         match self {
             Val::Arr(a) => Some(a),
@@ -319,9 +287,8 @@ impl<'a> Val<'a> {
     }
 }
 
-/// The limit rules over a tree read from text (which holds no
-/// [`Val::Deep`]: only [`Val::from_value`] makes those, and a
-/// `serde_json::Value` is walked itself).
+/// The limit rules over a tree read from text (a `serde_json::Value` is
+/// walked itself).
 impl crate::limits::Node for Val<'_> {
     fn shape(&self) -> Shape<'_, Self> {
         match self {
@@ -378,6 +345,7 @@ pub(crate) fn read_within<'a>(
 }
 
 /// [`read_within`] with no limit but serde_json's recursion limit.
+#[cfg(test)]
 pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<Val<'a>, super::JsonError> {
     match super::read::read(text, TreeBuilder::new(arena), None) {
         Ok((v, _)) => Ok(v),
@@ -391,6 +359,13 @@ pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<Val<'a>, super
             }),
         },
     }
+}
+
+/// The tree reading `v`'s JSON text would give, built from `v` itself
+/// ([`crate::encode::Builder`]): how the checker reads a plan it was handed
+/// typed.
+pub(crate) fn build<'a>(v: &dyn crate::encode::Encode, arena: &'a Arena) -> Val<'a> {
+    crate::encode::Builder::run(v, TreeBuilder::new(arena)).unwrap_or(Val::Null)
 }
 
 /// Builds a tree in an arena. The children of the open containers wait on
@@ -438,6 +413,9 @@ impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
     fn string(&mut self, s: Cow<'a, str>) -> Val<'a> {
         Val::Str(self.text(s))
     }
+    fn own(&mut self, s: &str) -> Cow<'a, str> {
+        Cow::Borrowed(self.arena.alloc_str(s))
+    }
     fn array(&mut self) -> usize {
         self.items.len()
     }
@@ -476,21 +454,19 @@ mod tests {
     use super::*;
     use crate::limits::Limits;
 
-    /// What the `serde_json::Value` route makes of `text`, as a tree (its
-    /// `Debug` text, `None` when it holds a [`Val::Deep`]) and as a value.
-    fn value_route(text: &str) -> Result<(Option<String>, Value), String> {
+    /// What the `serde_json::Value` route makes of `text`: the tree built
+    /// from the value (its `Debug` text), and the value.
+    fn value_route(text: &str) -> Result<(String, Value), String> {
         let v: Value = crate::json::from_str(text).map_err(|e| e.to_string())?;
         let arena = Arena::new();
-        let t = format!("{:?}", Val::from_value(&v, &arena));
-        Ok(((!t.contains("Deep(")).then_some(t), v))
+        Ok((format!("{:?}", build(&v, &arena)), v))
     }
 
     /// The tree the reader builds of `text`, as [`value_route`] gives it.
-    fn tree_route(text: &str) -> Result<(Option<String>, Value), String> {
+    fn tree_route(text: &str) -> Result<(String, Value), String> {
         let arena = Arena::new();
         let t = read(text, &arena).map_err(|e| e.to_string())?;
-        let deep = value_route(text).is_ok_and(|(debug, _)| debug.is_none());
-        Ok(((!deep).then(|| format!("{t:?}")), t.to_value()))
+        Ok((format!("{t:?}"), t.to_value()))
     }
 
     fn same(text: &str) {
@@ -631,7 +607,8 @@ mod tests {
     }
 
     /// The tree builder and the `Value` builder of the one reader agree:
-    /// the same tree (through [`Val::from_value`]) or the same error.
+    /// the same tree (the `Value` written into a tree by [`build`]) or the
+    /// same error.
     #[test]
     fn tree_matches_the_value_route() {
         let (mut hits, mut with_escapes) = (0, 0);
@@ -703,30 +680,25 @@ mod tests {
         assert!(over > 1000 && counts_over > 100, "{over} {counts_over}");
     }
 
+    /// A value as deep as the reader takes builds the tree its text reads
+    /// into, down to the last level.
     #[test]
-    fn deep_values_are_not_converted() {
-        let mut v = Value::Null;
-        for _ in 0..(DEEP + 50) {
-            v = Value::Array(vec![v]);
-        }
+    fn a_deep_value_builds_the_tree_its_text_reads_into() {
+        let text = format!("{}{{\"k\":1}}{}", "[".repeat(126), "]".repeat(126));
+        let v: Value = serde_json::from_str(&text).unwrap();
         let arena = Arena::new();
-        let t = Val::from_value(&v, &arena);
-        assert_eq!(t.to_value(), v);
-        // Arrays down to DEEP levels, then the rest kept as it is.
-        let mut cur = t;
-        for level in 0..DEEP {
+        let built = build(&v, &arena);
+        assert_eq!(
+            format!("{built:?}"),
+            format!("{:?}", read(&text, &arena).unwrap())
+        );
+        let mut cur = built;
+        for level in 0..126 {
             match cur.as_array() {
                 Some([inner]) => cur = *inner,
-                _ => panic!("level {level} is not a converted array"),
+                _ => panic!("level {level} is not an array of one"),
             }
         }
-        match cur {
-            Val::Deep(Value::Array(rest)) => assert_eq!(rest.len(), 1),
-            other => panic!("level {DEEP} is {other:?}"),
-        }
-        let mut cur = v;
-        while let Value::Array(mut a) = cur {
-            cur = a.pop().unwrap_or(Value::Null);
-        }
+        assert_eq!(cur.get("k").and_then(Val::as_i64), Some(1));
     }
 }

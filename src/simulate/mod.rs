@@ -233,14 +233,7 @@ fn world_of(doc: &Value) -> Result<world::World, ApiError> {
         return world::from_plan(doc);
     }
     if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
-        return match crate::planner::plan(doc).to_json_value() {
-            Ok(plan) => world::from_plan(&plan),
-            Err(e) => Err(ApiError::new(
-                "IN001",
-                format!("the plan could not be serialised: {e}"),
-                "",
-            )),
-        };
+        return world::from_plan(&crate::planner::plan(doc).to_json_value());
     }
     let state = Some(doc)
         .filter(|d| world::is_state(d))

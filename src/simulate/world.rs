@@ -378,7 +378,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
 /// `v` as a tree in `arena`; a config that is not an object reads as an
 /// empty one (as its fields read absent).
 fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a Obj<'a> {
-    let tree: &'a Val<'a> = arena.alloc(Val::from_value(v, arena));
+    let tree: &'a Val<'a> = arena.alloc(crate::json::tree::build(v, arena));
     match tree.as_object() {
         Some(o) => o,
         None => arena.alloc(Obj::default()),

@@ -146,11 +146,22 @@ fn accepted(d: &Declarations, ty: &str, v: &Value) {
 }
 
 /// The JSON text `value` encodes to, checked against its serde view (the
-/// one tsify declares) byte for byte.
+/// one tsify declares) byte for byte; the value and the checker's tree the
+/// encoder builds without the text are what reading the text gives.
 fn encoded<T: encode::Encode + serde::Serialize>(value: &T) -> Value {
     let text = encode::to_string(value);
     assert_eq!(text, serde_json::to_string(value).expect("serializes"));
-    serde_json::from_str(&text).expect("JSON")
+    let read: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(crate::json::to_value(value), read);
+    let arena = crate::json::tree::Arena::new();
+    assert_eq!(
+        format!("{:?}", crate::json::tree::build(value, &arena)),
+        format!(
+            "{:?}",
+            crate::json::tree::read(&text, &arena).expect("JSON")
+        )
+    );
+    read
 }
 
 #[test]
