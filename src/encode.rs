@@ -19,7 +19,7 @@
 //! strings escaped as serde_json escapes them.
 
 use crate::json::read::Build;
-use serde_json::Value;
+use serde_json::{Number, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -47,8 +47,7 @@ pub trait Events {
     fn int(&mut self, n: i64);
     fn uint(&mut self, n: u64);
     fn str(&mut self, s: &str);
-    /// A `serde_json::Value` as it is.
-    fn value(&mut self, v: &Value);
+    fn number(&mut self, n: &Number);
     /// Opens an array; [`Events::item`] comes before each of its values.
     fn array(&mut self);
     fn item(&mut self, first: bool);
@@ -84,7 +83,7 @@ forward! {
     int(n: i64);
     uint(n: u64);
     str(s: &str);
-    value(v: &Value);
+    number(n: &Number);
     array();
     item(first: bool);
     end_array();
@@ -95,6 +94,21 @@ forward! {
 }
 
 impl Writer<'_> {
+    /// A `serde_json::Value` as it is (one walk for every builder).
+    pub fn value(&mut self, v: &Value) {
+        if let Writer::Text(out) = self {
+            return crate::json::write_value(v, out);
+        }
+        match v {
+            Value::Null => self.null(),
+            Value::Bool(b) => self.bool(*b),
+            Value::Number(n) => self.number(n),
+            Value::String(s) => self.str(s),
+            Value::Array(items) => items.as_slice().encode(self),
+            Value::Object(map) => map_entries(map.iter(), self),
+        }
+    }
+
     /// A value shared by several places of one result ([`crate::plan::Shared`]):
     /// its text is printed once and kept in `text`; a builder builds it anew.
     pub fn shared(&mut self, text: &std::sync::OnceLock<String>, value: &dyn Encode) {
@@ -118,38 +132,49 @@ pub fn to_string<T: Encode + ?Sized>(v: &T) -> String {
 /// (`push_str`, not `push`: `String::push` is not always inlined.)
 #[allow(clippy::single_char_add_str)]
 impl Events for String {
+    #[inline(always)]
     fn null(&mut self) {
         self.push_str("null")
     }
+    #[inline(always)]
     fn bool(&mut self, b: bool) {
         self.push_str(if b { "true" } else { "false" })
     }
+    #[inline(always)]
     fn int(&mut self, n: i64) {
         self.push_str(itoa::Buffer::new().format(n))
     }
+    #[inline(always)]
     fn uint(&mut self, n: u64) {
         self.push_str(itoa::Buffer::new().format(n))
     }
+    #[inline(always)]
     fn str(&mut self, s: &str) {
         crate::json::write_string(s, self)
     }
-    fn value(&mut self, v: &Value) {
-        crate::json::write_value(v, self)
+    #[inline(always)]
+    fn number(&mut self, n: &Number) {
+        crate::json::write_number(n, self)
     }
+    #[inline(always)]
     fn array(&mut self) {
         self.push_str("[")
     }
+    #[inline(always)]
     fn item(&mut self, first: bool) {
         if !first {
             self.push_str(",");
         }
     }
+    #[inline(always)]
     fn end_array(&mut self) {
         self.push_str("]")
     }
+    #[inline(always)]
     fn object(&mut self) {
         self.push_str("{")
     }
+    #[inline(always)]
     fn field(&mut self, first: bool, key: &'static str) {
         self.reserve(key.len() + 4);
         if !first {
@@ -159,6 +184,7 @@ impl Events for String {
         self.push_str(key);
         self.push_str("\":");
     }
+    #[inline(always)]
     fn entry(&mut self, first: bool, key: &str) {
         if !first {
             self.push_str(",");
@@ -166,6 +192,7 @@ impl Events for String {
         crate::json::write_string(key, self);
         self.push_str(":");
     }
+    #[inline(always)]
     fn end_object(&mut self) {
         self.push_str("}")
     }
@@ -238,18 +265,9 @@ impl<'t, B: Build<'t>> Events for Builder<'t, B> {
         let v = self.build.string(s);
         self.put(v)
     }
-    fn value(&mut self, v: &Value) {
-        match v {
-            Value::Null => self.null(),
-            Value::Bool(b) => self.bool(*b),
-            Value::Number(n) => {
-                let v = self.build.number(n.clone());
-                self.put(v)
-            }
-            Value::String(s) => self.str(s),
-            Value::Array(items) => items.as_slice().encode(&mut Writer::Build(self)),
-            Value::Object(map) => map_entries(map.iter(), &mut Writer::Build(self)),
-        }
+    fn number(&mut self, n: &Number) {
+        let v = self.build.number(n.clone());
+        self.put(v)
     }
     fn array(&mut self) {
         let items = self.build.array();
