@@ -427,7 +427,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
     }
     let fed_max = selector
         .and_then(|s| get_ci(s, "maxFails"))
-        .map(|(_, v)| v.to_value())
+        .map(|(_, v)| crate::json::to_value(v))
         .unwrap_or(Value::Null);
     if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
         differ.push(format!(
@@ -438,7 +438,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
     }
     let fed_ft = selector
         .and_then(|s| get_ci(s, "failTimeout"))
-        .map(|(_, v)| v.to_value())
+        .map(|(_, v)| crate::json::to_value(v))
         .unwrap_or(Value::Null);
     if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
         differ.push(format!(

@@ -9,7 +9,7 @@
 //! checking a large GOST config.
 
 use crate::limits::Shape;
-use serde_json::{Number, Value};
+use serde_json::Number;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -78,6 +78,7 @@ fn same_key(a: &str, b: &str) -> bool {
 impl<'a> Obj<'a> {
     /// Puts `entries` in their stored order (see [`Obj`]); `false` when a
     /// key repeats (see [`Obj::keep_last`]).
+    #[inline]
     fn sort_entries(entries: &mut [(&'a str, Val<'a>)]) -> bool {
         if entries.len() <= SMALL {
             // Left in the text's order: only a repeated key matters. Keys
@@ -214,31 +215,32 @@ impl<'a> Obj<'a> {
     pub fn keys(&self) -> impl Iterator<Item = &'a str> {
         self.iter().map(|(k, _)| k)
     }
+}
 
-    pub fn to_value(self) -> serde_json::Map<String, Value> {
-        // Inserted one by one: collecting into a map compiles one more sort
-        // (see crate::stable_sort).
-        let mut out = serde_json::Map::new();
-        for (k, v) in self.iter() {
-            out.insert(k.to_string(), v.to_value());
+/// A tree writes itself as the text it was read from would be written
+/// (keys in order): as text for messages, or as a `serde_json::Value`
+/// ([`crate::json::to_value`]) where a rule compares it with one.
+impl crate::encode::Encode for Val<'_> {
+    fn encode(&self, out: &mut crate::encode::Writer<'_>) {
+        match self {
+            Val::Null => out.null(),
+            Val::Bool(b) => out.bool(*b),
+            Val::Num(n) => out.number(n),
+            Val::Str(s) => out.str(s),
+            Val::Arr(items) => items.encode(out),
+            Val::Obj(o) => {
+                out.object();
+                for (i, (k, v)) in o.iter().enumerate() {
+                    out.entry(i == 0, k);
+                    v.encode(out);
+                }
+                out.end_object()
+            }
         }
-        out
     }
 }
 
 impl<'a> Val<'a> {
-    /// The same value as a `serde_json::Value` (for comparisons and messages).
-    pub fn to_value(self) -> Value {
-        match self {
-            Val::Null => Value::Null,
-            Val::Bool(b) => Value::Bool(b),
-            Val::Num(n) => Value::Number((*n).clone()),
-            Val::Str(s) => Value::String(s.to_string()),
-            Val::Arr(a) => Value::Array(a.iter().map(|x| x.to_value()).collect()),
-            Val::Obj(o) => Value::Object(o.to_value()),
-        }
-    }
-
     pub fn is_null(&self) -> bool {
         matches!(self, Val::Null)
     }
@@ -315,21 +317,9 @@ impl crate::limits::Node for Val<'_> {
 /// Compact JSON, exactly as `serde_json::Value` prints it.
 impl fmt::Display for Val<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Val::Str(s) => {
-                let mut out = String::new();
-                crate::json::write_string(s, &mut out);
-                f.write_str(&out)
-            }
-            Val::Num(n) => {
-                let mut out = String::new();
-                crate::json::write_number(n, &mut out);
-                f.write_str(&out)
-            }
-            Val::Null => f.write_str("null"),
-            Val::Bool(b) => write!(f, "{}", b),
-            _ => f.write_str(&crate::json::to_text(&self.to_value())),
-        }
+        let mut out = String::new();
+        crate::encode::Encode::encode(self, &mut crate::encode::Writer::Text(&mut out));
+        f.write_str(&out)
     }
 }
 
@@ -432,10 +422,14 @@ impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
     fn object(&mut self) -> usize {
         self.entries.len()
     }
+    // Inline hints: the reader's loop is where these run hot; without them,
+    // a second caller (`encode::Builder`) keeps them out of line natively.
+    #[inline]
     fn insert(&mut self, _: &mut usize, key: Cow<'a, str>, v: Val<'a>) {
         let key = self.text(key);
         self.entries.push((key, v))
     }
+    #[inline]
     fn end_object(&mut self, base: usize) -> Val<'a> {
         let unique = Obj::sort_entries(self.entries.get_mut(base..).unwrap_or_default());
         if !unique {
@@ -453,6 +447,7 @@ impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
 mod tests {
     use super::*;
     use crate::limits::Limits;
+    use serde_json::Value;
 
     /// What the `serde_json::Value` route makes of `text`: the tree built
     /// from the value (its `Debug` text), and the value.
@@ -466,14 +461,14 @@ mod tests {
     fn tree_route(text: &str) -> Result<(String, Value), String> {
         let arena = Arena::new();
         let t = read(text, &arena).map_err(|e| e.to_string())?;
-        Ok((format!("{t:?}"), t.to_value()))
+        Ok((format!("{t:?}"), crate::json::to_value(&t)))
     }
 
     fn same(text: &str) {
         let v: Value = serde_json::from_str(text).unwrap();
         let arena = Arena::new();
         let t = read(text, &arena).unwrap();
-        assert_eq!(t.to_value(), v, "{}", text);
+        assert_eq!(crate::json::to_value(&t), v, "{}", text);
         assert_eq!(t.to_string(), v.to_string(), "{}", text);
         assert_eq!(tree_route(text), value_route(text), "{}", text);
     }
