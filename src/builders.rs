@@ -71,10 +71,10 @@ pub fn mux_metadata(protocol: &str, flavor: Flavor) -> Option<Metadata> {
 fn build_mux_metadata(kcp: bool, local: bool) -> Metadata {
     let mut m = MetaMap::new();
     if !kcp {
-        insert_all(&mut m, &[("nodelay", Lit::Bool(true))]);
+        insert_all(&mut m, &[("nodelay", FixedValue::Bool(true))]);
         insert_all(&mut m, KEEPALIVES);
     } else {
-        insert_all(&mut m, &[("connectTimeout", Lit::Str("30s"))]);
+        insert_all(&mut m, &[("connectTimeout", FixedValue::Str("30s"))]);
         if local {
             insert_all(&mut m, KEEPALIVES);
         }
@@ -83,8 +83,8 @@ fn build_mux_metadata(kcp: bool, local: bool) -> Metadata {
         insert_all(
             &mut m,
             &[
-                ("mux.maxFrameSize", Lit::Int(32768)),
-                ("mux.maxStreamBuffer", Lit::Int(2_097_152)),
+                ("mux.maxFrameSize", FixedValue::Int(32768)),
+                ("mux.maxStreamBuffer", FixedValue::Int(2_097_152)),
             ],
         );
     }
@@ -93,7 +93,7 @@ fn build_mux_metadata(kcp: bool, local: bool) -> Metadata {
 
 /// A fixed metadata value, as the tables here write it.
 #[derive(Clone, Copy)]
-enum Lit {
+enum FixedValue {
     Bool(bool),
     Int(i64),
     Str(&'static str),
@@ -101,36 +101,36 @@ enum Lit {
 
 /// Adds a fixed table of entries to `m`: one loop for every fixed block.
 #[inline(never)]
-fn insert_all(m: &mut MetaMap, entries: &[(&str, Lit)]) {
+fn insert_all(m: &mut MetaMap, entries: &[(&str, FixedValue)]) {
     for &(key, value) in entries {
         let value = match value {
-            Lit::Bool(b) => MetaValue::Bool(b),
-            Lit::Int(i) => MetaValue::Int(i),
-            Lit::Str(s) => MetaValue::Str(s.to_string()),
+            FixedValue::Bool(b) => MetaValue::Bool(b),
+            FixedValue::Int(i) => MetaValue::Int(i),
+            FixedValue::Str(s) => MetaValue::Str(s.to_string()),
         };
         m.insert(key.to_string(), value);
     }
 }
 
-const KEEPALIVES: &[(&str, Lit)] = &[
-    ("mux.keepaliveInterval", Lit::Str("15s")),
-    ("mux.keepaliveTimeout", Lit::Str("45s")),
+const KEEPALIVES: &[(&str, FixedValue)] = &[
+    ("mux.keepaliveInterval", FixedValue::Str("15s")),
+    ("mux.keepaliveTimeout", FixedValue::Str("45s")),
 ];
 
-const KCP_TUNING: &[(&str, Lit)] = &[
-    ("kcp.keepalive", Lit::Int(10)),
-    ("kcp.tcp", Lit::Bool(false)),
-    ("kcp.mode", Lit::Str("fast3")),
-    ("kcp.sndwnd", Lit::Int(4096)),
-    ("kcp.rcvwnd", Lit::Int(4096)),
-    ("kcp.mtu", Lit::Int(1350)),
-    ("kcp.sockbuf", Lit::Int(4_194_304)),
-    ("kcp.smuxbuf", Lit::Int(4_194_304)),
-    ("kcp.streambuf", Lit::Int(2_097_152)),
-    ("kcp.datashard", Lit::Int(10)),
-    ("kcp.parityshard", Lit::Int(3)),
-    ("kcp.nocomp", Lit::Bool(true)),
-    ("kcp.nc", Lit::Int(1)),
+const KCP_TUNING: &[(&str, FixedValue)] = &[
+    ("kcp.keepalive", FixedValue::Int(10)),
+    ("kcp.tcp", FixedValue::Bool(false)),
+    ("kcp.mode", FixedValue::Str("fast3")),
+    ("kcp.sndwnd", FixedValue::Int(4096)),
+    ("kcp.rcvwnd", FixedValue::Int(4096)),
+    ("kcp.mtu", FixedValue::Int(1350)),
+    ("kcp.sockbuf", FixedValue::Int(4_194_304)),
+    ("kcp.smuxbuf", FixedValue::Int(4_194_304)),
+    ("kcp.streambuf", FixedValue::Int(2_097_152)),
+    ("kcp.datashard", FixedValue::Int(10)),
+    ("kcp.parityshard", FixedValue::Int(3)),
+    ("kcp.nocomp", FixedValue::Bool(true)),
+    ("kcp.nc", FixedValue::Int(1)),
 ];
 
 /// The KCP tuning block carried by kcp dialers and listeners (built once).

@@ -1,5 +1,9 @@
-//! JSON text of the crate's results (plans, reports, traces, lifecycle
-//! replays), written straight into a `String`.
+//! The crate's results (plans, reports, traces, lifecycle replays) written
+//! as JSON text straight into a `String`, or, through the same encoder, into
+//! one of the reader's builders ([`Builder`]): a module handed a typed plan
+//! (the checker, the simulator, the lifecycle replay) gets the tree or
+//! `serde_json::Value` its text would read into, without printing it and
+//! reading it back. The tests check both against the text for every output.
 //!
 //! Every output struct is declared once, through [`shape!`]: one line per
 //! field gives its Rust name, type, JSON key, TypeScript type when it is not

@@ -12,19 +12,19 @@
 use crate::go::coerce::{float64_to_int64, json_float64, json_int64, parse_bool, parse_int};
 use crate::go::duration::parse_duration;
 use crate::go::net::{normalize_host, port_number, split_host_port};
-use crate::json::tree::{Obj, Val};
+use crate::json::tree::{TreeObject, TreeValue};
 
 /// A field of a config object as the agent's decoder finds it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Field<'a> {
-    found: Option<(&'a str, &'a Val<'a>)>,
+    found: Option<(&'a str, &'a TreeValue<'a>)>,
     /// Found under its own name, not a case variant.
     exact: bool,
 }
 
 impl<'a> Field<'a> {
     /// The field `name` of `obj` (absent when there is no object).
-    pub fn of(obj: Option<&Obj<'a>>, name: &str) -> Field<'a> {
+    pub fn of(obj: Option<&TreeObject<'a>>, name: &str) -> Field<'a> {
         let found = obj.and_then(|o| o.get_ci(name));
         Field {
             found,
@@ -38,22 +38,22 @@ impl<'a> Field<'a> {
     }
 
     /// The value, as the agent decodes it.
-    pub fn value(self) -> Option<&'a Val<'a>> {
+    pub fn value(self) -> Option<&'a TreeValue<'a>> {
         self.found.map(|(_, v)| v)
     }
 
     /// The value when it is an object.
-    pub fn object(self) -> Option<&'a Obj<'a>> {
+    pub fn object(self) -> Option<&'a TreeObject<'a>> {
         self.value()?.as_object()
     }
 
     /// The items of the value when it is an array.
-    pub fn items(self) -> Option<&'a [Val<'a>]> {
+    pub fn items(self) -> Option<&'a [TreeValue<'a>]> {
         self.value()?.as_array()
     }
 
     /// The value, only when found under its own name.
-    pub fn exact(self) -> Option<&'a Val<'a>> {
+    pub fn exact(self) -> Option<&'a TreeValue<'a>> {
         self.value().filter(|_| self.exact)
     }
 }
@@ -68,7 +68,7 @@ pub(crate) struct Text<'a> {
 }
 
 impl<'a> Text<'a> {
-    pub fn of(obj: Option<&Obj<'a>>, name: &str) -> Text<'a> {
+    pub fn of(obj: Option<&TreeObject<'a>>, name: &str) -> Text<'a> {
         let f = Field::of(obj, name);
         Text {
             value: f.value().and_then(|v| v.as_str()),
@@ -99,15 +99,15 @@ pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
 /// A metadata map as GOST's `metadata.Get` reads it: keys compared without
 /// ASCII case, the first match in key order.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Metadata<'a>(Option<&'a Obj<'a>>);
+pub(crate) struct Metadata<'a>(Option<&'a TreeObject<'a>>);
 
 impl<'a> Metadata<'a> {
     /// The map `v` holds (empty for anything but an object).
-    pub fn of(v: Option<&'a Val<'a>>) -> Metadata<'a> {
+    pub fn of(v: Option<&'a TreeValue<'a>>) -> Metadata<'a> {
         Metadata(v.and_then(|v| v.as_object()))
     }
 
-    pub fn get(self, key: &str) -> Option<&'a Val<'a>> {
+    pub fn get(self, key: &str) -> Option<&'a TreeValue<'a>> {
         self.0?
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(key))
@@ -118,9 +118,9 @@ impl<'a> Metadata<'a> {
     /// (an integer literal exactly), a string by `strconv.Atoi`, else 0.
     pub fn int(self, key: &str) -> Option<i64> {
         self.get(key).map(|v| match v {
-            Val::Bool(b) => i64::from(*b),
-            Val::Num(n) => json_int64(n).unwrap_or_else(|| float64_to_int64(json_float64(n))),
-            Val::Str(s) => parse_int(s).unwrap_or(0),
+            TreeValue::Bool(b) => i64::from(*b),
+            TreeValue::Num(n) => json_int64(n).unwrap_or_else(|| float64_to_int64(json_float64(n))),
+            TreeValue::Str(s) => parse_int(s).unwrap_or(0),
             _ => 0,
         })
     }
@@ -129,8 +129,8 @@ impl<'a> Metadata<'a> {
     /// true. JSON numbers decode as floats, which GOST does not read as bools.
     pub fn bool(self, key: &str) -> Option<bool> {
         self.get(key).map(|v| match v {
-            Val::Bool(b) => *b,
-            Val::Str(s) => parse_bool(s) == Some(true),
+            TreeValue::Bool(b) => *b,
+            TreeValue::Str(s) => parse_bool(s) == Some(true),
             _ => false,
         })
     }
@@ -140,8 +140,8 @@ impl<'a> Metadata<'a> {
     /// else whole seconds by `strconv.Atoi`.
     pub fn duration_ns(self, key: &str) -> Option<i128> {
         self.get(key).map(|v| match v {
-            Val::Num(n) => i128::from(float64_to_int64(json_float64(n))) * 1_000_000_000,
-            Val::Str(s) => match parse_duration(s.trim()) {
+            TreeValue::Num(n) => i128::from(float64_to_int64(json_float64(n))) * 1_000_000_000,
+            TreeValue::Str(s) => match parse_duration(s.trim()) {
                 Ok(d) if d != 0 => i128::from(d),
                 _ => parse_int(s)
                     .map(|n| i128::from(n) * 1_000_000_000)
@@ -158,17 +158,17 @@ impl<'a> Metadata<'a> {
 #[derive(Debug)]
 pub(crate) struct Service<'a> {
     /// The whole object, for the checker's rules that read more of it.
-    pub obj: &'a Obj<'a>,
+    pub obj: &'a TreeObject<'a>,
     pub name: Text<'a>,
     /// `handler` (its key and object), when it is an object.
-    pub handler: Option<(&'a str, &'a Obj<'a>)>,
+    pub handler: Option<(&'a str, &'a TreeObject<'a>)>,
     /// `handler.chain` and `handler.retries`.
     pub chain: Text<'a>,
     pub retries: Field<'a>,
 }
 
 impl<'a> Service<'a> {
-    pub fn read(obj: &'a Obj<'a>) -> Service<'a> {
+    pub fn read(obj: &'a TreeObject<'a>) -> Service<'a> {
         let handler = obj
             .get_ci("handler")
             .and_then(|(k, v)| Some((k, v.as_object()?)));
@@ -188,7 +188,7 @@ impl<'a> Service<'a> {
     }
 
     /// The handler, only when found under its own name.
-    pub fn exact_handler(&self) -> Option<&'a Obj<'a>> {
+    pub fn exact_handler(&self) -> Option<&'a TreeObject<'a>> {
         self.handler
             .filter(|(k, _)| *k == "handler")
             .map(|(_, h)| h)
@@ -219,7 +219,7 @@ impl<'a> Service<'a> {
 /// simulator its hops ([`Chain::hops`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Chain<'a> {
-    pub obj: &'a Obj<'a>,
+    pub obj: &'a TreeObject<'a>,
 }
 
 /// One hop of a chain (an item of `hops`, which may not be an object).
@@ -251,12 +251,12 @@ pub(crate) struct Node<'a> {
 }
 
 /// The items of a field's array (none for anything else).
-fn items<'a>(f: Field<'a>) -> &'a [Val<'a>] {
+fn items<'a>(f: Field<'a>) -> &'a [TreeValue<'a>] {
     f.items().unwrap_or_default()
 }
 
 impl<'a> Chain<'a> {
-    pub fn read(obj: &'a Obj<'a>) -> Chain<'a> {
+    pub fn read(obj: &'a TreeObject<'a>) -> Chain<'a> {
         Chain { obj }
     }
 
@@ -285,7 +285,7 @@ impl<'a> Chain<'a> {
 }
 
 impl<'a> Hop<'a> {
-    fn read(v: &'a Val<'a>) -> Hop<'a> {
+    fn read(v: &'a TreeValue<'a>) -> Hop<'a> {
         let obj = v.as_object();
         let selector = Field::of(obj, "selector");
         let s = selector.object();
@@ -306,7 +306,7 @@ impl<'a> Hop<'a> {
 }
 
 impl<'a> Node<'a> {
-    fn read(v: &'a Val<'a>) -> Node<'a> {
+    fn read(v: &'a TreeValue<'a>) -> Node<'a> {
         let obj = v.as_object();
         let addr = Text::of(obj, "addr");
         let connector = Field::of(obj, "connector");
@@ -414,7 +414,7 @@ mod tests {
         assert_eq!(
             Metadata::of(svc.handler_metadata().exact())
                 .get("HASH")
-                .and_then(Val::as_str),
+                .and_then(TreeValue::as_str),
             Some("host")
         );
     }

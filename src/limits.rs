@@ -232,7 +232,7 @@ pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
 }
 
 /// One reference token of a path: in [`check_value_counting`]'s arena, and of an [`Over`].
-enum Tok<'a> {
+enum Token<'a> {
     Key(&'a str),
     Index(usize),
 }
@@ -242,15 +242,15 @@ enum Tok<'a> {
 pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<usize, LimitError> {
     // Path pieces live in an arena: (parent index, token), borrowed from the
     // document. Index 0 is the root. Pointers are only built for an error.
-    let mut arena: Vec<(usize, Tok)> = vec![(0, Tok::Index(0))];
-    let pointer = |arena: &[(usize, Tok)], mut at: usize, extra: &[&str]| -> String {
+    let mut arena: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
+    let pointer = |arena: &[(usize, Token)], mut at: usize, extra: &[&str]| -> String {
         let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
         while at != 0 {
             match arena.get(at) {
                 Some((parent, tok)) => {
                     parts.push(match tok {
-                        Tok::Key(k) => pointer_token(k),
-                        Tok::Index(i) => i.to_string(),
+                        Token::Key(k) => pointer_token(k),
+                        Token::Index(i) => i.to_string(),
                     });
                     at = *parent;
                 }
@@ -268,7 +268,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
 
     // Scalars that cannot be over a limit are counted without being visited.
     let visit = |child: &N| match child.shape() {
-        Shape::Arr(_) | Shape::Obj => true,
+        Shape::Arr(_) | Shape::TreeObject => true,
         Shape::Str(s) => s.len() > limits.max_string_len,
         Shape::Other => false,
     };
@@ -277,7 +277,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
     while let Some((cur, at, depth)) = stack.pop() {
         count += 1;
         let shape = cur.shape();
-        if matches!(shape, Shape::Arr(_) | Shape::Obj) && depth + 1 > limits.max_depth {
+        if matches!(shape, Shape::Arr(_) | Shape::TreeObject) && depth + 1 > limits.max_depth {
             return Err(LimitError::new(
                 "maxDepth",
                 depth + 1,
@@ -301,14 +301,14 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
             Shape::Arr(items) => {
                 for (i, item) in items.iter().enumerate().rev() {
                     if visit(item) {
-                        arena.push((at, Tok::Index(i)));
+                        arena.push((at, Token::Index(i)));
                         stack.push((item, arena.len() - 1, depth + 1));
                     } else {
                         count += 1;
                     }
                 }
             }
-            Shape::Obj => {
+            Shape::TreeObject => {
                 // Queue the children; errors are reported in the order
                 // counts (see `object_counts`), keys.
                 let mut long_key = None;
@@ -320,7 +320,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                         }
                     }
                     if visit(child) {
-                        arena.push((at, Tok::Key(k)));
+                        arena.push((at, Token::Key(k)));
                         stack.push((child, arena.len() - 1, depth + 1));
                     } else {
                         count += 1;
@@ -355,7 +355,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
 pub(crate) enum Shape<'n, N> {
     Str(&'n str),
     Arr(&'n [N]),
-    Obj,
+    TreeObject,
     Other,
 }
 
@@ -372,7 +372,7 @@ impl Node for Value {
         match self {
             Value::String(s) => Shape::Str(s),
             Value::Array(a) => Shape::Arr(a),
-            Value::Object(_) => Shape::Obj,
+            Value::Object(_) => Shape::TreeObject,
             _ => Shape::Other,
         }
     }
@@ -405,20 +405,26 @@ pub(crate) fn object_counts<N: Node>(obj: &N, root: bool, limits: &Limits) -> Re
     let wide = limits.max_nodes_per_hop;
     let tunnel = obj
         .field("tunnel")
-        .filter(|t| matches!(t.shape(), Shape::Obj));
+        .filter(|t| matches!(t.shape(), Shape::TreeObject));
     if let Some(Shape::Arr(nodes)) = obj.field("nodes").map(N::shape) {
         if (root || tunnel.is_some()) && nodes.len() > limits.max_nodes {
             return Err(over(
                 "maxNodes",
                 nodes.len(),
                 limits.max_nodes,
-                &[Tok::Key("nodes")],
+                &[Token::Key("nodes")],
             ));
         }
     }
     if let Some(t) = tunnel {
         if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
-            let at = |i| [Tok::Key("tunnel"), Tok::Key("chainNodes"), Tok::Index(i)];
+            let at = |i| {
+                [
+                    Token::Key("tunnel"),
+                    Token::Key("chainNodes"),
+                    Token::Index(i),
+                ]
+            };
             if hops.len() > limits.max_hops {
                 return Err(over("maxHops", hops.len(), limits.max_hops, &at(0)[..2]));
             }
@@ -433,14 +439,14 @@ pub(crate) fn object_counts<N: Node>(obj: &N, root: bool, limits: &Limits) -> Re
         for key in ["inNodeId", "outNodeId"] {
             if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
                 if members.len() > wide {
-                    let path = [Tok::Key("tunnel"), Tok::Key(key)];
+                    let path = [Token::Key("tunnel"), Token::Key(key)];
                     return Err(over("maxNodesPerHop", members.len(), wide, &path));
                 }
             }
         }
     }
     if let Some(Shape::Arr(hops)) = obj.field("hops").map(N::shape) {
-        let at = |i| [Tok::Key("hops"), Tok::Index(i), Tok::Key("nodes")];
+        let at = |i| [Token::Key("hops"), Token::Index(i), Token::Key("nodes")];
         if hops.len() > limits.max_hops {
             return Err(over("maxHops", hops.len(), limits.max_hops, &at(0)[..1]));
         }
@@ -459,7 +465,7 @@ pub(crate) fn object_counts<N: Node>(obj: &N, root: bool, limits: &Limits) -> Re
 /// [`object_counts`] is compiled once per tree type).
 #[cold]
 #[inline(never)]
-fn over(limit: &'static str, actual: usize, max: usize, path: &[Tok]) -> Over {
+fn over(limit: &'static str, actual: usize, max: usize, path: &[Token]) -> Over {
     Over {
         limit,
         actual,
@@ -467,8 +473,8 @@ fn over(limit: &'static str, actual: usize, max: usize, path: &[Tok]) -> Over {
         path: path
             .iter()
             .map(|t| match t {
-                Tok::Key(k) => k.to_string(),
-                Tok::Index(i) => i.to_string(),
+                Token::Key(k) => k.to_string(),
+                Token::Index(i) => i.to_string(),
             })
             .collect(),
     }

@@ -4,14 +4,14 @@
 //! case-insensitively, a wrong JSON type for a typed field fails the command.
 
 use super::rules::Sink;
-use super::tree::{Obj, Val};
-use super::util::{dial_addr_problem, json_type, listen_addr_problem, Ptr};
+use super::tree::{TreeObject, TreeValue};
+use super::util::{dial_addr_problem, json_type, listen_addr_problem, Pointer};
 use crate::go::duration::parse_duration;
 use crate::go::strings::key_eq_ci;
 
 /// The Go type a config field decodes into.
 #[derive(Clone, Copy)]
-pub(crate) enum Ty {
+pub(crate) enum GoType {
     Str,
     Int,
     /// `time.Duration` (int64 nanoseconds).
@@ -19,9 +19,9 @@ pub(crate) enum Ty {
     /// `map[string]any`.
     Map,
     /// A struct pointer with these fields (unlisted keys are ignored).
-    Obj(&'static Fields),
+    TreeObject(&'static Fields),
     /// A slice.
-    Arr(&'static Ty),
+    Arr(&'static GoType),
     /// A string that is a service listen address (AC005).
     ListenAddr,
     /// A string that is a dial address (AC006).
@@ -31,7 +31,7 @@ pub(crate) enum Ty {
 }
 
 #[derive(Clone, Copy)]
-pub(crate) struct Field(&'static str, Ty);
+pub(crate) struct Field(&'static str, GoType);
 
 /// The fields of one Go struct, with a small index built at compile time:
 /// a key's length and folded first and last bytes pick one of 64 slots, so
@@ -75,7 +75,7 @@ const fn fields(list: &'static [Field]) -> Fields {
 /// count fails the build).
 #[allow(clippy::indexing_slicing)]
 const fn join<const N: usize>(groups: &[&[Field]]) -> [Field; N] {
-    let mut out = [Field("", Ty::Str); N];
+    let mut out = [Field("", GoType::Str); N];
     let (mut at, mut g) = (0, 0);
     while g < groups.len() {
         let mut i = 0;
@@ -116,23 +116,25 @@ pub(crate) enum Mode {
     Chain,
 }
 
-const STRS: Ty = Ty::Arr(&Ty::Str);
+const STRS: GoType = GoType::Arr(&GoType::Str);
 const NO_FIELDS: Fields = fields(&[]);
-const ANY_OBJ: Ty = Ty::Obj(&NO_FIELDS);
+const ANY_OBJ: GoType = GoType::TreeObject(&NO_FIELDS);
 
-static SOCKOPTS: Fields = fields(&[Field("mark", Ty::Int)]);
+static SOCKOPTS: Fields = fields(&[Field("mark", GoType::Int)]);
 static SELECTOR: Fields = fields(&[
-    Field("strategy", Ty::Strategy),
-    Field("maxFails", Ty::Int),
-    Field("failTimeout", Ty::Dur),
+    Field("strategy", GoType::Strategy),
+    Field("maxFails", GoType::Int),
+    Field("failTimeout", GoType::Dur),
 ]);
-static CHAIN_GROUP: Fields =
-    fields(&[Field("chains", STRS), Field("selector", Ty::Obj(&SELECTOR))]);
+static CHAIN_GROUP: Fields = fields(&[
+    Field("chains", STRS),
+    Field("selector", GoType::TreeObject(&SELECTOR)),
+]);
 static PLUGIN: Fields = fields(&[
-    Field("type", Ty::Str),
+    Field("type", GoType::Str),
     Field("auth", ANY_OBJ),
     Field("tls", ANY_OBJ),
-    Field("metadata", Ty::Map),
+    Field("metadata", GoType::Map),
 ]);
 // Field groups several of GOST's config structs declare alike (each struct
 // repeats them in config.go); a struct's table joins its groups.
@@ -140,21 +142,21 @@ static PLUGIN: Fields = fields(&[
 /// `chain`, `chainGroup`, auth, TLS and metadata: a listener's fields, which
 /// a handler has too.
 const PLUGIN_CHAIN: &[Field] = &[
-    Field("type", Ty::Str),
-    Field("chain", Ty::Str),
-    Field("chainGroup", Ty::Obj(&CHAIN_GROUP)),
-    Field("auther", Ty::Str),
+    Field("type", GoType::Str),
+    Field("chain", GoType::Str),
+    Field("chainGroup", GoType::TreeObject(&CHAIN_GROUP)),
+    Field("auther", GoType::Str),
     Field("authers", STRS),
     Field("auth", ANY_OBJ),
     Field("tls", ANY_OBJ),
-    Field("metadata", Ty::Map),
+    Field("metadata", GoType::Map),
 ];
 /// The name and dial address of a chain node or forwarder node, and its bypasses.
 const DIAL: &[Field] = &[
-    Field("name", Ty::Str),
-    Field("addr", Ty::DialAddr),
-    Field("network", Ty::Str),
-    Field("bypass", Ty::Str),
+    Field("name", GoType::Str),
+    Field("addr", GoType::DialAddr),
+    Field("network", GoType::Str),
+    Field("bypass", GoType::Str),
     Field("bypasses", STRS),
 ];
 /// A chain node's or forwarder node's filter, matcher, HTTP and TLS settings.
@@ -163,66 +165,66 @@ const NODE_TAIL: &[Field] = &[
     Field("matcher", ANY_OBJ),
     Field("http", ANY_OBJ),
     Field("tls", ANY_OBJ),
-    Field("metadata", Ty::Map),
+    Field("metadata", GoType::Map),
 ];
 /// The outgoing interface, socket options, bypasses and resolution of a
 /// service or a hop.
 const ROUTING: &[Field] = &[
-    Field("interface", Ty::Str),
-    Field("sockopts", Ty::Obj(&SOCKOPTS)),
-    Field("bypass", Ty::Str),
+    Field("interface", GoType::Str),
+    Field("sockopts", GoType::TreeObject(&SOCKOPTS)),
+    Field("bypass", GoType::Str),
     Field("bypasses", STRS),
-    Field("resolver", Ty::Str),
-    Field("hosts", Ty::Str),
+    Field("resolver", GoType::Str),
+    Field("hosts", GoType::Str),
 ];
 
 static LISTENER: Fields = fields(PLUGIN_CHAIN);
 static HANDLER_LIST: [Field; 11] = join(&[
     PLUGIN_CHAIN,
     &[
-        Field("retries", Ty::Int),
-        Field("limiter", Ty::Str),
-        Field("observer", Ty::Str),
+        Field("retries", GoType::Int),
+        Field("limiter", GoType::Str),
+        Field("observer", GoType::Str),
     ],
 ]);
 static HANDLER: Fields = fields(&HANDLER_LIST);
 static FORWARD_NODE_LIST: [Field; 14] = join(&[
     DIAL,
     &[
-        Field("protocol", Ty::Str),
-        Field("host", Ty::Str),
-        Field("path", Ty::Str),
+        Field("protocol", GoType::Str),
+        Field("host", GoType::Str),
+        Field("path", GoType::Str),
         Field("auth", ANY_OBJ),
     ],
     NODE_TAIL,
 ]);
 static FORWARD_NODE: Fields = fields(&FORWARD_NODE_LIST);
 static FORWARDER: Fields = fields(&[
-    Field("name", Ty::Str),
-    Field("hop", Ty::Str),
-    Field("selector", Ty::Obj(&SELECTOR)),
-    Field("nodes", Ty::Arr(&Ty::Obj(&FORWARD_NODE))),
+    Field("name", GoType::Str),
+    Field("hop", GoType::Str),
+    Field("selector", GoType::TreeObject(&SELECTOR)),
+    Field("nodes", GoType::Arr(&GoType::TreeObject(&FORWARD_NODE))),
 ]);
 static SERVICE_LIST: [Field; 22] = join(&[
     &[
-        Field("name", Ty::Str),
-        Field("addr", Ty::ListenAddr),
-        Field("admission", Ty::Str),
+        Field("name", GoType::Str),
+        Field("addr", GoType::ListenAddr),
+        Field("admission", GoType::Str),
         Field("admissions", STRS),
     ],
     ROUTING,
     &[
-        Field("limiter", Ty::Str),
-        Field("climiter", Ty::Str),
-        Field("rlimiter", Ty::Str),
-        Field("logger", Ty::Str),
+        Field("limiter", GoType::Str),
+        Field("climiter", GoType::Str),
+        Field("rlimiter", GoType::Str),
+        Field("logger", GoType::Str),
         Field("loggers", STRS),
-        Field("observer", Ty::Str),
-        Field("recorders", Ty::Arr(&ANY_OBJ)),
-        Field("handler", Ty::Obj(&HANDLER)),
-        Field("listener", Ty::Obj(&LISTENER)),
-        Field("forwarder", Ty::Obj(&FORWARDER)),
-        Field("metadata", Ty::Map),
+        Field("observer", GoType::Str),
+        Field("recorders", GoType::Arr(&ANY_OBJ)),
+        Field("handler", GoType::TreeObject(&HANDLER)),
+        Field("listener", GoType::TreeObject(&LISTENER)),
+        Field("forwarder", GoType::TreeObject(&FORWARDER)),
+        Field("metadata", GoType::Map),
         Field("status", ANY_OBJ),
     ],
 ]);
@@ -230,38 +232,38 @@ pub(crate) static SERVICE: Fields = fields(&SERVICE_LIST);
 static NODE_LIST: [Field; 17] = join(&[
     DIAL,
     &[
-        Field("resolver", Ty::Str),
-        Field("hosts", Ty::Str),
-        Field("connector", Ty::Obj(&PLUGIN)),
-        Field("dialer", Ty::Obj(&PLUGIN)),
-        Field("interface", Ty::Str),
-        Field("netns", Ty::Str),
-        Field("sockopts", Ty::Obj(&SOCKOPTS)),
+        Field("resolver", GoType::Str),
+        Field("hosts", GoType::Str),
+        Field("connector", GoType::TreeObject(&PLUGIN)),
+        Field("dialer", GoType::TreeObject(&PLUGIN)),
+        Field("interface", GoType::Str),
+        Field("netns", GoType::Str),
+        Field("sockopts", GoType::TreeObject(&SOCKOPTS)),
     ],
     NODE_TAIL,
 ]);
 static NODE: Fields = fields(&NODE_LIST);
 static HOP_LIST: [Field; 15] = join(&[
     &[
-        Field("name", Ty::Str),
-        Field("selector", Ty::Obj(&SELECTOR)),
+        Field("name", GoType::Str),
+        Field("selector", GoType::TreeObject(&SELECTOR)),
     ],
     ROUTING,
     &[
-        Field("nodes", Ty::Arr(&Ty::Obj(&NODE))),
-        Field("reload", Ty::Dur),
+        Field("nodes", GoType::Arr(&GoType::TreeObject(&NODE))),
+        Field("reload", GoType::Dur),
         Field("file", ANY_OBJ),
         Field("redis", ANY_OBJ),
         Field("http", ANY_OBJ),
         Field("plugin", ANY_OBJ),
-        Field("metadata", Ty::Map),
+        Field("metadata", GoType::Map),
     ],
 ]);
 static HOP: Fields = fields(&HOP_LIST);
 pub(crate) static CHAIN: Fields = fields(&[
-    Field("name", Ty::Str),
-    Field("hops", Ty::Arr(&Ty::Obj(&HOP))),
-    Field("metadata", Ty::Map),
+    Field("name", GoType::Str),
+    Field("hops", GoType::Arr(&GoType::TreeObject(&HOP))),
+    Field("metadata", GoType::Map),
 ]);
 
 /// Strategies the agent's selector parser knows (matched case-sensitively).
@@ -274,28 +276,28 @@ pub(crate) struct Decoder<'s> {
     pub mode: Mode,
 }
 
-fn expected(ty: Ty) -> &'static str {
+fn expected(ty: GoType) -> &'static str {
     match ty {
-        Ty::Str | Ty::ListenAddr | Ty::DialAddr | Ty::Strategy => "a string",
-        Ty::Int => "an integer",
-        Ty::Dur => "an integer (nanoseconds)",
-        Ty::Map | Ty::Obj(&_) => "an object",
-        Ty::Arr(_) => "an array",
+        GoType::Str | GoType::ListenAddr | GoType::DialAddr | GoType::Strategy => "a string",
+        GoType::Int => "an integer",
+        GoType::Dur => "an integer (nanoseconds)",
+        GoType::Map | GoType::TreeObject(&_) => "an object",
+        GoType::Arr(_) => "an array",
     }
 }
 
-fn expected_zh(ty: Ty) -> &'static str {
+fn expected_zh(ty: GoType) -> &'static str {
     match ty {
-        Ty::Str | Ty::ListenAddr | Ty::DialAddr | Ty::Strategy => "字符串",
-        Ty::Int => "整数",
-        Ty::Dur => "整数（纳秒）",
-        Ty::Map | Ty::Obj(&_) => "对象",
-        Ty::Arr(_) => "数组",
+        GoType::Str | GoType::ListenAddr | GoType::DialAddr | GoType::Strategy => "字符串",
+        GoType::Int => "整数",
+        GoType::Dur => "整数（纳秒）",
+        GoType::Map | GoType::TreeObject(&_) => "对象",
+        GoType::Arr(_) => "数组",
     }
 }
 
 impl Decoder<'_> {
-    fn type_error(&mut self, ty: Ty, v: &Val<'_>, path: &Ptr, what: &str) {
+    fn type_error(&mut self, ty: GoType, v: &TreeValue<'_>, path: &Pointer, what: &str) {
         self.sink.say(
             "AC001",
             self.node_id,
@@ -317,17 +319,24 @@ impl Decoder<'_> {
 
     /// Decodes `v` as `ty`. `key` is the JSON key it sits under and
     /// `parent_key` the key of its enclosing object (for the duration step).
-    fn value(&mut self, ty: Ty, v: &Val<'_>, path: &Ptr, key: &str, parent_key: &str) {
+    fn value(
+        &mut self,
+        ty: GoType,
+        v: &TreeValue<'_>,
+        path: &Pointer,
+        key: &str,
+        parent_key: &str,
+    ) {
         if v.is_null() {
             return; // Go leaves the zero value
         }
         match ty {
-            Ty::Str => {
+            GoType::Str => {
                 if !v.is_string() {
                     self.type_error(ty, v, path, key);
                 }
             }
-            Ty::Strategy => match v.as_str() {
+            GoType::Strategy => match v.as_str() {
                 None => self.type_error(ty, v, path, key),
                 Some(s) => {
                     if !s.is_empty() && !KNOWN_STRATEGIES.contains(&s) {
@@ -348,7 +357,7 @@ impl Decoder<'_> {
                     }
                 }
             },
-            Ty::ListenAddr => match v.as_str() {
+            GoType::ListenAddr => match v.as_str() {
                 None => self.type_error(ty, v, path, key),
                 Some(s) => {
                     if let Some(why) = listen_addr_problem(s) {
@@ -362,7 +371,7 @@ impl Decoder<'_> {
                     }
                 }
             },
-            Ty::DialAddr => match v.as_str() {
+            GoType::DialAddr => match v.as_str() {
                 None => self.type_error(ty, v, path, key),
                 Some(s) => {
                     if let Some(why) = dial_addr_problem(s) {
@@ -384,38 +393,38 @@ impl Decoder<'_> {
                     }
                 }
             },
-            Ty::Int => {
+            GoType::Int => {
                 if v.as_i64().is_none() {
                     self.type_error(ty, v, path, key);
                 }
             }
-            Ty::Dur => self.duration(v, path, key, parent_key),
-            Ty::Map => {
+            GoType::Dur => self.duration(v, path, key, parent_key),
+            GoType::Map => {
                 if !v.is_object() {
                     self.type_error(ty, v, path, key);
                 }
             }
-            Ty::Obj(fields) => match v.as_object() {
+            GoType::TreeObject(fields) => match v.as_object() {
                 None => self.type_error(ty, v, path, key),
                 Some(obj) => self.object_at(fields, obj, path, key),
             },
-            Ty::Arr(elem) => match v.as_array() {
+            GoType::Arr(elem) => match v.as_array() {
                 None => self.type_error(ty, v, path, key),
                 Some(items) => {
                     for (i, item) in items.iter().enumerate() {
-                        self.value(*elem, item, &Ptr::Index(path, i), key, parent_key);
+                        self.value(*elem, item, &Pointer::Index(path, i), key, parent_key);
                     }
                 }
             },
         }
     }
 
-    fn duration(&mut self, v: &Val<'_>, path: &Ptr, key: &str, parent_key: &str) {
+    fn duration(&mut self, v: &TreeValue<'_>, path: &Pointer, key: &str, parent_key: &str) {
         if v.as_i64().is_some() {
             return;
         }
         let Some(s) = v.as_str() else {
-            self.type_error(Ty::Dur, v, path, key);
+            self.type_error(GoType::Dur, v, path, key);
             return;
         };
         let is_fail_timeout = key == "failTimeout" && parent_key == "selector";
@@ -439,11 +448,11 @@ impl Decoder<'_> {
                     format_args!("链路选择器 failTimeout 是字符串 {:?}：AddChains 不做时长转换，节点会拒绝该链路{}", s, ns_zh),
                 );
             }
-            _ => self.type_error(Ty::Dur, v, path, key),
+            _ => self.type_error(GoType::Dur, v, path, key),
         }
     }
 
-    fn service_duration(&mut self, s: &str, path: &Ptr) {
+    fn service_duration(&mut self, s: &str, path: &Pointer) {
         if parse_duration(s).is_err() {
             self.sink.say(
                 "AC003",
@@ -461,46 +470,52 @@ impl Decoder<'_> {
     /// The agent's duration step for services runs over every `selector`
     /// object in the service, wherever it sits; an unparsable string is
     /// reported even where the typed walk does not reach (metadata excepted).
-    pub(crate) fn scan_selectors_at(&mut self, v: &Val<'_>, path: &Ptr, depth: usize) {
+    pub(crate) fn scan_selectors_at(&mut self, v: &TreeValue<'_>, path: &Pointer, depth: usize) {
         if depth > 32 {
             return;
         }
         match v {
-            Val::Obj(o) => {
+            TreeValue::TreeObject(o) => {
                 // Findings are sorted at the end: any order will do.
                 for (k, child) in o.iter_any() {
                     if k == "metadata" {
                         continue;
                     }
-                    let p = Ptr::Key(path, k);
+                    let p = Pointer::Key(path, k);
                     if k == "selector" {
-                        if let Some(Val::Str(ft)) =
+                        if let Some(TreeValue::Str(ft)) =
                             child.as_object().and_then(|sel| sel.get("failTimeout"))
                         {
-                            self.service_duration(ft, &Ptr::Key(&p, "failTimeout"));
+                            self.service_duration(ft, &Pointer::Key(&p, "failTimeout"));
                         }
                     }
                     self.scan_selectors_at(child, &p, depth + 1);
                 }
             }
-            Val::Arr(a) => {
+            TreeValue::Arr(a) => {
                 for (i, child) in a.iter().enumerate() {
-                    self.scan_selectors_at(child, &Ptr::Index(path, i), depth + 1);
+                    self.scan_selectors_at(child, &Pointer::Index(path, i), depth + 1);
                 }
             }
             _ => {}
         }
     }
 
-    pub fn object(&mut self, fields: &'static Fields, obj: &Obj<'_>, path: &str, own_key: &str) {
-        self.object_at(fields, obj, &Ptr::Base(path), own_key)
+    pub fn object(
+        &mut self,
+        fields: &'static Fields,
+        obj: &TreeObject<'_>,
+        path: &str,
+        own_key: &str,
+    ) {
+        self.object_at(fields, obj, &Pointer::Base(path), own_key)
     }
 
     pub(crate) fn object_at(
         &mut self,
         fields: &'static Fields,
-        obj: &Obj<'_>,
-        path: &Ptr,
+        obj: &TreeObject<'_>,
+        path: &Pointer,
         own_key: &str,
     ) {
         // Findings are sorted at the end: the stored order will do.
@@ -509,24 +524,32 @@ impl Decoder<'_> {
                 // A value that plainly decodes needs no call: in wasm, the
                 // call into `value` was most of the cost of this walk.
                 match (f.1, v) {
-                    (_, Val::Null) | (Ty::Str, Val::Str(_)) | (Ty::Map, Val::Obj(_)) => {}
+                    (_, TreeValue::Null)
+                    | (GoType::Str, TreeValue::Str(_))
+                    | (GoType::Map, TreeValue::TreeObject(_)) => {}
                     // Nested structs, and slices of them, recurse here.
-                    (Ty::Obj(inner), Val::Obj(o)) => {
-                        self.object_at(inner, o, &Ptr::Key(path, k), k)
+                    (GoType::TreeObject(inner), TreeValue::TreeObject(o)) => {
+                        self.object_at(inner, o, &Pointer::Key(path, k), k)
                     }
-                    (Ty::Arr(Ty::Obj(inner)), Val::Arr(items)) => {
-                        let p = Ptr::Key(path, k);
+                    (GoType::Arr(GoType::TreeObject(inner)), TreeValue::Arr(items)) => {
+                        let p = Pointer::Key(path, k);
                         for (i, item) in items.iter().enumerate() {
                             match item {
-                                Val::Obj(o) => self.object_at(inner, o, &Ptr::Index(&p, i), k),
-                                Val::Null => {}
-                                _ => {
-                                    self.value(Ty::Obj(inner), item, &Ptr::Index(&p, i), k, own_key)
+                                TreeValue::TreeObject(o) => {
+                                    self.object_at(inner, o, &Pointer::Index(&p, i), k)
                                 }
+                                TreeValue::Null => {}
+                                _ => self.value(
+                                    GoType::TreeObject(inner),
+                                    item,
+                                    &Pointer::Index(&p, i),
+                                    k,
+                                    own_key,
+                                ),
                             }
                         }
                     }
-                    (ty, v) => self.value(ty, v, &Ptr::Key(path, k), k, own_key),
+                    (ty, v) => self.value(ty, v, &Pointer::Key(path, k), k, own_key),
                 }
             }
         }

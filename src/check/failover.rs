@@ -2,7 +2,7 @@
 //! its chain's first hop (contract section 4: the router dials up to
 //! `retries + 1` times, one fresh route each time).
 
-use super::model::{Chain, Doc, Service};
+use super::model::{Chain, Document, Service};
 use super::rules::Sink;
 use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
 use crate::finding::Fix;
@@ -11,7 +11,7 @@ use serde_json::Value;
 /// The chain a service's handler names, among the chains the same node gets
 /// in the same command list.
 pub(crate) fn find_chain<'d, 'a>(
-    doc: &'d Doc<'a>,
+    doc: &'d Document<'a>,
     svc: &Service<'a>,
     name: &'a str,
 ) -> Option<&'d Chain<'a>> {
@@ -19,7 +19,7 @@ pub(crate) fn find_chain<'d, 'a>(
 }
 
 /// [`find_chain`]'s index into `doc.chains`.
-fn chain_at<'a>(doc: &Doc<'a>, svc: &Service<'a>, name: &'a str) -> Option<usize> {
+fn chain_at<'a>(doc: &Document<'a>, svc: &Service<'a>, name: &'a str) -> Option<usize> {
     let index = doc.chain_index.get_or_init(|| {
         let mut index = super::model::ChainIndex::with_capacity_and_hasher(
             doc.chains.len(),
@@ -34,7 +34,7 @@ fn chain_at<'a>(doc: &Doc<'a>, svc: &Service<'a>, name: &'a str) -> Option<usize
     index.get(&(svc.group, svc.node_id, name)).copied()
 }
 
-pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
+pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
     // Chains some service routes through (for FO005), in the order services
     // first name them.
     let mut routed = vec![false; doc.chains.len()];
@@ -168,7 +168,7 @@ const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
 /// (every node marked within `failTimeout`); the route is then empty and the
 /// node running the chain dials the destination itself, bypassing the rest of
 /// the chain, until a mark expires. (A hop of one node is never filtered.)
-fn direct_egress(doc: &Doc<'_>, chain: &Chain<'_>, sink: &mut Sink) {
+fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
     let Some(hops) = chain.config.hops_field().items() else {
         return;
     };

@@ -3,9 +3,9 @@
 //! the plan's node table; without one, dialed ports are matched against the
 //! ports of the services the plan deploys.
 
-use super::model::{Doc, Service};
+use super::model::{Document, Service};
 use super::rules::Sink;
-use super::tree::Obj;
+use super::tree::TreeObject;
 use super::util::{
     addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port,
 };
@@ -20,14 +20,14 @@ fn listener_type<'a>(svc: &Service<'a>) -> Option<&'a str> {
 }
 
 /// The `mux.*` settings of a connector's or handler's metadata.
-fn mux_settings(meta: Option<&Obj<'_>>) -> Vec<(String, Value)> {
+fn mux_settings(meta: Option<&TreeObject<'_>>) -> Vec<(String, Value)> {
     sorted_entries(meta, &|k| k.starts_with("mux."))
 }
 
 /// The entries of `obj` whose keys `keep` accepts, as owned pairs sorted by
 /// key: how the LK and PA rules compare metadata.
 pub(crate) fn sorted_entries(
-    obj: Option<&Obj<'_>>,
+    obj: Option<&TreeObject<'_>>,
     keep: &dyn Fn(&str) -> bool,
 ) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = obj
@@ -88,7 +88,7 @@ pub(crate) fn differing_keys(a: &[(String, Value)], b: &[(String, Value)]) -> Op
     }
 }
 
-pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
+pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
     if !doc.multi_node {
         return;
     }
@@ -140,10 +140,10 @@ pub(crate) fn check(doc: &Doc<'_>, sink: &mut Sink) {
 
 #[allow(clippy::too_many_arguments)]
 fn link(
-    doc: &Doc<'_>,
+    doc: &Document<'_>,
     index: &Index<'_>,
     from: Option<i64>,
-    node: &Obj<'_>,
+    node: &TreeObject<'_>,
     node_path: &str,
     addr: &str,
     host: &str,
@@ -286,14 +286,14 @@ fn link(
 /// the tunnel nodes that own each host. Keeps the rule linear in the number
 /// of chain nodes.
 struct Index<'d> {
-    /// Indices into `Doc::services` (the map type the simulator uses too).
+    /// Indices into `Document::services` (the map type the simulator uses too).
     by_port: HashMap<i64, Vec<usize>>,
-    /// Indices into `Doc::table`.
+    /// Indices into `Document::table`.
     owners: Option<HashMap<&'d str, Vec<usize>>>,
 }
 
 impl<'d> Index<'d> {
-    fn new(doc: &'d Doc<'_>) -> Self {
+    fn new(doc: &'d Document<'_>) -> Self {
         let mut by_port: HashMap<i64, Vec<usize>> = HashMap::default();
         for (i, svc) in doc.services.iter().enumerate() {
             if let Some(port) = get_str(svc.config.obj, "addr").and_then(loose_port) {

@@ -21,11 +21,11 @@ use crate::encode::shape;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::tree;
 use crate::plan::Plan;
-use model::Doc;
+use model::Document;
 use rules::Sink;
 use serde_json::Value;
 use std::fmt::Write;
-use tree::{Obj, Val};
+use tree::{TreeObject, TreeValue};
 
 /// Largest JSON text [`check_text`] reads.
 pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
@@ -129,10 +129,10 @@ impl Kind {
     }
 }
 
-fn detect(doc: &Val<'_>) -> Result<Kind, (String, String)> {
+fn detect(doc: &TreeValue<'_>) -> Result<Kind, (String, String)> {
     match doc {
-        Val::Arr(_) => Ok(Kind::Commands),
-        Val::Obj(o) => {
+        TreeValue::Arr(_) => Ok(Kind::Commands),
+        TreeValue::TreeObject(o) => {
             if o.contains_key("tunnel") || o.contains_key("db") {
                 Ok(Kind::Tunnel)
             } else if o.contains_key("local") || o.contains_key("federation") {
@@ -220,7 +220,7 @@ fn too_many_values() -> CheckReport {
 
 /// The kind to check `doc` as (forced by the options or detected), or why
 /// it cannot be checked (English, Chinese).
-fn kind_of(doc: &Val<'_>, options: &CheckOptions) -> Result<Kind, (String, String)> {
+fn kind_of(doc: &TreeValue<'_>, options: &CheckOptions) -> Result<Kind, (String, String)> {
     match options
         .kind
         .as_deref()
@@ -263,7 +263,7 @@ fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
 }
 
 /// Checks a plan, config or command list (not a tunnel input).
-fn check_kind(doc: &Val<'_>, kind: Kind) -> CheckReport {
+fn check_kind(doc: &TreeValue<'_>, kind: Kind) -> CheckReport {
     match kind {
         Kind::Tunnel | Kind::Plan => match doc.as_object() {
             Some(o) => match plan_findings(o) {
@@ -279,7 +279,7 @@ fn check_kind(doc: &Val<'_>, kind: Kind) -> CheckReport {
         Kind::Config => match doc.as_object() {
             Some(o) => {
                 let mut sink = Sink::default();
-                let d = Doc::from_config(&mut sink, o);
+                let d = Document::from_config(&mut sink, o);
                 run_rules(&d, false, &mut sink);
                 finish(Kind::Config.as_str(), "document", sink.findings)
             }
@@ -290,9 +290,9 @@ fn check_kind(doc: &Val<'_>, kind: Kind) -> CheckReport {
             ),
         },
         Kind::Commands => match doc {
-            Val::Arr(_) => {
+            TreeValue::Arr(_) => {
                 let mut sink = Sink::default();
-                let d = Doc::from_commands(&mut sink, doc);
+                let d = Document::from_commands(&mut sink, doc);
                 run_rules(&d, false, &mut sink);
                 finish(Kind::Commands.as_str(), "document", sink.findings)
             }
@@ -356,7 +356,7 @@ pub fn check_tunnel_mode(input: &Value, mode: crate::planner::Mode) -> TunnelChe
     TunnelCheck { plan, findings }
 }
 
-fn in002(sink: &mut Sink, path: &str, server: &str, english: &str) {
+fn server_rejection(sink: &mut Sink, path: &str, server: &str, english: &str) {
     let en = if english.is_empty() || english == server {
         format!("the server would reject this tunnel: {}", server)
     } else {
@@ -421,7 +421,7 @@ fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
                 format_args!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
             );
         } else {
-            in002(&mut sink, "/error", &err.message, &err.message_en);
+            server_rejection(&mut sink, "/error", &err.message, &err.message_en);
         }
         return (plan, sink.findings);
     }
@@ -446,34 +446,34 @@ fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
     (plan, sink.findings)
 }
 
-fn plan_findings(plan: &Obj<'_>) -> Result<Vec<Finding>, (String, String)> {
+fn plan_findings(plan: &TreeObject<'_>) -> Result<Vec<Finding>, (String, String)> {
     let mut sink = Sink::default();
     match plan.get("error") {
-        None | Some(Val::Null) => {}
-        Some(Val::Str(s)) => in002(&mut sink, "/error", s, ""),
-        Some(Val::Obj(e)) => {
+        None | Some(TreeValue::Null) => {}
+        Some(TreeValue::Str(s)) => server_rejection(&mut sink, "/error", s, ""),
+        Some(TreeValue::TreeObject(e)) => {
             let msg = e.get("message").and_then(|m| m.as_str()).unwrap_or("");
             let en = e.get("messageEn").and_then(|m| m.as_str()).unwrap_or("");
-            in002(&mut sink, "/error", msg, en)
+            server_rejection(&mut sink, "/error", msg, en)
         }
-        Some(other) => in002(&mut sink, "/error", &other.to_string(), ""),
+        Some(other) => server_rejection(&mut sink, "/error", &other.to_string(), ""),
     }
     assumed_findings(plan, &mut sink);
-    let doc = Doc::from_plan(&mut sink, plan)?;
+    let doc = Document::from_plan(&mut sink, plan)?;
     run_rules(&doc, true, &mut sink);
     Ok(sink.findings)
 }
 
 /// IN003: one finding per node (and one for the tunnel) listing the values
 /// the preview assumed, so nobody mistakes them for the provider's answer.
-fn assumed_findings(plan: &Obj<'_>, sink: &mut Sink) {
-    let Some(items) = plan.get("assumed").and_then(Val::as_array) else {
+fn assumed_findings(plan: &TreeObject<'_>, sink: &mut Sink) {
+    let Some(items) = plan.get("assumed").and_then(TreeValue::as_array) else {
         return;
     };
     // (node, index of its first item, "path = value, ..."), in first-seen order.
     let mut groups: Vec<(Option<i64>, usize, String)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let node = item.get("nodeId").and_then(Val::as_i64);
+        let node = item.get("nodeId").and_then(TreeValue::as_i64);
         let list = match groups.iter_mut().find(|g| g.0 == node) {
             Some(g) => {
                 g.2.push_str(", ");
@@ -487,7 +487,7 @@ fn assumed_findings(plan: &Obj<'_>, sink: &mut Sink) {
                 }
             }
         };
-        list.push_str(item.get("path").and_then(Val::as_str).unwrap_or(""));
+        list.push_str(item.get("path").and_then(TreeValue::as_str).unwrap_or(""));
         list.push_str(" = ");
         if let Some(value) = item.get("value") {
             let _ = write!(list, "{}", value);
@@ -514,7 +514,7 @@ fn assumed_findings(plan: &Obj<'_>, sink: &mut Sink) {
     }
 }
 
-fn run_rules(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
+fn run_rules(doc: &Document<'_>, is_plan: bool, sink: &mut Sink) {
     failover::check(doc, sink);
     linkage::check(doc, sink);
     parity::check(doc, is_plan, sink);

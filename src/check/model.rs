@@ -5,8 +5,8 @@
 
 use super::agent::{Decoder, Mode, CHAIN, SERVICE};
 use super::rules::Sink;
-use super::tree::{Obj, Val, NULL};
-use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, loose_int, Ptr};
+use super::tree::{TreeObject, TreeValue, NULL};
+use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, loose_int, Pointer};
 use crate::gost;
 
 /// A service of the document: its config ([`gost::Service`]) and where it sits.
@@ -49,7 +49,7 @@ pub(crate) struct Chain<'a> {
 }
 
 pub(crate) struct FedEntry<'a> {
-    pub obj: &'a Obj<'a>,
+    pub obj: &'a TreeObject<'a>,
     pub node_id: Option<i64>,
     pub group: usize,
 }
@@ -61,7 +61,7 @@ pub(crate) struct TableNode {
 }
 
 #[derive(Default)]
-pub(crate) struct Doc<'a> {
+pub(crate) struct Document<'a> {
     pub services: Vec<Service<'a>>,
     pub chains: Vec<Chain<'a>>,
     pub fed: Vec<FedEntry<'a>>,
@@ -76,25 +76,25 @@ pub(crate) struct Doc<'a> {
     pub chain_index: std::cell::OnceCell<ChainIndex<'a>>,
 }
 
-/// (group, node, chain name) -> index into `Doc::chains` (one map, one hash per lookup).
+/// (group, node, chain name) -> index into `Document::chains` (one map, one hash per lookup).
 pub(crate) type ChainIndex<'a> = rustc_hash::FxHashMap<(usize, Option<i64>, &'a str), usize>;
 
-fn in001(sink: &mut Sink, path: &str, en: String, zh: String) {
+fn unreadable_at(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);
 }
 
-impl<'a> Doc<'a> {
+impl<'a> Document<'a> {
     fn service_list(
         &mut self,
         sink: &mut Sink,
-        data: &'a Val<'a>,
+        data: &'a TreeValue<'a>,
         path: &str,
         node_id: Option<i64>,
         group: usize,
     ) {
         let items = match data {
-            Val::Null => return,
-            Val::Arr(a) => a,
+            TreeValue::Null => return,
+            TreeValue::Arr(a) => a,
             other => {
                 sink.say(
                     "AC001",
@@ -110,13 +110,13 @@ impl<'a> Doc<'a> {
             }
         };
         let base: std::rc::Rc<str> = path.into();
-        let list = Ptr::Base(path);
+        let list = Pointer::Base(path);
         self.services.reserve(items.len());
         for (i, item) in items.iter().enumerate() {
-            let p = Ptr::Index(&list, i);
+            let p = Pointer::Index(&list, i);
             match item {
-                Val::Null => {}
-                Val::Obj(obj) => {
+                TreeValue::Null => {}
+                TreeValue::TreeObject(obj) => {
                     let mut dec = Decoder {
                         sink,
                         node_id,
@@ -151,15 +151,15 @@ impl<'a> Doc<'a> {
     fn chain(
         &mut self,
         sink: &mut Sink,
-        data: &'a Val<'a>,
+        data: &'a TreeValue<'a>,
         path: &str,
         name_override: Option<&'a str>,
         node_id: Option<i64>,
         group: usize,
     ) {
         match data {
-            Val::Null => {}
-            Val::Obj(obj) => {
+            TreeValue::Null => {}
+            TreeValue::TreeObject(obj) => {
                 Decoder {
                     sink,
                     node_id,
@@ -192,9 +192,9 @@ impl<'a> Doc<'a> {
     }
 
     /// Reads one command `{nodeId, command, data}`.
-    fn command(&mut self, sink: &mut Sink, cmd: &'a Val<'a>, path: &str, group: usize) {
+    fn command(&mut self, sink: &mut Sink, cmd: &'a TreeValue<'a>, path: &str, group: usize) {
         let Some(obj) = cmd.as_object() else {
-            in001(
+            unreadable_at(
                 sink,
                 path,
                 format!(
@@ -210,7 +210,7 @@ impl<'a> Doc<'a> {
         };
         let node_id = obj.get("nodeId").and_then(loose_int);
         let Some(name) = obj.get("command").and_then(|v| v.as_str()) else {
-            in001(
+            unreadable_at(
                 sink,
                 path,
                 "a command needs a string `command` (AddService, AddChains, ...)".into(),
@@ -245,13 +245,13 @@ impl<'a> Doc<'a> {
     fn command_list(
         &mut self,
         sink: &mut Sink,
-        list: &'a Val<'a>,
+        list: &'a TreeValue<'a>,
         path: &str,
         group: usize,
     ) -> bool {
         match list {
-            Val::Null => true,
-            Val::Arr(items) => {
+            TreeValue::Null => true,
+            TreeValue::Arr(items) => {
                 for (i, c) in items.iter().enumerate() {
                     self.command(sink, c, &join_i(path, i), group);
                 }
@@ -262,8 +262,11 @@ impl<'a> Doc<'a> {
     }
 
     /// A plan `{error?, federation, local, nodes?}`; `Err` (English, Chinese) when its shape is wrong.
-    pub fn from_plan(sink: &mut Sink, plan: &'a Obj<'a>) -> Result<Doc<'a>, (String, String)> {
-        let mut doc = Doc {
+    pub fn from_plan(
+        sink: &mut Sink,
+        plan: &'a TreeObject<'a>,
+    ) -> Result<Document<'a>, (String, String)> {
+        let mut doc = Document {
             multi_node: true,
             whole_plan: true,
             ..Default::default()
@@ -279,12 +282,12 @@ impl<'a> Doc<'a> {
             ));
         }
         match plan.get("federation").unwrap_or(&NULL) {
-            Val::Null => {}
-            Val::Arr(entries) => {
+            TreeValue::Null => {}
+            TreeValue::Arr(entries) => {
                 for (i, e) in entries.iter().enumerate() {
                     let p = join_i("/federation", i);
                     let Some(obj) = e.as_object() else {
-                        in001(
+                        unreadable_at(
                             sink,
                             &p,
                             format!(
@@ -300,7 +303,7 @@ impl<'a> Doc<'a> {
                     let cmds = obj.get("commands").unwrap_or(&NULL);
                     let cp = join(&p, "commands");
                     if !doc.command_list(sink, cmds, &cp, group) {
-                        in001(
+                        unreadable_at(
                             sink,
                             &cp,
                             format!("`commands` must be a list, but it is {}", json_type(cmds)),
@@ -324,7 +327,7 @@ impl<'a> Doc<'a> {
                 ))
             }
         }
-        if let Some(Val::Arr(rows)) = plan.get("nodes") {
+        if let Some(TreeValue::Arr(rows)) = plan.get("nodes") {
             let mut table = Vec::new();
             for row in rows.iter() {
                 let Some(o) = row.as_object() else { continue };
@@ -355,8 +358,8 @@ impl<'a> Doc<'a> {
     }
 
     /// A command list `[{nodeId, command, data}]`.
-    pub fn from_commands(sink: &mut Sink, list: &'a Val<'a>) -> Doc<'a> {
-        let mut doc = Doc {
+    pub fn from_commands(sink: &mut Sink, list: &'a TreeValue<'a>) -> Document<'a> {
+        let mut doc = Document {
             multi_node: true,
             ..Default::default()
         };
@@ -365,8 +368,8 @@ impl<'a> Doc<'a> {
     }
 
     /// One node's GOST config `{services, chains}`.
-    pub fn from_config(sink: &mut Sink, cfg: &'a Obj<'a>) -> Doc<'a> {
-        let mut doc = Doc::default();
+    pub fn from_config(sink: &mut Sink, cfg: &'a TreeObject<'a>) -> Document<'a> {
+        let mut doc = Document::default();
         if let Some((k, services)) = get_ci(cfg, "services") {
             let p = join("", k);
             doc.service_list(sink, services, &p, None, 0);
@@ -374,8 +377,8 @@ impl<'a> Doc<'a> {
         if let Some((k, chains)) = get_ci(cfg, "chains") {
             let p = join("", k);
             match chains {
-                Val::Null => {}
-                Val::Arr(items) => {
+                TreeValue::Null => {}
+                TreeValue::Arr(items) => {
                     doc.chains.reserve(items.len());
                     for (i, c) in items.iter().enumerate() {
                         doc.chain(sink, c, &join_i(&p, i), None, None, 0);

@@ -5,9 +5,9 @@
 
 use super::failover::find_chain;
 use super::linkage::{differing_keys, sorted_entries};
-use super::model::{Chain, Doc, Service};
+use super::model::{Chain, Document, Service};
 use super::rules::Sink;
-use super::tree::{Obj, Val};
+use super::tree::{TreeObject, TreeValue};
 use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
 use crate::address::process_server_address as normalise_address;
 use crate::builders;
@@ -69,15 +69,15 @@ struct Hop<'d, 'a> {
 }
 
 /// The metadata of a plugin object (`{metadata}`), sorted by key.
-fn meta_of(obj: Option<&Obj<'_>>) -> Meta {
+fn meta_of(obj: Option<&TreeObject<'_>>) -> Meta {
     sorted_entries(obj.and_then(|o| get_obj(o, "metadata")), &|_| true)
 }
 
-fn key_of<'o>(obj: &'o Obj<'_>, name: &'o str) -> &'o str {
+fn key_of<'o>(obj: &'o TreeObject<'_>, name: &'o str) -> &'o str {
     get_ci(obj, name).map(|(k, _)| k).unwrap_or(name)
 }
 
-fn svc_chain<'d, 'a>(doc: &'d Doc<'a>, svc: &Service<'a>) -> Option<&'d Chain<'a>> {
+fn svc_chain<'d, 'a>(doc: &'d Document<'a>, svc: &Service<'a>) -> Option<&'d Chain<'a>> {
     find_chain(doc, svc, svc.config.chain.str().filter(|n| !n.is_empty())?)
 }
 
@@ -109,7 +109,7 @@ fn chain_targets<'a>(chain: Option<&Chain<'a>>) -> (Vec<TwinTarget<'a>>, Option<
 }
 
 /// Federated hops of a plan: one per federation entry with role middle or exit.
-fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
+fn plan_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
     let mut out = Vec::new();
     for entry in &doc.fed {
         let apply = entry.obj.get("apply").and_then(|a| a.as_object());
@@ -150,8 +150,8 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
                     .map(|t| TwinTarget {
                         host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim(),
                         port: match t.get("port") {
-                            Some(Val::Str(s)) => s.trim().into(),
-                            Some(Val::Num(n)) => {
+                            Some(TreeValue::Str(s)) => s.trim().into(),
+                            Some(TreeValue::Num(n)) => {
                                 let mut text = String::new();
                                 crate::json::write_number(n, &mut text);
                                 text.into()
@@ -179,7 +179,7 @@ fn plan_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
 
 /// Federated hops of a config or command list, recognised by the provider's
 /// naming (`fed_svc_R`); targets come from the chain the service uses.
-fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
+fn named_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
     let federated =
         |svc: &&Service<'a>| svc.config.name().is_some_and(|n| n.starts_with("fed_svc_"));
     let hop = |svc: &'d Service<'a>| {
@@ -200,7 +200,7 @@ fn named_hops<'d, 'a>(doc: &'d Doc<'a>) -> Vec<Hop<'d, 'a>> {
     doc.services.iter().filter(federated).map(hop).collect()
 }
 
-pub(crate) fn check(doc: &Doc<'_>, is_plan: bool, sink: &mut Sink) {
+pub(crate) fn check(doc: &Document<'_>, is_plan: bool, sink: &mut Sink) {
     let hops = if is_plan {
         plan_hops(doc)
     } else {
@@ -272,7 +272,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     }
 
     // PA004: the listen address.
-    if let Some((akey, Val::Str(addr))) = get_ci(svc.config.obj, "addr") {
+    if let Some((akey, TreeValue::Str(addr))) = get_ci(svc.config.obj, "addr") {
         let twin = match addr.rsplit_once(':') {
             Some((h, p)) => normalise_address(&format!("{}:{}", h.trim(), p)),
             None => normalise_address(addr),
@@ -411,7 +411,7 @@ impl<'a> Places<'a> {
     }
 }
 
-fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) {
+fn compare_hop(hop: &Hop<'_, '_>, h: &TreeObject<'_>, hop_path: &str, sink: &mut Sink) {
     let node = hop.node_id;
     // PA002: selector.
     let selector = get_obj(h, "selector");
@@ -488,7 +488,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &Obj<'_>, hop_path: &str, sink: &mut Sink) 
                 &kcp_metadata(t.protocol),
             );
         }
-        if let Some((akey, Val::Str(addr))) = get_ci(n, "addr") {
+        if let Some((akey, TreeValue::Str(addr))) = get_ci(n, "addr") {
             let twin = normalise_address(&format!("{}:{}", t.host, t.port));
             if *addr != twin {
                 sink.say(

@@ -3,7 +3,7 @@
 //! themselves are in [`crate::go`]). All total: they return `None`/`Err` on
 //! bad input and never panic.
 
-use super::tree::{Obj, Val};
+use super::tree::{TreeObject, TreeValue};
 use crate::finding::pointer_token;
 use crate::go::coerce::{json_int64, json_whole_number, parse_int};
 use crate::go::net::{
@@ -30,19 +30,19 @@ pub fn join(base: &str, token: &str) -> String {
 /// decode walk visits every field but reports few, so it passes these
 /// (borrowed, on the stack) instead of building a string per field.
 #[derive(Clone, Copy)]
-pub(crate) enum Ptr<'a> {
+pub(crate) enum Pointer<'a> {
     /// An already built pointer.
     Base(&'a str),
-    Key(&'a Ptr<'a>, &'a str),
-    Index(&'a Ptr<'a>, usize),
+    Key(&'a Pointer<'a>, &'a str),
+    Index(&'a Pointer<'a>, usize),
 }
 
-impl Ptr<'_> {
+impl Pointer<'_> {
     pub fn render(&self) -> String {
         match self {
-            Ptr::Base(b) => b.to_string(),
-            Ptr::Key(parent, k) => join(&parent.render(), k),
-            Ptr::Index(parent, i) => join_i(&parent.render(), *i),
+            Pointer::Base(b) => b.to_string(),
+            Pointer::Key(parent, k) => join(&parent.render(), k),
+            Pointer::Index(parent, i) => join_i(&parent.render(), *i),
         }
     }
 }
@@ -55,65 +55,68 @@ pub fn join_i(base: &str, index: usize) -> String {
 /// A field of a JSON object looked up the way Go's `encoding/json` matches
 /// struct fields: the exact key first, else a case-insensitive one.
 /// Returns the key actually used and its value.
-pub(crate) fn get_ci<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<(&'o str, &'o Val<'a>)> {
+pub(crate) fn get_ci<'o, 'a>(
+    obj: &'o TreeObject<'a>,
+    name: &str,
+) -> Option<(&'o str, &'o TreeValue<'a>)> {
     obj.get_ci(name)
 }
 
 /// A string field (Go semantics: a non-string is treated as absent here; the
 /// decode-type rule reports it separately).
-pub(crate) fn get_str<'o>(obj: &'o Obj<'_>, name: &str) -> Option<&'o str> {
+pub(crate) fn get_str<'o>(obj: &'o TreeObject<'_>, name: &str) -> Option<&'o str> {
     get_ci(obj, name).and_then(|(_, v)| v.as_str())
 }
 
-pub(crate) fn get_obj<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o Obj<'a>> {
+pub(crate) fn get_obj<'o, 'a>(obj: &'o TreeObject<'a>, name: &str) -> Option<&'o TreeObject<'a>> {
     get_ci(obj, name).and_then(|(_, v)| v.as_object())
 }
 
-pub(crate) fn get_arr<'o, 'a>(obj: &'o Obj<'a>, name: &str) -> Option<&'o [Val<'a>]> {
+pub(crate) fn get_arr<'o, 'a>(obj: &'o TreeObject<'a>, name: &str) -> Option<&'o [TreeValue<'a>]> {
     get_ci(obj, name).and_then(|(_, v)| v.as_array())
 }
 
 /// An integer field's value as the agent decodes it ([`json_int64`]):
 /// `Ok(None)` when absent or null, `Err(())` when present with a type or a
 /// number Go's decoder rejects.
-pub(crate) fn go_int(v: Option<&Val<'_>>) -> Result<Option<i64>, ()> {
+pub(crate) fn go_int(v: Option<&TreeValue<'_>>) -> Result<Option<i64>, ()> {
     match v {
-        None | Some(Val::Null) => Ok(None),
-        Some(Val::Num(n)) => json_int64(n).map(Some).ok_or(()),
+        None | Some(TreeValue::Null) => Ok(None),
+        Some(TreeValue::Num(n)) => json_int64(n).map(Some).ok_or(()),
         Some(_) => Err(()),
     }
 }
 
 /// A node id as a plan names it: an integer-valued number
 /// ([`json_whole_number`]) or a numeric string (trimmed, [`parse_int`]).
-pub(crate) fn loose_int(v: &Val<'_>) -> Option<i64> {
+pub(crate) fn loose_int(v: &TreeValue<'_>) -> Option<i64> {
     match v {
-        Val::Num(n) => json_whole_number(n),
-        Val::Str(s) => parse_int(s.trim()),
+        TreeValue::Num(n) => json_whole_number(n),
+        TreeValue::Str(s) => parse_int(s.trim()),
         _ => None,
     }
 }
 
 /// A JSON value's type as messages name it: (English, Chinese).
-fn json_type_names(v: &Val<'_>) -> (&'static str, &'static str) {
+fn json_type_names(v: &TreeValue<'_>) -> (&'static str, &'static str) {
     match v {
-        Val::Null => ("null", "null"),
-        Val::Bool(_) => ("boolean", "布尔值"),
-        Val::Num(n) if n.is_f64() => ("non-integer number", "非整数数字"),
-        Val::Num(_) => ("integer", "整数"),
-        Val::Str(_) => ("string", "字符串"),
-        Val::Arr(_) => ("array", "数组"),
-        Val::Obj(_) => ("object", "对象"),
+        TreeValue::Null => ("null", "null"),
+        TreeValue::Bool(_) => ("boolean", "布尔值"),
+        TreeValue::Num(n) if n.is_f64() => ("non-integer number", "非整数数字"),
+        TreeValue::Num(_) => ("integer", "整数"),
+        TreeValue::Str(_) => ("string", "字符串"),
+        TreeValue::Arr(_) => ("array", "数组"),
+        TreeValue::TreeObject(_) => ("object", "对象"),
     }
 }
 
 /// Short name of a JSON value's type, for messages.
-pub(crate) fn json_type(v: &Val<'_>) -> &'static str {
+pub(crate) fn json_type(v: &TreeValue<'_>) -> &'static str {
     json_type_names(v).0
 }
 
 /// Chinese name of a JSON value's type, for messages.
-pub(crate) fn json_type_zh(v: &Val<'_>) -> &'static str {
+pub(crate) fn json_type_zh(v: &TreeValue<'_>) -> &'static str {
     json_type_names(v).1
 }
 
@@ -428,8 +431,8 @@ mod tests {
                             "{text} {name}"
                         );
                         assert_eq!(
-                            p.get(name).and_then(Val::as_i64),
-                            s.get(name).and_then(Val::as_i64),
+                            p.get(name).and_then(TreeValue::as_i64),
+                            s.get(name).and_then(TreeValue::as_i64),
                             "{text} {name}"
                         );
                     }

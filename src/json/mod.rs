@@ -41,6 +41,11 @@
 //! **The writer** ([`to_text`], [`write_string`]) prints a `Value` byte for
 //! byte as serde_json does, floats with the shortest digits (`ryu`) in
 //! serde_json's notation.
+//!
+//! **Typed values** reach the two builders without text: the crate's
+//! encoder ([`crate::encode`]) hands them the events the reader would
+//! ([`to_value`], [`tree::build`]); a `serde_json::Value` is written into
+//! a tree the same way. So there is no converter between the two trees.
 
 pub(crate) mod read;
 pub(crate) mod tree;

@@ -18,42 +18,42 @@ pub(crate) type Arena = bumpalo::Bump;
 
 /// A JSON value (see the module docs).
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Val<'a> {
+pub(crate) enum TreeValue<'a> {
     Null,
     Bool(bool),
     Num(&'a Number),
     Str(&'a str),
-    Arr(&'a [Val<'a>]),
-    Obj(Obj<'a>),
+    Arr(&'a [TreeValue<'a>]),
+    TreeObject(TreeObject<'a>),
 }
 
 /// A JSON object, keys unique (as in `serde_json::Map`). An object of more
 /// than [`SMALL`] entries is stored sorted by key; a smaller one keeps the
 /// text's order: sorting every object as it was read took 2.1 of the
 /// reader's 14.3 ms on a 4.7 MB config, and the decode walk, the one reader
-/// of every object, does not need the order. [`Obj::iter`] gives key order
+/// of every object, does not need the order. [`TreeObject::iter`] gives key order
 /// either way.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct Obj<'a>(&'a [(&'a str, Val<'a>)]);
+pub(crate) struct TreeObject<'a>(&'a [(&'a str, TreeValue<'a>)]);
 
-/// See [`Obj`]: config objects have up to about six entries. Up to this
-/// size a scan is as quick as a binary search, and [`Obj::iter`] sorts the
+/// See [`TreeObject`]: config objects have up to about six entries. Up to this
+/// size a scan is as quick as a binary search, and [`TreeObject::iter`] sorts the
 /// positions in place.
 const SMALL: usize = 16;
 
 /// As the derived form would print it, entries in key order.
-impl fmt::Debug for Obj<'_> {
+impl fmt::Debug for TreeObject<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let entries: Vec<(&str, Val<'_>)> = self.iter().map(|(k, v)| (k, *v)).collect();
-        f.debug_tuple("Obj").field(&entries).finish()
+        let entries: Vec<(&str, TreeValue<'_>)> = self.iter().map(|(k, v)| (k, *v)).collect();
+        f.debug_tuple("TreeObject").field(&entries).finish()
     }
 }
 
 // The arena never runs destructors: nothing in a tree may own memory.
-const _: () = assert!(!std::mem::needs_drop::<Val<'static>>());
+const _: () = assert!(!std::mem::needs_drop::<TreeValue<'static>>());
 
 /// `null`, for absent fields.
-pub(crate) static NULL: Val<'static> = Val::Null;
+pub(crate) static NULL: TreeValue<'static> = TreeValue::Null;
 
 /// `str` order (that of `serde_json::Map`); most keys already differ in
 /// their first byte, which spares a `memcmp` call.
@@ -75,11 +75,11 @@ fn same_key(a: &str, b: &str) -> bool {
     a.len() == b.len() && crate::go::strings::bytes_eq(a.as_bytes(), b.as_bytes())
 }
 
-impl<'a> Obj<'a> {
-    /// Puts `entries` in their stored order (see [`Obj`]); `false` when a
-    /// key repeats (see [`Obj::keep_last`]).
+impl<'a> TreeObject<'a> {
+    /// Puts `entries` in their stored order (see [`TreeObject`]); `false` when a
+    /// key repeats (see [`TreeObject::keep_last`]).
     #[inline]
-    fn sort_entries(entries: &mut [(&'a str, Val<'a>)]) -> bool {
+    fn sort_entries(entries: &mut [(&'a str, TreeValue<'a>)]) -> bool {
         if entries.len() <= SMALL {
             // Left in the text's order: only a repeated key matters. Keys
             // of different lengths (most pairs) differ at the first test.
@@ -99,13 +99,13 @@ impl<'a> Obj<'a> {
     }
 
     /// Drops every entry of `entries[base..]` (put in their stored order by
-    /// [`Obj::sort_entries`]) whose key comes again later: a repeated key
+    /// [`TreeObject::sort_entries`]) whose key comes again later: a repeated key
     /// keeps its last value, as in `serde_json::Map`. A small object keeps
     /// the text's order (a scan per entry); a larger one is sorted stably,
     /// so a key's last entry ends its run.
     #[cold]
-    fn keep_last(entries: &mut Vec<(&'a str, Val<'a>)>, base: usize) {
-        let tail: Vec<(&'a str, Val<'a>)> = entries.drain(base..).collect();
+    fn keep_last(entries: &mut Vec<(&'a str, TreeValue<'a>)>, base: usize) {
+        let tail: Vec<(&'a str, TreeValue<'a>)> = entries.drain(base..).collect();
         let small = tail.len() <= SMALL;
         for (i, entry) in tail.iter().enumerate() {
             let later = tail.get(i + 1..).unwrap_or_default();
@@ -124,8 +124,8 @@ impl<'a> Obj<'a> {
         self.0.len()
     }
 
-    pub fn get_key_value(&self, key: &str) -> Option<(&'a str, &'a Val<'a>)> {
-        let entries: &'a [(&'a str, Val<'a>)] = self.0;
+    pub fn get_key_value(&self, key: &str) -> Option<(&'a str, &'a TreeValue<'a>)> {
+        let entries: &'a [(&'a str, TreeValue<'a>)] = self.0;
         if entries.len() <= SMALL {
             return self.iter_any().find(|(k, _)| same_key(k, key));
         }
@@ -136,7 +136,7 @@ impl<'a> Obj<'a> {
     /// A field looked up the way Go's `encoding/json` matches struct
     /// fields: the exact key, else the first case-insensitive one in key
     /// order. Returns the key actually used and its value.
-    pub fn get_ci(&self, name: &str) -> Option<(&'a str, &'a Val<'a>)> {
+    pub fn get_ci(&self, name: &str) -> Option<(&'a str, &'a TreeValue<'a>)> {
         use crate::go::strings::{key_eq_ci, key_match, Case};
         if self.len() > SMALL {
             // Stored sorted: a binary search, then the first folded match.
@@ -146,7 +146,7 @@ impl<'a> Obj<'a> {
         }
         // One pass: the exact key, or else the smallest folded one (a small
         // object keeps the text's order).
-        let mut folded: Option<(&'a str, &'a Val<'a>)> = None;
+        let mut folded: Option<(&'a str, &'a TreeValue<'a>)> = None;
         for (k, v) in self.iter_any() {
             match key_match(k, name) {
                 Some(Case::Exact) => return Some((k, v)),
@@ -159,7 +159,7 @@ impl<'a> Obj<'a> {
         folded
     }
 
-    pub fn get(&self, key: &str) -> Option<&'a Val<'a>> {
+    pub fn get(&self, key: &str) -> Option<&'a TreeValue<'a>> {
         self.get_key_value(key).map(|(_, v)| v)
     }
 
@@ -168,8 +168,8 @@ impl<'a> Obj<'a> {
     }
 
     /// Entries in key order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&'a str, &'a Val<'a>)> {
-        let entries: &'a [(&'a str, Val<'a>)] = self.0;
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&'a str, &'a TreeValue<'a>)> {
+        let entries: &'a [(&'a str, TreeValue<'a>)] = self.0;
         // Positions in key order: a small object is sorted here (insertion,
         // on positions), a larger one is stored sorted.
         let small = entries.len() <= SMALL;
@@ -205,10 +205,10 @@ impl<'a> Obj<'a> {
             .map(|(k, v)| (*k, v))
     }
 
-    /// Entries in the stored order (see [`Obj`]), for walks whose result
+    /// Entries in the stored order (see [`TreeObject`]), for walks whose result
     /// does not depend on it.
-    pub fn iter_any(&self) -> impl Iterator<Item = (&'a str, &'a Val<'a>)> {
-        let entries: &'a [(&'a str, Val<'a>)] = self.0;
+    pub fn iter_any(&self) -> impl Iterator<Item = (&'a str, &'a TreeValue<'a>)> {
+        let entries: &'a [(&'a str, TreeValue<'a>)] = self.0;
         entries.iter().map(|(k, v)| (*k, v))
     }
 
@@ -220,15 +220,15 @@ impl<'a> Obj<'a> {
 /// A tree writes itself as the text it was read from would be written
 /// (keys in order): as text for messages, or as a `serde_json::Value`
 /// ([`crate::json::to_value`]) where a rule compares it with one.
-impl crate::encode::Encode for Val<'_> {
+impl crate::encode::Encode for TreeValue<'_> {
     fn encode(&self, out: &mut crate::encode::Writer<'_>) {
         match self {
-            Val::Null => out.null(),
-            Val::Bool(b) => out.bool(*b),
-            Val::Num(n) => out.number(n),
-            Val::Str(s) => out.str(s),
-            Val::Arr(items) => items.encode(out),
-            Val::Obj(o) => {
+            TreeValue::Null => out.null(),
+            TreeValue::Bool(b) => out.bool(*b),
+            TreeValue::Num(n) => out.number(n),
+            TreeValue::Str(s) => out.str(s),
+            TreeValue::Arr(items) => items.encode(out),
+            TreeValue::TreeObject(o) => {
                 out.object();
                 for (i, (k, v)) in o.iter().enumerate() {
                     out.entry(i == 0, k);
@@ -240,63 +240,63 @@ impl crate::encode::Encode for Val<'_> {
     }
 }
 
-impl<'a> Val<'a> {
+impl<'a> TreeValue<'a> {
     pub fn is_null(&self) -> bool {
-        matches!(self, Val::Null)
+        matches!(self, TreeValue::Null)
     }
 
     pub fn is_string(&self) -> bool {
-        matches!(self, Val::Str(_))
+        matches!(self, TreeValue::Str(_))
     }
 
     pub fn is_object(&self) -> bool {
-        matches!(self, Val::Obj(_))
+        matches!(self, TreeValue::TreeObject(_))
     }
 
     pub fn as_str(&self) -> Option<&'a str> {
         match self {
-            Val::Str(s) => Some(s),
+            TreeValue::Str(s) => Some(s),
             _ => None,
         }
     }
 
     pub fn as_i64(&self) -> Option<i64> {
         match self {
-            Val::Num(n) => n.as_i64(),
+            TreeValue::Num(n) => n.as_i64(),
             _ => None,
         }
     }
 
     /// The object's entries; `None` for anything else.
-    pub fn as_object(&self) -> Option<&Obj<'a>> {
+    pub fn as_object(&self) -> Option<&TreeObject<'a>> {
         match self {
-            Val::Obj(o) => Some(o),
+            TreeValue::TreeObject(o) => Some(o),
             _ => None,
         }
     }
 
     /// The array's items; `None` for anything else.
-    pub fn as_array(&self) -> Option<&'a [Val<'a>]> {
+    pub fn as_array(&self) -> Option<&'a [TreeValue<'a>]> {
         match self {
-            Val::Arr(a) => Some(a),
+            TreeValue::Arr(a) => Some(a),
             _ => None,
         }
     }
 
     /// A field of an object (`None` for anything else).
-    pub fn get(&self, key: &str) -> Option<&'a Val<'a>> {
+    pub fn get(&self, key: &str) -> Option<&'a TreeValue<'a>> {
         self.as_object()?.get(key)
     }
 }
 
 /// The limit rules over a tree read from text (a `serde_json::Value` is
 /// walked itself).
-impl crate::limits::Node for Val<'_> {
+impl crate::limits::Node for TreeValue<'_> {
     fn shape(&self) -> Shape<'_, Self> {
         match self {
-            Val::Str(s) => Shape::Str(s),
-            Val::Arr(a) => Shape::Arr(a),
-            Val::Obj(_) => Shape::Obj,
+            TreeValue::Str(s) => Shape::Str(s),
+            TreeValue::Arr(a) => Shape::Arr(a),
+            TreeValue::TreeObject(_) => Shape::TreeObject,
             _ => Shape::Other,
         }
     }
@@ -305,7 +305,7 @@ impl crate::limits::Node for Val<'_> {
     }
     fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
         match self {
-            Val::Obj(o) => Some(o.iter()),
+            TreeValue::TreeObject(o) => Some(o.iter()),
             _ => None,
         }
         .into_iter()
@@ -315,7 +315,7 @@ impl crate::limits::Node for Val<'_> {
 }
 
 /// Compact JSON, exactly as `serde_json::Value` prints it.
-impl fmt::Display for Val<'_> {
+impl fmt::Display for TreeValue<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = String::new();
         crate::encode::Encode::encode(self, &mut crate::encode::Writer::Text(&mut out));
@@ -330,13 +330,13 @@ pub(crate) fn read_within<'a>(
     text: &'a str,
     limits: &crate::limits::Limits,
     arena: &'a Arena,
-) -> Result<(Val<'a>, usize), super::ReadError> {
+) -> Result<(TreeValue<'a>, usize), super::ReadError> {
     super::within(text, limits, TreeBuilder::new(arena))
 }
 
 /// [`read_within`] with no limit but serde_json's recursion limit.
 #[cfg(test)]
-pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<Val<'a>, super::JsonError> {
+pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<TreeValue<'a>, super::JsonError> {
     match super::read::read(text, TreeBuilder::new(arena), None) {
         Ok((v, _)) => Ok(v),
         Err(e) => match e.into_read_error() {
@@ -354,8 +354,8 @@ pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<Val<'a>, super
 /// The tree reading `v`'s JSON text would give, built from `v` itself
 /// ([`crate::encode::Builder`]): how the checker reads a plan it was handed
 /// typed.
-pub(crate) fn build<'a>(v: &dyn crate::encode::Encode, arena: &'a Arena) -> Val<'a> {
-    crate::encode::Builder::run(v, TreeBuilder::new(arena)).unwrap_or(Val::Null)
+pub(crate) fn build<'a>(v: &dyn crate::encode::Encode, arena: &'a Arena) -> TreeValue<'a> {
+    crate::encode::Builder::run(v, TreeBuilder::new(arena)).unwrap_or(TreeValue::Null)
 }
 
 /// Builds a tree in an arena. The children of the open containers wait on
@@ -364,9 +364,9 @@ pub(crate) fn build<'a>(v: &dyn crate::encode::Encode, arena: &'a Arena) -> Val<
 struct TreeBuilder<'a> {
     arena: &'a Arena,
     /// Items of the arrays being read, innermost last.
-    items: Vec<Val<'a>>,
+    items: Vec<TreeValue<'a>>,
     /// Entries of the objects being read, innermost last.
-    entries: Vec<(&'a str, Val<'a>)>,
+    entries: Vec<(&'a str, TreeValue<'a>)>,
 }
 
 impl<'a> TreeBuilder<'a> {
@@ -387,21 +387,21 @@ impl<'a> TreeBuilder<'a> {
 }
 
 impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
-    type Value = Val<'a>;
+    type Value = TreeValue<'a>;
     /// Where the array's items start on the stack.
     type Items = usize;
     type Entries = usize;
-    fn null(&mut self) -> Val<'a> {
-        Val::Null
+    fn null(&mut self) -> TreeValue<'a> {
+        TreeValue::Null
     }
-    fn bool(&mut self, b: bool) -> Val<'a> {
-        Val::Bool(b)
+    fn bool(&mut self, b: bool) -> TreeValue<'a> {
+        TreeValue::Bool(b)
     }
-    fn number(&mut self, n: Number) -> Val<'a> {
-        Val::Num(self.arena.alloc(n))
+    fn number(&mut self, n: Number) -> TreeValue<'a> {
+        TreeValue::Num(self.arena.alloc(n))
     }
-    fn string(&mut self, s: Cow<'a, str>) -> Val<'a> {
-        Val::Str(self.text(s))
+    fn string(&mut self, s: Cow<'a, str>) -> TreeValue<'a> {
+        TreeValue::Str(self.text(s))
     }
     fn own(&mut self, s: &str) -> Cow<'a, str> {
         Cow::Borrowed(self.arena.alloc_str(s))
@@ -409,15 +409,15 @@ impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
     fn array(&mut self) -> usize {
         self.items.len()
     }
-    fn push(&mut self, _: &mut usize, v: Val<'a>) {
+    fn push(&mut self, _: &mut usize, v: TreeValue<'a>) {
         self.items.push(v)
     }
-    fn end_array(&mut self, base: usize) -> Val<'a> {
+    fn end_array(&mut self, base: usize) -> TreeValue<'a> {
         let items = self
             .arena
             .alloc_slice_copy(self.items.get(base..).unwrap_or_default());
         self.items.truncate(base);
-        Val::Arr(items)
+        TreeValue::Arr(items)
     }
     fn object(&mut self) -> usize {
         self.entries.len()
@@ -425,21 +425,21 @@ impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
     // Inline hints: the reader's loop is where these run hot; without them,
     // a second caller (`encode::Builder`) keeps them out of line natively.
     #[inline]
-    fn insert(&mut self, _: &mut usize, key: Cow<'a, str>, v: Val<'a>) {
+    fn insert(&mut self, _: &mut usize, key: Cow<'a, str>, v: TreeValue<'a>) {
         let key = self.text(key);
         self.entries.push((key, v))
     }
     #[inline]
-    fn end_object(&mut self, base: usize) -> Val<'a> {
-        let unique = Obj::sort_entries(self.entries.get_mut(base..).unwrap_or_default());
+    fn end_object(&mut self, base: usize) -> TreeValue<'a> {
+        let unique = TreeObject::sort_entries(self.entries.get_mut(base..).unwrap_or_default());
         if !unique {
-            Obj::keep_last(&mut self.entries, base);
+            TreeObject::keep_last(&mut self.entries, base);
         }
         let entries = self
             .arena
             .alloc_slice_copy(self.entries.get(base..).unwrap_or_default());
         self.entries.truncate(base);
-        Val::Obj(Obj(entries))
+        TreeValue::TreeObject(TreeObject(entries))
     }
 }
 
@@ -487,14 +487,17 @@ mod tests {
         let arena = Arena::new();
         let t = read(r#"{"a":1,"b":2,"a":3}"#, &arena).unwrap();
         let o = t.as_object().unwrap();
-        assert_eq!((o.len(), o.get("a").and_then(Val::as_i64)), (2, Some(3)));
+        assert_eq!(
+            (o.len(), o.get("a").and_then(TreeValue::as_i64)),
+            (2, Some(3))
+        );
         same(r#""plain""#);
         same("18446744073709551615");
         // An ordinary key, as for the Go server (serde_json alone reads it as raw JSON text).
         let raw = read(r#"{"$serde_json::private::RawValue":"[1]"}"#, &arena).unwrap();
         assert_eq!(
             raw.get("$serde_json::private::RawValue")
-                .and_then(Val::as_str),
+                .and_then(TreeValue::as_str),
             Some("[1]")
         );
         assert_eq!(
@@ -508,7 +511,7 @@ mod tests {
             o.keys().collect::<Vec<_>>(),
             v.as_object().unwrap().keys().collect::<Vec<_>>()
         );
-        assert_eq!(o.get("a").and_then(Val::as_i64), Some(3));
+        assert_eq!(o.get("a").and_then(TreeValue::as_i64), Some(3));
     }
 
     #[test]
@@ -694,6 +697,6 @@ mod tests {
                 _ => panic!("level {level} is not an array of one"),
             }
         }
-        assert_eq!(cur.get("k").and_then(Val::as_i64), Some(1));
+        assert_eq!(cur.get("k").and_then(TreeValue::as_i64), Some(1));
     }
 }

@@ -76,7 +76,7 @@ struct Selection {
     candidates: Vec<Candidate>,
 }
 
-struct Sim<'w> {
+struct Simulation<'w> {
     world: &'w World,
     /// The dead nodes' ids, sorted, each once; only ids of the world's agents
     /// (the only ones asked about), so at most one per agent.
@@ -114,7 +114,7 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let start = sc.start_ms.unwrap_or(0);
     let gap = sc.gap_ms.unwrap_or(1000);
     let client_ip = sc.client_ip.clone().unwrap_or_else(|| owned("192.0.2.10"));
-    let mut sim = Sim {
+    let mut sim = Simulation {
         world,
         dead_ids: Vec::new(),
         dead_hosts: Vec::new(),
@@ -393,7 +393,7 @@ fn name_of(world: &World, ai: Option<usize>) -> &str {
         .map_or("outside node", |a| a.label.as_str())
 }
 
-impl<'w> Sim<'w> {
+impl<'w> Simulation<'w> {
     fn node_id(&self, ai: Option<usize>) -> Option<i64> {
         ai.and_then(|a| self.world.agents.get(a))
             .and_then(|a| a.node_id)

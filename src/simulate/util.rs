@@ -3,7 +3,7 @@
 //! panics on any input.
 
 use crate::go::coerce::{json_whole_number, parse_int};
-use crate::json::tree::Val;
+use crate::json::tree::TreeValue;
 use serde_json::Value;
 
 /// Adds a note to a trace's notes. Out of line: one compiled push for the
@@ -42,9 +42,9 @@ pub fn json_int(v: &Value) -> Option<i64> {
 }
 
 /// [`json_int`] of a tree value.
-pub fn tree_int(v: &Val<'_>) -> Option<i64> {
+pub fn tree_int(v: &TreeValue<'_>) -> Option<i64> {
     match v {
-        Val::Num(n) => json_whole_number(n),
+        TreeValue::Num(n) => json_whole_number(n),
         _ => None,
     }
 }

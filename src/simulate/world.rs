@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
 use crate::gost::{self, Metadata};
-use crate::json::tree::{Arena, Obj, Val};
+use crate::json::tree::{Arena, TreeObject, TreeValue};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -257,7 +257,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         .filter(|s| !s.is_empty())
         .map(owned);
     let retries = match s.retries.exact().filter(|_| handler) {
-        None | Some(Val::Null) => 0,
+        None | Some(TreeValue::Null) => 0,
         Some(r) => match tree_int(r) {
             Some(n) => n,
             None => {
@@ -271,7 +271,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
     let hash_host = handler
         && Metadata::of(s.handler_metadata().exact())
             .get("hash")
-            .and_then(Val::as_str)
+            .and_then(TreeValue::as_str)
             .is_some_and(|s| s == "host");
     let nominal_port = addr
         .rsplit_once(':')
@@ -307,8 +307,8 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                     .map(|m| tree_int(m).unwrap_or(0))
                     .unwrap_or(0);
                 let ft = match h.fail_timeout.exact() {
-                    None | Some(Val::Null) => 0,
-                    Some(Val::Str(text)) => {
+                    None | Some(TreeValue::Null) => 0,
+                    Some(TreeValue::Str(text)) => {
                         note(notes, format_args!(
                             "{who}: chain {name} hop {hi}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
                         ));
@@ -377,11 +377,11 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
 
 /// `v` as a tree in `arena`; a config that is not an object reads as an
 /// empty one (as its fields read absent).
-fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a Obj<'a> {
-    let tree: &'a Val<'a> = arena.alloc(crate::json::tree::build(v, arena));
+fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a TreeObject<'a> {
+    let tree: &'a TreeValue<'a> = arena.alloc(crate::json::tree::build(v, arena));
     match tree.as_object() {
         Some(o) => o,
-        None => arena.alloc(Obj::default()),
+        None => arena.alloc(TreeObject::default()),
     }
 }
 

@@ -7,24 +7,24 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone)]
-pub enum Ty {
-    Union(Vec<Ty>),
-    Both(Vec<Ty>),
-    Array(Box<Ty>),
-    Object(Vec<Member>, Option<Box<Ty>>),
+pub enum TsType {
+    Union(Vec<TsType>),
+    Both(Vec<TsType>),
+    Array(Box<TsType>),
+    Object(Vec<Member>, Option<Box<TsType>>),
     Literal(Value),
-    Named(String, Vec<Ty>),
+    Named(String, Vec<TsType>),
 }
 
 #[derive(Debug, Clone)]
 pub struct Member {
     key: String,
     optional: bool,
-    ty: Ty,
+    ty: TsType,
 }
 
 /// Every declaration by name: interfaces as object types, aliases as theirs.
-pub struct Declarations(pub BTreeMap<String, Ty>);
+pub struct Declarations(pub BTreeMap<String, TsType>);
 
 fn tokens(text: &str) -> Vec<String> {
     let mut text = text.to_string();
@@ -90,7 +90,7 @@ impl Parser {
         );
     }
 
-    fn ty(&mut self) -> Ty {
+    fn ty(&mut self) -> TsType {
         self.eat("|");
         let mut options = vec![self.both()];
         while self.eat("|") {
@@ -99,10 +99,10 @@ impl Parser {
         if options.len() == 1 {
             options.remove(0)
         } else {
-            Ty::Union(options)
+            TsType::Union(options)
         }
     }
-    fn both(&mut self) -> Ty {
+    fn both(&mut self) -> TsType {
         let mut parts = vec![self.postfix()];
         while self.eat("&") {
             parts.push(self.postfix());
@@ -110,18 +110,18 @@ impl Parser {
         if parts.len() == 1 {
             parts.remove(0)
         } else {
-            Ty::Both(parts)
+            TsType::Both(parts)
         }
     }
-    fn postfix(&mut self) -> Ty {
+    fn postfix(&mut self) -> TsType {
         let mut t = self.primary();
         while self.peek() == "[" && self.tokens.get(self.at + 1).map(String::as_str) == Some("]") {
             self.at += 2;
-            t = Ty::Array(Box::new(t));
+            t = TsType::Array(Box::new(t));
         }
         t
     }
-    fn primary(&mut self) -> Ty {
+    fn primary(&mut self) -> TsType {
         let t = self.next();
         match t.as_str() {
             "(" => {
@@ -131,10 +131,10 @@ impl Parser {
             }
             "{" => self.members(),
             _ if t.starts_with('\'') || t.starts_with('"') => {
-                Ty::Literal(Value::from(&t[1..t.len() - 1]))
+                TsType::Literal(Value::from(&t[1..t.len() - 1]))
             }
             _ if t.chars().all(|c| c.is_ascii_digit()) => {
-                Ty::Literal(Value::from(t.parse::<i64>().expect("number")))
+                TsType::Literal(Value::from(t.parse::<i64>().expect("number")))
             }
             _ => {
                 let mut args = vec![];
@@ -145,12 +145,12 @@ impl Parser {
                     }
                     self.expect(">");
                 }
-                Ty::Named(t, args)
+                TsType::Named(t, args)
             }
         }
     }
     /// The members of an object type, after its `{`, through its `}`.
-    fn members(&mut self) -> Ty {
+    fn members(&mut self) -> TsType {
         let (mut members, mut index) = (vec![], None);
         while !self.eat("}") {
             if self.eat("[") {
@@ -174,7 +174,7 @@ impl Parser {
                 self.eat(",");
             }
         }
-        Ty::Object(members, index)
+        TsType::Object(members, index)
     }
 }
 
@@ -210,16 +210,16 @@ impl Declarations {
 
     /// Names used by some declaration that none declares.
     pub fn unresolved(&self) -> Vec<String> {
-        fn walk(t: &Ty, d: &Declarations, out: &mut Vec<String>) {
+        fn walk(t: &TsType, d: &Declarations, out: &mut Vec<String>) {
             match t {
-                Ty::Union(ts) | Ty::Both(ts) => ts.iter().for_each(|t| walk(t, d, out)),
-                Ty::Array(t) => walk(t, d, out),
-                Ty::Object(ms, index) => {
+                TsType::Union(ts) | TsType::Both(ts) => ts.iter().for_each(|t| walk(t, d, out)),
+                TsType::Array(t) => walk(t, d, out),
+                TsType::Object(ms, index) => {
                     ms.iter().for_each(|m| walk(&m.ty, d, out));
                     index.iter().for_each(|t| walk(t, d, out));
                 }
-                Ty::Literal(_) => {}
-                Ty::Named(n, args) => {
+                TsType::Literal(_) => {}
+                TsType::Named(n, args) => {
                     let builtin = ["string", "number", "boolean", "null", "Record", "never"];
                     if !builtin.contains(&n.as_str()) && !d.0.contains_key(n) {
                         out.push(n.clone());
@@ -243,10 +243,10 @@ impl Declarations {
         self.accepts(&t, v, "")
     }
 
-    fn accepts(&self, t: &Ty, v: &Value, at: &str) -> Result<(), String> {
+    fn accepts(&self, t: &TsType, v: &Value, at: &str) -> Result<(), String> {
         let wrong = || Err(format!("{at}: {v} is not {t:?}"));
         match t {
-            Ty::Union(ts) => {
+            TsType::Union(ts) => {
                 if ts.iter().any(|t| self.accepts(t, v, at).is_ok()) {
                     Ok(())
                 } else {
@@ -257,8 +257,8 @@ impl Declarations {
                     Err(format!("{at}: no option of the union accepts {v}: {why:?}"))
                 }
             }
-            Ty::Both(ts) => ts.iter().try_for_each(|t| self.accepts(t, v, at)),
-            Ty::Array(item) => match v {
+            TsType::Both(ts) => ts.iter().try_for_each(|t| self.accepts(t, v, at)),
+            TsType::Array(item) => match v {
                 Value::Array(items) => items
                     .iter()
                     .enumerate()
@@ -266,14 +266,14 @@ impl Declarations {
                 _ => wrong(),
             },
             // `{}`: any value but null and undefined.
-            Ty::Object(members, None) if members.is_empty() => {
+            TsType::Object(members, None) if members.is_empty() => {
                 if v.is_null() {
                     wrong()
                 } else {
                     Ok(())
                 }
             }
-            Ty::Object(members, index) => {
+            TsType::Object(members, index) => {
                 let Value::Object(map) = v else {
                     return wrong();
                 };
@@ -295,7 +295,7 @@ impl Declarations {
                 }
                 Ok(())
             }
-            Ty::Literal(l) => {
+            TsType::Literal(l) => {
                 let same = match (l, v) {
                     (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
                     _ => l == v,
@@ -306,7 +306,7 @@ impl Declarations {
                     wrong()
                 }
             }
-            Ty::Named(n, args) => match (n.as_str(), v) {
+            TsType::Named(n, args) => match (n.as_str(), v) {
                 ("string", Value::String(_))
                 | ("number", Value::Number(_))
                 | ("boolean", Value::Bool(_))
