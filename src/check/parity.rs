@@ -257,7 +257,14 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let fed_handler = sorted_entries(handler.and_then(|h| get_obj(h, "metadata")), &|k| {
         k != "interface"
     });
-    metadata_finding(sink, node, &hpath, "handler", &fed_handler, &twin_handler);
+    metadata_finding(
+        sink,
+        node,
+        &hpath,
+        Plugin::Handler,
+        &fed_handler,
+        &twin_handler,
+    );
     let listener = get_obj(svc.config.obj, "listener");
     if listener.is_some() {
         let lpath = join(&svc.path(), key_of(svc.config.obj, "listener"));
@@ -265,7 +272,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
             sink,
             node,
             &lpath,
-            "listener",
+            Plugin::Listener,
             &meta_of(listener),
             &kcp_metadata(hop.protocol),
         );
@@ -472,7 +479,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &TreeObject<'_>, hop_path: &str, sink: &mut
                 sink,
                 node,
                 &cpath,
-                "connector",
+                Plugin::Connector,
                 &meta_of(Some(conn)),
                 &local_mux_metadata(t.protocol),
             );
@@ -483,7 +490,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &TreeObject<'_>, hop_path: &str, sink: &mut
                 sink,
                 node,
                 &dpath,
-                "dialer",
+                Plugin::Dialer,
                 &meta_of(Some(dialer)),
                 &kcp_metadata(t.protocol),
             );
@@ -510,7 +517,7 @@ fn metadata_finding(
     sink: &mut Sink,
     node: Option<i64>,
     path: &str,
-    what: &str,
+    what: Plugin,
     fed: &Meta,
     twin: &Meta,
 ) {
@@ -523,17 +530,39 @@ fn metadata_finding(
         path,
         format_args!(
             "federated {} metadata differs from the local builder's in: {}",
-            what, keys
+            what.name(),
+            keys
         ),
-        format_args!("联邦{}元数据与本地构建不一致的键：{}", what_zh(what), keys),
+        format_args!("联邦{}元数据与本地构建不一致的键：{}", what.name_zh(), keys),
     );
 }
 
-fn what_zh(what: &str) -> &'static str {
-    match what {
-        "handler" => "处理器",
-        "listener" => "监听器",
-        "connector" => "连接器",
-        _ => "拨号器",
+/// The GOST plugin whose metadata a PA003 finding compares, named in both
+/// languages.
+#[derive(Clone, Copy)]
+enum Plugin {
+    Handler,
+    Listener,
+    Connector,
+    Dialer,
+}
+
+impl Plugin {
+    fn name(self) -> &'static str {
+        match self {
+            Plugin::Handler => "handler",
+            Plugin::Listener => "listener",
+            Plugin::Connector => "connector",
+            Plugin::Dialer => "dialer",
+        }
+    }
+
+    fn name_zh(self) -> &'static str {
+        match self {
+            Plugin::Handler => "处理器",
+            Plugin::Listener => "监听器",
+            Plugin::Connector => "连接器",
+            Plugin::Dialer => "拨号器",
+        }
     }
 }
