@@ -194,6 +194,13 @@ impl<'a> Service<'a> {
             .map(|(_, h)| h)
     }
 
+    /// `handler.retries` as the agent reads it: under a handler of that
+    /// exact name, by its exact key.
+    pub fn exact_retries(&self) -> Option<&'a TreeValue<'a>> {
+        self.exact_handler()?;
+        self.retries.exact()
+    }
+
     /// The listen address `addr`.
     pub fn addr(&self) -> Text<'a> {
         Text::of(Some(self.obj), "addr")

@@ -79,7 +79,7 @@ use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::object;
 use crate::plan::{Command, FederationStep, Plan};
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
-use crate::simulate::util::{json_int, loose_id};
+use crate::simulate::util::loose_id;
 use crate::simulate::world::{is_plan, RawNode};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -260,11 +260,14 @@ fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
     out
 }
 
+/// The retries a service config sets, read from the GOST model as the
+/// simulator reads them ([`crate::gost::Service::exact_retries`]).
 fn handler_retries(service: &Value) -> Option<i64> {
-    service
-        .get("handler")
-        .and_then(|h| h.get("retries"))
-        .and_then(json_int)
+    let arena = crate::json::tree::Arena::new();
+    let tree = crate::json::tree::build(service, &arena);
+    crate::gost::Service::read(tree.as_object()?)
+        .exact_retries()
+        .and_then(crate::simulate::util::tree_int)
 }
 
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?

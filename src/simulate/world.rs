@@ -246,6 +246,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
     };
     // Handler fields count only under a handler of that exact name.
     let handler = s.exact_handler().is_some();
+    let retries = s.exact_retries();
     let ignore_chain = Metadata::of(s.metadata().exact())
         .bool("ignoreChain")
         .unwrap_or(false);
@@ -256,7 +257,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(owned);
-    let retries = match s.retries.exact().filter(|_| handler) {
+    let retries = match retries {
         None | Some(TreeValue::Null) => 0,
         Some(r) => match tree_int(r) {
             Some(n) => n,
