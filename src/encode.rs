@@ -70,7 +70,9 @@ macro_rules! forward {
     ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
         impl Writer<'_> {
             $(
-                #[inline(never)]
+                // Out of line in the `.wasm` (inlined at every call they were
+                // 7 KB larger, BENCH.md); natively the compiler decides.
+                #[cfg_attr(target_arch = "wasm32", inline(never))]
                 pub fn $name(&mut self, $($arg: $ty),*) {
                     match self {
                         Writer::Text(text) => Events::$name(*text, $($arg),*),
