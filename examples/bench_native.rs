@@ -8,7 +8,8 @@
 //! Each figure is the median of many timed runs after a warm-up.
 
 use hop_policy::check::{check, check_text, CheckOptions};
-use hop_policy::planner::{plan, plan_json, plan_to_json};
+use hop_policy::encode::to_string as plan_to_json;
+use hop_policy::planner::plan;
 use serde_json::Value;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -157,7 +158,10 @@ fn main() {
         );
         let t_plan = median_ns(|| plan(&input), budget);
         let t_to_string = median_ns(|| plan_to_json(&p).len(), budget);
-        let t_plan_json = median_ns(|| plan_json(&input_text).len(), budget);
+        let t_plan_json = median_ns(
+            || hop_policy::api::plan(&input_text, None).map(|t| t.len()),
+            budget,
+        );
         let t_to_value = median_ns(|| serde_json::to_value(&p).map(|v| v.is_object()), budget);
         let t_check = median_ns(|| check(&plan_value, &opts).findings.len(), budget);
         let t_floor = median_ns(

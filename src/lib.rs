@@ -48,4 +48,4 @@ pub mod wasm;
 pub use error::ApiError;
 pub use finding::{Finding, Fix, Severity};
 pub use plan::Plan;
-pub use planner::{plan, plan_json};
+pub use planner::plan;

@@ -22,8 +22,17 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 }
 
 fn plan_error_code(plan_json: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(plan_json).expect("plan_json always returns JSON");
+    let v: Value = serde_json::from_str(plan_json).expect("a plan is JSON");
     v["error"]["code"].as_str().map(str::to_string)
+}
+
+/// What the text entry point (`planTunnelJson`) answers `text`: its plan's
+/// error code, or the code of the refusal of text that is not JSON.
+fn text_answer_code(text: &str) -> Option<String> {
+    match hop_policy::api::plan(text, None) {
+        Ok(plan) => plan_error_code(&plan),
+        Err(e) => Some(e.code),
+    }
 }
 
 fn in001(report: &check::CheckReport) -> bool {
@@ -70,7 +79,7 @@ fn assert_output_shape(name: &str, entry: &str, v: &Value) {
         assert_eq!(by_severity, n, "{name}: {entry}: summary by severity");
     };
     match entry {
-        "plan" | "plan_json" => plan_shape(v),
+        "plan" | "api::plan" => plan_shape(v),
         "check_tunnel" => {
             plan_shape(&v["plan"]);
             assert!(
@@ -129,10 +138,7 @@ fn hundred_thousand_brackets_are_an_error_not_a_crash() {
             "[".repeat(100_000) + &"]".repeat(100_000),
         ] {
             let t = Instant::now();
-            assert_eq!(
-                plan_error_code(&hop_policy::plan_json(&text)).as_deref(),
-                Some("LIMIT_EXCEEDED")
-            );
+            assert_eq!(text_answer_code(&text).as_deref(), Some("LIMIT_EXCEEDED"));
             assert!(in001(&check::check_text(&text, &CheckOptions::default())));
             assert!(
                 t.elapsed() < Duration::from_secs(2),
@@ -233,7 +239,7 @@ fn ten_megabyte_strings_are_handled() {
     }
     // as text, and as a bare string document
     let text = serde_json::to_string(&json!(big)).unwrap();
-    assert!(plan_error_code(&hop_policy::plan_json(&text)).is_some());
+    assert!(text_answer_code(&text).is_some());
     assert!(in001(&check::check_text(&text, &CheckOptions::default())));
     // a dead entry and a lifecycle op of 10 MB
     let sc = Scenario::from_json(&json!({"dead": [big.clone()]})).unwrap();
@@ -256,8 +262,8 @@ fn odd_numbers_and_numeric_text() {
         r#"{"tunnel":{"id":99999999999999999999999999999,"type":2},"nodes":[{"id":-9223372036854775809}]}"#,
     ];
     for text in texts {
-        let out = hop_policy::plan_json(text);
-        assert!(plan_error_code(&out).is_some(), "{} -> {}", text, out);
+        let code = text_answer_code(text);
+        assert!(code.is_some(), "{} -> {:?}", text, code);
         let _ = check::check_text(text, &CheckOptions::default());
     }
     let odd = [
@@ -365,7 +371,7 @@ fn wrong_types_everywhere() {
                     }
                     assert_eq!(
                         to_json(&p),
-                        hop_policy::plan_json(&d.to_string()),
+                        hop_policy::api::plan(&d.to_string(), None).unwrap(),
                         "{name} {path}: object and text plans differ"
                     );
                     let c = check::check(&d, &CheckOptions::default());
@@ -455,8 +461,8 @@ fn unreadable_documents_are_in001_or_errors() {
         "\"\\ud800\"",
     ] {
         assert_eq!(
-            plan_error_code(&hop_policy::plan_json(text)).as_deref(),
-            Some("INVALID_INPUT"),
+            text_answer_code(text).as_deref(),
+            Some("IN001"),
             "{:?}",
             text
         );

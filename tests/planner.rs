@@ -142,8 +142,8 @@ fn garbage_never_panics() {
         let p = serde_json::to_value(plan(&v)).unwrap();
         assert!(p["error"]["code"].is_string(), "{}", v);
     }
-    let text = hop_policy::plan_json("{not json");
-    assert!(text.contains("INVALID_INPUT"));
+    let refused = hop_policy::api::plan("{not json", None).unwrap_err();
+    assert_eq!(refused.code, "IN001");
 }
 
 fn error_in(v: &Value, mode: Mode) -> Option<(String, String)> {

@@ -24,9 +24,16 @@ fuzz_target!(|data: &[u8]| {
     // The checker's own reader (text in) against the `Value` route: the same
     // report for any text serde_json reads (its one special key left out).
     if let Ok(text) = std::str::from_utf8(data) {
-        if let (Ok(v), false) = (serde_json::from_str::<Value>(text), text.contains("$serde_json::private::RawValue")) {
+        if let (Ok(v), false) = (
+            serde_json::from_str::<Value>(text),
+            text.contains("$serde_json::private::RawValue"),
+        ) {
             let opts = CheckOptions::default();
-            assert_eq!(to_json(&check_text(text, &opts)), to_json(&check(&v, &opts)), "{text:?}");
+            assert_eq!(
+                to_json(&check_text(text, &opts)),
+                to_json(&check(&v, &opts)),
+                "{text:?}"
+            );
         }
     }
     if let Some(v) = raw_json(data) {

@@ -9,22 +9,35 @@
 //! exactly when the walk is, with the walk's error for a count.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
 use hop_policy::json::ReadError;
 use hop_policy::limits::Limits;
+use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if text.contains("$serde_json::private::RawValue") {
         return;
     }
-    let ours = hop_policy::json::from_str(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
-    let theirs = serde_json::from_str::<Value>(text).map(|v| (v.to_string(), v)).map_err(|e| e.to_string());
+    let ours = hop_policy::json::from_str(text)
+        .map(|v| (v.to_string(), v))
+        .map_err(|e| e.to_string());
+    let theirs = serde_json::from_str::<Value>(text)
+        .map(|v| (v.to_string(), v))
+        .map_err(|e| e.to_string());
     assert_eq!(ours, theirs, "{text:?}");
     if let Ok((printed, v)) = &theirs {
         assert_eq!(&hop_policy::json::to_text(v), printed, "{text:?}");
-        let small = Limits { max_nodes: 2, max_hops: 2, max_nodes_per_hop: 2, max_string_len: 4, max_depth: 3, ..Limits::default() };
+        let small = Limits {
+            max_nodes: 2,
+            max_hops: 2,
+            max_nodes_per_hop: 2,
+            max_string_len: 4,
+            max_depth: 3,
+            ..Limits::default()
+        };
         for limits in [Limits::default(), small] {
             let read = hop_policy::json::from_str_within(text, &limits);
             match (read, hop_policy::limits::check_value(v, &limits)) {

@@ -1,4 +1,4 @@
-//! Planner: `plan_json` on the raw bytes (as text), `plan` on them when they
+//! Planner: `api::plan` on the raw bytes (as text), `plan` on them when they
 //! are JSON, and `plan` on a structure-aware mutation of a golden input.
 #![no_main]
 
@@ -13,17 +13,19 @@ fn run(input: &Value, planted: bool) {
     assert_output(planted.then_some(input), &a, &b, "plan");
     // The text entry point must agree with the value entry point.
     if let Ok(text) = serde_json::to_string(input) {
-        let via_text = hop_policy::plan_json(&text);
-        if serde_json::from_str::<Value>(&text).is_ok() {
-            assert_eq!(via_text, a, "plan_json and plan disagree");
-        }
+        let via_text = hop_policy::api::plan(&text, None).expect("JSON text is planned");
+        assert_eq!(via_text, a, "api::plan and plan disagree");
     }
 }
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let out = hop_policy::plan_json(text);
-        assert!(serde_json::from_str::<Value>(&out).is_ok(), "plan_json returned invalid JSON");
+        if let Ok(out) = hop_policy::api::plan(text, None) {
+            assert!(
+                serde_json::from_str::<Value>(&out).is_ok(),
+                "api::plan returned invalid JSON"
+            );
+        }
         if let Ok(v) = serde_json::from_str::<Value>(text) {
             run(&v, false);
         }

@@ -13,7 +13,11 @@ use serde_json::Value;
 const MAX_REQUESTS: u64 = 64;
 
 fn run(doc: &Value, scenario: &Value, planted: bool) {
-    if scenario.get("requests").and_then(Value::as_u64).is_some_and(|n| n > MAX_REQUESTS) {
+    if scenario
+        .get("requests")
+        .and_then(Value::as_u64)
+        .is_some_and(|n| n > MAX_REQUESTS)
+    {
         return;
     }
     let sc = match Scenario::from_json(scenario) {

@@ -45,7 +45,14 @@ pub const SECRET_MARKER: &str = "FUZZ-CANARY-7f3a9c";
 mod credentials;
 pub use credentials::is_credential_key;
 
-const PROTO_KEYS: &[&str] = &["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "__defineGetter__"];
+const PROTO_KEYS: &[&str] = &[
+    "__proto__",
+    "constructor",
+    "prototype",
+    "hasOwnProperty",
+    "toString",
+    "__defineGetter__",
+];
 
 const ODD_STRINGS: &[&str] = &[
     "",
@@ -121,16 +128,32 @@ fn odd_number(u: &mut Unstructured) -> ArbResult<Value> {
         7 => Value::from(u64::MAX),
         8 => Value::from(i32::MAX as i64 + 1),
         9 => Value::from(u32::MAX as i64 + 1),
-        10 => Number::from_f64(1.5).map(Value::Number).unwrap_or(Value::Null),
-        11 => Number::from_f64(-0.0).map(Value::Number).unwrap_or(Value::Null),
-        12 => Number::from_f64(1e308).map(Value::Number).unwrap_or(Value::Null),
-        13 => Number::from_f64(-1e308).map(Value::Number).unwrap_or(Value::Null),
-        14 => Number::from_f64(f64::MIN_POSITIVE).map(Value::Number).unwrap_or(Value::Null),
-        15 => Number::from_f64(9.007_199_254_740_993e15).map(Value::Number).unwrap_or(Value::Null),
-        16 => Number::from_f64(1e19).map(Value::Number).unwrap_or(Value::Null),
+        10 => Number::from_f64(1.5)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        11 => Number::from_f64(-0.0)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        12 => Number::from_f64(1e308)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        13 => Number::from_f64(-1e308)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        14 => Number::from_f64(f64::MIN_POSITIVE)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        15 => Number::from_f64(9.007_199_254_740_993e15)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        16 => Number::from_f64(1e19)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
         17 => Value::from(u.arbitrary::<i64>()?),
         18 => Value::from(u.arbitrary::<u64>()?),
-        19 => Number::from_f64(u.arbitrary::<f64>()?).map(Value::Number).unwrap_or(Value::Null),
+        19 => Number::from_f64(u.arbitrary::<f64>()?)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
         20 => Value::from(u.int_in_range(-3i64..=70000)?),
         _ => Value::from(u.int_in_range(0i64..=20)?),
     })
@@ -146,7 +169,11 @@ fn odd_string(u: &mut Unstructured) -> ArbResult<Value> {
             let n = u.int_in_range(1000usize..=65536)?;
             Value::from(piece.repeat(n))
         }
-        _ => Value::from(format!("{}:{}", u.choose(ODD_STRINGS)?, u.int_in_range(-1i64..=70000)?)),
+        _ => Value::from(format!(
+            "{}:{}",
+            u.choose(ODD_STRINGS)?,
+            u.int_in_range(-1i64..=70000)?
+        )),
     })
 }
 
@@ -358,8 +385,14 @@ pub fn mutated_vector(u: &mut Unstructured, which: &str) -> ArbResult<Value> {
     if vs.is_empty() {
         return Ok(Value::Null);
     }
-    let base = vs.get(u.choose_index(vs.len())?).map(|v| v[which].clone()).unwrap_or(Value::Null);
-    let donor = vs.get(u.choose_index(vs.len())?).map(|v| v[which].clone()).unwrap_or(Value::Null);
+    let base = vs
+        .get(u.choose_index(vs.len())?)
+        .map(|v| v[which].clone())
+        .unwrap_or(Value::Null);
+    let donor = vs
+        .get(u.choose_index(vs.len())?)
+        .map(|v| v[which].clone())
+        .unwrap_or(Value::Null);
     let mut doc = base;
     if u.ratio(1u8, 3u8)? {
         plant_secrets(&mut doc);
@@ -387,7 +420,14 @@ pub fn node_config(u: &mut Unstructured) -> ArbResult<Value> {
             }
         }
     }
-    let want = cmds.get(if cmds.is_empty() { 0 } else { u.choose_index(cmds.len())? }).and_then(|c| c.get("nodeId")).cloned();
+    let want = cmds
+        .get(if cmds.is_empty() {
+            0
+        } else {
+            u.choose_index(cmds.len())?
+        })
+        .and_then(|c| c.get("nodeId"))
+        .cloned();
     for c in cmds {
         if c.get("nodeId") != want.as_ref() {
             continue;
@@ -417,7 +457,11 @@ pub fn scenario(u: &mut Unstructured, doc: &Value) -> ArbResult<Value> {
         dead.push(match u.int_in_range(0u8..=5)? {
             0 | 1 => Value::from(u.int_in_range(0i64..=16)?),
             2 => Value::from(u.int_in_range(0i64..=16)?.to_string()),
-            3 => Value::from(format!("203.0.113.{}:{}", u.int_in_range(0u8..=16)?, u.int_in_range(40000u32..=45100)?)),
+            3 => Value::from(format!(
+                "203.0.113.{}:{}",
+                u.int_in_range(0u8..=16)?,
+                u.int_in_range(40000u32..=45100)?
+            )),
             // A piece of the document, objects included (a node row with its
             // `remoteToken`): the simulator once echoed such an entry whole in an
             // error; fixed on main (src/redact.rs), kept as a case here.
@@ -432,7 +476,10 @@ pub fn scenario(u: &mut Unstructured, doc: &Value) -> ArbResult<Value> {
         m.insert("requests".into(), Value::from(u.int_in_range(0u32..=12)?));
     }
     if u.arbitrary()? {
-        m.insert("startMs".into(), Value::from(u.int_in_range(0i64..=10_000_000)?));
+        m.insert(
+            "startMs".into(),
+            Value::from(u.int_in_range(0i64..=10_000_000)?),
+        );
     }
     if u.arbitrary()? {
         m.insert("gapMs".into(), Value::from(u.int_in_range(0i64..=700_000)?));
@@ -444,7 +491,10 @@ pub fn scenario(u: &mut Unstructured, doc: &Value) -> ArbResult<Value> {
         m.insert("entry".into(), Value::from(u.int_in_range(0i64..=16)?));
     }
     if u.ratio(1u8, 4u8)? {
-        m.insert("entryRetries".into(), Value::from(u.int_in_range(-2i64..=5)?));
+        m.insert(
+            "entryRetries".into(),
+            Value::from(u.int_in_range(-2i64..=5)?),
+        );
     }
     if u.ratio(1u8, 5u8)? {
         m.insert("clientIp".into(), odd_string(u)?);
@@ -464,7 +514,16 @@ pub fn lifecycle_steps(u: &mut Unstructured) -> ArbResult<Value> {
     let mut steps = Vec::new();
     for _ in 0..u.int_in_range(0u8..=5)? {
         let mut m = Map::new();
-        let op = *u.choose(&["apply", "apply", "edit", "release", "delete", "applyError", "", "APPLY"])?;
+        let op = *u.choose(&[
+            "apply",
+            "apply",
+            "edit",
+            "release",
+            "delete",
+            "applyError",
+            "",
+            "APPLY",
+        ])?;
         m.insert("op".into(), Value::from(op));
         let ids = |u: &mut Unstructured| -> ArbResult<Value> {
             let mut ids = Vec::new();
@@ -483,7 +542,9 @@ pub fn lifecycle_steps(u: &mut Unstructured) -> ArbResult<Value> {
         if op == "applyError" || u.ratio(1u8, 8u8)? {
             let fail_at = match u.int_in_range(0u8..=2)? {
                 0 => Value::from(u.int_in_range(-1i64..=8)?),
-                1 => serde_json::json!({"nodeId": u.int_in_range(0i64..=16)?, "command": *u.choose(&["AddService", "AddChains", "x"])?}),
+                1 => {
+                    serde_json::json!({"nodeId": u.int_in_range(0i64..=16)?, "command": *u.choose(&["AddService", "AddChains", "x"])?})
+                }
                 _ => any_value(u, &Value::Null)?,
             };
             m.insert("failAt".into(), fail_at);
@@ -495,7 +556,10 @@ pub fn lifecycle_steps(u: &mut Unstructured) -> ArbResult<Value> {
             m.insert("releaseUnreachable".into(), ids(u)?);
         }
         if u.ratio(1u8, 5u8)? {
-            m.insert("timeouts".into(), Value::Array(vec![Value::from(u.int_in_range(0i64..=6)?)]));
+            m.insert(
+                "timeouts".into(),
+                Value::Array(vec![Value::from(u.int_in_range(0i64..=6)?)]),
+            );
         }
         if u.ratio(1u8, 6u8)? {
             m.insert("tunnelId".into(), odd_number(u)?);
@@ -511,7 +575,9 @@ pub fn lifecycle_steps(u: &mut Unstructured) -> ArbResult<Value> {
 
 /// Parses fuzz bytes as JSON text (`None` when they are not UTF-8 JSON).
 pub fn raw_json(data: &[u8]) -> Option<Value> {
-    std::str::from_utf8(data).ok().and_then(|t| serde_json::from_str(t).ok())
+    std::str::from_utf8(data)
+        .ok()
+        .and_then(|t| serde_json::from_str(t).ok())
 }
 
 /// True when any string or key of `v` (recursively, iteratively walked) contains the marker.
@@ -541,7 +607,11 @@ pub fn contains_marker(v: &Value) -> bool {
 /// (structured mode); raw bytes only get the determinism check, since the
 /// fuzzer may write any key or value it likes.
 pub fn assert_output(planted: Option<&Value>, first: &str, second: &str, what: &str) {
-    assert_eq!(first, second, "{}: the same input gave different output", what);
+    assert_eq!(
+        first, second,
+        "{}: the same input gave different output",
+        what
+    );
     let Some(input) = planted else { return };
     if contains_marker(input) {
         // The marker may only come from credential fields; anything else carrying it
@@ -551,7 +621,11 @@ pub fn assert_output(planted: Option<&Value>, first: &str, second: &str, what: &
         if !contains_marker(&probe) {
             if let Some(at) = first.find(SECRET_MARKER) {
                 let from = first.floor_char_boundary(at.saturating_sub(300));
-                panic!("{}: a credential value leaked into the output: ...{}...", what, &first[from..at + SECRET_MARKER.len()]);
+                panic!(
+                    "{}: a credential value leaked into the output: ...{}...",
+                    what,
+                    &first[from..at + SECRET_MARKER.len()]
+                );
             }
         }
     }

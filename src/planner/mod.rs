@@ -207,15 +207,6 @@ pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error
     Ok(plan_within(&value, options.mode_for(&value)))
 }
 
-/// [`plan_text`] with the default options, as JSON text; text that is not
-/// JSON gives a plan with an `INVALID_INPUT` error.
-pub fn plan_json(text: &str) -> String {
-    let plan = plan_text(text, &PlanOptions::default()).unwrap_or_else(|e| {
-        Plan::rejected(Rejection::InvalidInput(e.message).to_plan_error(), "create")
-    });
-    plan_to_json(&plan)
-}
-
 /// An input over a size limit: not a server decision, so the Chinese and
 /// English texts are this module's own.
 fn limit_error(e: &crate::limits::LimitError) -> PlanError {
@@ -225,11 +216,6 @@ fn limit_error(e: &crate::limits::LimitError) -> PlanError {
         message_en: e.message.clone(),
         path: None,
     }
-}
-
-/// A plan as compact JSON text.
-pub fn plan_to_json(plan: &Plan) -> String {
-    crate::encode::to_string(plan)
 }
 
 fn to_plan(outcome: Outcome, mode: Mode) -> Plan {

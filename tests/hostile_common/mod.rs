@@ -77,7 +77,10 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     out.push(("plan", to_json(&hop_policy::plan(doc))));
     if let Ok(text) = serde_json::to_string(doc) {
-        out.push(("plan_json", hop_policy::plan_json(&text)));
+        // Text that serde_json wrote is JSON: the text entry point plans it.
+        if let Ok(plan) = hop_policy::api::plan(&text, None) {
+            out.push(("api::plan", plan));
+        }
         out.push((
             "check_text",
             to_json(&check::check_text(&text, &CheckOptions::default())),
@@ -129,7 +132,10 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
 /// Text entry points on raw text, plus the value entry points when it parses.
 pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
     let mut out = vec![
-        ("plan_json", hop_policy::plan_json(text)),
+        match hop_policy::api::plan(text, None) {
+            Ok(plan) => ("api::plan", plan),
+            Err(e) => ("api::plan(err)", to_json(&e) + &e.to_string()),
+        },
         (
             "check_text",
             to_json(&check::check_text(text, &CheckOptions::default())),
