@@ -267,7 +267,7 @@ fn handler_retries(service: &Value) -> Option<i64> {
     let tree = crate::json::tree::build(service, &arena);
     crate::gost::Service::read(tree.as_object()?)
         .exact_retries()
-        .and_then(crate::simulate::util::tree_int)
+        .and_then(crate::simulate::util::json_int)
 }
 
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?

@@ -6,7 +6,8 @@
 use super::agent::{Decoder, Mode, CHAIN, SERVICE};
 use super::rules::Sink;
 use super::tree::{TreeObject, TreeValue, NULL};
-use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, loose_int, Pointer};
+use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, Pointer};
+use crate::go::coerce::loose_id;
 use crate::gost;
 
 /// A service of the document: its config ([`gost::Service`]) and where it sits.
@@ -208,7 +209,7 @@ impl<'a> Document<'a> {
             );
             return;
         };
-        let node_id = obj.get("nodeId").and_then(loose_int);
+        let node_id = obj.get("nodeId").and_then(loose_id);
         let Some(name) = obj.get("command").and_then(|v| v.as_str()) else {
             unreadable_at(
                 sink,
@@ -299,7 +300,7 @@ impl<'a> Document<'a> {
                         continue;
                     };
                     let group = i + 1;
-                    let node_id = obj.get("nodeId").and_then(loose_int);
+                    let node_id = obj.get("nodeId").and_then(loose_id);
                     let cmds = obj.get("commands").unwrap_or(&NULL);
                     let cp = join(&p, "commands");
                     if !doc.command_list(sink, cmds, &cp, group) {
@@ -331,7 +332,7 @@ impl<'a> Document<'a> {
             let mut table = Vec::new();
             for row in rows.iter() {
                 let Some(o) = row.as_object() else { continue };
-                let Some(node_id) = o.get("nodeId").and_then(loose_int) else {
+                let Some(node_id) = o.get("nodeId").and_then(loose_id) else {
                     continue;
                 };
                 let mut hosts: Vec<String> = Vec::new();

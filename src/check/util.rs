@@ -5,7 +5,7 @@
 
 use super::tree::{TreeObject, TreeValue};
 use crate::finding::pointer_token;
-use crate::go::coerce::{json_int64, json_whole_number, parse_int};
+use crate::go::coerce::json_int64;
 use crate::go::net::{
     dotted_quad_len, is_domain_name, normalize_host, parse_addr, port_number, port_value,
     split_host_port, AddrError, PortError,
@@ -84,16 +84,6 @@ pub(crate) fn go_int(v: Option<&TreeValue<'_>>) -> Result<Option<i64>, ()> {
         None | Some(TreeValue::Null) => Ok(None),
         Some(TreeValue::Num(n)) => json_int64(n).map(Some).ok_or(()),
         Some(_) => Err(()),
-    }
-}
-
-/// A node id as a plan names it: an integer-valued number
-/// ([`json_whole_number`]) or a numeric string (trimmed, [`parse_int`]).
-pub(crate) fn loose_int(v: &TreeValue<'_>) -> Option<i64> {
-    match v {
-        TreeValue::Num(n) => json_whole_number(n),
-        TreeValue::Str(s) => parse_int(s.trim()),
-        _ => None,
     }
 }
 

@@ -43,6 +43,21 @@ pub fn json_whole_number(n: &Number) -> Option<i64> {
     json_int64(n).or_else(|| n.as_f64().and_then(float64_to_int64_exact))
 }
 
+/// An integer field of a plan or config: an integer-valued number
+/// ([`json_whole_number`]); `None` for anything else.
+pub fn json_int<S: crate::json::Scalar + ?Sized>(v: &S) -> Option<i64> {
+    v.number().and_then(json_whole_number)
+}
+
+/// A node id as a plan or the user names it: [`json_int`], or a numeric
+/// string (trimmed, [`parse_int`]).
+pub fn loose_id<S: crate::json::Scalar + ?Sized>(v: &S) -> Option<i64> {
+    match v.text() {
+        Some(s) => parse_int(s.trim()),
+        None => json_int(v),
+    }
+}
+
 /// Go's `strconv.ParseInt(s, 10, 64)` (and `strconv.Atoi`): an optional
 /// sign and decimal digits, no spaces or underscores, inside the int64
 /// range. Rust's `i64` parser takes exactly that syntax.

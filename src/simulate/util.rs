@@ -2,8 +2,7 @@
 //! of plans and configs, integer fields, CRC-32 and a deterministic PRNG, built on Go's rules in [`crate::go`]. None of them
 //! panics on any input.
 
-use crate::go::coerce::{json_whole_number, parse_int};
-use crate::json::tree::TreeValue;
+pub use crate::go::coerce::{json_int, loose_id};
 use serde_json::Value;
 
 /// Adds a note to a trace's notes. Out of line: one compiled push for the
@@ -30,32 +29,6 @@ pub fn list_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 /// The string under `key` of a JSON object; `""` when there is none.
 pub fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-/// An integer field of a plan or config: an integer-valued number
-/// ([`json_whole_number`]); `None` for anything else.
-pub fn json_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Number(n) => json_whole_number(n),
-        _ => None,
-    }
-}
-
-/// [`json_int`] of a tree value.
-pub fn tree_int(v: &TreeValue<'_>) -> Option<i64> {
-    match v {
-        TreeValue::Num(n) => json_whole_number(n),
-        _ => None,
-    }
-}
-
-/// A node id as a plan or the user names it: [`json_int`], or a numeric
-/// string (trimmed, `strconv.ParseInt`).
-pub fn loose_id(v: &Value) -> Option<i64> {
-    match v {
-        Value::String(s) => parse_int(s.trim()),
-        other => json_int(other),
-    }
 }
 
 /// CRC-32 (IEEE), as Go's `crc32.ChecksumIEEE`.

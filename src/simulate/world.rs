@@ -5,7 +5,7 @@
 //! the lifecycle replay); every config is then read into the [`gost`] model,
 //! from which the world's services and chains are taken.
 
-use super::util::{json_int, list_at, note, owned, str_at, tree_int};
+use super::util::{json_int, list_at, note, owned, str_at};
 use crate::error::ApiError;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
@@ -259,7 +259,7 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         .map(owned);
     let retries = match retries {
         None | Some(TreeValue::Null) => 0,
-        Some(r) => match tree_int(r) {
+        Some(r) => match json_int(r) {
             Some(n) => n,
             None => {
                 note(notes, format_args!(
@@ -305,7 +305,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 let max_fails = h
                     .max_fails
                     .exact()
-                    .map(|m| tree_int(m).unwrap_or(0))
+                    .map(|m| json_int(m).unwrap_or(0))
                     .unwrap_or(0);
                 let ft = match h.fail_timeout.exact() {
                     None | Some(TreeValue::Null) => 0,
@@ -315,7 +315,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                         ));
                         parse_duration(text.trim()).map(i128::from).unwrap_or(0)
                     }
-                    Some(other) => tree_int(other).map(i128::from).unwrap_or(0),
+                    Some(other) => json_int(other).map(i128::from).unwrap_or(0),
                 };
                 (strategy, max_fails, ft)
             }
