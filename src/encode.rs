@@ -71,7 +71,7 @@ macro_rules! forward {
         impl Writer<'_> {
             $(
                 // Out of line in the `.wasm` (inlined at every call they were
-                // 7 KB larger, BENCH.md); natively the compiler decides.
+                // 5.1 KB larger, BENCH.md); natively the compiler decides.
                 #[cfg_attr(target_arch = "wasm32", inline(never))]
                 pub fn $name(&mut self, $($arg: $ty),*) {
                     match self {
