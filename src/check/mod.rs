@@ -327,16 +327,9 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
         return too_many_values();
     }
     match kind_of(&tree, options) {
-        // The planner reads a `serde_json::Value`: the same reader builds
-        // one from the text (which it has just read, so it cannot fail).
-        Ok(Kind::Tunnel) => match crate::json::from_str(text) {
-            Ok(doc) => tunnel_report(&doc, options),
-            Err(e) => unreadable(
-                "unknown",
-                &format!("not JSON: {}", e),
-                &format!("不是合法的 JSON：{}", e),
-            ),
-        },
+        // The planner reads a `serde_json::Value`: the tree writes the one
+        // its text reads into, without reading the text again.
+        Ok(Kind::Tunnel) => tunnel_report(&crate::json::to_value(&tree), options),
         Ok(kind) => check_kind(&tree, kind),
         Err((en, zh)) => unreadable("unknown", &en, &zh),
     }
