@@ -1162,6 +1162,12 @@ fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
 pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
     crate::limits::check_value(steps, &crate::limits::Limits::default())
         .map_err(|e| e.to_api_error())?;
+    lifecycle_within(steps)
+}
+
+/// [`lifecycle`] of steps already read within the default limits
+/// (`lifecycleJson`'s text, counted while it was read).
+pub fn lifecycle_within(steps: &Value) -> Result<LifecycleReport, ApiError> {
     let list = match steps {
         Value::Array(a) => Some(a),
         Value::Object(o) => o.get("steps").and_then(Value::as_array),

@@ -17,12 +17,16 @@ pub fn scenario(text: Option<&str>) -> Result<Scenario, ApiError> {
 pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
     let scenario = scenario(scenario_text)?;
     let value = super::parse_within_limits(doc, "the document")?;
-    Ok(encode::to_string(&simulate::simulate(&value, &scenario)?))
+    Ok(encode::to_string(&simulate::simulate_within(
+        &value, &scenario,
+    )?))
 }
 
 /// The trace of `doc` under `scenario`, as a readable report.
 #[inline]
 pub fn simulate_text(doc: &str, scenario: &Scenario) -> Result<String, ApiError> {
     let value = super::parse_within_limits(doc, "the document")?;
-    Ok(simulate::trace_text(&simulate::simulate(&value, scenario)?))
+    Ok(simulate::trace_text(&simulate::simulate_within(
+        &value, scenario,
+    )?))
 }

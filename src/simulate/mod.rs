@@ -223,6 +223,12 @@ shape! {
 pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
     crate::limits::check_value(doc, &crate::limits::Limits::default())
         .map_err(|e| e.to_api_error())?;
+    simulate_within(doc, scenario)
+}
+
+/// [`simulate`] of a document already read within the default limits
+/// (`simulateJson`'s text, counted while it was read).
+pub fn simulate_within(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
     engine::run(&world_of(doc)?, scenario)
 }
 
