@@ -124,7 +124,7 @@ fn main() {
         "parse in",
         "plan()",
         "to_string",
-        "plan_json",
+        "api::plan",
         "to_value",
         "check",
         "floor(Val)",
@@ -240,9 +240,9 @@ fn main() {
         fmt_ns(cfg_mins.get(1).copied().unwrap_or(f64::NAN))
     );
     println!("columns: parse in = input text -> Value; plan() = Value -> typed Plan; to_string = Plan -> JSON text;");
-    println!("         plan_json = text in -> text out (all of it); to_value = Plan -> Value; check = check(plan Value);");
+    println!("         api::plan = text in -> text out (all of it); to_value = Plan -> Value; check = check(plan Value);");
     println!(
-        "         floor(Val) = plan text -> serde_json::Value; ns/B = plan_json time per plan byte"
+        "         floor(Val) = plan text -> serde_json::Value; ns/B = api::plan time per plan byte"
     );
     results.push(serde_json::json!({"workload": "config-10k", "inputBytes": cfg_text.len(), "findings": cfg_findings,
         "ns": {"check": t_cfg, "parseInput": t_cfg_parse, "checkText": t_cfg_text},

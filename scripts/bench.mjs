@@ -208,7 +208,7 @@ async function main() {
     ];
     console.log(cells.map((c, i) => (i === 0 ? c : pad(c, widths[i]))).join(' '));
   }
-  console.log('  native plan = plan_json (text in, text out); native check = check::check on the plan (kind plan);');
+  console.log('  native plan = api::plan (text in, text out); native check = check::check on the plan (kind plan);');
   console.log('  planTunnel = objects in/out; Json+parse = JSON.parse(planTunnelJson(text)); Json only = without the parse;');
   console.log('  ns/B best = the cheaper wasm path per plan byte.');
   console.log('');
