@@ -117,6 +117,8 @@ const ODD_STRINGS: &[&str] = &[
 ];
 
 fn odd_number(u: &mut Unstructured) -> ArbResult<Value> {
+    // A float that JSON can hold (NaN and the infinities cannot): null otherwise.
+    let float = |f: f64| Number::from_f64(f).map_or(Value::Null, Value::Number);
     Ok(match u.int_in_range(0u8..=21)? {
         0 => Value::from(0),
         1 => Value::from(-1),
@@ -128,32 +130,16 @@ fn odd_number(u: &mut Unstructured) -> ArbResult<Value> {
         7 => Value::from(u64::MAX),
         8 => Value::from(i32::MAX as i64 + 1),
         9 => Value::from(u32::MAX as i64 + 1),
-        10 => Number::from_f64(1.5)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        11 => Number::from_f64(-0.0)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        12 => Number::from_f64(1e308)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        13 => Number::from_f64(-1e308)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        14 => Number::from_f64(f64::MIN_POSITIVE)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        15 => Number::from_f64(9.007_199_254_740_993e15)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        16 => Number::from_f64(1e19)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
+        10 => float(1.5),
+        11 => float(-0.0),
+        12 => float(1e308),
+        13 => float(-1e308),
+        14 => float(f64::MIN_POSITIVE),
+        15 => float(9.007_199_254_740_993e15),
+        16 => float(1e19),
         17 => Value::from(u.arbitrary::<i64>()?),
         18 => Value::from(u.arbitrary::<u64>()?),
-        19 => Number::from_f64(u.arbitrary::<f64>()?)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
+        19 => float(u.arbitrary::<f64>()?),
         20 => Value::from(u.int_in_range(-3i64..=70000)?),
         _ => Value::from(u.int_in_range(0i64..=20)?),
     })
