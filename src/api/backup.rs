@@ -62,19 +62,13 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
             .filter_map(|&i| tables.node.get(i))
             .map(|n| n.read.clone())
             .collect();
-        let plan = match StoredTunnel::from_rows(
+        let plan = crate::planner::plan_stored(StoredTunnel::from_rows(
             vec![t.tunnel.read.clone()],
             t.chains.iter().map(|r| r.read.clone()).collect(),
             t.bindings.iter().map(|r| r.read.clone()).collect(),
             nodes,
             Some(id),
-        ) {
-            Ok(stored) => crate::planner::plan_stored(stored),
-            Err(rejection) => crate::plan::Plan::rejected(
-                rejection.to_plan_error(),
-                crate::planner::Mode::Redeploy.as_str(),
-            ),
-        };
+        ));
         let check = crate::check::check_planned(plan);
         if out.len() > 1 {
             out.push(',');

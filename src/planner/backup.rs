@@ -18,7 +18,7 @@
 //! becomes a pseudonym (`share-1`, `share-2`, ...), so nodes of one share stay
 //! one share without the token leaving this module.
 
-use super::stored::{BindingRow, ChainRow, TunnelRow};
+use super::stored::{nullable_string, text_cell, BindingRow, ChainRow, TunnelRow};
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
 use crate::json::object;
@@ -70,11 +70,7 @@ fn node_row_of(item: &Map<String, Value>) -> Map<String, Value> {
         });
         let cell = match integer {
             true => Value::from(go_int(v, 0)),
-            false => match v {
-                Some(Value::String(s)) => Value::String(s.clone()),
-                None | Some(Value::Null) => Value::Null,
-                Some(other) => Value::String(go_string(Some(other))),
-            },
+            false => text_cell(&nullable_string(v)),
         };
         row.insert(column.to_string(), cell);
     }
@@ -95,6 +91,19 @@ pub enum Source {
 pub struct Row<'a, T> {
     pub read: T,
     pub stored: &'a Map<String, Value>,
+}
+
+/// Each stored row with what `read` makes of it.
+fn rows<'a, T>(
+    list: Vec<&'a Map<String, Value>>,
+    read: impl Fn(&Map<String, Value>) -> T,
+) -> Vec<Row<'a, T>> {
+    list.into_iter()
+        .map(|stored| Row {
+            read: read(stored),
+            stored,
+        })
+        .collect()
 }
 
 /// The rows of a panel's four tables a redeploy reads.
@@ -274,17 +283,6 @@ impl<'a> Tables<'a> {
             *out = rows;
         }
         let [node, tunnel, chain_tunnel, federation_tunnel_binding] = read;
-        fn rows<'a, T>(
-            list: Vec<&'a Map<String, Value>>,
-            read: impl Fn(&Map<String, Value>) -> T,
-        ) -> Vec<Row<'a, T>> {
-            list.into_iter()
-                .map(|stored| Row {
-                    read: read(stored),
-                    stored,
-                })
-                .collect()
-        }
         Ok(Tables {
             source: Source::Database,
             node: rows(node, |r| NodeRecord::from_row(r, RowKeys::DATABASE)),
@@ -322,23 +320,6 @@ impl<'a> Tables<'a> {
                 ));
             }
         }
-        let has_chain_rows = map_slice(obj.get("tunnels"))
-            .iter()
-            .any(|t| !map_slice(t.get("chainTunnels")).is_empty());
-        if has_chain_rows && !obj.contains_key("nodes") {
-            return Err(ApiError::new(
-                "IN001",
-                "this backup has tunnels but no nodes to plan them on: the key \"nodes\" is missing (a partial export; export the nodes with the tunnels, or everything)",
-                "",
-            ));
-        }
-        let node = map_slice(obj.get("nodes"))
-            .into_iter()
-            .map(|stored| Row {
-                read: NodeRecord::from_row(stored, RowKeys::BACKUP),
-                stored,
-            })
-            .collect();
         let mut tunnel = Vec::new();
         let mut chain_tunnel = Vec::new();
         for stored in map_slice(obj.get("tunnels")) {
@@ -351,6 +332,16 @@ impl<'a> Tables<'a> {
             }
             tunnel.push(Row { read, stored });
         }
+        if !chain_tunnel.is_empty() && !obj.contains_key("nodes") {
+            return Err(ApiError::new(
+                "IN001",
+                "this backup has tunnels but no nodes to plan them on: the key \"nodes\" is missing (a partial export; export the nodes with the tunnels, or everything)",
+                "",
+            ));
+        }
+        let node = rows(map_slice(obj.get("nodes")), |r| {
+            NodeRecord::from_row(r, RowKeys::BACKUP)
+        });
         Ok(Tables {
             source: Source::Backup,
             node,

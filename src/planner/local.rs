@@ -50,8 +50,9 @@ pub fn dial_host(
     preference: &str,
     connect_ip: &str,
 ) -> Result<String> {
-    if !trim(connect_ip).is_empty() {
-        return Ok(trim(connect_ip).to_string());
+    let connect_ip = trim(connect_ip);
+    if !connect_ip.is_empty() {
+        return Ok(connect_ip.to_string());
     }
     let (f4, f6, t4, t6) = (
         from.supports_v4(),

@@ -146,7 +146,7 @@ pub fn plan_with(input: &Value, mode: Mode, limits: &Limits) -> Plan {
 
 /// Plans an input already known to be within its limits (checked by
 /// [`plan_with`]'s walk, or counted while its text was read).
-fn plan_within(input: &Value, mode: Mode) -> Plan {
+pub(crate) fn plan_within(input: &Value, mode: Mode) -> Plan {
     let outcome = match input.as_object() {
         None => Err(Rejection::InvalidInput(format!(
             "the input must be an object ({})",
@@ -166,9 +166,9 @@ fn plan_within(input: &Value, mode: Mode) -> Plan {
 
 /// The redeploy of a tunnel read from its stored rows
 /// ([`stored::StoredTunnel::from_rows`]), as [`plan_with`] plans its `db`
-/// input in [`Mode::Redeploy`].
-pub fn plan_stored(stored: stored::StoredTunnel) -> Plan {
-    match request::redeploy_stored(stored, None) {
+/// input in [`Mode::Redeploy`]: rows that cannot be read are its rejection.
+pub fn plan_stored(stored: rejection::Result<stored::StoredTunnel>) -> Plan {
+    match stored.and_then(|stored| request::redeploy_stored(stored, None)) {
         Ok(outcome) => to_plan(outcome, Mode::Redeploy),
         Err(rejection) => Plan::rejected(rejection.to_plan_error(), Mode::Redeploy.as_str()),
     }

@@ -60,7 +60,7 @@ pub struct StoredTunnel {
     pub nodes: NodeTable,
 }
 
-fn nullable_string(v: Option<&Value>) -> Option<String> {
+pub(super) fn nullable_string(v: Option<&Value>) -> Option<String> {
     match v {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -80,7 +80,7 @@ fn omitted_int(v: Option<&Value>) -> Option<i64> {
     Some(go_int(v, 0)).filter(|n| *n != 0)
 }
 
-fn text_cell(v: &Option<String>) -> Value {
+pub(super) fn text_cell(v: &Option<String>) -> Value {
     v.clone().map_or(Value::Null, Value::String)
 }
 
@@ -131,17 +131,30 @@ impl TunnelRow {
 /// a backup export's `chainTunnels` (json tags): the export omits a port or
 /// `inx` of 0 (NULL in the database) and leaves `connect_ip` out.
 struct ChainKeys {
-    /// `None`: the source has no such field (the export's rows are grouped
-    /// under their tunnel and carry no connect IP).
-    tunnel_id: Option<&'static str>,
     chain_type: &'static str,
     node_id: &'static str,
+    /// `None`: the source has no such field (the export leaves it out).
     connect_ip: Option<&'static str>,
     zero_is_null: bool,
 }
 
+impl ChainKeys {
+    const DATABASE: ChainKeys = ChainKeys {
+        chain_type: "chain_type",
+        node_id: "node_id",
+        connect_ip: Some("connect_ip"),
+        zero_is_null: false,
+    };
+    const BACKUP: ChainKeys = ChainKeys {
+        chain_type: "chainType",
+        node_id: "nodeId",
+        connect_ip: None,
+        zero_is_null: true,
+    };
+}
+
 impl ChainRow {
-    fn read(row: &Map<String, Value>, keys: &ChainKeys) -> ChainRow {
+    fn read(row: &Map<String, Value>, keys: &ChainKeys, tunnel_id: Option<i64>) -> ChainRow {
         let int = if keys.zero_is_null {
             omitted_int
         } else {
@@ -149,7 +162,7 @@ impl ChainRow {
         };
         ChainRow {
             id: go_int(row.get("id"), 0),
-            tunnel_id: nullable_int(keys.tunnel_id.and_then(|k| row.get(k))),
+            tunnel_id,
             chain_type: nullable_string(row.get(keys.chain_type)),
             node_id: go_int(row.get(keys.node_id), 0),
             port: int(row.get("port")),
@@ -161,30 +174,14 @@ impl ChainRow {
     }
 
     pub fn from_row(row: &Map<String, Value>) -> ChainRow {
-        let columns = ChainKeys {
-            tunnel_id: Some("tunnel_id"),
-            chain_type: "chain_type",
-            node_id: "node_id",
-            connect_ip: Some("connect_ip"),
-            zero_is_null: false,
-        };
-        ChainRow::read(row, &columns)
+        let tunnel_id = nullable_int(row.get("tunnel_id"));
+        ChainRow::read(row, &ChainKeys::DATABASE, tunnel_id)
     }
 
     /// A chain row of a backup export's tunnel `tunnel_id` (the row's own
     /// `tunnelId` is not what groups it: its place in the export is).
     pub fn from_export(item: &Map<String, Value>, tunnel_id: i64) -> ChainRow {
-        let tags = ChainKeys {
-            tunnel_id: None,
-            chain_type: "chainType",
-            node_id: "nodeId",
-            connect_ip: None,
-            zero_is_null: true,
-        };
-        ChainRow {
-            tunnel_id: Some(tunnel_id),
-            ..ChainRow::read(item, &tags)
-        }
+        ChainRow::read(item, &ChainKeys::BACKUP, Some(tunnel_id))
     }
 
     /// The row as the database stores it.

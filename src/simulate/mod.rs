@@ -239,7 +239,10 @@ fn world_of(doc: &Value) -> Result<world::World, ApiError> {
         return world::from_plan(doc);
     }
     if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
-        return world::from_plan(&crate::planner::plan(doc).to_json_value());
+        // Within the default limits already (walked or read so): planned
+        // as `plan` plans it, without a second walk.
+        let mode = crate::planner::Mode::detect(doc);
+        return world::from_plan(&crate::planner::plan_within(doc, mode).to_json_value());
     }
     let state = Some(doc)
         .filter(|d| world::is_state(d))
