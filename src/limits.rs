@@ -268,7 +268,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
 
     // Scalars that cannot be over a limit are counted without being visited.
     let visit = |child: &N| match child.shape() {
-        Shape::Arr(_) | Shape::TreeObject => true,
+        Shape::Arr(_) | Shape::Object => true,
         Shape::Str(s) => s.len() > limits.max_string_len,
         Shape::Other => false,
     };
@@ -277,7 +277,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
     while let Some((cur, at, depth)) = stack.pop() {
         count += 1;
         let shape = cur.shape();
-        if matches!(shape, Shape::Arr(_) | Shape::TreeObject) && depth + 1 > limits.max_depth {
+        if matches!(shape, Shape::Arr(_) | Shape::Object) && depth + 1 > limits.max_depth {
             return Err(LimitError::new(
                 "maxDepth",
                 depth + 1,
@@ -308,7 +308,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
                     }
                 }
             }
-            Shape::TreeObject => {
+            Shape::Object => {
                 // Queue the children; errors are reported in the order
                 // counts (see `object_counts`), keys.
                 let mut long_key = None;
@@ -355,7 +355,7 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
 pub(crate) enum Shape<'n, N> {
     Str(&'n str),
     Arr(&'n [N]),
-    TreeObject,
+    Object,
     Other,
 }
 
@@ -372,7 +372,7 @@ impl Node for Value {
         match self {
             Value::String(s) => Shape::Str(s),
             Value::Array(a) => Shape::Arr(a),
-            Value::Object(_) => Shape::TreeObject,
+            Value::Object(_) => Shape::Object,
             _ => Shape::Other,
         }
     }
@@ -405,7 +405,7 @@ pub(crate) fn object_counts<N: Node>(obj: &N, root: bool, limits: &Limits) -> Re
     let wide = limits.max_nodes_per_hop;
     let tunnel = obj
         .field("tunnel")
-        .filter(|t| matches!(t.shape(), Shape::TreeObject));
+        .filter(|t| matches!(t.shape(), Shape::Object));
     if let Some(Shape::Arr(nodes)) = obj.field("nodes").map(N::shape) {
         if (root || tunnel.is_some()) && nodes.len() > limits.max_nodes {
             return Err(over(

@@ -19,7 +19,7 @@ pub(crate) enum GoType {
     /// `map[string]any`.
     Map,
     /// A struct pointer with these fields (unlisted keys are ignored).
-    TreeObject(&'static Fields),
+    Struct(&'static Fields),
     /// A slice.
     Arr(&'static GoType),
     /// A string that is a service listen address (AC005).
@@ -118,7 +118,7 @@ pub(crate) enum Mode {
 
 const STRS: GoType = GoType::Arr(&GoType::Str);
 const NO_FIELDS: Fields = fields(&[]);
-const ANY_OBJ: GoType = GoType::TreeObject(&NO_FIELDS);
+const ANY_OBJ: GoType = GoType::Struct(&NO_FIELDS);
 
 static SOCKOPTS: Fields = fields(&[Field("mark", GoType::Int)]);
 static SELECTOR: Fields = fields(&[
@@ -128,7 +128,7 @@ static SELECTOR: Fields = fields(&[
 ]);
 static CHAIN_GROUP: Fields = fields(&[
     Field("chains", STRS),
-    Field("selector", GoType::TreeObject(&SELECTOR)),
+    Field("selector", GoType::Struct(&SELECTOR)),
 ]);
 static PLUGIN: Fields = fields(&[
     Field("type", GoType::Str),
@@ -144,7 +144,7 @@ static PLUGIN: Fields = fields(&[
 const PLUGIN_CHAIN: &[Field] = &[
     Field("type", GoType::Str),
     Field("chain", GoType::Str),
-    Field("chainGroup", GoType::TreeObject(&CHAIN_GROUP)),
+    Field("chainGroup", GoType::Struct(&CHAIN_GROUP)),
     Field("auther", GoType::Str),
     Field("authers", STRS),
     Field("auth", ANY_OBJ),
@@ -171,7 +171,7 @@ const NODE_TAIL: &[Field] = &[
 /// service or a hop.
 const ROUTING: &[Field] = &[
     Field("interface", GoType::Str),
-    Field("sockopts", GoType::TreeObject(&SOCKOPTS)),
+    Field("sockopts", GoType::Struct(&SOCKOPTS)),
     Field("bypass", GoType::Str),
     Field("bypasses", STRS),
     Field("resolver", GoType::Str),
@@ -202,8 +202,8 @@ static FORWARD_NODE: Fields = fields(&FORWARD_NODE_LIST);
 static FORWARDER: Fields = fields(&[
     Field("name", GoType::Str),
     Field("hop", GoType::Str),
-    Field("selector", GoType::TreeObject(&SELECTOR)),
-    Field("nodes", GoType::Arr(&GoType::TreeObject(&FORWARD_NODE))),
+    Field("selector", GoType::Struct(&SELECTOR)),
+    Field("nodes", GoType::Arr(&GoType::Struct(&FORWARD_NODE))),
 ]);
 static SERVICE_LIST: [Field; 22] = join(&[
     &[
@@ -221,9 +221,9 @@ static SERVICE_LIST: [Field; 22] = join(&[
         Field("loggers", STRS),
         Field("observer", GoType::Str),
         Field("recorders", GoType::Arr(&ANY_OBJ)),
-        Field("handler", GoType::TreeObject(&HANDLER)),
-        Field("listener", GoType::TreeObject(&LISTENER)),
-        Field("forwarder", GoType::TreeObject(&FORWARDER)),
+        Field("handler", GoType::Struct(&HANDLER)),
+        Field("listener", GoType::Struct(&LISTENER)),
+        Field("forwarder", GoType::Struct(&FORWARDER)),
         Field("metadata", GoType::Map),
         Field("status", ANY_OBJ),
     ],
@@ -234,11 +234,11 @@ static NODE_LIST: [Field; 17] = join(&[
     &[
         Field("resolver", GoType::Str),
         Field("hosts", GoType::Str),
-        Field("connector", GoType::TreeObject(&PLUGIN)),
-        Field("dialer", GoType::TreeObject(&PLUGIN)),
+        Field("connector", GoType::Struct(&PLUGIN)),
+        Field("dialer", GoType::Struct(&PLUGIN)),
         Field("interface", GoType::Str),
         Field("netns", GoType::Str),
-        Field("sockopts", GoType::TreeObject(&SOCKOPTS)),
+        Field("sockopts", GoType::Struct(&SOCKOPTS)),
     ],
     NODE_TAIL,
 ]);
@@ -246,11 +246,11 @@ static NODE: Fields = fields(&NODE_LIST);
 static HOP_LIST: [Field; 15] = join(&[
     &[
         Field("name", GoType::Str),
-        Field("selector", GoType::TreeObject(&SELECTOR)),
+        Field("selector", GoType::Struct(&SELECTOR)),
     ],
     ROUTING,
     &[
-        Field("nodes", GoType::Arr(&GoType::TreeObject(&NODE))),
+        Field("nodes", GoType::Arr(&GoType::Struct(&NODE))),
         Field("reload", GoType::Dur),
         Field("file", ANY_OBJ),
         Field("redis", ANY_OBJ),
@@ -262,7 +262,7 @@ static HOP_LIST: [Field; 15] = join(&[
 static HOP: Fields = fields(&HOP_LIST);
 pub(crate) static CHAIN: Fields = fields(&[
     Field("name", GoType::Str),
-    Field("hops", GoType::Arr(&GoType::TreeObject(&HOP))),
+    Field("hops", GoType::Arr(&GoType::Struct(&HOP))),
     Field("metadata", GoType::Map),
 ]);
 
@@ -281,7 +281,7 @@ fn expected(ty: GoType) -> &'static str {
         GoType::Str | GoType::ListenAddr | GoType::DialAddr | GoType::Strategy => "a string",
         GoType::Int => "an integer",
         GoType::Dur => "an integer (nanoseconds)",
-        GoType::Map | GoType::TreeObject(&_) => "an object",
+        GoType::Map | GoType::Struct(&_) => "an object",
         GoType::Arr(_) => "an array",
     }
 }
@@ -291,7 +291,7 @@ fn expected_zh(ty: GoType) -> &'static str {
         GoType::Str | GoType::ListenAddr | GoType::DialAddr | GoType::Strategy => "字符串",
         GoType::Int => "整数",
         GoType::Dur => "整数（纳秒）",
-        GoType::Map | GoType::TreeObject(&_) => "对象",
+        GoType::Map | GoType::Struct(&_) => "对象",
         GoType::Arr(_) => "数组",
     }
 }
@@ -404,7 +404,7 @@ impl Decoder<'_> {
                     self.type_error(ty, v, path, key);
                 }
             }
-            GoType::TreeObject(fields) => match v.as_object() {
+            GoType::Struct(fields) => match v.as_object() {
                 None => self.type_error(ty, v, path, key),
                 Some(obj) => self.object_at(fields, obj, path, key),
             },
@@ -475,7 +475,7 @@ impl Decoder<'_> {
             return;
         }
         match v {
-            TreeValue::TreeObject(o) => {
+            TreeValue::Object(o) => {
                 // Findings are sorted at the end: any order will do.
                 for (k, child) in o.iter_any() {
                     if k == "metadata" {
@@ -526,21 +526,21 @@ impl Decoder<'_> {
                 match (f.1, v) {
                     (_, TreeValue::Null)
                     | (GoType::Str, TreeValue::Str(_))
-                    | (GoType::Map, TreeValue::TreeObject(_)) => {}
+                    | (GoType::Map, TreeValue::Object(_)) => {}
                     // Nested structs, and slices of them, recurse here.
-                    (GoType::TreeObject(inner), TreeValue::TreeObject(o)) => {
+                    (GoType::Struct(inner), TreeValue::Object(o)) => {
                         self.object_at(inner, o, &Pointer::Key(path, k), k)
                     }
-                    (GoType::Arr(GoType::TreeObject(inner)), TreeValue::Arr(items)) => {
+                    (GoType::Arr(GoType::Struct(inner)), TreeValue::Arr(items)) => {
                         let p = Pointer::Key(path, k);
                         for (i, item) in items.iter().enumerate() {
                             match item {
-                                TreeValue::TreeObject(o) => {
+                                TreeValue::Object(o) => {
                                     self.object_at(inner, o, &Pointer::Index(&p, i), k)
                                 }
                                 TreeValue::Null => {}
                                 _ => self.value(
-                                    GoType::TreeObject(inner),
+                                    GoType::Struct(inner),
                                     item,
                                     &Pointer::Index(&p, i),
                                     k,

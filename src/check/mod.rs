@@ -132,7 +132,7 @@ impl Kind {
 fn detect(doc: &TreeValue<'_>) -> Result<Kind, (String, String)> {
     match doc {
         TreeValue::Arr(_) => Ok(Kind::Commands),
-        TreeValue::TreeObject(o) => {
+        TreeValue::Object(o) => {
             if o.contains_key("tunnel") || o.contains_key("db") {
                 Ok(Kind::Tunnel)
             } else if o.contains_key("local") || o.contains_key("federation") {
@@ -444,7 +444,7 @@ fn plan_findings(plan: &TreeObject<'_>) -> Result<Vec<Finding>, (String, String)
     match plan.get("error") {
         None | Some(TreeValue::Null) => {}
         Some(TreeValue::Str(s)) => server_rejection(&mut sink, "/error", s, ""),
-        Some(TreeValue::TreeObject(e)) => {
+        Some(TreeValue::Object(e)) => {
             let msg = e.get("message").and_then(|m| m.as_str()).unwrap_or("");
             let en = e.get("messageEn").and_then(|m| m.as_str()).unwrap_or("");
             server_rejection(&mut sink, "/error", msg, en)

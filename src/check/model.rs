@@ -117,7 +117,7 @@ impl<'a> Document<'a> {
             let p = Pointer::Index(&list, i);
             match item {
                 TreeValue::Null => {}
-                TreeValue::TreeObject(obj) => {
+                TreeValue::Object(obj) => {
                     let mut dec = Decoder {
                         sink,
                         node_id,
@@ -160,7 +160,7 @@ impl<'a> Document<'a> {
     ) {
         match data {
             TreeValue::Null => {}
-            TreeValue::TreeObject(obj) => {
+            TreeValue::Object(obj) => {
                 Decoder {
                     sink,
                     node_id,

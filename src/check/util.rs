@@ -96,7 +96,7 @@ fn json_type_names(v: &TreeValue<'_>) -> (&'static str, &'static str) {
         TreeValue::Num(_) => ("integer", "整数"),
         TreeValue::Str(_) => ("string", "字符串"),
         TreeValue::Arr(_) => ("array", "数组"),
-        TreeValue::TreeObject(_) => ("object", "对象"),
+        TreeValue::Object(_) => ("object", "对象"),
     }
 }
 

@@ -24,7 +24,7 @@ pub(crate) enum TreeValue<'a> {
     Num(&'a Number),
     Str(&'a str),
     Arr(&'a [TreeValue<'a>]),
-    TreeObject(TreeObject<'a>),
+    Object(TreeObject<'a>),
 }
 
 /// A JSON object, keys unique (as in `serde_json::Map`). An object of more
@@ -228,7 +228,7 @@ impl crate::encode::Encode for TreeValue<'_> {
             TreeValue::Num(n) => out.number(n),
             TreeValue::Str(s) => out.str(s),
             TreeValue::Arr(items) => items.encode(out),
-            TreeValue::TreeObject(o) => {
+            TreeValue::Object(o) => {
                 out.object();
                 for (i, (k, v)) in o.iter().enumerate() {
                     out.entry(i == 0, k);
@@ -250,7 +250,7 @@ impl<'a> TreeValue<'a> {
     }
 
     pub fn is_object(&self) -> bool {
-        matches!(self, TreeValue::TreeObject(_))
+        matches!(self, TreeValue::Object(_))
     }
 
     pub fn as_str(&self) -> Option<&'a str> {
@@ -270,7 +270,7 @@ impl<'a> TreeValue<'a> {
     /// The object's entries; `None` for anything else.
     pub fn as_object(&self) -> Option<&TreeObject<'a>> {
         match self {
-            TreeValue::TreeObject(o) => Some(o),
+            TreeValue::Object(o) => Some(o),
             _ => None,
         }
     }
@@ -296,7 +296,7 @@ impl crate::limits::Node for TreeValue<'_> {
         match self {
             TreeValue::Str(s) => Shape::Str(s),
             TreeValue::Arr(a) => Shape::Arr(a),
-            TreeValue::TreeObject(_) => Shape::TreeObject,
+            TreeValue::Object(_) => Shape::Object,
             _ => Shape::Other,
         }
     }
@@ -305,7 +305,7 @@ impl crate::limits::Node for TreeValue<'_> {
     }
     fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
         match self {
-            TreeValue::TreeObject(o) => Some(o.iter()),
+            TreeValue::Object(o) => Some(o.iter()),
             _ => None,
         }
         .into_iter()
@@ -439,7 +439,7 @@ impl<'a> super::read::Build<'a> for TreeBuilder<'a> {
             .arena
             .alloc_slice_copy(self.entries.get(base..).unwrap_or_default());
         self.entries.truncate(base);
-        TreeValue::TreeObject(TreeObject(entries))
+        TreeValue::Object(TreeObject(entries))
     }
 }
 
