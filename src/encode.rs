@@ -25,7 +25,6 @@
 use crate::json::read::Build;
 use serde_json::{Number, Value};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 /// A value that can write itself: as compact JSON text, or as the tree or
 /// `serde_json::Value` a reader would build from that text ([`Writer`]).
@@ -111,7 +110,7 @@ impl Writer<'_> {
             Value::Number(n) => self.number(n),
             Value::String(s) => self.str(s),
             Value::Array(items) => items.as_slice().encode(self),
-            Value::Object(map) => map_entries(map.iter(), self),
+            Value::Object(map) => map_entries(map.iter().map(|(k, v)| (k.as_str(), v)), self),
         }
     }
 
@@ -498,15 +497,9 @@ impl<T: Encode> Encode for Vec<T> {
     }
 }
 
-impl<V: Encode> Encode for BTreeMap<String, V> {
-    fn encode(&self, out: &mut Writer<'_>) {
-        map_entries(self.iter(), out)
-    }
-}
-
 impl<V: Encode> Encode for litemap::LiteMap<String, V> {
     fn encode(&self, out: &mut Writer<'_>) {
-        map_entries(self.iter(), out)
+        map_entries(self.iter().map(|(k, v)| (k.as_str(), v)), out)
     }
 }
 
@@ -520,8 +513,8 @@ pub fn serialize_map<V: serde::Serialize, S: serde::Serializer>(
 }
 
 /// A JSON object of `entries`, in their order; keys may come from the input.
-fn map_entries<'a, V: Encode + 'a>(
-    entries: impl Iterator<Item = (&'a String, &'a V)>,
+pub(crate) fn map_entries<'a, V: Encode + 'a>(
+    entries: impl Iterator<Item = (&'a str, &'a V)>,
     out: &mut Writer<'_>,
 ) {
     out.object();
@@ -555,10 +548,11 @@ mod tests {
         assert_eq!(to_string(&None::<bool>), "null");
         assert_eq!(to_string(&Vec::<i64>::new()), "[]");
         assert_eq!(to_string(&vec![1i64, 2]), "[1,2]");
-        let m: BTreeMap<String, usize> = [("b".to_string(), 2), ("a\"".to_string(), 1)]
+        let m: litemap::LiteMap<String, usize> = [("b".to_string(), 2), ("a\"".to_string(), 1)]
             .into_iter()
             .collect();
-        assert_eq!(to_string(&m), serde_json::to_string(&m).unwrap());
+        let reference: std::collections::BTreeMap<&String, &usize> = m.iter().collect();
+        assert_eq!(to_string(&m), serde_json::to_string(&reference).unwrap());
         let v = serde_json::json!({"x": [1.5, -0.0, 1e300, null, "\u{1}"], "a": {}});
         assert_eq!(to_string(&v), serde_json::to_string(&v).unwrap());
     }

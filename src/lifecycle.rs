@@ -76,10 +76,10 @@
 use crate::encode::shape;
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
+use crate::go::coerce::loose_id;
 use crate::json::object;
 use crate::plan::{Command, FederationStep, Plan};
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
-use crate::simulate::util::loose_id;
 use crate::simulate::world::{is_plan, RawNode};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -267,7 +267,7 @@ fn handler_retries(service: &Value) -> Option<i64> {
     let tree = crate::json::tree::build(service, &arena);
     crate::gost::Service::read(tree.as_object()?)
         .exact_retries()
-        .and_then(crate::simulate::util::json_int)
+        .and_then(crate::go::coerce::json_int)
 }
 
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?

@@ -361,6 +361,9 @@ pub(crate) enum Shape<'n, N> {
 
 pub(crate) trait Node: Sized {
     fn shape(&self) -> Shape<'_, Self>;
+    /// The number, when it is one (what the integer readers of
+    /// [`crate::go::coerce`] need, for either tree).
+    fn number(&self) -> Option<&serde_json::Number>;
     /// The field `key` of an object (`None` for anything else).
     fn field(&self, key: &str) -> Option<&Self>;
     /// An object's entries in key order (none for anything else).
@@ -374,6 +377,12 @@ impl Node for Value {
             Value::Array(a) => Shape::Arr(a),
             Value::Object(_) => Shape::Object,
             _ => Shape::Other,
+        }
+    }
+    fn number(&self) -> Option<&serde_json::Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            _ => None,
         }
     }
     fn field(&self, key: &str) -> Option<&Self> {

@@ -158,7 +158,7 @@ fn text(v: &Value, key: &str) -> String {
 
 fn int(v: &Value, key: &str) -> i64 {
     v.get(key)
-        .and_then(crate::simulate::util::json_int)
+        .and_then(crate::go::coerce::json_int)
         .unwrap_or(0)
 }
 
@@ -170,7 +170,7 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 
 /// The integer id of the node a command goes to.
 fn node_of(v: &Value) -> Option<i64> {
-    v.get("nodeId").and_then(crate::simulate::util::json_int)
+    v.get("nodeId").and_then(crate::go::coerce::json_int)
 }
 
 /// Item `i` of the plan's list `list` has no [`node_of`].

@@ -3,6 +3,7 @@
 
 use hop_policy::simulate::{simulate, Scenario, Trace};
 use serde_json::{json, Value};
+mod golden_vectors;
 
 const A: &str = "10.0.0.1:1001";
 const B: &str = "10.0.0.2:1002";
@@ -52,19 +53,6 @@ fn picks(t: &Trace) -> Vec<Vec<String>> {
         .iter()
         .map(|r| r.attempts.iter().map(|a| a.addr.clone()).collect())
         .collect()
-}
-
-/// The golden plan vector `name` (`{name, input, expected}`).
-fn plan_vector(name: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/plan-vectors.jsonl"
-    ))
-    .unwrap();
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|v| v["name"] == name)
-        .unwrap_or_else(|| panic!("no plan vector {name}"))
 }
 
 fn sel(strategy: &str) -> Value {
@@ -252,7 +240,7 @@ fn random_is_seeded_and_weighted() {
 #[test]
 fn connector_without_nodelay_gives_no_retry_upstream() {
     // Seed plan with the entry's connector lacking nodelay and the middle without retries.
-    let v = plan_vector("seed-federated-middle-fifo-3-exits");
+    let v = golden_vectors::vector("seed-federated-middle-fifo-3-exits");
     let mut plan = v["expected"].clone();
     plan["federation"][0]["commands"][1]["data"][0]["handler"]
         .as_object_mut()
@@ -301,7 +289,7 @@ fn connector_without_nodelay_gives_no_retry_upstream() {
 
 #[test]
 fn entry_choice_and_dead_entry() {
-    let v = plan_vector("two-remote-hops-kcp-v6");
+    let v = golden_vectors::vector("two-remote-hops-kcp-v6");
     let t = run(&v["input"], json!({"requests": 1, "entry": "6"}));
     assert_eq!(t.entry_node_id, Some(6));
     assert_eq!(t.requests[0].attempts[0].from_node_id, Some(6));

@@ -45,16 +45,16 @@ pub fn json_whole_number(n: &Number) -> Option<i64> {
 
 /// An integer field of a plan or config: an integer-valued number
 /// ([`json_whole_number`]); `None` for anything else.
-pub fn json_int<S: crate::json::Scalar + ?Sized>(v: &S) -> Option<i64> {
+pub(crate) fn json_int<N: crate::limits::Node>(v: &N) -> Option<i64> {
     v.number().and_then(json_whole_number)
 }
 
 /// A node id as a plan or the user names it: [`json_int`], or a numeric
 /// string (trimmed, [`parse_int`]).
-pub fn loose_id<S: crate::json::Scalar + ?Sized>(v: &S) -> Option<i64> {
-    match v.text() {
-        Some(s) => parse_int(s.trim()),
-        None => json_int(v),
+pub(crate) fn loose_id<N: crate::limits::Node>(v: &N) -> Option<i64> {
+    match v.shape() {
+        crate::limits::Shape::Str(s) => parse_int(s.trim()),
+        _ => json_int(v),
     }
 }
 
@@ -77,6 +77,25 @@ pub fn parse_bool(s: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A node id from either tree: a whole number or a numeric string.
+    #[test]
+    fn ids() {
+        use serde_json::json;
+        assert_eq!(loose_id(&json!(" 12 ")), Some(12));
+        assert_eq!(loose_id(&json!(12.0)), Some(12));
+        assert_eq!(loose_id(&json!(12.5)), None);
+        let arena = crate::json::tree::Arena::new();
+        for (text, id) in [
+            ("\" 12 \"", Some(12)),
+            ("12.0", Some(12)),
+            ("12.5", None),
+            ("true", None),
+        ] {
+            let tree = crate::json::tree::read(text, &arena).unwrap();
+            assert_eq!(loose_id(&tree), id, "{text}");
+        }
+    }
 
     /// `parseInt64Tests` of Go's `src/strconv/atoi_test.go` (golang/go);
     /// `None` stands for both ErrSyntax and ErrRange. The last row is ours.

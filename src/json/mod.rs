@@ -130,38 +130,6 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
-/// The scalar side of a JSON value, the same for a `serde_json::Value` and
-/// the checker's tree: what a rule reading a number or a string needs, so
-/// that it is written once for both ([`crate::go::coerce::json_int`]).
-pub trait Scalar {
-    fn number(&self) -> Option<&serde_json::Number>;
-    fn text(&self) -> Option<&str>;
-}
-
-impl Scalar for Value {
-    fn number(&self) -> Option<&serde_json::Number> {
-        match self {
-            Value::Number(n) => Some(n),
-            _ => None,
-        }
-    }
-    fn text(&self) -> Option<&str> {
-        self.as_str()
-    }
-}
-
-impl Scalar for tree::TreeValue<'_> {
-    fn number(&self) -> Option<&serde_json::Number> {
-        match self {
-            tree::TreeValue::Num(n) => Some(n),
-            _ => None,
-        }
-    }
-    fn text(&self) -> Option<&str> {
-        self.as_str()
-    }
-}
-
 /// The `serde_json::Value` reading `v`'s JSON text would give, built from
 /// `v` itself ([`crate::encode::Builder`]).
 pub fn to_value(v: &dyn crate::encode::Encode) -> Value {

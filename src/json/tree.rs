@@ -228,14 +228,7 @@ impl crate::encode::Encode for TreeValue<'_> {
             TreeValue::Num(n) => out.number(n),
             TreeValue::Str(s) => out.str(s),
             TreeValue::Arr(items) => items.encode(out),
-            TreeValue::Object(o) => {
-                out.object();
-                for (i, (k, v)) in o.iter().enumerate() {
-                    out.entry(i == 0, k);
-                    v.encode(out);
-                }
-                out.end_object()
-            }
+            TreeValue::Object(o) => crate::encode::map_entries(o.iter(), out),
         }
     }
 }
@@ -298,6 +291,12 @@ impl crate::limits::Node for TreeValue<'_> {
             TreeValue::Arr(a) => Shape::Arr(a),
             TreeValue::Object(_) => Shape::Object,
             _ => Shape::Other,
+        }
+    }
+    fn number(&self) -> Option<&Number> {
+        match self {
+            TreeValue::Num(n) => Some(n),
+            _ => None,
         }
     }
     fn field(&self, key: &str) -> Option<&Self> {

@@ -1,12 +1,13 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
-use super::util::{crc32_ieee, loose_id, note, owned, Prng};
+use super::util::{crc32_ieee, note, owned, Prng};
 use super::world::{by_key, filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
 };
 use crate::error::ApiError;
+use crate::go::coerce::loose_id;
 use crate::go::net::normalize_host;
 use crate::gost::host_and_port;
 use serde_json::Value;

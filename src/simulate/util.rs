@@ -2,7 +2,6 @@
 //! of plans and configs, integer fields, CRC-32 and a deterministic PRNG, built on Go's rules in [`crate::go`]. None of them
 //! panics on any input.
 
-pub use crate::go::coerce::{json_int, loose_id};
 use serde_json::Value;
 
 /// Adds a note to a trace's notes. Out of line: one compiled push for the
@@ -75,13 +74,5 @@ mod tests {
     #[test]
     fn crc() {
         assert_eq!(crc32_ieee(b"123456789"), 0xCBF4_3926);
-    }
-
-    #[test]
-    fn ids() {
-        use serde_json::json;
-        assert_eq!(loose_id(&json!(" 12 ")), Some(12));
-        assert_eq!(loose_id(&json!(12.0)), Some(12));
-        assert_eq!(loose_id(&json!(12.5)), None);
     }
 }

@@ -5,8 +5,9 @@
 //! the lifecycle replay); every config is then read into the [`gost`] model,
 //! from which the world's services and chains are taken.
 
-use super::util::{json_int, list_at, note, owned, str_at};
+use super::util::{list_at, note, owned, str_at};
 use crate::error::ApiError;
+use crate::go::coerce::json_int;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
 use crate::gost::{self, Metadata};
