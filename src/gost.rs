@@ -18,7 +18,8 @@ use crate::json::tree::{TreeObject, TreeValue};
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Field<'a> {
     found: Option<(&'a str, &'a TreeValue<'a>)>,
-    /// Found under its own name, not a case variant.
+    /// Found under its own name, and so was every field above it (the
+    /// simulator counts a field only then; the checker reads case variants).
     exact: bool,
 }
 
@@ -29,6 +30,16 @@ impl<'a> Field<'a> {
         Field {
             found,
             exact: found.is_some_and(|(k, _)| k == name),
+        }
+    }
+
+    /// The field `name` of this field's object: exact only when this field
+    /// is exact too.
+    pub fn within(self, name: &str) -> Field<'a> {
+        let inner = Field::of(self.object(), name);
+        Field {
+            exact: inner.exact && self.exact,
+            ..inner
         }
     }
 
@@ -69,11 +80,7 @@ pub(crate) struct Text<'a> {
 
 impl<'a> Text<'a> {
     pub fn of(obj: Option<&TreeObject<'a>>, name: &str) -> Text<'a> {
-        let f = Field::of(obj, name);
-        Text {
-            value: f.value().and_then(|v| v.as_str()),
-            exact: f.exact,
-        }
+        Text::from(Field::of(obj, name))
     }
 
     /// The string, as the agent decodes it.
@@ -84,6 +91,15 @@ impl<'a> Text<'a> {
     /// The string, only when found under its own name.
     pub fn exact_str(self) -> Option<&'a str> {
         self.value.filter(|_| self.exact)
+    }
+}
+
+impl<'a> From<Field<'a>> for Text<'a> {
+    fn from(f: Field<'a>) -> Text<'a> {
+        Text {
+            value: f.value().and_then(|v| v.as_str()),
+            exact: f.exact,
+        }
     }
 }
 
@@ -162,6 +178,7 @@ pub(crate) struct Service<'a> {
     pub name: Text<'a>,
     /// `handler` (its key and object), when it is an object.
     pub handler: Option<(&'a str, &'a TreeObject<'a>)>,
+    handler_field: Field<'a>,
     /// `handler.chain` and `handler.retries`.
     pub chain: Text<'a>,
     pub retries: Field<'a>,
@@ -169,36 +186,20 @@ pub(crate) struct Service<'a> {
 
 impl<'a> Service<'a> {
     pub fn read(obj: &'a TreeObject<'a>) -> Service<'a> {
-        let handler = obj
-            .get_ci("handler")
-            .and_then(|(k, v)| Some((k, v.as_object()?)));
-        let h = handler.map(|(_, h)| h);
+        let handler = Field::of(Some(obj), "handler");
         Service {
             obj,
             name: Text::of(Some(obj), "name"),
-            handler,
-            chain: Text::of(h, "chain"),
-            retries: Field::of(h, "retries"),
+            handler: handler.key().zip(handler.object()),
+            handler_field: handler,
+            chain: Text::from(handler.within("chain")),
+            retries: handler.within("retries"),
         }
     }
 
     /// `name`, when it is a string.
     pub fn name(&self) -> Option<&'a str> {
         self.name.str()
-    }
-
-    /// The handler, only when found under its own name.
-    pub fn exact_handler(&self) -> Option<&'a TreeObject<'a>> {
-        self.handler
-            .filter(|(k, _)| *k == "handler")
-            .map(|(_, h)| h)
-    }
-
-    /// `handler.retries` as the agent reads it: under a handler of that
-    /// exact name, by its exact key.
-    pub fn exact_retries(&self) -> Option<&'a TreeValue<'a>> {
-        self.exact_handler()?;
-        self.retries.exact()
     }
 
     /// The listen address `addr`.
@@ -212,12 +213,7 @@ impl<'a> Service<'a> {
 
     /// `handler.metadata`.
     pub fn handler_metadata(&self) -> Field<'a> {
-        Field::of(self.handler.map(|(_, h)| h), "metadata")
-    }
-
-    /// The listen address: [`host_and_port`] of `addr` under its own name.
-    pub fn listen(&self) -> Option<(String, i64)> {
-        host_and_port(self.addr().exact_str().unwrap_or(""))
+        self.handler_field.within("metadata")
     }
 }
 
@@ -250,7 +246,6 @@ pub(crate) struct Node<'a> {
     pub addr: Text<'a>,
     /// [`host_and_port`] of `addr` under its own name.
     pub dial: Option<(String, i64)>,
-    pub connector: Field<'a>,
     /// `connector.type` and `connector.metadata`.
     pub connector_type: Text<'a>,
     pub connector_metadata: Field<'a>,
@@ -295,13 +290,12 @@ impl<'a> Hop<'a> {
     fn read(v: &'a TreeValue<'a>) -> Hop<'a> {
         let obj = v.as_object();
         let selector = Field::of(obj, "selector");
-        let s = selector.object();
         Hop {
             name: Text::of(obj, "name"),
             selector,
-            strategy: Text::of(s, "strategy"),
-            max_fails: Field::of(s, "maxFails"),
-            fail_timeout: Field::of(s, "failTimeout"),
+            strategy: Text::from(selector.within("strategy")),
+            max_fails: selector.within("maxFails"),
+            fail_timeout: selector.within("failTimeout"),
             nodes_field: Field::of(obj, "nodes"),
         }
     }
@@ -317,14 +311,12 @@ impl<'a> Node<'a> {
         let obj = v.as_object();
         let addr = Text::of(obj, "addr");
         let connector = Field::of(obj, "connector");
-        let c = connector.object();
         Node {
             name: Text::of(obj, "name"),
             addr,
             dial: host_and_port(addr.exact_str().unwrap_or("")),
-            connector,
-            connector_type: Text::of(c, "type"),
-            connector_metadata: Field::of(c, "metadata"),
+            connector_type: Text::from(connector.within("type")),
+            connector_metadata: connector.within("metadata"),
             metadata: Field::of(obj, "metadata"),
         }
     }
@@ -413,11 +405,20 @@ mod tests {
         let tree = arena.alloc(crate::json::tree::build(&v, &arena));
         let svc = Service::read(tree.as_object().expect("an object"));
         assert_eq!(svc.name(), Some("s"));
-        assert_eq!(svc.listen(), Some(("::".to_string(), 8080)));
+        let listen = host_and_port(svc.addr().exact_str().unwrap_or(""));
+        assert_eq!(listen, Some(("::".to_string(), 8080)));
         assert_eq!(svc.handler.map(|(k, _)| k), Some("handler"));
         assert_eq!(svc.chain.str(), Some("c"));
         assert_eq!(svc.chain.exact_str(), None);
         assert_eq!(svc.retries.value().and_then(|v| v.as_i64()), Some(2));
+        assert!(svc.retries.exact().is_some());
+        // Under a case variant of `handler`, its fields are found but not exact.
+        let v = json!({"Handler": {"retries": 2, "metadata": {}}});
+        let tree = arena.alloc(crate::json::tree::build(&v, &arena));
+        let variant = Service::read(tree.as_object().expect("an object"));
+        assert!(variant.retries.value().is_some() && variant.retries.exact().is_none());
+        assert!(variant.handler_metadata().object().is_some());
+        assert!(variant.handler_metadata().exact().is_none());
         assert_eq!(
             Metadata::of(svc.handler_metadata().exact())
                 .get("HASH")

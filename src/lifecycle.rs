@@ -81,6 +81,7 @@ use crate::json::object;
 use crate::plan::{Command, FederationStep, Plan};
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
 use crate::simulate::world::{is_plan, RawNode};
+use crate::stable_sort::insert_sorted;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -121,26 +122,8 @@ impl TunnelRec {
 /// An object on an agent: (node, `"service"` or `"chain"`, name).
 type Deployed = (i64, &'static str, String);
 
-// Sets of objects are sorted vectors: one binary search serves every set
-// (a `BTreeSet` of them compiled a tree of its own).
-
-/// Adds `node` to the sorted, duplicate-free `set`; false if it was there.
-fn insert_node(set: &mut Vec<i64>, node: i64) -> bool {
-    match set.binary_search(&node) {
-        Ok(_) => false,
-        Err(at) => {
-            set.insert(at, node);
-            true
-        }
-    }
-}
-
-/// Adds `object` to the sorted, duplicate-free `list`.
-fn insert_sorted(list: &mut Vec<Deployed>, object: Deployed) {
-    if let Err(at) = list.binary_search(&object) {
-        list.insert(at, object);
-    }
-}
+// Sets of objects and of nodes are sorted vectors
+// ([`crate::stable_sort::insert_sorted`]).
 
 /// Does the sorted `list` hold this object?
 fn holds(list: &[Deployed], node: i64, kind: &str, name: &str) -> bool {
@@ -254,19 +237,20 @@ fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
             .flatten()
             .filter_map(loose_id)
         {
-            insert_node(&mut out, id);
+            insert_sorted(&mut out, id);
         }
     }
     out
 }
 
 /// The retries a service config sets, read from the GOST model as the
-/// simulator reads them ([`crate::gost::Service::exact_retries`]).
+/// simulator reads them (`retries` under an exact `handler`, [`crate::gost::Field::exact`]).
 fn handler_retries(service: &Value) -> Option<i64> {
     let arena = crate::json::tree::Arena::new();
     let tree = crate::json::tree::build(service, &arena);
     crate::gost::Service::read(tree.as_object()?)
-        .exact_retries()
+        .retries
+        .exact()
         .and_then(crate::go::coerce::json_int)
 }
 
@@ -854,7 +838,7 @@ impl Replay {
         for (k, cmd) in local.iter().enumerate() {
             let (node, command, data) = (cmd.0, cmd.1, &cmd.2);
             let is_chain = command == "AddChains" || command == "UpdateChains";
-            insert_node(
+            insert_sorted(
                 if is_chain {
                     &mut new_chain_nodes
                 } else {
@@ -920,7 +904,7 @@ impl Replay {
                 for (chain, created) in [(false, &created_services), (true, &created_chains)] {
                     let (mut seen, mut nodes) = (Vec::new(), Vec::new());
                     for node in created.iter().rev() {
-                        if insert_node(&mut seen, *node) {
+                        if insert_sorted(&mut seen, *node) {
                             nodes.push(*node);
                         }
                     }

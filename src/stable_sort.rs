@@ -10,6 +10,19 @@
 
 use std::cmp::Ordering;
 
+/// Adds `x` to the sorted, duplicate-free `set`; false if it was there.
+/// The crate's sets are sorted vectors (one binary search each; a
+/// `BTreeSet` compiled a tree of its own per element type).
+pub fn insert_sorted<T: Ord>(set: &mut Vec<T>, x: T) -> bool {
+    match set.binary_search(&x) {
+        Ok(_) => false,
+        Err(at) => {
+            set.insert(at, x);
+            true
+        }
+    }
+}
+
 /// Sorts `v` stably by `cmp` (equal elements keep their order).
 pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     if v.len() < 2 {

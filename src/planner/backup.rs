@@ -487,9 +487,7 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
         let mut nodes: Vec<usize> = Vec::new();
         for c in &chains {
             if let Some(&i) = node_at.get(&c.read.node_id) {
-                if let Err(at) = nodes.binary_search(&i) {
-                    nodes.insert(at, i);
-                }
+                crate::stable_sort::insert_sorted(&mut nodes, i);
             }
         }
         let federated = nodes

@@ -176,8 +176,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
                     &mut notes,
                     format_args!("dead node {id} is not part of this document"),
                 );
-            } else if let Err(at) = sim.dead_ids.binary_search(&id) {
-                sim.dead_ids.insert(at, id);
+            } else {
+                crate::stable_sort::insert_sorted(&mut sim.dead_ids, id);
             }
             None
         } else {
@@ -652,10 +652,14 @@ impl<'w> Simulation<'w> {
     /// `Some(reason)` when dialing this chain node fails.
     fn refusal(&self, node: &ChainNode) -> Option<String> {
         if let Some(p) = node.port {
-            let host = normalize_host(&node.host);
-            let dead = filed_under(&self.dead_ports, p, usize::MAX)
-                .into_iter()
-                .any(|h| self.dead_hosts.get(h).is_some_and(|d| *d == host));
+            let on_port = filed_under(&self.dead_ports, p, usize::MAX);
+            // Normalised only when a dead node has this port (a dial's usual case has none).
+            let dead = !on_port.is_empty() && {
+                let host = normalize_host(&node.host);
+                on_port
+                    .into_iter()
+                    .any(|h| self.dead_hosts.get(h).is_some_and(|d| *d == host))
+            };
             if dead {
                 return Some(format!("{} is dead", node.addr));
             }

@@ -241,24 +241,24 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
 fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service {
     let name = owned(s.name.exact_str().unwrap_or_default());
     let addr = s.addr().exact_str().unwrap_or_default();
-    let (host, port) = match s.listen() {
+    // The listen address, as Go's SplitHostPort reads it.
+    let (host, port) = match gost::host_and_port(addr) {
         Some((h, p)) => (h, Some(p)),
         None => (String::new(), None),
     };
-    // Handler fields count only under a handler of that exact name.
-    let handler = s.exact_handler().is_some();
-    let retries = s.exact_retries();
+    // Every field counts only under its exact name, its parents' too
+    // (`gost::Field::exact`).
     let ignore_chain = Metadata::of(s.metadata().exact())
         .bool("ignoreChain")
         .unwrap_or(false);
     let chain = s
         .chain
         .exact_str()
-        .filter(|_| handler && !ignore_chain)
+        .filter(|_| !ignore_chain)
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(owned);
-    let retries = match retries {
+    let retries = match s.retries.exact() {
         None | Some(TreeValue::Null) => 0,
         Some(r) => match json_int(r) {
             Some(n) => n,
@@ -270,11 +270,10 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
             }
         },
     };
-    let hash_host = handler
-        && Metadata::of(s.handler_metadata().exact())
-            .get("hash")
-            .and_then(TreeValue::as_str)
-            .is_some_and(|s| s == "host");
+    let hash_host = Metadata::of(s.handler_metadata().exact())
+        .get("hash")
+        .and_then(TreeValue::as_str)
+        .is_some_and(|s| s == "host");
     let nominal_port = addr
         .rsplit_once(':')
         .map_or(addr, |(_, p)| p)
@@ -330,14 +329,8 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
                 Some((h, p)) => (h.clone(), Some(*p)),
                 None => (normalize_host(&addr), None),
             };
-            // Connector fields count only under a connector of that exact name.
-            let connector = n.connector.exact().is_some();
-            let ctype = n
-                .connector_type
-                .exact_str()
-                .filter(|_| connector)
-                .unwrap_or("http");
-            let cmd = Metadata::of(n.connector_metadata.exact().filter(|_| connector));
+            let ctype = n.connector_type.exact_str().unwrap_or("http");
+            let cmd = Metadata::of(n.connector_metadata.exact());
             let waits_reply = match ctype.trim() {
                 "relay" => cmd.bool("nodelay").unwrap_or(false),
                 "forward" | "tcp" | "direct" | "virtual" => false,
