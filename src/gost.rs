@@ -107,7 +107,13 @@ impl<'a> From<Field<'a>> for Text<'a> {
 /// trimmed text: the host normalised ([`normalize_host`]) and a numeric port
 /// ([`port_number`]). `None` when it has no such port.
 pub fn host_and_port(addr: &str) -> Option<(String, i64)> {
-    let (host, port) = split_host_port(addr.trim()).ok()?;
+    split_addr(addr.trim())
+}
+
+/// [`host_and_port`] of the text as it is (the checker's reading of a
+/// dialed address, which it reports untrimmed).
+pub fn split_addr(addr: &str) -> Option<(String, i64)> {
+    let (host, port) = split_host_port(addr).ok()?;
     let port = port_number(port).ok()?;
     Some((normalize_host(host), i64::from(port)))
 }
@@ -211,6 +217,11 @@ impl<'a> Service<'a> {
         Field::of(Some(self.obj), "metadata")
     }
 
+    /// `listener.type`.
+    pub fn listener_type(&self) -> Text<'a> {
+        Text::from(Field::of(Some(self.obj), "listener").within("type"))
+    }
+
     /// `handler.metadata`.
     pub fn handler_metadata(&self) -> Field<'a> {
         self.handler_field.within("metadata")
@@ -275,9 +286,8 @@ impl<'a> Chain<'a> {
     /// Number of nodes (objects) in the first hop, `None` without a hop
     /// (or when the first is not an object).
     pub fn first_hop_nodes(&self) -> Option<usize> {
-        let hop = items(self.hops_field()).first()?.as_object()?;
-        let nodes = Field::of(Some(hop), "nodes");
-        Some(items(nodes).iter().filter(|n| n.is_object()).count())
+        let hop = items(self.hops_field()).first()?;
+        hop.is_object().then(|| Hop::read(hop).node_count())
     }
 
     /// The items of `hops`, each read as it comes.
@@ -298,6 +308,14 @@ impl<'a> Hop<'a> {
             fail_timeout: selector.within("failTimeout"),
             nodes_field: Field::of(obj, "nodes"),
         }
+    }
+
+    /// Number of its nodes that are objects (what the agent can dial).
+    pub fn node_count(&self) -> usize {
+        items(self.nodes_field)
+            .iter()
+            .filter(|n| n.is_object())
+            .count()
     }
 
     /// The items of `nodes`, each read as it comes.

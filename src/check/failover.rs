@@ -4,7 +4,7 @@
 
 use super::model::{Chain, Document, Service};
 use super::rules::Sink;
-use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
+use super::util::{get_ci, get_obj, join, join_i};
 use crate::finding::Fix;
 use serde_json::Value;
 
@@ -169,9 +169,10 @@ const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
 /// node running the chain dials the destination itself, bypassing the rest of
 /// the chain, until a mark expires. (A hop of one node is never filtered.)
 fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
-    let Some(hops) = chain.config.hops_field().items() else {
+    let hops_field = chain.config.hops_field();
+    if hops_field.items().is_none() {
         return;
-    };
+    }
     // Where the traffic would leave from: the node's address when the plan
     // has a node table, else "this node".
     let from = chain
@@ -191,24 +192,16 @@ fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
             Some(id) => (format!("node {id}"), format!("节点 {id}")),
             None => ("this node".to_string(), "该节点".to_string()),
         });
-    let hops_path = join(
-        &chain.path,
-        chain.config.hops_field().key().unwrap_or("hops"),
-    );
-    for (i, hop) in hops.iter().enumerate() {
-        let Some(hop) = hop.as_object() else { continue };
-        let n = get_arr(hop, "nodes")
-            .map(|nodes| nodes.iter().filter(|x| x.is_object()).count())
-            .unwrap_or(0);
+    let hops_path = join(&chain.path, hops_field.key().unwrap_or("hops"));
+    // A hop that is not an object has no nodes (n = 0) and is skipped.
+    for (i, hop) in chain.config.hops().enumerate() {
+        let n = hop.node_count();
         if n < 2 {
             continue;
         }
-        let timeout = get_obj(hop, "selector")
-            .and_then(|sel| {
-                super::util::go_int(get_ci(sel, "failTimeout").map(|(_, v)| v))
-                    .ok()
-                    .flatten()
-            })
+        let timeout = super::util::go_int(hop.fail_timeout.value())
+            .ok()
+            .flatten()
             .filter(|ns| *ns > 0);
         let (shown, default_note, default_note_zh) = match timeout {
             Some(ns) => (crate::go::duration::format_duration(ns), "", ""),
@@ -218,7 +211,9 @@ fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
                 "，未设置时 GOST 的默认值",
             ),
         };
-        let hop_name = get_str(hop, "name")
+        let hop_name = hop
+            .name
+            .str()
             .map(|h| format!("{h:?}"))
             .unwrap_or_else(|| format!("{}", i + 1));
         let (from_en, from_zh) = &from;

@@ -6,17 +6,14 @@
 use super::model::{Document, Service};
 use super::rules::Sink;
 use super::tree::TreeObject;
-use super::util::{
-    addr_host, addr_port, get_arr, get_ci, get_obj, get_str, join, join_i, loose_port,
-};
+use super::util::{get_ci, get_obj, get_str, join, join_i, loose_port};
+use crate::gost;
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
 use std::fmt::Write;
 
 fn listener_type<'a>(svc: &Service<'a>) -> Option<&'a str> {
-    get_obj(svc.config.obj, "listener")
-        .and_then(|l| get_str(l, "type"))
-        .map(str::trim)
+    svc.config.listener_type().str().map(str::trim)
 }
 
 /// The `mux.*` settings of a connector's or handler's metadata.
@@ -94,23 +91,18 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
     }
     let index = Index::new(doc);
     for chain in &doc.chains {
-        let Some(hops) = chain.config.hops_field().items() else {
+        let hops_field = chain.config.hops_field();
+        let Some(hops) = hops_field.items() else {
             continue;
         };
-        let hops_path = join(
-            &chain.path,
-            chain.config.hops_field().key().unwrap_or("hops"),
-        );
+        let hops_path = join(&chain.path, hops_field.key().unwrap_or("hops"));
         for (hi, hop) in hops.iter().enumerate() {
-            let Some(hop) = hop.as_object() else { continue };
-            let Some(nodes) = get_arr(hop, "nodes") else {
+            let nodes_field = gost::Field::of(hop.as_object(), "nodes");
+            let Some(nodes) = nodes_field.items() else {
                 continue;
             };
             let hop_path = join_i(&hops_path, hi);
-            let nodes_path = join(
-                &hop_path,
-                get_ci(hop, "nodes").map(|(k, _)| k).unwrap_or("nodes"),
-            );
+            let nodes_path = join(&hop_path, nodes_field.key().unwrap_or("nodes"));
             for (ni, node) in nodes.iter().enumerate() {
                 let Some(node) = node.as_object() else {
                     continue;
@@ -119,7 +111,7 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
                 let Some(addr) = get_str(node, "addr") else {
                     continue;
                 };
-                let (Some(host), Some(port)) = (addr_host(addr), addr_port(addr)) else {
+                let Some((host, port)) = gost::split_addr(addr) else {
                     continue;
                 };
                 link(
@@ -252,9 +244,7 @@ fn link(
         .map(|(k, _)| k)
         .unwrap_or("connector");
     let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
-    let handler_mux = |svc: &Service| {
-        mux_settings(get_obj(svc.config.obj, "handler").and_then(|h| get_obj(h, "metadata")))
-    };
+    let handler_mux = |svc: &Service| mux_settings(svc.config.handler_metadata().object());
     // Without a node table several services may share the dialed port: any
     // one of them with the same settings is taken as the other end.
     if matched.any(|svc| differing_keys(&conn_mux, &handler_mux(svc)).is_none()) {
@@ -296,7 +286,7 @@ impl<'d> Index<'d> {
     fn new(doc: &'d Document<'_>) -> Self {
         let mut by_port: HashMap<i64, Vec<usize>> = HashMap::default();
         for (i, svc) in doc.services.iter().enumerate() {
-            if let Some(port) = get_str(svc.config.obj, "addr").and_then(loose_port) {
+            if let Some(port) = svc.config.addr().str().and_then(loose_port) {
                 by_port.entry(port).or_default().push(i);
             }
         }

@@ -135,7 +135,7 @@ fn plan_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
             .and_then(|a| a.get("protocol"))
             .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
             .and_then(|p| p.as_str())
-            .or_else(|| get_obj(svc.config.obj, "listener").and_then(|l| get_str(l, "type")))
+            .or_else(|| svc.config.listener_type().str())
             .unwrap_or_default();
         let strategy = apply
             .and_then(|a| a.get("strategy"))
@@ -188,9 +188,7 @@ fn named_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
         Hop {
             node_id: svc.node_id,
             middle: svc.config.chain.str().is_some_and(|c| !c.is_empty()),
-            protocol: get_obj(svc.config.obj, "listener")
-                .and_then(|l| get_str(l, "type"))
-                .unwrap_or(""),
+            protocol: svc.config.listener_type().str().unwrap_or(""),
             strategy,
             targets,
             svc,
@@ -216,7 +214,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let node = hop.node_id;
     let role = if hop.middle { "middle" } else { "exit" };
     let role_zh = if hop.middle { "中转" } else { "出口" };
-    let handler = svc.config.handler.map(|(_, h)| h);
+    let handler_metadata = svc.config.handler_metadata().object();
     let hpath = join(&svc.path(), key_of(svc.config.obj, "handler"));
 
     // PA001: retries.
@@ -228,9 +226,9 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
         Err(()) => true,
     };
     if retries_differ {
-        let shown = match (handler.and_then(|h| get_ci(h, "retries")), fed_retries) {
+        let shown = match (svc.config.retries.value(), fed_retries) {
             (None, _) | (_, Ok(None)) => "absent (0)".to_string(),
-            (Some((_, v)), _) => v.to_string(),
+            (Some(v), _) => v.to_string(),
         };
         sink.say(
             "PA001",
@@ -254,9 +252,7 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
 
     // PA003 (service side): handler and listener metadata.
     let twin_handler = local_mux_metadata(hop.protocol);
-    let fed_handler = sorted_entries(handler.and_then(|h| get_obj(h, "metadata")), &|k| {
-        k != "interface"
-    });
+    let fed_handler = sorted_entries(handler_metadata, &|k| k != "interface");
     metadata_finding(
         sink,
         node,
@@ -303,19 +299,21 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     places.note(SERVICE, get_str(svc.config.obj, "interface"));
     places.note(
         SERVICE_METADATA,
-        get_obj(svc.config.obj, "metadata").and_then(|m| get_str(m, "interface")),
+        svc.config
+            .metadata()
+            .object()
+            .and_then(|m| get_str(m, "interface")),
     );
     places.note(
         HANDLER_METADATA,
-        handler
-            .and_then(|h| get_obj(h, "metadata"))
-            .and_then(|m| get_str(m, "interface")),
+        handler_metadata.and_then(|m| get_str(m, "interface")),
     );
 
     let mut hop_path_for_iface = None;
     if let Some(chain) = hop.chain {
-        let hops_key = chain.config.hops_field().key().unwrap_or("hops");
-        let hops = chain.config.hops_field().items().unwrap_or(&[]);
+        let hops_field = chain.config.hops_field();
+        let hops_key = hops_field.key().unwrap_or("hops");
+        let hops = hops_field.items().unwrap_or(&[]);
         for (hi, h) in hops.iter().enumerate() {
             let Some(h) = h.as_object() else { continue };
             places.note(HOP, get_str(h, "interface"));

@@ -7,8 +7,8 @@ use super::tree::{TreeObject, TreeValue};
 use crate::finding::pointer_token;
 use crate::go::coerce::json_int64;
 use crate::go::net::{
-    dotted_quad_len, is_domain_name, normalize_host, parse_addr, port_number, port_value,
-    split_host_port, AddrError, PortError,
+    dotted_quad_len, is_domain_name, parse_addr, port_number, port_value, split_host_port,
+    AddrError, PortError,
 };
 
 /// Appends one reference token to a JSON Pointer.
@@ -240,12 +240,6 @@ fn dial_addr_checked(addr: &str) -> Option<AddrProblem> {
     None
 }
 
-/// The port of a `host:port` address, when it is a number.
-pub fn addr_port(addr: &str) -> Option<i64> {
-    let (_, port) = split_host_port(addr).ok()?;
-    port_number(port).ok().map(i64::from)
-}
-
 /// The port after the last `:` of an address, even one Go cannot parse
 /// (`:::44014`): the port a service was meant to listen on.
 pub fn loose_port(addr: &str) -> Option<i64> {
@@ -255,11 +249,6 @@ pub fn loose_port(addr: &str) -> Option<i64> {
         return None;
     }
     p.parse().ok()
-}
-
-/// The host of a `host:port` address, normalised ([`normalize_host`]).
-pub fn addr_host(addr: &str) -> Option<String> {
-    split_host_port(addr).ok().map(|(h, _)| normalize_host(h))
 }
 
 #[cfg(test)]
