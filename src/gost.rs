@@ -26,10 +26,10 @@ pub(crate) struct Field<'a> {
 impl<'a> Field<'a> {
     /// The field `name` of `obj` (absent when there is no object).
     pub fn of(obj: Option<&TreeObject<'a>>, name: &str) -> Field<'a> {
-        let found = obj.and_then(|o| o.get_ci(name));
+        let found = obj.and_then(|o| o.get_ci_case(name));
         Field {
-            found,
-            exact: found.is_some_and(|(k, _)| k == name),
+            found: found.map(|(k, v, _)| (k, v)),
+            exact: matches!(found, Some((_, _, crate::go::strings::Case::Exact))),
         }
     }
 
@@ -287,7 +287,7 @@ impl<'a> Chain<'a> {
     /// (or when the first is not an object).
     pub fn first_hop_nodes(&self) -> Option<usize> {
         let hop = items(self.hops_field()).first()?;
-        hop.is_object().then(|| Hop::read(hop).node_count())
+        hop.is_object().then(|| node_count(hop))
     }
 
     /// The items of `hops`, each read as it comes.
@@ -296,8 +296,17 @@ impl<'a> Chain<'a> {
     }
 }
 
+/// Number of the nodes of hop `v` that are objects (what the agent can
+/// dial), without reading the rest of the hop.
+pub(crate) fn node_count(v: &TreeValue<'_>) -> usize {
+    items(Field::of(v.as_object(), "nodes"))
+        .iter()
+        .filter(|n| n.is_object())
+        .count()
+}
+
 impl<'a> Hop<'a> {
-    fn read(v: &'a TreeValue<'a>) -> Hop<'a> {
+    pub fn read(v: &'a TreeValue<'a>) -> Hop<'a> {
         let obj = v.as_object();
         let selector = Field::of(obj, "selector");
         Hop {
@@ -308,14 +317,6 @@ impl<'a> Hop<'a> {
             fail_timeout: selector.within("failTimeout"),
             nodes_field: Field::of(obj, "nodes"),
         }
-    }
-
-    /// Number of its nodes that are objects (what the agent can dial).
-    pub fn node_count(&self) -> usize {
-        items(self.nodes_field)
-            .iter()
-            .filter(|n| n.is_object())
-            .count()
     }
 
     /// The items of `nodes`, each read as it comes.

@@ -6,6 +6,7 @@ use super::model::{Chain, Document, Service};
 use super::rules::Sink;
 use super::util::{get_ci, get_obj, join, join_i};
 use crate::finding::Fix;
+use crate::gost;
 use serde_json::Value;
 
 /// The chain a service's handler names, among the chains the same node gets
@@ -170,9 +171,9 @@ const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
 /// the chain, until a mark expires. (A hop of one node is never filtered.)
 fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
     let hops_field = chain.config.hops_field();
-    if hops_field.items().is_none() {
+    let Some(hops) = hops_field.items() else {
         return;
-    }
+    };
     // Where the traffic would leave from: the node's address when the plan
     // has a node table, else "this node".
     let from = chain
@@ -193,12 +194,14 @@ fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
             None => ("this node".to_string(), "该节点".to_string()),
         });
     let hops_path = join(&chain.path, hops_field.key().unwrap_or("hops"));
-    // A hop that is not an object has no nodes (n = 0) and is skipped.
-    for (i, hop) in chain.config.hops().enumerate() {
-        let n = hop.node_count();
+    // A hop that is not an object has no nodes (n = 0) and is skipped; the
+    // rest of a hop is read only when it has two nodes or more.
+    for (i, item) in hops.iter().enumerate() {
+        let n = gost::node_count(item);
         if n < 2 {
             continue;
         }
+        let hop = gost::Hop::read(item);
         let timeout = super::util::go_int(hop.fail_timeout.value())
             .ok()
             .flatten()

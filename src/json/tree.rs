@@ -137,26 +137,39 @@ impl<'a> TreeObject<'a> {
     /// fields: the exact key, else the first case-insensitive one in key
     /// order. Returns the key actually used and its value.
     pub fn get_ci(&self, name: &str) -> Option<(&'a str, &'a TreeValue<'a>)> {
+        self.get_ci_case(name).map(|(k, v, _)| (k, v))
+    }
+
+    /// [`TreeObject::get_ci`], and whether the key matched exactly or
+    /// folded (known from the lookup: no second compare).
+    pub fn get_ci_case(
+        &self,
+        name: &str,
+    ) -> Option<(&'a str, &'a TreeValue<'a>, crate::go::strings::Case)> {
         use crate::go::strings::{key_eq_ci, key_match, Case};
         if self.len() > SMALL {
             // Stored sorted: a binary search, then the first folded match.
-            return self
-                .get_key_value(name)
-                .or_else(|| self.iter().find(|(k, _)| key_eq_ci(k, name)));
+            return match self.get_key_value(name) {
+                Some((k, v)) => Some((k, v, Case::Exact)),
+                None => self
+                    .iter()
+                    .find(|(k, _)| key_eq_ci(k, name))
+                    .map(|(k, v)| (k, v, Case::Folded)),
+            };
         }
         // One pass: the exact key, or else the smallest folded one (a small
         // object keeps the text's order).
         let mut folded: Option<(&'a str, &'a TreeValue<'a>)> = None;
         for (k, v) in self.iter_any() {
             match key_match(k, name) {
-                Some(Case::Exact) => return Some((k, v)),
+                Some(Case::Exact) => return Some((k, v, Case::Exact)),
                 Some(Case::Folded) if folded.is_none_or(|(f, _)| key_cmp(k, f).is_lt()) => {
                     folded = Some((k, v))
                 }
                 _ => {}
             }
         }
-        folded
+        folded.map(|(k, v)| (k, v, Case::Folded))
     }
 
     pub fn get(&self, key: &str) -> Option<&'a TreeValue<'a>> {
