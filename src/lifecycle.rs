@@ -761,7 +761,10 @@ impl Replay {
             .unwrap_or(0);
         self.last_tunnel = Some(t);
         let unreachable = ids(step, &["unreachable"]);
-        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
+        let mut release_unreachable = unreachable.clone();
+        for id in ids(step, &["releaseUnreachable"]) {
+            insert_sorted(&mut release_unreachable, id);
+        }
         let edit = self.tunnel(t).is_some_and(|r| r.exists);
         if op == "edit" && !edit {
             return Err(ApiError::new(

@@ -280,7 +280,8 @@ fn pick_entry<'w>(world: &'w World, sc: &Scenario) -> Result<(usize, &'w Agent),
             "",
         ));
     }
-    let found = if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
+    let agents = || world.agents.iter().enumerate();
+    if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
         let id = loose_id(e).ok_or_else(|| {
             ApiError::new(
                 "IN001",
@@ -288,29 +289,20 @@ fn pick_entry<'w>(world: &'w World, sc: &Scenario) -> Result<(usize, &'w Agent),
                 "/entry",
             )
         })?;
-        let found = world.agents.iter().position(|a| a.node_id == Some(id));
-        if found.is_none() {
-            return Err(ApiError::new(
-                "NO_ENTRY",
-                format!("entry node {id} is not part of this document"),
-                "/entry",
-            ));
-        }
-        found
-    } else {
-        world
-            .agents
-            .iter()
-            .position(|a| a.role.as_deref() == Some("entry") && !a.chains.is_empty())
-            .or_else(|| {
-                world
-                    .agents
-                    .iter()
-                    .position(|a| a.role.as_deref() == Some("entry"))
-            })
-    };
-    found
-        .and_then(|i| Some((i, world.agents.get(i)?)))
+        return agents()
+            .find(|(_, a)| a.node_id == Some(id))
+            .ok_or_else(|| {
+                ApiError::new(
+                    "NO_ENTRY",
+                    format!("entry node {id} is not part of this document"),
+                    "/entry",
+                )
+            });
+    }
+    let entry = |a: &Agent| a.role.as_deref() == Some("entry");
+    agents()
+        .find(|(_, a)| entry(a) && !a.chains.is_empty())
+        .or_else(|| agents().find(|(_, a)| entry(a)))
         .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))
 }
 
