@@ -14,7 +14,10 @@
 //
 // Every file under each DIR (and each JSON line of it, with its `input`,
 // `expected` and `steps`) is a document; a tunnel input is also run with a
-// fresh token planted into every node row. Each document goes through every
+// fresh token planted into every node row. Node rows (a tunnel input's, a
+// backup's, a database's, a redeploy input's) also get a remote URL with a
+// userinfo password and a `?token=` value, and a remote config holding a
+// token; a redeploy input's rows are also read as a panel's database. Each document goes through every
 // entry point, text and object forms, errors included. A credential value
 // counts only when it appears once in its document (a value that is also a
 // name elsewhere may rightly be printed). Exits 1 when any output echoes one.
@@ -40,6 +43,8 @@ const m = createRequire(import.meta.url)(resolve(pkg, 'hop_policy.js'));
 const CREDENTIAL_KEY = /token|secret|password|passwd|^pwd$|credential|apikey|api_key|privatekey|private_key/i;
 // GOST's credential carriers whose whole value is secret: auth blocks and authers' auths lists.
 const CARRIER_KEY = /^(auth|auths)$/i;
+// URL parameters that carry a credential: the keys above, and the names URLs use for keys and signatures.
+const PARAM_KEY = new RegExp(`${CREDENTIAL_KEY.source}|^auths?$|key$|signature$|^(pass|sig)$`, 'i');
 
 /** Every string of 4 or more characters inside `v`. */
 function strings(v, acc) {
@@ -48,10 +53,26 @@ function strings(v, acc) {
   return acc;
 }
 
-/** Credential values (strings of 4 or more characters) anywhere in `v`, URL userinfo included. */
+/**
+ * Credential values (strings of 4 or more characters) anywhere in `v`: URL
+ * userinfo (and its password alone), secret URL parameters' values, and
+ * those of JSON held in a string (a node's remote config).
+ */
 function credentials(v, acc = new Set()) {
   if (typeof v === 'string') {
-    for (const m of v.matchAll(/:\/\/([^/?#@\s"]{4,})@/g)) acc.add(m[1]);
+    for (const m of v.matchAll(/:\/\/([^/?#@\s"]{4,})@/g)) {
+      acc.add(m[1]);
+      const password = m[1].slice(m[1].indexOf(':') + 1);
+      if (m[1].includes(':') && password.length >= 4) acc.add(password);
+    }
+    for (const m of v.matchAll(/[?&;#]([^=?&;#\s"]+)=([^?&;#\s"]{4,})/g)) if (PARAM_KEY.test(m[1])) acc.add(m[2]);
+    if (/^\s*[{[]/.test(v)) {
+      try {
+        credentials(JSON.parse(v), acc);
+      } catch {
+        // not JSON
+      }
+    }
   } else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
       if (CARRIER_KEY.test(k)) strings(x, acc);
@@ -85,26 +106,83 @@ function plantedCarriers(doc, n) {
   return planted ? v : null;
 }
 
-/** A copy of a tunnel input with a fresh token in every node row. */
+/** `url` (the row's, or a stand-in) with a fresh userinfo password and `?token=` value. */
+function plantedUrl(url, tag) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    u = new URL('https://panel.example:8443/api?region=eu');
+  }
+  u.username = `PLANTED-USER-${tag}`;
+  u.password = `PLANTED-URLPW-${tag}`;
+  u.searchParams.set('token', `PLANTED-QTOKEN-${tag}`);
+  return u.href;
+}
+
+/** The row's remote config (JSON in a string) with a fresh token, top-level and nested. */
+function plantedConfig(config, tag) {
+  let cfg = {};
+  try {
+    const parsed = JSON.parse(config);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) cfg = parsed;
+  } catch {
+    // not JSON: a config of its own
+  }
+  return JSON.stringify({ ...cfg, token: `PLANTED-CFGTOKEN-${tag}`, provider: { password: `PLANTED-CFGPW-${tag}` } });
+}
+
+/** Plants a remote URL and config into a node row, under the API's keys or the database's. */
+function plantRemote(row, tag, database) {
+  const [url, config] = database ? ['remote_url', 'remote_config'] : ['remoteUrl', 'remoteConfig'];
+  row[url] = plantedUrl(row[url], tag);
+  row[config] = plantedConfig(row[config], tag);
+}
+
+/** Plants a URL into each federation binding row (each its own, so each is checked). */
+function plantBindings(rows, n) {
+  for (const b of Array.isArray(rows) ? rows : []) if (b && typeof b === 'object') b.remote_url = plantedUrl(b.remote_url, `${n}-b${b.id}`);
+}
+
+/** A copy of a tunnel input with a fresh token, remote URL and config in every node row. */
 function planted(input, n) {
   const v = structuredClone(input);
-  for (const row of v.nodes) if (row && typeof row === 'object') row.remoteToken = `PLANTED-${n}-${row.id ?? 'x'}`;
+  for (const row of v.nodes) {
+    if (!row || typeof row !== 'object') continue;
+    row.remoteToken = `PLANTED-${n}-${row.id ?? 'x'}`;
+    plantRemote(row, `${n}-${row.id ?? 'x'}`, false);
+  }
   return v;
 }
 
 /** A copy of a backup export with fresh node secrets, share tokens and password hashes. */
 function plantedBackup(backup, n) {
   const v = structuredClone(backup);
-  for (const row of v.nodes) if (row && typeof row === 'object') Object.assign(row, { secret: `PLANTED-SECRET-${n}-${row.id}`, remoteToken: row.isRemote ? `PLANTED-TOKEN-${n}-${row.id}` : row.remoteToken });
+  for (const row of v.nodes) {
+    if (!row || typeof row !== 'object') continue;
+    Object.assign(row, { secret: `PLANTED-SECRET-${n}-${row.id}`, remoteToken: row.isRemote ? `PLANTED-TOKEN-${n}-${row.id}` : row.remoteToken });
+    plantRemote(row, `${n}-${row.id}`, false);
+  }
   for (const u of v.users || []) if (u && typeof u === 'object') u.pwd = `PLANTED-PWD-${n}-${u.id}`;
   return v;
 }
 
-/** A copy of a panel's database rows with fresh node secrets and share tokens. */
+/** A copy of a panel's database rows (or a redeploy input's `db`) with fresh node secrets, share tokens, remote URLs and configs. */
 function plantedTables(tables, n) {
   const v = structuredClone(tables);
-  for (const row of v.node) Object.assign(row, { secret: `PLANTED-SECRET-${n}-${row.id}`, remote_token: row.is_remote ? `PLANTED-TOKEN-${n}-${row.id}` : row.remote_token });
+  for (const row of v.node) {
+    if (!row || typeof row !== 'object') continue;
+    Object.assign(row, { secret: `PLANTED-SECRET-${n}-${row.id}`, remote_token: row.is_remote ? `PLANTED-TOKEN-${n}-${row.id}` : row.remote_token });
+    plantRemote(row, `${n}-${row.id}`, true);
+  }
+  plantBindings(v.federation_tunnel_binding, n);
   return v;
+}
+
+/** A redeploy input's rows as a panel's database (one tunnel row in a list). */
+function tablesOf(db) {
+  const list = (x) => (Array.isArray(x) ? x : x && typeof x === 'object' ? [x] : []);
+  return { node: list(db.node), tunnel: list(db.tunnel), chain_tunnel: list(db.chain_tunnel), federation_tunnel_binding: list(db.federation_tunnel_binding) };
 }
 
 /** SQLite files under `dir`. */
@@ -174,6 +252,10 @@ function documents(text) {
     items.push(JSON.stringify(v));
     if (v && typeof v === 'object' && v.tunnel && Array.isArray(v.nodes)) items.push(JSON.stringify(planted(v, docs + items.length)));
     if (v && typeof v === 'object' && Array.isArray(v.chain_tunnel) && Array.isArray(v.node)) items.push(JSON.stringify(plantedTables(v, docs + items.length)));
+    if (v && typeof v === 'object' && v.db && typeof v.db === 'object' && Array.isArray(v.db.node)) {
+      items.push(JSON.stringify({ ...v, db: plantedTables(v.db, docs + items.length) }));
+      items.push(JSON.stringify(plantedTables(tablesOf(v.db), docs + items.length)));
+    }
     if (v && typeof v === 'object' && 'version' in v && Array.isArray(v.nodes) && Array.isArray(v.tunnels)) items.push(JSON.stringify(plantedBackup(v, docs + items.length)));
     const carriers = plantedCarriers(v, docs + items.length);
     if (carriers) items.push(JSON.stringify(carriers));

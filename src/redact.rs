@@ -31,10 +31,36 @@ pub fn is_secret_key(key: &str) -> bool {
     .any(|s| k.contains(s))
 }
 
-/// `text` with the userinfo of every URL in it (`scheme://user:pass@host`)
-/// replaced; `None` when there is none.
-pub fn scrub_userinfo(text: &str) -> Option<String> {
-    if !text.contains("://") || !text.contains('@') {
+/// One URL (`scheme://user:pass@host:port/path?query#fragment`; the scheme
+/// may be missing) with its userinfo and the values of its secret parameters
+/// (`token`, `key`, `password`, ... in the query or the fragment) replaced by
+/// [`REDACTED`]; scheme, host, port, path and other parameters are kept.
+/// `None` when there is nothing to replace. The same URL always gives the
+/// same text.
+pub fn scrub_url(url: &str) -> Option<String> {
+    scrub_url_as(url, REDACTED)
+}
+
+/// [`scrub_url`] with `mark` in place of [`REDACTED`] (to keep apart two
+/// URLs that differ only in what is replaced).
+pub fn scrub_url_as(url: &str, mark: &str) -> Option<String> {
+    let (scheme, rest) = match url.find("://") {
+        Some(i) if !url[..i].contains(['/', '?', '#', '@']) => url.split_at(i + 3),
+        _ => ("", url),
+    };
+    let whole = scrub_after_scheme(rest, mark).map(|s| format!("{scheme}{s}"));
+    // A value holding more than one URL: each of the others as in text.
+    scrub_urls_as(whole.as_deref().unwrap_or(url), mark).or(whole)
+}
+
+/// `text` with every URL in it (`scheme://...`, up to a space or a quote)
+/// scrubbed as [`scrub_url`] does; `None` when there is nothing to replace.
+pub fn scrub_urls(text: &str) -> Option<String> {
+    scrub_urls_as(text, REDACTED)
+}
+
+fn scrub_urls_as(text: &str, mark: &str) -> Option<String> {
+    if !text.contains("://") {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -43,44 +69,115 @@ pub fn scrub_userinfo(text: &str) -> Option<String> {
     while let Some(at) = rest.find("://") {
         let (head, tail) = rest.split_at(at + 3);
         out.push_str(head);
-        let authority_end = tail.find(['/', '?', '#', ' ', '"']).unwrap_or(tail.len());
-        let authority = &tail[..authority_end];
-        match authority.rfind('@') {
-            Some(user_end) => {
-                out.push_str(REDACTED);
-                out.push_str(&authority[user_end..]);
+        let end = tail
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '\\' | '<' | '>' | '`'))
+            .unwrap_or(tail.len());
+        let (url, after) = tail.split_at(end);
+        match scrub_after_scheme(url, mark) {
+            Some(clean) => {
+                out.push_str(&clean);
                 changed = true;
             }
-            None => out.push_str(authority),
+            None => out.push_str(url),
         }
-        rest = &tail[authority_end..];
+        rest = after;
     }
     out.push_str(rest);
     changed.then_some(out)
 }
 
-/// A copy of `v` with the value of every credential-like key replaced.
+/// A URL after its `scheme://`: userinfo, then secret parameter values.
+fn scrub_after_scheme(rest: &str, mark: &str) -> Option<String> {
+    let (authority, tail) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    let mut out = String::with_capacity(rest.len());
+    let mut changed = false;
+    match authority.rfind('@') {
+        Some(at) => {
+            out.push_str(mark);
+            out.push_str(&authority[at..]);
+            changed = true;
+        }
+        None => out.push_str(authority),
+    }
+    let (path, mut params) = tail.split_at(tail.find(['?', '#']).unwrap_or(tail.len()));
+    out.push_str(path);
+    // Each parameter follows one separator; `;` and a `?` inside the query
+    // are taken as separators too, so a secret is never read as part of the
+    // value before it.
+    while let Some(sep) = params.chars().next() {
+        out.push(sep);
+        let body = &params[sep.len_utf8()..];
+        let (param, next) = body.split_at(body.find(['?', '&', ';', '#']).unwrap_or(body.len()));
+        match param.split_once('=') {
+            Some((name, value)) if !value.is_empty() && is_secret_param(name) => {
+                out.push_str(name);
+                out.push('=');
+                out.push_str(mark);
+                changed = true;
+            }
+            _ => out.push_str(param),
+        }
+        params = next;
+    }
+    changed.then_some(out)
+}
+
+/// A URL parameter that carries a credential: a secret key's name
+/// ([`is_secret_key`]), or one of the names URLs use for keys, passwords and
+/// signatures (`key`, `api-key`, `pwd`, `sig`, ...), which as JSON keys
+/// would name ordinary fields (`resourceKey`).
+fn is_secret_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    is_secret_key(&n)
+        || n.ends_with("key")
+        || n.ends_with("signature")
+        || matches!(n.as_str(), "pwd" | "pass" | "sig")
+}
+
+/// A text field that holds a JSON document (a remote node's
+/// `remoteConfig`): the document redacted, re-written only when that
+/// replaced something. Text that is not a JSON object or list cannot be read
+/// by key, so it is replaced whole. `None` when the text is kept (blank, or
+/// nothing in it is secret).
+pub fn redact_json_text(text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    match crate::json::from_str(text) {
+        Ok(doc @ (Value::Object(_) | Value::Array(_))) => {
+            let clean = redact(&doc);
+            (clean != doc).then(|| crate::json::to_text(&clean))
+        }
+        _ => Some(REDACTED.to_string()),
+    }
+}
+
+/// A copy of `v` with the value of every credential-like key replaced, and
+/// every URL in its text scrubbed ([`scrub_urls`]).
 pub fn redact(v: &Value) -> Value {
     match v {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (k, x) in map {
-                let val = if is_secret_key(k) && !x.is_null() {
-                    Value::String(REDACTED.into())
-                } else {
-                    redact(x)
-                };
-                out.insert(k.clone(), val);
-            }
-            Value::Object(out)
-        }
+        Value::Object(map) => redact_object(map),
         Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
-        Value::String(s) => match scrub_userinfo(s) {
+        Value::String(s) => match scrub_urls(s) {
             Some(clean) => Value::String(clean),
             None => Value::String(s.clone()),
         },
         other => other.clone(),
     }
+}
+
+/// [`redact`] of an object.
+pub fn redact_object(map: &Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    for (k, x) in map {
+        let val = if is_secret_key(k) && !x.is_null() {
+            Value::String(REDACTED.into())
+        } else {
+            redact(x)
+        };
+        out.insert(k.clone(), val);
+    }
+    Value::Object(out)
 }
 
 /// A short rendering of an input value for an error message: redacted and
@@ -120,11 +217,77 @@ mod tests {
             out.contains("\"auther\":\"a1\"") && out.contains("10.0.0.1:1080/x"),
             "{out}"
         );
-        assert_eq!(scrub_userinfo("tcp://10.0.0.1:80"), None);
+        assert_eq!(scrub_urls("tcp://10.0.0.1:80"), None);
         assert_eq!(
-            scrub_userinfo("a http://u:p@h:1/p b https://h2").as_deref(),
+            scrub_urls("a http://u:p@h:1/p b https://h2").as_deref(),
             Some("a http://[redacted]@h:1/p b https://h2")
         );
         assert!(describe(&json!("x".repeat(200))).len() <= 80);
+    }
+
+    #[test]
+    fn a_url_keeps_all_but_userinfo_and_secret_parameters() {
+        let cases = [
+            (
+                "https://user:pw@panel.example:8443/api/v1?token=abc&region=eu",
+                Some("https://[redacted]@panel.example:8443/api/v1?token=[redacted]&region=eu"),
+            ),
+            (
+                "https://p.example/x?access_token=a1;key=k2&Secret=s3&password=p4&page=2#id_token=t5",
+                Some("https://p.example/x?access_token=[redacted];key=[redacted]&Secret=[redacted]&password=[redacted]&page=2#id_token=[redacted]"),
+            ),
+            (
+                "http://h?keyword=k&Api-Key=2&sig=3&pwd=4&resource_key=5",
+                Some("http://h?keyword=k&Api-Key=[redacted]&sig=[redacted]&pwd=[redacted]&resource_key=[redacted]"),
+            ),
+            // No scheme: the value is still one URL.
+            ("u:p@10.0.0.1:80/p", Some("[redacted]@10.0.0.1:80/p")),
+            // An empty value and a name without one have nothing to hide.
+            ("https://h/p?token=&token&x=1#top", None),
+            ("https://panel.example:8443/api", None),
+            ("", None),
+            // A second URL in the value is scrubbed too.
+            (
+                "https://a/x https://u:p@b?token=t",
+                Some("https://a/x https://[redacted]@b?token=[redacted]"),
+            ),
+        ];
+        for (url, want) in cases {
+            assert_eq!(scrub_url(url).as_deref(), want, "{url}");
+        }
+        assert_eq!(
+            scrub_url_as("https://u:p@h?token=t", "[redacted-2]").as_deref(),
+            Some("https://[redacted-2]@h?token=[redacted-2]")
+        );
+        // In text, a URL ends at a space or a quote.
+        assert_eq!(
+            scrub_urls(r#"see "https://h/?token=abc" and wss://h2/s?tok=1&password=x y?token=z"#)
+                .as_deref(),
+            Some(
+                r#"see "https://h/?token=[redacted]" and wss://h2/s?tok=1&password=[redacted] y?token=z"#
+            )
+        );
+        assert_eq!(
+            redact(&json!({"remoteUrl": "https://u:p@h?token=t&x=1"})),
+            json!({"remoteUrl": "https://[redacted]@h?token=[redacted]&x=1"})
+        );
+    }
+
+    #[test]
+    fn json_held_in_text_is_redacted_by_key() {
+        assert_eq!(
+            redact_json_text(r#"{"token":"t-1","portRangeStart":45000,"nested":{"apiKey":"k","url":"https://u:p@h"}}"#)
+                .as_deref(),
+            Some(r#"{"nested":{"apiKey":"[redacted]","url":"https://[redacted]@h"},"portRangeStart":45000,"token":"[redacted]"}"#)
+        );
+        // Nothing secret: the text is kept as written.
+        assert_eq!(
+            redact_json_text(r#"{"portRangeStart": 45000, "portRangeEnd": 45010}"#),
+            None
+        );
+        assert_eq!(redact_json_text("  "), None);
+        // Not a JSON object or list: it cannot be read by key.
+        assert_eq!(redact_json_text("token=abc").as_deref(), Some(REDACTED));
+        assert_eq!(redact_json_text("\"abc\"").as_deref(), Some(REDACTED));
     }
 }

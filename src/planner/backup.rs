@@ -14,15 +14,18 @@
 //! source holds it. [`each_tunnel_rows`] groups them by tunnel; an audit plans
 //! from the typed rows, and [`each_tunnel`] prints each tunnel's rows as the
 //! database stores them, for a redeploy input. Credentials are not carried
-//! over into an input: node secrets are dropped and each distinct share token
+//! over into an input: node secrets are dropped, each distinct share token
 //! becomes a pseudonym (`share-1`, `share-2`, ...), so nodes of one share stay
-//! one share without the token leaving this module.
+//! one share without the token leaving this module, remote URLs lose their
+//! userinfo and secret parameters ([`UrlNames`]) and a `remote_config` its
+//! secret values (`redact::redact_json_text`).
 
 use super::stored::{nullable_string, text_cell, BindingRow, ChainRow, TunnelRow};
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
 use crate::json::object;
 use crate::model::{NodeRecord, RowKeys};
+use crate::redact;
 use serde_json::{Map, Value};
 
 crate::encode::shape! {
@@ -378,24 +381,43 @@ fn column_error(
         Some(id) => id.to_string(),
         None => format!("#{}", index + 1),
     };
-    ApiError::new(
-        "IN001",
-        format!(
+    let integer = matches!(kind, Column::Integer | Column::IntegerOrNull);
+    let message = match value {
+        // A whole number the column cannot hold: its type is right, its size
+        // is not (an integer column is never a credential, so it is shown).
+        Value::Number(n) if integer && whole_beyond_i64(n) => format!(
+            "table {table}, row id {id}: column {column} must be an integer that fits in 64 bits, not {}",
+            crate::json::to_text(value)
+        ),
+        _ => format!(
             "table {table}, row id {id}: column {column} must be {}, not {}",
             kind.describe(),
             json_type(value)
         ),
-        format!("/{table}/{index}/{column}"),
-    )
+    };
+    ApiError::new("IN001", message, format!("/{table}/{index}/{column}"))
 }
 
-/// A node row as a redeploy input carries it: no secret, and the share token
-/// (trimmed, as the server compares them) replaced by its pseudonym.
+/// A whole number outside `i64`: above it as an integer, or read as a
+/// float because it was too long for 64 bits.
+fn whole_beyond_i64(n: &serde_json::Number) -> bool {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    if n.is_u64() {
+        return n.as_i64().is_none();
+    }
+    n.as_f64()
+        .is_some_and(|f| n.is_f64() && f.fract() == 0.0 && !(-LIMIT..LIMIT).contains(&f))
+}
+
+/// A node row as a redeploy input carries it: no secret, the share token
+/// (trimmed, as the server compares them) replaced by its pseudonym, the
+/// remote URL and config scrubbed, any other URL in it redacted.
 /// Only the columns a redeploy reads are carried (`COLUMNS`), so no other
 /// column of the database (the node's `secret` among them) reaches the input.
 fn redacted_node(
     row: &Map<String, Value>,
     pseudonyms: &mut rustc_hash::FxHashMap<String, usize>,
+    urls: &mut UrlNames,
 ) -> Value {
     let mut out = Map::new();
     for (column, _) in COLUMNS[0].1 {
@@ -412,11 +434,65 @@ fn redacted_node(
                 Value::String(format!("share-{k}"))
             }
         } else {
-            value.clone()
+            match (*column, value) {
+                ("remote_url", Value::String(url)) => Value::String(urls.of(url)),
+                ("remote_config", Value::String(text)) => match redact::redact_json_text(text) {
+                    Some(clean) => Value::String(clean),
+                    None => value.clone(),
+                },
+                // An address may hold a URL with userinfo too.
+                _ => redact::redact(value),
+            }
         };
         out.insert((*column).to_string(), value);
     }
     Value::Object(out)
+}
+
+/// A binding row as a redeploy input carries it: redacted, with its
+/// provider's URL shown as its node's is.
+fn redacted_binding(row: &Map<String, Value>, urls: &mut UrlNames) -> Value {
+    let mut out = redact::redact_object(row);
+    if let (Some(Value::String(url)), Value::Object(out)) = (row.get("remote_url"), &mut out) {
+        out.insert("remote_url".into(), Value::String(urls.of(url)));
+    }
+    out
+}
+
+/// Remote URLs as a redeploy input shows them: without userinfo or secret
+/// parameter values (`redact::scrub_url`). The planner tells provider panels
+/// apart by URL, so two URLs that differ only in what is scrubbed stay two:
+/// the first is marked `[redacted]`, the next `[redacted-2]`, and so on.
+#[derive(Default)]
+struct UrlNames {
+    /// Each URL met, with how it is shown.
+    shown: std::collections::BTreeMap<String, String>,
+    taken: std::collections::BTreeSet<String>,
+}
+
+impl UrlNames {
+    fn of(&mut self, url: &str) -> String {
+        if let Some(s) = self.shown.get(url) {
+            return s.clone();
+        }
+        let shown = match redact::scrub_url(url) {
+            None => url.to_string(),
+            Some(first) => {
+                // Each mark gives another text, so one of them is free.
+                let mut shown = first;
+                let mut k = 1;
+                while self.taken.contains(&shown) {
+                    k += 1;
+                    let mark = format!("[redacted-{k}]");
+                    shown = redact::scrub_url_as(url, &mark).unwrap_or(mark);
+                }
+                shown
+            }
+        };
+        self.taken.insert(shown.clone());
+        self.shown.insert(url.to_string(), shown.clone());
+        shown
+    }
 }
 
 /// One tunnel's rows in a panel's tables: references, nothing copied.
@@ -524,17 +600,19 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
 /// Every tunnel of `tables`, in the tunnel table's order, as a redeploy
 /// input with only its own rows, one tunnel at a time: each input is built just
 /// before `f` takes it, so a whole panel's inputs never sit in memory at once.
-/// A database's rows are carried as stored; a backup's as the database would
-/// store them.
+/// A database's rows are carried as stored, a backup's as the database would
+/// store them; either redacted (`redact::redact`, a binding's URL scrubbed as
+/// its node's).
 pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
     let database = tables.source == Source::Database;
     let mut pseudonyms = rustc_hash::FxHashMap::default();
+    let mut urls = UrlNames::default();
     let nodes: Vec<Value> = tables
         .node
         .iter()
         .map(|n| match database {
-            true => redacted_node(n.stored, &mut pseudonyms),
-            false => redacted_node(&node_row_of(n.stored), &mut pseudonyms),
+            true => redacted_node(n.stored, &mut pseudonyms, &mut urls),
+            false => redacted_node(&node_row_of(n.stored), &mut pseudonyms, &mut urls),
         })
         .collect();
     each_tunnel_rows(tables, &mut |t| {
@@ -545,21 +623,21 @@ pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
             .filter_map(|&i| nodes.get(i).cloned())
             .collect();
         let tunnel = match database {
-            true => Value::Object(t.tunnel.stored.clone()),
-            false => t.tunnel.read.to_row(),
+            true => redact::redact_object(t.tunnel.stored),
+            false => redact::redact(&t.tunnel.read.to_row()),
         };
         let chains = t
             .chains
             .iter()
             .map(|r| match database {
-                true => Value::Object(r.stored.clone()),
-                false => r.read.to_row(),
+                true => redact::redact_object(r.stored),
+                false => redact::redact(&r.read.to_row()),
             })
             .collect();
         let bindings = t
             .bindings
             .iter()
-            .map(|r| Value::Object(r.stored.clone()))
+            .map(|r| redacted_binding(r.stored, &mut urls))
             .collect();
         let db = object([
             ("tunnel", tunnel),
@@ -774,5 +852,139 @@ mod tests {
         let e = read_panel(&db).unwrap_err();
         assert_eq!(e.path, "/node/0/remote_token");
         assert!(!e.message.contains('7'), "{}", e.message);
+    }
+
+    /// An id too long for 64 bits is named as such, with its value (a
+    /// number past u64 is read as the float it rounds to).
+    #[test]
+    fn an_integer_beyond_64_bits_is_named_as_such() {
+        let mut db = database();
+        db["node"][1]["id"] = crate::json::from_str("99999999999999999999").unwrap();
+        let e = read_panel(&db).unwrap_err();
+        assert_eq!(
+            (e.message.as_str(), e.path.as_str()),
+            (
+                "table node, row id #2: column id must be an integer that fits in 64 bits, not 1e+20",
+                "/node/1/id"
+            )
+        );
+        let mut db = database();
+        db["federation_tunnel_binding"][0]["id"] = json!(u64::MAX);
+        assert_eq!(
+            read_panel(&db).unwrap_err().message,
+            "table federation_tunnel_binding, row id #1: column id must be an integer that fits in 64 bits, not 18446744073709551615"
+        );
+        let mut db = database();
+        db["chain_tunnel"][0]["tunnel_id"] =
+            crate::json::from_str("-99999999999999999999").unwrap();
+        assert_eq!(
+            read_panel(&db).unwrap_err().message,
+            "table chain_tunnel, row id 1: column tunnel_id must be an integer that fits in 64 bits, not -1e+20"
+        );
+        let mut db = database();
+        db["chain_tunnel"][0]["port"] = json!(1.5);
+        assert_eq!(
+            read_panel(&db).unwrap_err().message,
+            "table chain_tunnel, row id 1: column port must be an integer or NULL, not a non-integer number"
+        );
+    }
+
+    fn plan_text(input: &Value) -> String {
+        crate::encode::to_string(&crate::planner::plan_with(
+            input,
+            crate::planner::Mode::Redeploy,
+            &Default::default(),
+        ))
+    }
+
+    /// A remote URL keeps all but its userinfo and secret parameters, the
+    /// binding's URL is shown as its node's, and a remote config keeps its
+    /// other keys; the input plans as the rows themselves do.
+    #[test]
+    fn remote_urls_and_configs_lose_their_credentials() {
+        let mut db = database();
+        let url = "https://admin:url-pw-1@p.example:8443/panel?token=url-tok-1&region=eu";
+        db["node"][1]["remote_url"] = json!(url);
+        db["node"][1]["remote_config"] = json!(
+            r#"{"portRangeStart":45000,"portRangeEnd":45010,"token":"cfg-tok-1","nested":{"password":"cfg-pw-1","name":"n"}}"#
+        );
+        db["federation_tunnel_binding"][0]["remote_url"] = json!(url);
+        let tunnels = read_panel(&db).unwrap();
+        let rows = &tunnels[0].input["db"];
+        let shown = "https://[redacted]@p.example:8443/panel?token=[redacted]&region=eu";
+        assert_eq!(rows["node"][1]["remote_url"], shown);
+        assert_eq!(rows["federation_tunnel_binding"][0]["remote_url"], shown);
+        assert_eq!(
+            rows["node"][1]["remote_config"],
+            r#"{"nested":{"name":"n","password":"[redacted]"},"portRangeEnd":45010,"portRangeStart":45000,"token":"[redacted]"}"#
+        );
+        let text = crate::encode::to_string(&tunnels);
+        for secret in ["admin", "url-pw-1", "url-tok-1", "cfg-tok-1", "cfg-pw-1"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        let raw = json!({"db": db, "tunnelId": 5});
+        assert_eq!(plan_text(&tunnels[0].input), plan_text(&raw));
+
+        // A backup's node: its URL the same way; a config that is not JSON whole.
+        let backup = json!({"version": "1", "nodes": [
+            {"id": 2, "name": "b", "serverIp": "10.0.0.2", "port": "40000-40010", "status": 1, "isRemote": 1,
+             "remoteUrl": "http://u:p@h/x?access_token=a-1#k", "remoteToken": "t", "remoteConfig": "token=cfg-2"}
+        ], "tunnels": [{"id": 5, "name": "t5", "type": 2, "status": 1, "chainTunnels": [
+            {"id": 2, "tunnelId": 5, "chainType": "3", "nodeId": 2, "strategy": "fifo", "inx": 1, "protocol": "tls"}
+        ]}]});
+        let node = &read_panel(&backup).unwrap()[0].input["db"]["node"][0];
+        assert_eq!(
+            (&node["remote_url"], &node["remote_config"]),
+            (
+                &json!("http://[redacted]@h/x?access_token=[redacted]#k"),
+                &json!("[redacted]")
+            )
+        );
+        // Any other URL in a row, and any credential-named column, too.
+        let mut db = database();
+        db["node"][0]["server_ip"] = json!("http://u:addr-pw@10.0.0.1");
+        db["chain_tunnel"][1]["connect_ip"] = json!("https://u:conn-pw@10.9.9.9");
+        db["federation_tunnel_binding"][0]["api_token"] = json!("bind-tok");
+        let rows = &read_panel(&db).unwrap()[0].input["db"];
+        assert_eq!(rows["node"][0]["server_ip"], "http://[redacted]@10.0.0.1");
+        assert_eq!(
+            rows["chain_tunnel"][1]["connect_ip"],
+            "https://[redacted]@10.9.9.9"
+        );
+        assert_eq!(
+            rows["federation_tunnel_binding"][0]["api_token"],
+            "[redacted]"
+        );
+    }
+
+    /// The planner tells provider panels apart by URL: two URLs that differ
+    /// only in their credentials stay two panels in the input.
+    #[test]
+    fn urls_that_differ_only_in_credentials_stay_apart() {
+        let mut db = database();
+        db["chain_tunnel"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": 3, "tunnel_id": 5, "chain_type": "3", "node_id": 3, "port": null, "strategy": "fifo", "inx": 2, "protocol": "tls", "connect_ip": null}));
+        db["node"][1]["remote_url"] = json!("https://a:1@p");
+        db["node"][2]["remote_url"] = json!("https://b:2@p");
+        db["federation_tunnel_binding"][0]["remote_url"] = json!("https://b:2@p");
+        let tunnels = read_panel(&db).unwrap();
+        let rows = &tunnels[0].input["db"];
+        assert_eq!(rows["node"][1]["remote_url"], "https://[redacted]@p");
+        assert_eq!(rows["node"][2]["remote_url"], "https://[redacted-2]@p");
+        assert_eq!(
+            rows["federation_tunnel_binding"][0]["remote_url"],
+            "https://[redacted-2]@p"
+        );
+        let raw = json!({"db": db.clone(), "tunnelId": 5});
+        assert_eq!(plan_text(&tunnels[0].input), plan_text(&raw));
+        // One URL for both would be one panel, which plans otherwise.
+        let mut one = db;
+        one["node"][2]["remote_url"] = json!("https://a:1@p");
+        assert_ne!(
+            plan_text(&json!({"db": one, "tunnelId": 5})),
+            plan_text(&raw)
+        );
     }
 }
