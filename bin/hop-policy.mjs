@@ -2,8 +2,8 @@
 // hop-policy command line: plan, check, simulate and replay flvx/GOST tunnels.
 // Runs the package's Node build; every answer comes from the WebAssembly core.
 import { createRequire } from 'node:module';
-import { readFileSync, writeSync } from 'node:fs';
-import { SourceError, isPostgresUrl, postgresLocation, isSqliteFile, readPostgres, readSqlite } from './panel-sources.mjs';
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { SourceError, isPostgresUrl, postgresParts, isSqliteFile, readPostgres, readSqlite } from './panel-sources.mjs';
 
 const require = createRequire(import.meta.url);
 const hp = require('../node/hop_policy.js');
@@ -11,6 +11,22 @@ const hp = require('../node/hop_policy.js');
 const EXIT_OK = 0;
 const EXIT_FINDINGS = 1;
 const EXIT_UNREADABLE = 2;
+
+/**
+ * The most bytes each input is read to: what the core accepts of it
+ * (`maxInputBytes`, src/limits.rs, for one document; the panel limit,
+ * src/api/backup.rs `panel_limits`, for a backup export). Reading stops as
+ * soon as an input is over, so /dev/zero or an endless pipe costs one limit.
+ */
+const DOCUMENT_LIMIT = {
+  bytes: 16 * 1024 * 1024,
+  raise: 'raise limits.maxInputBytes through the library (planTunnel, checkDocument); the CLI keeps the default',
+};
+const PANEL_LIMIT = { bytes: 256 * 1024 * 1024, raise: 'the panel limit of audit, which cannot be raised' };
+/** --jsonl streams: each line is one document; the whole stream is bounded too, in bytes and lines. */
+const JSONL_LIMIT = { bytes: 256 * 1024 * 1024, lines: 100000 };
+/** The simulator's most requests (src/simulate/mod.rs MAX_REQUESTS). */
+const MAX_REQUESTS = 10000;
 
 const HELP = `hop-policy ${hp.version()}: plan, check and simulate flvx/GOST relay tunnels
 
@@ -32,11 +48,14 @@ Commands:
              has "before", redeploy when it has "db", else create.
              A golden-vector object {name, mode?, input, expected} is read through its
              "input", in its "mode".
-             --jsonl: one JSON object per input line, one plan per output line, in order.
+             --jsonl: one JSON object per input line, one plan per output line, in order;
+             read as a stream: a line of at most 16 MiB (longer: a LIMIT_EXCEEDED
+             line), at most 100000 lines and 256 MiB in all (then exit 2).
   check      Check a tunnel input, a plan, one node's GOST config or a command list for
              failover, linkage and parity defects.
   simulate   Replay requests through a tunnel input or plan with some nodes dead, the way
-             GOST fails over. --dead takes node ids or host:port, comma separated.
+             GOST fails over. --dead takes node ids or host:port, comma separated;
+             --requests N from 1 to 10000 (default 3).
   lifecycle  Replay apply / release / failure steps and report what they leave behind.
   audit      Plan and check every tunnel of a whole panel the way a redeploy would push
              it, and print a table of tunnels and their findings. The panel is read from
@@ -45,6 +64,13 @@ Commands:
              better-sqlite3) or its PostgreSQL database (a postgres:// URL, read in a READ
              ONLY transaction; needs the npm package pg). The export has no connect IPs
              and no federation bindings; what a tunnel's audit assumes is printed with it.
+             --tunnel ID (a whole number, repeatable) audits only those tunnels.
+
+Input:
+  FILE may be a file, a FIFO or a device; - reads standard input. Reading stops at
+  the byte limit: 16 MiB (maxInputBytes) for plan, check, simulate and lifecycle,
+  256 MiB for an audit's backup export; a larger input exits 2 naming the limit.
+  The SARIF artifact uri is the FILE path percent-encoded (RFC 3986).
 
 Options:
   -                 read standard input instead of a file (the default for plan)
@@ -58,7 +84,9 @@ Options:
 Exit codes:
   0  done; no error finding (check, lifecycle), every request delivered (simulate)
   1  check or lifecycle found an error finding, or a simulated request failed
-  2  the input cannot be read (missing file, not JSON, wrong shape: IN001) or bad usage
+  2  the input cannot be read (missing file, not JSON, wrong shape: IN001, over the
+     byte limit), bad usage (unknown option, a number out of range), or the output
+     cannot be written (no space left on device, an I/O error)
 
 Examples:
   hop-policy plan examples/seed-federated-middle.json
@@ -70,6 +98,9 @@ Examples:
 `;
 
 class UsageError extends Error {}
+
+/** Standard output cannot be written (a full disk, an I/O error): exit 2. */
+class OutputError extends Error {}
 
 /** Exit after flushing: process.exit would cut off piped output. */
 function finish(code) {
@@ -84,7 +115,17 @@ function err(text) {
   writeAll(2, text.endsWith('\n') ? text : text + '\n');
 }
 
+/** Set once standard output failed: what follows is not written either. */
+let outputFailed = false;
+
+/**
+ * Writes all of `text`. A reader that went away (EPIPE) ends the output
+ * quietly; any other failure on standard output is an OutputError naming
+ * the cause; standard error that cannot be written is given up silently
+ * (there is nowhere left to say so).
+ */
 function writeAll(fd, text) {
+  if (fd === 1 && outputFailed) return;
   const buf = Buffer.from(text, 'utf8');
   let off = 0;
   while (off < buf.length) {
@@ -92,10 +133,18 @@ function writeAll(fd, text) {
       off += writeSync(fd, buf, off, buf.length - off);
     } catch (e) {
       if (e.code === 'EAGAIN') continue;
-      if (e.code === 'EPIPE') return;
-      throw e;
+      if (e.code === 'EPIPE' || fd !== 1) return;
+      outputFailed = true;
+      throw new OutputError(`cannot write the output: ${systemReason(e)}`);
     }
   }
+}
+
+/** "no space left on device (ENOSPC)" from a Node system error. */
+function systemReason(e) {
+  const m = /^[A-Z0-9_]+: ([^,]+)/.exec(e.message || '');
+  const what = m ? m[1] : e.message || String(e);
+  return e.code ? `${what} (${e.code})` : what;
 }
 
 const SEVERITY_COLOUR = { error: '31', warning: '33', info: '36' };
@@ -130,6 +179,17 @@ const COMMAND_OPTIONS = {
   audit: ['--format', '--tunnel', '--only'],
 };
 
+/**
+ * A flag's whole-number value from min to max, or a UsageError: digits only
+ * (no sign, fraction, exponent or hex), so a huge value is refused, never
+ * rounded to a float.
+ */
+function wholeNumber(flag, text, min, max, what) {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`${flag} takes ${what}: a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return n;
+}
+
 function parseArgs(argv) {
   let command = null;
   for (let i = 0; i < argv.length; i++) {
@@ -150,9 +210,7 @@ function parseArgs(argv) {
     else if (a === '--kind' || a.startsWith('--kind=')) opts.kind = (opts.given.add('--kind'), value('--kind'));
     else if (a === '--tunnel' || a.startsWith('--tunnel=')) {
       opts.given.add('--tunnel');
-      const v = value('--tunnel');
-      if (!/^\d+$/.test(v)) throw new UsageError(`--tunnel takes a tunnel id, not ${JSON.stringify(v)}`);
-      (opts.tunnels ??= []).push(Number(v));
+      (opts.tunnels ??= []).push(wholeNumber('--tunnel', value('--tunnel'), 0, Number.MAX_SAFE_INTEGER, 'a tunnel id'));
     } else if (a === '--only' || a.startsWith('--only=')) {
       opts.given.add('--only');
       opts.only = value('--only');
@@ -164,12 +222,13 @@ function parseArgs(argv) {
     }
     else if (a === '--dead' || a.startsWith('--dead=')) {
       opts.given.add('--dead');
-      opts.dead.push(...value('--dead').split(',').map((s) => s.trim()).filter(Boolean));
+      // Digits are a node id; anything else is a node name or host:port for the core to match.
+      for (const d of value('--dead').split(',').map((s) => s.trim()).filter(Boolean)) {
+        opts.dead.push(/^\d+$/.test(d) ? wholeNumber('--dead', d, 0, Number.MAX_SAFE_INTEGER, 'a node id') : d);
+      }
     } else if (a === '--requests' || a.startsWith('--requests=')) {
       opts.given.add('--requests');
-      const v = value('--requests');
-      if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--requests must be a positive integer, not ${JSON.stringify(v)}`);
-      opts.requests = Number(v);
+      opts.requests = wholeNumber('--requests', value('--requests'), 1, MAX_REQUESTS, 'the number of requests (the simulator replays at most 10000)');
     } else if (a === '--') {
       opts.files.push(...argv.slice(i + 1));
       break;
@@ -196,31 +255,121 @@ function invalidUtf8At(buf) {
   return -1;
 }
 
-/**
- * Reads FILE or stdin ('-') as UTF-8; a failure is reported and becomes exit 2.
- * A UTF-8 byte order mark is accepted (and dropped); bytes that are not UTF-8
- * are refused with their offset, never read as U+FFFD.
- */
-function readInput(file) {
-  const name = file === '-' ? '<stdin>' : file;
-  let buf;
-  try {
-    buf = readFileSync(file === '-' ? 0 : file);
-  } catch (e) {
-    return { name, error: e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message };
+function hasBom(buf) {
+  return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+}
+
+function notUtf8(buf, at, base, within = '') {
+  return `not UTF-8: invalid byte 0x${buf[at].toString(16).padStart(2, '0')} at byte offset ${at + base}${within} (IN001)`;
+}
+
+function overLimit(limit) {
+  return `input is larger than the byte limit (${limit.bytes} bytes; ${limit.raise})`;
+}
+
+/** Why a file cannot be opened or read. */
+function readFailure(e) {
+  return e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message;
+}
+
+const SLEEP = new Int32Array(new SharedArrayBuffer(4));
+
+/** readSync that waits for a non-blocking descriptor (stdin set so by a parent) instead of failing. */
+function readChunk(fd, buf, off, len) {
+  for (;;) {
+    try {
+      return readSync(fd, buf, off, len, null);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(SLEEP, 0, 0, 5);
+    }
   }
-  const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+}
+
+/** An open FILE ('-': standard input, never closed here). */
+function openInput(file) {
+  return file === '-' ? 0 : openSync(file, 'r');
+}
+
+function closeInput(file, fd) {
+  if (file !== '-') closeSync(fd);
+}
+
+/**
+ * FILE's bytes up to `limit.bytes` (past a leading byte order mark), read in
+ * chunks from a file, pipe, FIFO or device alike: `{buf}`, or `{over: true}`
+ * as soon as more than the limit has been read, so an endless source stops.
+ */
+function readBounded(fd, limit) {
+  // A byte order mark is not counted; one byte more than allowed tells "over".
+  const cap = limit.bytes + 3 + 1;
+  let allowed = limit.bytes;
+  let size = 1 << 16;
+  try {
+    const st = fstatSync(fd);
+    // A regular file says its size: one buffer holds it (and sees the end).
+    if (st.isFile()) size = Math.min(Math.max(st.size + 1, size), cap);
+  } catch {
+    // no size known: the buffer grows as bytes arrive
+  }
+  let buf = Buffer.allocUnsafe(size);
+  let len = 0;
+  let bomSeen = false;
+  for (;;) {
+    if (len === buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, cap));
+      buf.copy(bigger, 0, 0, len);
+      buf = bigger;
+    }
+    const n = readChunk(fd, buf, len, buf.length - len);
+    if (n === 0) break;
+    len += n;
+    if (!bomSeen && len >= 3) {
+      bomSeen = true;
+      if (hasBom(buf)) allowed += 3;
+    }
+    if (len > allowed) return { over: true };
+  }
+  return { buf: buf.subarray(0, len) };
+}
+
+/**
+ * Reads FILE or stdin ('-') as UTF-8, at most `limit.bytes`; a failure is
+ * reported and becomes exit 2. A UTF-8 byte order mark is accepted (and
+ * dropped); bytes that are not UTF-8 are refused with their offset, never
+ * read as U+FFFD.
+ */
+function readInput(file, limit = DOCUMENT_LIMIT) {
+  const name = file === '-' ? '<stdin>' : file;
+  let read;
+  let fd;
+  try {
+    fd = openInput(file);
+    read = readBounded(fd, limit);
+  } catch (e) {
+    return { name, error: readFailure(e) };
+  } finally {
+    if (fd !== undefined) closeInput(file, fd);
+  }
+  if (read.over) return { name, error: overLimit(limit), over: true };
+  let buf = read.buf;
+  const bom = hasBom(buf);
   if (bom) buf = buf.subarray(3);
   const bad = invalidUtf8At(buf);
-  if (bad >= 0) return { name, error: `not UTF-8: invalid byte 0x${buf[bad].toString(16).padStart(2, '0')} at byte offset ${bad + (bom ? 3 : 0)} (IN001)` };
+  if (bad >= 0) return { name, error: notUtf8(buf, bad, bom ? 3 : 0) };
   return { name, text: buf.toString('utf8') };
 }
 
+/** How a read failure reads on stderr: an input over the limit is named with the limit. */
+function readError(input) {
+  return input.over ? `hop-policy: ${input.name}: ${input.error}` : `hop-policy: cannot read ${input.name}: ${input.error}`;
+}
+
 /** readInput, with a failure reported on stderr (then `null`: the command exits 2). */
-function readOrReport(file) {
-  const input = readInput(file);
+function readOrReport(file, limit) {
+  const input = readInput(file, limit);
   if (!input.error) return input;
-  err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+  err(readError(input));
   return null;
 }
 
@@ -257,9 +406,10 @@ function oneFile() {
 function cmdPlan() {
   if (opts.format !== null && opts.format !== 'json') throw new UsageError(`plan prints JSON: --format must be json, not ${opts.format}`);
   const file = oneFile() ?? '-';
+  if (opts.jsonl) return planLines(file);
   const input = readOrReport(file);
   if (!input) return EXIT_UNREADABLE;
-  return opts.jsonl ? planLines(input) : planOne(input);
+  return planOne(input);
 }
 
 /**
@@ -298,12 +448,52 @@ function planOne({ name, text }) {
 }
 
 /** A plan-shaped line for an input line that cannot be read, so output lines stay aligned. */
-function unreadablePlanLine(message) {
-  return JSON.stringify({ error: { code: 'IN001', message, messageEn: message }, federation: [], local: [], nodes: [] });
+function unreadablePlanLine(message, code = 'IN001') {
+  return JSON.stringify({ error: { code, message, messageEn: message }, federation: [], local: [], nodes: [] });
 }
 
-function planLines({ name, text }) {
-  const lines = text.split('\n');
+/**
+ * The plan line of one --jsonl input line (`i` counts from 0), or a
+ * plan-shaped error line; `fail` is told when the line cannot be planned.
+ */
+function planLine(name, line, i, fail) {
+  let planText;
+  try {
+    let value;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      hp.planTunnelJson(line); // not JSON: the core throws, saying where
+    }
+    if (!isObject(value)) throw Object.assign(new Error('not a JSON object'), { code: 'IN001' });
+    const input = unwrapVector(value);
+    const options = planOptions(value);
+    // A bare input goes to the core as the text it already is.
+    planText = hp.planTunnelJson(input === value ? line : JSON.stringify(input), options ? JSON.stringify(options) : undefined);
+  } catch (e) {
+    const msg = e.message.replace(/ at line \d+ column \d+$/, '');
+    fail(`${where(name, e, i)}: ${msg}`);
+    return unreadablePlanLine(`line ${i + 1}: ${msg}`);
+  }
+  if (planText.startsWith('{"error":{"code":"LIMIT_EXCEEDED"')) fail(`${name}:${i + 1}: ${JSON.parse(planText).error.messageEn} (LIMIT_EXCEEDED)`);
+  return planText;
+}
+
+/**
+ * plan --jsonl: FILE read as a stream, each line planned as soon as it is
+ * complete, so memory holds one line. A line over DOCUMENT_LIMIT is skipped
+ * (its output line is a LIMIT_EXCEEDED error); past JSONL_LIMIT in bytes or
+ * lines reading stops: what was read is planned, then exit 2.
+ */
+function planLines(file) {
+  const name = file === '-' ? '<stdin>' : file;
+  let fd;
+  try {
+    fd = openInput(file);
+  } catch (e) {
+    err(`hop-policy: cannot read ${name}: ${readFailure(e)}`);
+    return EXIT_UNREADABLE;
+  }
   const chunks = [];
   let size = 0;
   let status = EXIT_OK;
@@ -312,35 +502,89 @@ function planLines({ name, text }) {
     chunks.length = 0;
     size = 0;
   };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
-    if (line.trim() === '') continue;
-    let planText;
-    try {
-      let value;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        hp.planTunnelJson(line); // not JSON: the core throws, saying where
-      }
-      if (!isObject(value)) throw Object.assign(new Error('not a JSON object'), { code: 'IN001' });
-      const input = unwrapVector(value);
-      const options = planOptions(value);
-      // A bare input goes to the core as the text it already is.
-      planText = hp.planTunnelJson(input === value ? line : JSON.stringify(input), options ? JSON.stringify(options) : undefined);
-    } catch (e) {
-      const msg = e.message.replace(/ at line \d+ column \d+$/, '');
-      err(`hop-policy: ${where(name, e, i)}: ${msg}`);
-      planText = unreadablePlanLine(`line ${i + 1}: ${msg}`);
-      status = EXIT_UNREADABLE;
-    }
-    if (planText.startsWith('{"error":{"code":"LIMIT_EXCEEDED"')) {
-      err(`hop-policy: ${name}:${i + 1}: ${JSON.parse(planText).error.messageEn} (LIMIT_EXCEEDED)`);
-      status = EXIT_UNREADABLE;
-    }
+  const emit = (planText) => {
     chunks.push(planText, '\n');
     size += planText.length;
     if (size > 1 << 20) flush();
+  };
+  const fail = (message) => {
+    err(`hop-policy: ${message}`);
+    status = EXIT_UNREADABLE;
+  };
+  // The line being read: its parts so far (dropped once it is too long).
+  let parts = [];
+  let length = 0;
+  let lineNo = 0;
+  let total = 0;
+  const endLine = () => {
+    const i = lineNo - 1;
+    if (length > DOCUMENT_LIMIT.bytes) {
+      const msg = `line ${lineNo} is larger than the byte limit (${DOCUMENT_LIMIT.bytes} bytes; ${DOCUMENT_LIMIT.raise})`;
+      fail(`${name}:${lineNo}: ${msg} (LIMIT_EXCEEDED)`);
+      emit(unreadablePlanLine(msg, 'LIMIT_EXCEEDED'));
+    } else {
+      let buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, length);
+      const bom = lineNo === 1 && hasBom(buf);
+      if (bom) buf = buf.subarray(3);
+      if (buf.length && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, -1);
+      const bad = invalidUtf8At(buf);
+      if (bad >= 0) {
+        const msg = notUtf8(buf, bad, bom ? 3 : 0, ' of the line');
+        fail(`${name}:${lineNo}: ${msg}`);
+        emit(unreadablePlanLine(`line ${lineNo}: ${msg}`));
+      } else {
+        const line = buf.toString('utf8');
+        if (line.trim() !== '') emit(planLine(name, line, i, fail));
+      }
+    }
+    parts = [];
+    length = 0;
+  };
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  try {
+    let inLine = false;
+    for (;;) {
+      let n = readChunk(fd, chunk, 0, chunk.length);
+      if (n === 0) break;
+      // Past the whole-stream limit only the bytes within it are used.
+      const overBytes = total + n > JSONL_LIMIT.bytes;
+      if (overBytes) n = JSONL_LIMIT.bytes - total;
+      total += n;
+      let start = 0;
+      let stop = false;
+      while (start < n) {
+        if (!inLine) {
+          if (lineNo === JSONL_LIMIT.lines) {
+            stop = true;
+            break;
+          }
+          lineNo++;
+          inLine = true;
+        }
+        let nl = chunk.indexOf(0x0a, start);
+        if (nl < 0 || nl >= n) nl = -1;
+        const end = nl < 0 ? n : nl;
+        if (length + (end - start) > DOCUMENT_LIMIT.bytes) parts = [];
+        else parts.push(Buffer.from(chunk.subarray(start, end)));
+        length += end - start;
+        if (nl < 0) break;
+        endLine();
+        inLine = false;
+        start = nl + 1;
+      }
+      if (stop || overBytes) {
+        // The line cut off by the limit is not planned: it was not read whole.
+        fail(`${name}: input is larger than the --jsonl limit (${JSONL_LIMIT.bytes} bytes and ${JSONL_LIMIT.lines} lines in all; split it): line ${inLine ? lineNo : lineNo + 1} and after were not read`);
+        inLine = false;
+        break;
+      }
+    }
+    if (inLine) endLine();
+  } catch (e) {
+    if (e instanceof OutputError) throw e;
+    fail(`cannot read ${name}: ${readFailure(e)}`);
+  } finally {
+    closeInput(file, fd);
   }
   flush();
   return status;
@@ -368,7 +612,7 @@ function cmdCheck() {
   const options = checkOptionsJson();
   let reportText;
   if (input.error) {
-    err(`hop-policy: cannot read ${input.name}: ${input.error}`);
+    err(readError(input));
     reportText = hp.checkUnreadableJson(`${input.name}: ${input.error}`, options);
   } else {
     reportText = hp.checkDocumentJson(input.text, options);
@@ -423,7 +667,7 @@ function cmdSimulate() {
     err(`hop-policy: ${input.name}: ${d.rejected}`);
     return EXIT_FINDINGS;
   }
-  const scenario = { dead: opts.dead.map((s) => (/^\d+$/.test(s) ? Number(s) : s)) };
+  const scenario = { dead: opts.dead };
   if (opts.requests !== null) scenario.requests = opts.requests;
   let trace;
   try {
@@ -461,6 +705,30 @@ function cmdLifecycle() {
 const SEVERITY_RANK = { error: 0, warning: 1, info: 2 };
 
 /**
+ * `path` as a SARIF artifact uri, encoded by the core (check's SARIF
+ * encodes its uri in src/check/report.rs; asking it keeps one encoding).
+ */
+function artifactUri(path) {
+  return JSON.parse(hp.checkDocumentFormatted('', 'sarif', undefined, path)).runs[0].artifacts[0].location.uri;
+}
+
+function decoded(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** postgres://host:port/database of a PostgreSQL URL, with no user, password or query. */
+function postgresUri(url) {
+  const p = postgresParts(url);
+  if (!p) return 'postgres://localhost';
+  const host = p.host.startsWith('[') ? p.host : artifactUri(decoded(p.host));
+  return `postgres://${host}:${p.port}${artifactUri(decoded(p.path))}`;
+}
+
+/**
  * The panel behind an audit SOURCE as JSON text for backupTunnelsJson: a
  * backup export as it is, a database as the rows of its tables.
  */
@@ -473,7 +741,7 @@ async function readPanel(source) {
     err(`hop-policy: ${e.message}`);
     return null;
   }
-  const input = readOrReport(source);
+  const input = readOrReport(source, PANEL_LIMIT);
   return input && { ...input, kind: 'backup' };
 }
 
@@ -531,7 +799,7 @@ async function cmdAudit() {
   } else if (format === 'sarif') {
     // One run with every finding; each location names its tunnel (and the JSON Pointer into its plan).
     const level = { error: 'error', warning: 'warning', info: 'note' };
-    const uri = file === '-' ? 'stdin' : isPostgresUrl(file) ? `postgres://${postgresLocation(file)}` : file;
+    const uri = file === '-' ? 'stdin' : isPostgresUrl(file) ? postgresUri(file) : artifactUri(file);
     const results = rows.flatMap((r) =>
       r.findings.map((f) => ({
         ruleId: f.code,

@@ -83,14 +83,24 @@ export function readSqlite(file) {
   }
 }
 
-/** host:port of a PostgreSQL URL, never its user or password. */
-export function postgresLocation(url) {
+/**
+ * Where a PostgreSQL URL points: host, port and database path as the URL
+ * writes them (percent-encoded), never its user, password or query (which
+ * may carry a password too); null when it is not a URL.
+ */
+export function postgresParts(url) {
   try {
     const u = new URL(url);
-    return `${u.hostname || 'localhost'}:${u.port || 5432}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`;
+    return { host: u.hostname || 'localhost', port: u.port || '5432', path: u.pathname && u.pathname !== '/' ? u.pathname : '' };
   } catch {
-    return 'the PostgreSQL URL';
+    return null;
   }
+}
+
+/** host:port/database of a PostgreSQL URL, never its user or password. */
+export function postgresLocation(url) {
+  const p = postgresParts(url);
+  return p ? `${p.host}:${p.port}${p.path}` : 'the PostgreSQL URL';
 }
 
 /** `text` with every credential of `url` replaced (drivers may echo them). */

@@ -111,9 +111,32 @@ fn single_str(key: &str, value: &str) -> Value {
     single(key, Value::from(value))
 }
 
+/// `path` (a file name, relative or absolute) as the URI reference SARIF's
+/// `artifactLocation.uri` must be (RFC 3986): every byte other than an
+/// unreserved character or `/` is percent-encoded, so spaces, `#`, `%`, `?`,
+/// `:` (which would read as a scheme) and non-ASCII letters stay part of one
+/// path, and a relative path stays relative. Credentials are scrubbed first:
+/// a name that is a URL with userinfo or a token parameter never carries
+/// them into the report.
+pub(crate) fn uri_reference(path: &str) -> String {
+    let scrubbed = crate::redact::scrub_urls(path);
+    let path = scrubbed.as_deref().unwrap_or(path);
+    let mut out = String::with_capacity(path.len());
+    for &b in path.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
 /// SARIF 2.1.0: one run, the rule table as driver rules, one result per
-/// finding; the JSON Pointer is the logical location inside `artifact_uri`.
-pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
+/// finding; the JSON Pointer is the logical location inside the artifact
+/// at `artifact_path`, a file name that becomes its `uri_reference`.
+pub fn report_sarif(report: &CheckReport, artifact_path: &str) -> Value {
+    let artifact_uri = uri_reference(artifact_path);
     let sarif_rules: Vec<Value> = rules()
         .iter()
         .map(|r| {
@@ -142,7 +165,7 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
             Value::Object(rule)
         })
         .collect();
-    let artifact = || single_str("uri", artifact_uri);
+    let artifact = || single_str("uri", &artifact_uri);
     let results: Vec<Value> = report
         .findings
         .iter()
@@ -221,4 +244,53 @@ pub fn report_sarif(report: &CheckReport, artifact_uri: &str) -> Value {
     put_str(&mut sarif, "version", "2.1.0");
     put(&mut sarif, "runs", Value::Array(vec![Value::Object(run)]));
     Value::Object(sarif)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifact_uri_is_percent_encoded() {
+        for (path, uri) in [
+            ("plan.json", "plan.json"),
+            ("stdin", "stdin"),
+            ("dir/sub-1/a_b.c~d.json", "dir/sub-1/a_b.c~d.json"),
+            ("/abs/plan.json", "/abs/plan.json"),
+            ("my plan #2 100%.json", "my%20plan%20%232%20100%25.json"),
+            ("c:plan.json", "c%3Aplan.json"),
+            ("a?b=c&d.json", "a%3Fb%3Dc%26d.json"),
+            ("隧道/ü.json", "%E9%9A%A7%E9%81%93/%C3%BC.json"),
+            ("dir\\plan.json", "dir%5Cplan.json"),
+            ("", ""),
+            (
+                "postgres://admin:hunter2@db:5432/flvx",
+                "postgres%3A//%5Bredacted%5D%40db%3A5432/flvx",
+            ),
+            (
+                "https://h/x.json?token=abc",
+                "https%3A//h/x.json%3Ftoken%3D%5Bredacted%5D",
+            ),
+        ] {
+            assert_eq!(uri_reference(path), uri, "{path:?}");
+        }
+    }
+
+    #[test]
+    fn sarif_locations_carry_the_encoded_uri() {
+        let report = super::super::check_text("not json", &super::super::CheckOptions::default());
+        assert!(!report.findings.is_empty());
+        let sarif = report_sarif(&report, "out dir/plan #1.json");
+        let run = &sarif["runs"][0];
+        assert_eq!(
+            run["artifacts"][0]["location"]["uri"],
+            "out%20dir/plan%20%231.json"
+        );
+        for result in run["results"].as_array().expect("results") {
+            assert_eq!(
+                result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                "out%20dir/plan%20%231.json"
+            );
+        }
+    }
 }

@@ -3,9 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { writeFileSync, readFileSync, openSync, closeSync, mkdirSync, copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ROOT as ROOT_DIR, CLI, SEED_FILE, VECTORS_FILE, VECTOR_FILES, cli, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
+import { ROOT as ROOT_DIR, PKG, CLI, SEED_FILE, VECTORS_FILE, VECTOR_FILES, cli, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
 
 const tmp = tempDir('hop-policy-cli-');
 const write = (name, text) => {
@@ -262,4 +263,170 @@ test('audit: every tunnel of a panel backup, planned as a redeploy pushes it, wi
   const results = sarif.runs[0].results;
   assert.equal(results.length, out.tunnels.reduce((n, t) => n + t.findings.length, 0));
   assert.ok(results.every((x) => /^tunnel\/\d+/.test(x.locations[0].logicalLocations[0].fullyQualifiedName)));
+});
+
+// ----- bounded input, numeric flags, unwritable output, SARIF uris -----
+
+const hp = createRequire(import.meta.url)(path.join(PKG, 'node', 'hop_policy.js'));
+const MiB16 = 16 * 1024 * 1024;
+/** A shell pipeline, bounded: the timeout is only a safety net against a hang. */
+const sh = (script, ...args) => {
+  const r = spawnSync('sh', ['-c', script, process.execPath, CLI, ...args], { encoding: 'utf8', timeout: 120000, killSignal: 'SIGKILL' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+const OVER_DOCUMENT = /^hop-policy: (\/dev\/zero|<stdin>|.*fifo): input is larger than the byte limit \(16777216 bytes; raise limits\.maxInputBytes/m;
+
+test('the CLI reads a document to the core\'s byte limit: the same number', () => {
+  // The core names its default maxInputBytes when a text is one byte over it.
+  const core = JSON.parse(hp.planTunnelJson(' '.repeat(MiB16 - 1) + '{}'));
+  assert.equal(core.error.code, 'LIMIT_EXCEEDED');
+  assert.match(core.error.messageEn, new RegExp(`> ${MiB16} `));
+  // One byte under it is read; one byte over (even with a byte order mark before) is not.
+  const seed = readFileSync(SEED_FILE, 'utf8');
+  const at = write('at-limit.json', '\ufeff' + seed + ' '.repeat(MiB16 - Buffer.byteLength(seed)));
+  assert.equal(cli(['plan', '--compact', at]).code, 0);
+  const over = write('over-limit.json', seed + ' '.repeat(MiB16 + 1 - Buffer.byteLength(seed)));
+  const r = cli(['plan', over]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.ok(r.stderr.startsWith(`hop-policy: ${over}: input is larger than the byte limit (${MiB16} bytes; `), r.stderr);
+});
+
+test('/dev/zero as FILE: every command stops at its byte limit and exits 2 naming it', () => {
+  for (const args of [['plan', '/dev/zero'], ['simulate', '/dev/zero', '--dead', '3'], ['lifecycle', '/dev/zero'], ['check', '/dev/zero', '--format', 'json']]) {
+    const r = cli(args);
+    assert.equal(r.code, 2, args[0]);
+    assert.match(r.stderr, OVER_DOCUMENT, args[0]);
+    if (args[0] === 'check') {
+      const f = JSON.parse(r.stdout).findings;
+      assert.deepEqual(f.map((x) => x.code), ['IN001']);
+      assert.match(f[0].message, /larger than the byte limit \(16777216 bytes/);
+    }
+  }
+  const audit = cli(['audit', '/dev/zero']);
+  assert.equal(audit.code, 2);
+  assert.match(audit.stderr, /^hop-policy: \/dev\/zero: input is larger than the byte limit \(268435456 bytes; the panel limit/);
+});
+
+test('an endless standard input and a FIFO fed forever are read only to the byte limit (exit 2)', () => {
+  const stdin = sh('yes | "$0" "$1" plan -');
+  assert.equal(stdin.code, 2, stdin.stderr);
+  assert.match(stdin.stderr, OVER_DOCUMENT);
+  const checked = sh('yes | "$0" "$1" check - --format json');
+  assert.equal(checked.code, 2, checked.stderr);
+  assert.equal(JSON.parse(checked.stdout).findings[0].code, 'IN001');
+  const fifo = path.join(tmp, 'endless.fifo');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  // The writer is killed if the CLI never opened the FIFO (it would block forever).
+  const r = sh('yes > "$2" & w=$!; "$0" "$1" simulate "$2" --dead 3; rc=$?; kill $w 2>/dev/null; exit $rc', fifo);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, OVER_DOCUMENT);
+});
+
+test('plan --jsonl is bounded per line and in all, and keeps planning after a line over the limit', () => {
+  // A line over 16 MiB becomes a LIMIT_EXCEEDED line; the lines around it are planned.
+  const good = JSON.stringify(SEED.input);
+  const file = write('long-line.jsonl', `${good}\n${' '.repeat(MiB16)}{}\n${good}\n`);
+  const r = cli(['plan', '--jsonl', file]);
+  assert.equal(r.code, 2);
+  const lines = r.stdout.split('\n').filter((l) => l).map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.error && l.error.code), [null, 'LIMIT_EXCEEDED', null]);
+  assert.ok(r.stderr.includes(`${file}:2: line 2 is larger than the byte limit (${MiB16} bytes; `), r.stderr);
+  // /dev/zero is one endless line: skipped, then reading stops at 256 MiB in all.
+  const zero = cli(['plan', '--jsonl', '/dev/zero']);
+  assert.equal(zero.code, 2);
+  assert.equal(zero.stdout, '');
+  assert.match(zero.stderr, /\/dev\/zero: input is larger than the --jsonl limit \(268435456 bytes and 100000 lines in all; split it\): line 1 and after were not read/);
+  // An endless stream of lines stops after 100000 lines; what was read is planned.
+  const outFile = path.join(tmp, 'endless.jsonl');
+  const endless = sh('yes \'{"tunnel": {}}\' | "$0" "$1" plan --jsonl --compact - > "$2"', outFile);
+  assert.equal(endless.code, 2, endless.stderr.slice(0, 500));
+  const planned = readFileSync(outFile, 'utf8').split('\n').filter((l) => l);
+  assert.equal(planned.length, 100000);
+  assert.deepEqual(planned[99999], planned[0]);
+  assert.ok(Array.isArray(JSON.parse(planned[99999]).federation));
+  assert.match(endless.stderr, /^hop-policy: <stdin>: input is larger than the --jsonl limit \(268435456 bytes and 100000 lines in all; split it\): line 100001 and after were not read\n$/);
+});
+
+test('plan --jsonl: a line that is not UTF-8 is one IN001 line, with its offset in the line', () => {
+  const good = Buffer.from(JSON.stringify(SEED.input) + '\n');
+  const file = write('bad-utf8.jsonl', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), good, Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d, 0x0a]), good]));
+  const r = cli(['plan', '--jsonl', file]);
+  assert.equal(r.code, 2);
+  const lines = r.stdout.split('\n').filter((l) => l).map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.error && l.error.code), [null, 'IN001', null]);
+  assert.ok(r.stderr.includes(`${file}:2: not UTF-8: invalid byte 0xff at byte offset 2 of the line (IN001)`), r.stderr);
+});
+
+test('numeric flags: a non-integer, negative, zero or huge value is bad usage (exit 2)', () => {
+  for (const v of ['99999999999999999999', '10001', '0', '-1', '1.5', '1e3', '0x10', ' 3', '']) {
+    const r = cli(['simulate', SEED_FILE, '--dead', '3', '--requests', v]);
+    assert.equal(r.code, 2, `--requests ${JSON.stringify(v)}: ${r.stderr}`);
+    assert.ok(r.stderr.startsWith(`hop-policy: --requests takes the number of requests (the simulator replays at most 10000): a whole number from 1 to 10000, not ${JSON.stringify(v)}\n`), r.stderr);
+  }
+  // The CLI's most is the simulator's, which replays no more than 10000.
+  const most = cli(['simulate', SEED_FILE, '--dead', '3', '--requests', '10000', '--quiet']);
+  assert.equal(most.code, 0, most.stderr);
+  assert.equal(most.stderr, '');
+  const capped = hp.simulate(hp.planTunnel(SEED.input), { dead: [3], requests: 10001 });
+  assert.equal(capped.requests.length, 10000);
+  assert.ok(capped.notes.includes('requests capped at 10000'), JSON.stringify(capped.notes));
+  // Digits are a node id, never rounded; other entries are names or host:port for the core.
+  for (const v of ['99999999999999999999', '9007199254740992']) {
+    const r = cli(['simulate', SEED_FILE, '--dead', `4,${v}`]);
+    assert.equal(r.code, 2, `--dead ${v}: ${r.stderr}`);
+    assert.equal(r.stderr, `hop-policy: --dead takes a node id: a whole number from 0 to 9007199254740991, not "${v}"\nTry 'hop-policy --help'.\n`);
+  }
+  const notId = cli(['simulate', SEED_FILE, '--dead', '1.5']);
+  assert.equal(notId.code, 2);
+  assert.match(notId.stderr, /dead entry "1\.5" is neither a node id nor host:port/);
+  const backup = path.join(ROOT_DIR, 'examples', 'panel-backup.json');
+  for (const v of ['99999999999999999999', '1.5', '-1', 'x']) {
+    const r = cli(['audit', backup, '--tunnel', v]);
+    assert.equal(r.code, 2, `--tunnel ${v}: ${r.stderr}`);
+    assert.match(r.stderr, /^hop-policy: --tunnel takes a tunnel id: a whole number from 0 to 9007199254740991, not /);
+  }
+});
+
+test('output to a full disk: a clear message and exit 2, never a bare ENOSPC', () => {
+  for (const args of [['plan', SEED_FILE], ['--help'], ['check', SEED_FILE, '--format', 'sarif'], ['plan', '--jsonl', VECTORS_FILE]]) {
+    const full = openSync('/dev/full', 'w');
+    const r = spawnSync(process.execPath, [CLI, ...args], { stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+    closeSync(full);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.equal(r.stderr, 'hop-policy: cannot write the output: no space left on device (ENOSPC)\n', args.join(' '));
+  }
+});
+
+test('SARIF artifact uris are percent-encoded RFC 3986 references, relative paths stay relative', () => {
+  const dir = path.join(tmp, 'sub dir');
+  mkdirSync(dir, { recursive: true });
+  const name = 'my plan #2 100%ü.json';
+  writeFileSync(path.join(dir, name), JSON.stringify(withoutFederatedRetries(SEED.expected)));
+  const expected = 'sub%20dir/my%20plan%20%232%20100%25%C3%BC.json';
+  const r = cli(['check', `sub dir/${name}`, '--format', 'sarif'], { cwd: tmp });
+  assert.equal(r.code, 1, r.stderr);
+  const run = JSON.parse(r.stdout).runs[0];
+  assert.equal(run.artifacts[0].location.uri, expected);
+  assert.ok(run.results.length > 0);
+  for (const res of run.results) assert.equal(res.locations[0].physicalLocation.artifactLocation.uri, expected);
+  // The audit's SARIF encodes its backup file the same way.
+  const backupName = 'panel backup #1.json';
+  copyFileSync(path.join(ROOT_DIR, 'examples', 'panel-backup.json'), path.join(dir, backupName));
+  const audit = JSON.parse(cli(['audit', `sub dir/${backupName}`, '--format', 'sarif'], { cwd: tmp }).stdout).runs[0];
+  assert.ok(audit.results.length > 0);
+  for (const res of audit.results) assert.equal(res.locations[0].physicalLocation.artifactLocation.uri, 'sub%20dir/panel%20backup%20%231.json');
+  // Standard input is named stdin.
+  const stdin = JSON.parse(cli(['check', '-', '--format', 'sarif'], { input: '{}' }).stdout).runs[0];
+  assert.equal(stdin.artifacts[0].location.uri, 'stdin');
+});
+
+test('a PostgreSQL source is located by host, port and database only: no user, password or query', async () => {
+  const { postgresLocation, postgresParts } = await import(path.join(PKG, 'bin', 'panel-sources.mjs'));
+  const url = 'postgres://flvx:s3cr%40t@db.example:6543/flvx?sslmode=require&password=other';
+  assert.equal(postgresLocation(url), 'db.example:6543/flvx');
+  assert.deepEqual(postgresParts(url), { host: 'db.example', port: '6543', path: '/flvx' });
+  assert.equal(postgresLocation('postgresql:///panel'), 'localhost:5432/panel');
+  assert.equal(postgresLocation('postgresql://u:p@/panel'), 'the PostgreSQL URL');
+  assert.equal(postgresParts('not a url'), null);
 });
