@@ -7,11 +7,14 @@
 //! plain objects, `__proto__` stays data); README lists both forms' times.
 //! Nothing traps on bad input: it becomes a thrown `HopPolicyError` with `code`
 //! and `path` ([`ApiError`]); the checker reports an unreadable document as an
-//! `IN001` finding instead. TypeScript comes from the types themselves
-//! (`crate::encode::shape!`, [`crate::api::input`]).
+//! `IN001` finding instead; a JS call on a caller's value (the inline JS)
+//! never throws into wasm. Text longer than the byte limit in force is
+//! refused before it is copied ([`api::input_bytes`]). TypeScript comes
+//! from the types themselves (`crate::encode::shape!`, [`crate::api::input`]).
 
-use crate::api;
+use crate::api::{self, input_bytes, input_bytes::Reader};
 use crate::error::ApiError;
+use crate::limits::DEFAULT_MAX_INPUT_BYTES;
 use wasm_bindgen::prelude::*;
 
 /// The crate version, which is also the npm package version.
@@ -81,7 +84,33 @@ fn encode_into(source: &js_sys::JsString, dest: &mut [u8]) -> (usize, usize) {
     })
 }
 
-/// A JS string argument as a Rust `String`.
+/// A string argument read as far as its length allows.
+enum Text {
+    /// Its text.
+    Read(String),
+    /// Its length, which alone puts it over the byte limit (UTF-8 takes at
+    /// least a byte per UTF-16 unit): it was not copied into wasm memory,
+    /// which never shrinks.
+    Over(usize),
+}
+
+impl Text {
+    /// `op` on the text, or what `reader` answers for a text over its limit.
+    fn answer(
+        self,
+        reader: Reader,
+        options: Option<&str>,
+        op: impl FnOnce(&str) -> Result<String, ApiError>,
+    ) -> Result<String, ApiError> {
+        match self {
+            Text::Read(text) => op(&text),
+            Text::Over(bytes) => input_bytes::over_limit(reader, options, bytes),
+        }
+    }
+}
+
+/// A JS string argument as a Rust `String`, or [`Text::Over`] when it has
+/// more UTF-16 units than `max` bytes.
 ///
 /// wasm-bindgen copies a `&str` argument one UTF-16 unit at a time in a JS
 /// loop, which measured 19% of `checkDocumentJson` on a 4.7 MB config and
@@ -89,7 +118,7 @@ fn encode_into(source: &js_sys::JsString, dest: &mut [u8]) -> (usize, usize) {
 /// `TextEncoder.encodeInto` writes the same UTF-8 (lone surrogates become
 /// U+FFFD either way) straight into wasm memory.
 #[inline(never)]
-fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
+fn read_string(value: &JsValue, what: &str, max: usize) -> Result<Text, ApiError> {
     let Some(source) = value.dyn_ref::<js_sys::JsString>() else {
         return Err(ApiError::new(
             "BAD_ARGUMENT",
@@ -101,6 +130,9 @@ fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
         ));
     };
     let units = source.length() as usize;
+    if units > max {
+        return Ok(Text::Over(units));
+    }
     // ASCII fits exactly; anything else continues into a tail sized for the
     // worst case (3 bytes per remaining UTF-16 unit).
     let mut buf = vec![0u8; units];
@@ -114,28 +146,51 @@ fn read_string(value: &JsValue, what: &str) -> Result<String, ApiError> {
     }
     buf.truncate(len);
     String::from_utf8(buf)
+        .map(Text::Read)
         .map_err(|e| ApiError::new("IN001", format!("{what} is not valid UTF-8: {e}"), ""))
 }
 
-#[wasm_bindgen(inline_js = r#"
-// JSON.stringify that never throws into wasm: an exception caught by
-// wasm-bindgen's `catch` glue left one externref table slot behind per call.
-// Answers the JSON text, "\u0002" when the value has no JSON form, or
-// "\u0001" and what went wrong (JSON text never starts with a control character).
-export function jsonTextOf(value) {
-  try {
-    const text = JSON.stringify(value);
-    return typeof text === 'string' ? text : '\u0002';
-  } catch (e) {
-    let why;
-    try {
-      why = e !== null && typeof e === 'object' && 'message' in e ? String(e.message) : String(e);
-    } catch (_) {
-      why = 'an exception that cannot be described';
+/// A string argument that is not a document (options, a scenario, a format,
+/// a reason): no longer than a document may be by default.
+fn read_argument(value: &JsValue, what: &str) -> Result<String, ApiError> {
+    match read_string(value, what, DEFAULT_MAX_INPUT_BYTES)? {
+        Text::Read(text) => Ok(text),
+        Text::Over(units) => Err(ApiError::new(
+            "BAD_ARGUMENT",
+            format!("{what} is too long: {units} characters > {DEFAULT_MAX_INPUT_BYTES}"),
+            "",
+        )),
     }
-    return '\u0001' + why;
+}
+
+#[wasm_bindgen(inline_js = r#"
+// Every function here that wasm calls with a caller's value answers instead
+// of throwing: an exception unwinding through wasm leaves its state behind
+// (externref table slots, its stack pointer), so that later calls fail.
+
+// JSON.stringify: the JSON text; "\u0002" when the value has no JSON form;
+// "\u0001" and what went wrong; "\u0003" and the text's length when that is
+// over `max` (JSON text never starts with a control character).
+export function jsonTextOf(value, max) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    return '\u0001' + whatWentWrong(e);
+  }
+  if (typeof text !== 'string') return '\u0002';
+  return text.length > max ? '\u0003' + text.length : text;
+}
+function whatWentWrong(e) {
+  try {
+    return e !== null && typeof e === 'object' && 'message' in e ? String(e.message) : String(e);
+  } catch (_) {
+    return 'an exception that cannot be described';
   }
 }
+// Errors made here (not a caller's or the engine's): what a guarded export
+// passes on as they are.
+const made = new WeakSet();
 // What every entry point throws; the package exports the class.
 export class HopPolicyError extends Error {
   constructor(code, message, path) {
@@ -143,6 +198,7 @@ export class HopPolicyError extends Error {
     this.name = 'HopPolicyError';
     this.code = code;
     this.path = path === undefined ? '' : path;
+    made.add(this);
   }
 }
 export function makeError(code, message, path) {
@@ -151,23 +207,83 @@ export function makeError(code, message, path) {
 // The type of an argument, for messages.
 export function typeNameOf(value) {
   if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
   const t = typeof value;
-  return t === 'object' ? 'an object' : t === 'undefined' ? 'undefined' : `a ${t}`;
+  if (t !== 'object') return t === 'undefined' ? 'undefined' : `a ${t}`;
+  try {
+    return Array.isArray(value) ? 'an array' : 'an object';
+  } catch (_) {
+    return 'a revoked Proxy';
+  }
+}
+// Thrown when even a new error cannot be made (no stack left).
+const noStack = new HopPolicyError('STACK_EXHAUSTED', 'the call was abandoned: the JavaScript stack is exhausted; the next call starts afresh', '');
+// A guard for the exports of one instance: a call that fails with anything
+// but a HopPolicyError (a trap, stack exhaustion inside wasm, an exception
+// thrown through it) may have left the instance broken, so `reset` makes a
+// new one from the same module before the next call, and the failure is a
+// HopPolicyError saying so. Near the stack limit any call can fail, so the
+// catch block falls back on errors made in advance.
+export function guardWith(reset) {
+  let broken = false;
+  return (f) => {
+    const guarded = function (...args) {
+      try {
+        if (broken) {
+          reset();
+          broken = false;
+        }
+        return f.apply(this, args);
+      } catch (e) {
+        let own = false;
+        try {
+          own = made.has(e);
+        } catch (_) {
+          broken = true;
+          throw noStack;
+        }
+        if (own) throw e;
+        broken = true;
+        try {
+          reset();
+          broken = false;
+        } catch (_) {
+          // Tried again before the next call.
+        }
+        let error = noStack;
+        try {
+          error = abandoned(e, broken);
+        } catch (_) {
+          // noStack says what happened.
+        }
+        throw error;
+      }
+    };
+    Object.defineProperty(guarded, 'name', { value: f.name.replace(/^__guarded_/, '') });
+    return guarded;
+  };
+}
+function abandoned(e, broken) {
+  const why = whatWentWrong(e);
+  const code = e instanceof RangeError && /call stack/i.test(why) ? 'STACK_EXHAUSTED' : 'INTERNAL';
+  const after = broken ? 'the module will be reset before the next call' : 'the module was reset';
+  const error = new HopPolicyError(code, `the call was abandoned (${why}); ${after}`, '');
+  error.cause = e;
+  return error;
 }
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = jsonTextOf)]
-    fn json_text_of(value: &JsValue) -> js_sys::JsString;
+    fn json_text_of(value: &JsValue, max: usize) -> js_sys::JsString;
     #[wasm_bindgen(js_name = typeNameOf)]
     fn type_name_of(value: &JsValue) -> String;
     #[wasm_bindgen(js_name = makeError)]
     fn make_error(code: &str, message: &str, path: &str) -> JsValue;
 }
 
-/// A JS value as JSON text, via the engine's `JSON.stringify`.
+/// A JS value as JSON text, via the engine's `JSON.stringify`, or
+/// [`Text::Over`] when that is longer than `max` bytes.
 #[inline(never)]
-fn stringify(value: &JsValue, what: &str) -> Result<String, ApiError> {
+fn stringify(value: &JsValue, what: &str, max: usize) -> Result<Text, ApiError> {
     if value.is_undefined() {
         return Err(ApiError::new(
             "IN001",
@@ -175,19 +291,27 @@ fn stringify(value: &JsValue, what: &str) -> Result<String, ApiError> {
             "",
         ));
     }
-    let text = read_string(&json_text_of(value), what)?;
-    match text.strip_prefix('\u{1}') {
-        Some(why) => Err(ApiError::new(
+    let text = match read_string(&json_text_of(value, max), what, max)? {
+        Text::Read(text) => text,
+        over => return Ok(over),
+    };
+    if let Some(why) = text.strip_prefix('\u{1}') {
+        return Err(ApiError::new(
             "IN001",
             format!("{what} cannot be converted to JSON: {why}"),
             "",
-        )),
-        None if text == "\u{2}" => Err(ApiError::new(
+        ));
+    }
+    if text == "\u{2}" {
+        return Err(ApiError::new(
             "IN001",
             format!("{what} has no JSON form (a function or symbol?)"),
             "",
-        )),
-        None => Ok(text),
+        ));
+    }
+    match text.strip_prefix('\u{3}').map(str::parse) {
+        Some(Ok(units)) => Ok(Text::Over(units)),
+        _ => Ok(Text::Read(text)),
     }
 }
 
@@ -200,7 +324,7 @@ fn required_text(value: &JsValue, what: &str) -> Result<String, ApiError> {
             "",
         ));
     }
-    read_string(value, what)
+    read_argument(value, what)
 }
 
 /// An optional argument read by `read` (a string, or a value as JSON text):
@@ -222,10 +346,22 @@ fn optional_text(value: Option<JsValue>, what: &str) -> Result<Option<String>, A
     optional(value, what, required_text)
 }
 
-/// An optional JS argument as JSON text.
+/// An optional JS argument as JSON text (options: no longer than a document
+/// may be by default).
 #[inline(never)]
 fn stringify_optional(value: Option<JsValue>, what: &str) -> Result<Option<String>, ApiError> {
-    optional(value, what, stringify)
+    optional(value, what, |value, what| {
+        match stringify(value, what, DEFAULT_MAX_INPUT_BYTES)? {
+            Text::Read(text) => Ok(text),
+            Text::Over(units) => Err(ApiError::new(
+                "BAD_ARGUMENT",
+                format!(
+                    "{what} are too long as JSON: {units} characters > {DEFAULT_MAX_INPUT_BYTES}"
+                ),
+                "",
+            )),
+        }
+    })
 }
 
 /// JSON text produced by the core, as a plain JS value.
@@ -244,35 +380,46 @@ fn parse(text: &str) -> Result<JsValue, JsValue> {
 /// an optional second one (options or scenario).
 type TextOp = fn(&str, Option<&str>) -> Result<String, ApiError>;
 
-/// A text-form entry point: the optional text is read first, then the main
-/// text, then `op` runs. One function for all of them, so that each export
-/// is only its own wasm-bindgen glue.
+/// A text-form entry point: the optional text is read first, then as much
+/// of the main text as its limit there allows, then `op` runs.
+/// One function for all of them, so that each export is only its own
+/// wasm-bindgen glue.
 #[inline(never)]
 fn text_form(
     text: &js_sys::JsString,
     what: &str,
     extra: Option<JsValue>,
     extra_what: &str,
+    reader: Reader,
     op: TextOp,
 ) -> Result<String, JsValue> {
     let extra = optional_text(extra, extra_what).map_err(throw)?;
-    let text = read_string(text, what).map_err(throw)?;
-    op(&text, extra.as_deref()).map_err(throw)
+    let extra = extra.as_deref();
+    let max = input_bytes::max_input_bytes(reader, extra);
+    read_string(text, what, max)
+        .and_then(|text| text.answer(reader, extra, |text| op(text, extra)))
+        .map_err(throw)
 }
 
 /// An object-form entry point: the optional value is stringified first,
-/// then the main one; `op` runs on their JSON text and its answer is parsed.
+/// then the main one (as far as its limit allows); `op` runs on their JSON
+/// text and its answer is parsed.
 #[inline(never)]
 fn object_form(
     value: &JsValue,
     what: &str,
     extra: Option<JsValue>,
     extra_what: &str,
+    reader: Reader,
     op: TextOp,
 ) -> Result<JsValue, JsValue> {
     let extra = stringify_optional(extra, extra_what).map_err(throw)?;
-    let text = stringify(value, what).map_err(throw)?;
-    parse(&op(&text, extra.as_deref()).map_err(throw)?)
+    let extra = extra.as_deref();
+    let max = input_bytes::max_input_bytes(reader, extra);
+    let out = stringify(value, what, max)
+        .and_then(|text| text.answer(reader, extra, |text| op(text, extra)))
+        .map_err(throw)?;
+    parse(&out)
 }
 
 /// A tunnel operation's two exports, declared once: `$object` takes and
@@ -284,7 +431,7 @@ macro_rules! tunnel_exports {
         $object:ident = $object_js:ident ($input:literal) -> $output:literal;
         $(#[doc = $text_doc:literal])*
         $text:ident = $text_js:ident;
-        $op:path
+        $op:path, $reader:expr
     ) => {
         $(#[doc = $doc])*
         #[wasm_bindgen(js_name = $object_js, unchecked_return_type = $output)]
@@ -292,7 +439,7 @@ macro_rules! tunnel_exports {
             #[wasm_bindgen(unchecked_param_type = $input)] input: JsValue,
             #[wasm_bindgen(unchecked_optional_param_type = "PlanOptions")] options: Option<JsValue>,
         ) -> Result<JsValue, JsValue> {
-            object_form(&input, "the tunnel input", options, "the plan options", $op)
+            object_form(&input, "the tunnel input", options, "the plan options", $reader, $op)
         }
 
         $(#[doc = $text_doc])*
@@ -302,7 +449,7 @@ macro_rules! tunnel_exports {
             #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
             options_json: Option<JsValue>,
         ) -> Result<String, JsValue> {
-            text_form(text, "the tunnel input", options_json, "optionsJson", $op)
+            text_form(text, "the tunnel input", options_json, "optionsJson", $reader, $op)
         }
     };
 }
@@ -314,7 +461,7 @@ tunnel_exports! {
     plan_tunnel = planTunnel("PlanInput") -> "Plan";
     #[doc = " [`plan_tunnel`] over JSON text: the same plan, as JSON text."]
     plan_tunnel_json = planTunnelJson;
-    api::plan
+    api::plan, Reader::Plan
 }
 
 /// Checks a tunnel input, a plan, one node's GOST config or a command list.
@@ -326,9 +473,11 @@ pub fn check_document(
     #[wasm_bindgen(unchecked_optional_param_type = "CheckOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let options = stringify_optional(options, "the check options").map_err(throw)?;
-    let out = match stringify(&doc, "the document") {
-        Ok(doc) => api::check(&doc, options.as_deref()),
-        Err(e) => api::check_unreadable(&e.message, options.as_deref()),
+    let options = options.as_deref();
+    let max = input_bytes::max_input_bytes(Reader::Check, options);
+    let out = match stringify(&doc, "the document", max) {
+        Ok(doc) => doc.answer(Reader::Check, options, |doc| api::check(doc, options)),
+        Err(e) => api::check_unreadable(&e.message, options),
     };
     parse(&out.map_err(throw)?)
 }
@@ -341,10 +490,12 @@ pub fn check_document_json(
     options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let options = optional_text(options_json, "optionsJson").map_err(throw)?;
-    match read_string(text, "the document") {
-        Ok(text) => api::check(&text, options.as_deref()),
+    let options = options.as_deref();
+    let max = input_bytes::max_input_bytes(Reader::Check, options);
+    match read_string(text, "the document", max) {
+        Ok(text) => text.answer(Reader::Check, options, |text| api::check(text, options)),
         // Like any unreadable document: one IN001 finding, not a throw.
-        Err(e) => api::check_unreadable(&e.message, options.as_deref()),
+        Err(e) => api::check_unreadable(&e.message, options),
     }
     .map_err(throw)
 }
@@ -368,7 +519,7 @@ tunnel_exports! {
     check_tunnel = checkTunnel("PlanInput") -> "TunnelCheck";
     #[doc = " `checkTunnel` over JSON text."]
     check_tunnel_json = checkTunnelJson;
-    api::check_tunnel
+    api::check_tunnel, Reader::CheckTunnel
 }
 
 /// Every rule the checker knows: code, name, severity and descriptions.
@@ -395,12 +546,21 @@ pub fn check_document_formatted(
     let uri = optional_text(uri, "uri").map_err(throw)?;
     let read_error = optional_text(read_error, "readError").map_err(throw)?;
     let options = optional_text(options_json, "optionsJson").map_err(throw)?;
+    let (options, uri) = (options.as_deref(), uri.as_deref());
+    let max = input_bytes::max_input_bytes(Reader::Check, options);
     let document = match read_error {
         Some(reason) => Err(reason),
-        None => read_string(text, "the document").map_err(|e| e.message),
+        None => match read_string(text, "the document", max) {
+            Ok(Text::Read(text)) => Ok(text),
+            Ok(Text::Over(bytes)) => {
+                return input_bytes::over_limit_formatted(&format, options, uri, bytes)
+                    .map_err(throw)
+            }
+            Err(e) => Err(e.message),
+        },
     };
     let document = document.as_deref().map_err(String::as_str);
-    api::check_formatted(document, &format, options.as_deref(), uri.as_deref()).map_err(throw)
+    api::check_formatted(document, &format, options, uri).map_err(throw)
 }
 
 /// Simulates and renders the trace as a readable report.
@@ -410,10 +570,17 @@ pub fn simulate_text(
     #[wasm_bindgen(js_name = scenarioJson, unchecked_optional_param_type = "string")]
     scenario_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    let scenario = optional_text(scenario_json, "scenarioJson").map_err(throw)?;
-    let scenario = api::scenario(scenario.as_deref()).map_err(throw)?;
-    let text = read_string(text, "the document").map_err(throw)?;
-    api::simulate_text(&text, &scenario).map_err(throw)
+    let scenario_text = optional_text(scenario_json, "scenarioJson").map_err(throw)?;
+    let scenario_text = scenario_text.as_deref();
+    let scenario = api::scenario(scenario_text).map_err(throw)?;
+    let max = input_bytes::max_input_bytes(Reader::Simulate, scenario_text);
+    read_string(text, "the document", max)
+        .and_then(|text| {
+            text.answer(Reader::Simulate, scenario_text, |text| {
+                api::simulate_text(text, &scenario)
+            })
+        })
+        .map_err(throw)
 }
 
 /// Replays requests through a plan (or one node's config, or a tunnel input,
@@ -423,9 +590,17 @@ pub fn simulate_js(
     #[wasm_bindgen(unchecked_param_type = "SimulateDocument")] doc: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Scenario")] scenario: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let doc = stringify(&doc, "the document").map_err(throw)?;
+    // The document first, as before; its limit does not depend on the scenario.
+    let max = input_bytes::max_input_bytes(Reader::Simulate, None);
+    let doc = stringify(&doc, "the document", max).map_err(throw)?;
     let scenario = stringify_optional(scenario, "the scenario").map_err(throw)?;
-    parse(&api::simulate(&doc, scenario.as_deref()).map_err(throw)?)
+    let scenario = scenario.as_deref();
+    let out = doc
+        .answer(Reader::Simulate, scenario, |doc| {
+            api::simulate(doc, scenario)
+        })
+        .map_err(throw)?;
+    parse(&out)
 }
 
 /// [`simulate_js`] over JSON text.
@@ -439,6 +614,7 @@ pub fn simulate_json(
         "the document",
         scenario_json,
         "scenarioJson",
+        Reader::Simulate,
         api::simulate,
     )
 }
@@ -448,17 +624,27 @@ pub fn simulate_json(
 pub fn lifecycle_js(
     #[wasm_bindgen(unchecked_param_type = "LifecycleStep[]")] steps: JsValue,
 ) -> Result<JsValue, JsValue> {
-    object_form(&steps, "the step list", None, "", |steps, _| {
-        api::lifecycle(steps)
-    })
+    object_form(
+        &steps,
+        "the step list",
+        None,
+        "",
+        Reader::Lifecycle,
+        |steps, _| api::lifecycle(steps),
+    )
 }
 
 /// [`lifecycle_js`] over JSON text.
 #[wasm_bindgen(js_name = lifecycleJson)]
 pub fn lifecycle_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    text_form(text, "the step list", None, "", |steps, _| {
-        api::lifecycle(steps)
-    })
+    text_form(
+        text,
+        "the step list",
+        None,
+        "",
+        Reader::Lifecycle,
+        |steps, _| api::lifecycle(steps),
+    )
 }
 
 /// Every tunnel of a panel, from its backup export (`{version, exportedAt,
@@ -468,7 +654,7 @@ pub fn lifecycle_json(text: &js_sys::JsString) -> Result<String, JsValue> {
 /// 'redeploy'})`. Node secrets are dropped and share tokens become pseudonyms.
 #[wasm_bindgen(js_name = backupTunnelsJson)]
 pub fn backup_tunnels_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    text_form(text, "the backup", None, "", |backup, _| {
+    text_form(text, "the backup", None, "", Reader::Panel, |backup, _| {
         api::backup_tunnels(backup)
     })
 }
@@ -478,7 +664,7 @@ pub fn backup_tunnels_json(text: &js_sys::JsString) -> Result<String, JsValue> {
 /// plan, findings}]`.
 #[wasm_bindgen(js_name = auditPanelJson)]
 pub fn audit_panel_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    text_form(text, "the backup", None, "", |panel, _| {
+    text_form(text, "the backup", None, "", Reader::Panel, |panel, _| {
         api::audit_panel(panel)
     })
 }

@@ -8,7 +8,7 @@ use crate::planner::stored::StoredTunnel;
 
 /// A whole panel's bounds: bytes, depth and string lengths; no count
 /// applies (its tables are not tunnel inputs).
-fn panel_limits() -> Limits {
+pub(super) fn panel_limits() -> Limits {
     Limits {
         max_input_bytes: 256 << 20,
         max_nodes: usize::MAX,

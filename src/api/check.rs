@@ -75,13 +75,18 @@ pub fn check_formatted(
         Ok(text) => check::check_text(text, &options),
         Err(reason) => unreadable_report(reason, &options),
     };
+    render(&report, format, uri)
+}
+
+/// A report as `text`, `sarif` (`uri` names the artifact) or `json`.
+pub fn render(report: &CheckReport, format: &str, uri: Option<&str>) -> Result<String, ApiError> {
     match format {
-        "text" => Ok(check::report_text(&report)),
+        "text" => Ok(check::report_text(report)),
         "sarif" => Ok(encode::to_string(&check::report_sarif(
-            &report,
+            report,
             uri.unwrap_or("document.json"),
         ))),
-        "json" => Ok(encode::to_string(&report)),
+        "json" => Ok(encode::to_string(report)),
         other => Err(ApiError::new(
             "BAD_OPTIONS",
             format!("unknown report format {other:?}: use text, json or sarif"),

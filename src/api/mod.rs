@@ -7,6 +7,7 @@ mod backup;
 mod check;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub mod input;
+pub mod input_bytes;
 mod lifecycle;
 mod plan;
 mod simulate;

@@ -174,6 +174,11 @@ fn unreadable(kind: &str, reason: &str, reason_zh: &str) -> CheckReport {
     finish(kind, "document", sink.findings)
 }
 
+/// The report for a document over a size limit: one IN001 finding naming it.
+pub fn limit_report(e: &crate::limits::LimitError) -> CheckReport {
+    finish("unknown", "document", vec![e.to_finding()])
+}
+
 fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckReport {
     sort_findings(&mut findings);
     findings.dedup();
@@ -312,9 +317,7 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     let arena = tree::Arena::new();
     let (tree, values) = match tree::read_within(text, &options.limits, &arena) {
         Ok(read) => read,
-        Err(crate::json::ReadError::Limit(e)) => {
-            return finish("unknown", "document", vec![e.to_finding()])
-        }
+        Err(crate::json::ReadError::Limit(e)) => return limit_report(&e),
         Err(crate::json::ReadError::NotJson(e)) => {
             return unreadable(
                 "unknown",

@@ -1,0 +1,163 @@
+//! The byte limit an operation reads its document within, known from its
+//! options before the document is read. UTF-8 takes at least one byte per
+//! UTF-16 unit, so the bindings can refuse a JS string of more units than
+//! the limit without copying it into memory that never shrinks; the answer
+//! is the one the operation gives for any text over its byte limit.
+
+use crate::encode;
+use crate::error::ApiError;
+use crate::limits::{LimitError, Limits, DEFAULT_MAX_INPUT_BYTES};
+use crate::plan::Plan;
+
+/// An operation that reads a document, by how its options set the limits
+/// and how it answers a document over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// `planTunnel`: plan options; over a limit is a rejected plan.
+    Plan,
+    /// `checkTunnel`: plan options; over a limit is an error.
+    CheckTunnel,
+    /// `checkDocument`: check options; over a limit is an IN001 finding.
+    Check,
+    /// `simulate`: a scenario and the default limits.
+    Simulate,
+    /// `lifecycle`: no options, the default limits.
+    Lifecycle,
+    /// `backupTunnels`, `auditPanel`: a whole panel's limits.
+    Panel,
+}
+
+/// The byte limit `reader` applies with `options`. Options it cannot read
+/// give the default: the operation itself reports them.
+pub fn max_input_bytes(reader: Reader, options: Option<&str>) -> usize {
+    limits(reader, options).map_or(DEFAULT_MAX_INPUT_BYTES, |l| l.max_input_bytes)
+}
+
+fn limits(reader: Reader, options: Option<&str>) -> Result<Limits, ApiError> {
+    Ok(match reader {
+        Reader::Plan | Reader::CheckTunnel => super::plan_options(options)?.limits,
+        Reader::Check => super::check_options(options)?.limits,
+        Reader::Simulate => {
+            super::scenario(options)?;
+            Limits::default()
+        }
+        Reader::Lifecycle => Limits::default(),
+        Reader::Panel => super::backup::panel_limits(),
+    })
+}
+
+/// What `reader` answers for a document of at least `bytes` bytes, over its
+/// byte limit: options it cannot read are reported first, as it does.
+pub fn over_limit(reader: Reader, options: Option<&str>, bytes: usize) -> Result<String, ApiError> {
+    let error = limit_error(reader, options, bytes)?;
+    match reader {
+        Reader::Plan => {
+            let mode = super::plan_options(options)?.mode.unwrap_or_default();
+            Ok(encode::to_string(&Plan::rejected(
+                crate::planner::rejection::limit_error(&error),
+                mode.as_str(),
+            )))
+        }
+        Reader::Check => Ok(encode::to_string(&crate::check::limit_report(&error))),
+        _ => Err(error.to_api_error()),
+    }
+}
+
+/// `checkDocumentFormatted`'s answer for a document of at least `bytes`
+/// bytes, over the byte limit of `options`.
+pub fn over_limit_formatted(
+    format: &str,
+    options: Option<&str>,
+    uri: Option<&str>,
+    bytes: usize,
+) -> Result<String, ApiError> {
+    let error = limit_error(Reader::Check, options, bytes)?;
+    super::check::render(&crate::check::limit_report(&error), format, uri)
+}
+
+fn limit_error(
+    reader: Reader,
+    options: Option<&str>,
+    bytes: usize,
+) -> Result<LimitError, ApiError> {
+    let max = limits(reader, options)?.max_input_bytes;
+    Ok(LimitError::new("maxInputBytes", bytes, max, String::new()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The refusal without the text is what the operation answers for text
+    /// of that many bytes.
+    #[test]
+    fn over_limit_answers_what_the_operation_answers() {
+        let text = " ".repeat(40);
+        let options = r#"{"limits": {"maxInputBytes": 30}, "mode": "update"}"#;
+        assert_eq!(max_input_bytes(Reader::Plan, Some(options)), 30);
+        assert_eq!(
+            over_limit(Reader::Plan, Some(options), 40),
+            super::super::plan(&text, Some(options))
+        );
+        assert_eq!(
+            over_limit(Reader::CheckTunnel, Some(options), 40),
+            super::super::check_tunnel(&text, Some(options))
+        );
+        assert_eq!(
+            over_limit(Reader::Check, Some(options), 40),
+            super::super::check(&text, Some(options))
+        );
+        for format in ["text", "sarif", "json", "yaml"] {
+            assert_eq!(
+                over_limit_formatted(format, Some(options), Some("a.json"), 40),
+                super::super::check_formatted(Ok(&text), format, Some(options), Some("a.json"))
+            );
+        }
+    }
+
+    #[test]
+    fn limits_by_reader() {
+        let big = DEFAULT_MAX_INPUT_BYTES + 1;
+        let text = " ".repeat(big);
+        assert_eq!(
+            max_input_bytes(Reader::Lifecycle, None),
+            DEFAULT_MAX_INPUT_BYTES
+        );
+        assert_eq!(
+            over_limit(Reader::Lifecycle, None, big),
+            super::super::lifecycle(&text)
+        );
+        assert_eq!(
+            over_limit(Reader::Simulate, None, big),
+            super::super::simulate(&text, None)
+        );
+        assert_eq!(max_input_bytes(Reader::Panel, None), 256 << 20);
+        let err = over_limit(Reader::Panel, None, 300 << 20).unwrap_err();
+        assert_eq!(err.code, "LIMIT_EXCEEDED");
+        assert!(
+            err.message.contains("limits.maxInputBytes"),
+            "{}",
+            err.message
+        );
+    }
+
+    /// Options that cannot be read are reported as the operation reports
+    /// them, not as a limit.
+    #[test]
+    fn bad_options_first() {
+        let bad = r#"{"limits": 1}"#;
+        assert_eq!(
+            max_input_bytes(Reader::Check, Some(bad)),
+            DEFAULT_MAX_INPUT_BYTES
+        );
+        let text = " ".repeat(DEFAULT_MAX_INPUT_BYTES + 1);
+        assert_eq!(
+            over_limit(Reader::Check, Some(bad), text.len()),
+            super::super::check(&text, Some(bad))
+        );
+        assert_eq!(
+            over_limit(Reader::Simulate, Some("[1]"), text.len()),
+            super::super::simulate(&text, Some("[1]"))
+        );
+    }
+}
