@@ -239,6 +239,55 @@ fn main() {
         fmt_ns(t_cfg_parse),
         fmt_ns(cfg_mins.get(1).copied().unwrap_or(f64::NAN))
     );
+    // The same 20,000-row node table with ordinary ids and with ids that
+    // collide under 32-bit FxHash (what wasm32 hashed with): planned alike.
+    if let Some(table) = manifest.get("nodeTable") {
+        let file = |which: &str| {
+            table[which]["file"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let table_options = table["options"].to_string();
+        let time = |text: &str| {
+            median_ns(
+                || hop_policy::api::plan(text, Some(&table_options)).map(|t| t.len()),
+                budget,
+            )
+        };
+        let (plain, colliding) = (read(&file("plain")), read(&file("colliding")));
+        for (name, text) in [("plain", &plain), ("colliding", &colliding)] {
+            let planned = hop_policy::api::plan(text, Some(&table_options))
+                .map(|t| serde_json::from_str::<Value>(&t).unwrap_or(Value::Null));
+            match planned {
+                Ok(p) if p["error"].is_null() => {}
+                Ok(p) => {
+                    eprintln!(
+                        "node table {}: the planner rejected it: {}",
+                        name, p["error"]
+                    );
+                    std::process::exit(1);
+                }
+                Err(e) => {
+                    eprintln!("node table {}: {}", name, e.message);
+                    std::process::exit(1);
+                }
+            }
+        }
+        let (t_plain, t_colliding) = (time(&plain), time(&colliding));
+        take_mins();
+        println!(
+            "node table ({} rows): api::plan with ordinary ids {}, with ids colliding under 32-bit FxHash {} (ratio {:.2}x)",
+            table["rows"],
+            fmt_ns(t_plain),
+            fmt_ns(t_colliding),
+            t_colliding / t_plain
+        );
+        results.push(
+            serde_json::json!({"workload": "node-table", "rows": table["rows"],
+            "ns": {"plain": t_plain, "colliding": t_colliding}}),
+        );
+    }
     println!("columns: parse in = input text -> Value; plan() = Value -> typed Plan; to_string = Plan -> JSON text;");
     println!("         api::plan = text in -> text out (all of it); to_value = Plan -> Value; check = check(plan Value);");
     println!(

@@ -316,6 +316,23 @@ async function main() {
     const ratio = r.ratio[1];
     goal(ratio <= 1.0, `audit per tunnel not slower than checking ready inputs one by one: ${whole.toFixed(0)} vs ${single.toFixed(0)} us (median per-round ratio ${ratio.toFixed(2)}x, <= 1.0x)`);
   }
+  // The same node table with ordinary ids and with ids colliding under
+  // 32-bit FxHash (the .wasm is 32-bit): a hash table keyed by node id would
+  // make the second quadratic; the planner's time must not depend on the ids.
+  if (manifest.nodeTable) {
+    const t = manifest.nodeTable;
+    const opts = JSON.stringify(t.options);
+    const plainText = readFileSync(join(args.dir, t.plain.file), 'utf8');
+    const collidingText = readFileSync(join(args.dir, t.colliding.file), 'utf8');
+    for (const text of [plainText, collidingText]) {
+      const p = JSON.parse(hp.planTunnelJson(text, opts));
+      if (p.error) throw new Error(`node table: the planner rejected the workload: ${JSON.stringify(p.error)}`);
+    }
+    const r = roundRobin([() => hp.planTunnelJson(plainText, opts), () => hp.planTunnelJson(collidingText, opts)], Math.min(budget, 1500), 3);
+    const [plain, colliding] = r.ms;
+    console.log(`node table (${t.rows} rows): planTunnelJson with ordinary ids ${fmtMs(plain)}, with ids colliding under 32-bit FxHash ${fmtMs(colliding)} (median per-round ratio ${r.ratio[1].toFixed(2)}x)`);
+    goal(r.ratio[1] <= 1.5, `node table: colliding ids within 1.5x of ordinary ids: ${r.ratio[1].toFixed(2)}x (${fmtMs(colliding)} vs ${fmtMs(plain)})`);
+  }
   for (const g of goals) console.log(`${g.ok ? 'PASS' : 'FAIL'}  ${g.text}`);
   const failed = goals.filter((g) => !g.ok).length;
   console.log(`${goals.length - failed} of ${goals.length} goals pass`);

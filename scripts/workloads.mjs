@@ -6,7 +6,9 @@
 //   node scripts/workloads.mjs OUT_DIR
 //
 // writes OUT_DIR/{median,large,large-x4}.json (planner inputs
-// `{tunnel, nodes, federation}`), OUT_DIR/config-10k.json (one node's GOST
+// `{tunnel, nodes, federation}`), OUT_DIR/ids-plain.json and ids-fx32.json
+// (20,000 node rows, ordinary ids and ids colliding under 32-bit FxHash),
+// OUT_DIR/config-10k.json (one node's GOST
 // config `{services, chains}` with 10,000 services) and OUT_DIR/manifest.json
 // (what each file is). Everything is deterministic: no clock, no randomness.
 
@@ -171,6 +173,52 @@ export function panelWorkload({ tunnels = 1000, nodes = 2000 } = {}) {
   return { version: '1', exportedAt: 1, users: [], nodes: rows, tunnels: list };
 }
 
+/**
+ * Node ids whose hashes all collide under rustc-hash 2's FxHash on 32-bit
+ * targets (wasm32): an `i64` key hashes as `h = ((lo * K) + hi) * K` (mod 2^32,
+ * K = 0x93d765dd; lo, hi the id's 32-bit halves), then `rotate_left(15)`.
+ * For hi = 1, 2, ... the lo with `lo * K = T * K^-1 - hi` gives every id the
+ * same h = T. All ids stay below 2^53 (exact as JavaScript numbers).
+ */
+export function fx32CollidingIds(count) {
+  const M = 1n << 32n;
+  const K = 0x93d765ddn;
+  // K^-1 mod 2^32 by Newton's iteration (each step doubles the correct bits).
+  let inv = K;
+  for (let i = 0; i < 5; i++) inv = (inv * (2n - K * inv)) % M;
+  inv = ((inv % M) + M) % M;
+  const T = 0x2545f491n;
+  const ids = [];
+  for (let hi = 1n; ids.length < count; hi++) {
+    const lo = ((((T * inv - hi) % M) + M) % M * inv) % M;
+    ids.push(Number(hi * M + lo));
+  }
+  return ids;
+}
+
+/**
+ * A planner input with `count` node rows (ids from `ids`) of which the tunnel
+ * uses three (entry -> one hop -> exit): the time goes into reading the rows
+ * and building the node table. Plan it with `{limits: {maxNodes: count}}` or more.
+ */
+export function nodeTableWorkload(ids) {
+  const ip = (k) => `10.${(k >> 16) & 255}.${(k >> 8) & 255}.${k & 255}`;
+  const nodes = ids.map((id, k) => nodeRow(id, ip(k + 1), false));
+  const item = (id, port) => ({ nodeId: id, protocol: 'tls', strategy: 'fifo', ...(port ? { port } : {}) });
+  return {
+    tunnel: {
+      id: 4243, name: 'bench-node-table', type: 2, ipPreference: '',
+      inNodeId: [item(ids[0])], chainNodes: [[item(ids[1], 40001)]], outNodeId: [item(ids[2], 40002)],
+    },
+    nodes,
+    federation: {},
+  };
+}
+
+/** Rows in the node-table workloads, and the options that admit them. */
+export const NODE_TABLE_ROWS = 20000;
+export const NODE_TABLE_OPTIONS = { limits: { maxNodes: 100000 } };
+
 export const SHAPES = {
   large: { entries: 8, hops: 4, width: 16, exits: 16 },
   'large-x4': { entries: 32, hops: 4, width: 64, exits: 64 },
@@ -192,6 +240,15 @@ export function writeWorkloads(dir) {
   }
   const panel = panelWorkload();
   manifest.panel = { ...put('panel-1000', panel), tunnels: panel.tunnels.length, nodes: panel.nodes.length, federated: panel.nodes.filter((n) => n.isRemote).length };
+  // The same node table with ordinary ids and with ids that collide under
+  // 32-bit FxHash: the planner's time should not depend on which.
+  const plain = Array.from({ length: NODE_TABLE_ROWS }, (_, k) => k + 1);
+  manifest.nodeTable = {
+    rows: NODE_TABLE_ROWS,
+    options: NODE_TABLE_OPTIONS,
+    plain: put('ids-plain', nodeTableWorkload(plain)),
+    colliding: { ...put('ids-fx32', nodeTableWorkload(fx32CollidingIds(NODE_TABLE_ROWS))), source: 'ids colliding under 32-bit FxHash' },
+  };
   const cfg = configWorkload(10000);
   manifest.config = { ...put('config-10k', cfg), services: cfg.services.length, chains: cfg.chains.length };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));

@@ -4,8 +4,8 @@
 use crate::coerce::{default_string, go_int, go_string, map_slice};
 use crate::go::coerce::parse_int;
 use crate::go::net::{parse_ip, IpKind};
-use rustc_hash::FxHashMap as HashMap;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// One node row, as the server's node record holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -294,7 +294,7 @@ pub fn first_free_port(spec: &str, used: &[i64]) -> Option<i64> {
 #[derive(Debug, Clone, Default)]
 pub struct NodeTable {
     rows: Vec<NodeRecord>,
-    index: HashMap<i64, usize>,
+    index: BTreeMap<i64, usize>,
 }
 
 impl NodeTable {

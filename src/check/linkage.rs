@@ -2,14 +2,21 @@
 //! matching protocol and mux settings. Which node owns which host comes from
 //! the plan's node table; without one, dialed ports are matched against the
 //! ports of the services the plan deploys.
+//!
+//! Many services may share a port and many nodes an address, so the rules
+//! never walk the pairs: services are grouped once by port, listener type and
+//! mux settings, and each chain node asks a group for its first service on
+//! the nodes that own the dialed host ([`Index::first_on`]). One finding per
+//! chain node at most, and an owner list is cut after [`SHOWN_OWNERS`] ids.
 
 use super::model::{Document, Service};
 use super::rules::Sink;
 use super::tree::TreeObject;
 use super::util::{get_ci, get_obj, get_str, join, join_i, loose_port};
 use crate::gost;
-use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 fn listener_type<'a>(svc: &Service<'a>) -> Option<&'a str> {
@@ -89,7 +96,7 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
     if !doc.multi_node {
         return;
     }
-    let index = Index::new(doc);
+    let mut index = Index::new(doc);
     for chain in &doc.chains {
         let hops_field = chain.config.hops_field();
         let Some(hops) = hops_field.items() else {
@@ -116,7 +123,7 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
                 };
                 link(
                     doc,
-                    &index,
+                    &mut index,
                     chain.node_id,
                     node,
                     &node_path,
@@ -130,10 +137,13 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
     }
 }
 
+/// How many owner ids an LK001 message names before "and N more".
+const SHOWN_OWNERS: usize = 5;
+
 #[allow(clippy::too_many_arguments)]
 fn link(
     doc: &Document<'_>,
-    index: &Index<'_>,
+    index: &mut Index<'_>,
     from: Option<i64>,
     node: &TreeObject<'_>,
     node_path: &str,
@@ -142,43 +152,42 @@ fn link(
     port: i64,
     sink: &mut Sink,
 ) {
-    let on_port: &[usize] = index.by_port.get(&port).map(Vec::as_slice).unwrap_or(&[]);
-    // With a node table, only the services of the nodes that own the host
-    // (their ids, in table order).
-    let table = doc.table.as_deref().unwrap_or_default();
-    let owners = match &index.owners {
-        Some(owners_by_host) => {
-            let rows: &[usize] = owners_by_host.get(host).map(Vec::as_slice).unwrap_or(&[]);
-            if rows.is_empty() {
-                return; // not a tunnel node: outside this plan
-            }
-            Some(
-                rows.iter()
-                    .filter_map(|&r| table.get(r))
-                    .map(|row| row.node_id),
-            )
-        }
+    // With a node table, only the services of the nodes that own the host.
+    index.add_port(doc, port);
+    let Index {
+        ports,
+        hosts,
+        lookup,
+        ..
+    } = index;
+    let owner = match hosts {
+        Some(hosts) => match hosts.get(host) {
+            Some(&h) => Some(h),
+            None => return, // not a tunnel node: outside this plan
+        },
         None => None,
     };
-    let candidates = on_port
-        .iter()
-        .filter_map(|&i| doc.services.get(i))
-        .filter(|svc| {
-            owners.clone().is_none_or(|mut owners| {
-                svc.node_id
-                    .is_some_and(|id| owners.any(|owner| owner == id))
-            })
-        });
-    let Some(first) = candidates.clone().next() else {
-        let (en, zh) = match owners {
+    let groups = ports.get(&port).and_then(Option::as_ref);
+    let first = groups.and_then(|g| lookup.first_on(owner, g.all));
+    let Some(first) = first.and_then(|i| doc.services.get(i)) else {
+        let (en, zh) = match owner.and_then(|h| lookup.owners.get(h)) {
             Some(owners) => {
                 let mut ids = String::new();
-                for id in owners {
+                for id in owners.shown.iter() {
                     if !ids.is_empty() {
                         ids.push_str(", ");
                     }
                     let _ = write!(ids, "{}", id);
                 }
+                let more = owners.rows - owners.shown.len();
+                let (ids, ids_zh) = if more == 0 {
+                    (ids.clone(), ids)
+                } else {
+                    (
+                        format!("{} and {} more", ids, more),
+                        format!("{} 等 {} 个", ids, owners.rows),
+                    )
+                };
                 (
                     format!(
                         "{} belongs to tunnel node {} but no planned service listens on port {} there",
@@ -186,7 +195,7 @@ fn link(
                     ),
                     format!(
                         "{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听",
-                        addr, ids, port
+                        addr, ids_zh, port
                     ),
                 )
             }
@@ -214,9 +223,9 @@ fn link(
         return;
     };
     let dkey = get_ci(node, "dialer").map(|(k, _)| k).unwrap_or("dialer");
-    let mut matched =
-        candidates.filter(|svc| listener_type(svc).is_some_and(|t| t.eq_ignore_ascii_case(dtype)));
-    let Some(target) = matched.clone().next() else {
+    let typed = groups.and_then(|g| g.by_type.get(&dtype.to_ascii_lowercase()));
+    let target = typed.and_then(|t| Some((t, lookup.first_on(owner, t.all)?)));
+    let Some((typed, target)) = target else {
         let Some(ltype) = listener_type(first) else {
             return;
         };
@@ -243,14 +252,22 @@ fn link(
     let ckey = get_ci(node, "connector")
         .map(|(k, _)| k)
         .unwrap_or("connector");
-    let conn_mux = mux_settings(get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")));
-    let handler_mux = |svc: &Service| mux_settings(svc.config.handler_metadata().object());
+    let conn_mux = Mux(mux_settings(
+        get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")),
+    ));
     // Without a node table several services may share the dialed port: any
     // one of them with the same settings is taken as the other end.
-    if matched.any(|svc| differing_keys(&conn_mux, &handler_mux(svc)).is_none()) {
+    let same = typed.by_mux.get(&conn_mux).copied();
+    if same.is_some_and(|g| lookup.first_on(owner, g).is_some()) {
         return;
     }
-    if let Some(keys) = differing_keys(&conn_mux, &handler_mux(target)) {
+    let Some(target_mux) = typed.mux_of.get(&target).and_then(|&k| typed.muxes.get(k)) else {
+        return;
+    };
+    let Some(target) = doc.services.get(target) else {
+        return;
+    };
+    if let Some(keys) = differing_keys(&conn_mux.0, &target_mux.0) {
         sink.say(
             "LK003",
             from,
@@ -271,36 +288,295 @@ fn link(
     }
 }
 
+/// Services that share a key: the first of them (lowest index into
+/// `Document::services`) and the first on each node, by node id.
+struct Group {
+    first: usize,
+    nodes: Vec<(i64, usize)>,
+}
+
+impl Group {
+    /// `members` in document order.
+    fn of(doc: &Document<'_>, members: &[usize]) -> Option<Group> {
+        let first = *members.first()?;
+        let mut nodes: Vec<(i64, usize)> = members
+            .iter()
+            .filter_map(|&i| Some((doc.services.get(i)?.node_id?, i)))
+            .collect();
+        // Sorted by (id, index): the first of each id is its lowest index.
+        nodes.sort_unstable();
+        nodes.dedup_by_key(|n| n.0);
+        Some(Group { first, nodes })
+    }
+}
+
+/// A handler's or connector's `mux.*` settings, ordered so that equal
+/// settings (as `differing_keys` finds no difference) are one key.
+#[derive(PartialEq, Eq)]
+struct Mux(Vec<(String, Value)>);
+
+impl Ord for Mux {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (a, b) = (&self.0, &other.0);
+        for ((ka, va), (kb, vb)) in a.iter().zip(b) {
+            let o = ka.cmp(kb).then_with(|| cmp_json(va, vb));
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        a.len().cmp(&b.len())
+    }
+}
+
+impl PartialOrd for Mux {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A total order on JSON values that agrees with `Value`'s `==` (numbers
+/// equal only within the same representation, as `serde_json` compares them).
+fn cmp_json(a: &Value, b: &Value) -> Ordering {
+    fn rank(v: &Value) -> u8 {
+        match v {
+            Value::Null => 0,
+            Value::Bool(_) => 1,
+            Value::Number(_) => 2,
+            Value::String(_) => 3,
+            Value::Array(_) => 4,
+            Value::Object(_) => 5,
+        }
+    }
+    fn number(n: &serde_json::Number) -> (u8, u64, i64, f64) {
+        match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => (0, u, 0, 0.0),
+            (None, Some(i)) => (1, 0, i, 0.0),
+            (None, None) => (2, 0, 0, n.as_f64().unwrap_or(0.0)),
+        }
+    }
+    fn seq<'v>(
+        a: impl ExactSizeIterator<Item = (Option<&'v String>, &'v Value)>,
+        b: impl ExactSizeIterator<Item = (Option<&'v String>, &'v Value)>,
+    ) -> Ordering {
+        let lens = a.len().cmp(&b.len());
+        for ((ka, va), (kb, vb)) in a.zip(b) {
+            let o = ka.cmp(&kb).then_with(|| cmp_json(va, vb));
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        lens
+    }
+    match (a, b) {
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (number(x), number(y));
+            // -0.0 and 0.0 are equal, as `==` has them.
+            (x.0, x.1, x.2)
+                .cmp(&(y.0, y.1, y.2))
+                .then_with(|| x.3.partial_cmp(&y.3).unwrap_or(Ordering::Equal))
+        }
+        (Value::String(x), Value::String(y)) => x.cmp(y),
+        (Value::Array(x), Value::Array(y)) => {
+            seq(x.iter().map(|v| (None, v)), y.iter().map(|v| (None, v)))
+        }
+        (Value::Object(x), Value::Object(y)) => seq(
+            x.iter().map(|(k, v)| (Some(k), v)),
+            y.iter().map(|(k, v)| (Some(k), v)),
+        ),
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+/// The services listening on one port: all of them, and by listener type.
+struct PortGroups {
+    all: usize,
+    /// By ASCII-lowercased listener type (the dialer's type is compared
+    /// without ASCII case).
+    by_type: BTreeMap<String, TypeGroups>,
+}
+
+/// The services of one port and listener type, and those among them with
+/// the same handler mux settings.
+struct TypeGroups {
+    all: usize,
+    by_mux: BTreeMap<Mux, usize>,
+    /// Each distinct setting once, and each service's (by its index).
+    muxes: Vec<Mux>,
+    mux_of: BTreeMap<usize, usize>,
+}
+
+/// A node table's rows that own one host.
+struct Owners {
+    /// Ids of the first [`SHOWN_OWNERS`] rows, in table order.
+    shown: Vec<i64>,
+    rows: usize,
+    /// Every owner id once, sorted.
+    ids: Vec<i64>,
+}
+
 /// What `link` looks up for every chain node, built once per document: the
-/// services listening on each port (document order kept) and, for a plan,
+/// services listening on each port (grouped on first use) and, for a plan,
 /// the tunnel nodes that own each host. Keeps the rule linear in the number
-/// of chain nodes.
+/// of chain nodes, services and addresses.
 struct Index<'d> {
-    /// Indices into `Document::services` (the map type the simulator uses too).
-    by_port: HashMap<i64, Vec<usize>>,
-    /// Indices into `Document::table`.
-    owners: Option<HashMap<&'d str, Vec<usize>>>,
+    /// Indices into `Document::services`, in document order.
+    on_port: BTreeMap<i64, Vec<usize>>,
+    ports: BTreeMap<i64, Option<PortGroups>>,
+    /// Host -> index into `Lookup::owners`, `None` without a node table.
+    hosts: Option<BTreeMap<&'d str, usize>>,
+    lookup: Lookup,
+}
+
+/// The groups and owner lists, and what has been asked of them.
+#[derive(Default)]
+struct Lookup {
+    groups: Vec<Group>,
+    owners: Vec<Owners>,
+    /// (owners, group) -> the group's first service on those owners.
+    memo: BTreeMap<(usize, usize), Option<usize>>,
 }
 
 impl<'d> Index<'d> {
     fn new(doc: &'d Document<'_>) -> Self {
-        let mut by_port: HashMap<i64, Vec<usize>> = HashMap::default();
+        let mut on_port: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
         for (i, svc) in doc.services.iter().enumerate() {
             if let Some(port) = svc.config.addr().str().and_then(loose_port) {
-                by_port.entry(port).or_default().push(i);
+                on_port.entry(port).or_default().push(i);
             }
         }
-        let owners = doc.table.as_ref().map(|table| {
-            let mut m: HashMap<&str, Vec<usize>> = HashMap::default();
-            for (row, n) in table.iter().enumerate() {
-                for (i, h) in n.hosts.iter().enumerate() {
-                    if !n.hosts.iter().take(i).any(|prev| prev == h) {
-                        m.entry(h.as_str()).or_default().push(row);
-                    }
+        let mut lookup = Lookup::default();
+        let hosts = doc.table.as_ref().map(|table| {
+            // (host, row), each host once per row.
+            let mut pairs: Vec<(&str, usize)> = table
+                .iter()
+                .enumerate()
+                .flat_map(|(row, n)| n.hosts.iter().map(move |h| (h.as_str(), row)))
+                .collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let mut hosts = BTreeMap::new();
+            for same in pairs.chunk_by(|a, b| a.0 == b.0) {
+                let Some(&(host, _)) = same.first() else {
+                    continue;
+                };
+                let id = |&(_, row): &(&str, usize)| table.get(row).map(|n| n.node_id);
+                let mut ids: Vec<i64> = same.iter().filter_map(id).collect();
+                let shown = ids.iter().take(SHOWN_OWNERS).copied().collect();
+                ids.sort_unstable();
+                ids.dedup();
+                hosts.insert(host, lookup.owners.len());
+                lookup.owners.push(Owners {
+                    shown,
+                    rows: same.len(),
+                    ids,
+                });
+            }
+            hosts
+        });
+        Index {
+            on_port,
+            ports: BTreeMap::new(),
+            hosts,
+            lookup,
+        }
+    }
+
+    /// Groups the services on `port` the first time it is dialed.
+    fn add_port(&mut self, doc: &Document<'_>, port: i64) {
+        if !self.ports.contains_key(&port) {
+            let members = self.on_port.remove(&port).unwrap_or_default();
+            let built = self.lookup.port_groups(doc, &members);
+            self.ports.insert(port, built);
+        }
+    }
+}
+
+impl Lookup {
+    fn group(&mut self, doc: &Document<'_>, members: &[usize]) -> Option<usize> {
+        let g = Group::of(doc, members)?;
+        self.groups.push(g);
+        Some(self.groups.len() - 1)
+    }
+
+    /// The groups of `members`, the services on one port.
+    fn port_groups(&mut self, doc: &Document<'_>, members: &[usize]) -> Option<PortGroups> {
+        let all = self.group(doc, members)?;
+        let mut typed: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for &i in members {
+            if let Some(t) = doc.services.get(i).and_then(listener_type) {
+                typed.entry(t.to_ascii_lowercase()).or_default().push(i);
+            }
+        }
+        let mut by_type = BTreeMap::new();
+        for (t, members) in typed {
+            let Some(all) = self.group(doc, &members) else {
+                continue;
+            };
+            let mut same: BTreeMap<Mux, Vec<usize>> = BTreeMap::new();
+            for &i in &members {
+                if let Some(svc) = doc.services.get(i) {
+                    let mux = Mux(mux_settings(svc.config.handler_metadata().object()));
+                    same.entry(mux).or_default().push(i);
                 }
             }
-            m
-        });
-        Index { by_port, owners }
+            let (mut by_mux, mut muxes, mut mux_of) =
+                (BTreeMap::new(), Vec::new(), BTreeMap::new());
+            for (mux, members) in same {
+                for &i in &members {
+                    mux_of.insert(i, muxes.len());
+                }
+                if let Some(g) = self.group(doc, &members) {
+                    // Keyed by a copy: `muxes` keeps the one LK003 compares with.
+                    by_mux.insert(Mux(mux.0.clone()), g);
+                }
+                muxes.push(mux);
+            }
+            by_type.insert(
+                t,
+                TypeGroups {
+                    all,
+                    by_mux,
+                    muxes,
+                    mux_of,
+                },
+            );
+        }
+        Some(PortGroups { all, by_type })
+    }
+
+    /// The first service of group `g` on the nodes `owner` names (any node
+    /// without a node table): walks the owners or the group's nodes,
+    /// whichever are fewer, once per (owners, group).
+    fn first_on(&mut self, owner: Option<usize>, g: usize) -> Option<usize> {
+        let group = self.groups.get(g)?;
+        let Some(owner) = owner else {
+            return Some(group.first);
+        };
+        if let Some(&known) = self.memo.get(&(owner, g)) {
+            return known;
+        }
+        let ids = self
+            .owners
+            .get(owner)
+            .map(|o| o.ids.as_slice())
+            .unwrap_or(&[]);
+        let found = if ids.len() < group.nodes.len() {
+            ids.iter()
+                .filter_map(|id| {
+                    let k = group.nodes.binary_search_by_key(id, |n| n.0).ok()?;
+                    group.nodes.get(k).map(|n| n.1)
+                })
+                .min()
+        } else {
+            group
+                .nodes
+                .iter()
+                .filter(|n| ids.binary_search(&n.0).is_ok())
+                .map(|n| n.1)
+                .min()
+        };
+        self.memo.insert((owner, g), found);
+        found
     }
 }

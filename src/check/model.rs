@@ -78,7 +78,7 @@ pub(crate) struct Document<'a> {
 }
 
 /// (group, node, chain name) -> index into `Document::chains` (one map, one hash per lookup).
-pub(crate) type ChainIndex<'a> = rustc_hash::FxHashMap<(usize, Option<i64>, &'a str), usize>;
+pub(crate) type ChainIndex<'a> = std::collections::BTreeMap<(usize, Option<i64>, &'a str), usize>;
 
 fn unreadable_at(sink: &mut Sink, path: &str, en: String, zh: String) {
     sink.add("IN001", None, path, en, zh);

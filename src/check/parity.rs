@@ -13,6 +13,8 @@ use crate::address::process_server_address as normalise_address;
 use crate::builders;
 use crate::finding::Fix;
 use serde_json::Value;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Selector the local builder puts on every chain hop.
 const TWIN_MAX_FAILS: i64 = 1;
@@ -63,7 +65,8 @@ struct Hop<'d, 'a> {
     middle: bool,
     protocol: &'a str,
     strategy: Option<&'a str>,
-    targets: Vec<TwinTarget<'a>>,
+    /// Shared by the services that route through one chain.
+    targets: Rc<[TwinTarget<'a>]>,
     svc: &'d Service<'a>,
     chain: Option<&'d Chain<'a>>,
 }
@@ -110,14 +113,30 @@ fn chain_targets<'a>(chain: Option<&Chain<'a>>) -> (Vec<TwinTarget<'a>>, Option<
 
 /// Federated hops of a plan: one per federation entry with role middle or exit.
 fn plan_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
+    // The first service and chain of each group, found in one walk (not
+    // one walk per entry).
+    let mut first_svc = BTreeMap::new();
+    for (i, s) in doc.services.iter().enumerate() {
+        first_svc.entry(s.group).or_insert(i);
+    }
+    let mut first_chain = BTreeMap::new();
+    for (i, c) in doc.chains.iter().enumerate() {
+        first_chain.entry(c.group).or_insert(i);
+    }
     let mut out = Vec::new();
     for entry in &doc.fed {
         let apply = entry.obj.get("apply").and_then(|a| a.as_object());
-        let Some(svc) = doc.services.iter().find(|s| s.group == entry.group) else {
+        let Some(svc) = first_svc
+            .get(&entry.group)
+            .and_then(|&i| doc.services.get(i))
+        else {
             continue;
         };
-        let chain =
-            svc_chain(doc, svc).or_else(|| doc.chains.iter().find(|c| c.group == entry.group));
+        let chain = svc_chain(doc, svc).or_else(|| {
+            first_chain
+                .get(&entry.group)
+                .and_then(|&i| doc.chains.get(i))
+        });
         let role = entry
             .obj
             .get("role")
@@ -160,10 +179,10 @@ fn plan_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
                         },
                         protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or(""),
                     })
-                    .collect()
+                    .collect::<Rc<[_]>>()
             })
             // Without apply targets the deployed chain says what the targets are.
-            .unwrap_or(chain_targets);
+            .unwrap_or_else(|| chain_targets.into());
         out.push(Hop {
             node_id: entry.node_id,
             middle,
@@ -182,9 +201,18 @@ fn plan_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
 fn named_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
     let federated =
         |svc: &&Service<'a>| svc.config.name().is_some_and(|n| n.starts_with("fed_svc_"));
+    // Several services may route through one chain: its targets are read once.
+    type Targets<'a> = (Rc<[TwinTarget<'a>]>, Option<&'a str>);
+    let mut read: BTreeMap<Option<&'d str>, Targets<'a>> = BTreeMap::new();
     let hop = |svc: &'d Service<'a>| {
         let chain = svc_chain(doc, svc);
-        let (targets, strategy) = chain_targets(chain);
+        let (targets, strategy) = read
+            .entry(chain.map(|c| c.path.as_str()))
+            .or_insert_with(|| {
+                let (targets, strategy) = chain_targets(chain);
+                (targets.into(), strategy)
+            })
+            .clone();
         Hop {
             node_id: svc.node_id,
             middle: svc.config.chain.str().is_some_and(|c| !c.is_empty()),
@@ -204,12 +232,29 @@ pub(crate) fn check(doc: &Document<'_>, is_plan: bool, sink: &mut Sink) {
     } else {
         named_hops(doc)
     };
+    let mut chains = BTreeMap::new();
     for hop in &hops {
-        compare(hop, sink);
+        compare(hop, &mut chains, sink);
     }
 }
 
-fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
+/// What a chain contributes to the comparison of every hop that routes
+/// through it, walked once per chain (by its path).
+struct ChainPart<'a> {
+    /// Interfaces set on its hops and chain nodes (PA005).
+    places: Places<'a>,
+    /// Its first hop's path, when that hop is an object.
+    hop_path: Option<String>,
+    /// Its first hop has been compared (PA002-PA004): a second hop through
+    /// the chain would raise the same findings again.
+    compared: bool,
+}
+
+fn compare<'d, 'a>(
+    hop: &Hop<'d, 'a>,
+    chains: &mut BTreeMap<&'d str, ChainPart<'a>>,
+    sink: &mut Sink,
+) {
     let svc = hop.svc;
     let node = hop.node_id;
     let role = if hop.middle { "middle" } else { "exit" };
@@ -312,25 +357,38 @@ fn compare(hop: &Hop<'_, '_>, sink: &mut Sink) {
     let mut hop_path_for_iface = None;
     if let Some(chain) = hop.chain {
         let hops_field = chain.config.hops_field();
-        let hops_key = hops_field.key().unwrap_or("hops");
         let hops = hops_field.items().unwrap_or(&[]);
-        for (hi, h) in hops.iter().enumerate() {
-            let Some(h) = h.as_object() else { continue };
-            places.note(HOP, get_str(h, "interface"));
-            for n in get_arr(h, "nodes").unwrap_or(&[]) {
-                places.note(
-                    CHAIN_NODE,
-                    n.as_object().and_then(|n| get_str(n, "interface")),
-                );
+        let part = chains.entry(chain.path.as_str()).or_insert_with(|| {
+            let mut part = ChainPart {
+                places: Places::default(),
+                hop_path: None,
+                compared: false,
+            };
+            for (hi, h) in hops.iter().enumerate() {
+                let Some(h) = h.as_object() else { continue };
+                part.places.note(HOP, get_str(h, "interface"));
+                for n in get_arr(h, "nodes").unwrap_or(&[]) {
+                    part.places.note(
+                        CHAIN_NODE,
+                        n.as_object().and_then(|n| get_str(n, "interface")),
+                    );
+                }
+                if hi == 0 {
+                    let hops_key = hops_field.key().unwrap_or("hops");
+                    part.hop_path = Some(join_i(&join(&chain.path, hops_key), 0));
+                }
             }
-            if hi > 0 {
-                continue;
-            }
-            let hop_path = join_i(&join(&chain.path, hops_key), 0);
-            hop_path_for_iface = Some(hop_path.clone());
-            if hop.middle {
-                compare_hop(hop, h, &hop_path, sink);
-            }
+            part
+        });
+        places.set |= part.places.set;
+        places.iface = places.iface.or(part.places.iface);
+        hop_path_for_iface.clone_from(&part.hop_path);
+        let first = hops.first().and_then(|h| h.as_object());
+        if let (true, false, Some(h), Some(hop_path)) =
+            (hop.middle, part.compared, first, &part.hop_path)
+        {
+            part.compared = true;
+            compare_hop(hop, h, hop_path, sink);
         }
     }
 

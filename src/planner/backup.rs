@@ -416,7 +416,7 @@ fn whole_beyond_i64(n: &serde_json::Number) -> bool {
 /// column of the database (the node's `secret` among them) reaches the input.
 fn redacted_node(
     row: &Map<String, Value>,
-    pseudonyms: &mut rustc_hash::FxHashMap<String, usize>,
+    pseudonyms: &mut std::collections::BTreeMap<String, usize>,
     urls: &mut UrlNames,
 ) -> Value {
     let mut out = Map::new();
@@ -523,7 +523,7 @@ impl TunnelRows<'_, '_> {
 
 /// Each of `table`'s rows by the position of its tunnel (`tunnel_at`), in table order.
 fn by_tunnel<'t, T>(
-    tunnel_at: &rustc_hash::FxHashMap<i64, usize>,
+    tunnel_at: &std::collections::BTreeMap<i64, usize>,
     tunnels: usize,
     table: &'t [T],
     tunnel_of: impl Fn(&T) -> i64,
@@ -540,11 +540,11 @@ fn by_tunnel<'t, T>(
 /// Each tunnel's rows, in the tunnel table's order. A tunnel id's first row
 /// owns every row of that id; a node id's last row is the node.
 pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(TunnelRows<'t, 'a>)) {
-    let mut node_at = rustc_hash::FxHashMap::<i64, usize>::default();
+    let mut node_at = std::collections::BTreeMap::<i64, usize>::default();
     for (i, n) in tables.node.iter().enumerate() {
         node_at.insert(n.read.id, i);
     }
-    let mut tunnel_at = rustc_hash::FxHashMap::<i64, usize>::default();
+    let mut tunnel_at = std::collections::BTreeMap::<i64, usize>::default();
     for (k, t) in tables.tunnel.iter().enumerate().rev() {
         tunnel_at.insert(t.read.id, k);
     }
@@ -605,7 +605,7 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
 /// its node's).
 pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
     let database = tables.source == Source::Database;
-    let mut pseudonyms = rustc_hash::FxHashMap::default();
+    let mut pseudonyms = std::collections::BTreeMap::default();
     let mut urls = UrlNames::default();
     let nodes: Vec<Value> = tables
         .node

@@ -11,7 +11,7 @@ use crate::plan::{
     ChainConfig, Command, CommandData, NodeConfig, ServiceConfig, Shared, UpdateChainData,
 };
 use crate::strings::trim;
-use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 /// `Add*` on create and redeploy, `Update*` where an edit updates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,7 +279,8 @@ type ChainLists = (Shared<Vec<ChainTarget>>, Shared<Vec<NodeConfig>>);
 /// of hop width, but holds only one list per hop and family.
 #[derive(Default)]
 struct ChainMemo {
-    lists: HashMap<(usize, bool, bool, Flavor), ChainLists>,
+    /// (target hop, sender has v4, sender has v6, federated flavor).
+    lists: BTreeMap<(usize, bool, bool, bool), ChainLists>,
 }
 
 impl ChainMemo {
@@ -292,7 +293,12 @@ impl ChainMemo {
         target_hop: usize,
         flavor: Flavor,
     ) -> Result<ChainLists> {
-        let key = (target_hop, from.supports_v4(), from.supports_v6(), flavor);
+        let key = (
+            target_hop,
+            from.supports_v4(),
+            from.supports_v6(),
+            flavor == Flavor::Federated,
+        );
         if let Some((t, n)) = self.lists.get(&key) {
             return Ok((t.clone(), n.clone()));
         }

@@ -111,7 +111,7 @@ impl Share {
 #[derive(Debug, Default)]
 pub struct Providers {
     /// By base URL.
-    panels: rustc_hash::FxHashMap<String, Panel>,
+    panels: std::collections::BTreeMap<String, Panel>,
     /// Base URLs of the panels that cannot be reached now.
     unreachable: Vec<String>,
 }

@@ -5,8 +5,8 @@
 use super::rejection::{Rejection, Result};
 use crate::coerce::{any_slice, go_int, go_string, map_slice};
 use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The tunnel as the server holds it once prepared (or rebuilt from rows).
 #[derive(Debug, Clone)]
@@ -62,7 +62,7 @@ pub enum Rules<'a> {
     /// An edit of the stored tunnel: ports are picked excluding its own, and
     /// offline nodes that already have a row in it are tolerated.
     Update {
-        stored_nodes: &'a HashSet<i64>,
+        stored_nodes: &'a BTreeSet<i64>,
     },
 }
 
@@ -130,7 +130,7 @@ pub fn prepare(
         }
     }
 
-    let mut seen = HashSet::default();
+    let mut seen = BTreeSet::default();
     for id in &ids {
         if !seen.insert(*id) {
             return Err(Rejection::DuplicateNode);
@@ -168,7 +168,7 @@ pub fn prepare(
 /// the same port.
 #[derive(Default)]
 struct PortPicks {
-    by_node: HashMap<i64, i64>,
+    by_node: BTreeMap<i64, i64>,
 }
 
 impl PortPicks {
@@ -254,7 +254,7 @@ pub fn store_chain_rows(tunnel: &Map<String, Value>, nodes: &NodeTable) -> Resul
 }
 
 /// The node ids a payload stores chain rows for (every type stores them).
-pub fn stored_node_ids(tunnel: &Map<String, Value>) -> HashSet<i64> {
+pub fn stored_node_ids(tunnel: &Map<String, Value>) -> BTreeSet<i64> {
     let entries = map_slice(tunnel.get("inNodeId"));
     let exits = map_slice(tunnel.get("outNodeId"));
     let hop_items = any_slice(tunnel.get("chainNodes"))

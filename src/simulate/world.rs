@@ -87,7 +87,7 @@ pub struct Agent {
     pub chains: Vec<Chain>,
     /// Chains by name (the first of a name), so a lookup per service stays
     /// constant time on configs with thousands of chains.
-    pub chain_at: rustc_hash::FxHashMap<String, usize>,
+    pub chain_at: BTreeMap<String, usize>,
 }
 
 impl Agent {
@@ -144,14 +144,14 @@ pub struct RawNode {
     pub chains: Vec<(String, Value)>,
     /// Positions in `services` / `chains` by name: an add or update is a
     /// lookup, not a scan, so replaying n commands stays linear.
-    service_at: rustc_hash::FxHashMap<String, usize>,
-    chain_at: rustc_hash::FxHashMap<String, usize>,
+    service_at: BTreeMap<String, usize>,
+    chain_at: BTreeMap<String, usize>,
 }
 
 impl RawNode {
     fn put(
         list: &mut Vec<(String, Value)>,
-        index: &mut rustc_hash::FxHashMap<String, usize>,
+        index: &mut BTreeMap<String, usize>,
         name: String,
         v: Value,
     ) {
@@ -164,7 +164,7 @@ impl RawNode {
         }
     }
 
-    fn reindex(list: &[(String, Value)], index: &mut rustc_hash::FxHashMap<String, usize>) {
+    fn reindex(list: &[(String, Value)], index: &mut BTreeMap<String, usize>) {
         index.clear();
         for (i, (name, _)) in list.iter().enumerate() {
             index.entry(name.clone()).or_insert(i);
@@ -390,7 +390,7 @@ fn build_agent(node_id: Option<i64>, name: &str, raw: &RawNode, notes: &mut Vec<
         Some(id) => format!("node {id} ({name})"),
     };
     let who = label.clone();
-    let mut chain_at = rustc_hash::FxHashMap::default();
+    let mut chain_at = BTreeMap::new();
     for (i, (name, _)) in raw.chains.iter().enumerate() {
         chain_at.entry(name.clone()).or_insert(i);
     }
