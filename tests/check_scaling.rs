@@ -227,27 +227,3 @@ fn shared_addresses_exact_findings() {
         ]
     );
 }
-
-/// Federated services that route through one chain: its nodes are compared
-/// with their local twins once, not once per service.
-#[test]
-fn a_shared_chain_is_compared_once() {
-    let fed = |i: usize| {
-        json!({"nodeId": 2, "command": "AddService", "data": [{
-            "name": format!("fed_svc_{}", i), "addr": ":7000",
-            "listener": {"type": "tls"},
-            "handler": {"type": "relay", "chain": "fed_chain_1"}
-        }]})
-    };
-    let list: Vec<Value> = (0..50)
-        .map(fed)
-        .chain([add_chain(2, "fed_chain_1", &[("10.0.0.1:7000 ", "tls", 2)])])
-        .collect();
-    let (_, r) = run(&Value::Array(list));
-    let pa004 = r
-        .findings
-        .iter()
-        .filter(|f| f.code == "PA004" && f.path == "/50/data/hops/0/nodes/0/addr")
-        .count();
-    assert_eq!(pa004, 1, "{:#?}", r.findings);
-}
