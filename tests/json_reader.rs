@@ -32,6 +32,15 @@ fn compare(text: &str, what: &str) -> bool {
         return false;
     }
     let want = expected(text);
+    // A surrogate escape outside a pair is the other documented difference:
+    // serde_json refuses it, the crate reads U+FFFD as Go does
+    // (src/json/read.rs tests that reading).
+    if want
+        .as_ref()
+        .is_err_and(|e| e.contains("surrogate") || e.contains("hex escape"))
+    {
+        return false;
+    }
     assert_eq!(answer(text), want, "{what}: {text:?}");
     // And the crate's writer prints it back as serde_json does.
     if let Ok((printed, value)) = &want {

@@ -27,6 +27,11 @@ fuzz_target!(|data: &[u8]| {
     let theirs = serde_json::from_str::<Value>(text)
         .map(|v| (v.to_string(), v))
         .map_err(|e| e.to_string());
+    // A surrogate escape outside a pair: serde_json refuses it, the crate
+    // reads U+FFFD as Go does (src/json/read.rs); nothing to compare.
+    if theirs.as_ref().is_err_and(|e| e.contains("surrogate") || e.contains("hex escape")) {
+        return;
+    }
     assert_eq!(ours, theirs, "{text:?}");
     if let Ok((printed, v)) = &theirs {
         assert_eq!(&hop_policy::json::to_text(v), printed, "{text:?}");

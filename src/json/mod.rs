@@ -83,10 +83,8 @@ pub(crate) enum Reason {
     NumberOutOfRange,
     ControlCharacter,
     KeyMustBeAString,
-    LoneLeadingSurrogate,
     TrailingComma,
     TrailingCharacters,
-    UnexpectedEndOfHexEscape,
     RecursionLimit,
 }
 
@@ -109,10 +107,8 @@ impl Reason {
                 "control character (\\u0000-\\u001F) found while parsing a string"
             }
             Reason::KeyMustBeAString => "key must be a string",
-            Reason::LoneLeadingSurrogate => "lone leading surrogate in hex escape",
             Reason::TrailingComma => "trailing comma",
             Reason::TrailingCharacters => "trailing characters",
-            Reason::UnexpectedEndOfHexEscape => "unexpected end of hex escape",
             Reason::RecursionLimit => "recursion limit exceeded",
         }
     }

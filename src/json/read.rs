@@ -64,6 +64,13 @@ pub(crate) fn surrogate_pair(high: u32, low: u32) -> Option<char> {
     char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
 }
 
+/// Four hex digits as a number; `None` when one is not a hex digit.
+fn hex_value(digits: &[u8]) -> Option<u32> {
+    digits
+        .iter()
+        .try_fold(0, |n, &d| Some(n * 16 + (d as char).to_digit(16)?))
+}
+
 /// What a reader builds from the values it reads: a `serde_json::Value`
 /// ([`ValueBuilder`]) or the checker's arena tree (`super::tree`). The
 /// reader hands over every value once, children before their container.
@@ -230,6 +237,7 @@ pub(crate) fn read<'t, B: Build<'t>>(
             max_nodes_per_hop: usize::MAX,
             max_string_len: usize::MAX,
             max_depth: usize::MAX,
+            max_output_bytes: usize::MAX,
         }),
         counting: limits.is_some(),
         counts: Counts {
@@ -563,24 +571,26 @@ impl<'t> Cursor<'t> {
         Ok(())
     }
 
-    /// After `\u`: one character, from one escape or a surrogate pair.
+    /// After `\u`: one character, from one escape or a surrogate pair. A
+    /// surrogate that is not half of a pair reads as U+FFFD, as Go's decoder
+    /// reads it (encoding/json decode.go `unquoteBytes`), and what follows it
+    /// is read on its own: `JSON.stringify` writes a truncated emoji that way.
     fn unicode_escape(&mut self) -> Result<char> {
         let first = self.hex4()?;
-        if (0xDC00..=0xDFFF).contains(&first) {
-            return Err(self.err(Reason::LoneLeadingSurrogate));
-        }
-        if !(0xD800..=0xDBFF).contains(&first) {
+        if !(0xD800..=0xDFFF).contains(&first) {
             return char::from_u32(first).ok_or_else(|| self.err(Reason::InvalidEscape));
         }
-        for want in [b'\\', b'u'] {
-            if self.peek().ok_or_else(|| self.err(Reason::EofString))? != want {
-                self.at += 1;
-                return Err(self.err(Reason::UnexpectedEndOfHexEscape));
+        let low = match self.bytes.get(self.at..self.at + 6) {
+            Some([b'\\', b'u', digits @ ..]) if first <= 0xDBFF => hex_value(digits),
+            _ => None,
+        };
+        match low.and_then(|low| surrogate_pair(first, low)) {
+            Some(pair) => {
+                self.at += 6;
+                Ok(pair)
             }
-            self.at += 1;
+            None => Ok(char::REPLACEMENT_CHARACTER),
         }
-        let low = self.hex4()?;
-        surrogate_pair(first, low).ok_or_else(|| self.err(Reason::LoneLeadingSurrogate))
     }
 
     fn hex4(&mut self) -> Result<u32> {
@@ -748,6 +758,27 @@ mod tests {
         }
     }
 
+    /// A surrogate outside a pair is U+FFFD and what follows it is read on
+    /// its own, as Go's decoder reads it (serde_json refuses these).
+    #[test]
+    fn lone_surrogates_read_as_go_reads_them() {
+        for (text, want) in [
+            (r#""\ud83d""#, "\u{fffd}"),
+            (r#""a\ud83dx""#, "a\u{fffd}x"),
+            (r#""\ud83d\n""#, "\u{fffd}\n"),
+            (r#""\ude00""#, "\u{fffd}"),
+            (r#""\ude00\ud83d""#, "\u{fffd}\u{fffd}"),
+            (r#""\ud83d\u0041""#, "\u{fffd}A"),
+            (r#""\ud83d\ud83d\ude00""#, "\u{fffd}\u{1f600}"),
+            (r#""\ud83d\u12""#, ""),
+        ] {
+            match from_str(text) {
+                Ok(v) => assert_eq!(v, Value::String(want.into()), "{text}"),
+                Err(e) => assert!(want.is_empty(), "{text}: {e}"),
+            }
+        }
+    }
+
     #[test]
     fn strings_read_as_serde_json_reads_them() {
         for t in [
@@ -755,11 +786,6 @@ mod tests {
             r#""abc""#,
             r#""a\"b\\c\/d\b\f\n\r\t""#,
             r#""\u00e9\u4e2d\ud83d\ude00""#,
-            r#""\ud83d""#,
-            r#""\ud83dx""#,
-            r#""\ud83d\n""#,
-            r#""\ude00""#,
-            r#""\ud83d\u0041""#,
             r#""\u12""#,
             r#""\u12g4""#,
             r#""\x""#,

@@ -539,17 +539,21 @@ mod tests {
         ] {
             same(text);
         }
-        for bad in [
-            r#""\uD83D""#,
-            r#""\uD83Dx""#,
-            r#""\uDE00""#,
-            r#""\uD83D\u0041""#,
-            r#""\x""#,
-            r#""\u12G4""#,
-            "\"a\u{1}b\"",
-            r#""\"#,
-            r#""abc"#,
+        // A surrogate outside a pair: U+FFFD, as Go reads it, on both routes.
+        for (text, want) in [
+            (r#""\uD83D""#, "\u{fffd}"),
+            (r#""\uD83Dx""#, "\u{fffd}x"),
+            (r#""\uDE00""#, "\u{fffd}"),
+            (r#""\uD83D\u0041""#, "\u{fffd}A"),
         ] {
+            assert_eq!(
+                tree_route(text).map(|t| t.1),
+                Ok(Value::from(want)),
+                "{text}"
+            );
+            assert_eq!(tree_route(text), value_route(text), "{text}");
+        }
+        for bad in [r#""\x""#, r#""\u12G4""#, "\"a\u{1}b\"", r#""\"#, r#""abc"#] {
             let want = serde_json::from_str::<Value>(bad).unwrap_err().to_string();
             assert_eq!(tree_route(bad), Err(want), "{bad}");
         }
