@@ -21,6 +21,7 @@
 //! | `maxNodesPerHop` | 64        | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId`, a chain hop's `nodes` |
 //! | `maxStringLen`   | 65536     | characters of any string or object key |
 //! | `maxDepth`       | 64        | nested arrays/objects (`[]` is depth 1, a scalar depth 0) |
+//! | `maxOutputBytes` | 64 MiB    | length of the JSON text of a result |
 //!
 //! The largest golden input is 7 KB with depth 6; the largest plan 19 KB with
 //! depth 11, so the defaults leave room for real tunnels, lifecycle step lists
@@ -41,6 +42,7 @@ pub const DEFAULT_MAX_HOPS: usize = 32;
 pub const DEFAULT_MAX_NODES_PER_HOP: usize = 64;
 pub const DEFAULT_MAX_STRING_LEN: usize = 65536;
 pub const DEFAULT_MAX_DEPTH: usize = 64;
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024 * 1024;
 
 /// Size limits for one document. See the module docs for the defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -58,6 +60,10 @@ pub struct Limits {
     pub max_string_len: usize,
     /// Deeper nesting of arrays/objects than this is refused.
     pub max_depth: usize,
+    /// A result whose JSON text would be longer than this many bytes is
+    /// refused; where the result's size is known from counts before it is
+    /// built (a plan: its dialed node pairs) it is refused before that.
+    pub max_output_bytes: usize,
 }
 
 impl Default for Limits {
@@ -69,6 +75,7 @@ impl Default for Limits {
             max_nodes_per_hop: DEFAULT_MAX_NODES_PER_HOP,
             max_string_len: DEFAULT_MAX_STRING_LEN,
             max_depth: DEFAULT_MAX_DEPTH,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
 }
@@ -87,6 +94,7 @@ impl Limits {
             ("maxNodesPerHop", &mut l.max_nodes_per_hop),
             ("maxStringLen", &mut l.max_string_len),
             ("maxDepth", &mut l.max_depth),
+            ("maxOutputBytes", &mut l.max_output_bytes),
         ] {
             if let Some(n) = f.size(key)? {
                 *slot = n;
@@ -101,7 +109,7 @@ impl Limits {
 #[serde(rename_all = "camelCase")]
 pub struct LimitError {
     /// The option that was exceeded: `"maxInputBytes"`, `"maxNodes"`, `"maxHops"`,
-    /// `"maxNodesPerHop"`, `"maxStringLen"` or `"maxDepth"`.
+    /// `"maxNodesPerHop"`, `"maxStringLen"`, `"maxDepth"` or `"maxOutputBytes"`.
     pub limit: &'static str,
     /// What the document has (for depth and string length: at least this much;
     /// scanning stops at the first value over the limit).
@@ -123,6 +131,7 @@ impl LimitError {
             "maxNodesPerHop" => "too many nodes in one hop",
             "maxStringLen" => "a string is longer than the length limit",
             "maxDepth" => "arrays/objects are nested deeper than the depth limit",
+            "maxOutputBytes" => "the result would be larger than the output limit",
             _ => "a size limit is exceeded",
         };
         let at = if path.is_empty() {
@@ -152,6 +161,7 @@ impl LimitError {
             "maxNodesPerHop" => "单跳节点数量超过上限",
             "maxStringLen" => "字符串长度超过上限",
             "maxDepth" => "嵌套层数超过上限",
+            "maxOutputBytes" => "结果超过输出字节数上限",
             _ => "超过大小限制",
         };
         let at = if self.path.is_empty() {
@@ -502,6 +512,7 @@ mod tests {
             max_nodes_per_hop: 2,
             max_string_len: 8,
             max_depth: 4,
+            max_output_bytes: 1000,
         }
     }
 

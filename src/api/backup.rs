@@ -2,20 +2,40 @@
 
 use crate::encode;
 use crate::error::ApiError;
-use crate::limits::Limits;
+use crate::limits::{LimitError, Limits};
 use crate::planner::backup::{each_tunnel_rows, Tables};
 use crate::planner::stored::StoredTunnel;
 
-/// A whole panel's bounds: bytes, depth and string lengths; no count
-/// applies (its tables are not tunnel inputs).
+/// A whole panel's bounds: bytes, depth and string lengths, its node rows
+/// (`maxNodes`, here a panel's, not a tunnel's) and the text of the audit;
+/// each tunnel is then planned within the tunnel defaults ([`Limits::default`]).
+/// The hop counts apply to tunnel inputs only, not to a panel's tables.
 pub(super) fn panel_limits() -> Limits {
     Limits {
         max_input_bytes: 256 << 20,
-        max_nodes: usize::MAX,
+        max_nodes: MAX_PANEL_NODES,
         max_hops: usize::MAX,
         max_nodes_per_hop: usize::MAX,
+        max_output_bytes: 256 << 20,
         ..Default::default()
     }
+}
+
+/// A panel's node rows, by default: far more than any panel runs, few enough
+/// that every table built from them stays small.
+pub const MAX_PANEL_NODES: usize = 100_000;
+
+/// The panel's tables within the panel limits: its node rows (a database's
+/// `node` table is not counted while reading, unlike a backup's `nodes`).
+/// Its tunnel rows need no count: each is planned within the tunnel limits,
+/// so the audit's work grows with the panel's size, not faster.
+fn tables_within<'a>(tables: Tables<'a>, limits: &Limits) -> Result<Tables<'a>, ApiError> {
+    let rows = tables.node.len();
+    if rows > limits.max_nodes {
+        let e = LimitError::new("maxNodes", rows, limits.max_nodes, "/node".into());
+        return Err(e.to_api_error());
+    }
+    Ok(tables)
 }
 
 /// Every tunnel of a panel, from its backup export or its database tables'
@@ -23,10 +43,11 @@ pub(super) fn panel_limits() -> Limits {
 /// bytes, depth and string lengths are bounded, and no count applies (its
 /// tables are not tunnel inputs).
 pub fn backup_tunnels(text: &str) -> Result<String, ApiError> {
-    let value = super::parse_within(text, "the backup", &panel_limits())?;
-    Ok(encode::to_string(&crate::planner::backup::read_panel(
-        &value,
-    )?))
+    let limits = panel_limits();
+    let value = super::parse_within(text, "the backup", &limits)?;
+    tables_within(Tables::of_panel(&value)?, &limits)?;
+    let tunnels = crate::planner::backup::read_panel(&value)?;
+    Ok(super::within_output(encode::to_string(&tunnels), &limits)?)
 }
 
 crate::encode::shape! {
@@ -49,12 +70,19 @@ crate::encode::shape! {
 /// and checked, in one call: the panel is read once and no tunnel input
 /// goes through JSON text again.
 pub fn audit_panel(text: &str) -> Result<String, ApiError> {
-    let value = super::parse_within(text, "the backup", &panel_limits())?;
+    let limits = panel_limits();
+    let value = super::parse_within(text, "the backup", &limits)?;
     // Each tunnel is planned straight from its rows in the panel's tables
-    // (no input of its own is built), checked and written out in turn.
+    // (no input of its own is built), checked and written out in turn; the
+    // text is measured after each tunnel, so it never outgrows the output
+    // limit by more than one tunnel's (itself bounded by the tunnel limits).
     let mut out = String::from("[");
-    let tables = Tables::of_panel(&value)?;
+    let tables = tables_within(Tables::of_panel(&value)?, &limits)?;
+    let mut over = None;
     each_tunnel_rows(&tables, &mut |t| {
+        if over.is_some() {
+            return;
+        }
         let (id, name, kind) = (t.id(), t.name(), t.kind());
         let nodes = t
             .nodes
@@ -62,13 +90,16 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
             .filter_map(|&i| tables.node.get(i))
             .map(|n| n.read.clone())
             .collect();
-        let plan = crate::planner::plan_stored(StoredTunnel::from_rows(
-            vec![t.tunnel.read.clone()],
-            t.chains.iter().map(|r| r.read.clone()).collect(),
-            t.bindings.iter().map(|r| r.read.clone()).collect(),
-            nodes,
-            Some(id),
-        ));
+        let plan = crate::planner::plan_stored(
+            StoredTunnel::from_rows(
+                vec![t.tunnel.read.clone()],
+                t.chains.iter().map(|r| r.read.clone()).collect(),
+                t.bindings.iter().map(|r| r.read.clone()).collect(),
+                nodes,
+                Some(id),
+            ),
+            &Limits::default(),
+        );
         let check = crate::check::check_planned(plan);
         if out.len() > 1 {
             out.push(',');
@@ -84,7 +115,19 @@ pub fn audit_panel(text: &str) -> Result<String, ApiError> {
             },
             &mut encode::Writer::Text(&mut out),
         );
+        if out.len() > limits.max_output_bytes {
+            over = Some(out.len());
+        }
     });
+    if let Some(written) = over {
+        let e = LimitError::new(
+            "maxOutputBytes",
+            written,
+            limits.max_output_bytes,
+            String::new(),
+        );
+        return Err(e.to_api_error());
+    }
     out.push(']');
     Ok(out)
 }

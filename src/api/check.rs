@@ -52,7 +52,9 @@ pub fn unreadable_report(reason: &str, options: &CheckOptions) -> CheckReport {
 /// finding); fails only on malformed options.
 pub fn check(doc: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = check_options(options)?;
-    Ok(encode::to_string(&check::check_text(doc, &options)))
+    let report = encode::to_string(&check::check_text(doc, &options));
+    Ok(super::within_output(report, &options.limits)
+        .unwrap_or_else(|e| encode::to_string(&check::limit_report(&e))))
 }
 
 /// The report for a document that could not be read (`reason` says why).
@@ -99,8 +101,10 @@ pub fn render(report: &CheckReport, format: &str, uri: Option<&str>) -> Result<S
 pub fn check_tunnel(input: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = super::plan_options(options)?;
     let value = super::parse_within(input, "the tunnel input", &options.limits)?;
-    Ok(encode::to_string(&check::check_tunnel_mode(
-        &value,
-        options.mode_for(&value),
-    )))
+    let mode = options.mode_for(&value);
+    let checked = check::check_tunnel_mode(&value, mode, &options.limits);
+    Ok(super::within_output(
+        encode::to_string(&checked),
+        &options.limits,
+    )?)
 }

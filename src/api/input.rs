@@ -335,6 +335,8 @@ pub struct Limits {
     pub max_string_len: Option<u32>,
     #[tsify(optional)]
     pub max_depth: Option<u32>,
+    #[tsify(optional)]
+    pub max_output_bytes: Option<u32>,
 }
 
 #[derive(Tsify)]
@@ -439,7 +441,7 @@ export type PlanErrorCode =
   | 'REMOTE_ENTRY_UPDATE_REFUSED' | 'BEFORE_REJECTED' | 'LIMIT_EXCEEDED'
   | (string & {});
 /** What a `HopPolicyError` says went wrong. */
-export type ErrorCode = 'IN001' | 'BAD_ARGUMENT' | 'BAD_OPTIONS' | 'BAD_SCENARIO' | 'LIMIT_EXCEEDED' | 'NOT_INITIALISED' | (string & {});
+export type ErrorCode = 'IN001' | 'BAD_ARGUMENT' | 'BAD_OPTIONS' | 'BAD_SCENARIO' | 'LIMIT_EXCEEDED' | 'NOT_INITIALISED' | 'STACK_EXHAUSTED' | 'INTERNAL' | (string & {});
 "#;
 
 /// The class every function throws (defined in the bindings' JS snippet).
@@ -449,7 +451,9 @@ pub const HOP_POLICY_ERROR_TS: &str = r#"
  * rejection is not thrown: it is the plan's `error`). `code` is stable:
  * `IN001` (unreadable input), `BAD_ARGUMENT`, `BAD_OPTIONS`, `BAD_SCENARIO`,
  * `LIMIT_EXCEEDED`, `NOT_INITIALISED` (web build: `init()` not awaited yet),
- * or a code from the core. `path` is a JSON Pointer into the input.
+ * `STACK_EXHAUSTED` / `INTERNAL` (the call failed inside the module, which was
+ * reset: the next call works), or a code from the core. `path` is a JSON
+ * Pointer into the input.
  */
 export class HopPolicyError extends Error {
   readonly name: 'HopPolicyError';

@@ -5,8 +5,8 @@ use crate::error::ApiError;
 
 /// The replay of a list of lifecycle steps.
 pub fn lifecycle(steps: &str) -> Result<String, ApiError> {
-    let value = super::parse_within_limits(steps, "the step list")?;
-    Ok(encode::to_string(&crate::lifecycle::lifecycle_within(
-        &value,
-    )?))
+    let limits = crate::limits::Limits::default();
+    let value = super::parse_within(steps, "the step list", &limits)?;
+    let report = crate::lifecycle::lifecycle_within(&value)?;
+    Ok(super::within_output(encode::to_string(&report), &limits)?)
 }

@@ -53,6 +53,23 @@ pub fn parse_within(
     })
 }
 
+/// A result's text within `limits.maxOutputBytes`: the last bound, for
+/// results whose size no count predicted before they were built.
+pub(crate) fn within_output(
+    text: String,
+    limits: &crate::limits::Limits,
+) -> Result<String, crate::limits::LimitError> {
+    if text.len() > limits.max_output_bytes {
+        return Err(crate::limits::LimitError::new(
+            "maxOutputBytes",
+            text.len(),
+            limits.max_output_bytes,
+            String::new(),
+        ));
+    }
+    Ok(text)
+}
+
 /// Reads optional options text: absent, blank or `null` is the default;
 /// text that is not JSON or has the wrong shape is `code`.
 fn parse_options<T: Default>(

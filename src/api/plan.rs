@@ -17,5 +17,11 @@ pub fn plan_options(options: Option<&str>) -> Result<PlanOptions, ApiError> {
 /// `error` is set); only text that is not JSON fails.
 pub fn plan(input: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = plan_options(options)?;
-    Ok(encode::to_string(&planner::plan_text(input, &options)?))
+    let plan = planner::plan_text(input, &options)?;
+    Ok(
+        super::within_output(encode::to_string(&plan), &options.limits).unwrap_or_else(|e| {
+            let error = planner::rejection::limit_error(&e);
+            encode::to_string(&crate::plan::Plan::rejected(error, &plan.mode))
+        }),
+    )
 }

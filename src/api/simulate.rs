@@ -16,17 +16,21 @@ pub fn scenario(text: Option<&str>) -> Result<Scenario, ApiError> {
 /// The failover trace of `doc` under the scenario in `scenario_text`.
 pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
     let scenario = scenario(scenario_text)?;
-    let value = super::parse_within_limits(doc, "the document")?;
-    Ok(encode::to_string(&simulate::simulate_within(
-        &value, &scenario,
-    )?))
+    let value = super::parse_within(doc, "the document", &scenario.limits)?;
+    let trace = simulate::simulate_within(&value, &scenario)?;
+    Ok(super::within_output(
+        encode::to_string(&trace),
+        &scenario.limits,
+    )?)
 }
 
 /// The trace of `doc` under `scenario`, as a readable report.
 #[inline]
 pub fn simulate_text(doc: &str, scenario: &Scenario) -> Result<String, ApiError> {
-    let value = super::parse_within_limits(doc, "the document")?;
-    Ok(simulate::trace_text(&simulate::simulate_within(
-        &value, scenario,
-    )?))
+    let value = super::parse_within(doc, "the document", &scenario.limits)?;
+    let trace = simulate::simulate_within(&value, scenario)?;
+    Ok(super::within_output(
+        simulate::trace_text(&trace),
+        &scenario.limits,
+    )?)
 }

@@ -263,7 +263,7 @@ fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
             &format!("隧道输入必须是对象 {}", shape),
         );
     }
-    let (_, findings) = tunnel_findings(doc, mode);
+    let (_, findings) = tunnel_findings(doc, mode, &options.limits);
     finish(Kind::Tunnel.as_str(), "plan", findings)
 }
 
@@ -341,12 +341,17 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
 /// The panel's pre-submit check: plans the tunnel (along the path it asks
 /// for, see [`crate::planner::Mode::detect`]) and checks the plan.
 pub fn check_tunnel(input: &Value) -> TunnelCheck {
-    check_tunnel_mode(input, crate::planner::Mode::detect(input))
+    let mode = crate::planner::Mode::detect(input);
+    check_tunnel_mode(input, mode, &crate::limits::Limits::default())
 }
 
-/// [`check_tunnel`] along the request path of `mode`.
-pub fn check_tunnel_mode(input: &Value, mode: crate::planner::Mode) -> TunnelCheck {
-    let (plan, mut findings) = tunnel_findings(input, mode);
+/// [`check_tunnel`] along the request path of `mode`, within `limits`.
+pub fn check_tunnel_mode(
+    input: &Value,
+    mode: crate::planner::Mode,
+    limits: &crate::limits::Limits,
+) -> TunnelCheck {
+    let (plan, mut findings) = tunnel_findings(input, mode, limits);
     sort_findings(&mut findings);
     findings.dedup();
     TunnelCheck { plan, findings }
@@ -370,8 +375,12 @@ fn server_rejection(sink: &mut Sink, path: &str, server: &str, english: &str) {
     );
 }
 
-fn tunnel_findings(input: &Value, mode: crate::planner::Mode) -> (Plan, Vec<Finding>) {
-    plan_and_findings(crate::planner::plan_with(input, mode, &Default::default()))
+fn tunnel_findings(
+    input: &Value,
+    mode: crate::planner::Mode,
+    limits: &crate::limits::Limits,
+) -> (Plan, Vec<Finding>) {
+    plan_and_findings(crate::planner::plan_with(input, mode, limits))
 }
 
 /// [`check_tunnel_mode`] on a plan already made (the whole-panel audit plans

@@ -26,7 +26,8 @@ pub use rejection::Rejection;
 
 use crate::limits::Limits;
 use crate::model::Role;
-use crate::plan::{Plan, PlanError, PlanNode};
+use crate::plan::{Plan, PlanNode};
+use rejection::limit_error;
 use request::Outcome;
 use serde_json::Value;
 
@@ -133,7 +134,7 @@ pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
     if let Err(e) = crate::limits::check_value(input, &options.limits) {
         return Plan::rejected(limit_error(&e), options.mode.unwrap_or_default().as_str());
     }
-    plan_within(input, options.mode_for(input))
+    plan_within(input, options.mode_for(input), &options.limits)
 }
 
 /// Plans `input` along the request path of `mode`, within `limits`.
@@ -141,21 +142,23 @@ pub fn plan_with(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     if let Err(e) = crate::limits::check_value(input, limits) {
         return Plan::rejected(limit_error(&e), mode.as_str());
     }
-    plan_within(input, mode)
+    plan_within(input, mode, limits)
 }
 
 /// Plans an input already known to be within its limits (checked by
-/// [`plan_with`]'s walk, or counted while its text was read).
-pub(crate) fn plan_within(input: &Value, mode: Mode) -> Plan {
+/// [`plan_with`]'s walk, or counted while its text was read); what only the
+/// rows tell (a redeploy's stored nodes and chain rows) is counted against
+/// `limits` as they are read.
+pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     let outcome = match input.as_object() {
         None => Err(Rejection::InvalidInput(format!(
             "the input must be an object ({})",
             input_shape(mode)
         ))),
         Some(obj) => match mode {
-            Mode::Create => request::create(obj),
-            Mode::Update => request::update(obj),
-            Mode::Redeploy => request::redeploy(obj),
+            Mode::Create => request::create(obj, limits),
+            Mode::Update => request::update(obj, limits),
+            Mode::Redeploy => request::redeploy(obj, limits),
         },
     };
     match outcome {
@@ -166,9 +169,10 @@ pub(crate) fn plan_within(input: &Value, mode: Mode) -> Plan {
 
 /// The redeploy of a tunnel read from its stored rows
 /// ([`stored::StoredTunnel::from_rows`]), as [`plan_with`] plans its `db`
-/// input in [`Mode::Redeploy`]: rows that cannot be read are its rejection.
-pub fn plan_stored(stored: rejection::Result<stored::StoredTunnel>) -> Plan {
-    match stored.and_then(|stored| request::redeploy_stored(stored, None)) {
+/// input in [`Mode::Redeploy`]: rows that cannot be read, or are over
+/// `limits`, are its rejection.
+pub fn plan_stored(stored: rejection::Result<stored::StoredTunnel>, limits: &Limits) -> Plan {
+    match stored.and_then(|stored| request::redeploy_stored(stored, None, limits)) {
         Ok(outcome) => to_plan(outcome, Mode::Redeploy),
         Err(rejection) => Plan::rejected(rejection.to_plan_error(), Mode::Redeploy.as_str()),
     }
@@ -204,18 +208,11 @@ pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error
         }
     };
     // Read within the limits: no walk of the value is needed again.
-    Ok(plan_within(&value, options.mode_for(&value)))
-}
-
-/// An input over a size limit: not a server decision, so the Chinese and
-/// English texts are this module's own.
-fn limit_error(e: &crate::limits::LimitError) -> PlanError {
-    PlanError {
-        code: "LIMIT_EXCEEDED".into(),
-        message: e.message_zh(),
-        message_en: e.message.clone(),
-        path: None,
-    }
+    Ok(plan_within(
+        &value,
+        options.mode_for(&value),
+        &options.limits,
+    ))
 }
 
 fn to_plan(outcome: Outcome, mode: Mode) -> Plan {

@@ -75,6 +75,9 @@ pub enum Rejection {
     },
     /// Update: the tunnel as it was (`before`) is itself refused on create.
     BeforeRejected(Box<PlanError>),
+    /// Stored rows (or another count only known once rows are read) over a
+    /// size limit: not the server's answer, the preview's own bound.
+    Limit(Box<crate::limits::LimitError>),
 }
 
 impl Rejection {
@@ -196,6 +199,7 @@ impl Rejection {
                 format_args!("the provider panel of remote entry node {} refused the chain update ({}): the relay does not allow UpdateChains, so every edit of a tunnel with a remote entry fails; delete and re-create the tunnel, or edit it on the provider panel",
                     name, reason),
             ),
+            Rejection::Limit(e) => limit_error(e),
             Rejection::BeforeRejected(e) => PlanError {
                 code: "BEFORE_REJECTED".into(),
                 message: e.message.clone(),
@@ -234,6 +238,23 @@ fn plan_error(
         message: message.to_string(),
         message_en: english.to_string(),
         path: path.map(String::from),
+    }
+}
+
+/// An input over a size limit: not a server decision, so the Chinese and
+/// English texts are this module's own.
+pub fn limit_error(e: &crate::limits::LimitError) -> PlanError {
+    PlanError {
+        code: "LIMIT_EXCEEDED".into(),
+        message: e.message_zh(),
+        message_en: e.message.clone(),
+        path: None,
+    }
+}
+
+impl From<crate::limits::LimitError> for Rejection {
+    fn from(e: crate::limits::LimitError) -> Rejection {
+        Rejection::Limit(Box::new(e))
     }
 }
 

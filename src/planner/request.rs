@@ -13,6 +13,7 @@ use super::state::{
 };
 use super::stored::StoredTunnel;
 use crate::coerce::{go_int, go_string};
+use crate::limits::Limits;
 use crate::model::{node_table, NodeTable};
 use crate::plan::{Assumption, Command, MetaValue};
 use serde_json::{Map, Value};
@@ -49,7 +50,7 @@ fn payload<'a>(
 }
 
 /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
-pub fn create(input: &Map<String, Value>) -> Result<Outcome> {
+pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
     let empty = Map::new();
     let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
     let nodes = node_table(input.get("nodes"));
@@ -74,6 +75,7 @@ pub fn create(input: &Map<String, Value>) -> Result<Outcome> {
         input.get("federation"),
         &mut providers,
         Rules::Create,
+        limits,
     )?;
     assumed.append(&mut outcome.assumed);
     outcome.assumed = assumed;
@@ -87,6 +89,7 @@ fn create_on(
     federation: Option<&Value>,
     providers: &mut Providers,
     rules: Rules<'_>,
+    limits: &Limits,
 ) -> Result<Outcome> {
     check_connect_ips(tunnel)?;
     // The tunnel an edit starts from was created under some name.
@@ -99,7 +102,7 @@ fn create_on(
     if state.kind != 2 {
         store_chain_rows(tunnel, &nodes)?;
     }
-    deploy(state, nodes, federation, Verb::Add)
+    deploy(state, nodes, federation, Verb::Add, limits)
 }
 
 /// The last step of every path: the local apply, once the federated nodes
@@ -109,7 +112,9 @@ fn deploy(
     nodes: NodeTable,
     federation: FederationOutcome,
     verb: Verb,
+    limits: &Limits,
 ) -> Result<Outcome> {
+    state.output_within(limits)?;
     let local = apply_local(&state, &nodes, verb)?;
     let assumed = federation.assumed.clone();
     Ok(Outcome {
@@ -123,7 +128,7 @@ fn deploy(
 
 /// `tunnelUpdate` on `{tunnel, before?, nodes, federation?}`: the tunnel is
 /// first created as `before` was (default: as `tunnel`), then edited.
-pub fn update(input: &Map<String, Value>) -> Result<Outcome> {
+pub fn update(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
     let empty = Map::new();
     let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
     let before = match input.get("before") {
@@ -147,6 +152,7 @@ pub fn update(input: &Map<String, Value>) -> Result<Outcome> {
         federation,
         &mut providers,
         Rules::Recreate,
+        limits,
     )
     .map_err(|e| Rejection::BeforeRejected(Box::new(e.to_plan_error())))?;
 
@@ -179,7 +185,7 @@ pub fn update(input: &Map<String, Value>) -> Result<Outcome> {
     } else {
         Verb::Add
     };
-    deploy(state, nodes, fed, verb)
+    deploy(state, nodes, fed, verb, limits)
 }
 
 fn release(providers: &mut Providers, bindings: &[Binding]) {
@@ -189,7 +195,7 @@ fn release(providers: &mut Providers, bindings: &[Binding]) {
 }
 
 /// `redeployTunnelAndForwards` on `{db: {...rows}, tunnelId?, federation?}`.
-pub fn redeploy(input: &Map<String, Value>) -> Result<Outcome> {
+pub fn redeploy(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
     let db = match input.get("db") {
         Some(Value::Object(db)) => db,
         _ => return Err(Rejection::InvalidInput("/db must be an object of tables {tunnel, chain_tunnel, node, federation_tunnel_binding?}".into())),
@@ -198,11 +204,20 @@ pub fn redeploy(input: &Map<String, Value>) -> Result<Outcome> {
         None | Some(Value::Null) => None,
         v => Some(go_int(v, 0)),
     };
-    redeploy_stored(StoredTunnel::read(db, tunnel_id)?, input.get("federation"))
+    redeploy_stored(
+        StoredTunnel::read(db, tunnel_id)?,
+        input.get("federation"),
+        limits,
+    )
 }
 
 /// [`redeploy`] of a tunnel already read from its rows.
-pub fn redeploy_stored(stored: StoredTunnel, federation: Option<&Value>) -> Result<Outcome> {
+pub fn redeploy_stored(
+    stored: StoredTunnel,
+    federation: Option<&Value>,
+    limits: &Limits,
+) -> Result<Outcome> {
+    stored.node_rows_within(limits)?;
     let nodes = stored.nodes.clone();
     if stored.kind != 2 {
         let state = TunnelState {
@@ -242,7 +257,7 @@ pub fn redeploy_stored(stored: StoredTunnel, federation: Option<&Value>) -> Resu
         );
         providers.release(&share, b.remote_binding_id, &b.resource_key);
     }
-    let mut state = stored.reconstruct()?;
+    let mut state = stored.reconstruct(limits)?;
     let fed = apply_federation(&mut state, &nodes, federation, &mut providers)?;
-    deploy(state, nodes, fed, Verb::Add)
+    deploy(state, nodes, fed, Verb::Add, limits)
 }

@@ -4,6 +4,7 @@
 
 use super::rejection::{Rejection, Result};
 use crate::coerce::{any_slice, go_int, go_string, map_slice};
+use crate::limits::{LimitError, Limits};
 use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +21,11 @@ pub struct TunnelState {
     pub exits: Vec<TunnelNode>,
 }
 
+/// The fewest bytes one dialed node takes in a plan's text: a chain's node
+/// entry has at least its keys, `{"addr":"","connector":{"type":""},
+/// "dialer":{"type":""},"name":""}`, whatever its values (src/builders.rs).
+pub const PLAN_BYTES_PER_DIAL: usize = 64;
+
 impl TunnelState {
     /// What hop `index` (0-based) dials: the next hop, or the exits.
     pub fn next_targets(&self, index: usize) -> &[TunnelNode] {
@@ -32,6 +38,35 @@ impl TunnelState {
     /// What the entries dial: the first hop, or the exits.
     pub fn first_targets(&self) -> &[TunnelNode] {
         self.hops.first().map(Vec::as_slice).unwrap_or(&self.exits)
+    }
+
+    /// How many node-to-node dials the tunnel's chains list: each node of a
+    /// group lists every node of the group it dials, so a plan grows with
+    /// these products, whatever the input's size.
+    pub fn dial_count(&self) -> usize {
+        let mut count = self
+            .entries
+            .len()
+            .saturating_mul(self.first_targets().len());
+        for (index, hop) in self.hops.iter().enumerate() {
+            count = count.saturating_add(hop.len().saturating_mul(self.next_targets(index).len()));
+        }
+        count
+    }
+
+    /// Refuses a tunnel whose plan cannot fit `limits.maxOutputBytes`, from
+    /// its dial count alone: before any command is built.
+    pub fn output_within(&self, limits: &Limits) -> std::result::Result<(), LimitError> {
+        let floor = self.dial_count().saturating_mul(PLAN_BYTES_PER_DIAL);
+        if floor > limits.max_output_bytes {
+            return Err(LimitError::new(
+                "maxOutputBytes",
+                floor,
+                limits.max_output_bytes,
+                String::new(),
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -5,6 +5,7 @@
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
 use crate::coerce::{go_int, go_string, map_slice};
+use crate::limits::{LimitError, Limits};
 use crate::model::{NodeRecord, NodeTable, Role, RowKeys, TunnelNode};
 use serde_json::{Map, Value};
 
@@ -221,6 +222,16 @@ impl BindingRow {
     }
 }
 
+/// A count of a tunnel's chain rows (its hops, the nodes of one) against
+/// its limit.
+fn chain_rows_within(limit: &'static str, count: usize, max: usize) -> Result<()> {
+    if count > max {
+        let path = "/db/chain_tunnel".to_string();
+        return Err(LimitError::new(limit, count, max, path).into());
+    }
+    Ok(())
+}
+
 /// Rows of a table: one row object, or a list of them.
 fn table_rows(v: Option<&Value>) -> Vec<&Map<String, Value>> {
     match v {
@@ -296,10 +307,23 @@ impl StoredTunnel {
         })
     }
 
+    /// The stored node rows against `limits.maxNodes`: a redeploy reads
+    /// the whole `node` table, which no count of the input covers.
+    pub fn node_rows_within(&self, limits: &Limits) -> Result<()> {
+        let rows = self.nodes.rows().len();
+        if rows > limits.max_nodes {
+            let path = "/db/node".to_string();
+            return Err(LimitError::new("maxNodes", rows, limits.max_nodes, path).into());
+        }
+        Ok(())
+    }
+
     /// `reconstructTunnelState` over `ListChainNodesForTunnel` and
     /// `splitChainNodeGroups`: entries and exits in row order, hop rows
-    /// grouped by `inx`. Nothing else is checked but that each node has a row.
-    pub fn reconstruct(&self) -> Result<TunnelState> {
+    /// grouped by `inx`. Nothing else is checked but that each node has a row,
+    /// and that the groups stay within `limits` (hops, nodes per hop), counted
+    /// as the rows are grouped so that no group outgrows them.
+    pub fn reconstruct(&self, limits: &Limits) -> Result<TunnelState> {
         let mut entries = Vec::new();
         let mut exits = Vec::new();
         let mut groups: Vec<(i64, Vec<TunnelNode>)> = Vec::new();
@@ -334,14 +358,22 @@ impl StoredTunnel {
                 inx,
                 runtime_id: None,
             };
-            match role {
-                Role::Entry => entries.push(node),
-                Role::Exit => exits.push(node),
-                Role::Middle => match groups.iter_mut().find(|(i, _)| *i == inx) {
-                    Some((_, g)) => g.push(node),
-                    None => groups.push((inx, vec![node])),
-                },
-            }
+            let group = match role {
+                Role::Entry => &mut entries,
+                Role::Exit => &mut exits,
+                Role::Middle => {
+                    if !groups.iter().any(|(i, _)| *i == inx) {
+                        groups.push((inx, Vec::new()));
+                        chain_rows_within("maxHops", groups.len(), limits.max_hops)?;
+                    }
+                    match groups.iter_mut().find(|(i, _)| *i == inx) {
+                        Some((_, g)) => g,
+                        None => continue,
+                    }
+                }
+            };
+            group.push(node);
+            chain_rows_within("maxNodesPerHop", group.len(), limits.max_nodes_per_hop)?;
         }
         crate::stable_sort::sort_by(&mut groups, |a, b| a.0.cmp(&b.0));
         let hops: Vec<Vec<TunnelNode>> = groups

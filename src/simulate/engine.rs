@@ -95,6 +95,10 @@ struct Simulation<'w> {
     attempts: Vec<Attempt>,
     budget_used: usize,
     truncated: bool,
+    /// What the trace's text takes so far, counted as attempts are recorded,
+    /// against the scenario's `maxOutputBytes`.
+    output_bytes: usize,
+    max_output_bytes: usize,
     destination: String,
     /// Agents on the path of the current dial, to stop routing loops.
     path: Vec<usize>,
@@ -127,6 +131,8 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         attempts: Vec::new(),
         budget_used: 0,
         truncated: false,
+        output_bytes: 0,
+        max_output_bytes: sc.limits.max_output_bytes,
         destination: sc
             .destination
             .clone()
@@ -240,6 +246,15 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             attempts: std::mem::take(&mut sim.attempts),
             outcome: outcome.why,
         });
+        if sim.output_bytes > sim.max_output_bytes {
+            return Err(crate::limits::LimitError::new(
+                "maxOutputBytes",
+                sim.output_bytes,
+                sim.max_output_bytes,
+                String::new(),
+            )
+            .to_api_error());
+        }
         if sim.truncated {
             note(
                 &mut notes,
@@ -269,6 +284,20 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
         notes,
         truncated: sim.truncated,
     })
+}
+
+/// The fewest bytes an attempt's text takes: its keys and punctuation
+/// (measured on the seed's trace), its strings, and each candidate's.
+fn attempt_text_floor(node: &ChainNode, sel: &Selection, reason: &str) -> usize {
+    const ATTEMPT_KEYS: usize = 200;
+    const CANDIDATE_KEYS: usize = 50;
+    let strings = node.addr.len() + node.name.len() + sel.text.len() + reason.len();
+    let candidates: usize = sel
+        .candidates
+        .iter()
+        .map(|c| CANDIDATE_KEYS + c.node.len() + c.addr.len() + c.reason.len())
+        .sum();
+    ATTEMPT_KEYS + strings + candidates
 }
 
 /// The entry agent and its position in `world.agents`.
@@ -422,7 +451,7 @@ impl<'w> Simulation<'w> {
         let rounds = retries.saturating_add(1).clamp(1, MAX_ROUNDS);
         let mut last_fail = String::new();
         for round in 0..rounds {
-            if self.budget_used >= MAX_ATTEMPTS {
+            if self.budget_used >= MAX_ATTEMPTS || self.output_bytes > self.max_output_bytes {
                 self.truncated = true;
                 return Outcome::fail("attempt budget exhausted");
             }
@@ -490,6 +519,9 @@ impl<'w> Simulation<'w> {
                     }
                 };
                 // One push per dial; the last dial of the route is completed below.
+                self.output_bytes = self
+                    .output_bytes
+                    .saturating_add(attempt_text_floor(node, &sel, &reason));
                 self.attempts.push(Attempt {
                     seq: self.attempts.len(),
                     depth,

@@ -98,6 +98,9 @@ pub struct Scenario {
     /// Requested destination (`hash: host` source).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub destination: Option<String>,
+    /// Size limits of the document and of the trace (`maxOutputBytes`).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "Limits"))]
+    pub limits: crate::limits::Limits,
 }
 
 impl Scenario {
@@ -115,6 +118,10 @@ impl Scenario {
             entry_retries: f.signed("entryRetries")?,
             client_ip: f.string("clientIp")?,
             destination: f.string("destination")?,
+            limits: match f.get("limits") {
+                Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
+                None => crate::limits::Limits::default(),
+            },
         })
     }
 }
@@ -221,28 +228,28 @@ shape! {
 /// Runs the scenario against the document. Errors only when the document
 /// cannot be simulated at all (unreadable, rejected by the server, no entry).
 pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
-    crate::limits::check_value(doc, &crate::limits::Limits::default())
-        .map_err(|e| e.to_api_error())?;
+    crate::limits::check_value(doc, &scenario.limits).map_err(|e| e.to_api_error())?;
     simulate_within(doc, scenario)
 }
 
-/// [`simulate`] of a document already read within the default limits
+/// [`simulate`] of a document already read within the scenario's limits
 /// (`simulateJson`'s text, counted while it was read).
 pub fn simulate_within(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
-    engine::run(&world_of(doc)?, scenario)
+    engine::run(&world_of(doc, &scenario.limits)?, scenario)
 }
 
 /// The world of a plan, a tunnel input, a lifecycle state (or a report
 /// holding one) or a node config, tried in that order.
-fn world_of(doc: &Value) -> Result<world::World, ApiError> {
+fn world_of(doc: &Value, limits: &crate::limits::Limits) -> Result<world::World, ApiError> {
     if world::is_plan(doc) {
         return world::from_plan(doc);
     }
     if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
-        // Within the default limits already (walked or read so): planned
-        // as `plan` plans it, without a second walk.
+        // Within the limits already (walked or read so): planned as
+        // `plan` plans it, without a second walk.
         let mode = crate::planner::Mode::detect(doc);
-        return world::from_plan(&crate::planner::plan_within(doc, mode).to_json_value());
+        let plan = crate::planner::plan_within(doc, mode, limits);
+        return world::from_plan(&plan.to_json_value());
     }
     let state = Some(doc)
         .filter(|d| world::is_state(d))

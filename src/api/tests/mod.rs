@@ -341,7 +341,11 @@ fn every_kind_of_output_is_declared() {
         "CheckReport",
         &encoded(&api::unreadable_report("gone", &options)),
     );
-    let tunnel = crate::check::check_tunnel_mode(&seed["input"], planner::Mode::Create);
+    let tunnel = crate::check::check_tunnel_mode(
+        &seed["input"],
+        planner::Mode::Create,
+        &crate::limits::Limits::default(),
+    );
     accepted(&d, "TunnelCheck", &encoded(&tunnel));
     accepted(&d, "RuleInfo[]", &encoded(&crate::check::rules()));
     for scenario in [
