@@ -374,21 +374,13 @@ impl Replay {
         match command {
             "AddChains" => {
                 let name = data.get("name").and_then(Value::as_str)?;
-                n.chains
-                    .iter()
-                    .any(|(x, _)| x == name)
-                    .then(|| format!("chain {name}"))
+                n.has_chain(name).then(|| format!("chain {name}"))
             }
             "AddService" => data
                 .as_array()?
                 .iter()
                 .filter_map(|s| s.get("name").and_then(Value::as_str))
-                .find_map(|name| {
-                    n.services
-                        .iter()
-                        .any(|(x, _)| x == name)
-                        .then(|| format!("service {name}"))
-                }),
+                .find_map(|name| n.has_service(name).then(|| format!("service {name}"))),
             _ => None,
         }
     }
@@ -464,7 +456,20 @@ impl Replay {
         data: &Value,
         note: &str,
     ) {
-        self.nodes.entry(node).or_default().apply(command, data);
+        self.send_owned(step, phase, node, command, data.clone(), note);
+    }
+
+    /// [`Replay::send`] of a config the caller gives up: it moves into the
+    /// node's state.
+    fn send_owned(
+        &mut self,
+        step: usize,
+        phase: &str,
+        node: i64,
+        command: &str,
+        data: Value,
+        note: &str,
+    ) {
         let target = data
             .get("chain")
             .or_else(|| data.get("name"))
@@ -472,6 +477,10 @@ impl Replay {
             .or_else(|| data.get(0).and_then(|s| s.get("name")).cloned())
             .or_else(|| data.get("services").cloned())
             .unwrap_or(Value::Null);
+        self.nodes
+            .entry(node)
+            .or_default()
+            .apply_owned(command, data);
         self.log_node(step, phase, node, Some(command), ("target", target), note);
     }
 
@@ -838,8 +847,8 @@ impl Replay {
         let mut to_first: Vec<bool> = vec![false; timeouts.len()];
         let mut new_chain_nodes = Vec::new();
         let mut new_service_nodes = Vec::new();
-        for (k, cmd) in local.iter().enumerate() {
-            let (node, command, data) = (cmd.0, cmd.1, &cmd.2);
+        for (k, cmd) in local.into_iter().enumerate() {
+            let (node, command) = (cmd.0, cmd.1);
             let is_chain = command == "AddChains" || command == "UpdateChains";
             insert_sorted(
                 if is_chain {
@@ -852,18 +861,24 @@ impl Replay {
             if failed {
                 continue;
             }
-            let (sent_cmd, payload) = match (edit, command) {
-                (true, "AddChains") => (
+            let fails_here = fail_at.is_some_and(|f| selects(f, k, &cmd, &mut fail_first));
+            let timed_out = timeouts
+                .iter()
+                .zip(to_first.iter_mut())
+                .any(|(spec, first)| selects(spec, k, &cmd, first));
+            // The config moves into the node's state: one copy per command.
+            let (sent_cmd, payload) = match (edit, command, cmd.2) {
+                (true, "AddChains", data) => (
                     "UpdateChains",
                     object([
                         ("chain", data.get("name").cloned().unwrap_or(Value::Null)),
-                        ("data", data.clone()),
+                        ("data", data),
                     ]),
                 ),
-                (true, "AddService") => ("UpdateService", data.clone()),
-                _ => (command, data.clone()),
+                (true, "AddService", data) => ("UpdateService", data),
+                (_, _, data) => (command, data),
             };
-            if fail_at.is_some_and(|f| selects(f, k, cmd, &mut fail_first)) {
+            if fails_here {
                 self.log_local(
                     i,
                     node,
@@ -880,21 +895,16 @@ impl Replay {
                 failed = true;
                 continue;
             }
-            let timed_out = timeouts
-                .iter()
-                .zip(to_first.iter_mut())
-                .any(|(spec, first)| selects(spec, k, cmd, first));
+            self.remember(t, node, sent_cmd, &payload);
             if timed_out {
                 self.nodes
                     .entry(node)
                     .or_default()
-                    .apply(sent_cmd, &payload);
-                self.remember(t, node, sent_cmd, &payload);
+                    .apply_owned(sent_cmd, payload);
                 self.log_local(i, node, sent_cmd, k, "timed out at the panel (skipped, not recorded as created) but took effect on the agent");
                 continue;
             }
-            self.send(i, "local", node, sent_cmd, &payload, "");
-            self.remember(t, node, sent_cmd, &payload);
+            self.send_owned(i, "local", node, sent_cmd, payload, "");
             if is_chain {
                 created_chains.push(node);
             } else {
@@ -1028,24 +1038,20 @@ impl Replay {
         self.end(i, true);
     }
 
-    fn state(&self) -> Value {
+    /// What every node runs at the end, handed over: the replay is done.
+    fn take_state(&mut self) -> Value {
         let mut nodes = Map::new();
-        for (id, n) in &self.nodes {
+        for (id, n) in std::mem::take(&mut self.nodes) {
             if n.services.is_empty() && n.chains.is_empty() {
                 continue;
             }
-            let configs = |list: &[(String, Value)]| {
-                let mut out = Vec::new();
-                for (_, config) in list {
-                    out.push(config.clone());
-                }
-                Value::Array(out)
-            };
+            let configs =
+                |list: Vec<(String, Value)>| Value::Array(list.into_iter().map(|c| c.1).collect());
             nodes.insert(
                 id.to_string(),
                 object([
-                    ("services", configs(&n.services)),
-                    ("chains", configs(&n.chains)),
+                    ("services", configs(n.services)),
+                    ("chains", configs(n.chains)),
                 ]),
             );
         }
@@ -1198,9 +1204,13 @@ pub fn lifecycle_within(steps: &Value) -> Result<LifecycleReport, ApiError> {
     findings.dedup();
     // Configs pasted by the caller may carry auth blocks or tokens: the
     // report echoes deployed configs, so it goes out redacted.
+    let mut state = r.take_state();
+    crate::redact::redact_in_place(&mut state);
+    let mut log = std::mem::take(&mut r.log);
+    log.iter_mut().for_each(crate::redact::redact_in_place);
     Ok(LifecycleReport {
-        state: crate::redact::redact(&r.state()),
-        log: r.log.iter().map(crate::redact::redact).collect(),
+        state,
+        log,
         findings,
     })
 }

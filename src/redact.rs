@@ -12,11 +12,13 @@ pub const REDACTED: &str = "[redacted]";
 /// token, password, secret, credential or private/API key (case-insensitive,
 /// by substring). `auther` is only the name of an auther and stays visible.
 pub fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    if k == "auth" || k == "auths" || k == "userinfo" {
+    if ["auth", "auths", "userinfo"]
+        .iter()
+        .any(|k| key.eq_ignore_ascii_case(k))
+    {
         return true;
     }
-    [
+    const PARTS: [&str; 9] = [
         "token",
         "password",
         "passwd",
@@ -26,9 +28,22 @@ pub fn is_secret_key(key: &str) -> bool {
         "api_key",
         "privatekey",
         "private_key",
-    ]
-    .iter()
-    .any(|s| k.contains(s))
+    ];
+    // One pass over the key, comparing a part only where its first letter
+    // stands, and no lowered copy: every key of every echoed config is asked.
+    let bytes = key.as_bytes();
+    (0..bytes.len()).any(|at| {
+        let rest = bytes.get(at..).unwrap_or_default();
+        PARTS.iter().any(|part| {
+            let part = part.as_bytes();
+            rest.first()
+                .zip(part.first())
+                .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b))
+                && rest
+                    .get(..part.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(part))
+        })
+    })
 }
 
 /// One URL (`scheme://user:pass@host:port/path?query#fragment`; the scheme
@@ -155,29 +170,39 @@ pub fn redact_json_text(text: &str) -> Option<String> {
 /// A copy of `v` with the value of every credential-like key replaced, and
 /// every URL in its text scrubbed ([`scrub_urls`]).
 pub fn redact(v: &Value) -> Value {
+    let mut out = v.clone();
+    redact_in_place(&mut out);
+    out
+}
+
+/// [`redact`] of a value the caller gives up: only what is secret is
+/// rewritten, nothing is copied.
+pub fn redact_in_place(v: &mut Value) {
     match v {
-        Value::Object(map) => redact_object(map),
-        Value::Array(items) => Value::Array(items.iter().map(redact).collect()),
-        Value::String(s) => match scrub_urls(s) {
-            Some(clean) => Value::String(clean),
-            None => Value::String(s.clone()),
-        },
-        other => other.clone(),
+        Value::Object(map) => {
+            for (k, x) in map.iter_mut() {
+                if is_secret_key(k) && !x.is_null() {
+                    *x = Value::String(REDACTED.into());
+                } else {
+                    redact_in_place(x);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_in_place),
+        Value::String(s) => {
+            if let Some(clean) = scrub_urls(s) {
+                *s = clean;
+            }
+        }
+        _ => {}
     }
 }
 
 /// [`redact`] of an object.
 pub fn redact_object(map: &Map<String, Value>) -> Value {
-    let mut out = Map::new();
-    for (k, x) in map {
-        let val = if is_secret_key(k) && !x.is_null() {
-            Value::String(REDACTED.into())
-        } else {
-            redact(x)
-        };
-        out.insert(k.clone(), val);
-    }
-    Value::Object(out)
+    let mut out = Value::Object(map.clone());
+    redact_in_place(&mut out);
+    out
 }
 
 /// A short rendering of an input value for an error message: redacted and

@@ -170,32 +170,51 @@ impl RawNode {
             index.entry(name.clone()).or_insert(i);
         }
     }
+    /// Whether the node runs a chain named `name`.
+    pub fn has_chain(&self, name: &str) -> bool {
+        self.chain_at.contains_key(name)
+    }
+
+    /// Whether the node runs a service named `name`.
+    pub fn has_service(&self, name: &str) -> bool {
+        self.service_at.contains_key(name)
+    }
+
     /// Applies one agent command (`AddChains`, `UpdateChains`, `AddService`,
     /// `UpdateService`, `DeleteService`, `DeleteChains`) to the node.
     pub fn apply(&mut self, command: &str, data: &Value) {
+        self.apply_owned(command, data.clone())
+    }
+
+    /// [`RawNode::apply`] of a config the caller gives up: it is kept, not copied.
+    pub fn apply_owned(&mut self, command: &str, data: Value) {
         match command {
             "AddChains" | "UpdateChains" => {
-                let (name, cfg) = match data.get("data") {
-                    Some(inner) if data.get("chain").is_some() => {
-                        (owned(str_at(data, "chain")), inner.clone())
+                let (name, cfg) = match data {
+                    Value::Object(mut obj)
+                        if obj.contains_key("chain") && obj.contains_key("data") =>
+                    {
+                        let name =
+                            owned(obj.get("chain").and_then(Value::as_str).unwrap_or_default());
+                        (name, obj.remove("data").unwrap_or(Value::Null))
                     }
-                    _ => (owned(str_at(data, "name")), data.clone()),
+                    other => (owned(str_at(&other, "name")), other),
                 };
                 Self::put(&mut self.chains, &mut self.chain_at, name, cfg);
             }
             "AddService" | "UpdateService" => {
                 let list = match data {
-                    Value::Array(a) => a.as_slice(),
-                    Value::Object(_) => std::slice::from_ref(data),
-                    _ => &[],
+                    Value::Array(a) => a,
+                    obj @ Value::Object(_) => vec![obj],
+                    _ => Vec::new(),
                 };
                 for s in list {
-                    let name = owned(str_at(s, "name"));
-                    Self::put(&mut self.services, &mut self.service_at, name, s.clone());
+                    let name = owned(str_at(&s, "name"));
+                    Self::put(&mut self.services, &mut self.service_at, name, s);
                 }
             }
             "DeleteService" => {
-                let names: Vec<&str> = list_at(data, "services")
+                let names: Vec<&str> = list_at(&data, "services")
                     .iter()
                     .filter_map(Value::as_str)
                     .collect();
@@ -203,7 +222,7 @@ impl RawNode {
                 Self::reindex(&self.services, &mut self.service_at);
             }
             "DeleteChains" => {
-                let name = str_at(data, "chain");
+                let name = str_at(&data, "chain");
                 self.chains.retain(|(n, _)| n != name);
                 Self::reindex(&self.chains, &mut self.chain_at);
             }
