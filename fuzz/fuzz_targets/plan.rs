@@ -26,6 +26,13 @@ fuzz_target!(|data: &[u8]| {
                 "api::plan returned invalid JSON"
             );
         }
+        // checkTunnel: the same input planned and checked in one call.
+        if let Ok(out) = hop_policy::api::check_tunnel(text, None) {
+            assert!(
+                serde_json::from_str::<Value>(&out).is_ok(),
+                "api::check_tunnel returned invalid JSON"
+            );
+        }
         if let Ok(v) = serde_json::from_str::<Value>(text) {
             run(&v, false);
         }
