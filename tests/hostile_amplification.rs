@@ -198,3 +198,24 @@ fn every_result_is_refused_over_the_output_limit() {
     let fine = r#"{"dead": [3], "requests": 50}"#;
     assert!(api::simulate(&seed, Some(fine)).is_ok());
 }
+
+#[test]
+fn a_tunnel_over_a_limit_found_while_planning_is_in001_not_a_server_rejection() {
+    let input = redeploy_rows(300, 2).to_string();
+    let report: Value = serde_json::from_str(
+        &api::check(&input, Some(r#"{"kind": "tunnel", "mode": "redeploy"}"#)).unwrap(),
+    )
+    .unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["code"], "IN001");
+    assert!(findings[0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("too many nodes in one hop at /db/chain_tunnel: 65 > 64"));
+    let checked: Value =
+        serde_json::from_str(&api::check_tunnel(&input, Some(r#"{"mode": "redeploy"}"#)).unwrap())
+            .unwrap();
+    assert_eq!(checked["plan"]["error"]["code"], "LIMIT_EXCEEDED");
+    assert_eq!(checked["findings"][0]["code"], "IN001");
+}

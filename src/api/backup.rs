@@ -16,7 +16,6 @@ pub(super) fn panel_limits() -> Limits {
         max_nodes: MAX_PANEL_NODES,
         max_hops: usize::MAX,
         max_nodes_per_hop: usize::MAX,
-        max_output_bytes: 256 << 20,
         ..Default::default()
     }
 }

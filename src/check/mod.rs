@@ -425,6 +425,15 @@ fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
                 ),
                 format_args!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
             );
+        } else if err.code == "LIMIT_EXCEEDED" {
+            // The preview's own bound (stored rows, the plan's size), not the server's.
+            sink.say(
+                "IN001",
+                None,
+                "",
+                format_args!("{}", err.message_en),
+                format_args!("{}", err.message),
+            );
         } else {
             server_rejection(&mut sink, "/error", &err.message, &err.message_en);
         }

@@ -560,12 +560,14 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
     );
     for (k, t) in tables.tunnel.iter().enumerate() {
         let chains = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
-        let mut nodes: Vec<usize> = Vec::new();
-        for c in &chains {
-            if let Some(&i) = node_at.get(&c.read.node_id) {
-                crate::stable_sort::insert_sorted(&mut nodes, i);
-            }
-        }
+        // Sorted once, not kept sorted by insertion: a tunnel may have as
+        // many chain rows as the panel has bytes for.
+        let mut nodes: Vec<usize> = chains
+            .iter()
+            .filter_map(|c| node_at.get(&c.read.node_id).copied())
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
         let federated = nodes
             .iter()
             .any(|&i| tables.node.get(i).is_some_and(|n| n.read.is_remote));
