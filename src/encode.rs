@@ -40,6 +40,9 @@ pub trait Encode {
 pub enum Writer<'w> {
     Text(&'w mut String),
     Build(&'w mut dyn Events),
+    /// Only the length of the text, counted: a result's size is known before
+    /// its text is allocated ([`text_len`]).
+    Count(&'w mut usize),
 }
 
 /// What a [`Writer`] is told, in the order of the text: the text writer
@@ -76,6 +79,7 @@ macro_rules! forward {
                     match self {
                         Writer::Text(text) => Events::$name(*text, $($arg),*),
                         Writer::Build(build) => build.$name($($arg),*),
+                        Writer::Count(len) => Events::$name(*len, $($arg),*),
                     }
                 }
             )*
@@ -120,7 +124,62 @@ impl Writer<'_> {
         match self {
             Writer::Text(out) => out.push_str(text.get_or_init(|| to_string(value))),
             Writer::Build(_) => value.encode(self),
+            // The text is made once and kept for the writing that follows.
+            Writer::Count(len) => **len += text.get_or_init(|| to_string(value)).len(),
         }
+    }
+}
+
+/// The length of `v`'s JSON text, counted without writing it (a value
+/// shared by several places is written once, and kept for [`to_string`]).
+pub fn text_len<T: Encode + ?Sized>(v: &T) -> usize {
+    let mut len = 0;
+    v.encode(&mut Writer::Count(&mut len));
+    len
+}
+
+/// The text length of each event, as the text writer writes it.
+impl Events for usize {
+    fn null(&mut self) {
+        *self += 4;
+    }
+    fn bool(&mut self, b: bool) {
+        *self += if b { 4 } else { 5 };
+    }
+    fn int(&mut self, n: i64) {
+        *self += itoa::Buffer::new().format(n).len();
+    }
+    fn uint(&mut self, n: u64) {
+        *self += itoa::Buffer::new().format(n).len();
+    }
+    fn str(&mut self, s: &str) {
+        *self += crate::json::string_len(s);
+    }
+    fn number(&mut self, n: &Number) {
+        let mut text = String::new();
+        crate::json::write_number(n, &mut text);
+        *self += text.len();
+    }
+    fn array(&mut self) {
+        *self += 1;
+    }
+    fn item(&mut self, first: bool) {
+        *self += usize::from(!first);
+    }
+    fn end_array(&mut self) {
+        *self += 1;
+    }
+    fn object(&mut self) {
+        *self += 1;
+    }
+    fn field(&mut self, first: bool, key: &'static str) {
+        *self += usize::from(!first) + key.len() + 3;
+    }
+    fn entry(&mut self, first: bool, key: &str) {
+        *self += usize::from(!first) + crate::json::string_len(key) + 1;
+    }
+    fn end_object(&mut self) {
+        *self += 1;
     }
 }
 

@@ -219,3 +219,33 @@ fn a_tunnel_over_a_limit_found_while_planning_is_in001_not_a_server_rejection() 
     assert_eq!(checked["plan"]["error"]["code"], "LIMIT_EXCEEDED");
     assert_eq!(checked["findings"][0]["code"], "IN001");
 }
+
+/// The counted length of a result is the length of its text, for every
+/// golden plan and its check (the plan is refused on the count alone).
+#[test]
+fn a_counted_text_length_is_the_written_one() {
+    use hop_policy::encode::{text_len, to_string};
+    use hop_policy::planner::{plan_opts, Mode, PlanOptions};
+    let all = [
+        golden_vectors::vectors(),
+        golden_vectors::update_vectors(),
+        golden_vectors::redeploy_vectors(),
+    ];
+    for v in all.iter().flatten() {
+        let options = PlanOptions {
+            mode: Mode::parse(v["mode"].as_str().unwrap_or("create")),
+            ..PlanOptions::default()
+        };
+        let plan = plan_opts(&v["input"], &options);
+        assert_eq!(text_len(&plan), to_string(&plan).len(), "{}", v["name"]);
+        let checked = hop_policy::check::check_planned(plan);
+        assert_eq!(
+            text_len(&checked),
+            to_string(&checked).len(),
+            "{}",
+            v["name"]
+        );
+    }
+    let odd = json!({"a": "\u{1}\"\\é\n", "b": [1.5, -0.0, 1e300, null, true, false, 18446744073709551615u64]});
+    assert_eq!(text_len(&odd), to_string(&odd).len());
+}

@@ -18,10 +18,16 @@ pub fn plan_options(options: Option<&str>) -> Result<PlanOptions, ApiError> {
 pub fn plan(input: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = plan_options(options)?;
     let plan = planner::plan_text(input, &options)?;
-    Ok(
-        super::within_output(encode::to_string(&plan), &options.limits).unwrap_or_else(|e| {
-            let error = planner::rejection::limit_error(&e);
-            encode::to_string(&crate::plan::Plan::rejected(error, &plan.mode))
-        }),
-    )
+    // Counted first: a plan's chain node lists are shared, so its text can be
+    // far larger than the plan itself, and counting writes each list once.
+    let max = options.limits.max_output_bytes;
+    let len = encode::text_len(&plan);
+    if len > max {
+        let e = crate::limits::LimitError::new("maxOutputBytes", len, max, String::new());
+        let error = planner::rejection::limit_error(&e);
+        return Ok(encode::to_string(&crate::plan::Plan::rejected(
+            error, &plan.mode,
+        )));
+    }
+    Ok(encode::to_string(&plan))
 }

@@ -52,7 +52,7 @@ pub(crate) mod tree;
 mod write;
 
 pub(crate) use write::{push_hex, shortest_digits, write_number, write_value, write_with, Leaves};
-pub use write::{to_text, write_string, Text};
+pub use write::{string_len, to_text, write_string, Text};
 
 use crate::limits::{LimitError, Limits};
 use serde_json::Value;

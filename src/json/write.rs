@@ -210,6 +210,21 @@ pub fn write_string(s: &str, out: &mut String) {
     out.push_str("\"");
 }
 
+/// The length of [`write_string`]'s text for `s`, without writing it.
+pub fn string_len(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    let mut len = 2;
+    let mut start = 0;
+    loop {
+        let end = start + plain_len(bytes.get(start..).unwrap_or_default());
+        len += end - start;
+        let Some(&b) = bytes.get(end) else { break };
+        len += short_escape_of(b).map_or(6, str::len);
+        start = end + 1;
+    }
+    len
+}
+
 /// The last `digits` hex digits of `value`, lowercase, zero-padded (what
 /// `{:0N$x}` prints for a value that fits): the `\\u00XX` and `\\xXX`
 /// escapes of the JSON, Go JSON and Go `time` writers.
