@@ -450,15 +450,7 @@ fn unreadable_documents_are_in001_or_errors() {
             || hop_policy::lifecycle::lifecycle(&json!("steps"))
                 .is_ok_and(|r| !r.findings.is_empty())
     );
-    for text in [
-        "",
-        " ",
-        "nul",
-        "{",
-        "[1,]",
-        "\u{FEFF}{}",
-        "{\"a\":1}{}",
-    ] {
+    for text in ["", " ", "nul", "{", "[1,]", "\u{FEFF}{}", "{\"a\":1}{}"] {
         assert_eq!(
             text_answer_code(text).as_deref(),
             Some("IN001"),
