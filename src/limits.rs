@@ -85,8 +85,17 @@ impl Limits {
     /// names (camelCase, a whole number) replaces the default; unknown keys
     /// are ignored.
     pub fn read(v: &Value, path: &str) -> Result<Limits, crate::options::OptionError> {
+        Limits::read_onto(v, path, Limits::default())
+    }
+
+    /// [`Limits::read`] over other defaults (a whole panel's).
+    pub fn read_onto(
+        v: &Value,
+        path: &str,
+        base: Limits,
+    ) -> Result<Limits, crate::options::OptionError> {
         let f = crate::options::Fields::of(v, path)?;
-        let mut l = Limits::default();
+        let mut l = base;
         for (key, slot) in [
             ("maxInputBytes", &mut l.max_input_bytes),
             ("maxNodes", &mut l.max_nodes),

@@ -652,21 +652,42 @@ pub fn lifecycle_json(text: &js_sys::JsString) -> Result<String, JsValue> {
 /// chain_tunnel, federation_tunnel_binding}`), as `[{id, name, type, input,
 /// assumed}]`, `input` a redeploy input for `planTunnel(input, {mode:
 /// 'redeploy'})`. Node secrets are dropped and share tokens become pseudonyms.
+/// `optionsJson`: `{limits}` over the panel defaults (README, "Limits").
 #[wasm_bindgen(js_name = backupTunnelsJson)]
-pub fn backup_tunnels_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    text_form(text, "the backup", None, "", Reader::Panel, |backup, _| {
-        api::backup_tunnels(backup)
-    })
+pub fn backup_tunnels_json(
+    text: &js_sys::JsString,
+    #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+    options_json: Option<JsValue>,
+) -> Result<String, JsValue> {
+    let what = "optionsJson";
+    text_form(
+        text,
+        "the backup",
+        options_json,
+        what,
+        Reader::Panel,
+        api::backup_tunnels,
+    )
 }
 
 /// Every tunnel of a panel (what [`backup_tunnels_json`] reads) planned as a
 /// redeploy pushes it and checked, in one call: `[{id, name, type, assumed,
-/// plan, findings}]`.
+/// plan, findings}]`. `optionsJson` as for [`backup_tunnels_json`].
 #[wasm_bindgen(js_name = auditPanelJson)]
-pub fn audit_panel_json(text: &js_sys::JsString) -> Result<String, JsValue> {
-    text_form(text, "the backup", None, "", Reader::Panel, |panel, _| {
-        api::audit_panel(panel)
-    })
+pub fn audit_panel_json(
+    text: &js_sys::JsString,
+    #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
+    options_json: Option<JsValue>,
+) -> Result<String, JsValue> {
+    let what = "optionsJson";
+    text_form(
+        text,
+        "the backup",
+        options_json,
+        what,
+        Reader::Panel,
+        api::audit_panel,
+    )
 }
 
 /// The package version (the crate's version).

@@ -20,6 +20,40 @@ pub(super) fn panel_limits() -> Limits {
     }
 }
 
+/// The options of the whole-panel calls: `{limits}` over [`panel_limits`].
+pub struct PanelOptions {
+    pub limits: Limits,
+}
+
+impl Default for PanelOptions {
+    fn default() -> Self {
+        PanelOptions {
+            limits: panel_limits(),
+        }
+    }
+}
+
+impl PanelOptions {
+    fn from_json(v: &serde_json::Value) -> Result<Self, crate::options::OptionError> {
+        let f = crate::options::Fields::of(v, "")?;
+        let limits = match f.get("limits") {
+            Some(l) => Limits::read_onto(l, &f.path_of("limits"), panel_limits())?,
+            None => panel_limits(),
+        };
+        Ok(PanelOptions { limits })
+    }
+}
+
+/// Reads the whole-panel calls' options text.
+pub fn panel_options(options: Option<&str>) -> Result<PanelOptions, ApiError> {
+    super::parse_options(
+        options,
+        "BAD_OPTIONS",
+        "the panel options",
+        PanelOptions::from_json,
+    )
+}
+
 /// A panel's node rows, by default: far more than any panel runs, few enough
 /// that every table built from them stays small.
 pub const MAX_PANEL_NODES: usize = 100_000;
@@ -41,8 +75,8 @@ fn tables_within<'a>(tables: Tables<'a>, limits: &Limits) -> Result<Tables<'a>, 
 /// rows, as a redeploy input. A whole panel is larger than one tunnel input:
 /// bytes, depth and string lengths are bounded, and no count applies (its
 /// tables are not tunnel inputs).
-pub fn backup_tunnels(text: &str) -> Result<String, ApiError> {
-    let limits = panel_limits();
+pub fn backup_tunnels(text: &str, options: Option<&str>) -> Result<String, ApiError> {
+    let limits = panel_options(options)?.limits;
     let value = super::parse_within(text, "the backup", &limits)?;
     tables_within(Tables::of_panel(&value)?, &limits)?;
     let tunnels = crate::planner::backup::read_panel(&value)?;
@@ -68,8 +102,8 @@ crate::encode::shape! {
 /// rows, as [`backup_tunnels`] reads them) planned along the redeploy path
 /// and checked, in one call: the panel is read once and no tunnel input
 /// goes through JSON text again.
-pub fn audit_panel(text: &str) -> Result<String, ApiError> {
-    let limits = panel_limits();
+pub fn audit_panel(text: &str, options: Option<&str>) -> Result<String, ApiError> {
+    let limits = panel_options(options)?.limits;
     let value = super::parse_within(text, "the backup", &limits)?;
     // Each tunnel is planned straight from its rows in the panel's tables
     // (no input of its own is built), checked and written out in turn; the
@@ -144,8 +178,10 @@ mod tests {
             "/examples/panel-backup.json"
         ))
         .unwrap();
-        let audited: Value = crate::json::from_str(&super::audit_panel(&text).unwrap()).unwrap();
-        let tunnels: Value = crate::json::from_str(&super::backup_tunnels(&text).unwrap()).unwrap();
+        let audited: Value =
+            crate::json::from_str(&super::audit_panel(&text, None).unwrap()).unwrap();
+        let tunnels: Value =
+            crate::json::from_str(&super::backup_tunnels(&text, None).unwrap()).unwrap();
         let audited = audited.as_array().unwrap();
         let tunnels = tunnels.as_array().unwrap();
         assert_eq!(audited.len(), tunnels.len());
@@ -162,9 +198,48 @@ mod tests {
             assert_eq!(a["plan"], one["plan"], "tunnel {}", t["id"]);
             assert_eq!(a["findings"], one["findings"], "tunnel {}", t["id"]);
         }
-        assert!(super::audit_panel("{}")
+        assert!(super::audit_panel("{}", None)
             .unwrap_err()
             .message
             .contains("\"version\""));
+    }
+
+    /// The panel calls take `{limits}` over the panel defaults: node rows and
+    /// the audit's text, each refused naming the option to raise.
+    #[test]
+    fn panel_limits_are_options() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/panel-backup.json"
+        ))
+        .unwrap();
+        let e = super::audit_panel(&text, Some(r#"{"limits": {"maxNodes": 2}}"#)).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_str()),
+            ("LIMIT_EXCEEDED", "/nodes")
+        );
+        assert!(
+            e.message.contains("raise option limits.maxNodes"),
+            "{}",
+            e.message
+        );
+        let e =
+            super::audit_panel(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#)).unwrap_err();
+        assert_eq!(e.code, "LIMIT_EXCEEDED");
+        assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
+        let e = super::backup_tunnels(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#))
+            .unwrap_err();
+        assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
+        let e = super::audit_panel(&text, Some(r#"{"limits": 5}"#)).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_str()),
+            ("BAD_OPTIONS", "/limits")
+        );
+        // Raised, the same panel is audited as without options.
+        let raised = r#"{"limits": {"maxNodes": 200000, "maxOutputBytes": 1000000000}}"#;
+        assert_eq!(
+            super::audit_panel(&text, Some(raised)).unwrap(),
+            super::audit_panel(&text, None).unwrap()
+        );
     }
 }

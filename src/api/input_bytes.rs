@@ -19,11 +19,11 @@ pub enum Reader {
     CheckTunnel,
     /// `checkDocument`: check options; over a limit is an IN001 finding.
     Check,
-    /// `simulate`: a scenario and the default limits.
+    /// `simulate`: the scenario's limits.
     Simulate,
     /// `lifecycle`: no options, the default limits.
     Lifecycle,
-    /// `backupTunnels`, `auditPanel`: a whole panel's limits.
+    /// `backupTunnels`, `auditPanel`: a whole panel's limits, raised by their options.
     Panel,
 }
 
@@ -37,12 +37,9 @@ fn limits(reader: Reader, options: Option<&str>) -> Result<Limits, ApiError> {
     Ok(match reader {
         Reader::Plan | Reader::CheckTunnel => super::plan_options(options)?.limits,
         Reader::Check => super::check_options(options)?.limits,
-        Reader::Simulate => {
-            super::scenario(options)?;
-            Limits::default()
-        }
+        Reader::Simulate => super::scenario(options)?.limits,
         Reader::Lifecycle => Limits::default(),
-        Reader::Panel => super::backup::panel_limits(),
+        Reader::Panel => super::backup::panel_options(options)?.limits,
     })
 }
 

@@ -69,6 +69,13 @@ test('a panel of wide tunnels is audited tunnel by tunnel within the tunnel limi
     assert.equal(t.plan.error.code, 'LIMIT_EXCEEDED');
     assert.deepEqual(t.findings.map((f) => f.code), ['IN001']);
   }
+  // The panel limits are options of both panel calls.
+  for (const call of [hp.auditPanelJson, hp.backupTunnelsJson]) {
+    assert.throws(() => call(backup, '{"limits":{"maxOutputBytes":1000}}'),
+      (e) => e.name === 'HopPolicyError' && e.code === 'LIMIT_EXCEEDED' && /limits\.maxOutputBytes/.test(e.message));
+    assert.throws(() => call(backup, '{"limits":{"maxInputBytes":1000}}'),
+      (e) => e.code === 'LIMIT_EXCEEDED' && /limits\.maxInputBytes/.test(e.message));
+  }
 });
 
 test('a trace is refused at the output limit while it is recorded', () => {
