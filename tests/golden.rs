@@ -79,7 +79,7 @@ fn all_update_vectors_match() {
 fn all_redeploy_vectors_match() {
     let v = redeploy_vectors();
     assert!(v.iter().all(|v| mode_of(v) == Mode::Redeploy));
-    run(&v, 300, "redeploy");
+    run(&v, 309, "redeploy");
 }
 
 /// The text API prints, byte for byte, what serde's derived serializer

@@ -32,6 +32,24 @@ pub struct FederationOutcome {
     pub assumed: Vec<Assumption>,
 }
 
+impl FederationOutcome {
+    /// The bindings as the server saves them: a resource key names the
+    /// tunnel, node, chain type and hop, so two bindings with one key break
+    /// the table's unique indexes (server-contract section 7, step 5).
+    pub fn saved(&self) -> super::rejection::Result<()> {
+        let mut keys: Vec<&str> = self
+            .bindings
+            .iter()
+            .map(|b| b.resource_key.as_str())
+            .collect();
+        keys.sort_unstable();
+        match keys.windows(2).any(|pair| pair.first() == pair.last()) {
+            true => Err(super::rejection::Rejection::BindingNotUnique),
+            false => Ok(()),
+        }
+    }
+}
+
 pub fn resource_key(tunnel_id: i64, node_id: i64, chain_type: i64, hop: i64) -> String {
     format!(
         "tunnel:{}:node:{}:type:{}:hop:{}",

@@ -75,6 +75,10 @@ pub enum Rejection {
     },
     /// Update: the tunnel as it was (`before`) is itself refused on create.
     BeforeRejected(Box<PlanError>),
+    /// Two bindings of one apply with the same tunnel, node, chain type and
+    /// hop (a remote node stored twice in one role): the database refuses
+    /// the second row when the bindings are saved.
+    BindingNotUnique,
     /// Stored rows (or another count only known once rows are read) over a
     /// size limit: not the server's answer, the preview's own bound.
     Limit(Box<crate::limits::LimitError>),
@@ -200,6 +204,13 @@ impl Rejection {
                     name, reason),
             ),
             Rejection::Limit(e) => limit_error(e),
+            // SQLite's text: of the two unique indexes a duplicate breaks, it
+            // names the one whose first column comes first in model.go.
+            Rejection::BindingNotUnique => error(
+                "BINDING_NOT_UNIQUE",
+                format_args!("UNIQUE constraint failed: federation_tunnel_binding.tunnel_id, federation_tunnel_binding.node_id, federation_tunnel_binding.chain_type, federation_tunnel_binding.hop_inx"),
+                format_args!("a remote node is stored twice in one role of this tunnel, so two federation bindings would have the same tunnel, node, chain type and hop: the database refuses the second when the bindings are saved"),
+            ),
             Rejection::BeforeRejected(e) => PlanError {
                 code: "BEFORE_REJECTED".into(),
                 message: e.message.clone(),

@@ -114,6 +114,7 @@ fn deploy(
     verb: Verb,
     limits: &Limits,
 ) -> Result<Outcome> {
+    federation.saved()?;
     state.output_within(limits)?;
     let local = apply_local(&state, &nodes, verb)?;
     let assumed = federation.assumed.clone();

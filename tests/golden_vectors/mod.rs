@@ -23,7 +23,7 @@ pub fn update_vectors() -> Vec<Value> {
     read(include_str!("../data/update-vectors.jsonl"))
 }
 
-/// The 300 redeploy vectors.
+/// The 309 redeploy vectors.
 pub fn redeploy_vectors() -> Vec<Value> {
     read(include_str!("../data/redeploy-vectors.jsonl"))
 }

@@ -20,7 +20,7 @@ test('ESM and CommonJS entries export the same functions', () => {
 test('every golden vector (create, update, redeploy): planTunnel and planTunnelJson match expected', () => {
   const failures = [];
   const all = allVectors();
-  assert.equal(all.length, 613 + 200 + 300);
+  assert.equal(all.length, 613 + 200 + 309);
   for (const v of all) {
     const options = { mode: v.mode ?? 'create' };
     const viaObject = hp.planTunnel(v.input, options);

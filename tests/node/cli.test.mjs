@@ -47,7 +47,7 @@ test('plan FILE and plan - print the seed plan', () => {
 
 test('plan --jsonl over every golden vector (create, update, redeploy), in order, each line in its mode', () => {
   const all = allVectors();
-  assert.equal(all.length, 613 + 200 + 300);
+  assert.equal(all.length, 613 + 200 + 309);
   const t0 = process.hrtime.bigint();
   const r = cli(['plan', '--jsonl', '-'], { input: VECTOR_FILES.map((f) => readFileSync(f, 'utf8')).join('') });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;

@@ -273,7 +273,7 @@ fn the_declarations_reject_what_they_do_not_declare() {
 fn every_golden_input_and_plan_is_declared() {
     let d = shipped();
     let vs = all_vectors();
-    assert_eq!(vs.len(), 1113);
+    assert_eq!(vs.len(), 1122);
     let mut plans = 0;
     for v in &vs {
         let input = if v["mode"] == "redeploy" {
