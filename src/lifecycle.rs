@@ -1141,7 +1141,9 @@ fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
                 )
             })?,
         };
-        let plan = crate::planner::plan_with(input, mode, &Default::default());
+        // The whole step list was counted against the limits when it was
+        // read (or walked, natively), this input with it: no second walk.
+        let plan = crate::planner::plan_within(input, mode, &Default::default());
         return Ok((plan, "/input"));
     }
     Err(ApiError::new(
