@@ -22,12 +22,14 @@ fn backup() -> &'static Value {
 /// Both panel entry points on `text`; `planted` is the input when credentials
 /// were planted in it.
 fn run(text: &str, planted: Option<&Value>) {
-    for (what, op) in [
-        ("backupTunnels", hop_policy::api::backup_tunnels as fn(&str) -> _),
+    type PanelCall = fn(&str, Option<&str>) -> Result<String, hop_policy::error::ApiError>;
+    let calls: [(&str, PanelCall); 2] = [
+        ("backupTunnels", hop_policy::api::backup_tunnels),
         ("auditPanel", hop_policy::api::audit_panel),
-    ] {
-        let first = op(text);
-        let second = op(text);
+    ];
+    for (what, op) in calls {
+        let first = op(text, None);
+        let second = op(text, None);
         match (first, second) {
             (Ok(a), Ok(b)) => {
                 assert!(
