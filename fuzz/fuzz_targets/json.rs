@@ -14,6 +14,13 @@ use hop_policy::limits::Limits;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
+/// Whether the text's value, printed again, is the text up to white space:
+/// false when a repeated key dropped a value the text carried.
+fn reads_the_same_without_repeats(text: &str, v: &Value) -> bool {
+    let squeezed = |t: &str| t.chars().filter(|c| !c.is_whitespace()).count();
+    squeezed(&v.to_string()) >= squeezed(text)
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -57,6 +64,12 @@ fuzz_target!(|data: &[u8]| {
                         assert_eq!(r, w, "{text:?}");
                     }
                 }
+                // The reader sees every string and nesting of the text; the
+                // walk only what survives a repeated key (the last value),
+                // so the reader alone may find a string or depth over.
+                (Err(ReadError::Limit(r)), Ok(()))
+                    if ["maxStringLen", "maxDepth"].contains(&r.limit)
+                        && !reads_the_same_without_repeats(text, v) => {}
                 (r, w) => panic!("{text:?}: read {r:?}, walk {w:?}"),
             }
         }
