@@ -659,15 +659,7 @@ pub fn backup_tunnels_json(
     #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
     options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    let what = "optionsJson";
-    text_form(
-        text,
-        "the backup",
-        options_json,
-        what,
-        Reader::Panel,
-        api::backup_tunnels,
-    )
+    panel_form(text, options_json, api::backup_tunnels)
 }
 
 /// Every tunnel of a panel (what [`backup_tunnels_json`] reads) planned as a
@@ -679,14 +671,22 @@ pub fn audit_panel_json(
     #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
     options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    let what = "optionsJson";
+    panel_form(text, options_json, api::audit_panel)
+}
+
+/// A whole-panel entry point: the backup text and its `{limits}` options.
+fn panel_form(
+    text: &js_sys::JsString,
+    options_json: Option<JsValue>,
+    op: TextOp,
+) -> Result<String, JsValue> {
     text_form(
         text,
         "the backup",
         options_json,
-        what,
+        "optionsJson",
         Reader::Panel,
-        api::audit_panel,
+        op,
     )
 }
 
