@@ -186,6 +186,104 @@ fn write_go_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
+/// A request field as the server reads it: `asString`'s text, kept with
+/// whether the field was there at all. `Option<GoText>` tells the three
+/// cases the server tells apart: absent or `null` (`None`, the server's
+/// `v, ok := req[k]; ok && v != nil` is false), and present text, maybe
+/// blank.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GoText(pub String);
+
+impl<'de> serde::Deserialize<'de> for GoText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(GoText(go_string(Some(&Value::deserialize(d)?))))
+    }
+}
+
+impl GoText {
+    /// `asInt` / `asInt64` on this field.
+    pub fn int(field: &Option<GoText>, default: i64) -> i64 {
+        field
+            .as_ref()
+            .map_or(default, |t| parse_int(&t.0).unwrap_or(default))
+    }
+
+    /// `asString` on this field ("" when absent).
+    pub fn text(field: &Option<GoText>) -> &str {
+        field.as_ref().map_or("", |t| t.0.as_str())
+    }
+
+    /// `asAnyToInt64Ptr`: an integer, or `None` for blank, `null` (any case)
+    /// and anything that is not one.
+    pub fn int_ptr(field: &Option<GoText>) -> Option<i64> {
+        let t = field.as_ref()?;
+        if t.0.eq_ignore_ascii_case("null") {
+            return None;
+        }
+        parse_int(&t.0)
+    }
+}
+
+/// `deserialize_with` readers for typed inputs, one per rule of the
+/// server's: a field read through `asString` / `asInt` accepts any JSON
+/// value, as the server's untyped decoder does.
+pub mod loose {
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    /// `asString`: trimmed text; numbers in Go's form; null is "".
+    pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        Ok(super::go_string(Some(&Value::deserialize(d)?)))
+    }
+
+    /// A text column: the string as stored (untrimmed); `null` is "", any
+    /// other value its `asString` text.
+    pub fn column<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::String(s) => s,
+            other => super::go_string(Some(&other)),
+        })
+    }
+
+    /// A field whose presence the server tests apart from its value
+    /// (`v, ok := req[k]`): `None` when absent, `Some(None)` when `null`.
+    pub fn keyed<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<super::GoText>>, D::Error> {
+        Ok(Some(Option::<super::GoText>::deserialize(d)?))
+    }
+
+    /// `asInt` / `asInt64` with default 0.
+    pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        Ok(super::go_int(Some(&Value::deserialize(d)?), 0))
+    }
+
+    /// A nullable integer column (`sql.NullInt64`): `null` or anything
+    /// `asInt64` cannot read is `None`.
+    pub fn nullable_int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        let v = Value::deserialize(d)?;
+        Ok(super::parse_int(&super::go_string(Some(&v))))
+    }
+
+    /// A list of integers, each read by `asInt64` (unreadable ones dropped).
+    pub fn ints<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
+        let v = Value::deserialize(d)?;
+        Ok(super::any_slice(Some(&v))
+            .iter()
+            .filter_map(|x| super::parse_int(&super::go_string(Some(x))))
+            .collect())
+    }
+
+    /// A list of names, each read by `asString`.
+    pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        let v = Value::deserialize(d)?;
+        Ok(super::any_slice(Some(&v))
+            .iter()
+            .map(|x| super::go_string(Some(x)))
+            .collect())
+    }
+}
+
 #[cfg(test)]
 // Exact ties and boundary values, written with every digit on purpose.
 #[allow(clippy::excessive_precision)]

@@ -30,6 +30,7 @@ pub mod coerce;
 pub mod encode;
 pub mod error;
 pub mod finding;
+pub mod forward;
 pub mod go;
 pub(crate) mod gost;
 pub mod json;

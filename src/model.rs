@@ -20,6 +20,11 @@ pub struct NodeRecord {
     pub port_range: String,
     /// Listen address as stored (untrimmed); exactly `""` reads as `[::]`.
     pub tcp_listen_addr: String,
+    /// The UDP listen address as stored; exactly `""` reads as `[::]`.
+    pub udp_listen_addr: String,
+    /// The name as the repository hands it to messages that do not trim it
+    /// (`nodeRecordFromModel`: untrimmed, `node_{id}` when blank).
+    pub row_name: String,
     pub interface_name: String,
     pub status: i64,
     pub is_remote: bool,
@@ -86,6 +91,7 @@ pub struct RowKeys {
     pub server_ipv4: &'static str,
     pub server_ipv6: &'static str,
     pub tcp_listen_addr: &'static str,
+    pub udp_listen_addr: &'static str,
     pub interface_name: &'static str,
     pub is_remote: &'static str,
     pub remote_url: &'static str,
@@ -105,6 +111,7 @@ impl RowKeys {
         server_ipv4: "serverIpV4",
         server_ipv6: "serverIpV6",
         tcp_listen_addr: "tcpListenAddr",
+        udp_listen_addr: "udpListenAddr",
         interface_name: "interfaceName",
         is_remote: "isRemote",
         remote_url: "remoteUrl",
@@ -124,6 +131,7 @@ impl RowKeys {
         server_ipv4: "server_ip_v4",
         server_ipv6: "server_ip_v6",
         tcp_listen_addr: "tcp_listen_addr",
+        udp_listen_addr: "udp_listen_addr",
         interface_name: "interface_name",
         is_remote: "is_remote",
         remote_url: "remote_url",
@@ -139,10 +147,10 @@ impl NodeRecord {
         let id = go_int(row.get("id"), 0);
         // The repository keeps the name untrimmed; messages show it trimmed.
         let name = raw_string(row.get(keys.name));
-        let name = if name.trim().is_empty() {
-            format!("node_{}", id)
+        let (name, row_name) = if name.trim().is_empty() {
+            (format!("node_{}", id), format!("node_{}", id))
         } else {
-            name.trim().to_string()
+            (name.trim().to_string(), name)
         };
         let token = row.get(keys.remote_token);
         let token_text;
@@ -160,9 +168,17 @@ impl NodeRecord {
         } else {
             tcp_listen_addr
         };
+        let udp_listen_addr = raw_string(row.get(keys.udp_listen_addr));
+        let udp_listen_addr = if udp_listen_addr.is_empty() {
+            "[::]".to_string()
+        } else {
+            udp_listen_addr
+        };
         NodeRecord {
             id,
             name,
+            row_name,
+            udp_listen_addr,
             server_ip: raw_string(row.get(keys.server_ip)),
             server_ipv4: go_string(row.get(keys.server_ipv4)),
             server_ipv6: go_string(row.get(keys.server_ipv6)),

@@ -24,6 +24,12 @@ shape! {
         #[doc = " Values the preview had to assume because only the server or a provider"]
         #[doc = " panel knows them (ids, provider allocations); empty when nothing was assumed."]
         pub assumed: Vec<Assumption> => "assumed",
+        #[doc = " What the server's answer would warn about (nodes skipped as offline,"]
+        #[doc = " limiters that failed), in its words; empty for a tunnel alone."]
+        pub warnings: Vec<String> => "warnings",
+        #[doc = " The forward and forward_port rows the server would store for the"]
+        #[doc = " tunnel's forwards (forward modes, and redeploys and edits with forwards)."]
+        pub db: Option<crate::forward::ForwardDb> => "db": "ForwardDb" optional,
     }
 }
 
@@ -52,6 +58,8 @@ impl Plan {
             nodes: vec![],
             mode: mode.to_string(),
             assumed: vec![],
+            warnings: vec![],
+            db: None,
         }
     }
 
@@ -143,6 +151,8 @@ impl Plan {
             nodes: vec![],
             mode,
             assumed: vec![],
+            warnings: vec![],
+            db: None,
         })
     }
 }
@@ -183,11 +193,11 @@ fn no_node(list: &str, i: usize) -> PlanReadError {
 }
 
 fn command_of(v: &Value, node_id: i64) -> Command {
-    Command {
+    Command::new(
         node_id,
-        command: text(v, "command"),
-        data: CommandData::Json(v.get("data").cloned().unwrap_or(Value::Null)),
-    }
+        &text(v, "command"),
+        CommandData::Json(v.get("data").cloned().unwrap_or(Value::Null)),
+    )
 }
 
 shape! {
@@ -256,6 +266,24 @@ shape! {
         #[doc = " `AddChains`, `AddService`, `UpdateChains`, `DeleteService`, `DeleteChains`."]
         pub command: String => "command": "CommandName",
         pub data: CommandData => "data",
+        #[doc = " Sent to a remote (federated) node through its provider panel's"]
+        #[doc = " `/runtime/command`; `nodeId` is this panel's node."]
+        pub relay: Option<bool> => "relay" optional,
+        #[doc = " The agent's or the provider's refusal; the server goes on as it does."]
+        pub failed: Option<String> => "failed" optional,
+    }
+}
+
+impl Command {
+    /// A command the agent takes.
+    pub fn new(node_id: i64, command: &str, data: CommandData) -> Command {
+        Command {
+            node_id,
+            command: command.to_string(),
+            data,
+            relay: None,
+            failed: None,
+        }
     }
 }
 
@@ -272,6 +300,12 @@ pub enum CommandData {
     UpdateChain(UpdateChainData),
     DeleteServices(DeleteServicesData),
     DeleteChain(DeleteChainData),
+    ForwardServices(
+        #[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = "ForwardService[]"))]
+        Vec<crate::forward::ForwardService>,
+    ),
+    Limiter(crate::forward::LimiterData),
+    UpdateLimiter(crate::forward::UpdateLimiterData),
     /// A config as a pasted plan gives it ([`Plan::from_json`]): the agent
     /// takes whatever GOST accepts, which is more than the planner writes.
     /// Only the lifecycle replay reads plans, and no output of the package
@@ -510,6 +544,9 @@ impl Encode for CommandData {
             CommandData::UpdateChain(d) => d.encode(out),
             CommandData::DeleteServices(d) => d.encode(out),
             CommandData::DeleteChain(d) => d.encode(out),
+            CommandData::ForwardServices(s) => s.encode(out),
+            CommandData::Limiter(d) => d.encode(out),
+            CommandData::UpdateLimiter(d) => d.encode(out),
             CommandData::Json(v) => v.encode(out),
         }
     }

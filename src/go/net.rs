@@ -44,6 +44,16 @@ impl fmt::Display for AddrError {
     }
 }
 
+/// Go's `net.JoinHostPort`: `host:port`, the host bracketed when it holds
+/// a colon.
+pub fn join_host_port(host: &str, port: &str) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
 /// Go's `net.SplitHostPort`: `(host, port)` (brackets removed from the
 /// host), or Go's reason for refusing.
 ///

@@ -221,14 +221,14 @@ fn provider_commands(
     if kind == ApplyKind::AlreadyApplied {
         return match chain {
             Some(data) if targets.is_some_and(|t| !t.is_empty()) => {
-                vec![Command {
+                vec![Command::new(
                     node_id,
-                    command: "UpdateChains".into(),
-                    data: CommandData::UpdateChain(UpdateChainData {
+                    "UpdateChains",
+                    CommandData::UpdateChain(UpdateChainData {
                         chain: chain_name,
                         data,
                     }),
-                }]
+                )]
             }
             _ => vec![],
         };
@@ -249,17 +249,17 @@ fn provider_commands(
     });
     let mut commands = Vec::with_capacity(2);
     if let Some(chain) = chain {
-        commands.push(Command {
+        commands.push(Command::new(
             node_id,
-            command: "AddChains".into(),
-            data: CommandData::Chain(chain),
-        });
+            "AddChains",
+            CommandData::Chain(chain),
+        ));
     }
-    commands.push(Command {
+    commands.push(Command::new(
         node_id,
-        command: "AddService".into(),
-        data: CommandData::Services(vec![service]),
-    });
+        "AddService",
+        CommandData::Services(vec![service]),
+    ));
     commands
 }
 

@@ -206,11 +206,7 @@ fn chain_command(node_id: i64, chain: ChainConfig, verb: Verb) -> Command {
             data: chain,
         }),
     };
-    Command {
-        node_id,
-        command: chain_command_name(verb).into(),
-        data,
-    }
+    Command::new(node_id, chain_command_name(verb), data)
 }
 
 fn service_command(node_id: i64, service: ServiceConfig, verb: Verb) -> Command {
@@ -218,11 +214,7 @@ fn service_command(node_id: i64, service: ServiceConfig, verb: Verb) -> Command 
         Verb::Add => "AddService",
         Verb::Update => "UpdateService",
     };
-    Command {
-        node_id,
-        command: command.into(),
-        data: CommandData::Services(vec![service]),
-    }
+    Command::new(node_id, command, CommandData::Services(vec![service]))
 }
 
 fn local_chain(

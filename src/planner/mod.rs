@@ -41,26 +41,44 @@ pub enum Mode {
     Update,
     /// `redeployTunnelAndForwards` on `{db, tunnelId?, federation?}`.
     Redeploy,
+    /// `forwardCreate` on a tunnel created as in `create`, with the forward
+    /// context (`forward`, `user`, `forwards`, `agents`, ...).
+    ForwardCreate,
+    /// `forwardUpdate` of a forward created by `createForwards`.
+    ForwardUpdate,
 }
 
 impl Mode {
-    pub const NAMES: [&'static str; 3] = ["create", "update", "redeploy"];
+    pub const NAMES: [&'static str; 5] = [
+        "create",
+        "update",
+        "redeploy",
+        "forward-create",
+        "forward-update",
+    ];
 
     pub fn parse(name: &str) -> Option<Mode> {
         match name {
             "create" => Some(Mode::Create),
             "update" => Some(Mode::Update),
             "redeploy" => Some(Mode::Redeploy),
+            "forward-create" => Some(Mode::ForwardCreate),
+            "forward-update" => Some(Mode::ForwardUpdate),
             _ => None,
         }
     }
 
     /// The mode an input asks for when none is given: a redeploy input has
-    /// `db` (and no `tunnel`), an edit has `before`; anything else is a create.
+    /// `db` (and no `tunnel`), an edit has `before`, a forward request has
+    /// `forward` (an edit also `createForwards`); anything else is a create.
     pub fn detect(input: &Value) -> Mode {
         match input.as_object() {
             Some(o) if o.contains_key("db") && !o.contains_key("tunnel") => Mode::Redeploy,
             Some(o) if o.contains_key("before") => Mode::Update,
+            Some(o) if o.contains_key("forward") && o.contains_key("createForwards") => {
+                Mode::ForwardUpdate
+            }
+            Some(o) if o.contains_key("forward") => Mode::ForwardCreate,
             _ => Mode::Create,
         }
     }
@@ -70,6 +88,8 @@ impl Mode {
             Mode::Create => "create",
             Mode::Update => "update",
             Mode::Redeploy => "redeploy",
+            Mode::ForwardCreate => "forward-create",
+            Mode::ForwardUpdate => "forward-update",
         }
     }
 }
@@ -112,7 +132,8 @@ pub(crate) fn read_mode(
             .map(Some)
             .ok_or_else(|| crate::options::OptionError {
                 message: format!(
-                    "mode must be one of create, update, redeploy, but it is {:?}",
+                    "mode must be one of {}, but it is {:?}",
+                    Mode::NAMES.join(", "),
                     m
                 ),
                 path: f.path_of("mode"),
@@ -150,6 +171,9 @@ pub fn plan_with(input: &Value, mode: Mode, limits: &Limits) -> Plan {
 /// rows tell (a redeploy's stored nodes and chain rows) is counted against
 /// `limits` as they are read.
 pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
+    if matches!(mode, Mode::ForwardCreate | Mode::ForwardUpdate) {
+        return crate::forward::modes::plan(input, mode, limits);
+    }
     let outcome = match input.as_object() {
         None => Err(Rejection::InvalidInput(format!(
             "the input must be an object ({})",
@@ -158,9 +182,12 @@ pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
         Some(obj) => match mode {
             Mode::Create => request::create(obj, limits),
             Mode::Update => request::update(obj, limits),
-            Mode::Redeploy => request::redeploy(obj, limits),
+            _ => request::redeploy(obj, limits),
         },
     };
+    if mode == Mode::Redeploy {
+        return crate::forward::modes::redeploy_plan(input, outcome);
+    }
     match outcome {
         Ok(outcome) => to_plan(outcome, mode),
         Err(rejection) => Plan::rejected(rejection.to_plan_error(), mode.as_str()),
@@ -185,6 +212,12 @@ pub fn input_shape(mode: Mode) -> &'static str {
         Mode::Update => "{tunnel, before, nodes, federation?}",
         Mode::Redeploy => {
             "{db: {tunnel, chain_tunnel, node, federation_tunnel_binding?}, tunnelId?, federation?}"
+        }
+        Mode::ForwardCreate => {
+            "{tunnel, nodes, federation?, forward, user?, forwards?, agents?, ...}"
+        }
+        Mode::ForwardUpdate => {
+            "{tunnel, nodes, federation?, createForwards, forward, user?, forwards?, agents?, ...}"
         }
     }
 }
@@ -215,7 +248,7 @@ pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error
     ))
 }
 
-fn to_plan(outcome: Outcome, mode: Mode) -> Plan {
+pub(crate) fn to_plan(outcome: Outcome, mode: Mode) -> Plan {
     let nodes = node_summary(&outcome);
     Plan {
         error: None,
@@ -224,6 +257,22 @@ fn to_plan(outcome: Outcome, mode: Mode) -> Plan {
         nodes,
         mode: mode.as_str().to_string(),
         assumed: outcome.assumed,
+        warnings: vec![],
+        db: None,
+    }
+}
+
+/// The plan of a tunnel's outcome, for the forward modes to complete.
+pub(crate) fn tunnel_plan(outcome: &Outcome, mode: Mode) -> Plan {
+    Plan {
+        error: None,
+        federation: outcome.federation.steps.clone(),
+        local: outcome.local.clone(),
+        nodes: node_summary(outcome),
+        mode: mode.as_str().to_string(),
+        assumed: outcome.assumed.clone(),
+        warnings: vec![],
+        db: None,
     }
 }
 

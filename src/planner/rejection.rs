@@ -238,7 +238,7 @@ impl Rejection {
 /// A rejection's error. Formatting happens here, in one place, so that each
 /// variant is a call instead of two inlined `format!`s.
 #[inline(never)]
-fn plan_error(
+pub(crate) fn plan_error(
     code: &str,
     message: fmt::Arguments<'_>,
     english: fmt::Arguments<'_>,

@@ -28,6 +28,12 @@ pub fn redeploy_vectors() -> Vec<Value> {
     read(include_str!("../data/redeploy-vectors.jsonl"))
 }
 
+/// The 650 forward vectors (forward-create, forward-update, and redeploys
+/// and edits of tunnels with forwards).
+pub fn forward_vectors() -> Vec<Value> {
+    read(include_str!("../data/forward-vectors.jsonl"))
+}
+
 /// Every vector of every mode: create, update, redeploy.
 pub fn all_vectors() -> Vec<Value> {
     let mut all = vectors();

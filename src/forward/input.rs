@@ -1,0 +1,280 @@
+//! The inputs of the forward paths, typed: the request bodies the panel's
+//! forward form posts, the rows the server reads (`forward`, `forward_port`,
+//! `speed_limit`, `user`, `user_tunnel`) and what the agents already hold.
+//! Every field is read the way the server reads it (`asString`, `asInt`,
+//! nullable columns), through the shared readers of [`crate::coerce`].
+
+use crate::coerce::{loose, GoText};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// `POST /api/v1/forward/create` and `/update` bodies (mutations.go:1835,
+/// :1966). Fields the server tests for presence stay `Option<GoText>`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ForwardBody {
+    pub id: Option<GoText>,
+    pub tunnel_id: Option<GoText>,
+    pub name: Option<GoText>,
+    pub remote_addr: Option<GoText>,
+    pub strategy: Option<GoText>,
+    pub in_port: Option<GoText>,
+    /// Present-but-null and absent differ for these three (`Some(None)` / `None`).
+    #[serde(deserialize_with = "loose::keyed")]
+    pub in_ip: Option<Option<GoText>>,
+    #[serde(deserialize_with = "loose::keyed")]
+    pub speed_id: Option<Option<GoText>>,
+    #[serde(deserialize_with = "loose::keyed")]
+    pub ip_speed_id: Option<Option<GoText>>,
+    pub max_conn: Option<GoText>,
+    pub ip_max_conn: Option<GoText>,
+    pub proxy_protocol: Option<GoText>,
+}
+
+/// The user making the request (`user` table plus the token's role).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct UserInput {
+    #[serde(deserialize_with = "loose::int")]
+    pub id: i64,
+    /// 0: administrator; anything else: a normal user.
+    #[serde(deserialize_with = "loose::int")]
+    pub role_id: i64,
+    #[serde(deserialize_with = "loose::string")]
+    pub name: String,
+    #[serde(deserialize_with = "loose::int")]
+    pub max_conn: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub status: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub exp_time: i64,
+    /// Quota in GB.
+    #[serde(deserialize_with = "loose::int")]
+    pub flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub in_flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub out_flow: i64,
+    /// Most active forwards; 0 = no limit.
+    #[serde(deserialize_with = "loose::int")]
+    pub num: i64,
+}
+
+impl Default for UserInput {
+    fn default() -> Self {
+        UserInput {
+            id: 1,
+            role_id: 0,
+            name: String::new(),
+            max_conn: 0,
+            status: 1,
+            exp_time: 0,
+            flow: 0,
+            in_flow: 0,
+            out_flow: 0,
+            num: 0,
+        }
+    }
+}
+
+impl UserInput {
+    /// The `user.user` column: the name given, else the panel's first
+    /// account `admin` for id 1 and `user<id>` for the others.
+    pub fn user_name(&self) -> String {
+        if !self.name.is_empty() {
+            self.name.clone()
+        } else if self.id == 1 {
+            "admin".into()
+        } else {
+            format!("user{}", self.id)
+        }
+    }
+}
+
+/// A `user` row of a database dump (snake_case columns).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct UserRow {
+    #[serde(deserialize_with = "loose::int")]
+    pub id: i64,
+    #[serde(deserialize_with = "loose::column")]
+    pub user: String,
+    #[serde(deserialize_with = "loose::int")]
+    pub role_id: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub max_conn: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub status: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub exp_time: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub in_flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub out_flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub num: i64,
+}
+
+impl From<UserRow> for UserInput {
+    fn from(r: UserRow) -> Self {
+        UserInput {
+            id: r.id,
+            role_id: r.role_id,
+            name: r.user,
+            max_conn: r.max_conn,
+            status: r.status,
+            exp_time: r.exp_time,
+            flow: r.flow,
+            in_flow: r.in_flow,
+            out_flow: r.out_flow,
+            num: r.num,
+        }
+    }
+}
+
+/// A `speed_limit` row.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SpeedLimitRow {
+    #[serde(deserialize_with = "loose::int")]
+    pub id: i64,
+    /// Mbit/s.
+    #[serde(deserialize_with = "loose::int")]
+    pub speed: i64,
+}
+
+/// A `user_tunnel` row: a normal user's grant of one tunnel.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct UserTunnelRow {
+    #[serde(deserialize_with = "loose::int")]
+    pub id: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub user_id: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub tunnel_id: i64,
+    #[serde(deserialize_with = "loose::nullable_int")]
+    pub speed_id: Option<i64>,
+    #[serde(deserialize_with = "loose::int")]
+    pub num: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub in_flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub out_flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub exp_time: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub status: i64,
+}
+
+/// A `forward` row; in the forward modes' `forwards` list it carries its
+/// `forward_port` rows as `ports`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ForwardRow {
+    #[serde(deserialize_with = "loose::int")]
+    pub id: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub user_id: i64,
+    #[serde(deserialize_with = "loose::column")]
+    pub user_name: String,
+    #[serde(deserialize_with = "loose::column")]
+    pub name: String,
+    #[serde(deserialize_with = "loose::int")]
+    pub tunnel_id: i64,
+    #[serde(deserialize_with = "loose::column")]
+    pub remote_addr: String,
+    #[serde(deserialize_with = "loose::column")]
+    pub strategy: String,
+    #[serde(deserialize_with = "loose::int")]
+    pub in_flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub out_flow: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub status: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub inx: i64,
+    #[serde(deserialize_with = "loose::nullable_int")]
+    pub speed_id: Option<i64>,
+    #[serde(deserialize_with = "loose::int")]
+    pub max_conn: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub ip_max_conn: i64,
+    #[serde(deserialize_with = "loose::nullable_int")]
+    pub ip_speed_id: Option<i64>,
+    #[serde(deserialize_with = "loose::int")]
+    pub proxy_protocol: i64,
+    pub ports: Vec<ForwardPortRow>,
+}
+
+/// A `forward_port` row: the port of one forward on one entry node.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ForwardPortRow {
+    #[serde(deserialize_with = "loose::int")]
+    pub id: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub forward_id: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub node_id: i64,
+    #[serde(deserialize_with = "loose::int")]
+    pub port: i64,
+    /// `sql.NullString`: `None` is SQL NULL.
+    pub in_ip: Option<String>,
+}
+
+/// What an agent holds before the request, and how it answers.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AgentInput {
+    /// An agent from before go-gost 2e2c182: `UpdateService` of a service it
+    /// does not have fails (`service X not found`) instead of creating it.
+    pub legacy: bool,
+    #[serde(deserialize_with = "loose::strings")]
+    pub services: Vec<String>,
+    #[serde(deserialize_with = "loose::strings")]
+    pub limiters: Vec<String>,
+    #[serde(deserialize_with = "loose::strings")]
+    pub climiters: Vec<String>,
+}
+
+/// What the forward modes add to a tunnel input (`../shared/golden/README.md`,
+/// "forward-vectors.jsonl").
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ForwardContext {
+    /// The request body of `forward-create` / `forward-update`.
+    pub forward: Option<ForwardBody>,
+    /// Forwards created (by the same user) before the request.
+    pub create_forwards: Vec<ForwardBody>,
+    pub user: UserInput,
+    pub speed_limits: Vec<SpeedLimitRow>,
+    pub user_tunnel: Option<UserTunnelRow>,
+    /// Forwards already stored, each with its `ports`.
+    pub forwards: Vec<ForwardRow>,
+    /// By node id.
+    pub agents: BTreeMap<String, AgentInput>,
+    /// The panel's `vite_config` values (`allow_local_remote_addr`).
+    pub config: BTreeMap<String, GoText>,
+    /// Nodes whose agent is not connected.
+    #[serde(deserialize_with = "loose::ints")]
+    pub offline: Vec<i64>,
+    /// The request's time, Unix milliseconds (expiry checks); default: now.
+    #[serde(deserialize_with = "loose::nullable_int")]
+    pub now: Option<i64>,
+}
+
+/// The forward tables of a redeploy's `db`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ForwardTables {
+    pub forward: Vec<ForwardRow>,
+    pub forward_port: Vec<ForwardPortRow>,
+    pub speed_limit: Vec<SpeedLimitRow>,
+    pub user: Vec<UserRow>,
+    pub user_tunnel: Vec<UserTunnelRow>,
+}

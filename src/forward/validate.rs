@@ -1,0 +1,287 @@
+//! The checks the forward paths share (mutations.go:1835-1960, 1966-2100;
+//! flow_policy.go:338; security_utils.go:15; federation.go:672;
+//! mutations.go:4286-4380, 4882-4960).
+
+use super::rejection::{ForwardRejection, UserState};
+use super::store::Store;
+use crate::go::net::{parse_addr, split_host_port, AddrError};
+use crate::model::{NodeRecord, NodeTable};
+use std::net::IpAddr;
+
+const BYTES_PER_GB: i64 = 1024 * 1024 * 1024;
+
+/// `ensureTunnelPermission`: a normal user needs an active grant.
+pub fn tunnel_permission(
+    store: &Store,
+    user_id: i64,
+    role_id: i64,
+    tunnel_id: i64,
+) -> Result<(), ForwardRejection> {
+    if role_id == 0 || store.has_active_grant(user_id, tunnel_id) {
+        Ok(())
+    } else {
+        Err(ForwardRejection::NoTunnelPermission)
+    }
+}
+
+/// `ensureUserTunnelForwardAllowed`: the user's state, then its grant's.
+pub fn user_allowed(
+    store: &Store,
+    user_id: i64,
+    tunnel_id: i64,
+    now: i64,
+) -> Result<(), ForwardRejection> {
+    if user_id <= 0 || tunnel_id <= 0 {
+        return Ok(());
+    }
+    let refuse = |s| Err(ForwardRejection::UserState(s));
+    let Some(user) = store.user(user_id) else {
+        return refuse(UserState::UserMissing);
+    };
+    if user.status != 1 {
+        return refuse(UserState::UserDisabled);
+    }
+    if user.exp_time > 0 && user.exp_time <= now {
+        return refuse(UserState::UserExpired);
+    }
+    if user.flow.wrapping_mul(BYTES_PER_GB) < user.in_flow.wrapping_add(user.out_flow) {
+        return refuse(UserState::UserFlowExceeded);
+    }
+    if user.num > 0 && store.active_forwards(user_id, None) >= user.num {
+        return refuse(UserState::UserForwardLimit);
+    }
+    let grant_id = store.resolve_user_tunnel(user_id, tunnel_id).user_tunnel_id;
+    let Some(grant) = store.user_tunnel(grant_id).filter(|_| grant_id > 0) else {
+        return Ok(());
+    };
+    if grant.status != 1 {
+        return refuse(UserState::GrantDisabled);
+    }
+    if grant.exp_time > 0 && grant.exp_time <= now {
+        return refuse(UserState::GrantExpired);
+    }
+    if grant.in_flow.wrapping_add(grant.out_flow) >= grant.flow.wrapping_mul(BYTES_PER_GB) {
+        return refuse(UserState::GrantFlowExceeded);
+    }
+    if grant.num > 0 && store.active_forwards(user_id, Some(tunnel_id)) >= grant.num {
+        return refuse(UserState::GrantForwardLimit);
+    }
+    Ok(())
+}
+
+/// What `IsSafeRemoteAddr` found for one target.
+pub enum TargetCheck {
+    Safe,
+    /// A host name: the server resolves it, a preview cannot.
+    NeedsDns(String),
+}
+
+/// `IsSafeRemoteAddr` for a normal user's targets (commas and line breaks
+/// separate them): IP literals that are loopback or private are refused;
+/// host names are listed, never resolved.
+pub fn safe_targets(addr: &str) -> Result<Vec<TargetCheck>, ForwardRejection> {
+    let parts = addr
+        .split([',', '\n', '\r'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    parts.map(safe_target).collect()
+}
+
+fn safe_target(part: &str) -> Result<TargetCheck, ForwardRejection> {
+    let host = match split_host_port(part) {
+        Ok((host, _)) => host,
+        Err(AddrError::MissingPort) => part,
+        Err(e) => {
+            return Err(ForwardRejection::UnsafeTarget(format!(
+                "invalid address format: address {part}: {}",
+                e.en()
+            )))
+        }
+    };
+    let Some(ip) = parse_addr(host) else {
+        return Ok(TargetCheck::NeedsDns(host.to_string()));
+    };
+    if is_loopback_or_private(ip) {
+        return Err(ForwardRejection::UnsafeTarget(format!(
+            "address {} resolves to internal IP: {}",
+            go_quote(part),
+            go_ip_string(ip)
+        )));
+    }
+    Ok(TargetCheck::Safe)
+}
+
+/// Go's `IP.IsLoopback() || IP.IsPrivate()` (an IPv4-mapped address counts as its IPv4).
+fn is_loopback_or_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_loopback() || v4.is_private(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.is_loopback() || v4.is_private(),
+            None => v6.is_loopback() || (v6.segments()[0] & 0xfe00) == 0xfc00,
+        },
+    }
+}
+
+/// Go's `IP.String()`: an IPv4-mapped address prints as IPv4.
+fn go_ip_string(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => v6.to_string(),
+        },
+        v4 => v4.to_string(),
+    }
+}
+
+/// Go's `%q` for the plain text of an address.
+fn go_quote(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// `validateRemoteNodePort`, `validateLocalNodePort` and
+/// `validateForwardPortAvailability` for every entry node, in order.
+pub fn entry_ports(
+    store: &Store,
+    nodes: &NodeTable,
+    entries: &[i64],
+    port: i64,
+    forward_id: i64,
+) -> Result<(), ForwardRejection> {
+    for node in entries.iter().filter_map(|id| nodes.get(*id)) {
+        remote_port(node, port)?;
+        local_port(node, port)?;
+        if store.port_taken(node.id, port, forward_id) {
+            return Err(ForwardRejection::PortTaken {
+                node: node.row_name.clone(),
+                port,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn remote_port(node: &NodeRecord, port: i64) -> Result<(), ForwardRejection> {
+    if !node.is_remote || port <= 0 {
+        return Ok(());
+    }
+    let (start, end) = node.remote_port_range();
+    if start <= 0 || end <= 0 || (start..=end).contains(&port) {
+        return Ok(());
+    }
+    Err(ForwardRejection::RemotePortOutOfRange { port, start, end })
+}
+
+fn local_port(node: &NodeRecord, port: i64) -> Result<(), ForwardRejection> {
+    if node.is_remote || port <= 0 {
+        return Ok(());
+    }
+    let (min, max) = port_range_min_max(&node.port_range);
+    if min <= 0 || max <= 0 || (min..=max).contains(&port) {
+        return Ok(());
+    }
+    Err(ForwardRejection::PortOutOfRange {
+        port,
+        node: node.row_name.clone(),
+        min,
+        max,
+    })
+}
+
+/// `parsePortRangeMinMax`: the lowest and highest port of a range list,
+/// skipping parts it cannot read.
+fn port_range_min_max(spec: &str) -> (i64, i64) {
+    let (mut min, mut max) = (0i64, 0i64);
+    let mut see = |lo: i64, hi: i64| {
+        if min == 0 || lo < min {
+            min = lo;
+        }
+        if max == 0 || hi > max {
+            max = hi;
+        }
+    };
+    for part in spec
+        .trim()
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        if let Some((a, b)) = part.split_once('-') {
+            let (Some(a), Some(b)) = (atoi(a), atoi(b)) else {
+                continue;
+            };
+            if a > 0 && b > 0 {
+                see(a.min(b), a.max(b));
+            }
+        } else if let Some(p) = atoi(part).filter(|p| *p > 0) {
+            see(p, p);
+        }
+    }
+    (min, max)
+}
+
+fn atoi(s: &str) -> Option<i64> {
+    crate::go::coerce::parse_int(s.trim())
+}
+
+/// `parsePorts`: every port of a range list, or `None` where the server
+/// gives up on the node.
+fn parse_ports(spec: &str) -> Option<Vec<i64>> {
+    let mut ports = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if part.contains('-') {
+            let mut bounds = part.split('-');
+            let (Some(a), Some(b), None) = (bounds.next(), bounds.next(), bounds.next()) else {
+                return None;
+            };
+            let (a, b) = (atoi(a)?, atoi(b)?);
+            if a > b {
+                return None;
+            }
+            // A range wider than any port space is no list the server could walk either.
+            if b - a > 1 << 20 {
+                return None;
+            }
+            ports.extend(a..=b);
+        } else {
+            ports.push(atoi(part)?);
+        }
+    }
+    Some(ports)
+}
+
+/// `pickTunnelPort`: a port free on every entry node (forward and chain
+/// ports), the first of them here where the server draws one at random;
+/// 10000 when none is.
+pub fn pick_port(store: &Store, nodes: &NodeTable, entries: &[i64]) -> i64 {
+    let mut common: Option<Vec<i64>> = None;
+    for id in entries {
+        let Some(node) = nodes.get(*id) else {
+            continue;
+        };
+        let spec = match node.port_range.as_str() {
+            "" => "1000-65535",
+            s => s,
+        };
+        let Some(ports) = parse_ports(spec) else {
+            continue;
+        };
+        let used = store.used_ports(*id);
+        let free = ports.into_iter().filter(|p| used.binary_search(p).is_err());
+        let next: Vec<i64> = match common {
+            None => free.collect(),
+            Some(c) => {
+                let mut free: Vec<i64> = free.collect();
+                free.sort_unstable();
+                c.into_iter()
+                    .filter(|p| free.binary_search(p).is_ok())
+                    .collect()
+            }
+        };
+        let empty = next.is_empty();
+        common = Some(next);
+        if empty {
+            break;
+        }
+    }
+    common.and_then(|c| c.first().copied()).unwrap_or(10000)
+}
