@@ -82,7 +82,9 @@ impl<'a> Agents<'a> {
         let node = nodes.get(node_id);
         match node {
             Some(node) if node.is_remote => self.relay(node, command, data),
-            _ => {
+            // No agent ever connected for a node the panel does not have.
+            None => Err(OFFLINE.into()),
+            Some(_) => {
                 if self.is_offline(node_id) {
                     return Err(OFFLINE.into());
                 }

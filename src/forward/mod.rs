@@ -85,6 +85,15 @@ impl Panel<'_, '_> {
         .sync(&forward)
     }
 
+    /// `deleteForwardServicesOnNode`: the forward's services deleted on one node.
+    pub fn delete_forward_on_node(
+        &mut self,
+        forward: &ForwardRow,
+        node_id: i64,
+    ) -> Result<(), String> {
+        self.delete_on_node(forward, node_id)
+    }
+
     /// `deleteForwardServicesOnNodeBatch` with `forward` as it was.
     fn delete_on_node(&mut self, forward: &ForwardRow, node_id: i64) -> Result<(), String> {
         Syncer {
@@ -367,11 +376,13 @@ impl Panel<'_, '_> {
         };
         self.clean_nodes(old, &kept, "清理旧转发监听失败");
         let synced = self.sync(old.id);
-        self.warnings.extend(synced.warnings);
         if let Some(e) = synced.error {
+            // The server answers with the error alone; the rollback's own sync is not reported either.
             self.rollback(old, old_ports);
+            self.warnings.clear();
             return Err(ForwardRejection::SyncFailed(e));
         }
+        self.warnings.extend(synced.warnings);
         self.clean_nodes(old, &removed, "清理旧隧道残留服务失败");
         Ok(())
     }

@@ -3,10 +3,10 @@
 //! "forward-vectors.jsonl"), and the forward sync the tunnel paths end with.
 
 use super::agents::Agents;
-use super::input::{ForwardBody, ForwardContext, ForwardTables, UserInput};
+use super::input::{ForwardBody, ForwardContext, ForwardPortRow, ForwardTables, UserInput};
 use super::rejection::ForwardRejection;
 use super::store::{Store, TunnelRow};
-use super::Panel;
+use super::{validate, Panel};
 use crate::limits::Limits;
 use crate::plan::{Plan, PlanError};
 use crate::planner::request::Outcome;
@@ -253,4 +253,212 @@ pub fn sync_tunnel_forwards(
     plan.local.extend(panel.agents.log);
     plan.warnings.extend(warnings);
     plan.db = Some(panel.store.tunnel_rows(tunnel_id));
+}
+
+/// Whether a tunnel edit's input carries forwards to re-sync.
+pub fn has_forwards(input: &Value) -> bool {
+    input
+        .as_object()
+        .is_some_and(|o| o.contains_key("createForwards") || o.contains_key("forwards"))
+}
+
+/// A tunnel edit with forwards (`tunnelUpdate`, mutations.go:878-1062): the
+/// forwards are created on the tunnel as it was; the edit checks their ports
+/// on added entries, deletes their services on dropped entries and moves
+/// their rows, applies the tunnel, then re-syncs every forward when the type
+/// or the entry set changed (errors ignored).
+pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
+    let mode = Mode::Update.as_str();
+    let Some(obj) = input.as_object() else {
+        return Plan::rejected(
+            Rejection::InvalidInput("the input must be an object".into()).to_plan_error(),
+            mode,
+        );
+    };
+    let ctx = match context(input) {
+        Ok(ctx) => ctx,
+        Err(e) => return Plan::rejected(e.to_plan_error(), mode),
+    };
+    let (before, edited) = crate::planner::request::update_stages(obj, limits);
+    let Some(before) = before else {
+        let error = edited.err().map(|r| r.to_plan_error());
+        return Plan::rejected(
+            error.unwrap_or_else(|| {
+                ForwardRejection::InvalidInput("the tunnel as it was cannot be created".into())
+                    .to_plan_error()
+            }),
+            mode,
+        );
+    };
+    let federation = obj.get("federation");
+    let mut panel = panel(&ctx, &before, federation);
+    panel.agents.recording = false;
+    for setup in &ctx.create_forwards {
+        let _ = panel.create(setup);
+    }
+    panel.agents.recording = true;
+    panel.warnings.clear();
+    let tunnel_id = before.state.id;
+    let old_entries = tunnel_row(&before).entries;
+    let new_entries = match &edited {
+        Ok(outcome) => tunnel_row(outcome).entries,
+        Err(_) => payload_entries(obj),
+    };
+    // Only the entry chain's refusal comes after the rows are committed.
+    let committed = matches!(&edited, Ok(_) | Err(Rejection::EntryChainRefused { .. }));
+    let conflict = if committed {
+        check_new_entries(&panel, tunnel_id, &old_entries, &new_entries).err()
+    } else {
+        None
+    };
+    let entries_changed = !same_set(&old_entries, &new_entries);
+    if conflict.is_none() && committed && entries_changed {
+        move_forward_entries(&mut panel, tunnel_id, &old_entries, &new_entries);
+    }
+    let edited = match (edited, conflict) {
+        (_, Some(conflict)) => Err(conflict.to_plan_error()),
+        (Err(rejection), None) => Err(rejection.to_plan_error()),
+        (Ok(outcome), None) => Ok(outcome),
+    };
+    let edited = match edited {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            let mut plan = Plan::rejected(error, mode);
+            plan.db = Some(panel.store.tunnel_rows(tunnel_id));
+            return plan;
+        }
+    };
+    let cleanup = std::mem::take(&mut panel.agents.log);
+    panel.store.tunnels = vec![tunnel_row(&edited)];
+    panel.store.chain_ports = chain_ports(&edited);
+    if entries_changed || before.state.kind != edited.state.kind {
+        for forward in panel.store.forwards_of_tunnel(tunnel_id) {
+            let synced = panel.sync(forward.id);
+            panel.warnings.extend(synced.warnings);
+        }
+    }
+    let mut plan = crate::planner::tunnel_plan(&edited, Mode::Update);
+    // The apply skips what an offline agent refuses and goes on (mutations.go:3517).
+    plan.local.retain(|c| !panel.agents.is_offline(c.node_id));
+    plan.local = cleanup
+        .into_iter()
+        .chain(plan.local)
+        .chain(panel.agents.log)
+        .collect();
+    plan.warnings = panel.warnings;
+    plan.assumed.extend(panel.assumed);
+    plan.db = Some(panel.store.tunnel_rows(tunnel_id));
+    plan
+}
+
+/// The entry nodes an edit's payload names, in order.
+fn payload_entries(input: &serde_json::Map<String, Value>) -> Vec<i64> {
+    crate::coerce::map_slice(input.get("tunnel").and_then(|t| t.get("inNodeId")))
+        .into_iter()
+        .map(|item| crate::coerce::go_int(item.get("nodeId"), 0))
+        .filter(|id| *id > 0)
+        .collect()
+}
+
+/// `validateTunnelEntryPortConflictsForNewEntriesTx`: each forward's port
+/// must be free on every added entry node.
+fn check_new_entries(
+    panel: &Panel<'_, '_>,
+    tunnel_id: i64,
+    old: &[i64],
+    new: &[i64],
+) -> Result<(), ForwardRejection> {
+    let added: Vec<i64> = new.iter().copied().filter(|n| !old.contains(n)).collect();
+    if added.is_empty() {
+        return Ok(());
+    }
+    for f in panel.store.forwards_of_tunnel(tunnel_id) {
+        let Some(port) = lowest_port(&panel.store.ports_of(f.id)) else {
+            continue;
+        };
+        for node in added.iter().filter_map(|id| panel.nodes.get(*id)) {
+            if panel.store.port_taken(node.id, port, f.id) {
+                return Err(ForwardRejection::EntryPortConflict {
+                    forward: f.name.clone(),
+                    node: node.row_name.clone(),
+                    port,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `pickForwardPortFromRecords`: the lowest positive port.
+fn lowest_port(ports: &[ForwardPortRow]) -> Option<i64> {
+    ports.iter().map(|p| p.port).filter(|p| *p > 0).min()
+}
+
+fn same_set(a: &[i64], b: &[i64]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort_unstable();
+    b.sort_unstable();
+    a == b
+}
+
+/// An edit that changed the entry set: every forward's services deleted on
+/// the dropped entries (`cleanupTunnelForwardRuntimesOnRemovedEntryNodes`),
+/// then its rows moved to the new entries (`syncTunnelForwardsEntryPorts`).
+fn move_forward_entries(panel: &mut Panel<'_, '_>, tunnel_id: i64, old: &[i64], new: &[i64]) {
+    let removed: Vec<i64> = old.iter().copied().filter(|n| !new.contains(n)).collect();
+    let forwards = panel.store.forwards_of_tunnel(tunnel_id);
+    for f in &forwards {
+        for node in &removed {
+            let _ = panel.delete_forward_on_node(f, *node);
+        }
+    }
+    let mut entries: Vec<i64> = Vec::new();
+    for n in new {
+        if !entries.contains(n) {
+            entries.push(*n);
+        }
+    }
+    if entries.is_empty() {
+        return;
+    }
+    let single = entries.len() == 1;
+    for f in &forwards {
+        let old_ports = panel.store.ports_of(f.id);
+        let Some(reference) = lowest_port(&old_ports) else {
+            continue;
+        };
+        let rows: Vec<(i64, i64, String)> = entries
+            .iter()
+            .map(|n| match old_ports.iter().rev().find(|p| p.node_id == *n) {
+                Some(p) if p.port > 0 => {
+                    let ip = if single {
+                        p.in_ip.clone().unwrap_or_default()
+                    } else {
+                        String::new()
+                    };
+                    (*n, p.port, ip)
+                }
+                _ => {
+                    let port = validate::port_for_new_entry(
+                        &panel.store,
+                        panel.nodes,
+                        *n,
+                        reference,
+                        f.id,
+                    );
+                    let ip = if single {
+                        old_ports
+                            .iter()
+                            .filter_map(|p| p.in_ip.clone())
+                            .find(|ip| !ip.trim().is_empty())
+                            .unwrap_or_default()
+                    } else {
+                        String::new()
+                    };
+                    (*n, port, ip)
+                }
+            })
+            .collect();
+        panel.store.replace_ports(f.id, &rows);
+    }
 }

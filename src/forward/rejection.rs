@@ -44,6 +44,12 @@ pub enum ForwardRejection {
         node: String,
         port: i64,
     },
+    /// A tunnel edit adds an entry node where a forward's port is taken.
+    EntryPortConflict {
+        forward: String,
+        node: String,
+        port: i64,
+    },
     /// The sync failed; its text is the server's answer.
     SyncFailed(String),
 }
@@ -225,6 +231,18 @@ impl ForwardRejection {
                 "FORWARD_PORT_TAKEN",
                 &format!("节点 {node} 端口 {port} 已被其他转发占用"),
                 &format!("another forward holds port {port} on node {}", node.trim()),
+            ),
+            ForwardRejection::EntryPortConflict {
+                forward,
+                node,
+                port,
+            } => e(
+                "FORWARD_ENTRY_PORT_CONFLICT",
+                &format!("转发 {forward} 入口端口冲突: 节点 {node} 端口 {port} 已被其他转发占用"),
+                &format!(
+                    "forward {forward}'s port {port} is taken on the new entry node {}",
+                    node.trim()
+                ),
             ),
             ForwardRejection::SyncFailed(text) => e(
                 "FORWARD_SYNC_FAILED",

@@ -285,3 +285,31 @@ pub fn pick_port(store: &Store, nodes: &NodeTable, entries: &[i64]) -> i64 {
     }
     common.and_then(|c| c.first().copied()).unwrap_or(10000)
 }
+
+/// `resolvePortForNewEntryNode`: the forward's reference port where the new
+/// entry node allows it and it is free there, else the node's first free
+/// port (the server draws one at random), else the reference port.
+pub fn port_for_new_entry(
+    store: &Store,
+    nodes: &NodeTable,
+    node_id: i64,
+    reference: i64,
+    forward_id: i64,
+) -> i64 {
+    let Some(node) = nodes.get(node_id) else {
+        return reference;
+    };
+    let fits = local_port(node, reference).is_ok() && remote_port(node, reference).is_ok();
+    if fits && !store.port_taken(node_id, reference, forward_id) {
+        return reference;
+    }
+    let spec = match node.port_range.as_str() {
+        "" => "1000-65535",
+        s => s,
+    };
+    let used = store.used_ports(node_id);
+    parse_ports(spec)
+        .and_then(|ports| ports.into_iter().find(|p| used.binary_search(p).is_err()))
+        .filter(|p| *p > 0)
+        .unwrap_or(reference)
+}

@@ -174,6 +174,9 @@ pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     if matches!(mode, Mode::ForwardCreate | Mode::ForwardUpdate) {
         return crate::forward::modes::plan(input, mode, limits);
     }
+    if mode == Mode::Update && crate::forward::modes::has_forwards(input) {
+        return crate::forward::modes::update_plan(input, limits);
+    }
     let outcome = match input.as_object() {
         None => Err(Rejection::InvalidInput(format!(
             "the input must be an object ({})",

@@ -130,6 +130,25 @@ fn deploy(
 /// `tunnelUpdate` on `{tunnel, before?, nodes, federation?}`: the tunnel is
 /// first created as `before` was (default: as `tunnel`), then edited.
 pub fn update(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
+    update_stages(input, limits).1
+}
+
+/// [`update`], with the tunnel as `before` created it (`None` when `before`
+/// itself is refused): what the forwards created on it see.
+pub fn update_stages(
+    input: &Map<String, Value>,
+    limits: &Limits,
+) -> (Option<Outcome>, Result<Outcome>) {
+    let mut created = None;
+    let edited = update_into(input, limits, &mut created);
+    (created, edited)
+}
+
+fn update_into(
+    input: &Map<String, Value>,
+    limits: &Limits,
+    created_out: &mut Option<Outcome>,
+) -> Result<Outcome> {
     let empty = Map::new();
     let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
     let before = match input.get("before") {
@@ -156,6 +175,8 @@ pub fn update(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
         limits,
     )
     .map_err(|e| Rejection::BeforeRejected(Box::new(e.to_plan_error())))?;
+    let stored_type2 = created.state.kind == 2;
+    let created = created_out.insert(created);
 
     check_connect_ips(tunnel)?;
     if id <= 0 {
@@ -167,7 +188,6 @@ pub fn update(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
     // Every federation binding is released before the state checks, whatever they say.
     release(&mut providers, &created.federation.bindings);
 
-    let stored_type2 = created.state.kind == 2;
     let stored = stored_node_ids(before);
     let mut state = prepare(
         tunnel,
