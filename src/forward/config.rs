@@ -244,10 +244,49 @@ pub fn split_remote_targets(remote_addr: &str) -> Vec<String> {
 }
 
 /// A traffic limit line: `speed` Mbit/s as MB/s with one decimal
-/// (`speedToLimitLine`).
+/// (`speedToLimitLine`: Go's `%.1f` of `speed / 8.0`).
 pub fn limit_line(key: &str, speed: i64) -> String {
-    let rate = speed as f64 / 8.0;
-    format!("{key} {rate:.1}MB {rate:.1}MB")
+    let rate = one_decimal_eighths(speed);
+    format!("{key} {rate}MB {rate}MB")
+}
+
+/// `n / 8` with one decimal as Go's `%.1f` prints the float64 quotient:
+/// n/8 is exact in binary, so the tenths are `n * 10 / 8` rounded half to
+/// even, computed in integers (no float formatting code in the `.wasm`).
+fn one_decimal_eighths(n: i64) -> String {
+    let scaled = i128::from(n) * 5; // tenths times 4
+    let (mut tenths, rest) = (scaled.div_euclid(4), scaled.rem_euclid(4));
+    if rest > 2 || (rest == 2 && tenths % 2 != 0) {
+        tenths += 1;
+    }
+    let sign = if tenths < 0 { "-" } else { "" };
+    let abs = tenths.unsigned_abs();
+    format!("{sign}{}.{}", abs / 10, abs % 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_lines_round_as_go_prints_them() {
+        // Go: fmt.Sprintf("%.1f", float64(n)/8.0)
+        for (n, text) in [
+            (8, "1.0"),
+            (10, "1.2"),
+            (12, "1.5"),
+            (20, "2.5"),
+            (1, "0.1"),
+            (3, "0.4"),
+            (5, "0.6"),
+            (1000, "125.0"),
+            (-10, "-1.2"),
+            (-1, "-0.1"),
+        ] {
+            assert_eq!(one_decimal_eighths(n), text, "{n}");
+        }
+        assert_eq!(limit_line("$", 10), "$ 1.2MB 1.2MB");
+    }
 }
 
 /// The connection limiters of a forward (`buildConnLimiterConfigs`): its own

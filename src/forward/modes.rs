@@ -72,7 +72,7 @@ fn panel<'s>(
 fn allow_local(ctx: &ForwardContext) -> bool {
     ctx.config
         .get("allow_local_remote_addr")
-        .is_some_and(|v| v.0.to_lowercase() == "true")
+        .is_some_and(|v| v.0.eq_ignore_ascii_case("true"))
 }
 
 /// Plans `forward-create` or `forward-update`: the tunnel is created first

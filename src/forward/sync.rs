@@ -26,9 +26,12 @@ pub struct Syncer<'s, 'a> {
     pub agents: &'s mut Agents<'a>,
 }
 
+// The server lowercases with Go's Unicode rules; the words it looks for are
+// ASCII (or Chinese, which has no case), so ASCII lowercasing finds the same.
+
 /// `isNodeOfflineOrTimeoutError`.
 pub fn is_offline_error(e: &str) -> bool {
-    let m = e.trim().to_lowercase();
+    let m = e.trim().to_ascii_lowercase();
     m.contains("节点不在线")
         || m.contains("等待节点响应超时")
         || m.contains("timeout")
@@ -37,13 +40,13 @@ pub fn is_offline_error(e: &str) -> bool {
 
 /// `isNotFoundError`.
 pub fn is_not_found(e: &str) -> bool {
-    let m = e.trim().to_lowercase();
+    let m = e.trim().to_ascii_lowercase();
     m.contains("not found") || m.contains("不存在")
 }
 
 /// `isAlreadyExistsMessage`.
 fn is_already_exists(e: &str) -> bool {
-    let m = e.trim().to_lowercase();
+    let m = e.trim().to_ascii_lowercase();
     if m.is_empty() || is_address_in_use(&m) {
         return false;
     }
@@ -55,7 +58,9 @@ fn is_address_in_use(m: &str) -> bool {
 }
 
 fn compact(m: &str) -> String {
-    m.split_whitespace().collect::<String>().to_lowercase()
+    m.split_whitespace()
+        .collect::<String>()
+        .to_ascii_lowercase()
 }
 
 impl Syncer<'_, '_> {

@@ -133,9 +133,26 @@ fn go_ip_string(ip: IpAddr) -> String {
     }
 }
 
-/// Go's `%q` for the plain text of an address.
+/// Go's `%q` (`strconv.Quote`) for an address: quotes, backslash escapes
+/// for quote, backslash and ASCII control characters; other text as is.
 fn go_quote(s: &str) -> String {
-    format!("{s:?}")
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `validateRemoteNodePort`, `validateLocalNodePort` and
