@@ -4,13 +4,17 @@
 //!
 //!     node scripts/workloads.mjs /tmp/wl
 //!     cargo run --release --example bench_native -- /tmp/wl [--json OUT.json]
+//!     cargo run --release --example bench_native -- --lifecycle
+//!
+//! The last form times only the lifecycle replay against planning the same
+//! tunnel (64 entries x 64 exits, generated here; it also ends a full run).
 //!
 //! Each figure is the median of many timed runs after a warm-up.
 
 use hop_policy::check::{check, check_text, CheckOptions};
 use hop_policy::encode::to_string as plan_to_json;
 use hop_policy::planner::plan;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -70,12 +74,161 @@ fn fmt_bytes(b: usize) -> String {
     }
 }
 
+/// A panel node row, as `scripts/workloads.mjs` writes them: remote rows carry
+/// a share URL, a token and a port range.
+fn node_row(id: i64, remote: bool) -> Value {
+    let ip = format!("10.{}.{}.{}", (id >> 16) & 255, (id >> 8) & 255, id & 255);
+    json!({
+        "id": id, "name": format!("bench-{id}"), "serverIp": ip, "serverIpV4": ip,
+        "serverIpV6": null, "port": "40000-49999", "tcpListenAddr": "[::]",
+        "udpListenAddr": "[::]", "interfaceName": "", "status": 1,
+        "isRemote": i64::from(remote),
+        "remoteUrl": if remote { json!(format!("https://provider-{}.example.net", id % 7)) } else { Value::Null },
+        "remoteToken": if remote { json!(format!("bench-share-token-{id}")) } else { Value::Null },
+        "remoteConfig": if remote {
+            json!(format!("{{\"shareId\":{id},\"portRangeStart\":50000,\"portRangeEnd\":59999}}"))
+        } else { Value::Null },
+    })
+}
+
+/// `tunnelWorkload({entries, hops: 0, exits})` of `scripts/workloads.mjs`: a
+/// type-2 tunnel whose every other exit is federated, all `tls`/`fifo`.
+fn direct_tunnel(entries: i64, exits: i64) -> Value {
+    let item = |id: i64, port: Option<i64>| {
+        let mut it = json!({"nodeId": id, "protocol": "tls", "strategy": "fifo"});
+        if let Some(p) = port {
+            it["port"] = json!(p);
+        }
+        it
+    };
+    let (mut nodes, mut federation) = (Vec::new(), serde_json::Map::new());
+    let entry_items: Vec<Value> = (1..=entries)
+        .map(|id| {
+            nodes.push(node_row(id, false));
+            item(id, None)
+        })
+        .collect();
+    let exit_items: Vec<Value> = (0..exits)
+        .map(|i| {
+            let (id, remote) = (entries + 1 + i, i % 2 == 1);
+            nodes.push(node_row(id, remote));
+            let port = if remote { 50000 } else { 40000 } + id;
+            if remote {
+                federation.insert(
+                    id.to_string(),
+                    json!({"runtimeId": 100000 + id, "allocatedPort": port,
+                        "tcpListenAddr": "[::]", "interfaceName": ""}),
+                );
+            }
+            item(id, Some(port))
+        })
+        .collect();
+    json!({
+        "tunnel": {"id": 4242, "name": "bench-tunnel-4242", "type": 2, "ipPreference": "",
+            "inNodeId": entry_items, "chainNodes": [], "outNodeId": exit_items},
+        "nodes": nodes,
+        "federation": federation,
+    })
+}
+
+/// `lifecycleJson` per step against `planTunnelJson` of the same tunnel
+/// (text in, text out, natively), in one run: one apply, and apply, release,
+/// apply (its time divided by its 3 steps).
+fn bench_lifecycle(budget: Duration) -> Value {
+    let input = direct_tunnel(64, 64);
+    let input_text = input.to_string();
+    let steps = |ops: &[&str]| {
+        let list: Vec<Value> = ops
+            .iter()
+            .map(|op| match *op {
+                "apply" => json!({"op": "apply", "input": input}),
+                other => json!({"op": other}),
+            })
+            .collect();
+        Value::from(list).to_string()
+    };
+    let (one, three) = (steps(&["apply"]), steps(&["apply", "release", "apply"]));
+    let lifecycle = |text: &str| match hop_policy::api::lifecycle(text) {
+        Ok(out) => out.len(),
+        Err(e) => {
+            eprintln!("lifecycle 64x64: {}", e.message);
+            std::process::exit(1)
+        }
+    };
+    let plan_bytes = hop_policy::api::plan(&input_text, None).map_or(0, |t| t.len());
+    let report_bytes = lifecycle(&three);
+    // Timed in round robin (each round calls the three once), so a change of
+    // the machine's load falls on all of them; ratios are per round.
+    let calls: [&dyn Fn() -> usize; 3] = [
+        &|| hop_policy::api::plan(&input_text, None).map_or(0, |t| t.len()),
+        &|| lifecycle(&one),
+        &|| lifecycle(&three),
+    ];
+    for call in calls {
+        black_box(call());
+    }
+    let mut rounds: Vec<[f64; 3]> = Vec::new();
+    let start = Instant::now();
+    while rounds.len() < 15 || (start.elapsed() < budget * 3 && rounds.len() < 1000) {
+        let mut round = [0.0; 3];
+        for (slot, call) in round.iter_mut().zip(calls) {
+            let t = Instant::now();
+            black_box(call());
+            *slot = t.elapsed().as_nanos() as f64;
+        }
+        round[2] /= 3.0;
+        rounds.push(round);
+    }
+    let median = |f: &dyn Fn(&[f64; 3]) -> f64| {
+        let mut v: Vec<f64> = rounds.iter().map(f).collect();
+        v.sort_by(|a, b| a.total_cmp(b));
+        v[v.len() / 2]
+    };
+    let t = [median(&|r| r[0]), median(&|r| r[1]), median(&|r| r[2])];
+    let (one_ratio, three_ratio) = (median(&|r| r[1] / r[0]), median(&|r| r[2] / r[0]));
+    println!(
+        "lifecycle 64x64 (input {}, plan {}, report of 3 steps {}; median of {} rounds):",
+        fmt_bytes(input_text.len()),
+        fmt_bytes(plan_bytes),
+        fmt_bytes(report_bytes),
+        rounds.len()
+    );
+    println!(
+        "  api::plan                                  {:>10}",
+        fmt_ns(t[0])
+    );
+    println!(
+        "  api::lifecycle [apply]                     {:>10}  {:.2}x the plan",
+        fmt_ns(t[1]),
+        one_ratio
+    );
+    println!(
+        "  api::lifecycle [apply, release, apply] / 3 {:>10}  {:.2}x the plan",
+        fmt_ns(t[2]),
+        three_ratio
+    );
+    json!({"workload": "lifecycle-64x64", "inputBytes": input_text.len(), "planBytes": plan_bytes,
+        "rounds": rounds.len(),
+        "ns": {"plan": t[0], "applyStep": t[1], "applyReleaseApplyPerStep": t[2]},
+        "ratio": {"applyStep": one_ratio, "applyReleaseApplyPerStep": three_ratio}})
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let budget = Duration::from_millis(
+        std::env::var("BENCH_BUDGET_MS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1500),
+    );
+    if args.iter().any(|a| a == "--lifecycle") {
+        bench_lifecycle(budget);
+        return;
+    }
     let dir = match args.first() {
         Some(d) if !d.starts_with("--") => d.clone(),
         _ => {
-            eprintln!("usage: bench_native WORKLOAD_DIR [--json OUT.json]   (write the dir with: node scripts/workloads.mjs DIR)");
+            eprintln!("usage: bench_native WORKLOAD_DIR [--json OUT.json] | --lifecycle   (write the dir with: node scripts/workloads.mjs DIR)");
             std::process::exit(2);
         }
     };
@@ -84,12 +237,6 @@ fn main() {
         .position(|a| a == "--json")
         .and_then(|i| args.get(i + 1))
         .cloned();
-    let budget = Duration::from_millis(
-        std::env::var("BENCH_BUDGET_MS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1500),
-    );
     let read = |name: &str| -> String {
         let path = format!("{}/{}", dir, name);
         std::fs::read_to_string(&path).unwrap_or_else(|e| {
@@ -296,6 +443,7 @@ fn main() {
     results.push(serde_json::json!({"workload": "config-10k", "inputBytes": cfg_text.len(), "findings": cfg_findings,
         "ns": {"check": t_cfg, "parseInput": t_cfg_parse, "checkText": t_cfg_text},
         "minNs": {"check": cfg_mins.first().copied(), "parseInput": cfg_mins.get(1).copied(), "checkText": cfg_mins.get(2).copied()}}));
+    results.push(bench_lifecycle(budget));
 
     if let Some(out) = json_out {
         let text = serde_json::to_string_pretty(&Value::Array(results)).unwrap_or_default();

@@ -65,6 +65,12 @@ pub trait Events {
     /// ... or a key that may come from the input.
     fn entry(&mut self, first: bool, key: &str);
     fn end_object(&mut self);
+    /// A value shared by several places of one result ([`Writer::shared`]):
+    /// true when this writer took it whole (one that keeps its own text of
+    /// it, by `text`'s address); else the value's events follow.
+    fn shared(&mut self, _text: &std::sync::OnceLock<String>, _value: &dyn Encode) -> bool {
+        false
+    }
 }
 
 /// Each event goes to the text writer inline, or to a builder.
@@ -123,7 +129,11 @@ impl Writer<'_> {
     pub fn shared(&mut self, text: &std::sync::OnceLock<String>, value: &dyn Encode) {
         match self {
             Writer::Text(out) => out.push_str(text.get_or_init(|| to_string(value))),
-            Writer::Build(_) => value.encode(self),
+            Writer::Build(build) => {
+                if !build.shared(text, value) {
+                    value.encode(self)
+                }
+            }
             // The text is made once and kept for the writing that follows.
             Writer::Count(len) => **len += text.get_or_init(|| to_string(value)).len(),
         }

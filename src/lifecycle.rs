@@ -73,17 +73,23 @@
 //!
 //! Paths are JSON Pointers into the steps document.
 
-use crate::encode::shape;
+use crate::encode::{shape, Encode, Object, Writer};
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::go::coerce::loose_id;
 use crate::json::object;
-use crate::plan::{Command, FederationStep, Plan};
+use crate::plan::{
+    Command, CommandData, DeleteChainData, DeleteServicesData, FederationStep, Plan,
+    UpdateChainData,
+};
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
-use crate::simulate::world::{is_plan, RawNode};
+use crate::simulate::world::is_plan;
 use crate::stable_sort::insert_sorted;
 use serde_json::{Map, Value};
+use state::{Node, State};
 use std::collections::BTreeMap;
+
+mod state;
 
 shape! {
     #[doc = " What a replay leaves behind."]
@@ -131,13 +137,9 @@ fn holds(list: &[Deployed], node: i64, kind: &str, name: &str) -> bool {
         .is_ok()
 }
 
-/// One command as the agent gets it: node, command, config (the agent's
-/// state holds configs as JSON).
-type Sent<'a> = (i64, &'a str, Value);
-
 #[derive(Default)]
 struct Replay {
-    nodes: BTreeMap<i64, RawNode>,
+    nodes: BTreeMap<i64, Node>,
     /// The provider panels: one per remote node ([`Share::of_node`]), since
     /// a plan names no panel URLs.
     providers: Providers,
@@ -156,24 +158,96 @@ fn tunnel_service_names(t: i64) -> Vec<String> {
     v
 }
 
-fn sent(commands: &[Command]) -> Vec<Sent<'_>> {
-    commands
-        .iter()
-        .map(|c| (c.node_id, c.command.as_str(), c.data.to_json()))
-        .collect()
-}
+// A command's config is read below as its JSON would be read (`name`,
+// `chain`, a list's first item): a planned config stays typed, a pasted one
+// is JSON ([`CommandData::Json`]).
 
 /// The name a config gives: a chain's, else its first service's.
-fn config_name(data: &Value) -> Option<&str> {
-    data.get("name")
-        .or_else(|| data.get(0).and_then(|s| s.get("name")))
-        .and_then(Value::as_str)
+fn config_name(data: &CommandData) -> Option<&str> {
+    match data {
+        CommandData::Chain(c) => Some(&c.name),
+        CommandData::Services(list) => list.first().map(|s| s.name.as_str()),
+        CommandData::Json(v) => v
+            .get("name")
+            .or_else(|| v.get(0).and_then(|s| s.get("name")))
+            .and_then(Value::as_str),
+        // Objects without a `name`, not lists.
+        _ => None,
+    }
+}
+
+/// A config's `name` when it is a string (what `AddChains` names).
+fn name_field(data: &CommandData) -> Option<&str> {
+    match data {
+        CommandData::Chain(c) => Some(&c.name),
+        CommandData::Json(v) => v.get("name").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
+/// The names of the services a config lists (what `AddService` names); a
+/// config that is not a list names none.
+fn listed_services(data: &CommandData) -> Vec<&str> {
+    match data {
+        CommandData::Services(list) => list.iter().map(|s| s.name.as_str()).collect(),
+        CommandData::Json(Value::Array(list)) => list
+            .iter()
+            .filter_map(|s| s.get("name").and_then(Value::as_str))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The chain a config names for the bookkeeping: its `chain`, else its
+/// `name`; `""` when that is not a string.
+fn chain_of(data: &CommandData) -> String {
+    let name = match data {
+        CommandData::Chain(c) => Some(c.name.as_str()),
+        CommandData::UpdateChain(UpdateChainData { chain, .. })
+        | CommandData::DeleteChain(DeleteChainData { chain }) => Some(chain.as_str()),
+        CommandData::Json(v) => v
+            .get("chain")
+            .or_else(|| v.get("name"))
+            .and_then(Value::as_str),
+        _ => None,
+    };
+    name.unwrap_or_default().to_string()
+}
+
+/// What a log entry says a command targets: the config's `chain`, else its
+/// `name`, else its first service's name, else its `services` list.
+fn target_of(data: &CommandData) -> Value {
+    match data {
+        CommandData::Chain(c) => Value::from(c.name.as_str()),
+        CommandData::UpdateChain(UpdateChainData { chain, .. })
+        | CommandData::DeleteChain(DeleteChainData { chain }) => Value::from(chain.as_str()),
+        CommandData::Services(list) => list
+            .first()
+            .map_or(Value::Null, |s| Value::from(s.name.as_str())),
+        CommandData::DeleteServices(d) => Value::from(d.services.clone()),
+        CommandData::Json(data) => data
+            .get("chain")
+            .or_else(|| data.get("name"))
+            .cloned()
+            .or_else(|| data.get(0).and_then(|s| s.get("name")).cloned())
+            .or_else(|| data.get("services").cloned())
+            .unwrap_or(Value::Null),
+    }
+}
+
+/// The retries the first service of a config sets.
+fn first_retries(data: &CommandData) -> Option<i64> {
+    match data {
+        CommandData::Services(list) => list.first()?.handler.retries,
+        CommandData::Json(v) => v.get(0).and_then(state::json_retries),
+        _ => None,
+    }
 }
 
 /// The number after the first of `prefixes` a config's name starts with.
-fn named_id(commands: &[Sent], prefixes: [&str; 2]) -> Option<i64> {
-    commands.iter().find_map(|(_, _, data)| {
-        let name = config_name(data)?;
+fn named_id(commands: &[Command], prefixes: [&str; 2]) -> Option<i64> {
+    commands.iter().find_map(|c| {
+        let name = config_name(&c.data)?;
         prefixes
             .iter()
             .find_map(|p| name.strip_prefix(p))?
@@ -184,7 +258,7 @@ fn named_id(commands: &[Sent], prefixes: [&str; 2]) -> Option<i64> {
 
 /// The tunnel id a plan belongs to: its resource keys' (`tunnel:{id}:...`),
 /// else its local names' (`chains_{id}`, `tunnel_{id}`).
-fn plan_tunnel_id(plan: &Plan, local: &[Sent]) -> Option<i64> {
+fn plan_tunnel_id(plan: &Plan, local: &[Command]) -> Option<i64> {
     plan.federation
         .iter()
         .find_map(|f| {
@@ -198,11 +272,26 @@ fn plan_tunnel_id(plan: &Plan, local: &[Sent]) -> Option<i64> {
         .or_else(|| named_id(local, ["chains_", "tunnel_"]))
 }
 
-/// Renames `fed_*_{from}` / `hop_{from}` to the provider's actual runtime id.
-fn rename_runtime(v: &Value, from: i64, to: i64) -> Value {
+/// A config with `fed_*_{from}` / `hop_{from}` renamed to the provider's
+/// actual runtime id: the same config when the ids agree, else its JSON
+/// renamed (rare: the provider had numbered another runtime so).
+fn rename_runtime(data: CommandData, from: i64, to: i64) -> CommandData {
     if from == to {
-        return v.clone();
+        return data;
     }
+    CommandData::Json(rename_value(&into_json(data), from, to))
+}
+
+/// A config's JSON, moved out when it is JSON already.
+fn into_json(data: CommandData) -> Value {
+    match data {
+        CommandData::Json(v) => v,
+        typed => typed.to_json(),
+    }
+}
+
+/// [`rename_runtime`] of JSON: every string that is `{prefix}{from}`.
+fn rename_value(v: &Value, from: i64, to: i64) -> Value {
     match v {
         Value::String(s) => {
             for prefix in ["fed_chain_", "fed_svc_", "hop_"] {
@@ -212,13 +301,13 @@ fn rename_runtime(v: &Value, from: i64, to: i64) -> Value {
             }
             v.clone()
         }
-        Value::Array(a) => Value::Array(a.iter().map(|x| rename_runtime(x, from, to)).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(|x| rename_value(x, from, to)).collect()),
         Value::Object(o) => {
             // Inserted one by one: collecting into a map would compile one
             // more sort (see stable_sort).
             let mut out = Map::new();
             for (k, x) in o {
-                out.insert(k.clone(), rename_runtime(x, from, to));
+                out.insert(k.clone(), rename_value(x, from, to));
             }
             Value::Object(out)
         }
@@ -243,19 +332,9 @@ fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
     out
 }
 
-/// The retries a service config sets, read from the GOST model as the
-/// simulator reads them (`retries` under an exact `handler`, [`crate::gost::Field::exact`]).
-fn handler_retries(service: &Value) -> Option<i64> {
-    let arena = crate::json::tree::Arena::new();
-    let tree = crate::json::tree::build(service, &arena);
-    crate::gost::Service::read(tree.as_object()?)
-        .retries
-        .exact()
-        .and_then(crate::go::coerce::json_int)
-}
-
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?
-fn selects(spec: &Value, i: usize, (node, command, _): &Sent, first_match: &mut bool) -> bool {
+fn selects(spec: &Value, i: usize, cmd: &Command, first_match: &mut bool) -> bool {
+    let (node, command) = (&cmd.node_id, cmd.command.as_str());
     if let Some(n) = spec.as_u64() {
         return n as usize == i;
     }
@@ -270,7 +349,7 @@ fn selects(spec: &Value, i: usize, (node, command, _): &Sent, first_match: &mut 
     let cmd_ok = spec
         .get("command")
         .and_then(Value::as_str)
-        .map(|c| *command == c || command.replace("Add", "Update") == c)
+        .map(|c| command == c || command.replace("Add", "Update") == c)
         .unwrap_or(true);
     if node_ok && cmd_ok && spec.is_object() {
         *first_match = true;
@@ -280,13 +359,78 @@ fn selects(spec: &Value, i: usize, (node, command, _): &Sent, first_match: &mut 
 }
 
 /// The config of a `DeleteChains`.
-fn chain_delete(name: String) -> Value {
-    object([("chain", Value::String(name))])
+fn chain_delete(chain: String) -> CommandData {
+    CommandData::DeleteChain(DeleteChainData { chain })
 }
 
 /// The config of a `DeleteService`.
-fn services_delete(names: Vec<String>) -> Value {
-    object([("services", Value::from(names))])
+fn services_delete(services: Vec<String>) -> CommandData {
+    CommandData::DeleteServices(DeleteServicesData { services })
+}
+
+/// What the local commands of an apply did.
+#[derive(Default)]
+struct LocalApply {
+    /// A command failed; the ones after it were not sent.
+    failed: bool,
+    /// The nodes a sent command created a chain / a service on, in order.
+    created_chains: Vec<i64>,
+    created_services: Vec<i64>,
+    /// The nodes the plan gives a chain / a service, sorted.
+    chain_nodes: Vec<i64>,
+    service_nodes: Vec<i64>,
+}
+
+/// What the server sends for a local command: on an edit, `AddChains` is
+/// `UpdateChains` of `{chain, data}` and `AddService` is `UpdateService`.
+fn as_sent(edit: bool, command: &str, data: CommandData) -> (&str, CommandData) {
+    match (edit, command, data) {
+        (true, "AddChains", CommandData::Chain(c)) => (
+            "UpdateChains",
+            CommandData::UpdateChain(UpdateChainData {
+                chain: c.name.clone(),
+                data: c,
+            }),
+        ),
+        (true, "AddChains", other) => {
+            let data = into_json(other);
+            let chain = data.get("name").cloned().unwrap_or(Value::Null);
+            let payload = object([("chain", chain), ("data", data)]);
+            ("UpdateChains", CommandData::Json(payload))
+        }
+        (true, "AddService", data) => ("UpdateService", data),
+        (_, command, data) => (command, data),
+    }
+}
+
+/// The `failAt` of an `applyError` step, which must select one of the
+/// plan's local commands; `None` for other ops.
+fn fail_spec<'s>(
+    step: &'s Value,
+    op: &str,
+    local: &[Command],
+    i: usize,
+) -> Result<Option<&'s Value>, ApiError> {
+    if op != "applyError" {
+        return Ok(None);
+    }
+    let spec = step.get("failAt");
+    let mut first = false;
+    let hit = spec.is_some_and(|spec| {
+        (spec.is_u64() || spec.is_object())
+            && local
+                .iter()
+                .enumerate()
+                .any(|(k, c)| selects(spec, k, c, &mut first))
+    });
+    if !hit {
+        return Err(ApiError::new(
+            "IN001",
+            format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
+            step_path(i, "/failAt"),
+        ));
+    }
+    Ok(spec)
 }
 
 impl Replay {
@@ -369,36 +513,38 @@ impl Replay {
 
     /// For an `AddChains` / `AddService`, the object that already exists on the
     /// agent (the agent then rejects the whole command).
-    fn clash(&self, node: i64, command: &str, data: &Value) -> Option<String> {
+    fn clash(&self, node: i64, command: &str, data: &CommandData) -> Option<String> {
         let n = self.nodes.get(&node)?;
         match command {
             "AddChains" => {
-                let name = data.get("name").and_then(Value::as_str)?;
+                let name = name_field(data)?;
                 n.has_chain(name).then(|| format!("chain {name}"))
             }
-            "AddService" => data
-                .as_array()?
-                .iter()
-                .filter_map(|s| s.get("name").and_then(Value::as_str))
+            "AddService" => listed_services(data)
+                .into_iter()
                 .find_map(|name| n.has_service(name).then(|| format!("service {name}"))),
             _ => None,
         }
     }
 
     /// Remembers what an Add/Update command creates for tunnel `t`.
-    fn remember(&mut self, t: i64, node: i64, command: &str, data: &Value) {
+    fn remember(&mut self, t: i64, node: i64, command: &str, data: &CommandData) {
         let Some(TunnelRec { created, .. }) = self.tunnel_entry(t) else {
             return;
         };
-        let name_of = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
-        match command {
-            "AddChains" | "UpdateChains" => {
-                let name = name_of(data.get("chain").or_else(|| data.get("name")));
-                insert_sorted(created, (node, "chain", name));
+        match (command, data) {
+            ("AddChains" | "UpdateChains", _) => {
+                insert_sorted(created, (node, "chain", chain_of(data)));
             }
-            "AddService" | "UpdateService" => {
-                for svc in data.as_array().into_iter().flatten() {
-                    insert_sorted(created, (node, "service", name_of(svc.get("name"))));
+            ("AddService" | "UpdateService", CommandData::Services(list)) => {
+                for svc in list {
+                    insert_sorted(created, (node, "service", svc.name.clone()));
+                }
+            }
+            ("AddService" | "UpdateService", CommandData::Json(v)) => {
+                for svc in v.as_array().into_iter().flatten() {
+                    let name = svc.get("name").and_then(Value::as_str).unwrap_or_default();
+                    insert_sorted(created, (node, "service", name.to_string()));
                 }
             }
             _ => {}
@@ -453,7 +599,7 @@ impl Replay {
         phase: &str,
         node: i64,
         command: &str,
-        data: &Value,
+        data: &CommandData,
         note: &str,
     ) {
         self.send_owned(step, phase, node, command, data.clone(), note);
@@ -467,20 +613,11 @@ impl Replay {
         phase: &str,
         node: i64,
         command: &str,
-        data: Value,
+        data: CommandData,
         note: &str,
     ) {
-        let target = data
-            .get("chain")
-            .or_else(|| data.get("name"))
-            .cloned()
-            .or_else(|| data.get(0).and_then(|s| s.get("name")).cloned())
-            .or_else(|| data.get("services").cloned())
-            .unwrap_or(Value::Null);
-        self.nodes
-            .entry(node)
-            .or_default()
-            .apply_owned(command, data);
+        let target = target_of(&data);
+        state::apply(self.nodes.entry(node).or_default(), command, data);
         self.log_node(step, phase, node, Some(command), ("target", target), note);
     }
 
@@ -574,16 +711,17 @@ impl Replay {
         &mut self,
         step: usize,
         t: i64,
-        plan: &Plan,
+        federation: Vec<FederationStep>,
         plan_at: &str,
     ) -> Result<Vec<(String, i64)>, String> {
         let mut refs: Vec<(String, i64)> = Vec::new();
-        for (j, fed) in plan.federation.iter().enumerate() {
+        for (j, fed) in federation.into_iter().enumerate() {
+            let (rk, node) = (fed.resource_key.clone(), fed.node_id);
             if let Err(why) = self.apply_runtime(step, t, fed, plan_at, j) {
                 self.release_newest_first(step, &refs, "federation-release");
-                return Err(format!("remote node {}: {why}", fed.node_id));
+                return Err(format!("remote node {node}: {why}"));
             }
-            refs.push((fed.resource_key.clone(), fed.node_id));
+            refs.push((rk, node));
         }
         Ok(refs)
     }
@@ -594,21 +732,63 @@ impl Replay {
         &mut self,
         step: usize,
         t: i64,
-        fed: &FederationStep,
+        fed: FederationStep,
         plan_at: &str,
         j: usize,
     ) -> Result<(), String> {
-        let node = fed.node_id;
-        let rk = fed.resource_key.as_str();
+        let plan_r = named_id(&fed.commands, ["fed_svc_", "fed_chain_"])
+            .unwrap_or(fed.node_id.wrapping_mul(10));
+        let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
+        let (kind, before, r_id) = self.reserve_runtime(step, &fed, plan_r)?;
+        let ids = (plan_r, r_id);
+        match (kind, before) {
+            (ApplyKind::AlreadyApplied, Some(e)) if fed.role == "middle" && targets > 0 => {
+                self.update_applied_middle(step, &fed, &e, ids, plan_at, j)
+            }
+            (ApplyKind::AlreadyApplied, _) => self.log_key(
+                step,
+                "federation",
+                fed.node_id,
+                &fed.resource_key,
+                "runtime still applied: the provider sends nothing to its agent",
+            ),
+            (ApplyKind::Deploy, before) => {
+                let share = Share::of_node(fed.node_id);
+                let usage = Usage {
+                    node_id: fed.node_id,
+                    tunnel_id: t,
+                    role: fed.role.clone(),
+                    targets,
+                };
+                let rk = fed.resource_key.clone();
+                if let Err(why) = self.deploy_runtime(step, t, fed, ids) {
+                    // The failed apply leaves the provider's runtime as it was.
+                    self.providers.restore(&share, &rk, before);
+                    return Err(why);
+                }
+                if let Some(r) = self.providers.runtime_mut(&share, &rk) {
+                    r.usage = usage;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The provider's reservation and apply of a federation step's runtime:
+    /// how it applies, the runtime as it was before, and its id.
+    fn reserve_runtime(
+        &mut self,
+        step: usize,
+        fed: &FederationStep,
+        plan_r: i64,
+    ) -> Result<(ApplyKind, Option<Runtime>, i64), String> {
+        let (node, rk) = (fed.node_id, fed.resource_key.as_str());
         let share = Share::of_node(node);
         if self.providers.is_unreachable(&share) {
             self.log_key(step, "federation", node, rk, "provider panel unreachable: the apply fails and earlier bindings of this apply are released");
             return Err("provider unreachable".into());
         }
-        let cmds = sent(&fed.commands);
-        let plan_r = named_id(&cmds, ["fed_svc_", "fed_chain_"]).unwrap_or(node.wrapping_mul(10));
         let plan_port = fed.reserve.requested_port;
-        let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
         let before = self.providers.runtime(&share, rk).cloned();
         // The plan's port is the provider's allocation: no range to check.
         let answer = self
@@ -622,7 +802,6 @@ impl Replay {
                 return Err(e);
             }
         };
-        let r_id = got.runtime_id;
         if got.port != plan_port && plan_port > 0 {
             let note = format!(
                 "provider still holds this key and keeps port {} (the plan asked for {})",
@@ -630,124 +809,148 @@ impl Replay {
             );
             self.log_key(step, "federation", node, rk, &note);
         }
-        let service = |c: &&Sent| c.1 == "AddService";
-        match (kind, before) {
-            (ApplyKind::AlreadyApplied, Some(e)) if fed.role == "middle" && targets > 0 => {
-                let service_name = e.service_name();
-                let chain_name = e.chain_name().unwrap_or_default();
-                if let Some((_, _, data)) = cmds.iter().find(|c| c.1 == "AddChains") {
-                    let payload = object([
-                        ("chain", Value::from(chain_name.as_str())),
-                        ("data", rename_runtime(data, plan_r, r_id)),
-                    ]);
-                    self.send(
-                        step,
-                        "federation",
-                        node,
-                        "UpdateChains",
-                        &payload,
-                        "runtime still applied: the provider only updates the chain",
-                    );
-                }
-                // The service keeps its earlier retries: compare with what a fresh apply sets.
-                let fresh = cmds
-                    .iter()
-                    .find(service)
-                    .and_then(|c| c.2.get(0))
-                    .and_then(handler_retries);
-                let kept = self.nodes.get(&node).and_then(|n| {
-                    let (_, svc) = n.services.iter().find(|(name, _)| *name == service_name)?;
-                    Some(handler_retries(svc))
-                });
-                if let Some(kept) = kept.filter(|k| *k != fresh) {
-                    // A planned `input` has no federation list of its own: point at the input.
-                    let retries_path = if plan_at == "/input" {
-                        step_path(step, "/input")
-                    } else {
-                        let k = cmds.iter().position(|c| service(&c)).unwrap_or(1);
-                        format!("/{step}/plan/federation/{j}/commands/{k}/data/0/handler/retries")
-                    };
-                    let show =
-                        |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
-                    self.report(
-                            "LC001",
-                            "stale-retries-after-edit",
-                            Some(node),
-                            retries_path,
-                            format!(
-                                "Node {node}: its earlier release never reached the provider, so this apply only updated chain {} ({targets} targets) and service {} keeps retries {} where a fresh apply sets {}: a dead primary is not retried over the new targets",
-                                chain_name, service_name, show(kept), show(fresh)
-                            ),
-                            format!(
-                                "节点 {node}：之前的释放未送达提供方，本次只更新了转发链 {}（{targets} 个目标），服务 {} 仍保留 retries {}，而全新下发应为 {}：主节点失效时不会重试新目标",
-                                chain_name, service_name, show(kept), show(fresh)
-                            ),
-                        );
-                }
-                if let Some(r) = self.providers.runtime_mut(&share, rk) {
-                    r.usage.targets = targets;
-                }
-            }
-            (ApplyKind::AlreadyApplied, _) => self.log_key(
-                step,
-                "federation",
-                node,
-                rk,
-                "runtime still applied: the provider sends nothing to its agent",
+        Ok((kind, before, got.runtime_id))
+    }
+
+    /// A middle whose runtime is still applied: the provider only updates
+    /// its chain, and the service keeps its earlier retries (LC001 when a
+    /// fresh apply would set others).
+    fn update_applied_middle(
+        &mut self,
+        step: usize,
+        fed: &FederationStep,
+        applied: &Runtime,
+        (plan_r, r_id): (i64, i64),
+        plan_at: &str,
+        j: usize,
+    ) {
+        let node = fed.node_id;
+        let chain_name = applied.chain_name().unwrap_or_default();
+        if let Some(c) = fed.commands.iter().find(|c| c.command == "AddChains") {
+            let data = match rename_runtime(c.data.clone(), plan_r, r_id) {
+                CommandData::Chain(data) => CommandData::UpdateChain(UpdateChainData {
+                    chain: chain_name.clone(),
+                    data,
+                }),
+                other => CommandData::Json(object([
+                    ("chain", Value::from(chain_name.as_str())),
+                    ("data", into_json(other)),
+                ])),
+            };
+            let note = "runtime still applied: the provider only updates the chain";
+            self.send_owned(step, "federation", node, "UpdateChains", data, note);
+        }
+        self.check_kept_retries(step, fed, applied, plan_at, j);
+        let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
+        if let Some(r) = self
+            .providers
+            .runtime_mut(&Share::of_node(node), &fed.resource_key)
+        {
+            r.usage.targets = targets;
+        }
+    }
+
+    /// LC001: the retries an applied middle's service kept differ from
+    /// what a fresh apply of `fed` sets.
+    fn check_kept_retries(
+        &mut self,
+        step: usize,
+        fed: &FederationStep,
+        applied: &Runtime,
+        plan_at: &str,
+        j: usize,
+    ) {
+        let node = fed.node_id;
+        let service_name = applied.service_name();
+        let chain_name = applied.chain_name().unwrap_or_default();
+        let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
+        let service = |c: &Command| c.command == "AddService";
+        let fresh = fed
+            .commands
+            .iter()
+            .find(|c| service(c))
+            .and_then(|c| first_retries(&c.data));
+        let kept = self
+            .nodes
+            .get(&node)
+            .and_then(|n| n.service(&service_name))
+            .map(state::Config::retries);
+        let Some(kept) = kept.filter(|k| *k != fresh) else {
+            return;
+        };
+        // A planned `input` has no federation list of its own: point at the input.
+        let retries_path = if plan_at == "/input" {
+            step_path(step, "/input")
+        } else {
+            let k = fed.commands.iter().position(service).unwrap_or(1);
+            format!("/{step}/plan/federation/{j}/commands/{k}/data/0/handler/retries")
+        };
+        let show = |r: Option<i64>| r.map(|n| n.to_string()).unwrap_or_else(|| "none".into());
+        self.report(
+            "LC001",
+            "stale-retries-after-edit",
+            Some(node),
+            retries_path,
+            format!(
+                "Node {node}: its earlier release never reached the provider, so this apply only updated chain {} ({targets} targets) and service {} keeps retries {} where a fresh apply sets {}: a dead primary is not retried over the new targets",
+                chain_name, service_name, show(kept), show(fresh)
             ),
-            (ApplyKind::Deploy, before) => {
-                let mut chain_added = false;
-                for (_, command, data) in &cmds {
-                    let data = rename_runtime(data, plan_r, r_id);
-                    if let Some(clash) = self.clash(node, command, &data) {
-                        let note = format!("the agent rejects it: {clash} already exists; the provider's apply fails");
-                        let key = ("resourceKey", Value::from(rk));
-                        self.log_node(step, "federation", node, Some(command), key, &note);
-                        if chain_added {
-                            let chain = if fed.role == "middle" {
-                                format!("fed_chain_{r_id}")
-                            } else {
-                                String::new()
-                            };
-                            self.send(
-                                step,
-                                "federation",
-                                node,
-                                "DeleteChains",
-                                &chain_delete(chain),
-                                "provider cleans up its failed apply",
-                            );
-                        }
-                        // The failed apply leaves the provider's runtime as it was.
-                        self.providers.restore(&share, rk, before);
-                        return Err(format!("{clash} already exists"));
-                    }
-                    self.send(
+            format!(
+                "节点 {node}：之前的释放未送达提供方，本次只更新了转发链 {}（{targets} 个目标），服务 {} 仍保留 retries {}，而全新下发应为 {}：主节点失效时不会重试新目标",
+                chain_name, service_name, show(kept), show(fresh)
+            ),
+        );
+    }
+
+    /// Sends what the provider sends its agent for a new runtime, renamed to
+    /// runtime `r_id` (from the plan's `plan_r`). The agent rejects a name
+    /// it already runs: the provider then removes the chain it added, and
+    /// the apply fails.
+    fn deploy_runtime(
+        &mut self,
+        step: usize,
+        t: i64,
+        fed: FederationStep,
+        (plan_r, r_id): (i64, i64),
+    ) -> Result<(), String> {
+        let node = fed.node_id;
+        let mut chain_added = false;
+        for Command { command, data, .. } in fed.commands {
+            let data = rename_runtime(data, plan_r, r_id);
+            if let Some(clash) = self.clash(node, &command, &data) {
+                let note = format!(
+                    "the agent rejects it: {clash} already exists; the provider's apply fails"
+                );
+                let key = ("resourceKey", Value::from(fed.resource_key.as_str()));
+                self.log_node(step, "federation", node, Some(&command), key, &note);
+                if chain_added {
+                    let chain = if fed.role == "middle" {
+                        format!("fed_chain_{r_id}")
+                    } else {
+                        String::new()
+                    };
+                    let note = "provider cleans up its failed apply";
+                    self.send_owned(
                         step,
                         "federation",
                         node,
-                        command,
-                        &data,
-                        "provider applies the runtime",
+                        "DeleteChains",
+                        chain_delete(chain),
+                        note,
                     );
-                    self.remember(t, node, command, &data);
-                    chain_added |= *command == "AddChains";
                 }
-                if let Some(r) = self.providers.runtime_mut(&share, rk) {
-                    r.usage = Usage {
-                        node_id: node,
-                        tunnel_id: t,
-                        role: fed.role.clone(),
-                        targets,
-                    };
-                }
+                return Err(format!("{clash} already exists"));
             }
+            self.remember(t, node, &command, &data);
+            let note = "provider applies the runtime";
+            self.send_owned(step, "federation", node, &command, data, note);
+            chain_added |= command == "AddChains";
         }
         Ok(())
     }
 
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
-        let (plan, plan_at) = step_plan(step, i)?;
+        let (mut plan, plan_at) = step_plan(step, i)?;
         if let Some(err) = &plan.error {
             let text = err.message.clone();
             self.report(
@@ -761,7 +964,8 @@ impl Replay {
             self.log(i, "rejected", object([("note", Value::from(text))]));
             return Ok(());
         }
-        let local = sent(&plan.local);
+        // The plan's commands move into the node state, typed.
+        let local = std::mem::take(&mut plan.local);
         let t = step
             .get("tunnelId")
             .and_then(loose_id)
@@ -782,27 +986,7 @@ impl Replay {
                 step_path(i, ""),
             ));
         }
-        let fail_at = if op == "applyError" {
-            let spec = step.get("failAt");
-            let mut first = false;
-            let hit = spec.is_some_and(|spec| {
-                (spec.is_u64() || spec.is_object())
-                    && local
-                        .iter()
-                        .enumerate()
-                        .any(|(k, c)| selects(spec, k, c, &mut first))
-            });
-            if !hit {
-                return Err(ApiError::new(
-                    "IN001",
-                    format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
-                    step_path(i, "/failAt"),
-                ));
-            }
-            spec
-        } else {
-            None
-        };
+        let fail_at = fail_spec(step, op, &local, i)?;
         let before = self.owned(t);
         let (old_chain_nodes, old_service_nodes) =
             self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
@@ -820,7 +1004,8 @@ impl Replay {
             self.release_all(i, t, "release");
         }
         self.unreachable(&unreachable);
-        let refs = match self.apply_federation(i, t, &plan, plan_at) {
+        let federation = std::mem::take(&mut plan.federation);
+        let refs = match self.apply_federation(i, t, federation, plan_at) {
             Ok(r) => r,
             Err(e) => {
                 self.log(
@@ -835,125 +1020,10 @@ impl Replay {
             rec.exists = true;
             rec.bindings = refs.clone();
         }
-        // Local apply.
-        let timeouts: &[Value] = step
-            .get("timeouts")
-            .and_then(Value::as_array)
-            .map_or(&[], Vec::as_slice);
-        let mut created_chains: Vec<i64> = Vec::new();
-        let mut created_services: Vec<i64> = Vec::new();
-        let mut failed = false;
-        let mut fail_first = false;
-        let mut to_first: Vec<bool> = vec![false; timeouts.len()];
-        let mut new_chain_nodes = Vec::new();
-        let mut new_service_nodes = Vec::new();
-        for (k, cmd) in local.into_iter().enumerate() {
-            let (node, command) = (cmd.0, cmd.1);
-            let is_chain = command == "AddChains" || command == "UpdateChains";
-            insert_sorted(
-                if is_chain {
-                    &mut new_chain_nodes
-                } else {
-                    &mut new_service_nodes
-                },
-                node,
-            );
-            if failed {
-                continue;
-            }
-            let fails_here = fail_at.is_some_and(|f| selects(f, k, &cmd, &mut fail_first));
-            let timed_out = timeouts
-                .iter()
-                .zip(to_first.iter_mut())
-                .any(|(spec, first)| selects(spec, k, &cmd, first));
-            // The config moves into the node's state: one copy per command.
-            let (sent_cmd, payload) = match (edit, command, cmd.2) {
-                (true, "AddChains", data) => (
-                    "UpdateChains",
-                    object([
-                        ("chain", data.get("name").cloned().unwrap_or(Value::Null)),
-                        ("data", data),
-                    ]),
-                ),
-                (true, "AddService", data) => ("UpdateService", data),
-                (_, _, data) => (command, data),
-            };
-            if fails_here {
-                self.log_local(
-                    i,
-                    node,
-                    sent_cmd,
-                    k,
-                    "the agent rejects this command: the apply fails",
-                );
-                failed = true;
-                continue;
-            }
-            if let Some(clash) = self.clash(node, sent_cmd, &payload) {
-                let note = format!("the agent rejects it: {clash} already exists; the apply fails");
-                self.log_local(i, node, sent_cmd, k, &note);
-                failed = true;
-                continue;
-            }
-            self.remember(t, node, sent_cmd, &payload);
-            if timed_out {
-                self.nodes
-                    .entry(node)
-                    .or_default()
-                    .apply_owned(sent_cmd, payload);
-                self.log_local(i, node, sent_cmd, k, "timed out at the panel (skipped, not recorded as created) but took effect on the agent");
-                continue;
-            }
-            self.send_owned(i, "local", node, sent_cmd, payload, "");
-            if is_chain {
-                created_chains.push(node);
-            } else {
-                created_services.push(node);
-            }
-        }
-        if failed {
-            if !edit {
-                // rollbackTunnelRuntime: services newest first, then chains newest first.
-                for (chain, created) in [(false, &created_services), (true, &created_chains)] {
-                    let (mut seen, mut nodes) = (Vec::new(), Vec::new());
-                    for node in created.iter().rev() {
-                        if insert_sorted(&mut seen, *node) {
-                            nodes.push(*node);
-                        }
-                    }
-                    self.delete_from(i, "rollback", t, chain, &nodes, "local rollback");
-                }
-            } else {
-                self.log(
-                    i,
-                    "rollback",
-                    object([(
-                        "note",
-                        Value::from("edit: the server does not roll back local commands"),
-                    )]),
-                );
-            }
+        let applied = self.apply_local(i, t, step, local, edit, fail_at);
+        if applied.failed {
             self.unreachable(&release_unreachable);
-            self.release_newest_first(i, &refs, "rollback");
-            if let Some(rec) = self.tunnel_mut(t) {
-                rec.bindings.clear();
-                if !edit {
-                    rec.exists = false;
-                }
-            }
-            // LC003: anything this apply created that is still deployed.
-            let after = self.owned(t);
-            for (node, kind, name) in after.iter().filter(|x| before.binary_search(x).is_err()) {
-                self.report(
-                    "LC003",
-                    "rollback-leak",
-                    Some(*node),
-                    step_path(i, "/failAt"),
-                    format!("Node {node}: {kind} {name} was created by the failed apply of step {i} and is still deployed after the rollback"),
-                    format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
-                );
-            }
-            self.end(i, false);
+            self.roll_back(i, t, edit, &applied, &refs, &before);
             return Ok(());
         }
         if edit {
@@ -967,17 +1037,143 @@ impl Replay {
                 out
             };
             let note = "node left the tunnel";
-            let chains = gone(&old_chain_nodes, &new_chain_nodes);
+            let chains = gone(&old_chain_nodes, &applied.chain_nodes);
             self.delete_from(i, "cleanup", t, true, &chains, note);
-            let services = gone(&old_service_nodes, &new_service_nodes);
+            let services = gone(&old_service_nodes, &applied.service_nodes);
             self.delete_from(i, "cleanup", t, false, &services, note);
         }
         if let Some(rec) = self.tunnel_mut(t) {
-            rec.chain_nodes = new_chain_nodes;
-            rec.service_nodes = new_service_nodes;
+            rec.chain_nodes = applied.chain_nodes;
+            rec.service_nodes = applied.service_nodes;
         }
         self.end(i, true);
         Ok(())
+    }
+
+    /// Sends the plan's local commands in order, until one fails (`fail_at`,
+    /// or a name the agent already runs); `timeouts` of the step take effect
+    /// on the agent without the panel recording them.
+    fn apply_local(
+        &mut self,
+        i: usize,
+        t: i64,
+        step: &Value,
+        local: Vec<Command>,
+        edit: bool,
+        fail_at: Option<&Value>,
+    ) -> LocalApply {
+        let timeouts: &[Value] = step
+            .get("timeouts")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice);
+        let mut out = LocalApply::default();
+        let mut fail_first = false;
+        let mut to_first: Vec<bool> = vec![false; timeouts.len()];
+        for (k, cmd) in local.into_iter().enumerate() {
+            let node = cmd.node_id;
+            let is_chain = cmd.command == "AddChains" || cmd.command == "UpdateChains";
+            let nodes = if is_chain {
+                &mut out.chain_nodes
+            } else {
+                &mut out.service_nodes
+            };
+            insert_sorted(nodes, node);
+            if out.failed {
+                continue;
+            }
+            let fails_here = fail_at.is_some_and(|f| selects(f, k, &cmd, &mut fail_first));
+            let timed_out = timeouts
+                .iter()
+                .zip(to_first.iter_mut())
+                .any(|(spec, first)| selects(spec, k, &cmd, first));
+            // The config moves into the node's state.
+            let (sent_cmd, payload) = as_sent(edit, &cmd.command, cmd.data);
+            if fails_here {
+                let note = "the agent rejects this command: the apply fails";
+                self.log_local(i, node, sent_cmd, k, note);
+                out.failed = true;
+                continue;
+            }
+            if let Some(clash) = self.clash(node, sent_cmd, &payload) {
+                let note = format!("the agent rejects it: {clash} already exists; the apply fails");
+                self.log_local(i, node, sent_cmd, k, &note);
+                out.failed = true;
+                continue;
+            }
+            self.remember(t, node, sent_cmd, &payload);
+            if timed_out {
+                state::apply(self.nodes.entry(node).or_default(), sent_cmd, payload);
+                self.log_local(i, node, sent_cmd, k, "timed out at the panel (skipped, not recorded as created) but took effect on the agent");
+                continue;
+            }
+            self.send_owned(i, "local", node, sent_cmd, payload, "");
+            let created = if is_chain {
+                &mut out.created_chains
+            } else {
+                &mut out.created_services
+            };
+            created.push(node);
+        }
+        out
+    }
+
+    /// After a failed local apply: a create's rollback (an edit has none),
+    /// the release of this apply's bindings, and LC003 for what is left of
+    /// what it created (`before`: what the tunnel had before the step).
+    fn roll_back(
+        &mut self,
+        i: usize,
+        t: i64,
+        edit: bool,
+        applied: &LocalApply,
+        refs: &[(String, i64)],
+        before: &[Deployed],
+    ) {
+        if !edit {
+            // rollbackTunnelRuntime: services newest first, then chains newest first.
+            let created = [
+                (false, &applied.created_services),
+                (true, &applied.created_chains),
+            ];
+            for (chain, created) in created {
+                let (mut seen, mut nodes) = (Vec::new(), Vec::new());
+                for node in created.iter().rev() {
+                    if insert_sorted(&mut seen, *node) {
+                        nodes.push(*node);
+                    }
+                }
+                self.delete_from(i, "rollback", t, chain, &nodes, "local rollback");
+            }
+        } else {
+            self.log(
+                i,
+                "rollback",
+                object([(
+                    "note",
+                    Value::from("edit: the server does not roll back local commands"),
+                )]),
+            );
+        }
+        self.release_newest_first(i, refs, "rollback");
+        if let Some(rec) = self.tunnel_mut(t) {
+            rec.bindings.clear();
+            if !edit {
+                rec.exists = false;
+            }
+        }
+        // LC003: anything this apply created that is still deployed.
+        let after = self.owned(t);
+        for (node, kind, name) in after.iter().filter(|x| before.binary_search(x).is_err()) {
+            self.report(
+                "LC003",
+                "rollback-leak",
+                Some(*node),
+                step_path(i, "/failAt"),
+                format!("Node {node}: {kind} {name} was created by the failed apply of step {i} and is still deployed after the rollback"),
+                format!("节点 {node}：第 {i} 步下发失败后回滚，{kind} {name} 仍残留在节点上"),
+            );
+        }
+        self.end(i, false);
     }
 
     fn step_release(&mut self, i: usize, step: &Value, delete: bool) {
@@ -1038,24 +1234,15 @@ impl Replay {
         self.end(i, true);
     }
 
-    /// What every node runs at the end, handed over: the replay is done.
-    fn take_state(&mut self) -> Value {
-        let mut nodes = Map::new();
-        for (id, n) in std::mem::take(&mut self.nodes) {
-            if n.services.is_empty() && n.chains.is_empty() {
-                continue;
-            }
-            let configs =
-                |list: Vec<(String, Value)>| Value::Array(list.into_iter().map(|c| c.1).collect());
-            nodes.insert(
-                id.to_string(),
-                object([
-                    ("services", configs(n.services)),
-                    ("chains", configs(n.chains)),
-                ]),
-            );
-        }
-        // By key (the map sorts them).
+    /// What every node runs at the end, provider runtimes and tunnel
+    /// bindings: the replay is done.
+    fn take_state(&mut self) -> State {
+        let nodes = std::mem::take(&mut self.nodes);
+        State::new(nodes, self.runtimes(), self.tunnels())
+    }
+
+    /// The provider runtimes, by resource key.
+    fn runtimes(&self) -> Value {
         let mut runtimes = Map::new();
         for r in self.providers.runtimes() {
             runtimes.insert(
@@ -1074,6 +1261,11 @@ impl Replay {
                 ]),
             );
         }
+        Value::from(runtimes)
+    }
+
+    /// The tunnels' records, by id.
+    fn tunnels(&self) -> Value {
         let mut tunnels = Map::new();
         for (t, r) in &self.tunnels {
             let mut bindings = Vec::new();
@@ -1094,11 +1286,7 @@ impl Replay {
                 ]),
             );
         }
-        object([
-            ("nodes", Value::from(nodes)),
-            ("runtimes", Value::from(runtimes)),
-            ("tunnels", Value::from(tunnels)),
-        ])
+        Value::from(tunnels)
     }
 }
 
@@ -1163,6 +1351,35 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
 /// [`lifecycle`] of steps already read within the default limits
 /// (`lifecycleJson`'s text, counted while it was read).
 pub fn lifecycle_within(steps: &Value) -> Result<LifecycleReport, ApiError> {
+    let report = replay_within(steps)?;
+    Ok(LifecycleReport {
+        log: report.log,
+        state: report.state.to_value(),
+        findings: report.findings,
+    })
+}
+
+/// A [`LifecycleReport`] whose state is still what the replay kept: what
+/// `lifecycleJson` prints, without building the state as a value.
+#[derive(Debug)]
+pub(crate) struct ReplayReport {
+    pub log: Vec<Value>,
+    pub state: State,
+    pub findings: Vec<Finding>,
+}
+
+impl Encode for ReplayReport {
+    fn encode(&self, out: &mut Writer<'_>) {
+        Object::new(out)
+            .field("log", &self.log)
+            .field("state", &self.state)
+            .field("findings", &self.findings)
+            .end()
+    }
+}
+
+/// [`lifecycle_within`], its report's state not built as a value.
+pub(crate) fn replay_within(steps: &Value) -> Result<ReplayReport, ApiError> {
     let list = match steps {
         Value::Array(a) => Some(a),
         Value::Object(o) => o.get("steps").and_then(Value::as_array),
@@ -1205,14 +1422,14 @@ pub fn lifecycle_within(steps: &Value) -> Result<LifecycleReport, ApiError> {
     sort_findings(&mut findings);
     findings.dedup();
     // Configs pasted by the caller may carry auth blocks or tokens: the
-    // report echoes deployed configs, so it goes out redacted.
-    let mut state = r.take_state();
-    crate::redact::redact_in_place(&mut state);
+    // report echoes deployed configs, so it goes out redacted (the state's
+    // as it is written).
+    let state = r.take_state();
     let mut log = std::mem::take(&mut r.log);
     log.iter_mut().for_each(crate::redact::redact_in_place);
-    Ok(LifecycleReport {
-        state,
+    Ok(ReplayReport {
         log,
+        state,
         findings,
     })
 }

@@ -137,24 +137,33 @@ impl World {
     }
 }
 
-/// Raw per-node state built from commands: services and chains by name, in order.
-#[derive(Debug, Clone, Default)]
-pub struct RawNode {
-    pub services: Vec<(String, Value)>,
-    pub chains: Vec<(String, Value)>,
+/// Raw per-node state built from commands: services and chains by name, in
+/// order. Configs are JSON as the agent keeps them; the lifecycle replay
+/// keeps its planned ones typed (`C`) and the pasted ones as JSON.
+#[derive(Debug, Clone)]
+pub struct RawNode<C = Value> {
+    pub services: Vec<(String, C)>,
+    pub chains: Vec<(String, C)>,
     /// Positions in `services` / `chains` by name: an add or update is a
     /// lookup, not a scan, so replaying n commands stays linear.
     service_at: BTreeMap<String, usize>,
     chain_at: BTreeMap<String, usize>,
 }
 
-impl RawNode {
-    fn put(
-        list: &mut Vec<(String, Value)>,
-        index: &mut BTreeMap<String, usize>,
-        name: String,
-        v: Value,
-    ) {
+// Not derived: a derive would ask `C: Default`.
+impl<C> Default for RawNode<C> {
+    fn default() -> Self {
+        RawNode {
+            services: Vec::new(),
+            chains: Vec::new(),
+            service_at: BTreeMap::new(),
+            chain_at: BTreeMap::new(),
+        }
+    }
+}
+
+impl<C> RawNode<C> {
+    fn put(list: &mut Vec<(String, C)>, index: &mut BTreeMap<String, usize>, name: String, v: C) {
         match index.get(&name).and_then(|&i| list.get_mut(i)) {
             Some(slot) => slot.1 = v,
             None => {
@@ -164,12 +173,13 @@ impl RawNode {
         }
     }
 
-    fn reindex(list: &[(String, Value)], index: &mut BTreeMap<String, usize>) {
+    fn reindex(list: &[(String, C)], index: &mut BTreeMap<String, usize>) {
         index.clear();
         for (i, (name, _)) in list.iter().enumerate() {
             index.entry(name.clone()).or_insert(i);
         }
     }
+
     /// Whether the node runs a chain named `name`.
     pub fn has_chain(&self, name: &str) -> bool {
         self.chain_at.contains_key(name)
@@ -180,12 +190,44 @@ impl RawNode {
         self.service_at.contains_key(name)
     }
 
+    /// The config of the service named `name`.
+    pub fn service(&self, name: &str) -> Option<&C> {
+        let at = *self.service_at.get(name)?;
+        self.services.get(at).map(|(_, c)| c)
+    }
+
+    /// `AddChains` / `UpdateChains` of one chain: an upsert by name.
+    pub fn put_chain(&mut self, name: String, config: C) {
+        Self::put(&mut self.chains, &mut self.chain_at, name, config);
+    }
+
+    /// `AddService` / `UpdateService` of one service: an upsert by name.
+    pub fn put_service(&mut self, name: String, config: C) {
+        Self::put(&mut self.services, &mut self.service_at, name, config);
+    }
+
+    /// `DeleteService`: the services of these names go.
+    pub fn delete_services(&mut self, names: &[&str]) {
+        self.services.retain(|(n, _)| !names.contains(&n.as_str()));
+        Self::reindex(&self.services, &mut self.service_at);
+    }
+
+    /// `DeleteChains`: the chain of this name goes.
+    pub fn delete_chain(&mut self, name: &str) {
+        self.chains.retain(|(n, _)| n != name);
+        Self::reindex(&self.chains, &mut self.chain_at);
+    }
+}
+
+impl RawNode {
     /// Applies one agent command (`AddChains`, `UpdateChains`, `AddService`,
     /// `UpdateService`, `DeleteService`, `DeleteChains`) to the node.
     pub fn apply(&mut self, command: &str, data: &Value) {
         self.apply_owned(command, data.clone())
     }
+}
 
+impl<C: From<Value>> RawNode<C> {
     /// [`RawNode::apply`] of a config the caller gives up: it is kept, not copied.
     pub fn apply_owned(&mut self, command: &str, data: Value) {
         match command {
@@ -200,7 +242,7 @@ impl RawNode {
                     }
                     other => (owned(str_at(&other, "name")), other),
                 };
-                Self::put(&mut self.chains, &mut self.chain_at, name, cfg);
+                self.put_chain(name, cfg.into());
             }
             "AddService" | "UpdateService" => {
                 let list = match data {
@@ -210,7 +252,7 @@ impl RawNode {
                 };
                 for s in list {
                     let name = owned(str_at(&s, "name"));
-                    Self::put(&mut self.services, &mut self.service_at, name, s);
+                    self.put_service(name, s.into());
                 }
             }
             "DeleteService" => {
@@ -218,14 +260,9 @@ impl RawNode {
                     .iter()
                     .filter_map(Value::as_str)
                     .collect();
-                self.services.retain(|(n, _)| !names.contains(&n.as_str()));
-                Self::reindex(&self.services, &mut self.service_at);
+                self.delete_services(&names);
             }
-            "DeleteChains" => {
-                let name = str_at(&data, "chain");
-                self.chains.retain(|(n, _)| n != name);
-                Self::reindex(&self.chains, &mut self.chain_at);
-            }
+            "DeleteChains" => self.delete_chain(str_at(&data, "chain")),
             _ => {}
         }
     }

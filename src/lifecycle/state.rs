@@ -1,0 +1,504 @@
+//! What the replay keeps on every node, and how the report prints it.
+//!
+//! A planned config stays typed from the plan to the report: no JSON value
+//! is built for it. The report prints each config as the value reading the
+//! config's text would give prints (keys sorted, serde_json's map order),
+//! redacted as [`crate::redact::redact_in_place`] redacts it.
+
+use crate::encode::{Encode, Events, Writer};
+use crate::json::{write_string, write_value};
+use crate::plan::{ChainConfig, CommandData, ServiceConfig};
+use crate::redact::{is_secret_key, redact_in_place, scrub_urls, REDACTED};
+use crate::simulate::world::RawNode;
+use serde_json::{Number, Value};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// One config on an agent.
+#[derive(Debug, Clone)]
+pub(super) enum Config {
+    Chain(ChainConfig),
+    Service(ServiceConfig),
+    /// A pasted plan's config, or one renamed to a provider's runtime id.
+    Json(Value),
+}
+
+impl From<Value> for Config {
+    fn from(v: Value) -> Config {
+        Config::Json(v)
+    }
+}
+
+/// What an agent runs: its configs by name.
+pub(super) type Node = RawNode<Config>;
+
+impl Config {
+    /// The retries a service config sets (`retries` under an exact
+    /// `handler`); a chain sets none.
+    pub(super) fn retries(&self) -> Option<i64> {
+        match self {
+            Config::Service(s) => s.handler.retries,
+            Config::Chain(_) => None,
+            Config::Json(v) => json_retries(v),
+        }
+    }
+
+    /// Appends the config's report text ([`Cache`]: what the configs
+    /// written before it left). A JSON config is redacted already
+    /// ([`State::new`]).
+    fn write(&self, out: &mut String, cache: &mut Cache) {
+        match self {
+            Config::Chain(c) => write_sorted(c, out, cache),
+            Config::Service(s) => write_sorted(s, out, cache),
+            Config::Json(v) => write_value(v, out),
+        }
+    }
+}
+
+/// The retries a JSON service config sets, read from the GOST model as the
+/// simulator reads them ([`crate::gost::Field::exact`]).
+pub(super) fn json_retries(service: &Value) -> Option<i64> {
+    let arena = crate::json::tree::Arena::new();
+    let tree = crate::json::tree::build(service, &arena);
+    crate::gost::Service::read(tree.as_object()?)
+        .retries
+        .exact()
+        .and_then(crate::go::coerce::json_int)
+}
+
+/// Applies one agent command to `node`; a typed config is kept typed, any
+/// other pairing of command and config is applied as its JSON reads.
+pub(super) fn apply(node: &mut Node, command: &str, data: CommandData) {
+    match (command, data) {
+        ("AddChains" | "UpdateChains", CommandData::Chain(c)) => {
+            node.put_chain(c.name.clone(), Config::Chain(c))
+        }
+        ("AddChains" | "UpdateChains", CommandData::UpdateChain(d)) => {
+            node.put_chain(d.chain, Config::Chain(d.data))
+        }
+        ("AddService" | "UpdateService", CommandData::Services(list)) => {
+            for s in list {
+                node.put_service(s.name.clone(), Config::Service(s));
+            }
+        }
+        ("DeleteService", CommandData::DeleteServices(d)) => {
+            let names: Vec<&str> = d.services.iter().map(String::as_str).collect();
+            node.delete_services(&names)
+        }
+        ("DeleteChains", CommandData::DeleteChain(d)) => node.delete_chain(&d.chain),
+        (command, CommandData::Json(v)) => node.apply_owned(command, v),
+        (command, other) => node.apply_owned(command, other.to_json()),
+    }
+}
+
+/// What the replay leaves deployed, redacted, as the report prints it: the
+/// nodes' configs, the provider runtimes and the tunnels' records.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// The nodes that run something, by id as text (the report's key order).
+    nodes: Vec<(String, Node)>,
+    runtimes: Value,
+    tunnels: Value,
+}
+
+impl State {
+    /// The state of these nodes, runtimes and tunnels, redacted: configs
+    /// pasted by the caller may carry auth blocks or tokens. A typed config
+    /// is redacted as it is written.
+    pub(super) fn new(
+        nodes: BTreeMap<i64, Node>,
+        mut runtimes: Value,
+        mut tunnels: Value,
+    ) -> State {
+        let mut listed = Vec::new();
+        for (id, mut n) in nodes {
+            if n.services.is_empty() && n.chains.is_empty() {
+                continue;
+            }
+            for (_, config) in n.chains.iter_mut().chain(n.services.iter_mut()) {
+                if let Config::Json(v) = config {
+                    redact_in_place(v);
+                }
+            }
+            listed.push((id.to_string(), n));
+        }
+        listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        redact_in_place(&mut runtimes);
+        redact_in_place(&mut tunnels);
+        State {
+            nodes: listed,
+            runtimes,
+            tunnels,
+        }
+    }
+
+    /// The state as the value its text reads into.
+    pub(crate) fn to_value(&self) -> Value {
+        let mut text = String::new();
+        self.write(&mut text);
+        crate::json::from_str(&text).unwrap_or(Value::Null)
+    }
+
+    /// `{"nodes": {"id": {"chains": [...], "services": [...]}}, "runtimes":
+    /// ..., "tunnels": ...}`.
+    fn write(&self, out: &mut String) {
+        // The shared texts are kept by their cells' addresses: every config
+        // stays alive until the end.
+        let mut cache = Cache::new();
+        out.push_str("{\"nodes\":{");
+        for (k, (id, n)) in self.nodes.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            write_string(id, out);
+            out.push_str(":{\"chains\":");
+            write_list(&n.chains, out, &mut cache);
+            out.push_str(",\"services\":");
+            write_list(&n.services, out, &mut cache);
+            out.push('}');
+        }
+        out.push_str("},\"runtimes\":");
+        write_value(&self.runtimes, out);
+        out.push_str(",\"tunnels\":");
+        write_value(&self.tunnels, out);
+        out.push('}');
+    }
+}
+
+impl Encode for State {
+    fn encode(&self, out: &mut Writer<'_>) {
+        match out {
+            // Straight into the report's text.
+            Writer::Text(text) => self.write(text),
+            Writer::Count(len) => {
+                let mut text = String::new();
+                self.write(&mut text);
+                **len += text.len();
+            }
+            build => build.value(&self.to_value()),
+        }
+    }
+}
+
+fn write_list(list: &[(String, Config)], out: &mut String, cache: &mut Cache) {
+    out.push('[');
+    for (i, (_, c)) in list.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        c.write(out, cache);
+    }
+    out.push(']');
+}
+
+/// What the writing of one report's configs keeps: the sorted text of the
+/// shared values already written ([`crate::plan::Shared`]), with where each
+/// is by the address of its text cell; and whether each of the crate's own
+/// keys met so far names a credential, by address and length (the same few
+/// keys come for every config).
+#[derive(Default)]
+struct Cache {
+    texts: Vec<String>,
+    at: BTreeMap<usize, usize>,
+    secret: Vec<((usize, usize), bool)>,
+    /// The same for keys from the input (metadata), by their text.
+    entry_secret: BTreeMap<String, bool>,
+}
+
+impl Cache {
+    fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Stands for a shared value's text while the values around it are put in
+/// order: NUL, its index, NUL. The text has no other NUL (strings escape it).
+const MARK: char = '\0';
+
+/// Appends `v`'s text as [`write_value`] prints the redacted value reading
+/// it would give: object keys sorted, credentials replaced, URLs scrubbed.
+fn write_sorted(v: &dyn Encode, out: &mut String, cache: &mut Cache) {
+    let mut root = String::new();
+    v.encode(&mut Writer::Build(&mut Sorted {
+        open: Vec::new(),
+        spare: Vec::new(),
+        out: &mut root,
+        cache,
+    }));
+    let texts = &cache.texts;
+    // Each shared text is copied once, here, however deep it was written.
+    let mut parts = root.split(MARK);
+    out.push_str(parts.next().unwrap_or_default());
+    while let (Some(index), Some(after)) = (parts.next(), parts.next()) {
+        let text = index.parse().ok().and_then(|i: usize| texts.get(i));
+        out.push_str(text.map_or("", String::as_str));
+        out.push_str(after);
+    }
+}
+
+/// A writer of sorted, redacted text: an object's entries are written as
+/// they come and put in key order when it ends.
+struct Sorted<'a> {
+    open: Vec<Open>,
+    /// Containers done with, kept for their buffers.
+    spare: Vec<Open>,
+    /// Where the outermost value goes.
+    out: &'a mut String,
+    cache: &'a mut Cache,
+}
+
+/// A container being written: its values' text so far, and for an object
+/// each value's key and place in it, with the key of the value to come
+/// (the text of keys from the input is kept in `keys`).
+#[derive(Default)]
+struct Open {
+    text: String,
+    object: bool,
+    entries: Vec<(Key, Range<usize>)>,
+    key: Key,
+    keys: String,
+}
+
+/// An object's key, and whether its value is to be replaced (a credential).
+type Key = (KeyText, bool);
+
+/// One of the crate's own keys, or where a key from the input is in `keys`.
+#[derive(Clone)]
+enum KeyText {
+    Own(&'static str),
+    At(Range<usize>),
+}
+
+impl Default for KeyText {
+    fn default() -> Self {
+        KeyText::Own("")
+    }
+}
+
+impl KeyText {
+    fn text<'k>(&self, keys: &'k str) -> &'k str {
+        match self {
+            KeyText::Own(key) => key,
+            KeyText::At(at) => keys.get(at.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+impl Sorted<'_> {
+    /// One finished value, written by `write` into its container.
+    fn put(&mut self, write: impl FnOnce(&mut String)) {
+        let Some(top) = self.open.last_mut() else {
+            return write(self.out);
+        };
+        let start = top.text.len();
+        write(&mut top.text);
+        if top.object {
+            let key = std::mem::take(&mut top.key);
+            top.entries.push((key, start..top.text.len()));
+        }
+    }
+
+    fn open(&mut self, object: bool) {
+        let mut open = self.spare.pop().unwrap_or_default();
+        open.object = object;
+        if !object {
+            open.text.push('[');
+        }
+        self.open.push(open);
+    }
+
+    fn key(&mut self, key: Key) {
+        if let Some(open) = self.open.last_mut() {
+            open.key = key;
+        }
+    }
+
+    /// Puts a finished container's text into its parent and keeps its buffers.
+    fn close(&mut self, mut done: Open) {
+        if done.object {
+            let Open {
+                text,
+                entries,
+                keys,
+                ..
+            } = &mut done;
+            self.put(|o| object_text(text, keys, entries, o));
+        } else {
+            done.text.push(']');
+            self.put(|o| o.push_str(&done.text));
+        }
+        done.text.clear();
+        done.entries.clear();
+        done.keys.clear();
+        self.spare.push(done);
+    }
+}
+
+/// Appends an object's text from its entries, in key order; the value of a
+/// secret key is replaced unless it is null.
+fn object_text(text: &str, keys: &str, entries: &mut [(Key, Range<usize>)], out: &mut String) {
+    entries.sort_unstable_by(|a, b| a.0 .0.text(keys).cmp(b.0 .0.text(keys)));
+    out.push('{');
+    for (i, ((key, secret), at)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(key.text(keys), out);
+        out.push(':');
+        let value = text.get(at.clone()).unwrap_or_default();
+        if *secret && value != "null" {
+            write_string(REDACTED, out);
+        } else {
+            out.push_str(value);
+        }
+    }
+    out.push('}');
+}
+
+impl Events for Sorted<'_> {
+    fn null(&mut self) {
+        self.put(|o| o.push_str("null"))
+    }
+    fn bool(&mut self, b: bool) {
+        self.put(|o| o.push_str(if b { "true" } else { "false" }))
+    }
+    fn int(&mut self, n: i64) {
+        self.put(|o| o.push_str(itoa::Buffer::new().format(n)))
+    }
+    fn uint(&mut self, n: u64) {
+        self.put(|o| o.push_str(itoa::Buffer::new().format(n)))
+    }
+    fn str(&mut self, s: &str) {
+        let clean = scrub_urls(s);
+        self.put(|o| write_string(clean.as_deref().unwrap_or(s), o))
+    }
+    fn number(&mut self, n: &Number) {
+        self.put(|o| crate::json::write_number(n, o))
+    }
+    fn array(&mut self) {
+        self.open(false)
+    }
+    fn item(&mut self, first: bool) {
+        if let (false, Some(open)) = (first, self.open.last_mut()) {
+            open.text.push(',');
+        }
+    }
+    fn end_array(&mut self) {
+        if let Some(done) = self.open.pop() {
+            self.close(done);
+        }
+    }
+    fn object(&mut self) {
+        self.open(true)
+    }
+    fn field(&mut self, _: bool, key: &'static str) {
+        let at = (key.as_ptr() as usize, key.len());
+        let secret = match self.cache.secret.iter().find(|(a, _)| *a == at) {
+            Some((_, secret)) => *secret,
+            None => {
+                let secret = is_secret_key(key);
+                self.cache.secret.push((at, secret));
+                secret
+            }
+        };
+        self.key((KeyText::Own(key), secret))
+    }
+    fn entry(&mut self, _: bool, key: &str) {
+        let secret = match self.cache.entry_secret.get(key) {
+            Some(secret) => *secret,
+            None => {
+                let secret = is_secret_key(key);
+                self.cache.entry_secret.insert(key.to_string(), secret);
+                secret
+            }
+        };
+        if let Some(open) = self.open.last_mut() {
+            let start = open.keys.len();
+            open.keys.push_str(key);
+            open.key = (KeyText::At(start..open.keys.len()), secret);
+        }
+    }
+    fn end_object(&mut self) {
+        if let Some(done) = self.open.pop() {
+            self.close(done);
+        }
+    }
+    /// A shared node list is sorted once; where it is used, a mark stands
+    /// for it until the outermost value is written.
+    fn shared(&mut self, cell: &OnceLock<String>, value: &dyn Encode) -> bool {
+        let at = cell as *const OnceLock<String> as usize;
+        let index = match self.cache.at.get(&at) {
+            Some(index) => *index,
+            None => {
+                let mut text = String::new();
+                write_sorted(value, &mut text, self.cache);
+                self.cache.texts.push(text);
+                let index = self.cache.texts.len() - 1;
+                self.cache.at.insert(at, index);
+                index
+            }
+        };
+        self.put(|o| {
+            o.push(MARK);
+            o.push_str(itoa::Buffer::new().format(index));
+            o.push(MARK);
+        });
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A config's report text is the text of its redacted value.
+    fn as_value_prints(v: &dyn Encode) {
+        let mut want = crate::json::to_value(v);
+        redact_in_place(&mut want);
+        let mut got = String::new();
+        write_sorted(v, &mut got, &mut Cache::new());
+        assert_eq!(got, crate::json::to_text(&want));
+    }
+
+    #[test]
+    fn planned_configs_print_as_their_redacted_values() {
+        let input = serde_json::json!({
+            "tunnel": {"id": 7, "name": "t", "type": 2,
+                "inNodeId": [{"nodeId": 1}],
+                "chainNodes": [[{"nodeId": 2, "protocol": "tls", "port": 44010}]],
+                "outNodeId": [{"nodeId": 3, "protocol": "tls", "port": 45001}]},
+            "nodes": [
+                {"id": 1, "name": "a", "serverIp": "198.51.100.11", "status": 1,
+                    "interfaceName": "https://u:p@h?token=t"},
+                {"id": 2, "name": "b", "serverIp": "198.51.100.12", "status": 1,
+                    "isRemote": 1, "remoteUrl": "https://p", "remoteToken": "tok",
+                    "remoteConfig": "{\"portRangeStart\": 44000, \"portRangeEnd\": 44100}"},
+                {"id": 3, "name": "c", "serverIp": "203.0.113.3", "status": 1}
+            ]
+        });
+        let plan = crate::planner::plan(&input);
+        assert!(plan.error.is_none(), "{:?}", plan.error);
+        let commands = plan.federation.iter().flat_map(|f| &f.commands);
+        for c in commands.chain(&plan.local) {
+            as_value_prints(&c.data);
+        }
+        // Metadata keys that name credentials, and values that are null.
+        let meta: crate::plan::MetaMap = [
+            ("apiToken", crate::plan::MetaValue::Int(1)),
+            ("b", crate::plan::MetaValue::Str("ws://u:p@h".into())),
+            ("a", crate::plan::MetaValue::Bool(true)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let mut svc = match &plan.local.last().map(|c| &c.data) {
+            Some(CommandData::Services(s)) => s[0].clone(),
+            other => panic!("{other:?}"),
+        };
+        svc.metadata = Some(meta.into());
+        svc.handler.retries = None;
+        as_value_prints(&svc);
+        as_value_prints(&serde_json::json!({"b": null, "token": null, "a": [{"z": 1, "y": [2]}]}));
+    }
+}
