@@ -196,7 +196,7 @@ pub struct GoText(pub String);
 
 impl<'de> serde::Deserialize<'de> for GoText {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(GoText(go_string(Some(&Value::deserialize(d)?))))
+        d.deserialize_any(loose::TextVisitor).map(GoText)
     }
 }
 
@@ -226,61 +226,291 @@ impl GoText {
 
 /// `deserialize_with` readers for typed inputs, one per rule of the
 /// server's: a field read through `asString` / `asInt` accepts any JSON
-/// value, as the server's untyped decoder does.
+/// value, as the server's untyped decoder does. They read scalars straight
+/// from the deserializer (no `serde_json::Value` is built for a scalar).
 pub mod loose {
-    use serde::{Deserialize, Deserializer};
-    use serde_json::Value;
+    use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Map, Number, Value};
+    use std::fmt;
+
+    /// `asString` of whatever value the deserializer holds.
+    pub(crate) struct TextVisitor;
+
+    impl<'de> Visitor<'de> for TextVisitor {
+        type Value = String;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<String, E> {
+            Ok(if b { "true" } else { "false" }.into())
+        }
+
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<String, E> {
+            Ok(super::go_string(Some(&Value::Number(n.into()))))
+        }
+
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<String, E> {
+            Ok(super::go_string(Some(&Value::Number(n.into()))))
+        }
+
+        fn visit_f64<E: de::Error>(self, f: f64) -> Result<String, E> {
+            Ok(Number::from_f64(f).map_or_else(String::new, |n| super::go_string(Some(&Value::Number(n)))))
+        }
+
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
+            Ok(crate::strings::trim(s).to_string())
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+            Ok(String::new())
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<String, E> {
+            Ok(String::new())
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+            d.deserialize_any(self)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<String, A::Error> {
+            let v = AnyVisitor.visit_seq(seq)?;
+            Ok(super::go_string(Some(&v)))
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<String, A::Error> {
+            let v = AnyVisitor.visit_map(map)?;
+            Ok(super::go_string(Some(&v)))
+        }
+    }
+
+    /// A whole value, for the rare list or object in a text field (its
+    /// `asString` is its JSON text).
+    struct AnyVisitor;
+
+    struct Any(Value);
+
+    impl<'de> de::Deserialize<'de> for Any {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(AnyVisitor).map(Any)
+        }
+    }
+
+    impl<'de> Visitor<'de> for AnyVisitor {
+        type Value = Value;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+            Ok(Value::Bool(b))
+        }
+
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+            Ok(Value::Number(n.into()))
+        }
+
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+            Ok(Value::Number(n.into()))
+        }
+
+        fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
+            Ok(Number::from_f64(f).map_or(Value::Null, Value::Number))
+        }
+
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+            Ok(Value::String(s.to_string()))
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+            d.deserialize_any(self)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+            let mut items = Vec::new();
+            while let Some(Any(v)) = seq.next_element()? {
+                items.push(v);
+            }
+            Ok(Value::Array(items))
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let mut out = Map::new();
+            while let Some((k, Any(v))) = map.next_entry::<String, Any>()? {
+                out.insert(k, v);
+            }
+            Ok(Value::Object(out))
+        }
+    }
+
+    /// The items of a list, each through `asString`; anything but a list is
+    /// no items (the server's `asAnySlice`).
+    struct TextsVisitor;
+
+    impl<'de> Visitor<'de> for TextsVisitor {
+        type Value = Vec<String>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(t) = seq.next_element::<super::GoText>()? {
+                out.push(t.0);
+            }
+            Ok(out)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<String>, A::Error> {
+            AnyVisitor.visit_map(map)?;
+            Ok(vec![])
+        }
+
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Vec<String>, E> {
+            Ok(vec![])
+        }
+
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Vec<String>, E> {
+            Ok(vec![])
+        }
+
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Vec<String>, E> {
+            Ok(vec![])
+        }
+
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Vec<String>, E> {
+            Ok(vec![])
+        }
+
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Vec<String>, E> {
+            Ok(vec![])
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Vec<String>, E> {
+            Ok(vec![])
+        }
+    }
 
     /// `asString`: trimmed text; numbers in Go's form; null is "".
     pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        Ok(super::go_string(Some(&Value::deserialize(d)?)))
+        d.deserialize_any(TextVisitor)
     }
 
     /// A text column: the string as stored (untrimmed); `null` is "", any
     /// other value its `asString` text.
     pub fn column<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        Ok(match Value::deserialize(d)? {
-            Value::String(s) => s,
-            other => super::go_string(Some(&other)),
-        })
+        struct Column;
+        impl<'de> Visitor<'de> for Column {
+            type Value = String;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("text")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
+                Ok(s.to_string())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<String, E> {
+                Ok(String::new())
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<String, E> {
+                TextVisitor.visit_bool(b)
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<String, E> {
+                TextVisitor.visit_i64(n)
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<String, E> {
+                TextVisitor.visit_u64(n)
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<String, E> {
+                TextVisitor.visit_f64(n)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<String, A::Error> {
+                TextVisitor.visit_seq(seq)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<String, A::Error> {
+                TextVisitor.visit_map(map)
+            }
+        }
+        d.deserialize_any(Column)
     }
 
     /// A field whose presence the server tests apart from its value
     /// (`v, ok := req[k]`): `None` when absent, `Some(None)` when `null`.
-    pub fn keyed<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<Option<super::GoText>>, D::Error> {
-        Ok(Some(Option::<super::GoText>::deserialize(d)?))
+    pub fn keyed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<super::GoText>>, D::Error> {
+        let text = d.deserialize_any(KeyedVisitor)?;
+        Ok(Some(text.map(super::GoText)))
+    }
+
+    struct KeyedVisitor;
+
+    impl<'de> Visitor<'de> for KeyedVisitor {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Option<String>, E> {
+            TextVisitor.visit_bool(b).map(Some)
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<String>, E> {
+            TextVisitor.visit_i64(n).map(Some)
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<String>, E> {
+            TextVisitor.visit_u64(n).map(Some)
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Option<String>, E> {
+            TextVisitor.visit_f64(n).map(Some)
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
+            TextVisitor.visit_str(s).map(Some)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<String>, A::Error> {
+            TextVisitor.visit_seq(seq).map(Some)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<String>, A::Error> {
+            TextVisitor.visit_map(map).map(Some)
+        }
     }
 
     /// `asInt` / `asInt64` with default 0.
     pub fn int<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
-        Ok(super::go_int(Some(&Value::deserialize(d)?), 0))
+        Ok(super::parse_int(&string(d)?).unwrap_or(0))
     }
 
     /// A nullable integer column (`sql.NullInt64`): `null` or anything
     /// `asInt64` cannot read is `None`.
     pub fn nullable_int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-        let v = Value::deserialize(d)?;
-        Ok(super::parse_int(&super::go_string(Some(&v))))
+        Ok(super::parse_int(&string(d)?))
     }
 
     /// A list of integers, each read by `asInt64` (unreadable ones dropped).
     pub fn ints<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
-        let v = Value::deserialize(d)?;
-        Ok(super::any_slice(Some(&v))
-            .iter()
-            .filter_map(|x| super::parse_int(&super::go_string(Some(x))))
-            .collect())
+        let texts = d.deserialize_any(TextsVisitor)?;
+        Ok(texts.iter().filter_map(|t| super::parse_int(t)).collect())
     }
 
     /// A list of names, each read by `asString`.
     pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        let v = Value::deserialize(d)?;
-        Ok(super::any_slice(Some(&v))
-            .iter()
-            .map(|x| super::go_string(Some(x)))
-            .collect())
+        d.deserialize_any(TextsVisitor)
     }
 }
 

@@ -225,6 +225,11 @@ fn target_of(data: &CommandData) -> Value {
             .first()
             .map_or(Value::Null, |s| Value::from(s.name.as_str())),
         CommandData::DeleteServices(d) => Value::from(d.services.clone()),
+        CommandData::ForwardServices(list) => list
+            .first()
+            .map_or(Value::Null, |s| Value::from(s.name.as_str())),
+        CommandData::Limiter(l) => Value::from(l.name.as_str()),
+        CommandData::UpdateLimiter(u) => Value::from(u.limiter.as_str()),
         CommandData::Json(data) => data
             .get("chain")
             .or_else(|| data.get("name"))
