@@ -256,7 +256,8 @@ pub mod loose {
         }
 
         fn visit_f64<E: de::Error>(self, f: f64) -> Result<String, E> {
-            Ok(Number::from_f64(f).map_or_else(String::new, |n| super::go_string(Some(&Value::Number(n)))))
+            Ok(Number::from_f64(f)
+                .map_or_else(String::new, |n| super::go_string(Some(&Value::Number(n)))))
         }
 
         fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
@@ -450,7 +451,9 @@ pub mod loose {
 
     /// A field whose presence the server tests apart from its value
     /// (`v, ok := req[k]`): `None` when absent, `Some(None)` when `null`.
-    pub fn keyed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<super::GoText>>, D::Error> {
+    pub fn keyed<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<super::GoText>>, D::Error> {
         let text = d.deserialize_any(KeyedVisitor)?;
         Ok(Some(text.map(super::GoText)))
     }

@@ -18,9 +18,9 @@ use arbitrary::{Result as ArbResult, Unstructured};
 use serde_json::{Map, Number, Value};
 use std::sync::OnceLock;
 
-/// The golden vectors of every mode (create, update, redeploy: input +
-/// expected plan), parsed once per process. `plan` reads an input's mode off
-/// the input (`before`, `db`).
+/// The golden vectors of every mode (create, update, redeploy, and the
+/// forward modes: input + expected plan), parsed once per process. `plan`
+/// reads an input's mode off the input (`before`, `db`, `forward`).
 pub fn vectors() -> &'static [Value] {
     static VECTORS: OnceLock<Vec<Value>> = OnceLock::new();
     VECTORS.get_or_init(|| {
@@ -28,12 +28,35 @@ pub fn vectors() -> &'static [Value] {
             include_str!("../../tests/data/plan-vectors.jsonl"),
             include_str!("../../tests/data/update-vectors.jsonl"),
             include_str!("../../tests/data/redeploy-vectors.jsonl"),
+            include_str!("../../tests/data/forward-vectors.jsonl"),
         ]
         .iter()
         .flat_map(|text| text.lines())
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .collect()
     })
+}
+
+/// A mutation of a forward vector's input, with the mode it names.
+pub fn mutated_forward_vector(u: &mut Unstructured) -> ArbResult<(Value, String)> {
+    let forwards: Vec<&Value> = vectors()
+        .iter()
+        .filter(|v| v.get("expected").and_then(|e| e.get("warnings")).is_some())
+        .collect();
+    if forwards.is_empty() {
+        return Ok((Value::Null, String::new()));
+    }
+    let base = forwards[u.choose_index(forwards.len())?];
+    let donor = forwards[u.choose_index(forwards.len())?];
+    let mode = base["mode"].as_str().unwrap_or_default().to_string();
+    let mut doc = base["input"].clone();
+    if u.ratio(1u8, 3u8)? {
+        plant_secrets(&mut doc);
+    }
+    for _ in 0..u.int_in_range(0u8..=8)? {
+        mutate_once(u, &mut doc, &donor["input"])?;
+    }
+    Ok((doc, mode))
 }
 
 /// Text planted into credential-like fields; it must never reach an output.

@@ -14,6 +14,29 @@ use crate::planner::{Mode, Rejection};
 use serde::Deserialize;
 use serde_json::Value;
 
+/// The fewest bytes one forward port takes in a plan: its `UpdateService`
+/// pair, whatever its values (src/forward/config.rs).
+pub const PLAN_BYTES_PER_FORWARD_PORT: usize = 256;
+
+/// Forwards fan out over entry nodes: each forward an input creates gets a
+/// row and a service pair on every entry. The work is refused, like a
+/// plan's output, when that many pairs could not fit in `maxOutputBytes`.
+fn fan_out_within(forwards: usize, entries: usize, limits: &Limits) -> Result<(), PlanError> {
+    let floor = forwards
+        .saturating_mul(entries)
+        .saturating_mul(PLAN_BYTES_PER_FORWARD_PORT);
+    if floor > limits.max_output_bytes {
+        let e = crate::limits::LimitError::new(
+            "maxOutputBytes",
+            floor,
+            limits.max_output_bytes,
+            "/createForwards".into(),
+        );
+        return Err(crate::planner::rejection::limit_error(&e));
+    }
+    Ok(())
+}
+
 /// The forward context of an input (absent fields read as empty).
 pub fn context(input: &Value) -> Result<ForwardContext, ForwardRejection> {
     ForwardContext::deserialize(input).map_err(|e| ForwardRejection::InvalidInput(e.to_string()))
@@ -100,6 +123,10 @@ pub fn plan(input: &Value, mode: Mode, limits: &Limits) -> Plan {
         Ok(outcome) => outcome,
         Err(rejection) => return refused(rejection.to_plan_error()),
     };
+    let entries = outcome.state.entries.len();
+    if let Err(e) = fan_out_within(ctx.create_forwards.len() + 1, entries, limits) {
+        return refused(e);
+    }
     let mut panel = panel(&ctx, &outcome, obj.get("federation"));
     panel.agents.recording = false;
     let mut last = None;
@@ -291,6 +318,14 @@ pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
         );
     };
     let federation = obj.get("federation");
+    let widest = before.state.entries.len().max(payload_entries(obj).len());
+    if let Err(e) = fan_out_within(
+        ctx.create_forwards.len() + ctx.forwards.len() + 1,
+        widest,
+        limits,
+    ) {
+        return Plan::rejected(e, mode);
+    }
     let mut panel = panel(&ctx, &before, federation);
     panel.agents.recording = false;
     for setup in &ctx.create_forwards {

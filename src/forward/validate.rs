@@ -240,10 +240,11 @@ fn atoi(s: &str) -> Option<i64> {
     crate::go::coerce::parse_int(s.trim())
 }
 
-/// `parsePorts`: every port of a range list, or `None` where the server
-/// gives up on the node.
-fn parse_ports(spec: &str) -> Option<Vec<i64>> {
-    let mut ports = Vec::new();
+/// `parsePorts` as ranges `(first, last)` in the listed order, or `None`
+/// where the server gives up on the node (a malformed part). Ranges, not
+/// the expanded list: a range list of a few bytes may name millions of ports.
+fn parse_port_ranges(spec: &str) -> Option<Vec<(i64, i64)>> {
+    let mut ranges = Vec::new();
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         if part.contains('-') {
             let mut bounds = part.split('-');
@@ -254,53 +255,79 @@ fn parse_ports(spec: &str) -> Option<Vec<i64>> {
             if a > b {
                 return None;
             }
-            // A range wider than any port space is no list the server could walk either.
-            if b - a > 1 << 20 {
-                return None;
-            }
-            ports.extend(a..=b);
+            ranges.push((a, b));
         } else {
-            ports.push(atoi(part)?);
+            let p = atoi(part)?;
+            ranges.push((p, p));
         }
     }
-    Some(ports)
+    Some(ranges)
+}
+
+/// The port ranges of a node (`1000-65535` when it has none), or `None`.
+fn node_ranges(node: &NodeRecord) -> Option<Vec<(i64, i64)>> {
+    match node.port_range.as_str() {
+        "" => Some(vec![(1000, 65535)]),
+        s => parse_port_ranges(s),
+    }
+}
+
+/// The first port, in the order the first range list lists them, that every
+/// other list holds and no list's node uses: the first of the server's
+/// `commonAvailable`.
+fn first_common_free(lists: &[(Vec<(i64, i64)>, Vec<i64>)]) -> Option<i64> {
+    let (first, rest) = lists.split_first()?;
+    let free_everywhere = |p: i64| {
+        lists
+            .iter()
+            .all(|(_, used)| used.binary_search(&p).is_err())
+            && rest
+                .iter()
+                .all(|(ranges, _)| ranges.iter().any(|(a, b)| (*a..=*b).contains(&p)))
+    };
+    for &(a, b) in &first.0 {
+        // Candidates inside [a, b]: a, and each bound where membership can change.
+        let mut marks: Vec<i64> = vec![a];
+        for (ranges, used) in lists {
+            marks.extend(ranges.iter().flat_map(|(x, y)| [*x, y.saturating_add(1)]));
+            marks.extend(used.iter().map(|u| u.saturating_add(1)));
+        }
+        marks.retain(|m| (a..=b).contains(m));
+        marks.sort_unstable();
+        marks.dedup();
+        for (i, &from) in marks.iter().enumerate() {
+            let to = marks.get(i + 1).map_or(b, |next| next - 1);
+            // Within [from, to] the ranges do not change; used ports are single points.
+            let mut p = from;
+            while p <= to {
+                if free_everywhere(p) {
+                    return Some(p);
+                }
+                if lists
+                    .iter()
+                    .all(|(_, used)| used.binary_search(&p).is_err())
+                {
+                    break; // not in some other list's ranges: nothing in this stretch is
+                }
+                p += 1;
+            }
+        }
+    }
+    None
 }
 
 /// `pickTunnelPort`: a port free on every entry node (forward and chain
 /// ports), the first of them here where the server draws one at random;
 /// 10000 when none is.
 pub fn pick_port(store: &Store, nodes: &NodeTable, entries: &[i64]) -> i64 {
-    let mut common: Option<Vec<i64>> = None;
+    let mut lists = Vec::new();
     for id in entries {
-        let Some(node) = nodes.get(*id) else {
+        let Some(ranges) = nodes.get(*id).and_then(node_ranges) else {
             continue;
         };
-        let spec = match node.port_range.as_str() {
-            "" => "1000-65535",
-            s => s,
-        };
-        let Some(ports) = parse_ports(spec) else {
-            continue;
-        };
-        let used = store.used_ports(*id);
-        let free = ports.into_iter().filter(|p| used.binary_search(p).is_err());
-        let next: Vec<i64> = match common {
-            None => free.collect(),
-            Some(c) => {
-                let mut free: Vec<i64> = free.collect();
-                free.sort_unstable();
-                c.into_iter()
-                    .filter(|p| free.binary_search(p).is_ok())
-                    .collect()
-            }
-        };
-        let empty = next.is_empty();
-        common = Some(next);
-        if empty {
-            break;
-        }
+        lists.push((ranges, store.used_ports(*id)));
     }
-    common.and_then(|c| c.first().copied()).unwrap_or(10000)
+    first_common_free(&lists).unwrap_or(10000)
 }
 
 /// `resolvePortForNewEntryNode`: the forward's reference port where the new
@@ -320,13 +347,68 @@ pub fn port_for_new_entry(
     if fits && !store.port_taken(node_id, reference, forward_id) {
         return reference;
     }
-    let spec = match node.port_range.as_str() {
-        "" => "1000-65535",
-        s => s,
-    };
-    let used = store.used_ports(node_id);
-    parse_ports(spec)
-        .and_then(|ports| ports.into_iter().find(|p| used.binary_search(p).is_err()))
+    node_ranges(node)
+        .and_then(|ranges| first_common_free(&[(ranges, store.used_ports(node_id))]))
         .filter(|p| *p > 0)
         .unwrap_or(reference)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The server's way: expand each list, drop its node's used ports,
+    /// intersect in the first list's order.
+    fn expanded(lists: &[(Vec<(i64, i64)>, Vec<i64>)]) -> Option<i64> {
+        let mut common: Option<Vec<i64>> = None;
+        for (ranges, used) in lists {
+            let free: Vec<i64> = ranges
+                .iter()
+                .flat_map(|(a, b)| *a..=*b)
+                .filter(|p| !used.contains(p))
+                .collect();
+            common = Some(match common {
+                None => free,
+                Some(c) => c.into_iter().filter(|p| free.contains(p)).collect(),
+            });
+        }
+        common.and_then(|c| c.first().copied())
+    }
+
+    #[test]
+    fn the_first_common_free_port_is_the_one_the_expanded_lists_give() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as i64
+        };
+        for _ in 0..3000 {
+            let lists: Vec<(Vec<(i64, i64)>, Vec<i64>)> = (0..1 + next(3))
+                .map(|_| {
+                    let ranges = (0..1 + next(3))
+                        .map(|_| {
+                            let a = next(40);
+                            (a, a + next(15))
+                        })
+                        .collect();
+                    let mut used: Vec<i64> = (0..next(8)).map(|_| next(60)).collect();
+                    used.sort_unstable();
+                    used.dedup();
+                    (ranges, used)
+                })
+                .collect();
+            assert_eq!(first_common_free(&lists), expanded(&lists), "{lists:?}");
+        }
+    }
+
+    #[test]
+    fn a_range_of_millions_of_ports_is_not_expanded() {
+        let lists = vec![
+            (vec![(1, 4_000_000_000)], vec![1, 2, 3]),
+            (vec![(2, 9_000_000_000)], vec![]),
+        ];
+        assert_eq!(first_common_free(&lists), Some(4));
+    }
 }
