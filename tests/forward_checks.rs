@@ -26,3 +26,54 @@ fn every_forward_vector_checks_with_its_mode() {
     }
     assert!(checked > 80);
 }
+
+/// The shipped example: a normal user's second forward on the seed tunnel.
+/// Its port is the first one the user's first forward does not hold, its
+/// limiter is the grant's (the agent already has it, so it is updated), and
+/// the entry's older agent refuses `UpdateService`, so the server deletes and
+/// adds the pair.
+#[test]
+fn the_shipped_forward_example_plans_as_the_server_would() {
+    let text = std::fs::read_to_string("examples/tunnel-with-forwards.json").unwrap();
+    let plan = hop_policy::api::plan(&text, None).unwrap();
+    let plan: Value = serde_json::from_str(&plan).unwrap();
+    assert_eq!(plan["mode"], "forward-create");
+    assert!(plan["error"].is_null(), "{}", plan["error"]);
+    let steps: Vec<String> = plan["local"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{}@{}{}", c["command"].as_str().unwrap(), c["nodeId"], if c["failed"].is_null() { "" } else { "!" }))
+        .collect();
+    assert_eq!(
+        steps,
+        ["AddLimiters@1!", "UpdateLimiters@1", "AddCLimiters@1", "UpdateService@1!", "DeleteService@1", "AddService@1"]
+    );
+    let service = &plan["local"][5]["data"][0];
+    assert_eq!(service["name"], "12_5_3_tcp");
+    assert_eq!(service["addr"], "[::]:40001");
+    assert_eq!(service["limiter"], "2");
+    assert_eq!(service["climiter"], "user_conn_limit_5");
+    assert_eq!(service["handler"]["chain"], "chains_7");
+    assert!(service["handler"]["retries"].is_null());
+    assert_eq!(plan["db"]["forward_port"][1]["port"], 40001);
+    assert_eq!(plan["db"]["forward"][1]["user_name"], "alice");
+    assert_eq!(plan["warnings"], serde_json::json!([]));
+}
+
+/// Forwards fan out over the entry nodes: an input that would create more
+/// service pairs than `maxOutputBytes` can hold is refused before any is built.
+#[test]
+fn a_forward_fan_out_over_the_output_limit_is_refused_first() {
+    let mut input: Value =
+        serde_json::from_str(&std::fs::read_to_string("examples/tunnel-with-forwards.json").unwrap()).unwrap();
+    input["createForwards"] = Value::Array(vec![input["forward"].clone(); 400]);
+    let text = input.to_string();
+    let plan = hop_policy::api::plan(&text, Some(r#"{"mode":"forward-update","limits":{"maxOutputBytes":100000}}"#)).unwrap();
+    let plan: Value = serde_json::from_str(&plan).unwrap();
+    assert_eq!(plan["error"]["code"], "LIMIT_EXCEEDED", "{}", plan["error"]);
+    assert!(plan["error"]["messageEn"].as_str().unwrap().contains("maxOutputBytes"));
+    // Within the default limit the same input plans.
+    let plan = hop_policy::api::plan(&text, Some(r#"{"mode":"forward-update"}"#)).unwrap();
+    assert!(!plan.contains("LIMIT_EXCEEDED"));
+}
