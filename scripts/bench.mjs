@@ -227,8 +227,8 @@ async function main() {
   console.log('');
   const goals = [];
   const goal = (ok, text) => goals.push({ ok, text });
-  goal(bytes.length <= 440 * 1024, `.wasm raw <= 440 KiB: ${fmtBytes(bytes.length)} (${bytes.length} B)`);
-  goal(gz <= 185 * 1024, `.wasm gzip <= 185 KiB: ${fmtBytes(gz)} (${gz} B)`);
+  goal(bytes.length <= 560 * 1024, `.wasm raw <= 560 KiB: ${fmtBytes(bytes.length)} (${bytes.length} B)`);
+  goal(gz <= 230 * 1024, `.wasm gzip <= 230 KiB: ${fmtBytes(gz)} (${gz} B)`);
   const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
   for (const name of ['large', 'large-x4']) {
     const r = byName[name];
@@ -332,6 +332,25 @@ async function main() {
     const [plain, colliding] = r.ms;
     console.log(`node table (${t.rows} rows): planTunnelJson with ordinary ids ${fmtMs(plain)}, with ids colliding under 32-bit FxHash ${fmtMs(colliding)} (median per-round ratio ${r.ratio[1].toFixed(2)}x)`);
     goal(r.ratio[1] <= 1.5, `node table: colliding ids within 1.5x of ordinary ids: ${r.ratio[1].toFixed(2)}x (${fmtMs(colliding)} vs ${fmtMs(plain)})`);
+  }
+  // A forward on the median workload: `forward-create` plans the tunnel
+  // (unreported) and then the forward, so it costs the tunnel's plan plus
+  // the forward's validations, rows and sync.
+  {
+    const median = manifest.workloads.find((w) => w.name === 'median');
+    if (median) {
+      const tunnelText = readFileSync(join(args.dir, median.file), 'utf8');
+      const input = JSON.parse(tunnelText);
+      input.forward = { tunnelId: input.tunnel.id || 1, name: 'bench', remoteAddr: '203.0.113.9:443,203.0.113.10:443', inPort: 0 };
+      const forwardText = JSON.stringify(input);
+      const opts = '{"mode":"forward-create"}';
+      const p = JSON.parse(hp.planTunnelJson(forwardText, opts));
+      if (p.error) throw new Error(`forward on median: the planner rejected it: ${JSON.stringify(p.error)}`);
+      const r = roundRobin([() => hp.planTunnelJson(tunnelText), () => hp.planTunnelJson(forwardText, opts)], Math.min(budget, 1500), 3);
+      const [tunnel, forward] = r.ms;
+      console.log(`forward on the median workload: planTunnelJson of the tunnel ${fmtMs(tunnel)}, forward-create ${fmtMs(forward)} (median per-round ratio ${r.ratio[1].toFixed(2)}x)`);
+      goal(r.ratio[1] <= 2.0, `forward-create on the median workload within 2x of planning its tunnel: ${r.ratio[1].toFixed(2)}x (${fmtMs(forward)} vs ${fmtMs(tunnel)})`);
+    }
   }
   for (const g of goals) console.log(`${g.ok ? 'PASS' : 'FAIL'}  ${g.text}`);
   const failed = goals.filter((g) => !g.ok).length;

@@ -43,11 +43,25 @@ fn the_shipped_forward_example_plans_as_the_server_would() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| format!("{}@{}{}", c["command"].as_str().unwrap(), c["nodeId"], if c["failed"].is_null() { "" } else { "!" }))
+        .map(|c| {
+            format!(
+                "{}@{}{}",
+                c["command"].as_str().unwrap(),
+                c["nodeId"],
+                if c["failed"].is_null() { "" } else { "!" }
+            )
+        })
         .collect();
     assert_eq!(
         steps,
-        ["AddLimiters@1!", "UpdateLimiters@1", "AddCLimiters@1", "UpdateService@1!", "DeleteService@1", "AddService@1"]
+        [
+            "AddLimiters@1!",
+            "UpdateLimiters@1",
+            "AddCLimiters@1",
+            "UpdateService@1!",
+            "DeleteService@1",
+            "AddService@1"
+        ]
     );
     let service = &plan["local"][5]["data"][0];
     assert_eq!(service["name"], "12_5_3_tcp");
@@ -65,15 +79,52 @@ fn the_shipped_forward_example_plans_as_the_server_would() {
 /// service pairs than `maxOutputBytes` can hold is refused before any is built.
 #[test]
 fn a_forward_fan_out_over_the_output_limit_is_refused_first() {
-    let mut input: Value =
-        serde_json::from_str(&std::fs::read_to_string("examples/tunnel-with-forwards.json").unwrap()).unwrap();
+    let mut input: Value = serde_json::from_str(
+        &std::fs::read_to_string("examples/tunnel-with-forwards.json").unwrap(),
+    )
+    .unwrap();
     input["createForwards"] = Value::Array(vec![input["forward"].clone(); 400]);
     let text = input.to_string();
-    let plan = hop_policy::api::plan(&text, Some(r#"{"mode":"forward-update","limits":{"maxOutputBytes":100000}}"#)).unwrap();
+    let plan = hop_policy::api::plan(
+        &text,
+        Some(r#"{"mode":"forward-update","limits":{"maxOutputBytes":100000}}"#),
+    )
+    .unwrap();
     let plan: Value = serde_json::from_str(&plan).unwrap();
     assert_eq!(plan["error"]["code"], "LIMIT_EXCEEDED", "{}", plan["error"]);
-    assert!(plan["error"]["messageEn"].as_str().unwrap().contains("maxOutputBytes"));
+    assert!(plan["error"]["messageEn"]
+        .as_str()
+        .unwrap()
+        .contains("maxOutputBytes"));
     // Within the default limit the same input plans.
     let plan = hop_policy::api::plan(&text, Some(r#"{"mode":"forward-update"}"#)).unwrap();
     assert!(!plan.contains("LIMIT_EXCEEDED"));
+}
+
+/// A target given as a URL with credentials: the services dial its host, the
+/// stored row keeps the URL, and neither the password nor the token appears
+/// in the plan.
+#[test]
+fn credentials_in_a_forward_target_never_reach_the_plan() {
+    let mut input: Value = serde_json::from_str(
+        &std::fs::read_to_string("examples/tunnel-with-forwards.json").unwrap(),
+    )
+    .unwrap();
+    input["forward"]["remoteAddr"] = "https://bob:hunter2@203.0.113.7:8443/x?token=abc123".into();
+    input["nodes"][1]["remoteToken"] = "share-secret-77".into();
+    // A normal user's URL target is refused (Go's SplitHostPort: too many
+    // colons); the refusal quotes the target without its credentials.
+    let refused = hop_policy::api::plan(&input.to_string(), None).unwrap();
+    assert!(refused.contains("UNSAFE_TARGET"), "{refused}");
+    // An administrator's is planned.
+    input["user"]["roleId"] = 0.into();
+    let plan = hop_policy::api::plan(&input.to_string(), None).unwrap();
+    for secret in ["hunter2", "abc123", "share-secret-77"] {
+        assert!(!plan.contains(secret), "{secret} in {plan}");
+        assert!(!refused.contains(secret), "{secret} in {refused}");
+    }
+    let plan: Value = serde_json::from_str(&plan).unwrap();
+    assert!(plan["error"].is_null(), "{}", plan["error"]);
+    let service = &plan["local"].as_array().unwrap().last().unwrap()["data"][0];
+    assert_eq!(service["forwarder"]["nodes"][0]["addr"], "203.0.113.7:8443");
 }

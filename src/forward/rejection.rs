@@ -132,7 +132,19 @@ impl ForwardRejection {
         })
     }
 
+    /// The answer as a plan error. Texts that quote the input (a target,
+    /// a refusal) have any URL's credentials replaced first.
     pub fn to_plan_error(&self) -> PlanError {
+        let mut error = self.answer();
+        for text in [&mut error.message, &mut error.message_en] {
+            if let Some(clean) = crate::redact::scrub_urls(text) {
+                *text = clean;
+            }
+        }
+        error
+    }
+
+    fn answer(&self) -> PlanError {
         let path = self.path();
         let e = |code: &str, zh: &str, en: &str| {
             plan_error(code, format_args!("{zh}"), format_args!("{en}"), path)

@@ -273,7 +273,9 @@ fn row_out(f: &ForwardRow) -> ForwardRowOut {
         user_name: f.user_name.clone(),
         name: f.name.clone(),
         tunnel_id: f.tunnel_id,
-        remote_addr: f.remote_addr.clone(),
+        // As stored, but a URL's credentials never leave the preview.
+        remote_addr: crate::redact::scrub_urls(&f.remote_addr)
+            .unwrap_or_else(|| f.remote_addr.clone()),
         strategy: f.strategy.clone(),
         in_flow: f.in_flow,
         out_flow: f.out_flow,

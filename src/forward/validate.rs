@@ -99,7 +99,9 @@ fn safe_target(part: &str) -> Result<TargetCheck, ForwardRejection> {
         }
     };
     let Some(ip) = parse_addr(host) else {
-        return Ok(TargetCheck::NeedsDns(host.to_string()));
+        // A `user:password@` prefix is no part of a name to resolve, and never output.
+        let name = host.rsplit('@').next().unwrap_or(host);
+        return Ok(TargetCheck::NeedsDns(name.to_string()));
     };
     if is_loopback_or_private(ip) {
         return Err(ForwardRejection::UnsafeTarget(format!(
