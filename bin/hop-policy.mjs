@@ -31,7 +31,7 @@ const MAX_REQUESTS = 10000;
 const HELP = `hop-policy ${hp.version()}: plan, check and simulate flvx/GOST relay tunnels
 
 Usage:
-  hop-policy plan [FILE|-] [--mode create|update|redeploy] [--jsonl] [--compact]
+  hop-policy plan [FILE|-] [--mode create|update|redeploy|forward-create|forward-update] [--jsonl] [--compact]
   hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands] [--mode MODE]
   hop-policy simulate FILE|- --dead ID[,ID...] [--requests N] [--format text|json]
   hop-policy lifecycle FILE|-
@@ -44,11 +44,18 @@ Commands:
              of --mode: create ({tunnel, nodes, federation?}), update (the same plus
              "before", the tunnel as it was created) or redeploy ({db: {tunnel,
              chain_tunnel, node, federation_tunnel_binding?}, tunnelId?}, the rows as
-             the panel's database stores them). Without --mode: update when the input
-             has "before", redeploy when it has "db", else create.
+             the panel's database stores them); forward-create (a create input plus
+             "forward", the forward form's body, and the forward context: user,
+             speedLimits, userTunnel, forwards, agents, config, offline, now) or
+             forward-update (the same plus "createForwards", the forwards created
+             first). Without --mode: redeploy when the input has "db" (and no
+             "tunnel"), update when it has "before", forward-update when it has
+             "forward" and "createForwards", forward-create when it has "forward",
+             else create.
              A golden-vector object {name, mode?, input, expected} is read through its
              "input", in its "mode".
-             --jsonl: one JSON object per input line, one plan per output line, in order;
+             --jsonl: one JSON object per input line, one plan per output line, in order
+             (a golden-vector line in its own "mode", unless --mode is given);
              read as a stream: a line of at most 16 MiB (longer: a LIMIT_EXCEEDED
              line), at most 100000 lines and 256 MiB in all (then exit 2).
   check      Check a tunnel input, a plan, one node's GOST config or a command list for
@@ -74,7 +81,8 @@ Input:
 
 Options:
   -                 read standard input instead of a file (the default for plan)
-  --mode M          the request path: create, update or redeploy (plan, check, simulate)
+  --mode M          the request path: create, update, redeploy, forward-create or
+                    forward-update (plan, check, simulate)
   --format F        output format (plan: json; check: text, json, sarif; simulate: text, json)
   --quiet, -q       print nothing on standard output; only the exit code and errors
   --no-color        never colour output (colour is used only on a terminal; NO_COLOR honoured)
@@ -168,7 +176,7 @@ function colourise(text) {
 
 const opts = { quiet: false, noColor: false, jsonl: false, compact: false, format: null, kind: null, mode: null, dead: [], requests: null, files: [], given: new Set() };
 
-const MODES = ['create', 'update', 'redeploy'];
+const MODES = ['create', 'update', 'redeploy', 'forward-create', 'forward-update'];
 
 /** The options each command takes (every command takes --quiet, --no-color). */
 const COMMAND_OPTIONS = {
@@ -218,7 +226,7 @@ function parseArgs(argv) {
     } else if (a === '--mode' || a.startsWith('--mode=')) {
       opts.given.add('--mode');
       opts.mode = value('--mode');
-      if (!MODES.includes(opts.mode)) throw new UsageError(`--mode must be create, update or redeploy, not ${JSON.stringify(opts.mode)}`);
+      if (!MODES.includes(opts.mode)) throw new UsageError(`--mode must be create, update, redeploy, forward-create or forward-update, not ${JSON.stringify(opts.mode)}`);
     }
     else if (a === '--dead' || a.startsWith('--dead=')) {
       opts.given.add('--dead');

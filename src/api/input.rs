@@ -160,6 +160,11 @@ pub struct FederationAllocation {
 
 /// The input of a create (`{tunnel, nodes, federation?}`) or an edit
 /// (the same plus `before`, the payload the tunnel was created with).
+/// `forward-create` adds `forward` and the forward context (`user`,
+/// `speedLimits`, `userTunnel`, `forwards`, `agents`, `config`, `offline`,
+/// `now`; the tunnel is created first, unreported); `forward-update` adds
+/// `createForwards` too; an edit may carry the context and `createForwards`
+/// (the forwards on the `before` tunnel), which it re-syncs.
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct TunnelInput {
@@ -171,6 +176,137 @@ pub struct TunnelInput {
     /// Keyed by node id.
     #[tsify(optional)]
     pub federation: Option<BTreeMap<String, FederationAllocation>>,
+    /// `forward-create`: the create body; `forward-update`: the update body
+    /// (`id` default: the last created forward's).
+    #[tsify(optional)]
+    pub forward: Option<ForwardPayload>,
+    /// `forward-update` and edits: create bodies run first, by `user`.
+    #[tsify(optional)]
+    pub create_forwards: Option<Vec<ForwardPayload>>,
+    /// The user making the request (default: the administrator, id 1).
+    #[tsify(optional)]
+    pub user: Option<ForwardUser>,
+    /// `speed_limit` rows: `{id, speed, ...}` (speed in Mbit/s).
+    #[tsify(optional)]
+    pub speed_limits: Option<Vec<DbRow>>,
+    /// The `user_tunnel` row of a normal user's grant of the tunnel:
+    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
+    #[tsify(optional, type = "DbRow | null")]
+    pub user_tunnel: Option<DbRow>,
+    /// Forwards already stored, each `forward` row with its `forward_port` rows as `ports`.
+    #[tsify(optional)]
+    pub forwards: Option<Vec<StoredForward>>,
+    /// What each node's agent holds before the request, keyed by node id.
+    #[tsify(optional)]
+    pub agents: Option<BTreeMap<String, AgentState>>,
+    /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
+    #[tsify(optional)]
+    pub config: Option<BTreeMap<String, Loose>>,
+    /// Ids of nodes whose agent is not connected (no command, a warning).
+    #[tsify(optional)]
+    pub offline: Option<Vec<Loose>>,
+    /// The request's time, Unix milliseconds (expiry checks; default: now).
+    #[tsify(optional)]
+    pub now: Option<Loose>,
+}
+
+/// The panel's forward form body (`POST /api/v1/forward/create` and
+/// `/update`, the frontend's `ForwardMutationPayload`). Read as the server
+/// reads it: numbers may be strings, `null` is absent.
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ForwardPayload {
+    /// `forward-update`: the forward edited.
+    #[tsify(optional)]
+    pub id: Option<Loose>,
+    #[tsify(optional)]
+    pub tunnel_id: Option<Loose>,
+    #[tsify(optional)]
+    pub name: Option<Loose>,
+    /// `host:port` targets, one per line or comma separated.
+    #[tsify(optional)]
+    pub remote_addr: Option<Loose>,
+    /// The targets' selector strategy (default `fifo`).
+    #[tsify(optional, type = "Strategy | null")]
+    pub strategy: Option<Loose>,
+    /// Absent or 0: the first port free on every entry node.
+    #[tsify(optional)]
+    pub in_port: Option<Loose>,
+    #[tsify(optional)]
+    pub in_ip: Option<Loose>,
+    /// A `speed_limit` row's id (`null`: none).
+    #[tsify(optional)]
+    pub speed_id: Option<Loose>,
+    #[tsify(optional)]
+    pub ip_speed_id: Option<Loose>,
+    #[tsify(optional)]
+    pub max_conn: Option<Loose>,
+    #[tsify(optional)]
+    pub ip_max_conn: Option<Loose>,
+    #[tsify(optional)]
+    pub proxy_protocol: Option<Loose>,
+}
+
+/// The user making a forward request (its `user` row and the token's role).
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ForwardUser {
+    /// Default 1.
+    #[tsify(optional)]
+    pub id: Option<Loose>,
+    /// 0: administrator (the default); anything else: a normal user.
+    #[tsify(optional)]
+    pub role_id: Option<Loose>,
+    /// The account name (default `admin` for id 1, `user<id>` for others).
+    #[tsify(optional)]
+    pub name: Option<Loose>,
+    #[tsify(optional)]
+    pub max_conn: Option<Loose>,
+    /// Default 1.
+    #[tsify(optional)]
+    pub status: Option<Loose>,
+    /// Unix milliseconds; 0: never.
+    #[tsify(optional)]
+    pub exp_time: Option<Loose>,
+    /// Quota in GB.
+    #[tsify(optional)]
+    pub flow: Option<Loose>,
+    #[tsify(optional)]
+    pub in_flow: Option<Loose>,
+    #[tsify(optional)]
+    pub out_flow: Option<Loose>,
+    /// Most active forwards; 0: no limit.
+    #[tsify(optional)]
+    pub num: Option<Loose>,
+}
+
+/// A stored `forward` row (`{id, user_id, user_name, name, tunnel_id,
+/// remote_addr, strategy, in_flow, out_flow, status, inx, speed_id,
+/// max_conn, ip_max_conn, ip_speed_id, proxy_protocol, ...}`) with its
+/// `forward_port` rows (`{id, forward_id, node_id, port, in_ip}`) as `ports`.
+#[derive(Tsify)]
+#[serde(transparent)]
+pub struct StoredForward(
+    #[tsify(type = "{ ports: DbRow[]; [column: string]: JsonValue }")]
+    pub  BTreeMap<String, JsonValue>,
+);
+
+/// What one node's agent holds before the request, and how it answers.
+#[derive(Tsify)]
+pub struct AgentState {
+    /// An agent from before go-gost 2e2c182: `UpdateService` of a service it
+    /// does not have fails (`service X not found`) instead of creating it.
+    #[tsify(optional)]
+    pub legacy: Option<bool>,
+    /// Service names it runs.
+    #[tsify(optional)]
+    pub services: Option<Vec<String>>,
+    /// Limiter names it holds.
+    #[tsify(optional)]
+    pub limiters: Option<Vec<String>>,
+    /// Connection limiter names it holds.
+    #[tsify(optional)]
+    pub climiters: Option<Vec<String>>,
 }
 
 /// A row of a table as the panel's database stores it: column names of
@@ -194,6 +330,23 @@ pub struct StoredTables {
     /// `{tunnel_id, node_id, chain_type, hop_inx, remote_url, resource_key, remote_binding_id, allocated_port, status}`.
     #[tsify(optional)]
     pub federation_tunnel_binding: Option<Vec<DbRow>>,
+    /// The tunnel's forwards, re-synced after its redeploy: `{id, user_id,
+    /// user_name, name, tunnel_id, remote_addr, strategy, in_flow, out_flow,
+    /// status, inx, speed_id, max_conn, ip_max_conn, ip_speed_id, proxy_protocol}`.
+    #[tsify(optional)]
+    pub forward: Option<Vec<DbRow>>,
+    /// `{id, forward_id, node_id, port, in_ip}`.
+    #[tsify(optional)]
+    pub forward_port: Option<Vec<DbRow>>,
+    /// `{id, speed, ...}`.
+    #[tsify(optional)]
+    pub speed_limit: Option<Vec<DbRow>>,
+    /// `{id, user, role_id, max_conn, status, exp_time, flow, in_flow, out_flow, num, ...}`.
+    #[tsify(optional)]
+    pub user: Option<Vec<DbRow>>,
+    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
+    #[tsify(optional)]
+    pub user_tunnel: Option<Vec<DbRow>>,
 }
 
 /// The input of a redeploy: the tunnel as the database stores it.
@@ -206,6 +359,18 @@ pub struct RedeployInput {
     pub tunnel_id: Option<Loose>,
     #[tsify(optional)]
     pub federation: Option<BTreeMap<String, FederationAllocation>>,
+    /// What each node's agent holds before the forwards' sync, keyed by node id.
+    #[tsify(optional)]
+    pub agents: Option<BTreeMap<String, AgentState>>,
+    /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
+    #[tsify(optional)]
+    pub config: Option<BTreeMap<String, Loose>>,
+    /// Ids of nodes whose agent is not connected.
+    #[tsify(optional)]
+    pub offline: Option<Vec<Loose>>,
+    /// The request's time, Unix milliseconds (default: now).
+    #[tsify(optional)]
+    pub now: Option<Loose>,
 }
 
 /// What `planTunnel` and `checkTunnel` take.
@@ -218,22 +383,28 @@ pub enum PlanInput {
 
 /// The request path a plan follows.
 #[derive(Tsify)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum PlanMode {
-    /// `tunnelCreate` (the default for an input without `before` or `db`).
+    /// `tunnelCreate` (the default for an input without `before`, `db` or `forward`).
     Create,
     /// `tunnelUpdate`: the input carries `before`.
     Update,
     /// `redeployTunnelAndForwards`: the input is `{db, tunnelId?}`.
     Redeploy,
+    /// `forward/create` on the input's tunnel: the input carries `forward`.
+    ForwardCreate,
+    /// `forward/update`: the input carries `forward` and `createForwards`.
+    ForwardUpdate,
 }
 
 /// Options of `planTunnel` and `checkTunnel`.
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanOptions {
-    /// Default: `update` when the input has `before`, `redeploy` when it
-    /// has `db`, else `create`.
+    /// Default: `redeploy` when the input has `db` (and no `tunnel`),
+    /// `update` when it has `before`, `forward-update` when it has `forward`
+    /// and `createForwards`, `forward-create` when it has `forward`, else
+    /// `create`.
     #[tsify(optional)]
     pub mode: Option<PlanMode>,
     #[tsify(optional)]
@@ -266,6 +437,11 @@ pub enum CommandName {
     UpdateService,
     DeleteService,
     DeleteChains,
+    PauseService,
+    AddLimiters,
+    UpdateLimiters,
+    AddCLimiters,
+    UpdateCLimiters,
 }
 
 /// A plan as a document to check or simulate: the node table is optional
@@ -439,6 +615,12 @@ export type PlanErrorCode =
   | 'DUPLICATE_NODE' | 'NODE_NOT_FOUND' | 'NODE_OFFLINE' | 'REMOTE_PORT_OUT_OF_RANGE' | 'REMOTE_SHARE_MISSING'
   | 'REMOTE_RESERVE_FAILED' | 'REMOTE_APPLY_FAILED' | 'LINK_INCOMPATIBLE' | 'PORT_MISSING'
   | 'REMOTE_ENTRY_UPDATE_REFUSED' | 'BEFORE_REJECTED' | 'LIMIT_EXCEEDED'
+  | 'FORWARD_TUNNEL_ID_MISSING' | 'FORWARD_ID_MISSING' | 'FORWARD_NOT_FOUND' | 'FORWARD_TUNNEL_NOT_FOUND'
+  | 'FORWARD_NAME_OR_TARGET_EMPTY' | 'FORWARD_REMOTE_PORT_OUT_OF_RANGE' | 'FORWARD_PORT_OUT_OF_RANGE'
+  | 'FORWARD_PORT_TAKEN' | 'FORWARD_ENTRY_PORT_CONFLICT' | 'FORWARD_SYNC_FAILED' | 'NO_TUNNEL_PERMISSION'
+  | 'TUNNEL_DISABLED' | 'UNSAFE_TARGET' | 'SPEED_LIMIT_FORBIDDEN' | 'IN_IP_MULTI_ENTRY'
+  | 'USER_NOT_FOUND' | 'USER_DISABLED' | 'USER_EXPIRED' | 'USER_FLOW_EXCEEDED' | 'USER_FORWARD_LIMIT'
+  | 'USER_TUNNEL_DISABLED' | 'USER_TUNNEL_EXPIRED' | 'USER_TUNNEL_FLOW_EXCEEDED' | 'USER_TUNNEL_FORWARD_LIMIT'
   | (string & {});
 /** What a `HopPolicyError` says went wrong. */
 export type ErrorCode = 'IN001' | 'BAD_ARGUMENT' | 'BAD_OPTIONS' | 'BAD_SCENARIO' | 'LIMIT_EXCEEDED' | 'NOT_INITIALISED' | 'STACK_EXHAUSTED' | 'INTERNAL' | (string & {});

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -407,6 +408,39 @@ try {
     }
   }
   check(pageErrors.length === 0, 'odd documents raise no page error', pageErrors.slice(0, 3));
+
+  // The forward vectors through the web build in Chromium: every one of the 650
+  // (forward-create, forward-update, and redeploys and edits with forwards),
+  // planned in its mode by the page's module; error, local, warnings, db and
+  // (where the vector has it) federation compared as JSON values.
+  {
+    const forwardVectors = fs
+      .readFileSync(path.join(root, 'tests/data/forward-vectors.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l));
+    const t0 = Date.now();
+    const plans = await page.evaluate(async (items) => {
+      const m = await import('/pkg/web/hop_policy.js');
+      await m.default();
+      return items.map(({ input, mode }) => JSON.stringify(m.planTunnel(input, { mode })));
+    }, forwardVectors.map((v) => ({ input: v.input, mode: v.mode })));
+    const ms = Date.now() - t0;
+    const differ = [];
+    forwardVectors.forEach((v, i) => {
+      const plan = JSON.parse(plans[i]);
+      const want = v.expected;
+      const error = want.error === null ? plan.error === null : plan.error?.message === want.error;
+      const keys = ['local', 'warnings', 'db', 'federation'].filter((k) => k === 'local' || Object.hasOwn(want, k));
+      const bad = [!error && 'error', plan.mode !== v.mode && 'mode', ...keys.filter((k) => !isDeepStrictEqual(plan[k], want[k]))].filter(Boolean);
+      if (bad.length) differ.push(`${v.name}: ${bad.join(', ')}`);
+    });
+    check(
+      forwardVectors.length === 650 && differ.length === 0,
+      `${forwardVectors.length - differ.length}/${forwardVectors.length} forward vectors match in Chromium (${ms} ms)`,
+      differ.slice(0, 5),
+    );
+  }
 
   // The web build called before init(): a HopPolicyError that says what to do.
   const early = await page.evaluate(async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PKG, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries } from './helpers.mjs';
+import { PKG, vectors, allVectors, ALL_VECTOR_COUNT, vector, compareToExpected, crateVersion, withoutFederatedRetries } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const hpCjs = require(path.join(PKG, 'node', 'hop_policy.js'));
@@ -17,10 +17,11 @@ test('ESM and CommonJS entries export the same functions', () => {
   }
 });
 
-test('every golden vector (create, update, redeploy): planTunnel and planTunnelJson match expected', () => {
+test('every golden vector (create, update, redeploy, forwards): planTunnel and planTunnelJson match expected', () => {
   const failures = [];
   const all = allVectors();
-  assert.equal(all.length, 613 + 200 + 309);
+  assert.equal(all.length, ALL_VECTOR_COUNT);
+  const byMode = {};
   for (const v of all) {
     const options = { mode: v.mode ?? 'create' };
     const viaObject = hp.planTunnel(v.input, options);
@@ -31,7 +32,9 @@ test('every golden vector (create, update, redeploy): planTunnel and planTunnelJ
     assert.deepEqual(viaObject, viaText, `${v.name}: object and text plans differ`);
     const why = compareToExpected(viaObject, v.expected);
     if (why) failures.push(`${v.name}: ${why}`);
+    byMode[options.mode] = (byMode[options.mode] ?? 0) + 1;
   }
+  console.log(`# planTunnel: ${all.length - failures.length}/${all.length} vectors match (${Object.entries(byMode).map(([m, n]) => `${m} ${n}`).join(', ')})`);
   assert.deepEqual(failures.slice(0, 5), [], `${failures.length} of ${all.length} vectors differ`);
 });
 

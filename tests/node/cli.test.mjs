@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync, openSync, closeSync, mkdirSync, copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ROOT as ROOT_DIR, PKG, CLI, SEED_FILE, VECTORS_FILE, VECTOR_FILES, cli, vectors, allVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
+import { ROOT as ROOT_DIR, PKG, CLI, SEED_FILE, VECTORS_FILE, VECTOR_FILES, cli, vectors, allVectors, ALL_VECTOR_COUNT, forwardVectors, vector, compareToExpected, crateVersion, withoutFederatedRetries, tempDir } from './helpers.mjs';
 
 const tmp = tempDir('hop-policy-cli-');
 const write = (name, text) => {
@@ -45,9 +45,9 @@ test('plan FILE and plan - print the seed plan', () => {
   assert.equal(vectorObject.stdout.trim().split('\n').length, 1);
 });
 
-test('plan --jsonl over every golden vector (create, update, redeploy), in order, each line in its mode', () => {
+test('plan --jsonl over every golden vector (create, update, redeploy, forwards), in order, each line in its mode', () => {
   const all = allVectors();
-  assert.equal(all.length, 613 + 200 + 309);
+  assert.equal(all.length, ALL_VECTOR_COUNT);
   const t0 = process.hrtime.bigint();
   const r = cli(['plan', '--jsonl', '-'], { input: VECTOR_FILES.map((f) => readFileSync(f, 'utf8')).join('') });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -73,7 +73,42 @@ test('plan --jsonl over every golden vector (create, update, redeploy), in order
   assert.equal(compareToExpected(detected, redeploy.expected), null);
   const bad = cli(['plan', '--mode', 'delete', SEED_FILE]);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--mode must be create, update or redeploy/);
+  assert.match(bad.stderr, /--mode must be create, update, redeploy, forward-create or forward-update/);
+});
+
+test('plan --mode forward-create / forward-update, and --jsonl lines in those modes', () => {
+  const fwd = forwardVectors();
+  const create = fwd.find((v) => v.mode === 'forward-create' && v.expected.error === null && v.expected.local.length > 0);
+  const update = fwd.find((v) => v.mode === 'forward-update' && v.expected.error === null && v.expected.local.length > 0);
+  assert.ok(create && update);
+  for (const v of [create, update]) {
+    const r = cli(['plan', '--compact', '--mode', v.mode, '-'], { input: JSON.stringify(v.input) });
+    assert.equal(r.code, 0, r.stderr);
+    const plan = JSON.parse(r.stdout);
+    assert.equal(plan.mode, v.mode, v.name);
+    assert.equal(compareToExpected(plan, v.expected), null, v.name);
+  }
+  // --jsonl: a forward-create line and a forward-update line, each in its mode.
+  const r = cli(['plan', '--jsonl', '-'], { input: `${JSON.stringify(create)}\n${JSON.stringify(update)}\n` });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n').filter((l) => l).map((l) => JSON.parse(l));
+  assert.equal(lines.length, 2);
+  assert.deepEqual(lines.map((p) => p.mode), ['forward-create', 'forward-update']);
+  assert.equal(compareToExpected(lines[0], create.expected), null, create.name);
+  assert.equal(compareToExpected(lines[1], update.expected), null, update.name);
+  // A line's mode wins over what its input would be detected as
+  // (`forward` and `createForwards`: forward-update); --mode wins over both.
+  const input = { ...create.input, createForwards: [] };
+  const asLine = (mode) => JSON.stringify({ name: 'x', mode, input, expected: create.expected });
+  const modes = cli(['plan', '--jsonl', '-'], { input: `${asLine('forward-create')}\n${JSON.stringify(input)}\n` });
+  assert.equal(modes.code, 0, modes.stderr);
+  assert.deepEqual(modes.stdout.split('\n').filter((l) => l).map((l) => JSON.parse(l).mode), ['forward-create', 'forward-update']);
+  const forced = cli(['plan', '--jsonl', '--mode', 'forward-update', '-'], { input: `${asLine('forward-create')}\n` });
+  assert.equal(JSON.parse(forced.stdout).mode, 'forward-update');
+  // check takes the forward modes too.
+  const checked = cli(['check', '-', '--format', 'json', '--mode', 'forward-create'], { input: JSON.stringify(create.input) });
+  assert.ok(checked.code === 0 || checked.code === 1, checked.stderr);
+  assert.ok(Array.isArray(JSON.parse(checked.stdout).findings));
 });
 
 test('input files: a byte order mark is accepted, bytes that are not UTF-8 are refused with their offset', () => {

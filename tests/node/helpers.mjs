@@ -22,13 +22,24 @@ export function vectors() {
   return readVectors(VECTORS_FILE);
 }
 
-/** The vector files of every mode: create, update, redeploy. */
-export const VECTOR_FILES = ['plan', 'update', 'redeploy'].map((m) => path.join(ROOT, 'tests', 'data', `${m}-vectors.jsonl`));
+/** The forward vectors: forward-create, forward-update, and redeploys and edits of tunnels with forwards. */
+export const FORWARD_VECTORS_FILE = path.join(ROOT, 'tests', 'data', 'forward-vectors.jsonl');
 
-/** Every vector of every mode. */
+/** The 650 forward vectors, each with its `mode`. */
+export function forwardVectors() {
+  return readVectors(FORWARD_VECTORS_FILE);
+}
+
+/** The vector files of every mode: create, update, redeploy, then the forward vectors. */
+export const VECTOR_FILES = ['plan', 'update', 'redeploy', 'forward'].map((m) => path.join(ROOT, 'tests', 'data', `${m}-vectors.jsonl`));
+
+/** Every vector of every mode (1,772: 613 create, 200 update, 309 redeploy, 650 forward). */
 export function allVectors() {
   return VECTOR_FILES.flatMap(readVectors);
 }
+
+/** How many vectors `allVectors()` reads. */
+export const ALL_VECTOR_COUNT = 613 + 200 + 309 + 650;
 
 export function vector(name) {
   const v = vectors().find((x) => x.name === name);
@@ -45,7 +56,9 @@ export function crateVersion() {
 
 /**
  * The golden comparison: expected `error` string === plan.error.message, null === null;
- * `federation` and `local` as JSON values. Returns null when equal, else a reason.
+ * `local`, and `federation`, `warnings` and `db` where the vector has them (the
+ * forward vectors' `federation` only on redeploy and update), as JSON values.
+ * Returns null when equal, else a reason.
  */
 export function compareToExpected(plan, expected) {
   if (expected.error === null) {
@@ -53,7 +66,8 @@ export function compareToExpected(plan, expected) {
   } else if (!plan.error || plan.error.message !== expected.error) {
     return `error: want ${JSON.stringify(expected.error)}, got ${JSON.stringify(plan.error)}`;
   }
-  for (const key of ['federation', 'local']) {
+  for (const key of ['federation', 'local', 'warnings', 'db']) {
+    if (key !== 'local' && !Object.hasOwn(expected, key)) continue;
     if (!isDeepStrictEqual(plan[key], expected[key])) return `${key} differs`;
   }
   return null;

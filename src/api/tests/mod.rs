@@ -43,6 +43,12 @@ fn all_vectors() -> Vec<Value> {
     all
 }
 
+/// The forward vectors: forward-create, forward-update, and redeploys and
+/// edits of tunnels with forwards.
+fn forward_vectors() -> Vec<Value> {
+    read_vectors(include_str!("../../../tests/data/forward-vectors.jsonl"))
+}
+
 fn seed() -> Value {
     vectors()
         .into_iter()
@@ -89,6 +95,15 @@ fn shipped() -> Declarations {
         p::ServiceConfig,
         p::Handler,
         p::PlanNode,
+        crate::forward::config::ForwardService,
+        crate::forward::config::Forwarder,
+        crate::forward::config::ForwarderNode,
+        crate::forward::config::ForwarderSelector,
+        crate::forward::config::LimiterData,
+        crate::forward::config::UpdateLimiterData,
+        crate::forward::config::ForwardDb,
+        crate::forward::config::ForwardRowOut,
+        crate::forward::config::ForwardPortOut,
         crate::finding::Severity,
         crate::finding::Fix,
         crate::finding::Finding,
@@ -112,6 +127,10 @@ fn shipped() -> Declarations {
         i::NodeRow,
         i::FederationAllocation,
         i::TunnelInput,
+        i::ForwardPayload,
+        i::ForwardUser,
+        i::StoredForward,
+        i::AgentState,
         i::DbRow,
         i::StoredTables,
         i::RedeployInput,
@@ -170,6 +189,7 @@ fn every_declared_name_resolves_and_every_shipped_name_is_declared() {
     assert_eq!(d.unresolved(), Vec::<String>::new());
     let names: Vec<&str> = d.0.keys().map(String::as_str).collect();
     let expected = [
+        "AgentState",
         "Apply",
         "Assumption",
         "Attempt",
@@ -193,7 +213,16 @@ fn every_declared_name_resolves_and_every_shipped_name_is_declared() {
         "FederationStep",
         "Finding",
         "FindingCode",
+        "ForwardDb",
+        "ForwardPortRow",
+        "ForwardRow",
+        "ForwardService",
+        "Forwarder",
+        "ForwarderNode",
+        "ForwarderSelector",
         "Fix",
+        "ForwardPayload",
+        "ForwardUser",
         "Handler",
         "Hop",
         "HopPolicyErrorFields",
@@ -201,6 +230,7 @@ fn every_declared_name_resolves_and_every_shipped_name_is_declared() {
         "LifecycleOp",
         "LifecycleReport",
         "LifecycleStep",
+        "LimiterData",
         "Limits",
         "Loose",
         "MetaValue",
@@ -229,6 +259,7 @@ fn every_declared_name_resolves_and_every_shipped_name_is_declared() {
         "Severity",
         "SimulateDocument",
         "Strategy",
+        "StoredForward",
         "StoredTables",
         "Summary",
         "Target",
@@ -241,6 +272,7 @@ fn every_declared_name_resolves_and_every_shipped_name_is_declared() {
         "TunnelPayload",
         "TunnelType",
         "UpdateChainData",
+        "UpdateLimiterData",
     ];
     let mut expected = expected.to_vec();
     expected.sort_unstable();
@@ -299,11 +331,52 @@ fn every_golden_input_and_plan_is_declared() {
             expected["nodes"] = Value::Array(vec![]);
             expected["mode"] = Value::from("create");
             expected["assumed"] = Value::Array(vec![]);
+            expected["warnings"] = Value::Array(vec![]);
             accepted(&d, "Plan", &expected);
             plans += 1;
         }
     }
     assert!(plans > 100, "only {plans} accepted vectors");
+}
+
+#[test]
+fn every_forward_input_and_plan_is_declared() {
+    let d = shipped();
+    let vs = forward_vectors();
+    assert_eq!(vs.len(), 650);
+    let mut with_db = 0;
+    for v in &vs {
+        let name = v["name"].as_str().unwrap_or("?");
+        let mode = v["mode"].as_str().expect("forward vectors name their mode");
+        let input = if mode == "redeploy" {
+            "RedeployInput"
+        } else {
+            "TunnelInput"
+        };
+        accepted(&d, input, &v["input"]);
+        accepted(&d, "PlanInput", &v["input"]);
+        accepted(
+            &d,
+            "PlanOptions",
+            &serde_json::from_str(&options_of(v)).expect("JSON"),
+        );
+        let options = api::plan_options(Some(&options_of(v))).expect("options");
+        let plan = encoded(&planner::plan_text(&v["input"].to_string(), &options).expect("plans"));
+        assert_eq!(plan["mode"], mode, "{name}");
+        accepted(&d, "Plan", &plan);
+        accepted(&d, "SimulateDocument", &plan);
+        let expected = &v["expected"];
+        accepted(&d, "Command[]", &expected["local"]);
+        accepted(&d, "string[]", &expected["warnings"]);
+        if let Some(db) = expected.get("db") {
+            accepted(&d, "ForwardDb", db);
+            with_db += 1;
+        }
+        if let Some(federation) = expected.get("federation") {
+            accepted(&d, "FederationStep[]", federation);
+        }
+    }
+    assert!(with_db > 300, "only {with_db} vectors with db rows");
 }
 
 #[test]
