@@ -386,6 +386,13 @@ fn date_now() -> i64 {
     js_sys::Date::now() as i64
 }
 
+/// Runs once when the module is instantiated: the forward paths' expiry
+/// checks take the page's clock when an input gives no `now`.
+#[wasm_bindgen(start)]
+fn start() {
+    crate::forward::set_clock(date_now);
+}
+
 /// A text-form entry point: the optional text is read first, then as much
 /// of the main text as its limit there allows, then `op` runs.
 /// One function for all of them, so that each export is only its own
@@ -399,7 +406,6 @@ fn text_form(
     reader: Reader,
     op: TextOp,
 ) -> Result<String, JsValue> {
-    crate::forward::set_clock(date_now);
     let extra = optional_text(extra, extra_what).map_err(throw)?;
     let extra = extra.as_deref();
     let max = input_bytes::max_input_bytes(reader, extra);
@@ -420,7 +426,6 @@ fn object_form(
     reader: Reader,
     op: TextOp,
 ) -> Result<JsValue, JsValue> {
-    crate::forward::set_clock(date_now);
     let extra = stringify_optional(extra, extra_what).map_err(throw)?;
     let extra = extra.as_deref();
     let max = input_bytes::max_input_bytes(reader, extra);
@@ -480,7 +485,6 @@ pub fn check_document(
     #[wasm_bindgen(unchecked_param_type = "CheckDocument")] doc: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "CheckOptions")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    crate::forward::set_clock(date_now);
     let options = stringify_optional(options, "the check options").map_err(throw)?;
     let options = options.as_deref();
     let max = input_bytes::max_input_bytes(Reader::Check, options);
@@ -498,7 +502,6 @@ pub fn check_document_json(
     #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
     options_json: Option<JsValue>,
 ) -> Result<String, JsValue> {
-    crate::forward::set_clock(date_now);
     let options = optional_text(options_json, "optionsJson").map_err(throw)?;
     let options = options.as_deref();
     let max = input_bytes::max_input_bytes(Reader::Check, options);

@@ -264,31 +264,6 @@ fn one_decimal_eighths(n: i64) -> String {
     format!("{sign}{}.{}", abs / 10, abs % 10)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn limit_lines_round_as_go_prints_them() {
-        // Go: fmt.Sprintf("%.1f", float64(n)/8.0)
-        for (n, text) in [
-            (8, "1.0"),
-            (10, "1.2"),
-            (12, "1.5"),
-            (20, "2.5"),
-            (1, "0.1"),
-            (3, "0.4"),
-            (5, "0.6"),
-            (1000, "125.0"),
-            (-10, "-1.2"),
-            (-1, "-0.1"),
-        ] {
-            assert_eq!(one_decimal_eighths(n), text, "{n}");
-        }
-        assert_eq!(limit_line("$", 10), "$ 1.2MB 1.2MB");
-    }
-}
-
 /// The connection limiters of a forward (`buildConnLimiterConfigs`): its own
 /// when it has `max_conn`, else the user's and the per-IP one.
 pub fn conn_limiters(
@@ -320,4 +295,29 @@ pub fn conn_limiters(
         out.push(rule(vec![format!("$$ {ip_max_conn}")]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_lines_round_as_go_prints_them() {
+        // Go: fmt.Sprintf("%.1f", float64(n)/8.0)
+        for (n, text) in [
+            (8, "1.0"),
+            (10, "1.2"),
+            (12, "1.5"),
+            (20, "2.5"),
+            (1, "0.1"),
+            (3, "0.4"),
+            (5, "0.6"),
+            (1000, "125.0"),
+            (-10, "-1.2"),
+            (-1, "-0.1"),
+        ] {
+            assert_eq!(one_decimal_eighths(n), text, "{n}");
+        }
+        assert_eq!(limit_line("$", 10), "$ 1.2MB 1.2MB");
+    }
 }

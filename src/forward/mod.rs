@@ -276,7 +276,9 @@ impl Panel<'_, '_> {
         row.max_conn = GoText::int(&body.max_conn, old.max_conn);
         row.ip_max_conn = GoText::int(&body.ip_max_conn, old.ip_max_conn).max(0);
         row.proxy_protocol = GoText::int(&body.proxy_protocol, old.proxy_protocol);
-        self.store.forward_mut(id).map(|f| *f = row);
+        if let Some(f) = self.store.forward_mut(id) {
+            *f = row;
+        }
         let entries = port_entries(
             &tunnel.entries,
             port,

@@ -18,21 +18,29 @@ use serde_json::Value;
 /// pair, whatever its values (src/forward/config.rs).
 pub const PLAN_BYTES_PER_FORWARD_PORT: usize = 256;
 
-/// Forwards fan out over entry nodes: each forward an input creates gets a
-/// row and a service pair on every entry. The work is refused, like a
-/// plan's output, when that many pairs could not fit in `maxOutputBytes`.
-fn fan_out_within(forwards: usize, entries: usize, limits: &Limits) -> Result<(), PlanError> {
-    let floor = forwards
+/// Forwards fan out over entry nodes: each forward an input creates (or
+/// an edit moves) gets a row and a service pair on every entry. The work is
+/// refused, like a plan's output, when that many pairs could not fit in
+/// `maxOutputBytes`; the forward rows themselves count against `maxNodes`
+/// as a redeploy's stored node rows do.
+fn fan_out_within(
+    rows: usize,
+    fanning: usize,
+    entries: usize,
+    limits: &Limits,
+) -> Result<(), PlanError> {
+    let refuse = |limit: &'static str, value: usize, max: usize| {
+        let e = crate::limits::LimitError::new(limit, value, max, "/createForwards".into());
+        Err(crate::planner::rejection::limit_error(&e))
+    };
+    if rows > limits.max_nodes {
+        return refuse("maxNodes", rows, limits.max_nodes);
+    }
+    let floor = fanning
         .saturating_mul(entries)
         .saturating_mul(PLAN_BYTES_PER_FORWARD_PORT);
     if floor > limits.max_output_bytes {
-        let e = crate::limits::LimitError::new(
-            "maxOutputBytes",
-            floor,
-            limits.max_output_bytes,
-            "/createForwards".into(),
-        );
-        return Err(crate::planner::rejection::limit_error(&e));
+        return refuse("maxOutputBytes", floor, limits.max_output_bytes);
     }
     Ok(())
 }
@@ -124,7 +132,8 @@ pub fn plan(input: &Value, mode: Mode, limits: &Limits) -> Plan {
         Err(rejection) => return refused(rejection.to_plan_error()),
     };
     let entries = outcome.state.entries.len();
-    if let Err(e) = fan_out_within(ctx.create_forwards.len() + 1, entries, limits) {
+    let created = ctx.create_forwards.len() + 1;
+    if let Err(e) = fan_out_within(created + ctx.forwards.len(), created, entries, limits) {
         return refused(e);
     }
     let mut panel = panel(&ctx, &outcome, obj.get("federation"));
@@ -180,11 +189,27 @@ struct RedeployDb {
 /// A redeploy: the tunnel's apply, then every forward of the tunnel synced
 /// (`redeployTunnelAndForwards`, mutations.go:1617); the first error is the
 /// answer, and the forward rows stay as stored.
-pub fn redeploy_plan(input: &Value, outcome: crate::planner::rejection::Result<Outcome>) -> Plan {
+pub fn redeploy_plan(
+    input: &Value,
+    outcome: crate::planner::rejection::Result<Outcome>,
+    limits: &Limits,
+) -> Plan {
     let mode = Mode::Redeploy.as_str();
-    let has_forwards = input.get("db").and_then(|db| db.get("forward")).is_some();
+    // A dump without forward rows of this tunnel (an older backup's, or a
+    // panel's whose forwards ride on other tunnels) is the tunnel alone, as
+    // the audit plans it.
+    let tunnel_id = stored_tunnel_id(input);
+    let has_forwards = input
+        .get("db")
+        .and_then(|db| db.get("forward"))
+        .and_then(Value::as_array)
+        .is_some_and(|rows| {
+            rows.iter()
+                .any(|r| crate::coerce::go_int(r.get("tunnel_id"), 0) == tunnel_id)
+        });
     let outcome = match outcome {
         Ok(outcome) if !has_forwards => return crate::planner::to_plan(outcome, Mode::Redeploy),
+        Err(rejection) if !has_forwards => return Plan::rejected(rejection.to_plan_error(), mode),
         Ok(outcome) => Ok(outcome),
         Err(rejection) => Err(rejection.to_plan_error()),
     };
@@ -197,6 +222,16 @@ pub fn redeploy_plan(input: &Value, outcome: crate::planner::rejection::Result<O
         Ok(read) => read,
         Err(e) => return Plan::rejected(e.to_plan_error(), mode),
     };
+    // Each forward is synced with lookups in the grants: both count as rows.
+    for (rows, path) in [
+        (tables.forward.len(), "/db/forward"),
+        (tables.user_tunnel.len(), "/db/user_tunnel"),
+    ] {
+        if rows > limits.max_nodes {
+            let e = crate::limits::LimitError::new("maxNodes", rows, limits.max_nodes, path.into());
+            return Plan::rejected(crate::planner::rejection::limit_error(&e), mode);
+        }
+    }
     let mut store = Store::new(
         tables.forward,
         tables.forward_port,
@@ -207,7 +242,6 @@ pub fn redeploy_plan(input: &Value, outcome: crate::planner::rejection::Result<O
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
-            let tunnel_id = stored_tunnel_id(input);
             let mut plan = Plan::rejected(error, mode);
             plan.db = Some(store.tunnel_rows(tunnel_id));
             return plan;
@@ -319,11 +353,8 @@ pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
     };
     let federation = obj.get("federation");
     let widest = before.state.entries.len().max(payload_entries(obj).len());
-    if let Err(e) = fan_out_within(
-        ctx.create_forwards.len() + ctx.forwards.len() + 1,
-        widest,
-        limits,
-    ) {
+    let moved = ctx.create_forwards.len() + ctx.forwards.len();
+    if let Err(e) = fan_out_within(moved, moved, widest, limits) {
         return Plan::rejected(e, mode);
     }
     let mut panel = panel(&ctx, &before, federation);

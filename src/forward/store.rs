@@ -4,7 +4,7 @@
 
 use super::config::{ForwardDb, ForwardPortOut, ForwardRowOut};
 use super::input::{ForwardPortRow, ForwardRow, SpeedLimitRow, UserInput, UserTunnelRow};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The tunnel a forward rides on, as stored.
 #[derive(Debug, Clone)]
@@ -23,8 +23,12 @@ pub struct Store {
     pub tunnels: Vec<TunnelRow>,
     /// By id, ascending.
     pub forwards: Vec<ForwardRow>,
-    /// `forward_port` rows, by id (their `ports` lists are not used here).
-    pub ports: Vec<ForwardPortRow>,
+    /// `forward_port` rows by id.
+    ports: BTreeMap<i64, ForwardPortRow>,
+    /// `(forward_id, row id)`: a forward's rows in id order.
+    by_forward: BTreeSet<(i64, i64)>,
+    /// `(node_id, port, forward_id, row id)`: who holds a node's ports.
+    by_node: BTreeSet<(i64, i64, i64, i64)>,
     speeds: BTreeMap<i64, i64>,
     pub users: BTreeMap<i64, UserInput>,
     pub user_tunnels: Vec<UserTunnelRow>,
@@ -74,12 +78,40 @@ impl Store {
                 p.id = next;
             }
         }
-        ports.sort_by_key(|p| p.id);
         store.next_port_id = next;
         store.next_forward_id = forwards.iter().map(|f| f.id).max().unwrap_or(0);
         store.forwards = forwards;
-        store.ports = ports;
+        for p in ports {
+            store.index_port(p);
+        }
         store
+    }
+
+    fn index_port(&mut self, p: ForwardPortRow) {
+        // A repeated row id keeps the last row.
+        if let Some(old) = self.ports.remove(&p.id) {
+            self.by_forward.remove(&(old.forward_id, old.id));
+            self.by_node
+                .remove(&(old.node_id, old.port, old.forward_id, old.id));
+        }
+        self.by_forward.insert((p.forward_id, p.id));
+        self.by_node.insert((p.node_id, p.port, p.forward_id, p.id));
+        self.ports.insert(p.id, p);
+    }
+
+    fn remove_ports_of(&mut self, forward_id: i64) {
+        let ids: Vec<i64> = self
+            .by_forward
+            .range((forward_id, i64::MIN)..=(forward_id, i64::MAX))
+            .map(|(_, id)| *id)
+            .collect();
+        for id in ids {
+            if let Some(p) = self.ports.remove(&id) {
+                self.by_forward.remove(&(p.forward_id, p.id));
+                self.by_node
+                    .remove(&(p.node_id, p.port, p.forward_id, p.id));
+            }
+        }
     }
 
     pub fn tunnel(&self, id: i64) -> Option<&TunnelRow> {
@@ -96,10 +128,9 @@ impl Store {
 
     /// `ListForwardPorts`: a forward's rows by id.
     pub fn ports_of(&self, forward_id: i64) -> Vec<ForwardPortRow> {
-        self.ports
-            .iter()
-            .filter(|p| p.forward_id == forward_id)
-            .cloned()
+        self.by_forward
+            .range((forward_id, i64::MIN)..=(forward_id, i64::MAX))
+            .filter_map(|(_, id)| self.ports.get(id).cloned())
             .collect()
     }
 
@@ -177,18 +208,15 @@ impl Store {
         node_id > 0
             && port > 0
             && self
-                .ports
-                .iter()
-                .any(|p| p.node_id == node_id && p.port == port && p.forward_id != forward_id)
+                .by_node
+                .range((node_id, port, i64::MIN, i64::MIN)..=(node_id, port, i64::MAX, i64::MAX))
+                .any(|(_, _, f, _)| *f != forward_id)
     }
 
     /// `GetUsedPortsOnNodeAsMap`: forward ports and chain ports of the node.
     pub fn used_ports(&self, node_id: i64) -> Vec<i64> {
-        let forwards = self
-            .ports
-            .iter()
-            .filter(|p| p.node_id == node_id)
-            .map(|p| p.port);
+        let all = (node_id, i64::MIN, i64::MIN, i64::MIN)..=(node_id, i64::MAX, i64::MAX, i64::MAX);
+        let forwards = self.by_node.range(all).map(|(_, port, _, _)| *port);
         let chains = self
             .chain_ports
             .iter()
@@ -219,7 +247,7 @@ impl Store {
 
     pub fn insert_port(&mut self, forward_id: i64, node_id: i64, port: i64, in_ip: Option<String>) {
         self.next_port_id += 1;
-        self.ports.push(ForwardPortRow {
+        self.index_port(ForwardPortRow {
             id: self.next_port_id,
             forward_id,
             node_id,
@@ -231,7 +259,7 @@ impl Store {
     /// `ReplaceForwardPorts`: the forward's rows deleted, then `entries`
     /// (`(node, port, in_ip)`) inserted with new ids.
     pub fn replace_ports(&mut self, forward_id: i64, entries: &[(i64, i64, String)]) {
-        self.ports.retain(|p| p.forward_id != forward_id);
+        self.remove_ports_of(forward_id);
         for (node, port, in_ip) in entries {
             let in_ip = (!in_ip.is_empty()).then(|| in_ip.clone());
             self.insert_port(forward_id, *node, *port, in_ip);
@@ -241,16 +269,17 @@ impl Store {
     /// `deleteForwardByID`'s rows.
     pub fn delete_forward(&mut self, id: i64) {
         self.forwards.retain(|f| f.id != id);
-        self.ports.retain(|p| p.forward_id != id);
+        self.remove_ports_of(id);
     }
 
     /// The rows of the tunnel's forwards, as the vectors list them.
     pub fn tunnel_rows(&self, tunnel_id: i64) -> ForwardDb {
         let forwards = self.forwards_of_tunnel(tunnel_id);
-        let forward_port = self
-            .ports
+        let mut rows: Vec<ForwardPortRow> =
+            forwards.iter().flat_map(|f| self.ports_of(f.id)).collect();
+        rows.sort_by_key(|p| p.id);
+        let forward_port = rows
             .iter()
-            .filter(|p| forwards.iter().any(|f| f.id == p.forward_id))
             .map(|p| ForwardPortOut {
                 id: p.id,
                 forward_id: p.forward_id,

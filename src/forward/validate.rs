@@ -274,10 +274,14 @@ fn node_ranges(node: &NodeRecord) -> Option<Vec<(i64, i64)>> {
     }
 }
 
+/// One entry node's ports: its ranges in listed order, and the ports its
+/// rows already use (sorted).
+type NodePorts = (Vec<(i64, i64)>, Vec<i64>);
+
 /// The first port, in the order the first range list lists them, that every
 /// other list holds and no list's node uses: the first of the server's
 /// `commonAvailable`.
-fn first_common_free(lists: &[(Vec<(i64, i64)>, Vec<i64>)]) -> Option<i64> {
+fn first_common_free(lists: &[NodePorts]) -> Option<i64> {
     let (first, rest) = lists.split_first()?;
     let free_everywhere = |p: i64| {
         lists
@@ -361,7 +365,7 @@ mod tests {
 
     /// The server's way: expand each list, drop its node's used ports,
     /// intersect in the first list's order.
-    fn expanded(lists: &[(Vec<(i64, i64)>, Vec<i64>)]) -> Option<i64> {
+    fn expanded(lists: &[NodePorts]) -> Option<i64> {
         let mut common: Option<Vec<i64>> = None;
         for (ranges, used) in lists {
             let free: Vec<i64> = ranges
@@ -387,7 +391,7 @@ mod tests {
             (seed % n) as i64
         };
         for _ in 0..3000 {
-            let lists: Vec<(Vec<(i64, i64)>, Vec<i64>)> = (0..1 + next(3))
+            let lists: Vec<NodePorts> = (0..1 + next(3))
                 .map(|_| {
                     let ranges = (0..1 + next(3))
                         .map(|_| {

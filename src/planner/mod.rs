@@ -189,7 +189,7 @@ pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
         },
     };
     if mode == Mode::Redeploy {
-        return crate::forward::modes::redeploy_plan(input, outcome);
+        return crate::forward::modes::redeploy_plan(input, outcome, limits);
     }
     match outcome {
         Ok(outcome) => to_plan(outcome, mode),
