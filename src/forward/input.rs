@@ -31,29 +31,31 @@ pub struct ForwardBody {
     pub proxy_protocol: Option<GoText>,
 }
 
-/// The user making the request (`user` table plus the token's role).
+/// The user making the request, as the forward modes give it (camelCase,
+/// plus the token's `roleId`) or as a `user` row of a database dump stores
+/// it (snake_case columns, the name in `user`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct UserInput {
     #[serde(deserialize_with = "loose::int")]
     pub id: i64,
     /// 0: administrator; anything else: a normal user.
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "role_id", deserialize_with = "loose::int")]
     pub role_id: i64,
-    #[serde(deserialize_with = "loose::string")]
+    #[serde(alias = "user", deserialize_with = "loose::column")]
     pub name: String,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "max_conn", deserialize_with = "loose::int")]
     pub max_conn: i64,
     #[serde(deserialize_with = "loose::int")]
     pub status: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "exp_time", deserialize_with = "loose::int")]
     pub exp_time: i64,
     /// Quota in GB.
     #[serde(deserialize_with = "loose::int")]
     pub flow: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "in_flow", deserialize_with = "loose::int")]
     pub in_flow: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "out_flow", deserialize_with = "loose::int")]
     pub out_flow: i64,
     /// Most active forwards; 0 = no limit.
     #[serde(deserialize_with = "loose::int")]
@@ -87,49 +89,6 @@ impl UserInput {
             "admin".into()
         } else {
             format!("user{}", self.id)
-        }
-    }
-}
-
-/// A `user` row of a database dump (snake_case columns).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct UserRow {
-    #[serde(deserialize_with = "loose::int")]
-    pub id: i64,
-    #[serde(deserialize_with = "loose::column")]
-    pub user: String,
-    #[serde(deserialize_with = "loose::int")]
-    pub role_id: i64,
-    #[serde(deserialize_with = "loose::int")]
-    pub max_conn: i64,
-    #[serde(deserialize_with = "loose::int")]
-    pub status: i64,
-    #[serde(deserialize_with = "loose::int")]
-    pub exp_time: i64,
-    #[serde(deserialize_with = "loose::int")]
-    pub flow: i64,
-    #[serde(deserialize_with = "loose::int")]
-    pub in_flow: i64,
-    #[serde(deserialize_with = "loose::int")]
-    pub out_flow: i64,
-    #[serde(deserialize_with = "loose::int")]
-    pub num: i64,
-}
-
-impl From<UserRow> for UserInput {
-    fn from(r: UserRow) -> Self {
-        UserInput {
-            id: r.id,
-            role_id: r.role_id,
-            name: r.user,
-            max_conn: r.max_conn,
-            status: r.status,
-            exp_time: r.exp_time,
-            flow: r.flow,
-            in_flow: r.in_flow,
-            out_flow: r.out_flow,
-            num: r.num,
         }
     }
 }
@@ -275,6 +234,6 @@ pub struct ForwardTables {
     pub forward: Vec<ForwardRow>,
     pub forward_port: Vec<ForwardPortRow>,
     pub speed_limit: Vec<SpeedLimitRow>,
-    pub user: Vec<UserRow>,
+    pub user: Vec<UserInput>,
     pub user_tunnel: Vec<UserTunnelRow>,
 }

@@ -119,6 +119,24 @@ impl Panel<'_, '_> {
         Ok(())
     }
 
+    /// The tunnel a forward request names, once the requester may use it
+    /// and it is enabled (`ensureTunnelPermission`, then the tunnel row).
+    fn usable_tunnel(
+        &self,
+        tunnel_id: i64,
+        update: bool,
+    ) -> Result<store::TunnelRow, ForwardRejection> {
+        validate::tunnel_permission(&self.store, self.user.id, self.user.role_id, tunnel_id)?;
+        let tunnel = self
+            .store
+            .tunnel(tunnel_id)
+            .ok_or(ForwardRejection::TunnelNotFound)?;
+        if tunnel.status != 1 {
+            return Err(ForwardRejection::TunnelDisabled { update });
+        }
+        Ok(tunnel.clone())
+    }
+
     /// `normalizeSpeedLimitReference`: a speed limit id that names no row is none.
     fn speed_limit(&self, id: Option<i64>) -> Option<i64> {
         id.filter(|id| self.store.speed(*id).is_some())
@@ -149,15 +167,7 @@ impl Panel<'_, '_> {
         if tunnel_id <= 0 {
             return Err(ForwardRejection::TunnelIdMissing);
         }
-        validate::tunnel_permission(&self.store, user.id, user.role_id, tunnel_id)?;
-        let tunnel = self
-            .store
-            .tunnel(tunnel_id)
-            .cloned()
-            .ok_or(ForwardRejection::TunnelNotFound)?;
-        if tunnel.status != 1 {
-            return Err(ForwardRejection::TunnelDisabled { update: false });
-        }
+        let tunnel = self.usable_tunnel(tunnel_id, false)?;
         self.user_allowed(tunnel_id)?;
         let name = GoText::text(&body.name).to_string();
         let remote_addr = GoText::text(&body.remote_addr).to_string();
@@ -245,15 +255,7 @@ impl Panel<'_, '_> {
         if tunnel_id <= 0 {
             return Err(ForwardRejection::TunnelIdMissing);
         }
-        validate::tunnel_permission(&self.store, user.id, user.role_id, tunnel_id)?;
-        let tunnel = self
-            .store
-            .tunnel(tunnel_id)
-            .cloned()
-            .ok_or(ForwardRejection::TunnelNotFound)?;
-        if tunnel.status != 1 {
-            return Err(ForwardRejection::TunnelDisabled { update: true });
-        }
+        let tunnel = self.usable_tunnel(tunnel_id, true)?;
         let or_old = |v: &Option<GoText>, old: &str| match GoText::text(v).trim() {
             "" => old.to_string(),
             s => s.to_string(),

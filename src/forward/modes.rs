@@ -236,7 +236,7 @@ pub fn redeploy_plan(
         tables.forward,
         tables.forward_port,
         &tables.speed_limit,
-        tables.user.into_iter().map(UserInput::from).collect(),
+        tables.user,
         tables.user_tunnel,
     );
     let outcome = match outcome {

@@ -216,58 +216,59 @@ impl Syncer<'_, '_> {
         Ok(None)
     }
 
-    /// `upsertLimiterOnNode`: add, or update when it exists.
-    fn upsert_limiter(&mut self, node_id: i64, data: LimiterData) -> Result<(), String> {
+    /// Adds a limiter, or updates it when the agent already has one of that
+    /// name. `words` are the server's prefixes for a failed add and a failed
+    /// update (`upsertLimiterOnNode` has none; control_plane.go:1913, 2011).
+    fn add_or_update(
+        &mut self,
+        node_id: i64,
+        kind: LimiterKind,
+        data: LimiterData,
+        words: Option<(&str, &str)>,
+    ) -> Result<(), String> {
+        let (add, update) = match kind {
+            LimiterKind::Traffic => ("AddLimiters", "UpdateLimiters"),
+            LimiterKind::Connection => ("AddCLimiters", "UpdateCLimiters"),
+        };
+        let wrap = |prefix: Option<&str>, e: String| match prefix {
+            Some(p) => format!("{p}: {e}"),
+            None => e,
+        };
         match self.send(
             node_id,
-            "AddLimiters",
-            CommandData::Limiter(data.clone()),
-            false,
-            false,
-        ) {
-            Err(e) if is_already_exists(&e) => {
-                let update = UpdateLimiterData {
-                    limiter: data.name.clone(),
-                    data,
-                };
-                self.send(
-                    node_id,
-                    "UpdateLimiters",
-                    CommandData::UpdateLimiter(update),
-                    false,
-                    false,
-                )
-            }
-            other => other,
-        }
-    }
-
-    /// `ensureTrafficLimiterOnNode` (the per-IP limiter).
-    fn traffic_limiter(&mut self, node_id: i64, data: LimiterData) -> Result<(), String> {
-        match self.send(
-            node_id,
-            "AddLimiters",
+            add,
             CommandData::Limiter(data.clone()),
             false,
             false,
         ) {
             Ok(()) => Ok(()),
-            Err(e) if !is_already_exists(&e) => Err(format!("限速规则下发失败: {e}")),
+            Err(e) if !is_already_exists(&e) => Err(wrap(words.map(|w| w.0), e)),
             Err(_) => {
-                let update = UpdateLimiterData {
+                let data = UpdateLimiterData {
                     limiter: data.name.clone(),
                     data,
                 };
                 self.send(
                     node_id,
-                    "UpdateLimiters",
-                    CommandData::UpdateLimiter(update),
+                    update,
+                    CommandData::UpdateLimiter(data),
                     false,
                     false,
                 )
-                .map_err(|e| format!("限速规则更新失败: {e}"))
+                .map_err(|e| wrap(words.map(|w| w.1), e))
             }
         }
+    }
+
+    /// `upsertLimiterOnNode`: the forward's or the grant's traffic limiter.
+    fn upsert_limiter(&mut self, node_id: i64, data: LimiterData) -> Result<(), String> {
+        self.add_or_update(node_id, LimiterKind::Traffic, data, None)
+    }
+
+    /// `ensureTrafficLimiterOnNode` (the per-IP limiter).
+    fn traffic_limiter(&mut self, node_id: i64, data: LimiterData) -> Result<(), String> {
+        let words = ("限速规则下发失败", "限速规则更新失败");
+        self.add_or_update(node_id, LimiterKind::Traffic, data, Some(words))
     }
 
     /// `ensureConnLimiterOnNode`.
@@ -275,30 +276,8 @@ impl Syncer<'_, '_> {
         if data.name.is_empty() || data.limits.is_empty() {
             return Ok(());
         }
-        match self.send(
-            node_id,
-            "AddCLimiters",
-            CommandData::Limiter(data.clone()),
-            false,
-            false,
-        ) {
-            Ok(()) => Ok(()),
-            Err(e) if !is_already_exists(&e) => Err(format!("连接限制器下发失败: {e}")),
-            Err(_) => {
-                let update = UpdateLimiterData {
-                    limiter: data.name.clone(),
-                    data: data.clone(),
-                };
-                self.send(
-                    node_id,
-                    "UpdateCLimiters",
-                    CommandData::UpdateLimiter(update),
-                    false,
-                    false,
-                )
-                .map_err(|e| format!("连接限制器更新失败: {e}"))
-            }
-        }
+        let words = ("连接限制器下发失败", "连接限制器更新失败");
+        self.add_or_update(node_id, LimiterKind::Connection, data.clone(), Some(words))
     }
 
     /// `UpdateService` of the pair; a refusal falls back to `AddService`
@@ -450,6 +429,13 @@ impl Syncer<'_, '_> {
             not_found,
         })
     }
+}
+
+/// An agent's two limiter registries.
+#[derive(Clone, Copy)]
+enum LimiterKind {
+    Traffic,
+    Connection,
 }
 
 struct Control {
