@@ -564,13 +564,14 @@ impl Encode for MetaValue {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn a_plan_read_back_from_its_json_keeps_its_commands_and_federation() {
-        let input = json!({
+    /// A tunnel of three nodes whose middle is federated (node 2, shared
+    /// with a token), for tests across the crate.
+    pub(crate) fn federated_middle_input() -> Value {
+        json!({
             "tunnel": {"id": 7, "name": "t", "type": 2,
                 "inNodeId": [{"nodeId": 1}],
                 "chainNodes": [[{"nodeId": 2, "protocol": "tls", "port": 44010}]],
@@ -582,7 +583,12 @@ mod tests {
                     "remoteConfig": "{\"portRangeStart\": 44000, \"portRangeEnd\": 44100}"},
                 {"id": 3, "name": "c", "serverIp": "203.0.113.3", "status": 1}
             ]
-        });
+        })
+    }
+
+    #[test]
+    fn a_plan_read_back_from_its_json_keeps_its_commands_and_federation() {
+        let input = federated_middle_input();
         let plan = crate::planner::plan(&input);
         assert!(plan.error.is_none(), "{:?}", plan.error);
         let text = crate::encode::to_string(&plan);

@@ -73,31 +73,50 @@ fn chain_ports(outcome: &Outcome) -> Vec<(i64, i64)> {
         .collect()
 }
 
-/// The panel of a forward-mode input once its tunnel is created.
+/// The tables as the tunnel `outcome` deployed left them: its row and its
+/// chain rows' ports.
+fn seat_tunnel(store: &mut Store, outcome: &Outcome) {
+    store.tunnels = vec![tunnel_row(outcome)];
+    store.chain_ports = chain_ports(outcome);
+}
+
+/// The panel a forward request meets on the tunnel `outcome` deployed,
+/// with `store`'s rows and `user` asking.
+fn panel_on<'s>(
+    mut store: Store,
+    outcome: &'s Outcome,
+    ctx: &ForwardContext,
+    federation: Option<&'s Value>,
+    user: UserInput,
+) -> Panel<'s, 's> {
+    seat_tunnel(&mut store, outcome);
+    Panel {
+        store,
+        nodes: &outcome.nodes,
+        agents: Agents::new(&outcome.nodes, federation, &ctx.agents, &ctx.offline),
+        user,
+        allow_local: allow_local(ctx),
+        now: ctx.now.or_else(super::clock_now),
+        assumed: vec![],
+        warnings: vec![],
+    }
+}
+
+/// The panel of a forward-mode input once its tunnel is created: the
+/// context's rows, its user asking.
 fn panel<'s>(
     ctx: &ForwardContext,
     outcome: &'s Outcome,
     federation: Option<&'s Value>,
 ) -> Panel<'s, 's> {
-    let mut store = Store::new(
+    let store = Store::new(
         ctx.forwards.clone(),
         vec![],
         &ctx.speed_limits,
         vec![ctx.user.clone()],
         ctx.user_tunnel.clone().into_iter().collect(),
     );
-    store.tunnels.push(tunnel_row(outcome));
-    store.chain_ports = chain_ports(outcome);
-    Panel {
-        store,
-        nodes: &outcome.nodes,
-        agents: Agents::new(&outcome.nodes, federation, &ctx.agents, &ctx.offline),
-        user: ctx.user.clone(),
-        allow_local: allow_local(ctx),
-        now: ctx.now.or_else(super::clock_now),
-        assumed: vec![],
-        warnings: vec![],
-    }
+    panel_on(store, outcome, ctx, federation, ctx.user.clone())
 }
 
 fn allow_local(ctx: &ForwardContext) -> bool {
@@ -232,7 +251,7 @@ pub fn redeploy_plan(
             return Plan::rejected(crate::planner::rejection::limit_error(&e), mode);
         }
     }
-    let mut store = Store::new(
+    let store = Store::new(
         tables.forward,
         tables.forward_port,
         &tables.speed_limit,
@@ -247,18 +266,14 @@ pub fn redeploy_plan(
             return plan;
         }
     };
-    store.tunnels.push(tunnel_row(&outcome));
-    store.chain_ports = chain_ports(&outcome);
-    let mut plan = crate::planner::tunnel_plan(&outcome, Mode::Redeploy);
-    sync_tunnel_forwards(
-        &mut plan,
-        &outcome,
+    let panel = panel_on(
         store,
+        &outcome,
         &ctx,
         input.get("federation"),
-        true,
+        UserInput::default(),
     );
-    plan
+    sync_redeployed_forwards(panel, &outcome)
 }
 
 /// The tunnel a redeploy names: `tunnelId`, else its `db.tunnel` row's id.
@@ -274,46 +289,26 @@ fn stored_tunnel_id(input: &Value) -> i64 {
     crate::coerce::go_int(row.and_then(|r| r.get("id")), 0)
 }
 
-/// What the tunnel paths add after their own apply: every forward of the
-/// tunnel synced. `first_error_fails`: a redeploy answers with the first
-/// error; an edit ignores them.
-pub fn sync_tunnel_forwards(
-    plan: &mut Plan,
-    outcome: &Outcome,
-    store: Store,
-    ctx: &ForwardContext,
-    federation: Option<&Value>,
-    first_error_fails: bool,
-) {
+/// The end of a redeploy: every forward of the tunnel synced after the
+/// tunnel's own commands; the first error is the answer.
+fn sync_redeployed_forwards(mut panel: Panel<'_, '_>, outcome: &Outcome) -> Plan {
     let tunnel_id = outcome.state.id;
-    let mut panel = Panel {
-        store,
-        nodes: &outcome.nodes,
-        agents: Agents::new(&outcome.nodes, federation, &ctx.agents, &ctx.offline),
-        user: UserInput::default(),
-        allow_local: allow_local(ctx),
-        now: ctx.now.or_else(super::clock_now),
-        assumed: vec![],
-        warnings: vec![],
-    };
-    let mut warnings = Vec::new();
+    let mut plan = crate::planner::tunnel_plan(outcome, Mode::Redeploy);
     for forward in panel.store.forwards_of_tunnel(tunnel_id) {
         let synced = panel.sync(forward.id);
-        warnings.extend(synced.warnings);
+        plan.warnings.extend(synced.warnings);
         if let Some(e) = synced.error {
-            if first_error_fails {
-                *plan = Plan::rejected(
-                    ForwardRejection::SyncFailed(e).to_plan_error(),
-                    plan.mode.as_str(),
-                );
-                plan.db = Some(panel.store.tunnel_rows(tunnel_id));
-                return;
-            }
+            let mut plan = Plan::rejected(
+                ForwardRejection::SyncFailed(e).to_plan_error(),
+                Mode::Redeploy.as_str(),
+            );
+            plan.db = Some(panel.store.tunnel_rows(tunnel_id));
+            return plan;
         }
     }
     plan.local.extend(panel.agents.log);
-    plan.warnings.extend(warnings);
     plan.db = Some(panel.store.tunnel_rows(tunnel_id));
+    plan
 }
 
 /// Whether a tunnel edit's input carries forwards to re-sync.
@@ -395,8 +390,7 @@ pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
         }
     };
     let cleanup = std::mem::take(&mut panel.agents.log);
-    panel.store.tunnels = vec![tunnel_row(&edited)];
-    panel.store.chain_ports = chain_ports(&edited);
+    seat_tunnel(&mut panel.store, &edited);
     if entries_changed || before.state.kind != edited.state.kind {
         for forward in panel.store.forwards_of_tunnel(tunnel_id) {
             let synced = panel.sync(forward.id);

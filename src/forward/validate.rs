@@ -106,7 +106,7 @@ fn safe_target(part: &str) -> Result<TargetCheck, ForwardRejection> {
     if is_loopback_or_private(ip) {
         return Err(ForwardRejection::UnsafeTarget(format!(
             "address {} resolves to internal IP: {}",
-            go_quote(part),
+            crate::go::strings::quote(part),
             go_ip_string(ip)
         )));
     }
@@ -133,28 +133,6 @@ fn go_ip_string(ip: IpAddr) -> String {
         },
         v4 => v4.to_string(),
     }
-}
-
-/// Go's `%q` (`strconv.Quote`) for an address: quotes, backslash escapes
-/// for quote, backslash and ASCII control characters; other text as is.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// `validateRemoteNodePort`, `validateLocalNodePort` and

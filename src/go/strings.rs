@@ -76,6 +76,29 @@ pub(crate) fn key_eq_ci(a: &str, b: &str) -> bool {
     key_match(a, b).is_some()
 }
 
+/// Go's `%q` (`strconv.Quote`) of plain text: quotes, backslash escapes
+/// for quote, backslash and ASCII control characters; other text as is
+/// (its `\u` escapes of unprintable Unicode are not reproduced).
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -463,20 +463,8 @@ mod tests {
 
     #[test]
     fn planned_configs_print_as_their_redacted_values() {
-        let input = serde_json::json!({
-            "tunnel": {"id": 7, "name": "t", "type": 2,
-                "inNodeId": [{"nodeId": 1}],
-                "chainNodes": [[{"nodeId": 2, "protocol": "tls", "port": 44010}]],
-                "outNodeId": [{"nodeId": 3, "protocol": "tls", "port": 45001}]},
-            "nodes": [
-                {"id": 1, "name": "a", "serverIp": "198.51.100.11", "status": 1,
-                    "interfaceName": "https://u:p@h?token=t"},
-                {"id": 2, "name": "b", "serverIp": "198.51.100.12", "status": 1,
-                    "isRemote": 1, "remoteUrl": "https://p", "remoteToken": "tok",
-                    "remoteConfig": "{\"portRangeStart\": 44000, \"portRangeEnd\": 44100}"},
-                {"id": 3, "name": "c", "serverIp": "203.0.113.3", "status": 1}
-            ]
-        });
+        let mut input = crate::plan::tests::federated_middle_input();
+        input["nodes"][0]["interfaceName"] = "https://u:p@h?token=t".into();
         let plan = crate::planner::plan(&input);
         assert!(plan.error.is_none(), "{:?}", plan.error);
         let commands = plan.federation.iter().flat_map(|f| &f.commands);
