@@ -226,6 +226,67 @@ impl<'a> Service<'a> {
     pub fn handler_metadata(&self) -> Field<'a> {
         self.handler_field.within("metadata")
     }
+
+    /// `handler.type`.
+    pub fn handler_type(&self) -> Text<'a> {
+        Text::from(self.handler_field.within("type"))
+    }
+
+    /// The targets of GOST's local port-forward handler (handler type `tcp`,
+    /// `udp` or `forward` with a `forwarder`), as it tries them; `None` for
+    /// any other service.
+    pub fn forwarder(&self) -> Option<Forwarder<'a>> {
+        let kind = self.handler_type().str()?;
+        if !["tcp", "udp", "forward"].contains(&kind) {
+            return None;
+        }
+        let forwarder = Field::of(Some(self.obj), "forwarder");
+        forwarder.object()?;
+        let targets: Vec<&'a str> = items(forwarder.within("nodes"))
+            .iter()
+            .filter_map(|n| Text::of(n.as_object(), "addr").str())
+            .collect();
+        let selector = Metadata::of(forwarder.within("selector").value());
+        let handler_md = Metadata::of(self.handler_metadata().value());
+        Some(Forwarder {
+            max_retries: handler_md
+                .int("maxRetries")
+                .or_else(|| handler_md.int("retry.max"))
+                .filter(|m| *m > 0),
+            targets,
+            max_fails: selector.int("maxFails").filter(|m| *m > 0).unwrap_or(1),
+            fail_timeout_ns: selector
+                .duration_ns("failTimeout")
+                .and_then(|ns| i64::try_from(ns).ok())
+                .filter(|ns| *ns > 0),
+        })
+    }
+}
+
+/// A forward service's targets and how its handler walks them (go-gost
+/// `x/handler/forward/local/handler.go:181-275`).
+#[derive(Debug)]
+pub(crate) struct Forwarder<'a> {
+    /// `forwarder.nodes[].addr`, in order.
+    pub targets: Vec<&'a str>,
+    /// `handler.metadata.maxRetries` when positive.
+    pub max_retries: Option<i64>,
+    /// The target selector's fail filter: marks before a target is skipped,
+    /// and for how long (`None`: GOST's default).
+    pub max_fails: i64,
+    pub fail_timeout_ns: Option<i64>,
+}
+
+impl Forwarder<'_> {
+    /// How many targets one connection tries: `maxRetries`, else every
+    /// target, each at most once (a try excludes the targets tried before).
+    pub fn tries(&self) -> usize {
+        let all = self.targets.len().max(1);
+        match self.max_retries {
+            Some(m) => usize::try_from(m).unwrap_or(usize::MAX).min(all),
+            None => all,
+        }
+    }
 }
 
 /// One chain (`ChainConfig`), read on call: the checker needs its name and

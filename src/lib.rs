@@ -26,6 +26,7 @@ pub mod address;
 pub mod api;
 pub mod builders;
 pub mod check;
+pub mod cleanup;
 pub mod coerce;
 pub mod encode;
 pub mod error;

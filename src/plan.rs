@@ -30,6 +30,20 @@ shape! {
         #[doc = " The forward and forward_port rows the server would store for the"]
         #[doc = " tunnel's forwards (forward modes, and redeploys and edits with forwards)."]
         pub db: Option<crate::forward::ForwardDb> => "db": "ForwardDb" optional,
+        #[doc = " The forward modes only: the tunnel's own apply, which the server ran when"]
+        #[doc = " the tunnel was created and this request does not send. Its chains are"]
+        #[doc = " what the forward services route through; the checker and the simulator"]
+        #[doc = " read them from here."]
+        pub deployed: Option<TunnelDeploy> => "deployed": "TunnelDeploy" optional,
+    }
+}
+
+shape! {
+    #[doc = " What a tunnel's apply left on its nodes (`Plan::deployed`)."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TunnelDeploy {
+        pub federation: Vec<FederationStep> => "federation",
+        pub local: Vec<Command> => "local",
     }
 }
 
@@ -60,6 +74,7 @@ impl Plan {
             assumed: vec![],
             warnings: vec![],
             db: None,
+            deployed: None,
         }
     }
 
@@ -101,49 +116,15 @@ impl Plan {
             };
             return Ok(Plan::rejected(error, &mode));
         }
-        let mut federation = Vec::new();
-        for (j, step) in list(doc, "federation").iter().enumerate() {
-            let node_id = node_of(step).ok_or_else(|| no_node("federation", j))?;
-            let reserve = step.get("reserve").unwrap_or(&Value::Null);
-            let apply = step.get("apply").unwrap_or(&Value::Null);
-            let targets = apply.get("targets").and_then(Value::as_array).map(|t| {
-                let read = |t: &Value| Target {
-                    host: text(t, "host"),
-                    port: int(t, "port"),
-                    protocol: text(t, "protocol"),
-                };
-                Shared::new(t.iter().map(read).collect())
-            });
-            federation.push(FederationStep {
-                node_id,
-                role: text(step, "role"),
-                resource_key: text(step, "resourceKey"),
-                reserve: Reserve {
-                    resource_key: text(reserve, "resourceKey"),
-                    protocol: text(reserve, "protocol"),
-                    requested_port: int(reserve, "requestedPort"),
-                },
-                apply: Apply {
-                    resource_key: text(apply, "resourceKey"),
-                    role: text(apply, "role"),
-                    protocol: text(apply, "protocol"),
-                    strategy: text(apply, "strategy"),
-                    targets,
-                },
-                // The provider sends them to the node it shares.
-                commands: list(step, "commands")
-                    .iter()
-                    .map(|c| command_of(c, node_of(c).unwrap_or(node_id)))
-                    .collect(),
-            });
-        }
-        let mut local = Vec::new();
-        for (k, c) in list(doc, "local").iter().enumerate() {
-            local.push(command_of(
-                c,
-                node_of(c).ok_or_else(|| no_node("local", k))?,
-            ));
-        }
+        let federation = read_federation(doc)?;
+        let local = read_local(doc, "local")?;
+        let deployed = match doc.get("deployed").filter(|t| t.is_object()) {
+            Some(t) => Some(TunnelDeploy {
+                federation: read_federation(t).map_err(|e| e.under("/deployed"))?,
+                local: read_local(t, "local").map_err(|e| e.under("/deployed"))?,
+            }),
+            None => None,
+        };
         Ok(Plan {
             error: None,
             federation,
@@ -153,8 +134,67 @@ impl Plan {
             assumed: vec![],
             warnings: vec![],
             db: None,
+            deployed,
         })
     }
+}
+
+impl PlanReadError {
+    /// The same error, for a plan read inside `prefix`.
+    fn under(mut self, prefix: &str) -> PlanReadError {
+        self.path = format!("{prefix}{}", self.path);
+        self
+    }
+}
+
+/// A plan's `federation` steps, as [`Plan::from_json`] reads them.
+fn read_federation(doc: &Value) -> Result<Vec<FederationStep>, PlanReadError> {
+    let mut federation = Vec::new();
+    for (j, step) in list(doc, "federation").iter().enumerate() {
+        let node_id = node_of(step).ok_or_else(|| no_node("federation", j))?;
+        let reserve = step.get("reserve").unwrap_or(&Value::Null);
+        let apply = step.get("apply").unwrap_or(&Value::Null);
+        let targets = apply.get("targets").and_then(Value::as_array).map(|t| {
+            let read = |t: &Value| Target {
+                host: text(t, "host"),
+                port: int(t, "port"),
+                protocol: text(t, "protocol"),
+            };
+            Shared::new(t.iter().map(read).collect())
+        });
+        federation.push(FederationStep {
+            node_id,
+            role: text(step, "role"),
+            resource_key: text(step, "resourceKey"),
+            reserve: Reserve {
+                resource_key: text(reserve, "resourceKey"),
+                protocol: text(reserve, "protocol"),
+                requested_port: int(reserve, "requestedPort"),
+            },
+            apply: Apply {
+                resource_key: text(apply, "resourceKey"),
+                role: text(apply, "role"),
+                protocol: text(apply, "protocol"),
+                strategy: text(apply, "strategy"),
+                targets,
+            },
+            // The provider sends them to the node it shares.
+            commands: list(step, "commands")
+                .iter()
+                .map(|c| command_of(c, node_of(c).unwrap_or(node_id)))
+                .collect(),
+        });
+    }
+    Ok(federation)
+}
+
+/// A plan's command list `key`, as [`Plan::from_json`] reads it.
+fn read_local(doc: &Value, key: &str) -> Result<Vec<Command>, PlanReadError> {
+    let mut local = Vec::new();
+    for (k, c) in list(doc, key).iter().enumerate() {
+        local.push(command_of(c, node_of(c).ok_or_else(|| no_node(key, k))?));
+    }
+    Ok(local)
 }
 
 // The readers of `Plan::from_json`: a missing or mistyped value reads as empty.
@@ -193,11 +233,14 @@ fn no_node(list: &str, i: usize) -> PlanReadError {
 }
 
 fn command_of(v: &Value, node_id: i64) -> Command {
-    Command::new(
+    let mut command = Command::new(
         node_id,
         &text(v, "command"),
         CommandData::Json(v.get("data").cloned().unwrap_or(Value::Null)),
-    )
+    );
+    command.relay = v.get("relay").and_then(Value::as_bool);
+    command.failed = v.get("failed").and_then(Value::as_str).map(str::to_string);
+    command
 }
 
 shape! {

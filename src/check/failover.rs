@@ -100,40 +100,34 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
             }
         }
         let Some(n) = chain.first_hop else { continue };
+        let forwarder = svc.config.forwarder();
+        if let Some(fwd) = &forwarder {
+            target_blackout(doc, svc, fwd, chain, retries, sink);
+        }
         if n == 0 {
             continue;
         }
-        let need = (n - 1) as i64;
+        let ctx = Retries {
+            name: svc_name(svc),
+            chain: chain_name,
+            candidates: n,
+            retries,
+            shown: retries_opt,
+            per_route: forwarder.as_ref().map_or(1, |f| f.tries()),
+        };
+        let need = ctx.need();
         if n > 1 && retries < need {
-            let name = svc_name(svc);
-            // Absent reads as 0 to the agent; say which it is, as PA001 does.
-            let (shown, shown_zh) = match retries_opt {
-                Some(r) => (format!("retries is {}", r), format!("retries 为 {}", r)),
-                None => (
-                    "retries is absent (0)".to_string(),
-                    "未设置 retries（即 0）".to_string(),
-                ),
-            };
-            sink.say(
-                "FO001",
-                svc.node_id,
-                &hpath(),
-                format_args!(
-                    "service {} has {} next-hop candidates in chain {:?} but {}: when the chosen node is down the request fails instead of trying a backup; set handler.retries to {}",
-                    name, n, chain_name, shown, need
-                ),
-                format_args!(
-                    "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但{}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
-                    name, chain_name, n, shown_zh, need
-                ),
-            );
+            match &forwarder {
+                Some(_) => forward_missing_retries(&ctx, svc.node_id, &hpath(), sink),
+                None => missing_retries(&ctx, svc.node_id, &hpath(), sink),
+            }
             sink.fix_last(Fix {
                 op: "set".into(),
                 path: join(&hpath(), "retries"),
                 value: Value::from(need),
             });
         } else if retries > need {
-            let name = svc_name(svc);
+            let name = &ctx.name;
             sink.say(
                 "FO003",
                 svc.node_id,
@@ -149,6 +143,81 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
     for chain in routed_order.into_iter().filter_map(|at| doc.chains.get(at)) {
         direct_egress(doc, chain, sink);
     }
+}
+
+/// What FO001 and FO003 weigh for one service routed through a chain.
+struct Retries<'a> {
+    name: String,
+    chain: &'a str,
+    /// Nodes of the chain's first hop.
+    candidates: usize,
+    retries: i64,
+    /// `handler.retries` as given (`None`: absent).
+    shown: Option<i64>,
+    /// Routes the service's handler asks the router for per connection
+    /// before the router's own retries: 1, or a forward's target tries.
+    per_route: usize,
+}
+
+impl Retries<'_> {
+    /// The fewest router retries that reach every first-hop candidate:
+    /// `per_route * (retries + 1)` routes must cover `candidates`.
+    fn need(&self) -> i64 {
+        let per_route = self.per_route.max(1);
+        (self.candidates.div_ceil(per_route) as i64 - 1).max(0)
+    }
+
+    /// "retries is 1" / "retries is absent (0)", in both languages.
+    fn shown(&self) -> (String, String) {
+        match self.shown {
+            Some(r) => (format!("retries is {}", r), format!("retries 为 {}", r)),
+            None => (
+                "retries is absent (0)".to_string(),
+                "未设置 retries（即 0）".to_string(),
+            ),
+        }
+    }
+}
+
+/// FO001 on a tunnel's own service: the builder's retries fall short.
+fn missing_retries(ctx: &Retries<'_>, node_id: Option<i64>, path: &str, sink: &mut Sink) {
+    let (shown, shown_zh) = ctx.shown();
+    let (name, chain, n, need) = (&ctx.name, ctx.chain, ctx.candidates, ctx.need());
+    sink.say(
+        "FO001",
+        node_id,
+        path,
+        format_args!(
+            "service {} has {} next-hop candidates in chain {:?} but {}: when the chosen node is down the request fails instead of trying a backup; set handler.retries to {}",
+            name, n, chain, shown, need
+        ),
+        format_args!(
+            "服务 {} 的链路 {:?} 有 {} 个下一跳候选，但{}：所选节点故障时请求直接失败，不会切换到备用节点；请将 handler.retries 设为 {}",
+            name, chain, n, shown_zh, need
+        ),
+    );
+}
+
+/// FO001 on a forward service: the server never sets `handler.retries` on
+/// one (control_plane.go `buildForwardServiceConfigs`, contract section 9),
+/// so only the handler's target tries reach other first-hop candidates.
+fn forward_missing_retries(ctx: &Retries<'_>, node_id: Option<i64>, path: &str, sink: &mut Sink) {
+    let (shown, shown_zh) = ctx.shown();
+    let (name, chain, n, need) = (&ctx.name, ctx.chain, ctx.candidates, ctx.need());
+    let reached = ctx.per_route * (ctx.retries.max(0) as usize + 1);
+    sink.say(
+        "FO001",
+        node_id,
+        path,
+        format_args!(
+            "forward service {} dials through chain {:?}, whose first hop has {} candidates, but {} and its handler tries {} target(s) once each: one connection reaches at most {} of them, so the first connection after the chosen node dies fails for the user. The repair is the server's: set handler.retries on forward services (the change plan 038 made for federated middles); on this node's config, set handler.retries to {}",
+            name, chain, n, shown, ctx.per_route, reached, need
+        ),
+        format_args!(
+            "转发服务 {} 经链路 {:?} 拨号，其首跳有 {} 个候选节点，但{}，且处理器对 {} 个目标各只尝试一次：一次连接最多到达其中 {} 个，所选节点故障后用户的第一个连接会失败。需由服务端修复：为转发服务设置 handler.retries（与计划 038 对联邦中转节点的修改相同）；在该节点配置上请将 handler.retries 设为 {}",
+            name, chain, n, shown_zh, ctx.per_route, reached, need
+        ),
+    );
 }
 
 pub(crate) fn svc_name(svc: &Service<'_>) -> String {
@@ -231,4 +300,108 @@ fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
             ),
         );
     }
+}
+
+/// FO006: the forward handler marks the *target* failed whenever its dial
+/// through the tunnel fails, whatever failed (go-gost
+/// `x/handler/forward/local/handler.go:236-244`). With two targets or more
+/// the selector's fail filter then skips a healthy target for `failTimeout`
+/// (contract section 9, "How the entry fails over"; upstream #509, #518).
+fn target_blackout(
+    doc: &Document<'_>,
+    svc: &Service<'_>,
+    fwd: &gost::Forwarder<'_>,
+    chain: &Chain<'_>,
+    retries: i64,
+    sink: &mut Sink,
+) {
+    if fwd.targets.len() < 2 {
+        return;
+    }
+    let (en_nodes, zh_nodes) = match blackout_nodes(doc, chain, retries) {
+        nodes if nodes.is_empty() => (
+            "every node of a hop of the tunnel".to_string(),
+            "隧道某一跳的全部节点".to_string(),
+        ),
+        nodes => {
+            let (en, zh): (Vec<String>, Vec<String>) = nodes.into_iter().unzip();
+            (en.join(" or "), zh.join("或"))
+        }
+    };
+    let timeout = fwd.fail_timeout_ns.unwrap_or(DEFAULT_FAIL_TIMEOUT_NS);
+    let shown = crate::go::duration::format_duration(timeout);
+    let targets = fwd.targets.join(", ");
+    let name = svc_name(svc);
+    sink.say(
+        "FO006",
+        svc.node_id,
+        &join(&svc.path(), "forwarder"),
+        format_args!(
+            "forward service {} has {} targets ({}) over chain {:?}: when {} dies, each target's dial through the tunnel fails and marks that healthy target failed (maxFails {}), so the forward skips it for failTimeout {}, also after the node is back",
+            name, fwd.targets.len(), targets, chain.name, en_nodes, fwd.max_fails, shown
+        ),
+        format_args!(
+            "转发服务 {} 有 {} 个目标（{}）经链路 {:?} 转发：{}故障时，每个目标经隧道的拨号都会失败并把这个健康的目标标记为失败（maxFails {}），转发会在 failTimeout {} 内跳过它，即使节点已恢复",
+            name, fwd.targets.len(), targets, chain.name, zh_nodes, fwd.max_fails, shown
+        ),
+    );
+}
+
+/// The tunnel nodes whose death alone fails a dial through `chain`: the
+/// first hop's nodes when the router's own tries do not cover them, and
+/// the only node of any hop (of the chain, and of the plan's node table).
+fn blackout_nodes(doc: &Document<'_>, chain: &Chain<'_>, retries: i64) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |label: (String, String)| {
+        if !out.contains(&label) {
+            out.push(label);
+        }
+    };
+    let table = doc.table.as_deref().unwrap_or_default();
+    let label_of = |row: &super::model::TableNode| match row.hosts.first() {
+        Some(host) => (
+            format!("node {} ({host})", row.node_id),
+            format!("节点 {}（{host}）", row.node_id),
+        ),
+        None => (
+            format!("node {}", row.node_id),
+            format!("节点 {}", row.node_id),
+        ),
+    };
+    // The chain's own hops: the first one's nodes unless the router's
+    // tries cover them, any later one's only node.
+    for (i, hop) in chain.config.hops().enumerate() {
+        let nodes: Vec<_> = hop.nodes().collect();
+        let covered = i > 0 || retries.saturating_add(1) >= nodes.len() as i64;
+        if nodes.len() > 1 && covered {
+            continue;
+        }
+        for node in &nodes {
+            let Some(addr) = node.addr.str() else {
+                continue;
+            };
+            let host = node.dial.as_ref().map(|(h, _)| h.as_str());
+            let row = table
+                .iter()
+                .find(|row| host.is_some_and(|h| row.hosts.iter().any(|x| x == h)));
+            match row {
+                Some(row) => push(label_of(row)),
+                None => push((addr.to_string(), addr.to_string())),
+            }
+        }
+    }
+    for row in table
+        .iter()
+        .filter(|r| r.role == "middle" || r.role == "exit")
+    {
+        let alone = table
+            .iter()
+            .filter(|o| o.role == row.role && o.hop == row.hop)
+            .count()
+            == 1;
+        if alone {
+            push(label_of(row));
+        }
+    }
+    out
 }

@@ -12,6 +12,8 @@ mod model;
 mod parity;
 mod report;
 mod rules;
+mod sharing;
+mod survival;
 pub(crate) mod util;
 
 pub use report::{report_sarif, report_text};
@@ -531,7 +533,11 @@ fn assumed_findings(plan: &TreeObject<'_>, sink: &mut Sink) {
 fn run_rules(doc: &Document<'_>, is_plan: bool, sink: &mut Sink) {
     failover::check(doc, sink);
     linkage::check(doc, sink);
+    sharing::check(doc, sink);
     parity::check(doc, is_plan, sink);
+    if is_plan {
+        survival::check(doc, sink);
+    }
 }
 
 #[cfg(test)]

@@ -59,6 +59,38 @@ pub(crate) struct FedEntry<'a> {
 pub(crate) struct TableNode {
     pub node_id: i64,
     pub hosts: Vec<String>,
+    /// `entry`, `middle` or `exit`.
+    pub role: String,
+    /// 1-based hop number for middles, 0 otherwise.
+    pub hop: i64,
+    /// Shared by another panel: that panel owns (and cleans) it.
+    pub remote: bool,
+}
+
+/// Which registry of the agent a limiter goes to: `limiter` (traffic) or
+/// `climiter` (connections) of a service name one of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum LimiterKind {
+    Traffic,
+    Connections,
+}
+
+impl LimiterKind {
+    /// The service field that names one.
+    pub fn field(self) -> &'static str {
+        match self {
+            LimiterKind::Traffic => "limiter",
+            LimiterKind::Connections => "climiter",
+        }
+    }
+}
+
+/// A limiter a node holds once the document's commands ran: one it was
+/// sent, or one whose add it refused because it already had it.
+pub(crate) struct SentLimiter<'a> {
+    pub kind: LimiterKind,
+    pub name: &'a str,
+    pub node_id: Option<i64>,
 }
 
 #[derive(Default)]
@@ -67,6 +99,11 @@ pub(crate) struct Document<'a> {
     pub chains: Vec<Chain<'a>>,
     pub fed: Vec<FedEntry<'a>>,
     pub table: Option<Vec<TableNode>>,
+    /// Limiters sent by the document's commands (a node config lists its own).
+    pub limiters: Vec<SentLimiter<'a>>,
+    /// A node config or a plan: it says every limiter its nodes hold (a
+    /// bare command list may be partial).
+    pub limiters_known: bool,
     /// Several nodes (plan or command list): linkage rules apply.
     pub multi_node: bool,
     /// A whole plan: every node it dials is deployed by it, so a dialed port
@@ -220,6 +257,15 @@ impl<'a> Document<'a> {
             return;
         };
         let data = obj.get("data").unwrap_or(&NULL);
+        // A command the agent or provider refused left nothing on the node,
+        // except an add refused because the node already has that limiter.
+        if let Some(refusal) = obj.get("failed").and_then(|f| f.as_str()) {
+            if refusal.ends_with("already exists") {
+                self.limiter(name, data, node_id);
+            }
+            return;
+        }
+        self.limiter(name, data, node_id);
         let dpath = join(path, "data");
         match name {
             "AddService" | "UpdateService" => self.service_list(sink, data, &dpath, node_id, group),
@@ -243,6 +289,30 @@ impl<'a> Document<'a> {
         }
     }
 
+    /// Records the limiter an `Add`/`Update` `[C]Limiters` command sends
+    /// (`{name, limits}`, or `{limiter, data}` for an update).
+    fn limiter(&mut self, command: &str, data: &'a TreeValue<'a>, node_id: Option<i64>) {
+        let kind = match command {
+            "AddLimiters" | "UpdateLimiters" => LimiterKind::Traffic,
+            "AddCLimiters" | "UpdateCLimiters" => LimiterKind::Connections,
+            _ => return,
+        };
+        let Some(obj) = data.as_object() else { return };
+        let named = |o: &'a TreeObject<'a>, key: &str| o.get(key).and_then(|v| v.as_str());
+        let name = if command.starts_with("Update") {
+            named(obj, "limiter")
+        } else {
+            named(obj, "name")
+        };
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            self.limiters.push(SentLimiter {
+                kind,
+                name,
+                node_id,
+            });
+        }
+    }
+
     fn command_list(
         &mut self,
         sink: &mut Sink,
@@ -262,6 +332,49 @@ impl<'a> Document<'a> {
         }
     }
 
+    /// A plan's `federation` list at `path`: each provider's commands are a
+    /// group of their own. False when it is not a list.
+    fn federation_list(&mut self, sink: &mut Sink, list: &'a TreeValue<'a>, path: &str) -> bool {
+        let entries = match list {
+            TreeValue::Null => return true,
+            TreeValue::Arr(entries) => entries,
+            _ => return false,
+        };
+        for (i, e) in entries.iter().enumerate() {
+            let p = join_i(path, i);
+            let Some(obj) = e.as_object() else {
+                unreadable_at(
+                    sink,
+                    &p,
+                    format!(
+                        "a federation entry must be an object, but it is {}",
+                        json_type(e)
+                    ),
+                    format!("联邦条目必须是对象，实际是 {}", json_type_zh(e)),
+                );
+                continue;
+            };
+            let group = self.fed.len() + 1;
+            let node_id = obj.get("nodeId").and_then(loose_id);
+            let cmds = obj.get("commands").unwrap_or(&NULL);
+            let cp = join(&p, "commands");
+            if !self.command_list(sink, cmds, &cp, group) {
+                unreadable_at(
+                    sink,
+                    &cp,
+                    format!("`commands` must be a list, but it is {}", json_type(cmds)),
+                    format!("`commands` 必须是列表，实际是 {}", json_type_zh(cmds)),
+                );
+            }
+            self.fed.push(FedEntry {
+                obj,
+                node_id,
+                group,
+            });
+        }
+        true
+    }
+
     /// A plan `{error?, federation, local, nodes?}`; `Err` (English, Chinese) when its shape is wrong.
     pub fn from_plan(
         sink: &mut Sink,
@@ -270,6 +383,7 @@ impl<'a> Document<'a> {
         let mut doc = Document {
             multi_node: true,
             whole_plan: true,
+            limiters_known: true,
             ..Default::default()
         };
         let local = plan.get("local").unwrap_or(&NULL);
@@ -282,51 +396,27 @@ impl<'a> Document<'a> {
                 format!("`local` 必须是命令列表，实际是 {}", json_type_zh(local)),
             ));
         }
-        match plan.get("federation").unwrap_or(&NULL) {
-            TreeValue::Null => {}
-            TreeValue::Arr(entries) => {
-                for (i, e) in entries.iter().enumerate() {
-                    let p = join_i("/federation", i);
-                    let Some(obj) = e.as_object() else {
-                        unreadable_at(
-                            sink,
-                            &p,
-                            format!(
-                                "a federation entry must be an object, but it is {}",
-                                json_type(e)
-                            ),
-                            format!("联邦条目必须是对象，实际是 {}", json_type_zh(e)),
-                        );
-                        continue;
-                    };
-                    let group = i + 1;
-                    let node_id = obj.get("nodeId").and_then(loose_id);
-                    let cmds = obj.get("commands").unwrap_or(&NULL);
-                    let cp = join(&p, "commands");
-                    if !doc.command_list(sink, cmds, &cp, group) {
-                        unreadable_at(
-                            sink,
-                            &cp,
-                            format!("`commands` must be a list, but it is {}", json_type(cmds)),
-                            format!("`commands` 必须是列表，实际是 {}", json_type_zh(cmds)),
-                        );
-                    }
-                    doc.fed.push(FedEntry {
-                        obj,
-                        node_id,
-                        group,
-                    });
-                }
-            }
-            other => {
-                return Err((
-                    format!(
-                        "`federation` must be a list, but it is {}",
-                        json_type(other)
-                    ),
-                    format!("`federation` 必须是列表，实际是 {}", json_type_zh(other)),
-                ))
-            }
+        let federation = plan.get("federation").unwrap_or(&NULL);
+        if !doc.federation_list(sink, federation, "/federation") {
+            return Err((
+                format!(
+                    "`federation` must be a list, but it is {}",
+                    json_type(federation)
+                ),
+                format!(
+                    "`federation` 必须是列表，实际是 {}",
+                    json_type_zh(federation)
+                ),
+            ));
+        }
+        // The forward modes' tunnel, deployed before the request: its
+        // commands run on the same nodes (group 0) and through the same
+        // providers as any others.
+        if let Some(TreeValue::Object(deployed)) = plan.get("deployed") {
+            let local = deployed.get("local").unwrap_or(&NULL);
+            doc.command_list(sink, local, "/deployed/local", 0);
+            let federation = deployed.get("federation").unwrap_or(&NULL);
+            doc.federation_list(sink, federation, "/deployed/federation");
         }
         if let Some(TreeValue::Arr(rows)) = plan.get("nodes") {
             let mut table = Vec::new();
@@ -351,7 +441,16 @@ impl<'a> Document<'a> {
                     }
                 }
                 hosts.retain(|h| !h.is_empty());
-                table.push(TableNode { node_id, hosts });
+                let role = o.get("role").and_then(|r| r.as_str()).unwrap_or("");
+                let hop = o.get("hop").and_then(loose_id).unwrap_or(0);
+                let remote = matches!(o.get("remote"), Some(TreeValue::Bool(true)));
+                table.push(TableNode {
+                    node_id,
+                    hosts,
+                    role: role.to_string(),
+                    hop,
+                    remote,
+                });
             }
             doc.table = Some(table);
         }
@@ -371,6 +470,24 @@ impl<'a> Document<'a> {
     /// One node's GOST config `{services, chains}`.
     pub fn from_config(sink: &mut Sink, cfg: &'a TreeObject<'a>) -> Document<'a> {
         let mut doc = Document::default();
+        // A config that lists limiters at all lists every one its node holds.
+        for (key, kind) in [
+            ("limiters", LimiterKind::Traffic),
+            ("climiters", LimiterKind::Connections),
+        ] {
+            let Some((_, list)) = get_ci(cfg, key) else {
+                continue;
+            };
+            doc.limiters_known = true;
+            let names = list.as_array().into_iter().flatten();
+            for name in names.filter_map(|l| l.as_object()?.get("name")?.as_str()) {
+                doc.limiters.push(SentLimiter {
+                    kind,
+                    name,
+                    node_id: None,
+                });
+            }
+        }
         if let Some((k, services)) = get_ci(cfg, "services") {
             let p = join("", k);
             doc.service_list(sink, services, &p, None, 0);

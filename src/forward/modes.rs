@@ -186,14 +186,18 @@ fn finish(
 ) -> Plan {
     let tunnel_id = outcome.state.id;
     let mut plan = crate::planner::tunnel_plan(outcome, mode);
-    plan.federation = vec![];
     plan.assumed.extend(panel.assumed);
     plan.warnings = panel.warnings;
     if let Err(e) = answer {
         plan.error = Some(e.to_plan_error());
         plan.nodes = vec![];
     }
-    plan.local = panel.agents.log;
+    // The tunnel was created before the request: what it deployed is
+    // context for the checks, not something this request sends.
+    plan.deployed = Some(crate::plan::TunnelDeploy {
+        federation: std::mem::take(&mut plan.federation),
+        local: std::mem::replace(&mut plan.local, panel.agents.log),
+    });
     plan.db = Some(panel.store.tunnel_rows(tunnel_id));
     plan
 }

@@ -262,6 +262,7 @@ pub(crate) fn to_plan(outcome: Outcome, mode: Mode) -> Plan {
         assumed: outcome.assumed,
         warnings: vec![],
         db: None,
+        deployed: None,
     }
 }
 
@@ -276,6 +277,7 @@ pub(crate) fn tunnel_plan(outcome: &Outcome, mode: Mode) -> Plan {
         assumed: outcome.assumed.clone(),
         warnings: vec![],
         db: None,
+        deployed: None,
     }
 }
 

@@ -1,0 +1,220 @@
+//! LK rules on what the services of one node share: a listen port (LK004)
+//! and the limiters they name (LK005). The agent holds one registry of
+//! listeners and one of limiters per node, whichever tunnel or forward put
+//! them there.
+
+use super::model::{Document, LimiterKind, Service};
+use super::rules::Sink;
+use super::util::join;
+use std::collections::BTreeMap;
+
+pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
+    port_clashes(doc, sink);
+    if doc.limiters_known {
+        unsent_limiters(doc, sink);
+    }
+}
+
+/// The socket family a listener binds: two listeners clash only within one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Network {
+    Tcp,
+    Udp,
+}
+
+impl Network {
+    /// GOST's listener types that bind a UDP socket; every other binds TCP.
+    pub fn of_listener(kind: &str) -> Network {
+        const UDP: [&str; 8] = ["udp", "rudp", "kcp", "quic", "dtls", "h3", "http3", "wt"];
+        if UDP.iter().any(|u| kind.eq_ignore_ascii_case(u)) {
+            Network::Udp
+        } else {
+            Network::Tcp
+        }
+    }
+}
+
+/// One listening service, as the port rule compares them.
+pub(crate) struct Listener<'s> {
+    pub node_id: Option<i64>,
+    pub network: Network,
+    /// Normalised host; empty, `0.0.0.0` and `::` bind every address.
+    pub host: String,
+    pub port: i64,
+    pub name: &'s str,
+    pub path: String,
+}
+
+impl Listener<'_> {
+    fn wildcard(&self) -> bool {
+        matches!(self.host.as_str(), "" | "0.0.0.0" | "::")
+    }
+}
+
+/// For each listener that cannot bind because an earlier one of the same
+/// node holds its port: (its index, the earlier one's index). Linear in
+/// the listeners: each asks its port's first wildcard, its first listener
+/// and its first on the same host.
+pub(crate) fn clashes(listeners: &[Listener<'_>]) -> Vec<(usize, usize)> {
+    #[derive(Default)]
+    struct Port<'h> {
+        first: Option<usize>,
+        first_wildcard: Option<usize>,
+        by_host: BTreeMap<&'h str, usize>,
+    }
+    let mut ports: BTreeMap<(Option<i64>, Network, i64), Port<'_>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (i, l) in listeners.iter().enumerate() {
+        let port = ports.entry((l.node_id, l.network, l.port)).or_default();
+        let holder = if l.wildcard() {
+            port.first
+        } else {
+            port.first_wildcard
+                .or_else(|| port.by_host.get(l.host.as_str()).copied())
+        };
+        if let Some(held) = holder {
+            out.push((i, held));
+        }
+        port.first.get_or_insert(i);
+        if l.wildcard() {
+            port.first_wildcard.get_or_insert(i);
+        }
+        port.by_host.entry(l.host.as_str()).or_insert(i);
+    }
+    out
+}
+
+/// The listeners of a document's services; a name given twice on one node
+/// is the same service replaced (an update, or the add after a refused
+/// update), so only its last config listens.
+fn listeners<'d>(doc: &'d Document<'_>) -> Vec<Listener<'d>> {
+    let mut last: BTreeMap<(Option<i64>, &str), usize> = BTreeMap::new();
+    for (i, svc) in doc.services.iter().enumerate() {
+        if let Some(name) = svc.config.name() {
+            last.insert((svc.node_id, name), i);
+        }
+    }
+    let mut out = Vec::new();
+    for (i, svc) in doc.services.iter().enumerate() {
+        let name = svc.config.name().unwrap_or("");
+        if last.get(&(svc.node_id, name)).is_some_and(|at| *at != i) {
+            continue;
+        }
+        let Some((host, port)) = svc.config.addr().str().and_then(crate::gost::host_and_port)
+        else {
+            continue;
+        };
+        let kind = svc.config.listener_type().str().unwrap_or("tcp");
+        out.push(Listener {
+            node_id: svc.node_id,
+            network: Network::of_listener(kind),
+            host,
+            port,
+            name,
+            path: svc.path(),
+        });
+    }
+    out
+}
+
+/// LK004 within one document.
+fn port_clashes(doc: &Document<'_>, sink: &mut Sink) {
+    let listeners = listeners(doc);
+    for (at, held) in clashes(&listeners) {
+        let (l, h) = (&listeners[at], &listeners[held]);
+        say_port_clash(sink, l, h);
+    }
+}
+
+/// Raises LK004 for `l`, whose port `held` already holds.
+pub(crate) fn say_port_clash(sink: &mut Sink, l: &Listener<'_>, held: &Listener<'_>) {
+    let net = match l.network {
+        Network::Tcp => "TCP",
+        Network::Udp => "UDP",
+    };
+    let node = l
+        .node_id
+        .map(|n| format!("node {n}"))
+        .unwrap_or_else(|| "this node".into());
+    let node_zh = l
+        .node_id
+        .map(|n| format!("节点 {n}"))
+        .unwrap_or_else(|| "该节点".into());
+    sink.say(
+        "LK004",
+        l.node_id,
+        &join(&l.path, "addr"),
+        format_args!(
+            "service {:?} listens on {net} port {} of {node}, which service {:?} ({}) already holds: the agent cannot bind it (address already in use) and that service does not run",
+            l.name, l.port, held.name, held.path
+        ),
+        format_args!(
+            "服务 {:?} 监听{node_zh}的 {net} 端口 {}，该端口已被服务 {:?}（{}）占用：节点无法绑定（地址已被占用），该服务不会运行",
+            l.name, l.port, held.name, held.path
+        ),
+    );
+}
+
+/// LK005: a service naming a limiter its node is not sent. The agent
+/// splits the field on commas and looks each name up (go-gost
+/// `x/config/parsing/service/composite_limiter.go:17-85`): a missing
+/// connection limiter is dropped; a missing traffic limiter whose name is a
+/// number becomes a limit of that many bytes per second.
+fn unsent_limiters(doc: &Document<'_>, sink: &mut Sink) {
+    let held: std::collections::BTreeSet<(LimiterKind, Option<i64>, &str)> = doc
+        .limiters
+        .iter()
+        .map(|l| (l.kind, l.node_id, l.name))
+        .collect();
+    for svc in &doc.services {
+        for kind in [LimiterKind::Traffic, LimiterKind::Connections] {
+            let field = crate::gost::Text::of(Some(svc.config.obj), kind.field());
+            let names = field.str().unwrap_or("").split(',').map(str::trim);
+            for name in names.filter(|n| !n.is_empty()) {
+                if !held.contains(&(kind, svc.node_id, name)) {
+                    say_unsent_limiter(sink, svc, kind, name);
+                }
+            }
+        }
+    }
+}
+
+fn say_unsent_limiter(sink: &mut Sink, svc: &Service<'_>, kind: LimiterKind, name: &str) {
+    let bytes = name.parse::<i64>().ok().filter(|n| *n > 0);
+    let (outcome, outcome_zh) = match (kind, bytes) {
+        (LimiterKind::Traffic, Some(n)) => (
+            format!("the agent reads the name as a limit of {n} bytes per second, so the service barely moves traffic"),
+            format!("节点会把该名称当作每秒 {n} 字节的限速，服务几乎无法传输流量"),
+        ),
+        (LimiterKind::Traffic, None) => (
+            "the agent runs the service without it, so its speed limit silently does not apply".to_string(),
+            "节点在没有它的情况下运行该服务，限速静默失效".to_string(),
+        ),
+        (LimiterKind::Connections, _) => (
+            "the agent runs the service without it, so its connection limit silently does not apply".to_string(),
+            "节点在没有它的情况下运行该服务，连接数限制静默失效".to_string(),
+        ),
+    };
+    let node = svc
+        .node_id
+        .map(|n| format!("node {n}"))
+        .unwrap_or_else(|| "this node".into());
+    let node_zh = svc
+        .node_id
+        .map(|n| format!("节点 {n}"))
+        .unwrap_or_else(|| "该节点".into());
+    let service = super::failover::svc_name(svc);
+    sink.say(
+        "LK005",
+        svc.node_id,
+        &join(&svc.path(), kind.field()),
+        format_args!(
+            "service {service} names {} {name:?}, which {node} is never sent (or refused): {outcome}",
+            kind.field()
+        ),
+        format_args!(
+            "服务 {service} 引用的 {} {name:?} 从未下发到{node_zh}（或被拒绝）：{outcome_zh}",
+            kind.field()
+        ),
+    );
+}
