@@ -199,9 +199,9 @@ try {
 
   // Findings at a glance: counts by severity, one row per cause, filters.
   const sevButtons = await page.locator('#fbar .fsev').allInnerTexts();
-  check(sevButtons.join(' | ') === '0 errors | 5 warnings | 4 info', 'seed: counts by severity (0 errors, 5 warnings, 4 info)', sevButtons);
+  check(sevButtons.join(' | ') === '1 errors | 5 warnings | 4 info', 'seed: counts by severity (1 error: LC004, the provider deletes fed_chain_31; 5 warnings, 4 info)', sevButtons);
   const groups = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}:${l.querySelectorAll('.places .fgo').length}`));
-  check(groups.join(',') === 'FO005:0,PA003:4,LK003:4', 'seed: 9 findings in three rows: the direct-egress warning alone, then two expandable rows, one per cause, with their places listed', groups);
+  check(groups.join(',') === 'LC004:0,FO005:0,PA003:4,LK003:4', 'seed: 10 findings in four rows: the cleanup error and the direct-egress warning alone, then two expandable rows, one per cause, with their places listed', groups);
   const fo005 = await page.locator('#findings li[data-code="FO005"]').innerText();
   check(/node 2 \(/.test(fo005) && /10m0s/.test(fo005) && /dials the destination itself/.test(fo005), 'FO005 names the middle that would dial the destination itself, its address and the fail timeout', fo005);
   await page.locator('#findings li[data-code="PA003"] summary').click();
@@ -210,14 +210,14 @@ try {
   const placeHl = await page.locator('#node-2 .jl.hl').allInnerTexts();
   check(placeHl.some((x) => /"handler"/.test(x)), 'a place inside a group highlights its line (the 4th PA003: the handler)', placeHl.slice(0, 2));
   await page.locator('#fbar .fsev[data-sev="warning"]').click();
-  check((await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => l.dataset.code))).join() === 'LK003', 'filtering out warnings leaves the info row');
+  check((await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => l.dataset.code))).join() === 'LC004,LK003', 'filtering out warnings leaves the error and the info row');
   check(await page.locator('#fbar .fsev[data-sev="warning"]').evaluate((b) => b === document.activeElement && b.getAttribute('aria-pressed') === 'false'), 'the filter button keeps focus and says it is off');
   await page.locator('#fbar .fsev[data-sev="warning"]').click();
   await page.selectOption('#fnode', '1');
   const onNode1 = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}@${l.dataset.node}`));
   check(onNode1.join() === 'LK003@1', 'filtering by node 1 leaves its one finding', onNode1);
   await page.selectOption('#fnode', '');
-  check((await page.locator('#findings > li.finding').count()) === 3, 'clearing the node filter shows every row again');
+  check((await page.locator('#findings > li.finding').count()) === 4, 'clearing the node filter shows every row again');
   const shown = await page.evaluate(() => ['#nodes', '#findings', '#picture', '#attempts', '#banner', '#timing'].map((s) => document.querySelector(s).innerText).join('\n'));
   check(!/secret-share-token/.test(shown), 'no remoteToken anywhere in the rendered output');
   await shot('01-seed.png');

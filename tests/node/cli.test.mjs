@@ -158,7 +158,9 @@ test('plan: unreadable file or text exits 2 naming the file and line', () => {
 });
 
 test('check --format json: exit 0 when clean, 1 on an error finding, 2 when unreadable (IN001 printed)', () => {
-  const clean = cli(['check', write('clean-plan.json', JSON.stringify(SEED.expected)), '--format', 'json']);
+  // The local twin of the seed: a federated middle always has LC004 (its
+  // provider's cleanup deletes fed_chain_31).
+  const clean = cli(['check', write('clean-plan.json', JSON.stringify(vector('seed-local-middle-fifo-3-exits').expected)), '--format', 'json']);
   const cleanReport = JSON.parse(clean.stdout);
   assert.deepEqual(Object.keys(cleanReport).sort(), ['findings', 'summary']);
   assert.ok(!cleanReport.findings.some((f) => f.severity === 'error'), clean.stdout);
