@@ -9,6 +9,7 @@ use super::input::AgentInput;
 use crate::model::{NodeRecord, NodeTable};
 use crate::plan::{Command, CommandData};
 use crate::planner::provider::share_of;
+use litemap::LiteMap;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,8 +29,9 @@ struct Agent {
 pub struct Agents<'a> {
     nodes: &'a NodeTable,
     federation: Option<&'a Value>,
-    agents: BTreeMap<i64, Agent>,
-    offline: BTreeSet<i64>,
+    agents: LiteMap<i64, Agent>,
+    /// Sorted.
+    offline: Vec<i64>,
     /// Commands sent while recording, in order.
     pub log: Vec<Command>,
     /// Off while the forwards an input says already exist are created.
@@ -43,7 +45,7 @@ impl<'a> Agents<'a> {
         given: &BTreeMap<String, AgentInput>,
         offline: &[i64],
     ) -> Agents<'a> {
-        let agents = given
+        let agents: Vec<(i64, Agent)> = given
             .iter()
             .filter_map(|(id, a)| {
                 let id = crate::go::coerce::parse_int(id.trim())?;
@@ -59,18 +61,20 @@ impl<'a> Agents<'a> {
                 ))
             })
             .collect();
+        let mut offline = offline.to_vec();
+        crate::stable_sort::sort(&mut offline);
         Agents {
             nodes,
             federation,
-            agents,
-            offline: offline.iter().copied().collect(),
+            agents: crate::stable_sort::sorted_map(agents),
+            offline,
             log: Vec::new(),
             recording: true,
         }
     }
 
     pub fn is_offline(&self, node_id: i64) -> bool {
-        self.offline.contains(&node_id)
+        self.offline.binary_search(&node_id).is_ok()
     }
 
     /// `sendNodeCommand` without its tolerances: the error text the panel

@@ -4,6 +4,8 @@
 
 use super::config::{ForwardDb, ForwardPortOut, ForwardRowOut};
 use super::input::{ForwardPortRow, ForwardRow, SpeedLimitRow, UserInput, UserTunnelRow};
+use crate::stable_sort;
+use litemap::LiteMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The tunnel a forward rides on, as stored.
@@ -23,14 +25,15 @@ pub struct Store {
     pub tunnels: Vec<TunnelRow>,
     /// By id, ascending.
     pub forwards: Vec<ForwardRow>,
-    /// `forward_port` rows by id.
-    ports: BTreeMap<i64, ForwardPortRow>,
-    /// `(forward_id, row id)`: a forward's rows in id order.
-    by_forward: BTreeSet<(i64, i64)>,
+    /// `forward_port` rows in id order (new rows take the next id); a
+    /// deleted row stays here, unlisted in the indexes.
+    port_rows: Vec<ForwardPortRow>,
+    /// A forward's rows, as positions in `port_rows`, in id order.
+    by_forward: BTreeMap<i64, Vec<usize>>,
     /// `(node_id, port, forward_id, row id)`: who holds a node's ports.
     by_node: BTreeSet<(i64, i64, i64, i64)>,
-    speeds: BTreeMap<i64, i64>,
-    pub users: BTreeMap<i64, UserInput>,
+    speeds: LiteMap<i64, i64>,
+    users: LiteMap<i64, UserInput>,
     pub user_tunnels: Vec<UserTunnelRow>,
     /// `(node_id, port)` of every chain row with a port.
     pub chain_ports: Vec<(i64, i64)>,
@@ -56,13 +59,13 @@ impl Store {
         user_tunnels: Vec<UserTunnelRow>,
     ) -> Store {
         let mut store = Store {
-            speeds: speed_limits.iter().map(|s| (s.id, s.speed)).collect(),
-            users: users.into_iter().map(|u| (u.id, u)).collect(),
+            speeds: stable_sort::sorted_map(speed_limits.iter().map(|s| (s.id, s.speed)).collect()),
+            users: stable_sort::sorted_map(users.into_iter().map(|u| (u.id, u)).collect()),
             user_tunnels,
             ..Store::default()
         };
         let mut forwards = forwards;
-        forwards.sort_by_key(|f| f.id);
+        stable_sort::sort_by(&mut forwards, |a, b| a.id.cmp(&b.id));
         let mut ports = ports;
         // Rows listed with their forward get the next ids, in input order.
         for f in &mut forwards {
@@ -81,33 +84,28 @@ impl Store {
         store.next_port_id = next;
         store.next_forward_id = forwards.iter().map(|f| f.id).max().unwrap_or(0);
         store.forwards = forwards;
+        sort_by_id(&mut ports);
+        // A repeated row id keeps the last row.
+        stable_sort::keep_last(&mut ports, |a, b| a.id == b.id);
         for p in ports {
             store.index_port(p);
         }
         store
     }
 
+    /// Lists a row whose id is above every listed row's.
     fn index_port(&mut self, p: ForwardPortRow) {
-        // A repeated row id keeps the last row.
-        if let Some(old) = self.ports.remove(&p.id) {
-            self.by_forward.remove(&(old.forward_id, old.id));
-            self.by_node
-                .remove(&(old.node_id, old.port, old.forward_id, old.id));
-        }
-        self.by_forward.insert((p.forward_id, p.id));
+        self.by_forward
+            .entry(p.forward_id)
+            .or_default()
+            .push(self.port_rows.len());
         self.by_node.insert((p.node_id, p.port, p.forward_id, p.id));
-        self.ports.insert(p.id, p);
+        self.port_rows.push(p);
     }
 
     fn remove_ports_of(&mut self, forward_id: i64) {
-        let ids: Vec<i64> = self
-            .by_forward
-            .range((forward_id, i64::MIN)..=(forward_id, i64::MAX))
-            .map(|(_, id)| *id)
-            .collect();
-        for id in ids {
-            if let Some(p) = self.ports.remove(&id) {
-                self.by_forward.remove(&(p.forward_id, p.id));
+        for at in self.by_forward.remove(&forward_id).unwrap_or_default() {
+            if let Some(p) = self.port_rows.get(at) {
                 self.by_node
                     .remove(&(p.node_id, p.port, p.forward_id, p.id));
             }
@@ -128,9 +126,12 @@ impl Store {
 
     /// `ListForwardPorts`: a forward's rows by id.
     pub fn ports_of(&self, forward_id: i64) -> Vec<ForwardPortRow> {
-        self.by_forward
-            .range((forward_id, i64::MIN)..=(forward_id, i64::MAX))
-            .filter_map(|(_, id)| self.ports.get(id).cloned())
+        let rows = self
+            .by_forward
+            .get(&forward_id)
+            .map_or(&[][..], Vec::as_slice);
+        rows.iter()
+            .filter_map(|&at| self.port_rows.get(at).cloned())
             .collect()
     }
 
@@ -167,7 +168,7 @@ impl Store {
             .filter(|u| u.user_id == user_id && tunnel_id.is_none_or(|t| u.tunnel_id == t))
             .map(|u| u.id)
             .collect();
-        ids.sort_unstable();
+        stable_sort::sort(&mut ids);
         ids
     }
 
@@ -223,7 +224,7 @@ impl Store {
             .filter(|(n, p)| *n == node_id && *p > 0)
             .map(|(_, p)| *p);
         let mut used: Vec<i64> = forwards.chain(chains).collect();
-        used.sort_unstable();
+        stable_sort::sort(&mut used);
         used.dedup();
         used
     }
@@ -277,7 +278,7 @@ impl Store {
         let forwards = self.forwards_of_tunnel(tunnel_id);
         let mut rows: Vec<ForwardPortRow> =
             forwards.iter().flat_map(|f| self.ports_of(f.id)).collect();
-        rows.sort_by_key(|p| p.id);
+        sort_by_id(&mut rows);
         let forward_port = rows
             .iter()
             .map(|p| ForwardPortOut {
@@ -293,6 +294,10 @@ impl Store {
             forward_port,
         }
     }
+}
+
+fn sort_by_id(rows: &mut [ForwardPortRow]) {
+    stable_sort::sort_by(rows, |a, b| a.id.cmp(&b.id));
 }
 
 fn row_out(f: &ForwardRow) -> ForwardRowOut {
