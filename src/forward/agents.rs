@@ -49,7 +49,13 @@ impl<'a> Agents<'a> {
             .iter()
             .filter_map(|(id, a)| {
                 let id = crate::go::coerce::parse_int(id.trim())?;
-                let set = |names: &[String]| names.iter().cloned().collect();
+                // Inserted one by one: `collect` would sort them first,
+                // one more sort compiled for strings.
+                let set = |names: &[String]| {
+                    let mut set = BTreeSet::new();
+                    set.extend(names.iter().cloned());
+                    set
+                };
                 Some((
                     id,
                     Agent {
@@ -62,7 +68,7 @@ impl<'a> Agents<'a> {
             })
             .collect();
         let mut offline = offline.to_vec();
-        crate::stable_sort::sort(&mut offline);
+        offline.sort_unstable();
         Agents {
             nodes,
             federation,

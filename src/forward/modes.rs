@@ -456,8 +456,8 @@ fn lowest_port(ports: &[ForwardPortRow]) -> Option<i64> {
 
 fn same_set(a: &[i64], b: &[i64]) -> bool {
     let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    crate::stable_sort::sort(&mut a);
-    crate::stable_sort::sort(&mut b);
+    a.sort_unstable();
+    b.sort_unstable();
     a == b
 }
 

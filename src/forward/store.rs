@@ -168,7 +168,7 @@ impl Store {
             .filter(|u| u.user_id == user_id && tunnel_id.is_none_or(|t| u.tunnel_id == t))
             .map(|u| u.id)
             .collect();
-        stable_sort::sort(&mut ids);
+        ids.sort_unstable();
         ids
     }
 
@@ -224,7 +224,7 @@ impl Store {
             .filter(|(n, p)| *n == node_id && *p > 0)
             .map(|(_, p)| *p);
         let mut used: Vec<i64> = forwards.chain(chains).collect();
-        stable_sort::sort(&mut used);
+        used.sort_unstable();
         used.dedup();
         used
     }

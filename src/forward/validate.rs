@@ -277,7 +277,7 @@ fn first_common_free(lists: &[NodePorts]) -> Option<i64> {
             marks.extend(used.iter().map(|u| u.saturating_add(1)));
         }
         marks.retain(|m| (a..=b).contains(m));
-        crate::stable_sort::sort(&mut marks);
+        marks.sort_unstable();
         marks.dedup();
         for (i, &from) in marks.iter().enumerate() {
             let to = marks.get(i + 1).map_or(b, |next| next - 1);
