@@ -5,13 +5,13 @@
 //! command that reaches an agent or a provider is recorded, with the
 //! refusal it got.
 
-use super::input::AgentInput;
+use super::input::{AgentInput, Entries};
 use crate::model::{NodeRecord, NodeTable};
 use crate::plan::{Command, CommandData};
 use crate::planner::provider::share_of;
 use litemap::LiteMap;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// What the websocket layer answers for a node that is not connected.
 pub const OFFLINE: &str = "节点不在线";
@@ -42,10 +42,11 @@ impl<'a> Agents<'a> {
     pub fn new(
         nodes: &'a NodeTable,
         federation: Option<&'a Value>,
-        given: &BTreeMap<String, AgentInput>,
+        given: &Entries<AgentInput>,
         offline: &[i64],
     ) -> Agents<'a> {
         let agents: Vec<(i64, Agent)> = given
+            .0
             .iter()
             .filter_map(|(id, a)| {
                 let id = crate::go::coerce::parse_int(id.trim())?;
