@@ -26,12 +26,14 @@ pub struct Store {
     /// By id, ascending.
     pub forwards: Vec<ForwardRow>,
     /// `forward_port` rows in id order (new rows take the next id); a
-    /// deleted row stays here, unlisted in the indexes.
-    port_rows: Vec<ForwardPortRow>,
-    /// A forward's rows, as positions in `port_rows`, in id order.
+    /// deleted row's place stays, empty.
+    port_rows: Vec<Option<ForwardPortRow>>,
+    /// A forward's rows, as places in `port_rows`, in id order.
     by_forward: BTreeMap<i64, Vec<usize>>,
-    /// `(node_id, port, forward_id, row id)`: who holds a node's ports.
-    by_node: BTreeSet<(i64, i64, i64, i64)>,
+    /// `(node_id, port, forward_id, place)` of every row listed: who holds a
+    /// node's ports. A deleted row's entry stays (its place is empty): the
+    /// set only grows, and no removal is compiled for it.
+    by_node: BTreeSet<(i64, i64, i64, usize)>,
     speeds: LiteMap<i64, i64>,
     users: LiteMap<i64, UserInput>,
     pub user_tunnels: Vec<UserTunnelRow>,
@@ -95,21 +97,22 @@ impl Store {
 
     /// Lists a row whose id is above every listed row's.
     fn index_port(&mut self, p: ForwardPortRow) {
-        self.by_forward
-            .entry(p.forward_id)
-            .or_default()
-            .push(self.port_rows.len());
-        self.by_node.insert((p.node_id, p.port, p.forward_id, p.id));
-        self.port_rows.push(p);
+        let at = self.port_rows.len();
+        self.by_forward.entry(p.forward_id).or_default().push(at);
+        self.by_node.insert((p.node_id, p.port, p.forward_id, at));
+        self.port_rows.push(Some(p));
     }
 
     fn remove_ports_of(&mut self, forward_id: i64) {
         for at in self.by_forward.remove(&forward_id).unwrap_or_default() {
-            if let Some(p) = self.port_rows.get(at) {
-                self.by_node
-                    .remove(&(p.node_id, p.port, p.forward_id, p.id));
+            if let Some(row) = self.port_rows.get_mut(at) {
+                *row = None;
             }
         }
+    }
+
+    fn is_listed(&self, at: usize) -> bool {
+        self.port_rows.get(at).is_some_and(Option::is_some)
     }
 
     pub fn tunnel(&self, id: i64) -> Option<&TunnelRow> {
@@ -131,7 +134,7 @@ impl Store {
             .get(&forward_id)
             .map_or(&[][..], Vec::as_slice);
         rows.iter()
-            .filter_map(|&at| self.port_rows.get(at).cloned())
+            .filter_map(|&at| self.port_rows.get(at)?.clone())
             .collect()
     }
 
@@ -210,14 +213,18 @@ impl Store {
             && port > 0
             && self
                 .by_node
-                .range((node_id, port, i64::MIN, i64::MIN)..=(node_id, port, i64::MAX, i64::MAX))
-                .any(|(_, _, f, _)| *f != forward_id)
+                .range((node_id, port, i64::MIN, 0)..=(node_id, port, i64::MAX, usize::MAX))
+                .any(|&(_, _, f, at)| f != forward_id && self.is_listed(at))
     }
 
     /// `GetUsedPortsOnNodeAsMap`: forward ports and chain ports of the node.
     pub fn used_ports(&self, node_id: i64) -> Vec<i64> {
-        let all = (node_id, i64::MIN, i64::MIN, i64::MIN)..=(node_id, i64::MAX, i64::MAX, i64::MAX);
-        let forwards = self.by_node.range(all).map(|(_, port, _, _)| *port);
+        let all = (node_id, i64::MIN, i64::MIN, 0)..=(node_id, i64::MAX, i64::MAX, usize::MAX);
+        let forwards = self
+            .by_node
+            .range(all)
+            .filter(|&&(_, _, _, at)| self.is_listed(at))
+            .map(|&(_, port, _, _)| port);
         let chains = self
             .chain_ports
             .iter()
