@@ -46,6 +46,22 @@ pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
 }
 
+/// `pairs` as a map built once: sorted by key, the last value of a repeated
+/// key kept (what `BTreeMap::from_iter` keeps), without a tree's code per
+/// key and value type.
+pub fn sorted_map<K: Ord, V>(mut pairs: Vec<(K, V)>) -> litemap::LiteMap<K, V> {
+    sort_by(&mut pairs, |a, b| a.0.cmp(&b.0));
+    keep_last(&mut pairs, |a, b| a.0 == b.0);
+    litemap::LiteMap::from_sorted_store_unchecked(pairs)
+}
+
+/// Keeps the last of each run of consecutive elements `same` calls equal.
+pub fn keep_last<T>(v: &mut Vec<T>, same: impl Fn(&T, &T) -> bool) {
+    v.reverse();
+    v.dedup_by(|later, earlier| same(later, earlier));
+    v.reverse();
+}
+
 /// The indices `0..n` in stable sorted order: a bottom-up merge sort.
 fn sorted_indices(n: usize, cmp: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
     let mut runs: Vec<usize> = (0..n).collect();
@@ -127,6 +143,14 @@ mod tests {
             sort_by(&mut v, |a, b| a.0.cmp(&b.0));
             assert_eq!(v, expected, "length {len}");
         }
+    }
+
+    #[test]
+    fn sorted_map_keeps_the_last_value_of_a_key() {
+        let pairs = vec![(2, 'a'), (1, 'b'), (2, 'c'), (1, 'd'), (3, 'e')];
+        let reference: std::collections::BTreeMap<i32, char> = pairs.iter().copied().collect();
+        let map = sorted_map(pairs);
+        assert!(map.iter().eq(reference.iter()));
     }
 
     #[test]

@@ -5,12 +5,13 @@
 //! command that reaches an agent or a provider is recorded, with the
 //! refusal it got.
 
-use super::input::AgentInput;
+use super::input::{AgentInput, Entries};
 use crate::model::{NodeRecord, NodeTable};
 use crate::plan::{Command, CommandData};
 use crate::planner::provider::share_of;
+use litemap::LiteMap;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// What the websocket layer answers for a node that is not connected.
 pub const OFFLINE: &str = "节点不在线";
@@ -28,8 +29,9 @@ struct Agent {
 pub struct Agents<'a> {
     nodes: &'a NodeTable,
     federation: Option<&'a Value>,
-    agents: BTreeMap<i64, Agent>,
-    offline: BTreeSet<i64>,
+    agents: LiteMap<i64, Agent>,
+    /// Sorted.
+    offline: Vec<i64>,
     /// Commands sent while recording, in order.
     pub log: Vec<Command>,
     /// Off while the forwards an input says already exist are created.
@@ -40,14 +42,21 @@ impl<'a> Agents<'a> {
     pub fn new(
         nodes: &'a NodeTable,
         federation: Option<&'a Value>,
-        given: &BTreeMap<String, AgentInput>,
+        given: &Entries<AgentInput>,
         offline: &[i64],
     ) -> Agents<'a> {
-        let agents = given
+        let agents: Vec<(i64, Agent)> = given
+            .0
             .iter()
             .filter_map(|(id, a)| {
                 let id = crate::go::coerce::parse_int(id.trim())?;
-                let set = |names: &[String]| names.iter().cloned().collect();
+                // Inserted one by one: `collect` would sort them first,
+                // one more sort compiled for strings.
+                let set = |names: &[String]| {
+                    let mut set = BTreeSet::new();
+                    set.extend(names.iter().cloned());
+                    set
+                };
                 Some((
                     id,
                     Agent {
@@ -59,18 +68,20 @@ impl<'a> Agents<'a> {
                 ))
             })
             .collect();
+        let mut offline = offline.to_vec();
+        offline.sort_unstable();
         Agents {
             nodes,
             federation,
-            agents,
-            offline: offline.iter().copied().collect(),
+            agents: crate::stable_sort::sorted_map(agents),
+            offline,
             log: Vec::new(),
             recording: true,
         }
     }
 
     pub fn is_offline(&self, node_id: i64) -> bool {
-        self.offline.contains(&node_id)
+        self.offline.binary_search(&node_id).is_ok()
     }
 
     /// `sendNodeCommand` without its tolerances: the error text the panel

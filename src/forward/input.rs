@@ -5,8 +5,10 @@
 //! nullable columns), through the shared readers of [`crate::coerce`].
 
 use crate::coerce::{loose, GoText};
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 
 /// `POST /api/v1/forward/create` and `/update` bodies (mutations.go:1835,
 /// :1966). Fields the server tests for presence stay `Option<GoText>`.
@@ -216,15 +218,57 @@ pub struct ForwardContext {
     /// Forwards already stored, each with its `ports`.
     pub forwards: Vec<ForwardRow>,
     /// By node id.
-    pub agents: BTreeMap<String, AgentInput>,
+    pub agents: Entries<AgentInput>,
     /// The panel's `vite_config` values (`allow_local_remote_addr`).
-    pub config: BTreeMap<String, GoText>,
+    pub config: Entries<GoText>,
     /// Nodes whose agent is not connected.
     #[serde(deserialize_with = "loose::ints")]
     pub offline: Vec<i64>,
     /// The request's time, Unix milliseconds (expiry checks); default: now.
     #[serde(deserialize_with = "loose::nullable_int")]
     pub now: Option<i64>,
+}
+
+/// An object's entries in key order, each key once (as `serde_json`'s map
+/// holds them): read like a `BTreeMap`, same errors, without a tree
+/// compiled for each value type.
+#[derive(Debug, Clone)]
+pub struct Entries<V>(pub Vec<(String, V)>);
+
+impl<V> Default for Entries<V> {
+    fn default() -> Self {
+        Entries(Vec::new())
+    }
+}
+
+impl<V> Entries<V> {
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Entries<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor<V>(PhantomData<V>);
+
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<V> {
+            type Value = Entries<V>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries<V>, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+
+        d.deserialize_map(EntriesVisitor(PhantomData))
+    }
 }
 
 /// The forward tables of a redeploy's `db`.

@@ -202,13 +202,6 @@ fn finish(
     plan
 }
 
-/// The forward tables of a redeploy's `db`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct RedeployDb {
-    db: ForwardTables,
-}
-
 /// A redeploy: the tunnel's apply, then every forward of the tunnel synced
 /// (`redeployTunnelAndForwards`, mutations.go:1617); the first error is the
 /// answer, and the forward rows stay as stored.
@@ -236,10 +229,11 @@ pub fn redeploy_plan(
         Ok(outcome) => Ok(outcome),
         Err(rejection) => Err(rejection.to_plan_error()),
     };
+    // The input is an object with a `db` here (it has forward rows).
     let read = context(input).and_then(|ctx| {
-        let db = RedeployDb::deserialize(input)
-            .map_err(|e| ForwardRejection::InvalidInput(e.to_string()))?;
-        Ok((ctx, db.db))
+        let db = input.get("db").map(ForwardTables::deserialize).transpose();
+        let db = db.map_err(|e| ForwardRejection::InvalidInput(e.to_string()))?;
+        Ok((ctx, db.unwrap_or_default()))
     });
     let (ctx, tables) = match read {
         Ok(read) => read,

@@ -4,6 +4,8 @@
 
 use super::config::{ForwardDb, ForwardPortOut, ForwardRowOut};
 use super::input::{ForwardPortRow, ForwardRow, SpeedLimitRow, UserInput, UserTunnelRow};
+use crate::stable_sort;
+use litemap::LiteMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The tunnel a forward rides on, as stored.
@@ -23,14 +25,17 @@ pub struct Store {
     pub tunnels: Vec<TunnelRow>,
     /// By id, ascending.
     pub forwards: Vec<ForwardRow>,
-    /// `forward_port` rows by id.
-    ports: BTreeMap<i64, ForwardPortRow>,
-    /// `(forward_id, row id)`: a forward's rows in id order.
-    by_forward: BTreeSet<(i64, i64)>,
-    /// `(node_id, port, forward_id, row id)`: who holds a node's ports.
-    by_node: BTreeSet<(i64, i64, i64, i64)>,
-    speeds: BTreeMap<i64, i64>,
-    pub users: BTreeMap<i64, UserInput>,
+    /// `forward_port` rows in id order (new rows take the next id); a
+    /// deleted row's place stays, empty.
+    port_rows: Vec<Option<ForwardPortRow>>,
+    /// A forward's rows, as places in `port_rows`, in id order.
+    by_forward: BTreeMap<i64, Vec<usize>>,
+    /// `(node_id, port, forward_id, place)` of every row listed: who holds a
+    /// node's ports. A deleted row's entry stays (its place is empty): the
+    /// set only grows, and no removal is compiled for it.
+    by_node: BTreeSet<(i64, i64, i64, usize)>,
+    speeds: LiteMap<i64, i64>,
+    users: LiteMap<i64, UserInput>,
     pub user_tunnels: Vec<UserTunnelRow>,
     /// `(node_id, port)` of every chain row with a port.
     pub chain_ports: Vec<(i64, i64)>,
@@ -56,13 +61,13 @@ impl Store {
         user_tunnels: Vec<UserTunnelRow>,
     ) -> Store {
         let mut store = Store {
-            speeds: speed_limits.iter().map(|s| (s.id, s.speed)).collect(),
-            users: users.into_iter().map(|u| (u.id, u)).collect(),
+            speeds: stable_sort::sorted_map(speed_limits.iter().map(|s| (s.id, s.speed)).collect()),
+            users: stable_sort::sorted_map(users.into_iter().map(|u| (u.id, u)).collect()),
             user_tunnels,
             ..Store::default()
         };
         let mut forwards = forwards;
-        forwards.sort_by_key(|f| f.id);
+        stable_sort::sort_by(&mut forwards, |a, b| a.id.cmp(&b.id));
         let mut ports = ports;
         // Rows listed with their forward get the next ids, in input order.
         for f in &mut forwards {
@@ -81,37 +86,33 @@ impl Store {
         store.next_port_id = next;
         store.next_forward_id = forwards.iter().map(|f| f.id).max().unwrap_or(0);
         store.forwards = forwards;
+        sort_by_id(&mut ports);
+        // A repeated row id keeps the last row.
+        stable_sort::keep_last(&mut ports, |a, b| a.id == b.id);
         for p in ports {
             store.index_port(p);
         }
         store
     }
 
+    /// Lists a row whose id is above every listed row's.
     fn index_port(&mut self, p: ForwardPortRow) {
-        // A repeated row id keeps the last row.
-        if let Some(old) = self.ports.remove(&p.id) {
-            self.by_forward.remove(&(old.forward_id, old.id));
-            self.by_node
-                .remove(&(old.node_id, old.port, old.forward_id, old.id));
-        }
-        self.by_forward.insert((p.forward_id, p.id));
-        self.by_node.insert((p.node_id, p.port, p.forward_id, p.id));
-        self.ports.insert(p.id, p);
+        let at = self.port_rows.len();
+        self.by_forward.entry(p.forward_id).or_default().push(at);
+        self.by_node.insert((p.node_id, p.port, p.forward_id, at));
+        self.port_rows.push(Some(p));
     }
 
     fn remove_ports_of(&mut self, forward_id: i64) {
-        let ids: Vec<i64> = self
-            .by_forward
-            .range((forward_id, i64::MIN)..=(forward_id, i64::MAX))
-            .map(|(_, id)| *id)
-            .collect();
-        for id in ids {
-            if let Some(p) = self.ports.remove(&id) {
-                self.by_forward.remove(&(p.forward_id, p.id));
-                self.by_node
-                    .remove(&(p.node_id, p.port, p.forward_id, p.id));
+        for at in self.by_forward.remove(&forward_id).unwrap_or_default() {
+            if let Some(row) = self.port_rows.get_mut(at) {
+                *row = None;
             }
         }
+    }
+
+    fn is_listed(&self, at: usize) -> bool {
+        self.port_rows.get(at).is_some_and(Option::is_some)
     }
 
     pub fn tunnel(&self, id: i64) -> Option<&TunnelRow> {
@@ -128,9 +129,12 @@ impl Store {
 
     /// `ListForwardPorts`: a forward's rows by id.
     pub fn ports_of(&self, forward_id: i64) -> Vec<ForwardPortRow> {
-        self.by_forward
-            .range((forward_id, i64::MIN)..=(forward_id, i64::MAX))
-            .filter_map(|(_, id)| self.ports.get(id).cloned())
+        let rows = self
+            .by_forward
+            .get(&forward_id)
+            .map_or(&[][..], Vec::as_slice);
+        rows.iter()
+            .filter_map(|&at| self.port_rows.get(at)?.clone())
             .collect()
     }
 
@@ -209,14 +213,18 @@ impl Store {
             && port > 0
             && self
                 .by_node
-                .range((node_id, port, i64::MIN, i64::MIN)..=(node_id, port, i64::MAX, i64::MAX))
-                .any(|(_, _, f, _)| *f != forward_id)
+                .range((node_id, port, i64::MIN, 0)..=(node_id, port, i64::MAX, usize::MAX))
+                .any(|&(_, _, f, at)| f != forward_id && self.is_listed(at))
     }
 
     /// `GetUsedPortsOnNodeAsMap`: forward ports and chain ports of the node.
     pub fn used_ports(&self, node_id: i64) -> Vec<i64> {
-        let all = (node_id, i64::MIN, i64::MIN, i64::MIN)..=(node_id, i64::MAX, i64::MAX, i64::MAX);
-        let forwards = self.by_node.range(all).map(|(_, port, _, _)| *port);
+        let all = (node_id, i64::MIN, i64::MIN, 0)..=(node_id, i64::MAX, i64::MAX, usize::MAX);
+        let forwards = self
+            .by_node
+            .range(all)
+            .filter(|&&(_, _, _, at)| self.is_listed(at))
+            .map(|&(_, port, _, _)| port);
         let chains = self
             .chain_ports
             .iter()
@@ -277,7 +285,7 @@ impl Store {
         let forwards = self.forwards_of_tunnel(tunnel_id);
         let mut rows: Vec<ForwardPortRow> =
             forwards.iter().flat_map(|f| self.ports_of(f.id)).collect();
-        rows.sort_by_key(|p| p.id);
+        sort_by_id(&mut rows);
         let forward_port = rows
             .iter()
             .map(|p| ForwardPortOut {
@@ -293,6 +301,10 @@ impl Store {
             forward_port,
         }
     }
+}
+
+fn sort_by_id(rows: &mut [ForwardPortRow]) {
+    stable_sort::sort_by(rows, |a, b| a.id.cmp(&b.id));
 }
 
 fn row_out(f: &ForwardRow) -> ForwardRowOut {

@@ -123,7 +123,7 @@ impl State {
             }
             listed.push((id.to_string(), n));
         }
-        listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        crate::stable_sort::sort_by(&mut listed, |a, b| a.0.cmp(&b.0));
         redact_in_place(&mut runtimes);
         redact_in_place(&mut tunnels);
         State {

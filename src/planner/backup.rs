@@ -566,7 +566,7 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
             .iter()
             .filter_map(|c| node_at.get(&c.read.node_id).copied())
             .collect();
-        nodes.sort_unstable();
+        crate::stable_sort::sort(&mut nodes);
         nodes.dedup();
         let federated = nodes
             .iter()

@@ -295,11 +295,16 @@ pub fn stored_node_ids(tunnel: &Map<String, Value>) -> BTreeSet<i64> {
     let hop_items = any_slice(tunnel.get("chainNodes"))
         .iter()
         .flat_map(|hop| map_slice(Some(hop)));
-    entries
-        .into_iter()
-        .chain(exits)
-        .chain(hop_items)
-        .map(|item| go_int(item.get("nodeId"), 0))
-        .filter(|id| *id > 0)
-        .collect()
+    // Inserted one by one: `collect` would sort them first, one more sort
+    // compiled for the ids.
+    let mut ids = BTreeSet::new();
+    ids.extend(
+        entries
+            .into_iter()
+            .chain(exits)
+            .chain(hop_items)
+            .map(|item| go_int(item.get("nodeId"), 0))
+            .filter(|id| *id > 0),
+    );
+    ids
 }

@@ -238,7 +238,10 @@ impl<C: From<Value>> RawNode<C> {
                     {
                         let name =
                             owned(obj.get("chain").and_then(Value::as_str).unwrap_or_default());
-                        (name, obj.remove("data").unwrap_or(Value::Null))
+                        // Taken, not removed: the object is dropped next, and
+                        // a removal compiles the tree's rebalancing.
+                        let cfg = obj.get_mut("data").map_or(Value::Null, Value::take);
+                        (name, cfg)
                     }
                     other => (owned(str_at(&other, "name")), other),
                 };
