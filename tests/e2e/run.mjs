@@ -605,7 +605,7 @@ try {
   const zhMsgs = await page.locator('#findings .msg:visible').allInnerTexts();
   const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
   check(zhMsgs.length > 0 && zhMsgs.every((m) => findingsData.some((z) => m.startsWith(z))), 'finding messages shown in Chinese (messageZh)', zhMsgs.filter((m) => !findingsData.some((z) => m.startsWith(z))));
-  check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '0 个错误 | 5 个警告 | 4 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
+  check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '1 个错误 | 5 个警告 | 4 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
   check(/更新 .* ms/.test(await page.locator('#timing').innerText()), 'timing label translated');
   await page.locator('#picture .pn[data-node="3"]').click();
   const zhOutcome = await page.locator('#attempts li.outcome').innerText();
