@@ -33,7 +33,7 @@ const HELP = `hop-policy ${hp.version()}: plan, check and simulate flvx/GOST rel
 Usage:
   hop-policy plan [FILE|-] [--mode create|update|redeploy|forward-create|forward-update] [--jsonl] [--compact]
   hop-policy check FILE|- [--format text|json|sarif] [--kind tunnel|plan|config|commands] [--mode MODE]
-  hop-policy simulate FILE|- --dead ID[,ID...] [--requests N] [--format text|json]
+  hop-policy simulate FILE|- --dead ID[,ID...] [--dead-targets T[,T...]] [--forward F] [--requests N] [--format text|json]
   hop-policy lifecycle FILE|-
   hop-policy audit BACKUP|-|DATABASE.sqlite|postgres://... [--format text|json|sarif] [--tunnel ID]... [--only errors]
   hop-policy --help | --version
@@ -62,7 +62,9 @@ Commands:
              failover, linkage and parity defects.
   simulate   Replay requests through a tunnel input or plan with some nodes dead, the way
              GOST fails over. --dead takes node ids or host:port, comma separated;
-             --requests N from 1 to 10000 (default 3).
+             --requests N from 1 to 10000 (default 3). With forwards, requests enter at
+             a forward service: --forward takes its id, name or service name (default:
+             the first); --dead-targets its targets' addresses or 1-based positions.
   lifecycle  Replay apply / release / failure steps and report what they leave behind.
   audit      Plan and check every tunnel of a whole panel the way a redeploy would push
              it, and print a table of tunnels and their findings. The panel is read from
@@ -102,6 +104,7 @@ Examples:
   cat tunnel.json | hop-policy check - --format text
   hop-policy check plan.json --format sarif > hop-policy.sarif
   hop-policy simulate examples/seed-federated-middle.json --dead 3 --requests 3
+  hop-policy simulate examples/tunnel-with-forwards.json --mode forward-create --dead 2
   hop-policy lifecycle steps.json
 `;
 
@@ -174,7 +177,7 @@ function colourise(text) {
 
 // ----- arguments -----
 
-const opts = { quiet: false, noColor: false, jsonl: false, compact: false, format: null, kind: null, mode: null, dead: [], requests: null, files: [], given: new Set() };
+const opts = { quiet: false, noColor: false, jsonl: false, compact: false, format: null, kind: null, mode: null, dead: [], deadTargets: [], forward: null, requests: null, files: [], given: new Set() };
 
 const MODES = ['create', 'update', 'redeploy', 'forward-create', 'forward-update'];
 
@@ -182,7 +185,7 @@ const MODES = ['create', 'update', 'redeploy', 'forward-create', 'forward-update
 const COMMAND_OPTIONS = {
   plan: ['--mode', '--jsonl', '--compact', '--format'],
   check: ['--format', '--kind', '--mode'],
-  simulate: ['--dead', '--requests', '--format', '--mode'],
+  simulate: ['--dead', '--dead-targets', '--forward', '--requests', '--format', '--mode'],
   lifecycle: [],
   audit: ['--format', '--tunnel', '--only'],
 };
@@ -234,6 +237,15 @@ function parseArgs(argv) {
       for (const d of value('--dead').split(',').map((s) => s.trim()).filter(Boolean)) {
         opts.dead.push(/^\d+$/.test(d) ? wholeNumber('--dead', d, 0, Number.MAX_SAFE_INTEGER, 'a node id') : d);
       }
+    } else if (a === '--dead-targets' || a.startsWith('--dead-targets=')) {
+      opts.given.add('--dead-targets');
+      // Digits are a 1-based position in the forward's targets; anything else its address.
+      for (const d of value('--dead-targets').split(',').map((s) => s.trim()).filter(Boolean)) {
+        opts.deadTargets.push(/^\d+$/.test(d) ? wholeNumber('--dead-targets', d, 1, Number.MAX_SAFE_INTEGER, 'a target position') : d);
+      }
+    } else if (a === '--forward' || a.startsWith('--forward=')) {
+      opts.given.add('--forward');
+      opts.forward = value('--forward');
     } else if (a === '--requests' || a.startsWith('--requests=')) {
       opts.given.add('--requests');
       opts.requests = wholeNumber('--requests', value('--requests'), 1, MAX_REQUESTS, 'the number of requests (the simulator replays at most 10000)');
@@ -663,7 +675,7 @@ function cmdSimulate() {
   if (!['text', 'json'].includes(format)) throw new UsageError(`--format must be text or json, not ${format}`);
   const file = oneFile();
   if (file === undefined) throw new UsageError('simulate needs a FILE (or - for standard input)');
-  if (opts.dead.length === 0) throw new UsageError('simulate needs --dead ID[,ID...]');
+  if (opts.dead.length === 0 && opts.deadTargets.length === 0) throw new UsageError('simulate needs --dead ID[,ID...] or --dead-targets T[,T...]');
   const input = readOrReport(file);
   if (!input) return EXIT_UNREADABLE;
   const d = simulationDocument(input);
@@ -676,6 +688,8 @@ function cmdSimulate() {
     return EXIT_FINDINGS;
   }
   const scenario = { dead: opts.dead };
+  if (opts.deadTargets.length > 0) scenario.deadTargets = opts.deadTargets;
+  if (opts.forward !== null) scenario.forward = opts.forward;
   if (opts.requests !== null) scenario.requests = opts.requests;
   let trace;
   try {

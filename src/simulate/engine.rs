@@ -13,11 +13,24 @@ use crate::gost::host_and_port;
 use serde_json::Value;
 use std::fmt::Write;
 
+mod forward;
+
 /// GOST's fail marker: a count and the Unix second of the last failure.
 #[derive(Debug, Clone, Copy, Default)]
 struct Marker {
     count: i64,
     time_sec: i64,
+}
+
+impl Marker {
+    /// When the fail filter lets the node back in (ms, rounded down):
+    /// `timeout` after the marked second.
+    fn until_ms(&self, timeout_ns: i128) -> i64 {
+        let timeout_ms = whole_seconds(timeout_ns.saturating_mul(1000));
+        self.time_sec
+            .saturating_mul(1000)
+            .saturating_add(timeout_ms)
+    }
 }
 
 /// Where a request left the tunnel.
@@ -75,6 +88,8 @@ struct Selection {
     chosen: Option<usize>,
     text: String,
     candidates: Vec<Candidate>,
+    /// Nodes the fail filter dropped, with the time (ms) they come back.
+    filtered: Vec<(usize, i64)>,
 }
 
 struct Simulation<'w> {
@@ -102,13 +117,21 @@ struct Simulation<'w> {
     destination: String,
     /// Agents on the path of the current dial, to stop routing loops.
     path: Vec<usize>,
+    /// The forward's targets the scenario kills, by position in its
+    /// `forwarder.nodes`; `dest_dead` while the handler tries a dead one.
+    dead_targets: Vec<bool>,
+    dest_dead: bool,
 }
 
 const MAX_DEPTH: usize = 24;
 
 pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let mut notes = world.notes.clone();
-    let (entry, entry_agent) = pick_entry(world, sc)?;
+    let forward = forward::pick(world, sc)?;
+    let (entry, entry_agent) = match &forward {
+        Some(f) => (f.agent, f.entry_agent(world)?),
+        None => pick_entry(world, sc)?,
+    };
     let requests = sc.requests.unwrap_or(3).min(MAX_REQUESTS);
     if sc.requests.map(|r| r > MAX_REQUESTS).unwrap_or(false) {
         note(
@@ -119,133 +142,36 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
     let start = sc.start_ms.unwrap_or(0);
     let gap = sc.gap_ms.unwrap_or(1000);
     let client_ip = sc.client_ip.clone().unwrap_or_else(|| owned("192.0.2.10"));
-    let mut sim = Simulation {
-        world,
-        dead_ids: Vec::new(),
-        dead_hosts: Vec::new(),
-        dead_ports: Vec::new(),
-        markers: vec![Marker::default(); world.node_count],
-        rr: vec![0; world.hop_count],
-        prng: Prng::new(sc.seed.unwrap_or(1)),
-        now_ms: start,
-        attempts: Vec::new(),
-        budget_used: 0,
-        truncated: false,
-        output_bytes: 0,
-        max_output_bytes: sc.limits.max_output_bytes,
-        destination: sc
-            .destination
-            .clone()
-            .unwrap_or_else(|| owned("example.com:443")),
-        path: Vec::new(),
-    };
-    for (i, d) in sc.dead.iter().enumerate() {
-        let text = match d {
-            Value::String(s) => owned(s.trim()),
-            other => crate::json::to_text(other),
-        };
-        // What is wrong with the entry, when it names nothing it could name.
-        let problem = if text.contains(':') {
-            match host_and_port(&text) {
-                Some(hp) => {
-                    let known = world.agents.iter().any(|a| {
-                        a.chains.iter().any(|c| {
-                            c.hops.iter().any(|h| {
-                                h.nodes
-                                    .iter()
-                                    .any(|n| n.port == Some(hp.1) && n.host == hp.0)
-                            })
-                        })
-                    });
-                    if !known {
-                        note(
-                            &mut notes,
-                            format_args!("dead address {text} is not dialed by any chain"),
-                        );
-                    }
-                    sim.dead_ports.push((hp.1, sim.dead_hosts.len()));
-                    sim.dead_hosts.push(hp.0);
-                    None
-                }
-                None => Some("is not host:port"),
-            }
-        } else if let Some(id) = loose_id(d).or_else(|| {
-            let name = d.as_str()?.trim();
-            world
-                .agents
-                .iter()
-                .find(|a| a.name.as_deref() == Some(name))
-                .and_then(|a| a.node_id)
-        }) {
-            if !world.agents.iter().any(|a| a.node_id == Some(id)) {
-                note(
-                    &mut notes,
-                    format_args!("dead node {id} is not part of this document"),
-                );
-            } else {
-                crate::stable_sort::insert_sorted(&mut sim.dead_ids, id);
-            }
-            None
-        } else {
-            Some("is neither a node id nor host:port")
-        };
-        if let Some(problem) = problem {
-            return Err(ApiError::new(
-                "IN001",
-                format!("dead entry {} {problem}", crate::redact::describe(d)),
-                format!("/dead/{i}"),
-            ));
+    let mut sim = Simulation::new(world, sc);
+    sim.read_dead(&sc.dead, &mut notes)?;
+    let (chain, retries, svc_note) = match &forward {
+        Some(f) => {
+            sim.dead_targets = forward::dead_targets(&f.hop, &sc.dead_targets)?;
+            (f.chain, f.retries, Some(f.note(world)))
         }
-    }
-
-    crate::stable_sort::sort_by(&mut sim.dead_ports, by_key);
-
-    let (chain, retries, svc_note) = entry_router(entry_agent, world.single_node, sc);
+        None => {
+            forward::unused_overrides(sc, &mut notes);
+            entry_router(entry_agent, world.single_node, sc)
+        }
+    };
     if let Some(n) = svc_note {
         notes.push(n);
     }
     let mut out = Vec::new();
     for i in 0..requests {
         sim.now_ms = start.saturating_add(gap.saturating_mul(i64::from(i)));
+        if sc.revive_at_ms.is_some_and(|t| sim.now_ms >= t) {
+            sim.revive();
+        }
         sim.attempts.clear();
-        let outcome = if entry_agent
-            .node_id
-            .map(|id| sim.dead_ids.binary_search(&id).is_ok())
-            .unwrap_or(false)
-        {
-            Outcome::fail("the entry node is dead: the request never enters the tunnel")
-        } else {
-            sim.path.clear();
-            sim.path.push(entry);
-            sim.router_dial(entry, chain, retries, client_ip.clone(), 0)
+        let trace = match &forward {
+            Some(f) => sim.forward_request(f, i + 1, &client_ip),
+            None => {
+                let outcome = sim.enter(entry, chain, retries, &client_ip);
+                sim.request_trace(i + 1, outcome)
+            }
         };
-        let (exit_node_id, exit_addr) =
-            match (&outcome.egress, outcome.ok && outcome.direct_from.is_none()) {
-                (Some(Egress::Agent(a)), true) => {
-                    (world.agents.get(*a).and_then(|a| a.node_id), None)
-                }
-                (Some(Egress::External(addr)), true) => (None, Some(addr.clone())),
-                _ => (None, None),
-            };
-        let direct = outcome.ok && outcome.direct_from.is_some();
-        out.push(RequestTrace {
-            index: i + 1,
-            time_ms: sim.now_ms,
-            ok: outcome.ok,
-            exit_node_id,
-            exit_addr,
-            direct,
-            direct_from_node_id: if direct {
-                outcome
-                    .direct_from
-                    .and_then(|a| world.agents.get(a))
-                    .and_then(|a| a.node_id)
-            } else {
-                None
-            },
-            attempts: std::mem::take(&mut sim.attempts),
-            outcome: outcome.why,
-        });
+        out.push(trace);
         if sim.output_bytes > sim.max_output_bytes {
             return Err(crate::limits::LimitError::new(
                 "maxOutputBytes",
@@ -266,24 +192,188 @@ pub fn run(world: &World, sc: &Scenario) -> Result<Trace, ApiError> {
             break;
         }
     }
+    Ok(Trace {
+        entry_node_id: entry_agent.node_id,
+        summary: summarize(&out),
+        requests: out,
+        notes,
+        truncated: sim.truncated,
+        forward: forward.map(|f| f.describe(world)),
+    })
+}
+
+/// The trace's totals.
+fn summarize(out: &[RequestTrace]) -> Summary {
     let mut summary = Summary {
         requests: out.len(),
         ..Summary::default()
     };
-    for r in &out {
+    for r in out {
         summary.ok += usize::from(r.ok);
         summary.failed += usize::from(!r.ok);
         summary.direct += usize::from(r.direct);
         summary.attempts += r.attempts.len();
         summary.failed_attempts += r.attempts.iter().filter(|a| !a.ok).count();
     }
-    Ok(Trace {
-        entry_node_id: entry_agent.node_id,
-        requests: out,
-        summary,
-        notes,
-        truncated: sim.truncated,
-    })
+    summary
+}
+
+/// What a `dead` entry names: a `host:port`, or a node by id or name.
+enum DeadName {
+    Address(String, i64),
+    Node(i64),
+}
+
+/// Reads `dead` entry `d`; `Err` says what is wrong with it.
+fn dead_name(world: &World, d: &Value, text: &str) -> Result<DeadName, &'static str> {
+    if text.contains(':') {
+        return host_and_port(text)
+            .map(|(h, p)| DeadName::Address(h, p))
+            .ok_or("is not host:port");
+    }
+    loose_id(d)
+        .or_else(|| {
+            let name = d.as_str()?.trim();
+            world
+                .agents
+                .iter()
+                .find(|a| a.name.as_deref() == Some(name))
+                .and_then(|a| a.node_id)
+        })
+        .map(DeadName::Node)
+        .ok_or("is neither a node id nor host:port")
+}
+
+/// Does any chain of the world dial `host:port`?
+fn dialed(world: &World, host: &str, port: i64) -> bool {
+    world
+        .agents
+        .iter()
+        .flat_map(|a| &a.chains)
+        .flat_map(|c| &c.hops)
+        .flat_map(|h| &h.nodes)
+        .any(|n| n.port == Some(port) && n.host == host)
+}
+
+impl<'w> Simulation<'w> {
+    fn new(world: &'w World, sc: &Scenario) -> Self {
+        Simulation {
+            world,
+            dead_ids: Vec::new(),
+            dead_hosts: Vec::new(),
+            dead_ports: Vec::new(),
+            dead_targets: Vec::new(),
+            dest_dead: false,
+            markers: vec![Marker::default(); world.node_count],
+            rr: vec![0; world.hop_count],
+            prng: Prng::new(sc.seed.unwrap_or(1)),
+            now_ms: sc.start_ms.unwrap_or(0),
+            attempts: Vec::new(),
+            budget_used: 0,
+            truncated: false,
+            output_bytes: 0,
+            max_output_bytes: sc.limits.max_output_bytes,
+            destination: sc
+                .destination
+                .clone()
+                .unwrap_or_else(|| owned("example.com:443")),
+            path: Vec::new(),
+        }
+    }
+
+    /// Takes in the scenario's `dead` list.
+    fn read_dead(&mut self, dead: &[Value], notes: &mut Vec<String>) -> Result<(), ApiError> {
+        let world = self.world;
+        for (i, d) in dead.iter().enumerate() {
+            let text = match d {
+                Value::String(s) => owned(s.trim()),
+                other => crate::json::to_text(other),
+            };
+            match dead_name(world, d, &text) {
+                Ok(DeadName::Address(host, port)) => {
+                    if !dialed(world, &host, port) {
+                        note(
+                            notes,
+                            format_args!("dead address {text} is not dialed by any chain"),
+                        );
+                    }
+                    self.dead_ports.push((port, self.dead_hosts.len()));
+                    self.dead_hosts.push(host);
+                }
+                Ok(DeadName::Node(id)) => {
+                    if world.agents.iter().any(|a| a.node_id == Some(id)) {
+                        crate::stable_sort::insert_sorted(&mut self.dead_ids, id);
+                    } else {
+                        note(
+                            notes,
+                            format_args!("dead node {id} is not part of this document"),
+                        );
+                    }
+                }
+                Err(problem) => {
+                    return Err(ApiError::new(
+                        "IN001",
+                        format!("dead entry {} {problem}", crate::redact::describe(d)),
+                        format!("/dead/{i}"),
+                    ))
+                }
+            }
+        }
+        crate::stable_sort::sort_by(&mut self.dead_ports, by_key);
+        Ok(())
+    }
+
+    /// `reviveAtMs` has come: nothing is dead any more (marks stay).
+    fn revive(&mut self) {
+        self.dead_ids.clear();
+        self.dead_hosts.clear();
+        self.dead_ports.clear();
+        self.dead_targets.fill(false);
+    }
+
+    /// One request entering at agent `entry`, whose router dials over `chain`.
+    fn enter(
+        &mut self,
+        entry: usize,
+        chain: Option<usize>,
+        retries: i64,
+        client_ip: &str,
+    ) -> Outcome {
+        if self.is_dead_agent(entry) {
+            return Outcome::fail("the entry node is dead: the request never enters the tunnel");
+        }
+        self.path.clear();
+        self.path.push(entry);
+        self.router_dial(entry, chain, retries, owned(client_ip), 0)
+    }
+
+    /// The trace of request `index` (1-based): its outcome and the dials
+    /// recorded since the request started.
+    fn request_trace(&mut self, index: u32, outcome: Outcome) -> RequestTrace {
+        let world = self.world;
+        let node_id = |a: usize| world.agents.get(a).and_then(|a| a.node_id);
+        let (exit_node_id, exit_addr) =
+            match (&outcome.egress, outcome.ok && outcome.direct_from.is_none()) {
+                (Some(Egress::Agent(a)), true) => (node_id(*a), None),
+                (Some(Egress::External(addr)), true) => (None, Some(addr.clone())),
+                _ => (None, None),
+            };
+        let direct = outcome.ok && outcome.direct_from.is_some();
+        RequestTrace {
+            index,
+            time_ms: self.now_ms,
+            ok: outcome.ok,
+            exit_node_id,
+            exit_addr,
+            direct,
+            direct_from_node_id: outcome.direct_from.filter(|_| direct).and_then(node_id),
+            attempts: std::mem::take(&mut self.attempts),
+            outcome: outcome.why,
+            target: None,
+            target_tries: None,
+            skipped_healthy: None,
+        }
+    }
 }
 
 /// The fewest bytes an attempt's text takes: its keys and punctuation
@@ -425,6 +515,53 @@ impl<'w> Simulation<'w> {
         i128::from(self.now_ms) * 1_000_000
     }
 
+    /// GOST's `Marker.Mark` of a chain node or target: one more failure,
+    /// at this second (GOST keeps Unix seconds). Returns the count.
+    fn mark(&mut self, serial: usize) -> i64 {
+        let now_sec = self.now_ms.div_euclid(1000);
+        // Every chain node and target has a marker (the world counts them).
+        self.markers.get_mut(serial).map_or(1, |m| {
+            m.count += 1;
+            m.time_sec = now_sec;
+            m.count
+        })
+    }
+
+    /// GOST's `Marker.Reset`: a success clears the count.
+    fn reset_mark(&mut self, serial: usize) {
+        if let Some(m) = self.markers.get_mut(serial) {
+            m.count = 0;
+        }
+    }
+
+    /// Is agent `ai` one of the scenario's dead nodes?
+    fn is_dead_agent(&self, ai: usize) -> bool {
+        self.world
+            .agents
+            .get(ai)
+            .and_then(|a| a.node_id)
+            .is_some_and(|id| self.dead_ids.binary_search(&id).is_ok())
+    }
+
+    /// Agent `ai` dials the destination itself (`why` says how the request
+    /// got there): reached, unless the destination is a dead target.
+    fn reach(
+        &self,
+        who: Option<usize>,
+        egress: Egress,
+        direct_from: Option<usize>,
+        why: String,
+    ) -> Outcome {
+        if self.dest_dead {
+            return Outcome::fail(format!(
+                "{} cannot reach the target {}: it is dead",
+                name_of(self.world, who),
+                self.destination
+            ));
+        }
+        Outcome::reached(egress, direct_from, why)
+    }
+
     /// Runs one router: `retries + 1` route builds at most.
     fn router_dial(
         &mut self,
@@ -439,7 +576,8 @@ impl<'w> Simulation<'w> {
             return Outcome::fail("internal: agent out of range");
         };
         let Some(ci) = chain else {
-            return Outcome::reached(
+            return self.reach(
+                Some(ai),
                 Egress::Agent(ai),
                 None,
                 format!("{} dials the destination", agent.label),
@@ -480,7 +618,14 @@ impl<'w> Simulation<'w> {
                     ),
                     None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
                 };
-                return Outcome::reached(Egress::Agent(ai), Some(ai), why);
+                // A direct dial that fails fails this try of the router.
+                match self.reach(Some(ai), Egress::Agent(ai), Some(ai), why) {
+                    out if out.ok => return out,
+                    out => {
+                        last_fail = out.why;
+                        continue;
+                    }
+                }
             }
             let mut from: Option<usize> = Some(ai);
             let last = route.len() - 1;
@@ -490,23 +635,15 @@ impl<'w> Simulation<'w> {
                 let Some(node) = hop.nodes.get(ni) else { break };
                 self.budget_used += 1;
                 let refused = self.refusal(node);
-                // Every chain node has a marker (the world counts them).
-                let marker = self.markers.get_mut(node.serial);
                 let (failures, relays, reason) = match &refused {
                     Some(why_dead) => {
-                        let count = marker.map_or(1, |m| {
-                            m.count += 1;
-                            m.time_sec = self.now_ms.div_euclid(1000);
-                            m.count
-                        });
+                        let count = self.mark(node.serial);
                         let reason =
                             format!("dial failed: {why_dead}; marked failed (count {count})");
                         (count, false, reason)
                     }
                     None => {
-                        if let Some(m) = marker {
-                            m.count = 0;
-                        }
+                        self.reset_mark(node.serial);
                         let relays = k < last;
                         let reason = if relays {
                             owned(
@@ -618,7 +755,8 @@ impl<'w> Simulation<'w> {
     fn serve(&mut self, node: &ChainNode, from: usize, depth: usize) -> Outcome {
         let world = self.world;
         let Some(t) = node.target else {
-            return Outcome::reached(
+            return self.reach(
+                None,
                 Egress::External(node.addr.clone()),
                 None,
                 format!("{} carries it on (outside the document)", node.addr),
@@ -637,7 +775,8 @@ impl<'w> Simulation<'w> {
             ));
         }
         let Some(chain_name) = svc.chain.clone() else {
-            return Outcome::reached(
+            return self.reach(
+                Some(t),
                 Egress::Agent(t),
                 None,
                 format!("{} dials the destination", agent.label),
@@ -665,7 +804,8 @@ impl<'w> Simulation<'w> {
                 self.path.pop();
                 out
             }
-            None => Outcome::reached(
+            None => self.reach(
+                Some(t),
                 Egress::Agent(t),
                 Some(t),
                 format!("{}: service {} names chain {chain_name}, which the node does not have; it dials the destination directly", agent.label, svc.name),
@@ -722,8 +862,13 @@ impl<'w> Simulation<'w> {
 
     /// One hop selection: fail filter, backup filter, strategy.
     fn select(&mut self, hop: &Hop, hash_src: &str) -> Selection {
-        let now_ns = self.now_ns();
-        let n = hop.nodes.len();
+        self.select_among(hop, hash_src, &[])
+    }
+
+    /// [`Self::select`] without the nodes whose address or name is in
+    /// `tried`: a forward handler's later tries leave out what it tried,
+    /// before the selector's filters run (`go-gost/x/hop/hop.go:145-165`).
+    fn select_among(&mut self, hop: &Hop, hash_src: &str, tried: &[String]) -> Selection {
         let mut candidates: Vec<Candidate> = hop
             .nodes
             .iter()
@@ -735,70 +880,107 @@ impl<'w> Simulation<'w> {
                 reason: String::new(),
             })
             .collect();
-        let mut kept: Vec<usize> = (0..n).collect();
-        if n > 1 {
-            let mut next = Vec::new();
-            // Every node is still kept here, so walk nodes and candidates together.
-            for (i, (nd, cand)) in hop.nodes.iter().zip(candidates.iter_mut()).enumerate() {
-                let mut max_fails = nd.md_max_fails.unwrap_or(hop.max_fails);
-                if max_fails <= 0 {
-                    max_fails = 1;
-                }
-                let mut timeout = nd.md_fail_timeout_ns.unwrap_or(hop.fail_timeout_ns);
-                if timeout <= 0 {
-                    timeout = DEFAULT_FAIL_TIMEOUT_NS;
-                }
-                let m = self.markers.get(nd.serial).copied().unwrap_or_default();
-                let since = now_ns - i128::from(m.time_sec) * 1_000_000_000;
-                if m.count < max_fails {
-                    next.push(i);
-                    continue;
-                }
-                let (since_s, timeout_s) = (whole_seconds(since), whole_seconds(timeout));
-                if since >= timeout {
-                    next.push(i);
-                    cand.reason =
-                        format!("failure mark expired ({since_s} s >= failTimeout {timeout_s} s)");
-                } else {
-                    cand.kept = false;
-                    cand.reason = format!(
-                        "filtered: {} failure(s) >= maxFails {max_fails}, marked {since_s} s ago < failTimeout {timeout_s} s",
-                        m.count
-                    );
-                }
-            }
-            kept = next;
-        } else if let Some(only) = candidates.first_mut() {
-            // n == 1 here (n == 0 leaves no candidate).
-            only.reason = owned("only node of the hop: never filtered");
-        }
-        if kept.len() > 1 {
-            let normal: Vec<usize> = kept
-                .iter()
-                .copied()
-                .filter(|&i| hop.nodes.get(i).is_some_and(|nd| !nd.backup))
-                .collect();
-            if !normal.is_empty() && normal.len() < kept.len() {
-                for &i in &kept {
-                    if !hop.nodes.get(i).is_some_and(|nd| nd.backup) {
-                        continue;
-                    }
-                    if let Some(cand) = candidates.get_mut(i) {
-                        cand.kept = false;
-                        cand.reason = owned("backup node: a non-backup node is available");
-                    }
-                }
-                kept = normal;
+        let mut eligible = Vec::with_capacity(hop.nodes.len());
+        for (i, (nd, cand)) in hop.nodes.iter().zip(candidates.iter_mut()).enumerate() {
+            if tried.contains(&nd.addr) || tried.contains(&nd.name) {
+                cand.kept = false;
+                cand.reason = owned("already tried by this request");
+            } else {
+                eligible.push(i);
             }
         }
+        let left = eligible.len();
+        let alone = if tried.is_empty() {
+            "only node of the hop: never filtered"
+        } else {
+            "only one not tried yet: never filtered"
+        };
+        let mut filtered = Vec::new();
+        let kept = self.fail_filter(hop, eligible, &mut candidates, &mut filtered, alone);
+        let kept = backup_filter(hop, kept, &mut candidates);
         if kept.is_empty() {
+            let text = if left == 0 && !tried.is_empty() {
+                owned("every node was tried already")
+            } else {
+                format!("all {left} nodes filtered out by the fail filter")
+            };
             return Selection {
                 chosen: None,
-                text: format!("all {n} nodes filtered out by the fail filter"),
+                text,
                 candidates,
+                filtered,
             };
         }
-        let (pick, how) = match hop.strategy.as_str() {
+        let (pick, how) = self.strategy(hop, &kept, hash_src);
+        let chosen = kept.get(pick).copied();
+        if let Some(cand) = chosen.and_then(|c| candidates.get_mut(c)) {
+            cand.reason = if cand.reason.is_empty() {
+                owned("chosen")
+            } else {
+                format!("{}; chosen", cand.reason)
+            };
+        }
+        Selection {
+            chosen,
+            text: how,
+            candidates,
+            filtered,
+        }
+    }
+
+    /// The fail filter over `eligible` (`go-gost/x/selector/filter.go`):
+    /// nothing is filtered when at most one is left (`alone` says so);
+    /// otherwise a node with `failures >= maxFails` marked within
+    /// `failTimeout` is dropped, and recorded in `filtered` with the time
+    /// (ms) it comes back.
+    fn fail_filter(
+        &self,
+        hop: &Hop,
+        eligible: Vec<usize>,
+        candidates: &mut [Candidate],
+        filtered: &mut Vec<(usize, i64)>,
+        alone: &str,
+    ) -> Vec<usize> {
+        if eligible.len() <= 1 {
+            if let Some(only) = eligible.first().and_then(|&i| candidates.get_mut(i)) {
+                only.reason = owned(alone);
+            }
+            return eligible;
+        }
+        let now_ns = self.now_ns();
+        let mut next = Vec::new();
+        for i in eligible {
+            let (Some(nd), Some(cand)) = (hop.nodes.get(i), candidates.get_mut(i)) else {
+                continue;
+            };
+            let (max_fails, timeout) = fail_limits(hop, nd);
+            let m = self.markers.get(nd.serial).copied().unwrap_or_default();
+            let since = now_ns - i128::from(m.time_sec) * 1_000_000_000;
+            if m.count < max_fails {
+                next.push(i);
+                continue;
+            }
+            let (since_s, timeout_s) = (whole_seconds(since), whole_seconds(timeout));
+            if since >= timeout {
+                next.push(i);
+                cand.reason =
+                    format!("failure mark expired ({since_s} s >= failTimeout {timeout_s} s)");
+            } else {
+                cand.kept = false;
+                cand.reason = format!(
+                    "filtered: {} failure(s) >= maxFails {max_fails}, marked {since_s} s ago < failTimeout {timeout_s} s",
+                    m.count
+                );
+                filtered.push((i, m.until_ms(timeout)));
+            }
+        }
+        next
+    }
+
+    /// The strategy's pick among `kept` (non-empty): its position there,
+    /// and how it was made.
+    fn strategy(&mut self, hop: &Hop, kept: &[usize], hash_src: &str) -> (usize, String) {
+        match hop.strategy.as_str() {
             "fifo" | "ha" => (0, format!("{}: first of {} left", hop.strategy, kept.len())),
             "random" | "rand" => {
                 let weights: Vec<i64> = kept
@@ -829,22 +1011,7 @@ impl<'w> Simulation<'w> {
                     ),
                 )
             }
-            "hash" => {
-                if hash_src.is_empty() {
-                    let p = self.prng.below(kept.len() as u64) as usize;
-                    (
-                        p,
-                        format!("hash: no source, random among {} left (seeded)", kept.len()),
-                    )
-                } else {
-                    let h = crc32_ieee(hash_src.as_bytes());
-                    let p = (u64::from(h) % kept.len() as u64) as usize;
-                    (
-                        p,
-                        format!("hash: crc32({hash_src}) = {h}, mod {} left", kept.len()),
-                    )
-                }
-            }
+            "hash" => self.hash_pick(kept.len(), hash_src),
             other => {
                 // Every hop has a counter (the world counts them).
                 let c = self.rr.get_mut(hop.serial).map_or(0, |counter| {
@@ -860,21 +1027,57 @@ impl<'w> Simulation<'w> {
                 };
                 (p, format!("{label}: counter {c} mod {} left", kept.len()))
             }
-        };
-        let chosen = kept.get(pick).copied();
-        if let Some(cand) = chosen.and_then(|c| candidates.get_mut(c)) {
-            cand.reason = if cand.reason.is_empty() {
-                owned("chosen")
-            } else {
-                format!("{}; chosen", cand.reason)
-            };
-        }
-        Selection {
-            chosen,
-            text: how,
-            candidates,
         }
     }
+
+    /// The hash strategy's pick among `left` nodes.
+    fn hash_pick(&mut self, left: usize, hash_src: &str) -> (usize, String) {
+        if hash_src.is_empty() {
+            let p = self.prng.below(left as u64) as usize;
+            return (
+                p,
+                format!("hash: no source, random among {left} left (seeded)"),
+            );
+        }
+        let h = crc32_ieee(hash_src.as_bytes());
+        let p = (u64::from(h) % left as u64) as usize;
+        (p, format!("hash: crc32({hash_src}) = {h}, mod {left} left"))
+    }
+}
+
+/// A node's fail filter settings: its metadata over the hop's selector,
+/// `maxFails <= 0` counting as 1 and `failTimeout <= 0` as 10 s
+/// (`go-gost/x/selector/filter.go`).
+fn fail_limits(hop: &Hop, nd: &ChainNode) -> (i64, i128) {
+    let mut max_fails = nd.md_max_fails.unwrap_or(hop.max_fails);
+    if max_fails <= 0 {
+        max_fails = 1;
+    }
+    let mut timeout = nd.md_fail_timeout_ns.unwrap_or(hop.fail_timeout_ns);
+    if timeout <= 0 {
+        timeout = DEFAULT_FAIL_TIMEOUT_NS;
+    }
+    (max_fails, timeout)
+}
+
+/// The backup filter: with more than one left, backup nodes go while a
+/// non-backup one remains.
+fn backup_filter(hop: &Hop, kept: Vec<usize>, candidates: &mut [Candidate]) -> Vec<usize> {
+    if kept.len() <= 1 {
+        return kept;
+    }
+    let is_backup = |i: usize| hop.nodes.get(i).is_some_and(|nd| nd.backup);
+    let normal: Vec<usize> = kept.iter().copied().filter(|&i| !is_backup(i)).collect();
+    if normal.is_empty() || normal.len() == kept.len() {
+        return kept;
+    }
+    for &i in kept.iter().filter(|&&i| is_backup(i)) {
+        if let Some(cand) = candidates.get_mut(i) {
+            cand.kept = false;
+            cand.reason = owned("backup node: a non-backup node is available");
+        }
+    }
+    normal
 }
 
 #[cfg(test)]

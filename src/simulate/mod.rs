@@ -34,8 +34,18 @@
 //!   counts the try as a success (`ok: true`, `carried: false`) and the request
 //!   fails later with no retry. A node whose router counted such a success
 //!   answers its own caller with OK, so callers further up do not retry either.
-//! * The entry's forward service has one destination, so the forward
-//!   handler's own per-target loop adds no tries.
+//! * A tunnel's own entry forwards to one destination, so the forward
+//!   handler's per-target loop adds no tries there. When the document
+//!   deploys forwards, requests enter at a forward service instead
+//!   (`scenario.forward`, default the first): its handler tries up to
+//!   `maxRetries` targets (default: each target once), each chosen among
+//!   those not tried yet by the forwarder's selector, each one router dial
+//!   over the service's chain; a failed dial marks the target, whatever
+//!   failed, a dial the router counted as a success resets it, and a
+//!   transfer that breaks after such a dial marks it again and ends the
+//!   request (`go-gost/x/handler/forward/local/handler.go:181-275`). Targets
+//!   are marked and filtered like chain nodes. A dead target
+//!   (`scenario.deadTargets`) fails the node that dials it.
 //! * When a hop has no candidate left the route is empty and that node dials
 //!   the destination itself (`direct: true`): traffic leaves from a middle
 //!   node, bypassing the exits, until a mark expires.
@@ -46,7 +56,10 @@
 //! or strings, node names from the plan's node table, or `host:port` addresses), `requests` (3), `startMs` (0),
 //! `gapMs` (1000), `seed` (1, drives `rand` and a `hash` without a source),
 //! `entry` (node id), `entryRetries` (0), `clientIp` ("192.0.2.10"),
-//! `destination` ("example.com:443").
+//! `destination` ("example.com:443"); with forwards `forward`, `deadTargets`
+//! (addresses as written in `forwarder.nodes`, or 1-based positions),
+//! `maxFails`, `failTimeout` (Go duration or ns) and `retries` (what-if
+//! values for the forward), and `reviveAtMs` (from then on nothing is dead).
 
 mod engine;
 mod text;
@@ -98,6 +111,38 @@ pub struct Scenario {
     /// Requested destination (`hash: host` source).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     pub destination: Option<String>,
+    /// The forward whose service requests enter at, when the document
+    /// deploys forwards: its id (number or numeric string), its services'
+    /// name base `<forwardId>_<userId>_<userTunnelId>`, a service's full
+    /// name, or the forward's name from the plan's `db.forward` rows
+    /// (default: the first forward service).
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "number | string")
+    )]
+    pub forward: Option<Value>,
+    /// Dead targets of that forward: addresses exactly as written in its
+    /// `forwarder.nodes` (strings), or 1-based positions in that list (numbers).
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "(number | string)[]")
+    )]
+    pub dead_targets: Vec<Value>,
+    /// What if: the forward's target selector's `maxFails` (flvx: 1).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    pub max_fails: Option<i64>,
+    /// What if: its `failTimeout`, a Go duration (`"30s"`) or nanoseconds (flvx: `"600s"`).
+    #[cfg_attr(
+        any(test, target_arch = "wasm32"),
+        tsify(optional, type = "number | string")
+    )]
+    pub fail_timeout: Option<Value>,
+    /// What if: the forward service's `handler.retries` (flvx sets none: 0).
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    pub retries: Option<i64>,
+    /// From this time on (ms) every dead node, address and target is alive again.
+    #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    pub revive_at_ms: Option<i64>,
     /// Size limits of the document and of the trace (`maxOutputBytes`).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "Limits"))]
     pub limits: crate::limits::Limits,
@@ -118,6 +163,12 @@ impl Scenario {
             entry_retries: f.signed("entryRetries")?,
             client_ip: f.string("clientIp")?,
             destination: f.string("destination")?,
+            forward: f.get("forward").cloned(),
+            dead_targets: f.list("deadTargets")?.unwrap_or_default(),
+            max_fails: f.signed("maxFails")?,
+            fail_timeout: f.get("failTimeout").cloned(),
+            retries: f.signed("retries")?,
+            revive_at_ms: f.signed("reviveAtMs")?,
             limits: match f.get("limits") {
                 Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
                 None => crate::limits::Limits::default(),
@@ -180,6 +231,73 @@ shape! {
 }
 
 shape! {
+    #[doc = " One try of a forward handler's target loop: a target chosen among"]
+    #[doc = " those not tried yet, then one router dial towards it."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TargetTry {
+        #[doc = " Which try of the loop (0-based) and how many it may make."]
+        pub round: usize => "try",
+        pub rounds: usize => "tries",
+        #[doc = " The target's address as written in `forwarder.nodes`."]
+        pub target: String => "target",
+        pub node: String => "node",
+        #[doc = " The scenario made this target dead."]
+        pub dead: bool => "dead",
+        #[doc = " How the target was chosen (strategy, and how many were left)."]
+        pub selection: String => "selection",
+        pub candidates: Vec<Candidate> => "candidates",
+        #[doc = " Its dials are `attempts[firstSeq .. firstSeq + dials]`."]
+        pub first_seq: usize => "firstSeq",
+        pub dials: usize => "dials",
+        #[doc = " The router's dial succeeded."]
+        pub ok: bool => "ok",
+        #[doc = " The request reached the target through this try."]
+        pub carried: bool => "carried",
+        #[doc = " The handler marked the target failed."]
+        pub marked: bool => "marked",
+        #[doc = " The target's failure count after this try."]
+        pub failures: i64 => "failures",
+        #[doc = " Until when the mark keeps the target out of the selection (ms)."]
+        pub marked_until_ms: Option<i64> => "markedUntilMs" optional,
+        pub reason: String => "reason",
+    }
+}
+
+shape! {
+    #[doc = " A target the scenario keeps alive that a request did not try because"]
+    #[doc = " of an earlier mark."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct SkippedTarget {
+        pub target: String => "target",
+        pub node: String => "node",
+        #[doc = " The fail filter lets it back in from this time (ms)."]
+        pub until_ms: i64 => "untilMs",
+        pub reason: String => "reason",
+    }
+}
+
+shape! {
+    #[doc = " The forward service requests enter at, and its target loop's settings"]
+    #[doc = " (after the scenario's overrides)."]
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct TraceForward {
+        pub service: String => "service",
+        pub forward_id: Option<i64> => "forwardId",
+        pub name: Option<String> => "name",
+        pub node_id: Option<i64> => "nodeId",
+        #[doc = " The chain its router dials over (null: it dials the targets itself)."]
+        pub chain: Option<String> => "chain",
+        pub targets: Vec<String> => "targets",
+        pub strategy: String => "strategy",
+        pub max_fails: i64 => "maxFails",
+        pub fail_timeout_ms: i64 => "failTimeoutMs",
+        #[doc = " Targets one request may try, and the router's retries per try."]
+        pub tries: usize => "tries",
+        pub retries: i64 => "retries",
+    }
+}
+
+shape! {
     #[doc = " One request from the entry to the destination."]
     #[derive(Debug, Clone, PartialEq)]
     pub struct RequestTrace {
@@ -196,6 +314,12 @@ shape! {
         pub direct_from_node_id: Option<i64> => "directFromNodeId" optional,
         pub attempts: Vec<Attempt> => "attempts",
         pub outcome: String => "outcome",
+        #[doc = " Forwards only: the target that carried the request."]
+        pub target: Option<String> => "target" optional,
+        #[doc = " Forwards only: the handler's target loop, try by try."]
+        pub target_tries: Option<Vec<TargetTry>> => "targetTries" optional,
+        #[doc = " Forwards only: live targets left out because of a mark."]
+        pub skipped_healthy: Option<Vec<SkippedTarget>> => "skippedHealthy" optional,
     }
 }
 
@@ -222,6 +346,8 @@ shape! {
         pub notes: Vec<String> => "notes",
         #[doc = " The attempt budget ran out; later dials are missing."]
         pub truncated: bool => "truncated",
+        #[doc = " Requests entered at this forward service (documents with forwards)."]
+        pub forward: Option<TraceForward> => "forward" optional,
     }
 }
 

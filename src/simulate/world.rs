@@ -34,9 +34,24 @@ pub struct Service {
     pub retries: i64,
     /// Handler metadata `hash: host`: the hash strategy keys on the destination.
     pub hash_host: bool,
+    /// The targets of a port-forward handler (`tcp`/`udp`/`forward` with a
+    /// `forwarder`), `None` for any other service.
+    pub forwarder: Option<Forwarder>,
 }
 
+/// A forward service's targets, walked by its handler's target loop
+/// (go-gost `x/handler/forward/local/handler.go:181-275`). The targets are
+/// a hop: the same selector, fail filter and marks as a chain's hop
+/// (`x/config/parsing/service/parse.go` builds it with the hop parser).
 #[derive(Debug, Clone)]
+pub struct Forwarder {
+    pub hop: Hop,
+    /// `handler.metadata.maxRetries` when positive: how many targets one
+    /// connection tries (else every target once).
+    pub max_retries: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default)]
 pub struct ChainNode {
     pub name: String,
     pub addr: String,
@@ -106,25 +121,37 @@ pub struct World {
     pub notes: Vec<String>,
     /// True when the document is a single node's config.
     pub single_node: bool,
-    /// How many hops and chain nodes the agents have (see their `serial`).
+    /// How many hops and chain nodes the agents have (see their `serial`);
+    /// forwarders count as hops and their targets as nodes.
     pub hop_count: usize,
     pub node_count: usize,
+    /// Forward ids and names from the plan's `db.forward` rows.
+    pub forward_names: Vec<(i64, String)>,
 }
 
 impl World {
     /// The world of these agents, their hops and chain nodes numbered.
     fn new(mut agents: Vec<Agent>, notes: Vec<String>, single_node: bool) -> World {
         let (mut hop_count, mut node_count) = (0, 0);
-        for hop in agents
-            .iter_mut()
-            .flat_map(|a| &mut a.chains)
-            .flat_map(|c| &mut c.hops)
-        {
+        let mut number = |hop: &mut Hop| {
             hop.serial = hop_count;
             hop_count += 1;
             for node in &mut hop.nodes {
                 node.serial = node_count;
                 node_count += 1;
+            }
+        };
+        for hop in agents
+            .iter_mut()
+            .flat_map(|a| &mut a.chains)
+            .flat_map(|c| &mut c.hops)
+        {
+            number(hop);
+        }
+        // Forwarders after every chain, so the chains keep their numbers.
+        for service in agents.iter_mut().flat_map(|a| &mut a.services) {
+            if let Some(f) = &mut service.forwarder {
+                number(&mut f.hop);
             }
         }
         World {
@@ -133,6 +160,7 @@ impl World {
             single_node,
             hop_count,
             node_count,
+            forward_names: Vec::new(),
         }
     }
 }
@@ -272,10 +300,15 @@ impl<C: From<Value>> RawNode<C> {
 }
 
 /// Replays a plan's commands (federation first, then local, the server's
-/// order) into per-node raw state.
+/// order) into per-node raw state. A forward mode's plan carries what the
+/// tunnel already runs under `deployed` (same shape), replayed first. A
+/// command the agent refused (`failed`) deployed nothing.
 pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
     let mut out: BTreeMap<i64, RawNode> = BTreeMap::new();
     let mut run = |cmd: &Value| {
+        if cmd.get("failed").is_some_and(|f| !f.is_null()) {
+            return;
+        }
         let node = cmd.get("nodeId").and_then(json_int);
         let command = cmd.get("command").and_then(Value::as_str);
         if let (Some(node), Some(command)) = (node, command) {
@@ -283,13 +316,16 @@ pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
             out.entry(node).or_default().apply(command, data);
         }
     };
-    for step in list_at(plan, "federation") {
-        for cmd in list_at(step, "commands") {
+    let parts = [plan.get("deployed"), Some(plan)];
+    for part in parts.into_iter().flatten() {
+        for step in list_at(part, "federation") {
+            for cmd in list_at(step, "commands") {
+                run(cmd);
+            }
+        }
+        for cmd in list_at(part, "local") {
             run(cmd);
         }
-    }
-    for cmd in list_at(plan, "local") {
-        run(cmd);
     }
     out
 }
@@ -347,86 +383,131 @@ fn service(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Service
         chain,
         retries,
         hash_host,
+        forwarder: forwarder(s, notes, who),
     }
 }
 
 /// The world's chain `name`, read from the model by the simulator's rules
 /// (fields under their exact names).
 fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) -> Chain {
-    let mut hops = Vec::new();
     // Hops and nodes count only under their exact names.
     let listed = c.hops_field().exact().map(|_| c.hops());
-    for (hi, h) in listed.into_iter().flatten().enumerate() {
-        let hop_name = owned(h.name.exact_str().unwrap_or_default());
-        let (strategy, max_fails, fail_timeout_ns) = match h.selector.exact() {
-            Some(s) if s.is_object() => {
-                let strategy = owned(h.strategy.exact_str().unwrap_or_default());
-                let max_fails = h
-                    .max_fails
-                    .exact()
-                    .map(|m| json_int(m).unwrap_or(0))
-                    .unwrap_or(0);
-                let ft = match h.fail_timeout.exact() {
-                    None | Some(TreeValue::Null) => 0,
-                    Some(TreeValue::Str(text)) => {
-                        note(notes, format_args!(
-                            "{who}: chain {name} hop {hi}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
-                        ));
-                        parse_duration(text.trim()).map(i128::from).unwrap_or(0)
-                    }
-                    Some(other) => json_int(other).map(i128::from).unwrap_or(0),
-                };
-                (strategy, max_fails, ft)
-            }
-            _ => (owned("round"), 1, DEFAULT_FAIL_TIMEOUT_NS),
-        };
-        let listed = h.nodes_field.exact().map(|_| h.nodes());
-        let mut nodes = Vec::new();
-        for (ni, n) in listed.into_iter().flatten().enumerate() {
-            let addr = owned(n.addr.exact_str().unwrap_or_default());
-            let (host, port) = match &n.dial {
-                Some((h, p)) => (h.clone(), Some(*p)),
-                None => (normalize_host(&addr), None),
-            };
-            let ctype = n.connector_type.exact_str().unwrap_or("http");
-            let cmd = Metadata::of(n.connector_metadata.exact());
-            let waits_reply = match ctype.trim() {
-                "relay" => cmd.bool("nodelay").unwrap_or(false),
-                "forward" | "tcp" | "direct" | "virtual" => false,
-                _ => true,
-            };
-            let md = Metadata::of(n.metadata.exact());
-            nodes.push(ChainNode {
-                name: n
-                    .name
-                    .exact_str()
-                    .map(owned)
-                    .unwrap_or_else(|| format!("node_{}", ni + 1)),
-                addr,
-                host,
-                port,
-                target: None,
-                waits_reply,
-                md_max_fails: md.int("maxFails"),
-                md_fail_timeout_ns: md.duration_ns("failTimeout"),
-                backup: md.bool("backup").unwrap_or(false),
-                weight: md.int("weight").unwrap_or(0),
-                serial: 0,
-            });
-        }
-        hops.push(Hop {
-            name: hop_name,
-            strategy,
-            max_fails,
-            fail_timeout_ns,
-            nodes,
-            serial: 0,
-        });
-    }
+    let hops = listed
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(hi, h)| {
+            let place = format!("chain {name} hop {hi}");
+            hop(&h, Some(&place), notes, who)
+        })
+        .collect();
     Chain {
         name: owned(name),
         hops,
     }
+}
+
+/// The selector of a hop: strategy, maxFails and failTimeout (ns). A chain
+/// hop (`place` names it) takes a string failTimeout only with a note, as
+/// AddChains rejects it; a service's forwarder gets it parsed as a Go
+/// duration by the agent (server-contract.md section 4).
+fn selector(
+    h: &gost::Hop<'_>,
+    place: Option<&str>,
+    notes: &mut Vec<String>,
+    who: &str,
+) -> (String, i64, i128) {
+    if !h.selector.exact().is_some_and(TreeValue::is_object) {
+        return (owned("round"), 1, DEFAULT_FAIL_TIMEOUT_NS);
+    }
+    let strategy = owned(h.strategy.exact_str().unwrap_or_default());
+    let max_fails = h
+        .max_fails
+        .exact()
+        .map(|m| json_int(m).unwrap_or(0))
+        .unwrap_or(0);
+    let ft = match h.fail_timeout.exact() {
+        None | Some(TreeValue::Null) => 0,
+        Some(TreeValue::Str(text)) => {
+            if let Some(place) = place {
+                note(notes, format_args!(
+                    "{who}: {place}: failTimeout is the string {text:?}; AddChains rejects it (read as a Go duration here)"
+                ));
+            }
+            parse_duration(text.trim()).map(i128::from).unwrap_or(0)
+        }
+        Some(other) => json_int(other).map(i128::from).unwrap_or(0),
+    };
+    (strategy, max_fails, ft)
+}
+
+/// The world's hop (a chain's hop, or a forwarder: both are GOST hops).
+fn hop(h: &gost::Hop<'_>, place: Option<&str>, notes: &mut Vec<String>, who: &str) -> Hop {
+    let (strategy, max_fails, fail_timeout_ns) = selector(h, place, notes, who);
+    let listed = h.nodes_field.exact().map(|_| h.nodes());
+    let nodes = listed
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(ni, n)| chain_node(ni, &n))
+        .collect();
+    Hop {
+        name: owned(h.name.exact_str().unwrap_or_default()),
+        strategy,
+        max_fails,
+        fail_timeout_ns,
+        nodes,
+        serial: 0,
+    }
+}
+
+/// The world's node `ni` (0-based) of a hop.
+fn chain_node(ni: usize, n: &gost::Node<'_>) -> ChainNode {
+    let addr = owned(n.addr.exact_str().unwrap_or_default());
+    let (host, port) = match &n.dial {
+        Some((h, p)) => (h.clone(), Some(*p)),
+        None => (normalize_host(&addr), None),
+    };
+    let ctype = n.connector_type.exact_str().unwrap_or("http");
+    let cmd = Metadata::of(n.connector_metadata.exact());
+    let waits_reply = match ctype.trim() {
+        "relay" => cmd.bool("nodelay").unwrap_or(false),
+        "forward" | "tcp" | "direct" | "virtual" => false,
+        _ => true,
+    };
+    let md = Metadata::of(n.metadata.exact());
+    ChainNode {
+        name: n
+            .name
+            .exact_str()
+            .map(owned)
+            .unwrap_or_else(|| format!("node_{}", ni + 1)),
+        addr,
+        host,
+        port,
+        target: None,
+        waits_reply,
+        md_max_fails: md.int("maxFails"),
+        md_fail_timeout_ns: md.duration_ns("failTimeout"),
+        backup: md.bool("backup").unwrap_or(false),
+        weight: md.int("weight").unwrap_or(0),
+        serial: 0,
+    }
+}
+
+/// The forwarder of a port-forward service (handler `tcp`, `udp` or
+/// `forward`, with a `forwarder` object), read as a hop.
+fn forwarder(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Option<Forwarder> {
+    let kind = s.handler_type().exact_str()?;
+    if !["tcp", "udp", "forward"].contains(&kind) {
+        return None;
+    }
+    let value = gost::Field::of(Some(s.obj), "forwarder").exact()?;
+    value.as_object()?;
+    Some(Forwarder {
+        hop: hop(&gost::Hop::read(value), None, notes, who),
+        max_retries: s.forwarder().and_then(|f| f.max_retries),
+    })
 }
 
 /// `v` as a tree in `arena`; a config that is not an object reads as an
@@ -506,7 +587,13 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
             "/error",
         ));
     }
-    from_raw(plan_nodes(plan), plan)
+    let mut world = from_raw(plan_nodes(plan), plan)?;
+    let rows = plan.get("db").map_or(&[][..], |db| list_at(db, "forward"));
+    world.forward_names = rows
+        .iter()
+        .filter_map(|r| Some((r.get("id").and_then(json_int)?, owned(str_at(r, "name")))))
+        .collect();
+    Ok(world)
 }
 
 /// Is this a lifecycle `state` (`{nodes: {"id": {services, chains}}}`)?

@@ -116,6 +116,9 @@ fn shipped() -> Declarations {
         crate::simulate::Candidate,
         crate::simulate::Attempt,
         crate::simulate::RequestTrace,
+        crate::simulate::TargetTry,
+        crate::simulate::SkippedTarget,
+        crate::simulate::TraceForward,
         crate::simulate::Summary,
         crate::simulate::Trace,
         crate::lifecycle::LifecycleReport,
@@ -259,13 +262,16 @@ fn every_declared_name_resolves_and_every_shipped_name_is_declared() {
         "Service",
         "Severity",
         "SimulateDocument",
+        "SkippedTarget",
         "Strategy",
         "StoredForward",
         "StoredTables",
         "Summary",
         "Target",
+        "TargetTry",
         "Token",
         "Trace",
+        "TraceForward",
         "TraceSummary",
         "TunnelCheck",
         "TunnelDeploy",
@@ -437,6 +443,17 @@ fn every_kind_of_output_is_declared() {
         let trace = crate::simulate::simulate(&seed["expected"], &scenario).expect("simulates");
         accepted(&d, "Trace", &encoded(&trace));
     }
+    // Requests entering at a forward: the target loop's trace.
+    let example = include_str!("../../../examples/tunnel-with-forwards.json");
+    let plan = api::plan(example, Some(r#"{"mode": "forward-create"}"#)).expect("plan");
+    let plan: Value = serde_json::from_str(&plan).expect("JSON");
+    let text = r#"{"dead": [2], "deadTargets": [2], "forward": "web", "maxFails": 2,
+        "failTimeout": "30s", "retries": 1, "reviveAtMs": 2000, "requests": 3}"#;
+    accepted(&d, "Scenario", &serde_json::from_str(text).expect("JSON"));
+    let scenario = api::scenario(Some(text)).expect("scenario");
+    let trace = crate::simulate::simulate(&plan, &scenario).expect("simulates");
+    assert!(trace.forward.is_some());
+    accepted(&d, "Trace", &encoded(&trace));
     let steps = serde_json::json!([
         {"op": "apply", "input": seed["input"]},
         {"op": "release", "unreachable": [2]},
