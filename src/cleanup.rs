@@ -67,7 +67,7 @@ pub fn deletes_limiter(name: &str, rows: &PanelRows) -> bool {
     if name.is_empty() {
         return false;
     }
-    !positive_id(name).is_some_and(|id| rows.speed_limits.binary_search(&id).is_ok())
+    positive_id(name).is_none_or(|id| rows.speed_limits.binary_search(&id).is_err())
 }
 
 /// `cleanOrphanedServices` (flow_policy.go:523-605), for a panel with no
@@ -79,15 +79,16 @@ pub fn deleted_services(name: &str, rows: &PanelRows) -> Vec<String> {
         return vec![];
     }
     let parts: Vec<&str> = name.split('_').collect();
-    if parts.len() == 2 && parts[0] == "tunnel" {
-        return match positive_id(parts[1]) {
+    let first = parts.first().copied().unwrap_or_default();
+    if let ["tunnel", id] = parts.as_slice() {
+        return match positive_id(id) {
             Some(id) if !rows.has_tunnel(id) => vec![name.to_string()],
             _ => vec![],
         };
     }
-    if parts.len() >= 3 {
-        if positive_id(parts[0]).is_some_and(|id| !rows.has_forward(id)) {
-            let base = parts[..3].join("_");
+    if let [forward, user, user_tunnel, ..] = parts.as_slice() {
+        if positive_id(forward).is_some_and(|id| !rows.has_forward(id)) {
+            let base = format!("{forward}_{user}_{user_tunnel}");
             return vec![
                 name.to_string(),
                 base.clone(),
@@ -97,7 +98,7 @@ pub fn deleted_services(name: &str, rows: &PanelRows) -> Vec<String> {
         }
     }
     let suffix = parts.last().copied().unwrap_or("");
-    let tunnel_gone = || positive_id(parts[0]).is_some_and(|id| !rows.has_tunnel(id));
+    let tunnel_gone = || positive_id(first).is_some_and(|id| !rows.has_tunnel(id));
     match suffix {
         "tls" | "kcp" | "wss" | "mtls" | "mwss" | "mtcp" if tunnel_gone() => vec![name.to_string()],
         "tcp" if parts.len() < 4 && tunnel_gone() => vec![name.to_string()],

@@ -121,8 +121,9 @@ fn listeners<'d>(doc: &'d Document<'_>) -> Vec<Listener<'d>> {
 fn port_clashes(doc: &Document<'_>, sink: &mut Sink) {
     let listeners = listeners(doc);
     for (at, held) in clashes(&listeners) {
-        let (l, h) = (&listeners[at], &listeners[held]);
-        say_port_clash(sink, l, h);
+        if let (Some(l), Some(h)) = (listeners.get(at), listeners.get(held)) {
+            say_port_clash(sink, l, h);
+        }
     }
 }
 
