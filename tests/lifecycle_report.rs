@@ -195,3 +195,17 @@ fn readme_steps_file() {
     let out = hop_policy::encode::to_string(&r);
     assert!(!out.contains("secret-share-token"));
 }
+
+#[test]
+fn a_chain_named_with_spaces_survives_its_delete() {
+    // The panel deletes the trimmed name, which the agent does not run.
+    let text = hop_policy::encode::to_string(&hop_policy::planner::plan(&seed()));
+    let text = text.replace("\"fed_chain_31\"", "\" fed_chain_31\"");
+    let plan: Value = serde_json::from_str(&text).unwrap();
+    let steps = json!([{"op": "apply", "plan": plan}, {"op": "report"}]);
+    let r = lifecycle(&steps).unwrap();
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    let chain = (2, "DeleteChains".to_string(), json!("fed_chain_31"));
+    assert_eq!(sent(&r, 1), vec![chain]);
+    assert_eq!(names(&r, 2, "chains"), vec![" fed_chain_31"]);
+}

@@ -153,8 +153,13 @@ impl Replay {
             }
         }
         for chain in chains.iter().filter(|c| deletes_chain(c, rows)) {
-            let data = chain_delete(chain.clone());
+            // The panel names the chain trimmed (flow_policy.go:609, :622):
+            // one whose name has spaces around it stays on the agent.
+            let data = chain_delete(chain.trim().to_string());
             self.send_owned(i, "report", node, "DeleteChains", data, note);
+            if self.nodes.get(&node).is_some_and(|n| n.has_chain(chain)) {
+                continue;
+            }
             for user in self.chain_users(node, chain) {
                 self.say_chain_deleted(i, node, chain, &user, owner);
             }
