@@ -1,6 +1,7 @@
 //! Lifecycle replay (issue 4): replays what the panel sends to agents and to
-//! provider panels over a sequence of applies, edits, releases and failures,
-//! keeps what every node ends up running, and reports what goes stale or leaks.
+//! provider panels over a sequence of applies, edits, releases, failures and
+//! config reports, keeps what every node ends up running, and reports what
+//! goes stale, leaks or is cleaned away while in use.
 //!
 //! # Steps
 //!
@@ -36,6 +37,15 @@
 //! * `{"op": "delete", "unreachable": [...]}`: deletes the tunnel: releases its
 //!   federation bindings, then removes `chains_{id}` and the tunnel services on
 //!   its own nodes.
+//! * `{"op": "report", "nodeId"?: id, "providerTunnels"?: {"<nodeId>": [id, ...]}}`:
+//!   a node's config report (every node that runs something when `nodeId`
+//!   is absent) and the cleanup of the panel that owns it, which deletes by
+//!   name what [`crate::cleanup`] says (services, then chains). This panel
+//!   owns its own nodes and holds the tunnels applied and not deleted; the
+//!   provider panel owns a remote node (one a plan shows remote: federated,
+//!   or an entry this panel relays to) and holds the tunnels
+//!   `providerTunnels` lists for that node, none by default. Limiters are
+//!   not replayed, so none is deleted here.
 //!
 //! `tunnelId` may be given on any step; otherwise it is read from the plan
 //! (`chains_{id}`, `tunnel_{id}`, `tunnel:{id}:...`) or the last apply.
@@ -69,6 +79,9 @@
 //!   created for the tunnel is still deployed.
 //! * LC003 rollback-leak: after an `applyError`, something this apply created
 //!   is still deployed.
+//! * LC004 cleanup-deletes-in-use: a `report`'s cleanup deleted a chain that
+//!   a service still running on that node names as `handler.chain` (the node
+//!   then dials destinations itself); it recurs after every redeploy.
 //! * IN001 / IN002: a step that cannot be read / a plan the server rejects.
 //!
 //! Paths are JSON Pointers into the steps document.
@@ -89,6 +102,7 @@ use serde_json::{Map, Value};
 use state::{Node, State};
 use std::collections::BTreeMap;
 
+mod report;
 mod state;
 
 shape! {
@@ -148,6 +162,9 @@ struct Replay {
     log: Vec<Value>,
     findings: Vec<Finding>,
     last_tunnel: Option<i64>,
+    /// Nodes some plan showed shared by another panel, sorted: their
+    /// provider panel runs the cleanup of their config reports.
+    remote: Vec<i64>,
 }
 
 fn tunnel_service_names(t: i64) -> Vec<String> {
@@ -508,6 +525,17 @@ impl Replay {
     fn log_local(&mut self, step: usize, node: i64, command: &str, index: usize, note: &str) {
         let index = ("index", Value::from(index));
         self.log_node(step, "local", node, Some(command), index, note);
+    }
+
+    /// Remembers the nodes `plan` shows shared by another panel: its remote
+    /// nodes, its federation steps' and the ones it relays commands to.
+    fn note_remote(&mut self, plan: &Plan) {
+        let nodes = plan.nodes.iter().filter(|n| n.remote).map(|n| n.node_id);
+        let federated = plan.federation.iter().map(|f| f.node_id);
+        let relayed = plan.local.iter().filter(|c| c.relay == Some(true));
+        for node in nodes.chain(federated).chain(relayed.map(|c| c.node_id)) {
+            insert_sorted(&mut self.remote, node);
+        }
     }
 
     /// The providers of these remote nodes cannot be reached until the next call.
@@ -969,6 +997,7 @@ impl Replay {
             self.log(i, "rejected", object([("note", Value::from(text))]));
             return Ok(());
         }
+        self.note_remote(&plan);
         // The plan's commands move into the node state, typed.
         let local = std::mem::take(&mut plan.local);
         let t = step
@@ -1414,10 +1443,13 @@ pub(crate) fn replay_within(steps: &Value) -> Result<ReplayReport, ApiError> {
             "apply" | "create" | "edit" | "applyError" => r.step_apply(i, step, op)?,
             "release" => r.step_release(i, step, false),
             "delete" => r.step_release(i, step, true),
+            "report" => r.step_report(i, step)?,
             other => {
                 return Err(ApiError::new(
                     "IN001",
-                    format!("unknown op {other:?} (apply, edit, applyError, release, delete)"),
+                    format!(
+                        "unknown op {other:?} (apply, edit, applyError, release, delete, report)"
+                    ),
                     step_path(i, "/op"),
                 ))
             }

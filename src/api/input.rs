@@ -544,6 +544,8 @@ pub enum LifecycleOp {
     Release,
     #[serde(rename = "delete")]
     Delete,
+    #[serde(rename = "report")]
+    Report,
 }
 
 /// A local command picked by index into the plan's `local`, or by node
@@ -585,6 +587,13 @@ pub struct LifecycleStep {
     pub fail_at: Option<CommandSelector>,
     #[tsify(optional)]
     pub tunnel_id: Option<i64>,
+    /// `report`: the node that reports its config (default: every node).
+    #[tsify(optional)]
+    pub node_id: Option<i64>,
+    /// `report`: by remote node id, the tunnel ids its provider panel holds
+    /// (default: none).
+    #[tsify(optional)]
+    pub provider_tunnels: Option<BTreeMap<String, Vec<i64>>>,
 }
 
 /// The closed sets (read by the declaration tests too).
@@ -602,10 +611,10 @@ export type TunnelType = 1 | 2 | '1' | '2' | (number & {});
 /** The checker's rule codes (see `rules()`). */
 export type FindingCode =
   | 'AC001' | 'AC002' | 'AC003' | 'AC004' | 'AC005' | 'AC006'
-  | 'FO001' | 'FO002' | 'FO003' | 'FO004' | 'FO005'
-  | 'LK001' | 'LK002' | 'LK003'
+  | 'FO001' | 'FO002' | 'FO003' | 'FO004' | 'FO005' | 'FO006'
+  | 'LK001' | 'LK002' | 'LK003' | 'LK004' | 'LK005'
   | 'PA001' | 'PA002' | 'PA003' | 'PA004' | 'PA005'
-  | 'LC001' | 'LC002' | 'LC003'
+  | 'LC001' | 'LC002' | 'LC003' | 'LC004'
   | 'IN001' | 'IN002' | 'IN003' | 'IN004'
   | (string & {});
 /** Why the server refuses a tunnel (`plan.error.code`). */

@@ -44,6 +44,16 @@ impl Config {
         }
     }
 
+    /// The chain a service config routes through (`chain` under an exact
+    /// `handler`, as the agent reads it); a chain names none.
+    pub(super) fn handler_chain(&self) -> Option<String> {
+        match self {
+            Config::Service(s) => s.handler.chain.clone(),
+            Config::Chain(_) => None,
+            Config::Json(v) => json_chain(v),
+        }
+    }
+
     /// Appends the config's report text ([`Cache`]: what the configs
     /// written before it left). A JSON config is redacted already
     /// ([`State::new`]).
@@ -65,6 +75,15 @@ pub(super) fn json_retries(service: &Value) -> Option<i64> {
         .retries
         .exact()
         .and_then(crate::go::coerce::json_int)
+}
+
+/// The `handler.chain` a JSON service config names, read from the GOST
+/// model as [`json_retries`] reads its retries.
+fn json_chain(service: &Value) -> Option<String> {
+    let arena = crate::json::tree::Arena::new();
+    let tree = crate::json::tree::build(service, &arena);
+    let chain = crate::gost::Service::read(tree.as_object()?).chain;
+    chain.exact_str().map(str::to_string)
 }
 
 /// Applies one agent command to `node`; a typed config is kept typed, any
@@ -459,6 +478,30 @@ mod tests {
         let mut got = String::new();
         write_sorted(v, &mut got, &mut Cache::new());
         assert_eq!(got, crate::json::to_text(&want));
+    }
+
+    #[test]
+    fn handler_chain_as_the_agent_reads_it() {
+        let json = |v: Value| Config::Json(v).handler_chain();
+        let chain = serde_json::json!({"name": "s", "handler": {"chain": "fed_chain_31"}});
+        assert_eq!(json(chain).as_deref(), Some("fed_chain_31"));
+        // Only under its exact name, and only a string.
+        assert_eq!(json(serde_json::json!({"Handler": {"chain": "c_1"}})), None);
+        assert_eq!(json(serde_json::json!({"handler": {"chain": 1}})), None);
+        // A planned middle's service routes through the chain sent with it.
+        let plan = crate::planner::plan(&crate::plan::tests::federated_middle_input());
+        let commands = plan.federation.first().map_or(&[][..], |f| &f.commands);
+        let (mut chain, mut service) = (None, None);
+        for c in commands {
+            match &c.data {
+                CommandData::Chain(c) => chain = Some(c.name.clone()),
+                CommandData::Services(list) => service = list.first().cloned(),
+                _ => {}
+            }
+        }
+        let service = Config::Service(service.expect("the middle's service"));
+        assert!(chain.is_some());
+        assert_eq!(service.handler_chain(), chain);
     }
 
     #[test]

@@ -459,6 +459,9 @@ fn every_kind_of_output_is_declared() {
         {"op": "release", "unreachable": [2]},
         {"op": "apply", "input": seed["input"], "timeouts": [0, {"nodeId": 1, "command": "AddService"}]},
         {"op": "applyError", "input": seed["input"], "failAt": 1},
+        {"op": "apply", "input": seed["input"]},
+        {"op": "report", "nodeId": 2, "providerTunnels": {"2": [31]}},
+        {"op": "report"},
         {"op": "delete"}
     ]);
     accepted(&d, "LifecycleStep[]", &steps);

@@ -1,0 +1,197 @@
+//! The `report` step: a node posts its whole config to the panel that owns
+//! it, and that panel deletes what its name rules take for orphans
+//! ([`crate::cleanup`], server-contract section 10). This panel owns its own
+//! nodes and holds the replay's tunnel while it is applied and not deleted;
+//! the provider panel of a remote node (federated, or an entry this panel
+//! relays to) holds the tunnels the step gives it, none by default.
+//! Limiters are not replayed (the state keeps services and chains only), so
+//! no limiter is reported or deleted here.
+
+use super::state::Config;
+use super::{chain_delete, services_delete, step_path, Replay};
+use crate::cleanup::{
+    deleted_services, deletes_chain, PanelRows, REPORT_INTERVAL_MINUTES as MINUTES,
+};
+use crate::coerce::{loose, GoText};
+use crate::error::ApiError;
+use crate::go::coerce::parse_int;
+use crate::json::object;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A `report` step as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct ReportStep {
+    /// The node that reports; every node that runs something when absent.
+    node_id: Option<GoText>,
+    /// By remote node id: the tunnel ids its provider panel holds.
+    provider_tunnels: BTreeMap<String, TunnelIds>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct TunnelIds(#[serde(deserialize_with = "loose::ints")] Vec<i64>);
+
+/// What the step asks, read: the node that reports (`None`: every node),
+/// and the rows each remote node's provider holds.
+struct Reading {
+    node: Option<i64>,
+    providers: BTreeMap<i64, PanelRows>,
+}
+
+fn read(step: &Value, i: usize) -> Result<Reading, ApiError> {
+    let bad = |what: String, at: &str| ApiError::new("IN001", what, step_path(i, at));
+    let step = ReportStep::deserialize(step).map_err(|e| bad(e.to_string(), ""))?;
+    let node = match &step.node_id {
+        None => None,
+        Some(GoText(text)) => Some(
+            parse_int(text.trim())
+                .ok_or_else(|| bad(format!("nodeId must be a node id, not {text:?}"), "/nodeId"))?,
+        ),
+    };
+    let mut providers = BTreeMap::new();
+    for (key, TunnelIds(tunnels)) in step.provider_tunnels {
+        let Some(node) = parse_int(key.trim()) else {
+            let at = format!("/providerTunnels/{}", crate::finding::pointer_token(&key));
+            return Err(bad(
+                format!("providerTunnels keys are node ids, not {key:?}"),
+                &at,
+            ));
+        };
+        providers.insert(node, PanelRows::new(tunnels, vec![], vec![]));
+    }
+    Ok(Reading { node, providers })
+}
+
+/// The names of a node's configs, as its report lists them.
+fn names(list: &[(String, Config)]) -> Vec<String> {
+    list.iter().map(|(name, _)| name.clone()).collect()
+}
+
+/// Who cleans a node: this panel or the node's provider panel.
+#[derive(Clone, Copy)]
+enum Owner {
+    ThisPanel,
+    Provider,
+}
+
+impl Owner {
+    /// The cleaner, in both languages.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Owner::ThisPanel => ("this panel", "本面板"),
+            Owner::Provider => ("the provider panel", "提供方面板"),
+        }
+    }
+}
+
+impl Replay {
+    /// Replays a `report` step (see the module docs).
+    pub(super) fn step_report(&mut self, i: usize, step: &Value) -> Result<(), ApiError> {
+        let reading = read(step, i)?;
+        let nodes: Vec<i64> = match reading.node {
+            Some(node) => vec![node],
+            None => self.nodes.keys().copied().collect(),
+        };
+        let begin = object([
+            ("op", Value::from("report")),
+            ("nodeId", reading.node.map_or(Value::Null, Value::from)),
+        ]);
+        self.log(i, "begin", begin);
+        let own = self.own_rows();
+        let none = PanelRows::default();
+        for node in nodes {
+            let (rows, owner) = if self.remote.binary_search(&node).is_ok() {
+                (
+                    reading.providers.get(&node).unwrap_or(&none),
+                    Owner::Provider,
+                )
+            } else {
+                (&own, Owner::ThisPanel)
+            };
+            self.clean(i, node, rows, owner);
+        }
+        self.end(i, true);
+        Ok(())
+    }
+
+    /// What this panel holds: the tunnels applied and not deleted.
+    fn own_rows(&self) -> PanelRows {
+        let live = self.tunnels.iter().filter(|(_, r)| r.exists);
+        PanelRows::new(live.map(|(t, _)| *t).collect(), vec![], vec![])
+    }
+
+    /// The cleanup of one node's report, in the server's order: services,
+    /// then chains (flow_policy.go:519-521), each tested on the config as
+    /// reported.
+    fn clean(&mut self, i: usize, node: i64, rows: &PanelRows, owner: Owner) {
+        let (services, chains) = match self.nodes.get(&node) {
+            Some(n) => (names(&n.services), names(&n.chains)),
+            None => (vec![], vec![]),
+        };
+        let note = match (owner, services.is_empty() && chains.is_empty()) {
+            (_, true) => "the node runs nothing: nothing to clean",
+            (Owner::ThisPanel, _) => {
+                "the node reports its config to this panel, which holds these tunnels"
+            }
+            (Owner::Provider, _) => {
+                "the node reports its config to its provider panel, which holds these tunnels"
+            }
+        };
+        let held = ("tunnels", Value::from(rows.tunnels.clone()));
+        self.log_node(i, "report", node, None, held, note);
+        let note = match owner {
+            Owner::ThisPanel => "this panel's cleanup deletes it by name",
+            Owner::Provider => "the provider panel's cleanup deletes it by name",
+        };
+        for service in &services {
+            let gone = deleted_services(service, rows);
+            if !gone.is_empty() {
+                let data = services_delete(gone);
+                self.send_owned(i, "report", node, "DeleteService", data, note);
+            }
+        }
+        for chain in chains.iter().filter(|c| deletes_chain(c, rows)) {
+            // The panel names the chain trimmed (flow_policy.go:609, :622):
+            // one whose name has spaces around it stays on the agent.
+            let data = chain_delete(chain.trim().to_string());
+            self.send_owned(i, "report", node, "DeleteChains", data, note);
+            if self.nodes.get(&node).is_some_and(|n| n.has_chain(chain)) {
+                continue;
+            }
+            for user in self.chain_users(node, chain) {
+                self.say_chain_deleted(i, node, chain, &user, owner);
+            }
+        }
+    }
+
+    /// The services still running on `node` whose handler routes through `chain`.
+    fn chain_users(&self, node: i64, chain: &str) -> Vec<String> {
+        let Some(n) = self.nodes.get(&node) else {
+            return vec![];
+        };
+        n.services
+            .iter()
+            .filter(|(_, c)| c.handler_chain().as_deref() == Some(chain))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// LC004 for a chain the cleanup deleted under a running service.
+    fn say_chain_deleted(&mut self, i: usize, node: i64, chain: &str, service: &str, owner: Owner) {
+        let (who, who_zh) = owner.names();
+        self.report(
+            "LC004",
+            "cleanup-deletes-in-use",
+            Some(node),
+            step_path(i, ""),
+            format!(
+                "Step {i}: at node {node}'s config report, {who} deletes chain {chain:?}, which service {service} still names as handler.chain: its cleanup reads the number after the last '_' as a tunnel id it does not hold (handler/flow_policy.go:607-624). Node {node} then dials destinations itself (go-gost x/registry/chain.go:73-78, x/chain/router.go:129-130), bypassing the rest of the tunnel. The node reports within {MINUTES} minutes of the apply (go-gost x/service/traffic_reporter.go:328), and again after every redeploy, which pushes the chain back"
+            ),
+            format!(
+                "第 {i} 步：节点 {node} 上报配置时，{who_zh}删除了链路 {chain:?}，而服务 {service} 的 handler.chain 仍指向它：清理逻辑把最后一个 '_' 之后的数字当作它没有的隧道 ID（handler/flow_policy.go:607-624）。之后节点 {node} 直接连接目标地址（go-gost x/registry/chain.go:73-78、x/chain/router.go:129-130），绕过隧道其余部分。节点在应用后 {MINUTES} 分钟内上报配置（go-gost x/service/traffic_reporter.go:328），每次重新下发把链路推回后会再次发生"
+            ),
+        );
+    }
+}
