@@ -5,7 +5,7 @@
 
 use super::model::{Document, LimiterKind, Service};
 use super::rules::Sink;
-use super::util::join;
+use super::util::{join, node_label};
 use std::collections::BTreeMap;
 
 pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
@@ -133,14 +133,7 @@ pub(crate) fn say_port_clash(sink: &mut Sink, l: &Listener<'_>, held: &Listener<
         Network::Tcp => "TCP",
         Network::Udp => "UDP",
     };
-    let node = l
-        .node_id
-        .map(|n| format!("node {n}"))
-        .unwrap_or_else(|| "this node".into());
-    let node_zh = l
-        .node_id
-        .map(|n| format!("节点 {n}"))
-        .unwrap_or_else(|| "该节点".into());
+    let (node, node_zh) = node_label(l.node_id);
     sink.say(
         "LK004",
         l.node_id,
@@ -196,14 +189,7 @@ fn say_unsent_limiter(sink: &mut Sink, svc: &Service<'_>, kind: LimiterKind, nam
             "节点在没有它的情况下运行该服务，连接数限制静默失效".to_string(),
         ),
     };
-    let node = svc
-        .node_id
-        .map(|n| format!("node {n}"))
-        .unwrap_or_else(|| "this node".into());
-    let node_zh = svc
-        .node_id
-        .map(|n| format!("节点 {n}"))
-        .unwrap_or_else(|| "该节点".into());
+    let (node, node_zh) = node_label(svc.node_id);
     let service = super::failover::svc_name(svc);
     sink.say(
         "LK005",

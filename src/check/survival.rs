@@ -9,7 +9,7 @@
 use super::failover::{find_chain, svc_name};
 use super::model::{Document, Service};
 use super::rules::Sink;
-use super::util::{get_ci, join};
+use super::util::{get_ci, join, node_label};
 use crate::cleanup::{
     deletes_chain, deletes_limiter, PanelRows, REPORT_INTERVAL_MINUTES as MINUTES,
 };
@@ -98,14 +98,7 @@ fn cleaner(owner: Owner, svc: &Service<'_>) -> (String, String) {
 fn say_chain(sink: &mut Sink, svc: &Service<'_>, chain: &str, owner: Owner) {
     let (who, who_zh) = cleaner(owner, svc);
     let name = svc_name(svc);
-    let node = svc
-        .node_id
-        .map(|n| format!("node {n}"))
-        .unwrap_or_else(|| "the node".into());
-    let node_zh = svc
-        .node_id
-        .map(|n| format!("节点 {n}"))
-        .unwrap_or_else(|| "该节点".into());
+    let (node, node_zh) = node_label(svc.node_id);
     let path = svc
         .config
         .handler

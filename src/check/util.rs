@@ -251,6 +251,14 @@ pub fn loose_port(addr: &str) -> Option<i64> {
     p.parse().ok()
 }
 
+/// "node 3" / "节点 3", or "this node" when the document does not say which.
+pub fn node_label(node_id: Option<i64>) -> (String, String) {
+    match node_id {
+        Some(n) => (format!("node {n}"), format!("节点 {n}")),
+        None => ("this node".to_string(), "该节点".to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
