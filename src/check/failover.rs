@@ -390,18 +390,32 @@ fn blackout_nodes(doc: &Document<'_>, chain: &Chain<'_>, retries: i64) -> Vec<(S
             }
         }
     }
-    for row in table
-        .iter()
-        .filter(|r| r.role == "middle" || r.role == "exit")
-    {
-        let alone = table
-            .iter()
-            .filter(|o| o.role == row.role && o.hop == row.hop)
-            .count()
-            == 1;
-        if alone {
-            push(label_of(row));
-        }
+    for row in lone_hop_nodes(table) {
+        push(label_of(row));
     }
     out
+}
+
+/// The table's middles and exits that are the only node of their hop, in
+/// table order: one sort of the (role, hop) keys, not a scan per row.
+fn lone_hop_nodes(table: &[super::model::TableNode]) -> Vec<&super::model::TableNode> {
+    fn hop_of(r: &super::model::TableNode) -> (&str, i64) {
+        (r.role.as_str(), r.hop)
+    }
+    let mut keys: Vec<(&str, i64)> = table
+        .iter()
+        .filter(|r| r.role == "middle" || r.role == "exit")
+        .map(hop_of)
+        .collect();
+    keys.sort_unstable();
+    let count = |k: (&str, i64)| {
+        let from = keys.partition_point(|x| *x < k);
+        keys.get(from..)
+            .map_or(0, |rest| rest.partition_point(|x| *x == k))
+    };
+    table
+        .iter()
+        .filter(|r| r.role == "middle" || r.role == "exit")
+        .filter(|r| count(hop_of(r)) == 1)
+        .collect()
 }

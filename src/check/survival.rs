@@ -15,10 +15,14 @@ use crate::cleanup::{
 };
 
 pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
-    let own = own_rows(doc);
+    let remote = remote_nodes(doc);
+    let own = own_rows(doc, &remote);
     let provider = PanelRows::default();
     for svc in &doc.services {
-        let (rows, owner) = if cleaned_by_provider(doc, svc) {
+        let relayed = svc
+            .node_id
+            .is_some_and(|n| remote.binary_search(&n).is_ok());
+        let (rows, owner) = if svc.group > 0 || relayed {
             (&provider, Owner::Provider)
         } else {
             (&own, Owner::ThisPanel)
@@ -44,24 +48,25 @@ enum Owner {
     Provider,
 }
 
-/// A provider's command (`federation`), or one this panel relays to a
-/// remote node (the plan's node table says which nodes are remote).
-fn cleaned_by_provider(doc: &Document<'_>, svc: &Service<'_>) -> bool {
-    if svc.group > 0 {
-        return true;
-    }
+/// The nodes the plan's table marks remote (sorted): a provider owns them,
+/// and with them what this panel relays there; a provider's own commands
+/// (`federation`, group > 0) are its too.
+fn remote_nodes(doc: &Document<'_>) -> Vec<i64> {
     let table = doc.table.as_deref().unwrap_or_default();
-    table
+    let mut ids: Vec<i64> = table
         .iter()
-        .any(|row| row.remote && Some(row.node_id) == svc.node_id)
+        .filter(|r| r.remote)
+        .map(|r| r.node_id)
+        .collect();
+    ids.sort_unstable();
+    ids
 }
 
 /// What this panel holds: the tunnels whose chains it sends to its own
 /// nodes and the speed limits its own nodes are sent (a plan is made from
 /// rows the panel has).
-fn own_rows(doc: &Document<'_>) -> PanelRows {
-    let table = doc.table.as_deref().unwrap_or_default();
-    let remote = |node: Option<i64>| table.iter().any(|r| r.remote && Some(r.node_id) == node);
+fn own_rows(doc: &Document<'_>, remote_ids: &[i64]) -> PanelRows {
+    let remote = |node: Option<i64>| node.is_some_and(|n| remote_ids.binary_search(&n).is_ok());
     let tunnels = doc
         .chains
         .iter()
