@@ -117,7 +117,7 @@ fn a_backup_exports_forwards_and_the_audit_syncs_them() {
         ]}],
         "forwards": [{"id": 31, "userId": 2, "userName": "alice", "name": "web", "tunnelId": 7,
             "remoteAddr": "198.51.100.9:443", "strategy": "fifo", "status": 1, "inx": 0,
-            "speedId": 4, "forwardPorts": [{"nodeId": 1, "port": 1200}], "proxyProtocol": 0}],
+            "speedId": 4, "ipSpeedId": 0, "forwardPorts": [{"nodeId": 1, "port": 1200}], "proxyProtocol": 0}],
         "userTunnels": [{"id": 5, "userId": 2, "tunnelId": 7, "num": 5, "flow": 10, "expTime": 0, "status": 1}],
         "speedLimits": [{"id": 4, "name": "8M", "speed": 8, "status": 1}]
     });

@@ -23,7 +23,7 @@
 use super::stored::{nullable_string, text_cell, BindingRow, ChainRow, TunnelRow};
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
-use crate::forward::input::{ForwardPortRow, ForwardRow, ForwardTables, SpeedLimitRow, UserInput};
+use crate::forward::input::{ForwardTables, SpeedLimitRow, UserInput};
 use crate::json::object;
 use crate::model::{NodeRecord, RowKeys};
 use crate::redact;
@@ -360,15 +360,14 @@ impl<'a> Tables<'a> {
         let node = rows(map_slice(obj.get("nodes")), |r| {
             NodeRecord::from_row(r, RowKeys::BACKUP)
         });
-        let mut forward: Vec<ForwardRow> = typed_rows(obj, "forwards")?;
-        let forward_port = export_ports(&mut forward);
-        let forwards = ForwardTables {
-            forward,
-            forward_port,
+        let mut forwards = ForwardTables {
+            forward: typed_rows(obj, "forwards")?,
+            forward_port: Vec::new(),
             speed_limit: typed_rows(obj, "speedLimits")?,
             user: typed_rows(obj, "users")?,
             user_tunnel: typed_rows(obj, "userTunnels")?,
         };
+        as_imported(&mut forwards);
         Ok(Tables {
             source: Source::Backup,
             node,
@@ -422,20 +421,25 @@ fn typed_rows<T: serde::de::DeserializeOwned>(
     items.iter().enumerate().map(row).collect()
 }
 
-/// A backup's forward ports (`forwardPorts` of each forward, model.go
-/// `ForwardPortBackup`: node and port only) as `forward_port` rows: each
-/// gets its forward's id and the next row id, in export order, as an import
-/// would number them; `in_ip` is not exported (NULL).
-fn export_ports(forwards: &mut [ForwardRow]) -> Vec<ForwardPortRow> {
-    let mut out = Vec::new();
-    for f in forwards {
+/// A backup's forward rows as an import stores them (repository.go
+/// `importForwards`, `importUserTunnels`): a speed limit id that is not
+/// positive is NULL; each forward's `forwardPorts` (node and port only)
+/// become `forward_port` rows with the next ids, in export order, and no
+/// `in_ip` (NULL).
+fn as_imported(tables: &mut ForwardTables) {
+    let positive = |id: Option<i64>| id.filter(|id| *id > 0);
+    for f in &mut tables.forward {
+        f.speed_id = positive(f.speed_id);
+        f.ip_speed_id = positive(f.ip_speed_id);
         for mut p in std::mem::take(&mut f.ports) {
             p.forward_id = f.id;
-            p.id = out.len() as i64 + 1;
-            out.push(p);
+            p.id = tables.forward_port.len() as i64 + 1;
+            tables.forward_port.push(p);
         }
     }
-    out
+    for g in &mut tables.user_tunnel {
+        g.speed_id = positive(g.speed_id);
+    }
 }
 
 /// Why `value`, column `column` of row `index` of `table`, is not of the column's type.
