@@ -4,7 +4,7 @@ use crate::check::sharing::{panel_port_clashes, PanelTunnel, PortHold};
 use crate::encode;
 use crate::error::ApiError;
 use crate::limits::{LimitError, Limits};
-use crate::planner::backup::{each_tunnel_rows, Tables};
+use crate::planner::backup::{each_tunnel_rows, Tables, TunnelRows};
 use crate::planner::stored::StoredTunnel;
 
 /// A whole panel's bounds: bytes, depth and string lengths, its node rows
@@ -108,63 +108,76 @@ pub fn audit_panel(text: &str, options: Option<&str>) -> Result<String, ApiError
     let limits = panel_options(options)?.limits;
     let value = super::parse_within(text, "the backup", &limits)?;
     let tables = tables_within(Tables::of_panel(&value)?, &limits)?;
-    let (mut audited, holds) = audit_tunnels(&tables, &limits)?;
-    add_panel_port_clashes(&mut audited, &holds);
-    let out = encode::to_string(&audited);
-    if out.len() > limits.max_output_bytes {
-        let e = LimitError::new(
-            "maxOutputBytes",
-            out.len(),
-            limits.max_output_bytes,
-            String::new(),
-        );
-        return Err(e.to_api_error());
+    let mut audited = audit_tunnels(&tables, &limits)?;
+    add_panel_port_clashes(&tables, &mut audited);
+    let mut out = String::from("[");
+    for (k, a) in audited.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(&a.text);
     }
-    Ok(out)
+    out.push(']');
+    Ok(super::within_output(out, &limits)?)
 }
 
-/// Each tunnel planned from its rows and checked, with the services it
-/// listens with on the panel's nodes. The text the tunnels will take is
-/// counted as they are audited: a panel whose audit outgrows the output
-/// limit stops there, never more than one tunnel (itself bounded by the
-/// tunnel limits) beyond it.
-fn audit_tunnels(
-    tables: &Tables<'_>,
-    limits: &Limits,
-) -> Result<(Vec<AuditedTunnel>, Vec<Vec<PortHold>>), ApiError> {
-    let (mut audited, mut holds) = (Vec::new(), Vec::new());
+/// One tunnel's audit as written, with the services it listens with on
+/// the panel's nodes (for the panel-wide port rule).
+struct Audited {
+    id: i64,
+    name: String,
+    text: String,
+    holds: Vec<PortHold>,
+}
+
+/// A tunnel planned from its rows along the redeploy path and checked.
+fn audit_one(tables: &Tables<'_>, t: TunnelRows<'_, '_>) -> (AuditedTunnel, Vec<PortHold>) {
+    let (id, name, kind) = (t.id(), t.name(), t.kind());
+    let nodes = t
+        .nodes
+        .iter()
+        .filter_map(|&i| tables.node.get(i))
+        .map(|n| n.read.clone())
+        .collect();
+    let stored = StoredTunnel::from_rows(
+        vec![t.tunnel.read.clone()],
+        t.chains.iter().map(|r| r.read.clone()).collect(),
+        t.bindings.iter().map(|r| r.read.clone()).collect(),
+        nodes,
+        Some(id),
+    );
+    let plan = crate::planner::plan_stored(stored, id, t.forwards, &Limits::default());
+    let (check, holds) = crate::check::check_planned(plan);
+    let tunnel = AuditedTunnel {
+        id,
+        name,
+        kind,
+        assumed: t.assumed,
+        plan: check.plan,
+        findings: check.findings,
+    };
+    (tunnel, holds)
+}
+
+/// Each tunnel audited and written out in turn (only its text is kept): a
+/// panel whose audit outgrows the output limit stops there, never more
+/// than one tunnel (itself bounded by the tunnel limits) beyond it.
+fn audit_tunnels(tables: &Tables<'_>, limits: &Limits) -> Result<Vec<Audited>, ApiError> {
+    let mut audited = Vec::new();
     let mut written = 0usize;
     each_tunnel_rows(tables, &mut |t| {
         if written > limits.max_output_bytes {
             return;
         }
-        let (id, name, kind) = (t.id(), t.name(), t.kind());
-        let nodes = t
-            .nodes
-            .iter()
-            .filter_map(|&i| tables.node.get(i))
-            .map(|n| n.read.clone())
-            .collect();
-        let stored = StoredTunnel::from_rows(
-            vec![t.tunnel.read.clone()],
-            t.chains.iter().map(|r| r.read.clone()).collect(),
-            t.bindings.iter().map(|r| r.read.clone()).collect(),
-            nodes,
-            Some(id),
-        );
-        let plan = crate::planner::plan_stored(stored, id, t.forwards, &Limits::default());
-        let (check, listening) = crate::check::check_planned(plan);
-        let tunnel = AuditedTunnel {
-            id,
-            name,
-            kind,
-            assumed: t.assumed,
-            plan: check.plan,
-            findings: check.findings,
-        };
-        written = written.saturating_add(encode::text_len(&tunnel) + 1);
-        audited.push(tunnel);
-        holds.push(listening);
+        let (tunnel, holds) = audit_one(tables, t);
+        let text = encode::to_string(&tunnel);
+        written = written.saturating_add(text.len() + 1);
+        audited.push(Audited {
+            id: tunnel.id,
+            name: tunnel.name,
+            text,
+            holds,
+        });
     });
     if written > limits.max_output_bytes {
         let e = LimitError::new(
@@ -175,37 +188,43 @@ fn audit_tunnels(
         );
         return Err(e.to_api_error());
     }
-    Ok((audited, holds))
+    Ok(audited)
 }
 
-/// LK004 across the panel's tunnels, each finding in its own tunnel's list,
-/// kept in the order every list is sorted in.
-fn add_panel_port_clashes(audited: &mut [AuditedTunnel], holds: &[Vec<PortHold>]) {
+/// LK004 across the panel's tunnels. A tunnel that gets one is audited
+/// again and written with it, its list sorted as every list is (kept
+/// texts, not kept plans: a clash is rare, a panel's plans are many).
+fn add_panel_port_clashes(tables: &Tables<'_>, audited: &mut [Audited]) {
     let tunnels: Vec<PanelTunnel<'_>> = audited
         .iter()
-        .zip(holds)
-        .map(|(t, holds)| PanelTunnel {
-            id: t.id,
-            name: &t.name,
-            holds,
+        .map(|a| PanelTunnel {
+            id: a.id,
+            name: &a.name,
+            holds: &a.holds,
         })
         .collect();
     let clashes = panel_port_clashes(&tunnels);
-    let mut touched = Vec::new();
+    if clashes.is_empty() {
+        return;
+    }
+    let mut found: Vec<Vec<crate::finding::Finding>> = audited.iter().map(|_| Vec::new()).collect();
     for (k, finding) in clashes {
-        if let Some(t) = audited.get_mut(k) {
-            t.findings.push(finding);
-            touched.push(k);
+        if let Some(list) = found.get_mut(k) {
+            list.push(finding);
         }
     }
-    touched.sort_unstable();
-    touched.dedup();
-    for k in touched {
-        if let Some(t) = audited.get_mut(k) {
-            crate::finding::sort_findings(&mut t.findings);
-            t.findings.dedup();
+    let mut k = 0;
+    each_tunnel_rows(tables, &mut |t| {
+        let more = found.get_mut(k).map(std::mem::take).unwrap_or_default();
+        if let (false, Some(a)) = (more.is_empty(), audited.get_mut(k)) {
+            let (mut tunnel, _) = audit_one(tables, t);
+            tunnel.findings.extend(more);
+            crate::finding::sort_findings(&mut tunnel.findings);
+            tunnel.findings.dedup();
+            a.text = encode::to_string(&tunnel);
         }
-    }
+        k += 1;
+    });
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 use super::stored::{nullable_string, text_cell, BindingRow, ChainRow, TunnelRow};
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
-use crate::forward::input::{ForwardTables, SpeedLimitRow, UserInput};
+use crate::forward::input::ForwardTables;
 use crate::json::object;
 use crate::model::{NodeRecord, RowKeys};
 use crate::redact;
@@ -645,8 +645,8 @@ fn forwards_by_tunnel(
             t.user_tunnel.push(g.clone());
         }
     }
-    let users: BTreeMap<i64, &UserInput> = all.user.iter().map(|u| (u.id, u)).collect();
-    let speeds: BTreeMap<i64, &SpeedLimitRow> = all.speed_limit.iter().map(|s| (s.id, s)).collect();
+    let users = position_by_id(all.user.iter().map(|u| u.id));
+    let speeds = position_by_id(all.speed_limit.iter().map(|s| s.id));
     for t in &mut of {
         if t.forward.is_empty() {
             t.user_tunnel.clear();
@@ -654,19 +654,31 @@ fn forwards_by_tunnel(
         }
         let user_ids = t.forward.iter().map(|f| f.user_id);
         let user_ids = user_ids.chain(t.user_tunnel.iter().map(|g| g.user_id));
-        t.user = picked(user_ids, &users);
+        t.user = picked(user_ids, &users, &all.user);
         let speed_ids = t.forward.iter().flat_map(|f| [f.speed_id, f.ip_speed_id]);
         let speed_ids = speed_ids.chain(t.user_tunnel.iter().map(|g| g.speed_id));
-        t.speed_limit = picked(speed_ids.flatten(), &speeds);
+        t.speed_limit = picked(speed_ids.flatten(), &speeds, &all.speed_limit);
     }
     of
 }
 
-/// The rows of `by_id` named by `ids`, in id order, each once.
-fn picked<T: Clone>(ids: impl Iterator<Item = i64>, by_id: &BTreeMap<i64, &T>) -> Vec<T> {
-    let ids: std::collections::BTreeSet<i64> = ids.collect();
+/// Each id's position among `ids` (a repeated id: its last row, as a table
+/// read by id keeps one).
+fn position_by_id(ids: impl Iterator<Item = i64>) -> BTreeMap<i64, usize> {
+    ids.enumerate().map(|(at, id)| (id, at)).collect()
+}
+
+/// The rows of `table` named by `ids`, in id order, each once.
+fn picked<T: Clone>(
+    ids: impl Iterator<Item = i64>,
+    at: &BTreeMap<i64, usize>,
+    table: &[T],
+) -> Vec<T> {
+    let mut ids: Vec<i64> = ids.collect();
+    ids.sort_unstable();
+    ids.dedup();
     ids.iter()
-        .filter_map(|id| by_id.get(id).map(|row| (*row).clone()))
+        .filter_map(|id| at.get(id).and_then(|&k| table.get(k)).cloned())
         .collect()
 }
 
