@@ -41,7 +41,7 @@ fn rule_table_covers_every_checker_code() {
         ("LK003", "mux-mismatch", Severity::Info),
         ("PA001", "retries-parity", Severity::Error),
         ("PA002", "selector-parity", Severity::Error),
-        ("PA003", "metadata-parity", Severity::Warning),
+        ("PA003", "metadata-parity", Severity::Info),
         ("PA004", "listen-addr-parity", Severity::Warning),
         ("PA005", "interface-parity", Severity::Warning),
         ("IN001", "unreadable", Severity::Error),

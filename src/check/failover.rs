@@ -291,11 +291,11 @@ fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
             chain.node_id,
             &join_i(&hops_path, i),
             format_args!(
-                "if all {n} nodes of hop {hop_name} of chain {:?} are marked failed, {from_en} dials the destination itself, bypassing the rest of the chain, until failTimeout {shown}{default_note} passes",
+                "if all {n} nodes of hop {hop_name} of chain {:?} are marked failed, {from_en} dials the destination itself, bypassing the rest of the chain, until failTimeout {shown}{default_note} passes (a known risk of GOST's design; mitigation: let that node connect out only to the hop's nodes)",
                 chain.name
             ),
             format_args!(
-                "链路 {:?} 的跳 {hop_name} 的 {n} 个节点都被标记为失败时，{from_zh} 会绕过链路其余部分直接连接目标地址，直到 failTimeout {shown}{default_note_zh} 过去",
+                "链路 {:?} 的跳 {hop_name} 的 {n} 个节点都被标记为失败时，{from_zh} 会绕过链路其余部分直接连接目标地址，直到 failTimeout {shown}{default_note_zh} 过去（GOST 设计上的已知风险；缓解：只允许该节点向该跳的节点发起连接）",
                 chain.name
             ),
         );
