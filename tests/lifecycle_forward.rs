@@ -759,6 +759,7 @@ fn readme_example() {
     ];
     assert_eq!(found, want);
     assert!(r.findings[2].message.contains("limiter 2 "));
+    assert_eq!(names(&r, 1, "limiters"), ["2"]);
 }
 
 /// `(node, command, failed, relay)` of a vector's command or a log entry.
