@@ -27,6 +27,7 @@
 //! provider's share range 30050-30100 where the node row says 30000-30100,
 //! so a forward on it picks port 30000 and the provider refuses it.
 
+use hop_policy::finding::Finding;
 use hop_policy::lifecycle::{lifecycle, LifecycleReport};
 use serde_json::{json, Value};
 mod golden_vectors;
@@ -165,6 +166,22 @@ fn limiters_of_1(code: &str, node: i64, step: usize) -> Vec<(String, i64, String
     ]
 }
 
+/// The first finding whose message says `text`.
+fn said<'r>(r: &'r LifecycleReport, text: &str) -> &'r Finding {
+    let found = r.findings.iter().find(|f| f.message.contains(text));
+    found.unwrap_or_else(|| panic!("no finding says {text:?}: {:?}", r.findings))
+}
+
+fn assert_says(f: &Finding, text: &str) {
+    assert!(f.message.contains(text), "{text:?} not in {}", f.message);
+}
+
+/// The nodes of the findings of one code, in the report's order.
+fn nodes_of(r: &LifecycleReport, code: &str) -> Vec<Option<i64>> {
+    let found = r.findings.iter().filter(|f| f.code == code);
+    found.map(|f| f.node_id).collect()
+}
+
 fn codes(r: &LifecycleReport) -> Vec<&str> {
     r.findings.iter().map(|f| f.code.as_str()).collect()
 }
@@ -172,6 +189,18 @@ fn codes(r: &LifecycleReport) -> Vec<&str> {
 fn pair(base: &str) -> Value {
     json!(format!("{base}_tcp"))
 }
+
+/// The sync of forward 1 on a node that holds its limiters: each add is
+/// refused as existing, then updated.
+const RESYNC: [&str; 7] = [
+    "AddLimiters",
+    "UpdateLimiters",
+    "AddLimiters",
+    "UpdateLimiters",
+    "AddCLimiters",
+    "UpdateCLimiters",
+    "UpdateService",
+];
 
 /// The sync's commands for forward 1 on a node with none of its limiters.
 fn fresh_sync(node: i64) -> Vec<(i64, String, Value, Option<String>)> {
@@ -311,40 +340,24 @@ fn delete_removes_the_services_and_leaves_every_limiter_lc002() {
         assert!(names(&r, n, "services").is_empty());
         assert_eq!(names(&r, n, "limiters"), ["2", "rule_traffic_limit_1"]);
     }
-    let f = r
-        .findings
-        .iter()
-        .find(|f| f.message.contains("rule_conn_limit_1"))
-        .unwrap();
+    let f = said(&r, "rule_conn_limit_1");
     for text in [
         "forwardDelete",
         "mutations.go:2205",
         "never deletes a limiter",
         "never deletes a connection limiter",
     ] {
-        assert!(f.message.contains(text), "{text}: {}", f.message);
+        assert_says(f, text);
     }
     assert!(
         f.message_zh.contains("连接限制器 rule_conn_limit_1")
             && f.message_zh.contains("从不删除限速器")
     );
     // Whether the config report takes it later: the speed limit's own stays.
-    let two = r
-        .findings
-        .iter()
-        .find(|f| f.message.contains("limiter 2 "))
-        .unwrap();
-    assert!(two.message.contains("speed limit's id"), "{}", two.message);
-    let per_ip = r
-        .findings
-        .iter()
-        .find(|f| f.message.contains("limiter rule_traffic"))
-        .unwrap();
-    assert!(
-        per_ip.message.contains("next config report deletes it"),
-        "{}",
-        per_ip.message
-    );
+    let two = said(&r, "limiter 2 ");
+    assert_says(two, "speed limit's id");
+    let per_ip = said(&r, "limiter rule_traffic");
+    assert_says(per_ip, "next config report deletes it");
 }
 
 #[test]
@@ -383,11 +396,7 @@ fn delete_skips_an_offline_node_whose_services_stay() {
     want.push(left("LC002", 2, "service", "1_1_0_udp", 2));
     want.sort();
     assert_eq!(leftovers(&r), want);
-    let svc = r
-        .findings
-        .iter()
-        .find(|f| f.message.contains("service 1_1_0_tcp"))
-        .unwrap();
+    let svc = said(&r, "service 1_1_0_tcp");
     assert!(svc.message.contains("offline") && svc.message_zh.contains("离线"));
     // Its forward is gone: the next report deletes the service, not limiter 2.
     let r = run(
@@ -445,17 +454,7 @@ fn a_switch_cleans_a_kept_node_before_the_sync_and_leaves_nothing_there() {
         .filter(|c| c.0 == 1)
         .map(|c| c.1.as_str())
         .collect();
-    let want = [
-        "DeleteService",
-        "AddLimiters",
-        "UpdateLimiters",
-        "AddLimiters",
-        "UpdateLimiters",
-        "AddCLimiters",
-        "UpdateCLimiters",
-        "UpdateService",
-    ];
-    assert_eq!(node1, want);
+    assert_eq!(node1, [&["DeleteService"][..], &RESYNC].concat());
     assert_eq!(leftovers(&r), limiters_of_1("LC002", 2, 3));
     assert_eq!(names(&r, 1, "services"), ["1_1_0_tcp", "1_1_0_udp"]);
 }
@@ -514,11 +513,7 @@ fn a_failed_create_keeps_what_its_sync_pushed_lc003() {
         .contains(&format!("节点 n9 下发失败: remote api error: {refusal}")));
     let lc003 = r.findings.iter().find(|f| f.code == "LC003").unwrap();
     assert_eq!(lc003.rule, "rollback-leak");
-    assert!(
-        lc003.message.contains("mutations.go:1958-1961"),
-        "{}",
-        lc003.message
-    );
+    assert_says(lc003, "mutations.go:1958-1961");
     // The row is gone: the next forward takes id 2 (AUTOINCREMENT), and the
     // report deletes the orphaned pair on node 6.
     let ok = json!({"op": "forwardCreate", "forward": {"tunnelId": 7, "name": "b", "remoteAddr": "9.9.9.9:22"}});
@@ -539,16 +534,7 @@ fn a_failed_switch_restores_the_forward_and_leaves_the_new_nodes_lc003() {
         .filter(|c| c.0 == 1 || c.0 == 2)
         .map(|c| c.1)
         .collect();
-    let resync = [
-        "AddLimiters",
-        "UpdateLimiters",
-        "AddLimiters",
-        "UpdateLimiters",
-        "AddCLimiters",
-        "UpdateCLimiters",
-        "UpdateService",
-    ];
-    assert_eq!(after, [resync, resync].concat());
+    assert_eq!(after, [RESYNC, RESYNC].concat());
     let mut want = vec![
         left("LC003", 6, "climiter", "rule_conn_limit_1", 3),
         left("LC003", 6, "limiter", "2", 3),
@@ -561,16 +547,8 @@ fn a_failed_switch_restores_the_forward_and_leaves_the_new_nodes_lc003() {
     want.sort();
     assert_eq!(leftovers(&r), want);
     // Forward 1 still exists, so the config report keeps the pair on node 6.
-    let svc = r
-        .findings
-        .iter()
-        .find(|f| f.message.contains("Node 6: service 1_1_0_tcp"))
-        .unwrap();
-    assert!(
-        svc.message.contains("Its forward still exists"),
-        "{}",
-        svc.message
-    );
+    let svc = said(&r, "Node 6: service 1_1_0_tcp");
+    assert_says(svc, "Its forward still exists");
     assert_eq!(names(&r, 1, "services"), ["1_1_0_tcp", "1_1_0_udp"]);
 }
 
@@ -602,17 +580,8 @@ fn a_tunnel_edit_dropping_an_entry_resyncs_and_leaves_its_limiters_lc002() {
         ]
     );
     assert_eq!(leftovers(&r), limiters_of_1("LC002", 2, 2));
-    let f = r
-        .findings
-        .iter()
-        .find(|f| f.message.contains("limiter 2 "))
-        .unwrap();
-    assert!(
-        f.message
-            .contains("cleanupTunnelForwardRuntimesOnRemovedEntryNodes"),
-        "{}",
-        f.message
-    );
+    let f = said(&r, "limiter 2 ");
+    assert_says(f, "cleanupTunnelForwardRuntimesOnRemovedEntryNodes");
     assert!(names(&r, 2, "services").is_empty() && names(&r, 2, "chains").is_empty());
     assert_eq!(names(&r, 6, "services"), ["1_1_0_tcp", "1_1_0_udp"]);
     // The rows moved: a later delete reaches node 6, not node 2.
@@ -650,11 +619,7 @@ fn deleting_the_tunnel_drops_its_forwards_and_leaves_their_services_lc002() {
     }
     want.sort();
     assert_eq!(leftovers(&r), want);
-    let f = r
-        .findings
-        .iter()
-        .find(|f| f.message.contains("Node 1: service"))
-        .unwrap();
+    let f = said(&r, "Node 1: service");
     assert!(
         f.message.contains("tunnelDelete") && f.message.contains("repository_mutations.go:584-590")
     );
@@ -667,13 +632,7 @@ fn deleting_the_tunnel_drops_its_forwards_and_leaves_their_services_lc002() {
 #[test]
 fn the_report_deletes_the_per_ip_limiter_under_its_services_lc004() {
     let r = run(json!([t7(), create(7), {"op": "report"}]));
-    let lc004: Vec<_> = r
-        .findings
-        .iter()
-        .filter(|f| f.code == "LC004")
-        .map(|f| f.node_id)
-        .collect();
-    assert_eq!(lc004, [Some(1), Some(1), Some(2), Some(2)]);
+    assert_eq!(nodes_of(&r, "LC004"), [Some(1), Some(1), Some(2), Some(2)]);
     let want = vec![
         cmd(1, "DeleteLimiters", json!("rule_traffic_limit_1")),
         cmd(2, "DeleteLimiters", json!("rule_traffic_limit_1")),
@@ -687,7 +646,7 @@ fn the_report_deletes_the_per_ip_limiter_under_its_services_lc004() {
         "flow_policy.go:626-634",
         "limiter.go:36-42",
     ] {
-        assert!(f.message.contains(text), "{text}: {}", f.message);
+        assert_says(f, text);
     }
     assert!(f.message_zh.contains("不再限速"));
     // A forward limited by a speed limit alone keeps it: no finding.

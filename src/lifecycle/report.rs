@@ -181,7 +181,8 @@ impl Replay {
             if self.nodes.get(&node).is_some_and(|n| n.has_chain(chain)) {
                 continue;
             }
-            for user in self.chain_users(node, chain) {
+            let routed = |c: &Config| c.handler_chain().as_deref() == Some(chain.as_str());
+            for user in self.services_using(node, routed) {
                 self.say_chain_deleted(i, node, chain, &user, owner);
             }
         }
@@ -196,22 +197,11 @@ impl Replay {
             {
                 continue;
             }
-            for user in self.limiter_users(node, limiter) {
+            let limited = |c: &Config| c.limiter_names(false).iter().any(|l| l == limiter);
+            for user in self.services_using(node, limited) {
                 self.say_limiter_deleted(i, node, limiter, &user, owner);
             }
         }
-    }
-
-    /// The services still running on `node` that name traffic limiter `name`.
-    fn limiter_users(&self, node: i64, name: &str) -> Vec<String> {
-        let Some(n) = self.nodes.get(&node) else {
-            return vec![];
-        };
-        n.services
-            .iter()
-            .filter(|(_, c)| c.limiter_names(false).iter().any(|l| l == name))
-            .map(|(service, _)| service.clone())
-            .collect()
     }
 
     /// LC004 for a traffic limiter the cleanup deleted under a running service.
@@ -224,11 +214,9 @@ impl Replay {
         owner: Owner,
     ) {
         let (who, who_zh) = owner.names();
-        self.report(
-            "LC004",
-            "cleanup-deletes-in-use",
-            Some(node),
-            step_path(i, ""),
+        self.say_deleted_in_use(
+            i,
+            node,
             format!(
                 "Step {i}: at node {node}'s config report, {who} deletes limiter {limiter:?}, which service {service} still names as its limiter: only a limiter named by the id of a speed limit it holds survives (handler/flow_policy.go:626-634, :663-675). Service {service} then runs without the limit (go-gost x/registry/limiter.go:36-42) until a sync pushes the limiter back, and the next report, within {MINUTES} minutes (go-gost x/service/traffic_reporter.go:328), deletes it again"
             ),
@@ -238,14 +226,21 @@ impl Replay {
         );
     }
 
-    /// The services still running on `node` whose handler routes through `chain`.
-    fn chain_users(&self, node: i64, chain: &str) -> Vec<String> {
+    /// LC004 at step `i` for `node`.
+    fn say_deleted_in_use(&mut self, i: usize, node: i64, en: String, zh: String) {
+        let (code, rule) = ("LC004", "cleanup-deletes-in-use");
+        self.report(code, rule, Some(node), step_path(i, ""), en, zh);
+    }
+
+    /// The services still running on `node` whose config `uses` something
+    /// (a chain as `handler.chain`, a limiter in `limiter`).
+    fn services_using(&self, node: i64, uses: impl Fn(&Config) -> bool) -> Vec<String> {
         let Some(n) = self.nodes.get(&node) else {
             return vec![];
         };
         n.services
             .iter()
-            .filter(|(_, c)| c.handler_chain().as_deref() == Some(chain))
+            .filter(|(_, c)| uses(c))
             .map(|(name, _)| name.clone())
             .collect()
     }
@@ -253,11 +248,9 @@ impl Replay {
     /// LC004 for a chain the cleanup deleted under a running service.
     fn say_chain_deleted(&mut self, i: usize, node: i64, chain: &str, service: &str, owner: Owner) {
         let (who, who_zh) = owner.names();
-        self.report(
-            "LC004",
-            "cleanup-deletes-in-use",
-            Some(node),
-            step_path(i, ""),
+        self.say_deleted_in_use(
+            i,
+            node,
             format!(
                 "Step {i}: at node {node}'s config report, {who} deletes chain {chain:?}, which service {service} still names as handler.chain: its cleanup reads the number after the last '_' as a tunnel id it does not hold (handler/flow_policy.go:607-624). Node {node} then dials destinations itself (go-gost x/registry/chain.go:73-78, x/chain/router.go:129-130), bypassing the rest of the tunnel. The node reports within {MINUTES} minutes of the apply (go-gost x/service/traffic_reporter.go:328), and again after every redeploy, which pushes the chain back"
             ),
