@@ -767,6 +767,17 @@ async function readPanel(source) {
   return input && { ...input, kind: 'backup' };
 }
 
+/** A tunnel plan's forward rows (the rows its redeploy stores; none without forwards). */
+function forwardsOf(plan) {
+  return (plan && plan.db && plan.db.forward) || [];
+}
+
+/** Where forward `id` listens: node:port of each of its rows. */
+function forwardPorts(plan, id) {
+  const ports = ((plan.db && plan.db.forward_port) || []).filter((p) => p.forward_id === id);
+  return ports.map((p) => `node ${p.node_id}:${p.port}`).join(', ') || 'no port';
+}
+
 async function cmdAudit() {
   const format = opts.format ?? 'text';
   if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, not ${format}`);
@@ -774,23 +785,11 @@ async function cmdAudit() {
   if (file === undefined) throw new UsageError('audit needs a SOURCE: a backup FILE (or - for standard input), a SQLite database file or a postgres:// URL');
   const input = await readPanel(file);
   if (!input) return EXIT_UNREADABLE;
-  // On a terminal, tunnel by tunnel with progress on stderr; otherwise one
-  // call that reads the panel once (auditPanelJson). Both give the same rows.
-  const interactive = process.stderr.isTTY && !opts.quiet;
+  // One call reads the panel once and audits every tunnel with its forwards,
+  // then what no single tunnel shows (two tunnels' services on one port).
   let audited;
   try {
-    if (interactive) {
-      const tunnels = JSON.parse(hp.backupTunnelsJson(input.text));
-      audited = tunnels.map((t, i) => {
-        process.stderr.write(`\r  ${i + 1} / ${tunnels.length} tunnels`);
-        const wanted = !opts.tunnels || opts.tunnels.includes(t.id);
-        const { plan, findings } = wanted ? hp.checkTunnel(t.input, { mode: 'redeploy' }) : { plan: null, findings: [] };
-        return { id: t.id, name: t.name, type: t.type, assumed: t.assumed, plan, findings };
-      });
-      process.stderr.write('\n');
-    } else {
-      audited = JSON.parse(hp.auditPanelJson(input.text));
-    }
+    audited = JSON.parse(hp.auditPanelJson(input.text));
   } catch (e) {
     err(`hop-policy: ${input.kind === 'backup' ? where(input.name, e) : input.name}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
     return EXIT_UNREADABLE;
@@ -812,6 +811,7 @@ async function cmdAudit() {
   const count = (r, sev) => r.all.filter((f) => f.severity === sev).length;
   const summary = {
     tunnels: rows.length,
+    forwards: rows.reduce((n, r) => n + forwardsOf(r.plan).length, 0),
     withErrors: rows.filter((r) => count(r, 'error') > 0).length,
     errors: rows.reduce((n, r) => n + count(r, 'error'), 0),
     warnings: rows.reduce((n, r) => n + count(r, 'warning'), 0),
@@ -837,19 +837,20 @@ async function cmdAudit() {
     const rules = hp.rules().map((r) => ({ id: r.code, name: r.rule, shortDescription: { text: r.description }, defaultConfiguration: { level: level[r.severity] ?? 'warning' } }));
     out(JSON.stringify({ $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0', runs: [{ tool: { driver: { name: 'hop-policy', version: hp.version(), rules } }, results }] }, null, 2));
   } else {
-    const lines = ['id     name                 type  nodes  errors  warnings  worst'];
+    const lines = ['id     name                 type  nodes  forwards  errors  warnings  worst'];
     for (const r of rows) {
       const nodes = new Set((r.plan.nodes || []).map((n) => n.nodeId)).size;
       const worst = r.worst ? `${r.worst.code} ${r.worst.message}`.slice(0, 80) : '-';
-      lines.push(`${String(r.t.id).padEnd(6)} ${String(r.t.name).slice(0, 20).padEnd(20)} ${String(r.t.type).padEnd(5)} ${String(nodes).padEnd(6)} ${String(count(r, 'error')).padEnd(7)} ${String(count(r, 'warning')).padEnd(9)} ${worst}`);
+      lines.push(`${String(r.t.id).padEnd(6)} ${String(r.t.name).slice(0, 20).padEnd(20)} ${String(r.t.type).padEnd(5)} ${String(nodes).padEnd(6)} ${String(forwardsOf(r.plan).length).padEnd(9)} ${String(count(r, 'error')).padEnd(7)} ${String(count(r, 'warning')).padEnd(9)} ${worst}`);
     }
     lines.push('');
     for (const r of rows) {
       if (!r.findings.length) continue;
       lines.push(`tunnel ${r.t.id} ${r.t.name} (assumed: ${r.t.assumed.join('; ')})`);
+      for (const f of forwardsOf(r.plan)) lines.push(`  forward ${f.id} ${f.name}: ${forwardPorts(r.plan, f.id)} -> ${f.remote_addr}`);
       for (const f of r.findings) lines.push(`  ${f.severity.padEnd(7)} ${f.code} ${f.nodeId !== undefined ? `node ${f.nodeId} ` : ''}${f.path} ${f.message}`);
     }
-    lines.push(`${summary.tunnels} tunnels, ${summary.withErrors} with errors; ${summary.errors} errors, ${summary.warnings} warnings`);
+    lines.push(`${summary.tunnels} tunnels, ${summary.forwards} forwards, ${summary.withErrors} tunnels with errors; ${summary.errors} errors, ${summary.warnings} warnings`);
     out(colourise(lines.join('\n')));
   }
   return summary.errors > 0 ? EXIT_FINDINGS : EXIT_OK;

@@ -1,8 +1,9 @@
 // The sources `hop-policy audit` reads a whole panel from: its backup export
 // (a file, or - for standard input), its SQLite database file, or its
 // PostgreSQL database (a postgres:// URL). A database answers with the rows of
-// the four tables a redeploy reads, as JSON text for the core's
-// backupTunnelsJson, which checks every column it needs. Nothing here writes:
+// the four tables a redeploy reads, and of the tables its forward sync reads
+// where the database has them, as JSON text for the core's backupTunnelsJson
+// and auditPanelJson, which check every column they need. Nothing here writes:
 // SQLite is opened read-only, PostgreSQL is read in a READ ONLY transaction
 // that is rolled back.
 import { createRequire } from 'node:module';
@@ -11,6 +12,19 @@ import { join } from 'node:path';
 
 /** The tables a redeploy reads (go-backend/internal/store/model/model.go). */
 export const PANEL_TABLES = ['node', 'tunnel', 'chain_tunnel', 'federation_tunnel_binding'];
+
+/**
+ * The tables the forward sync after each tunnel reads (model.go Forward,
+ * ForwardPort, SpeedLimit, User, UserTunnel); a dump without them is a panel
+ * without forwards.
+ */
+export const FORWARD_TABLES = ['forward', 'forward_port', 'speed_limit', 'user', 'user_tunnel'];
+
+/** The tables to read: every panel table and the forward tables present. */
+function tablesToRead(present) {
+  const have = new Set(present);
+  return [...PANEL_TABLES, ...FORWARD_TABLES.filter((t) => have.has(t))];
+}
 
 /** A source that cannot be read: the CLI prints `message` and exits 2. */
 export class SourceError extends Error {}
@@ -73,7 +87,7 @@ export function readSqlite(file) {
     const missing = missingTables(names);
     if (missing.length) throw notThePanel(file, missing);
     const tables = {};
-    for (const t of PANEL_TABLES) tables[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY id`).all();
+    for (const t of tablesToRead(names)) tables[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY id`).all();
     return JSON.stringify(tables);
   } catch (e) {
     if (e instanceof SourceError) throw e;
@@ -140,10 +154,11 @@ export async function readPostgres(url) {
     const present = await client.query(
       'SELECT table_name FROM information_schema.tables WHERE table_schema = ANY (current_schemas(false))',
     );
-    const missing = missingTables(present.rows.map((r) => r.table_name));
+    const names = present.rows.map((r) => r.table_name);
+    const missing = missingTables(names);
     if (missing.length) throw notThePanel(`PostgreSQL at ${where}`, missing);
     const tables = {};
-    for (const t of PANEL_TABLES) tables[t] = (await client.query(`SELECT * FROM "${t}" ORDER BY id`)).rows;
+    for (const t of tablesToRead(names)) tables[t] = (await client.query(`SELECT * FROM "${t}" ORDER BY id`)).rows;
     await client.query('ROLLBACK');
     return JSON.stringify(tables);
   } catch (e) {

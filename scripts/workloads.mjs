@@ -143,9 +143,12 @@ export function configWorkload(count = 10000) {
 /**
  * A panel backup export of `tunnels` type-2 tunnels over `nodes` nodes, a
  * quarter of them federated (ids 4k+3). Tunnel i runs entry -> one hop of two
- * nodes -> exit; each node serves two tunnels, on a port of its own per tunnel.
+ * nodes -> exit; each node serves two tunnels, on a port of its own per
+ * tunnel. Each tunnel carries `forwards` forwards on its entry (ports
+ * 10001...), alternately one target and two, every third one with a speed
+ * limit, as user 2 with a grant of every tunnel.
  */
-export function panelWorkload({ tunnels = 1000, nodes = 2000 } = {}) {
+export function panelWorkload({ tunnels = 1000, nodes = 2000, forwards = 3 } = {}) {
   const ip = (id) => `10.${(id >> 16) & 255}.${(id >> 8) & 255}.${id & 255}`;
   const rows = [];
   for (let id = 1; id <= nodes; id++) {
@@ -155,22 +158,36 @@ export function panelWorkload({ tunnels = 1000, nodes = 2000 } = {}) {
   const local = rows.filter((r) => !r.isRemote).map((r) => r.id);
   const at = (k) => 1 + (k % nodes);
   const list = [];
+  const forwardRows = [];
   for (let i = 0; i < tunnels; i++) {
     const id = i + 1;
     const port = 40000 + id;
+    const entry = local[i % local.length];
     const chain = (k, chainType, nodeId, inx, withPort = true) => ({
       id: k, tunnelId: id, chainType, nodeId, ...(withPort ? { port } : {}), strategy: 'fifo', inx, protocol: 'tls',
     });
     list.push({
       id, name: `bench-panel-tunnel-${id}`, type: 2, status: 1, ipPreference: '', chainTunnels: [
-        chain(1, '1', local[i % local.length], 1, false),
+        chain(1, '1', entry, 1, false),
         chain(2, '2', at(4 * i + 1), 1),
         chain(3, '2', at(4 * i + 2), 1),
         chain(4, '3', at(4 * i + 3), 1),
       ],
     });
+    for (let k = 0; k < forwards; k++) {
+      const fid = forwardRows.length + 1;
+      const targets = k % 2 ? `198.51.100.${fid % 250}:443,198.51.100.${(fid + 1) % 250}:443` : `198.51.100.${fid % 250}:443`;
+      forwardRows.push({
+        id: fid, userId: 2, userName: 'bench', name: `bench-forward-${fid}`, tunnelId: id, remoteAddr: targets,
+        strategy: 'fifo', inFlow: 0, outFlow: 0, createdTime: 1, updatedTime: 1, status: 1, inx: k,
+        ...(k % 3 === 2 ? { speedId: 1 } : {}), forwardPorts: [{ nodeId: entry, port: 10001 + k }], proxyProtocol: 0,
+      });
+    }
   }
-  return { version: '1', exportedAt: 1, users: [], nodes: rows, tunnels: list };
+  const users = [{ id: 2, user: 'bench', pwd: 'bench-password-hash', roleId: 1, expTime: 0, flow: 0, num: 0, createdTime: 1, status: 1 }];
+  const userTunnels = list.map((t, k) => ({ id: k + 1, userId: 2, tunnelId: t.id, num: 0, flow: 0, expTime: 0, status: 1 }));
+  const speedLimits = [{ id: 1, name: '100M', speed: 100, createdTime: 1, status: 1 }];
+  return { version: '1', exportedAt: 1, users, nodes: rows, tunnels: list, forwards: forwardRows, userTunnels, speedLimits };
 }
 
 /**
@@ -238,8 +255,10 @@ export function writeWorkloads(dir) {
   for (const [name, shape] of Object.entries(SHAPES)) {
     manifest.workloads.push({ ...put(name, tunnelWorkload(shape)), source: `generated ${JSON.stringify(shape)}` });
   }
-  const panel = panelWorkload();
-  manifest.panel = { ...put('panel-1000', panel), tunnels: panel.tunnels.length, nodes: panel.nodes.length, federated: panel.nodes.filter((n) => n.isRemote).length };
+  const panelOf = (name, panel) => ({ ...put(name, panel), tunnels: panel.tunnels.length, nodes: panel.nodes.length, forwards: panel.forwards.length, federated: panel.nodes.filter((n) => n.isRemote).length });
+  manifest.panel = panelOf('panel-1000', panelWorkload());
+  // Half the panel: the audit's time per tunnel must not grow with the panel.
+  manifest.panelHalf = panelOf('panel-500', panelWorkload({ tunnels: 500, nodes: 1000 }));
   // The same node table with ordinary ids and with ids that collide under
   // 32-bit FxHash: the planner's time should not depend on which.
   const plain = Array.from({ length: NODE_TABLE_ROWS }, (_, k) => k + 1);

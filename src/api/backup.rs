@@ -1,5 +1,6 @@
 //! `backupTunnelsJson`.
 
+use crate::check::sharing::{panel_port_clashes, PanelTunnel, PortHold};
 use crate::encode;
 use crate::error::ApiError;
 use crate::limits::{LimitError, Limits};
@@ -100,20 +101,41 @@ crate::encode::shape! {
 
 /// `auditPanelJson`: every tunnel of a panel (backup export or database
 /// rows, as [`backup_tunnels`] reads them) planned along the redeploy path
-/// and checked, in one call: the panel is read once and no tunnel input
-/// goes through JSON text again.
+/// with its forwards and checked, in one call: the panel is read once and
+/// no tunnel input goes through JSON text again. Then the one rule no
+/// single tunnel can see: services of two tunnels on one node's port (LK004).
 pub fn audit_panel(text: &str, options: Option<&str>) -> Result<String, ApiError> {
     let limits = panel_options(options)?.limits;
     let value = super::parse_within(text, "the backup", &limits)?;
-    // Each tunnel is planned straight from its rows in the panel's tables
-    // (no input of its own is built), checked and written out in turn; the
-    // text is measured after each tunnel, so it never outgrows the output
-    // limit by more than one tunnel's (itself bounded by the tunnel limits).
-    let mut out = String::from("[");
     let tables = tables_within(Tables::of_panel(&value)?, &limits)?;
-    let mut over = None;
-    each_tunnel_rows(&tables, &mut |t| {
-        if over.is_some() {
+    let (mut audited, holds) = audit_tunnels(&tables, &limits)?;
+    add_panel_port_clashes(&mut audited, &holds);
+    let out = encode::to_string(&audited);
+    if out.len() > limits.max_output_bytes {
+        let e = LimitError::new(
+            "maxOutputBytes",
+            out.len(),
+            limits.max_output_bytes,
+            String::new(),
+        );
+        return Err(e.to_api_error());
+    }
+    Ok(out)
+}
+
+/// Each tunnel planned from its rows and checked, with the services it
+/// listens with on the panel's nodes. The text the tunnels will take is
+/// counted as they are audited: a panel whose audit outgrows the output
+/// limit stops there, never more than one tunnel (itself bounded by the
+/// tunnel limits) beyond it.
+fn audit_tunnels(
+    tables: &Tables<'_>,
+    limits: &Limits,
+) -> Result<(Vec<AuditedTunnel>, Vec<Vec<PortHold>>), ApiError> {
+    let (mut audited, mut holds) = (Vec::new(), Vec::new());
+    let mut written = 0usize;
+    each_tunnel_rows(tables, &mut |t| {
+        if written > limits.max_output_bytes {
             return;
         }
         let (id, name, kind) = (t.id(), t.name(), t.kind());
@@ -123,36 +145,28 @@ pub fn audit_panel(text: &str, options: Option<&str>) -> Result<String, ApiError
             .filter_map(|&i| tables.node.get(i))
             .map(|n| n.read.clone())
             .collect();
-        let plan = crate::planner::plan_stored(
-            StoredTunnel::from_rows(
-                vec![t.tunnel.read.clone()],
-                t.chains.iter().map(|r| r.read.clone()).collect(),
-                t.bindings.iter().map(|r| r.read.clone()).collect(),
-                nodes,
-                Some(id),
-            ),
-            &Limits::default(),
+        let stored = StoredTunnel::from_rows(
+            vec![t.tunnel.read.clone()],
+            t.chains.iter().map(|r| r.read.clone()).collect(),
+            t.bindings.iter().map(|r| r.read.clone()).collect(),
+            nodes,
+            Some(id),
         );
-        let check = crate::check::check_planned(plan);
-        if out.len() > 1 {
-            out.push(',');
-        }
-        encode::Encode::encode(
-            &AuditedTunnel {
-                id,
-                name,
-                kind,
-                assumed: t.assumed,
-                plan: check.plan,
-                findings: check.findings,
-            },
-            &mut encode::Writer::Text(&mut out),
-        );
-        if out.len() > limits.max_output_bytes {
-            over = Some(out.len());
-        }
+        let plan = crate::planner::plan_stored(stored, id, t.forwards, &Limits::default());
+        let (check, listening) = crate::check::check_planned(plan);
+        let tunnel = AuditedTunnel {
+            id,
+            name,
+            kind,
+            assumed: t.assumed,
+            plan: check.plan,
+            findings: check.findings,
+        };
+        written = written.saturating_add(encode::text_len(&tunnel) + 1);
+        audited.push(tunnel);
+        holds.push(listening);
     });
-    if let Some(written) = over {
+    if written > limits.max_output_bytes {
         let e = LimitError::new(
             "maxOutputBytes",
             written,
@@ -161,8 +175,37 @@ pub fn audit_panel(text: &str, options: Option<&str>) -> Result<String, ApiError
         );
         return Err(e.to_api_error());
     }
-    out.push(']');
-    Ok(out)
+    Ok((audited, holds))
+}
+
+/// LK004 across the panel's tunnels, each finding in its own tunnel's list,
+/// kept in the order every list is sorted in.
+fn add_panel_port_clashes(audited: &mut [AuditedTunnel], holds: &[Vec<PortHold>]) {
+    let tunnels: Vec<PanelTunnel<'_>> = audited
+        .iter()
+        .zip(holds)
+        .map(|(t, holds)| PanelTunnel {
+            id: t.id,
+            name: &t.name,
+            holds,
+        })
+        .collect();
+    let clashes = panel_port_clashes(&tunnels);
+    let mut touched = Vec::new();
+    for (k, finding) in clashes {
+        if let Some(t) = audited.get_mut(k) {
+            t.findings.push(finding);
+            touched.push(k);
+        }
+    }
+    touched.sort_unstable();
+    touched.dedup();
+    for k in touched {
+        if let Some(t) = audited.get_mut(k) {
+            crate::finding::sort_findings(&mut t.findings);
+            t.findings.dedup();
+        }
+    }
 }
 
 #[cfg(test)]

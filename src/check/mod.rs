@@ -12,7 +12,7 @@ mod model;
 mod parity;
 mod report;
 mod rules;
-mod sharing;
+pub mod sharing;
 mod survival;
 pub(crate) mod util;
 
@@ -273,7 +273,7 @@ fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
 fn check_kind(doc: &TreeValue<'_>, kind: Kind) -> CheckReport {
     match kind {
         Kind::Tunnel | Kind::Plan => match doc.as_object() {
-            Some(o) => match plan_findings(o) {
+            Some(o) => match plan_findings(o, None) {
                 Ok(f) => finish(Kind::Plan.as_str(), "document", f),
                 Err((en, zh)) => unreadable("plan", &en, &zh),
             },
@@ -382,19 +382,25 @@ fn tunnel_findings(
     mode: crate::planner::Mode,
     limits: &crate::limits::Limits,
 ) -> (Plan, Vec<Finding>) {
-    plan_and_findings(crate::planner::plan_with(input, mode, limits))
+    plan_and_findings(crate::planner::plan_with(input, mode, limits), None)
 }
 
 /// [`check_tunnel_mode`] on a plan already made (the whole-panel audit plans
-/// each tunnel from its stored rows).
-pub fn check_planned(plan: Plan) -> TunnelCheck {
-    let (plan, mut findings) = plan_and_findings(plan);
+/// each tunnel from its stored rows), with the services that listen on the
+/// panel's own nodes, for the panel-wide port rule
+/// ([`sharing::panel_port_clashes`]).
+pub fn check_planned(plan: Plan) -> (TunnelCheck, Vec<sharing::PortHold>) {
+    let mut holds = Vec::new();
+    let (plan, mut findings) = plan_and_findings(plan, Some(&mut holds));
     sort_findings(&mut findings);
     findings.dedup();
-    TunnelCheck { plan, findings }
+    (TunnelCheck { plan, findings }, holds)
 }
 
-fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
+fn plan_and_findings(
+    plan: Plan,
+    holds: Option<&mut Vec<sharing::PortHold>>,
+) -> (Plan, Vec<Finding>) {
     let mut sink = Sink::default();
     if let Some(err) = &plan.error {
         if err.code == "REMOTE_ENTRY_UPDATE_REFUSED" {
@@ -449,7 +455,7 @@ fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
     let Some(obj) = tree.as_object() else {
         return (plan, sink.findings);
     };
-    match plan_findings(obj) {
+    match plan_findings(obj, holds) {
         Ok(f) => sink.findings.extend(f),
         Err((en, zh)) => sink.say(
             "IN001",
@@ -462,7 +468,10 @@ fn plan_and_findings(plan: Plan) -> (Plan, Vec<Finding>) {
     (plan, sink.findings)
 }
 
-fn plan_findings(plan: &TreeObject<'_>) -> Result<Vec<Finding>, (String, String)> {
+fn plan_findings(
+    plan: &TreeObject<'_>,
+    holds: Option<&mut Vec<sharing::PortHold>>,
+) -> Result<Vec<Finding>, (String, String)> {
     let mut sink = Sink::default();
     match plan.get("error") {
         None | Some(TreeValue::Null) => {}
@@ -477,6 +486,9 @@ fn plan_findings(plan: &TreeObject<'_>) -> Result<Vec<Finding>, (String, String)
     assumed_findings(plan, &mut sink);
     let doc = Document::from_plan(&mut sink, plan)?;
     run_rules(&doc, true, &mut sink);
+    if let Some(holds) = holds {
+        *holds = sharing::port_holds(&doc);
+    }
     Ok(sink.findings)
 }
 

@@ -43,6 +43,8 @@ pub(crate) struct Listener<'s> {
     pub port: i64,
     pub name: &'s str,
     pub path: String,
+    /// 0: the panel's own commands; i + 1: what provider i sends.
+    pub group: usize,
 }
 
 impl Listener<'_> {
@@ -112,9 +114,119 @@ fn listeners<'d>(doc: &'d Document<'_>) -> Vec<Listener<'d>> {
             port,
             name,
             path: svc.path(),
+            group: svc.group,
         });
     }
     out
+}
+
+/// A service of one tunnel's plan that listens on a node of this panel,
+/// kept for the panel-wide port rule ([`panel_port_clashes`]).
+#[derive(Debug, Clone)]
+pub struct PortHold {
+    node_id: i64,
+    network: Network,
+    host: String,
+    port: i64,
+    name: String,
+    path: String,
+}
+
+/// The listeners of `doc` on this panel's nodes. A provider's services are
+/// left out: each tunnel's audit assumes a fresh provider, whose ports say
+/// nothing about another tunnel's.
+pub(crate) fn port_holds(doc: &Document<'_>) -> Vec<PortHold> {
+    let own = listeners(doc).into_iter().filter(|l| l.group == 0);
+    own.filter_map(|l| {
+        Some(PortHold {
+            node_id: l.node_id?,
+            network: l.network,
+            host: l.host,
+            port: l.port,
+            name: l.name.to_string(),
+            path: l.path,
+        })
+    })
+    .collect()
+}
+
+/// One tunnel of a panel as the panel-wide port rule names it.
+pub struct PanelTunnel<'t> {
+    pub id: i64,
+    pub name: &'t str,
+    pub holds: &'t [PortHold],
+}
+
+/// LK004 across a whole panel: services of different tunnels on one port
+/// of one node, in the panel's tunnel order. Each side gets a finding in
+/// its own tunnel (by position in `tunnels`), naming the other.
+pub fn panel_port_clashes(tunnels: &[PanelTunnel<'_>]) -> Vec<(usize, crate::finding::Finding)> {
+    let mut owner = Vec::new();
+    let mut listeners = Vec::new();
+    for (k, t) in tunnels.iter().enumerate() {
+        for h in t.holds {
+            owner.push(k);
+            listeners.push(Listener {
+                node_id: Some(h.node_id),
+                network: h.network,
+                host: h.host.clone(),
+                port: h.port,
+                name: &h.name,
+                path: h.path.clone(),
+                group: 0,
+            });
+        }
+    }
+    let mut out = Vec::new();
+    for (at, held) in clashes(&listeners) {
+        let (Some(&k), Some(&j)) = (owner.get(at), owner.get(held)) else {
+            continue;
+        };
+        let (Some(l), Some(h), Some(tk), Some(tj)) = (
+            listeners.get(at),
+            listeners.get(held),
+            tunnels.get(k),
+            tunnels.get(j),
+        ) else {
+            continue;
+        };
+        if k != j {
+            let mut sink = Sink::default();
+            say_shared_port(&mut sink, l, h, tj);
+            say_shared_port(&mut sink, h, l, tk);
+            let mut findings = sink.findings.into_iter();
+            out.extend(findings.next().map(|f| (k, f)));
+            out.extend(findings.next().map(|f| (j, f)));
+        }
+    }
+    out
+}
+
+/// Raises LK004 for `mine`, whose port a service of another tunnel also listens on.
+fn say_shared_port(
+    sink: &mut Sink,
+    mine: &Listener<'_>,
+    other: &Listener<'_>,
+    tunnel: &PanelTunnel<'_>,
+) {
+    let net = match mine.network {
+        Network::Tcp => "TCP",
+        Network::Udp => "UDP",
+    };
+    let (node, node_zh) = node_label(mine.node_id);
+    sink.say(
+        "LK004",
+        mine.node_id,
+        &join(&mine.path, "addr"),
+        format_args!(
+            "service {:?} listens on {net} port {} of {node}, as service {:?} of tunnel {:?} (#{}) does: the agent binds whichever it starts first, and the other does not run (address already in use)",
+            mine.name, mine.port, other.name, tunnel.name, tunnel.id
+        ),
+        format_args!(
+            "服务 {:?} 监听{node_zh}的 {net} 端口 {}，隧道 {:?}（#{}）的服务 {:?} 也监听该端口：节点只能绑定先启动的那个，另一个不会运行（地址已被占用）",
+            mine.name, mine.port, tunnel.name, tunnel.id, other.name
+        ),
+    );
 }
 
 /// LK004 within one document.

@@ -5,6 +5,7 @@
 //! nullable columns), through the shared readers of [`crate::coerce`].
 
 use crate::coerce::{loose, GoText};
+use crate::encode::{Encode, Object, Writer};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -35,7 +36,8 @@ pub struct ForwardBody {
 
 /// The user making the request, as the forward modes give it (camelCase,
 /// plus the token's `roleId`) or as a `user` row of a database dump stores
-/// it (snake_case columns, the name in `user`).
+/// it (snake_case columns, the name in `user`); a backup export's `users`
+/// read as the former. Written as its `user` row (no password column).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct UserInput {
@@ -95,6 +97,55 @@ impl UserInput {
     }
 }
 
+/// Writes a row's columns as the database names them.
+fn columns(out: &mut Writer<'_>, write: impl FnOnce(&mut Object<'_, '_>)) {
+    let mut row = Object::new(out);
+    write(&mut row);
+    row.end();
+}
+
+impl Encode for UserInput {
+    fn encode(&self, out: &mut Writer<'_>) {
+        columns(out, |row| {
+            row.field("id", &self.id)
+                .field("user", &self.name)
+                .field("role_id", &self.role_id)
+                .field("max_conn", &self.max_conn)
+                .field("status", &self.status)
+                .field("exp_time", &self.exp_time)
+                .field("flow", &self.flow)
+                .field("in_flow", &self.in_flow)
+                .field("out_flow", &self.out_flow)
+                .field("num", &self.num);
+        })
+    }
+}
+
+impl Encode for SpeedLimitRow {
+    fn encode(&self, out: &mut Writer<'_>) {
+        columns(out, |row| {
+            row.field("id", &self.id).field("speed", &self.speed);
+        })
+    }
+}
+
+impl Encode for UserTunnelRow {
+    fn encode(&self, out: &mut Writer<'_>) {
+        columns(out, |row| {
+            row.field("id", &self.id)
+                .field("user_id", &self.user_id)
+                .field("tunnel_id", &self.tunnel_id)
+                .field("speed_id", &self.speed_id)
+                .field("num", &self.num)
+                .field("flow", &self.flow)
+                .field("in_flow", &self.in_flow)
+                .field("out_flow", &self.out_flow)
+                .field("exp_time", &self.exp_time)
+                .field("status", &self.status);
+        })
+    }
+}
+
 /// A `speed_limit` row.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
@@ -106,69 +157,73 @@ pub struct SpeedLimitRow {
     pub speed: i64,
 }
 
-/// A `user_tunnel` row: a normal user's grant of one tunnel.
+/// A `user_tunnel` row: a normal user's grant of one tunnel (a backup
+/// export's `userTunnels` item reads with its camelCase keys).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct UserTunnelRow {
     #[serde(deserialize_with = "loose::int")]
     pub id: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "userId", deserialize_with = "loose::int")]
     pub user_id: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "tunnelId", deserialize_with = "loose::int")]
     pub tunnel_id: i64,
-    #[serde(deserialize_with = "loose::nullable_int")]
+    #[serde(alias = "speedId", deserialize_with = "loose::nullable_int")]
     pub speed_id: Option<i64>,
     #[serde(deserialize_with = "loose::int")]
     pub num: i64,
     #[serde(deserialize_with = "loose::int")]
     pub flow: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "inFlow", deserialize_with = "loose::int")]
     pub in_flow: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "outFlow", deserialize_with = "loose::int")]
     pub out_flow: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "expTime", deserialize_with = "loose::int")]
     pub exp_time: i64,
     #[serde(deserialize_with = "loose::int")]
     pub status: i64,
 }
 
 /// A `forward` row; in the forward modes' `forwards` list it carries its
-/// `forward_port` rows as `ports`.
+/// `forward_port` rows as `ports`. A backup export's `forwards` item reads
+/// with its camelCase keys (model.go `ForwardBackup`), its ports in
+/// `forwardPorts`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct ForwardRow {
     #[serde(deserialize_with = "loose::int")]
     pub id: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "userId", deserialize_with = "loose::int")]
     pub user_id: i64,
-    #[serde(deserialize_with = "loose::column")]
+    #[serde(alias = "userName", deserialize_with = "loose::column")]
     pub user_name: String,
     #[serde(deserialize_with = "loose::column")]
     pub name: String,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "tunnelId", deserialize_with = "loose::int")]
     pub tunnel_id: i64,
-    #[serde(deserialize_with = "loose::column")]
+    #[serde(alias = "remoteAddr", deserialize_with = "loose::column")]
     pub remote_addr: String,
     #[serde(deserialize_with = "loose::column")]
     pub strategy: String,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "inFlow", deserialize_with = "loose::int")]
     pub in_flow: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "outFlow", deserialize_with = "loose::int")]
     pub out_flow: i64,
     #[serde(deserialize_with = "loose::int")]
     pub status: i64,
     #[serde(deserialize_with = "loose::int")]
     pub inx: i64,
-    #[serde(deserialize_with = "loose::nullable_int")]
+    #[serde(alias = "speedId", deserialize_with = "loose::nullable_int")]
     pub speed_id: Option<i64>,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "maxConn", deserialize_with = "loose::int")]
     pub max_conn: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "ipMaxConn", deserialize_with = "loose::int")]
     pub ip_max_conn: i64,
-    #[serde(deserialize_with = "loose::nullable_int")]
+    #[serde(alias = "ipSpeedId", deserialize_with = "loose::nullable_int")]
     pub ip_speed_id: Option<i64>,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "proxyProtocol", deserialize_with = "loose::int")]
     pub proxy_protocol: i64,
+    #[serde(alias = "forwardPorts")]
     pub ports: Vec<ForwardPortRow>,
 }
 
@@ -178,9 +233,9 @@ pub struct ForwardRow {
 pub struct ForwardPortRow {
     #[serde(deserialize_with = "loose::int")]
     pub id: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "forwardId", deserialize_with = "loose::int")]
     pub forward_id: i64,
-    #[serde(deserialize_with = "loose::int")]
+    #[serde(alias = "nodeId", deserialize_with = "loose::int")]
     pub node_id: i64,
     #[serde(deserialize_with = "loose::int")]
     pub port: i64,

@@ -235,10 +235,60 @@ pub fn redeploy_plan(
         let db = db.map_err(|e| ForwardRejection::InvalidInput(e.to_string()))?;
         Ok((ctx, db.unwrap_or_default()))
     });
-    let (ctx, tables) = match read {
-        Ok(read) => read,
-        Err(e) => return Plan::rejected(e.to_plan_error(), mode),
+    match read {
+        Ok((ctx, tables)) => {
+            let tunnel = TunnelRedeploy {
+                outcome,
+                federation: input.get("federation"),
+                tunnel_id,
+            };
+            redeploy_forwards(tunnel, &ctx, tables, limits)
+        }
+        Err(e) => Plan::rejected(e.to_plan_error(), mode),
+    }
+}
+
+/// A tunnel's own redeploy, as the forward sync that follows it sees it.
+pub struct TunnelRedeploy<'f> {
+    pub outcome: Result<Outcome, PlanError>,
+    /// The providers' answers, as a redeploy input gives them.
+    pub federation: Option<&'f Value>,
+    pub tunnel_id: i64,
+}
+
+/// A redeploy of a tunnel read from its stored rows (the whole-panel audit)
+/// with its forward `tables`: the tunnel alone when none of them rides on
+/// it, else [`redeploy_forwards`] with agents that hold nothing yet.
+pub fn redeploy_stored(
+    outcome: crate::planner::rejection::Result<Outcome>,
+    tunnel_id: i64,
+    tables: ForwardTables,
+    limits: &Limits,
+) -> Plan {
+    let mode = Mode::Redeploy;
+    if !tables.forward.iter().any(|f| f.tunnel_id == tunnel_id) {
+        return match outcome {
+            Ok(outcome) => crate::planner::to_plan(outcome, mode),
+            Err(rejection) => Plan::rejected(rejection.to_plan_error(), mode.as_str()),
+        };
+    }
+    let tunnel = TunnelRedeploy {
+        outcome: outcome.map_err(|r| r.to_plan_error()),
+        federation: None,
+        tunnel_id,
     };
+    redeploy_forwards(tunnel, &ForwardContext::default(), tables, limits)
+}
+
+/// The forward half of a redeploy: every forward of the tunnel synced on
+/// the agents `ctx` describes, after the tunnel's own commands.
+pub fn redeploy_forwards(
+    tunnel: TunnelRedeploy<'_>,
+    ctx: &ForwardContext,
+    tables: ForwardTables,
+    limits: &Limits,
+) -> Plan {
+    let mode = Mode::Redeploy.as_str();
     // Each forward is synced with lookups in the grants: both count as rows.
     for (rows, path) in [
         (tables.forward.len(), "/db/forward"),
@@ -256,19 +306,19 @@ pub fn redeploy_plan(
         tables.user,
         tables.user_tunnel,
     );
-    let outcome = match outcome {
+    let outcome = match tunnel.outcome {
         Ok(outcome) => outcome,
         Err(error) => {
             let mut plan = Plan::rejected(error, mode);
-            plan.db = Some(store.tunnel_rows(tunnel_id));
+            plan.db = Some(store.tunnel_rows(tunnel.tunnel_id));
             return plan;
         }
     };
     let panel = panel_on(
         store,
         &outcome,
-        &ctx,
-        input.get("federation"),
+        ctx,
+        tunnel.federation,
         UserInput::default(),
     );
     sync_redeployed_forwards(panel, &outcome)

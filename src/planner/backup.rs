@@ -23,10 +23,12 @@
 use super::stored::{nullable_string, text_cell, BindingRow, ChainRow, TunnelRow};
 use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
+use crate::forward::input::{ForwardTables, SpeedLimitRow, UserInput};
 use crate::json::object;
 use crate::model::{NodeRecord, RowKeys};
 use crate::redact;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 crate::encode::shape! {
     #[doc = " One tunnel of a backup: its redeploy input and what the backup could not say."]
@@ -109,7 +111,7 @@ fn rows<'a, T>(
         .collect()
 }
 
-/// The rows of a panel's four tables a redeploy reads.
+/// The rows of a panel's tables a redeploy reads.
 #[derive(Debug)]
 pub struct Tables<'a> {
     pub source: Source,
@@ -117,6 +119,11 @@ pub struct Tables<'a> {
     pub tunnel: Vec<Row<'a, TunnelRow>>,
     pub chain_tunnel: Vec<Row<'a, ChainRow>>,
     pub federation_tunnel_binding: Vec<Row<'a, BindingRow>>,
+    /// `forward`, `forward_port`, `speed_limit`, `user`, `user_tunnel`, as
+    /// the forward sync reads them: what `redeployTunnelAndForwards`
+    /// (mutations.go:1617) syncs after each tunnel. Empty where the source
+    /// has none (a dump of the four tunnel tables only).
+    pub forwards: ForwardTables,
 }
 
 /// The type a column must have (SQL NULL is JSON `null`).
@@ -286,12 +293,20 @@ impl<'a> Tables<'a> {
             *out = rows;
         }
         let [node, tunnel, chain_tunnel, federation_tunnel_binding] = read;
+        let forwards = ForwardTables {
+            forward: typed_rows(db, "forward")?,
+            forward_port: typed_rows(db, "forward_port")?,
+            speed_limit: typed_rows(db, "speed_limit")?,
+            user: typed_rows(db, "user")?,
+            user_tunnel: typed_rows(db, "user_tunnel")?,
+        };
         Ok(Tables {
             source: Source::Database,
             node: rows(node, |r| NodeRecord::from_row(r, RowKeys::DATABASE)),
             tunnel: rows(tunnel, TunnelRow::from_row),
             chain_tunnel: rows(chain_tunnel, ChainRow::from_row),
             federation_tunnel_binding: rows(federation_tunnel_binding, BindingRow::from_row),
+            forwards,
         })
     }
 
@@ -345,12 +360,21 @@ impl<'a> Tables<'a> {
         let node = rows(map_slice(obj.get("nodes")), |r| {
             NodeRecord::from_row(r, RowKeys::BACKUP)
         });
+        let mut forwards = ForwardTables {
+            forward: typed_rows(obj, "forwards")?,
+            forward_port: Vec::new(),
+            speed_limit: typed_rows(obj, "speedLimits")?,
+            user: typed_rows(obj, "users")?,
+            user_tunnel: typed_rows(obj, "userTunnels")?,
+        };
+        as_imported(&mut forwards);
         Ok(Tables {
             source: Source::Backup,
             node,
             tunnel,
             chain_tunnel,
             federation_tunnel_binding: Vec::new(),
+            forwards,
         })
     }
 
@@ -364,6 +388,57 @@ impl<'a> Tables<'a> {
             }
             _ => Tables::from_backup(doc),
         }
+    }
+}
+
+/// The rows of `table` (a key of `source`: a database table, or a backup's
+/// list), each read as `T` the way the server reads its columns; absent or
+/// NULL is none. An error names the table and the row.
+fn typed_rows<T: serde::de::DeserializeOwned>(
+    source: &Map<String, Value>,
+    table: &str,
+) -> Result<Vec<T>, ApiError> {
+    let items = match source.get(table) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            return Err(ApiError::new(
+                "IN001",
+                format!("table {table} must be a list of rows"),
+                format!("/{table}"),
+            ))
+        }
+    };
+    let row = |(index, item): (usize, &Value)| {
+        T::deserialize(item).map_err(|e| {
+            ApiError::new(
+                "IN001",
+                format!("table {table}, row {}: {e}", index + 1),
+                format!("/{table}/{index}"),
+            )
+        })
+    };
+    items.iter().enumerate().map(row).collect()
+}
+
+/// A backup's forward rows as an import stores them (repository.go
+/// `importForwards`, `importUserTunnels`): a speed limit id that is not
+/// positive is NULL; each forward's `forwardPorts` (node and port only)
+/// become `forward_port` rows with the next ids, in export order, and no
+/// `in_ip` (NULL).
+fn as_imported(tables: &mut ForwardTables) {
+    let positive = |id: Option<i64>| id.filter(|id| *id > 0);
+    for f in &mut tables.forward {
+        f.speed_id = positive(f.speed_id);
+        f.ip_speed_id = positive(f.ip_speed_id);
+        for mut p in std::mem::take(&mut f.ports) {
+            p.forward_id = f.id;
+            p.id = tables.forward_port.len() as i64 + 1;
+            tables.forward_port.push(p);
+        }
+    }
+    for g in &mut tables.user_tunnel {
+        g.speed_id = positive(g.speed_id);
     }
 }
 
@@ -500,8 +575,11 @@ pub struct TunnelRows<'t, 'a> {
     pub tunnel: &'t Row<'a, TunnelRow>,
     pub chains: Vec<&'t Row<'a, ChainRow>>,
     pub bindings: Vec<&'t Row<'a, BindingRow>>,
-    /// Its nodes, as positions in [`Tables::node`], in table order, each once.
+    /// Its nodes (its chain rows' and its forwards' ports'), as positions in
+    /// [`Tables::node`], in table order, each once.
     pub nodes: Vec<usize>,
+    /// Its forwards with the rows their sync reads ([`forwards_by_tunnel`]).
+    pub forwards: ForwardTables,
     /// What a redeploy from this source assumes for this tunnel.
     pub assumed: Vec<String>,
 }
@@ -523,7 +601,7 @@ impl TunnelRows<'_, '_> {
 
 /// Each of `table`'s rows by the position of its tunnel (`tunnel_at`), in table order.
 fn by_tunnel<'t, T>(
-    tunnel_at: &std::collections::BTreeMap<i64, usize>,
+    tunnel_at: &BTreeMap<i64, usize>,
     tunnels: usize,
     table: &'t [T],
     tunnel_of: impl Fn(&T) -> i64,
@@ -537,14 +615,96 @@ fn by_tunnel<'t, T>(
     of
 }
 
+/// Each tunnel's forwards (by the tunnel's position) with the rows their
+/// sync reads (control_plane.go:210-378): their ports, the tunnel's grants,
+/// the users of either and the speed limits any of them names. A tunnel
+/// without forwards gets none of them.
+fn forwards_by_tunnel(
+    all: &ForwardTables,
+    tunnel_at: &BTreeMap<i64, usize>,
+    tunnels: usize,
+) -> Vec<ForwardTables> {
+    let mut of: Vec<ForwardTables> = (0..tunnels).map(|_| ForwardTables::default()).collect();
+    let mut forward_at = BTreeMap::<i64, usize>::default();
+    for f in &all.forward {
+        if let Some((k, t)) = tunnel_at
+            .get(&f.tunnel_id)
+            .and_then(|&k| Some((k, of.get_mut(k)?)))
+        {
+            forward_at.entry(f.id).or_insert(k);
+            t.forward.push(f.clone());
+        }
+    }
+    for p in &all.forward_port {
+        if let Some(t) = forward_at.get(&p.forward_id).and_then(|&k| of.get_mut(k)) {
+            t.forward_port.push(p.clone());
+        }
+    }
+    for g in &all.user_tunnel {
+        if let Some(t) = tunnel_at.get(&g.tunnel_id).and_then(|&k| of.get_mut(k)) {
+            t.user_tunnel.push(g.clone());
+        }
+    }
+    let users: BTreeMap<i64, &UserInput> = all.user.iter().map(|u| (u.id, u)).collect();
+    let speeds: BTreeMap<i64, &SpeedLimitRow> = all.speed_limit.iter().map(|s| (s.id, s)).collect();
+    for t in &mut of {
+        if t.forward.is_empty() {
+            t.user_tunnel.clear();
+            continue;
+        }
+        let user_ids = t.forward.iter().map(|f| f.user_id);
+        let user_ids = user_ids.chain(t.user_tunnel.iter().map(|g| g.user_id));
+        t.user = picked(user_ids, &users);
+        let speed_ids = t.forward.iter().flat_map(|f| [f.speed_id, f.ip_speed_id]);
+        let speed_ids = speed_ids.chain(t.user_tunnel.iter().map(|g| g.speed_id));
+        t.speed_limit = picked(speed_ids.flatten(), &speeds);
+    }
+    of
+}
+
+/// The rows of `by_id` named by `ids`, in id order, each once.
+fn picked<T: Clone>(ids: impl Iterator<Item = i64>, by_id: &BTreeMap<i64, &T>) -> Vec<T> {
+    let ids: std::collections::BTreeSet<i64> = ids.collect();
+    ids.iter()
+        .filter_map(|id| by_id.get(id).map(|row| (*row).clone()))
+        .collect()
+}
+
+/// What a redeploy from `source` assumes for a tunnel: what the source
+/// leaves out, and for its forwards, what only the agents know.
+fn assumed_of(source: Source, federated: bool, forwards: &ForwardTables) -> Vec<String> {
+    let mut assumed = Vec::new();
+    if source == Source::Backup {
+        assumed.push(
+            "no chain row has a custom connect IP (the export leaves connect_ip out)".to_string(),
+        );
+        if federated {
+            assumed.push("no federation binding to release, and each provider answers as a fresh one would (the export leaves bindings out)".into());
+        }
+    } else if federated {
+        assumed.push(
+            "each provider answers as a fresh one would (its own tables are on the provider panel)"
+                .into(),
+        );
+    }
+    if forwards.forward.is_empty() {
+        return assumed;
+    }
+    if source == Source::Backup {
+        assumed.push("each forward port listens on its node's default address, and no forward or user has a connection limit (the export leaves forward_port.in_ip and max_conn out)".into());
+    }
+    assumed.push("every entry node is online and runs a current agent that holds none of the forwards' limiters yet (one it holds answers \"already exists\" and is updated instead)".into());
+    assumed
+}
+
 /// Each tunnel's rows, in the tunnel table's order. A tunnel id's first row
 /// owns every row of that id; a node id's last row is the node.
 pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(TunnelRows<'t, 'a>)) {
-    let mut node_at = std::collections::BTreeMap::<i64, usize>::default();
+    let mut node_at = BTreeMap::<i64, usize>::default();
     for (i, n) in tables.node.iter().enumerate() {
         node_at.insert(n.read.id, i);
     }
-    let mut tunnel_at = std::collections::BTreeMap::<i64, usize>::default();
+    let mut tunnel_at = BTreeMap::<i64, usize>::default();
     for (k, t) in tables.tunnel.iter().enumerate().rev() {
         tunnel_at.insert(t.read.id, k);
     }
@@ -558,34 +718,25 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
         &tables.federation_tunnel_binding,
         |r| r.read.tunnel_id,
     );
+    let mut forwards_of = forwards_by_tunnel(&tables.forwards, &tunnel_at, tunnels);
     for (k, t) in tables.tunnel.iter().enumerate() {
         let chains = chains_of.get_mut(k).map(std::mem::take).unwrap_or_default();
+        let forwards = forwards_of
+            .get_mut(k)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        let node_ids = chains.iter().map(|c| c.read.node_id);
+        let node_ids = node_ids.chain(forwards.forward_port.iter().map(|p| p.node_id));
         // Sorted once, not kept sorted by insertion: a tunnel may have as
         // many chain rows as the panel has bytes for.
-        let mut nodes: Vec<usize> = chains
-            .iter()
-            .filter_map(|c| node_at.get(&c.read.node_id).copied())
+        let mut nodes: Vec<usize> = node_ids
+            .filter_map(|id| node_at.get(&id).copied())
             .collect();
         crate::stable_sort::sort(&mut nodes);
         nodes.dedup();
         let federated = nodes
             .iter()
             .any(|&i| tables.node.get(i).is_some_and(|n| n.read.is_remote));
-        let mut assumed = Vec::new();
-        if tables.source == Source::Backup {
-            assumed.push(
-                "no chain row has a custom connect IP (the export leaves connect_ip out)"
-                    .to_string(),
-            );
-            if federated {
-                assumed.push("no federation binding to release, and each provider answers as a fresh one would (the export leaves bindings out)".into());
-            }
-        } else if federated {
-            assumed.push(
-                "each provider answers as a fresh one would (its own tables are on the provider panel)"
-                    .into(),
-            );
-        }
         f(TunnelRows {
             tunnel: t,
             chains,
@@ -594,7 +745,8 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
                 .map(std::mem::take)
                 .unwrap_or_default(),
             nodes,
-            assumed,
+            assumed: assumed_of(tables.source, federated, &forwards),
+            forwards,
         });
     }
 }
@@ -617,7 +769,7 @@ pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
             false => redacted_node(&node_row_of(n.stored), &mut pseudonyms, &mut urls),
         })
         .collect();
-    each_tunnel_rows(tables, &mut |t| {
+    each_tunnel_rows(tables, &mut |mut t| {
         let id = t.id();
         let node_rows = t
             .nodes
@@ -641,20 +793,50 @@ pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
             .iter()
             .map(|r| redacted_binding(r.stored, &mut urls))
             .collect();
-        let db = object([
+        let mut db = object([
             ("tunnel", tunnel),
             ("chain_tunnel", Value::Array(chains)),
             ("node", Value::Array(node_rows)),
             ("federation_tunnel_binding", Value::Array(bindings)),
         ]);
+        if let Value::Object(tables) = &mut db {
+            tables.extend(forward_rows(std::mem::take(&mut t.forwards), id));
+        }
+        let name = t.name();
         f(BackupTunnel {
             id,
-            name: t.name(),
+            name,
             kind: t.kind(),
             input: object([("db", db), ("tunnelId", Value::from(id))]),
             assumed: t.assumed,
         });
     });
+}
+
+/// A tunnel's forward tables as a redeploy input's `db` carries them (none
+/// without forwards): the forward and port rows as the plan's `db` shows
+/// them (a remote address's URL credentials scrubbed), the others by column;
+/// a user row has no password column.
+fn forward_rows(forwards: ForwardTables, tunnel_id: i64) -> Vec<(String, Value)> {
+    if forwards.forward.is_empty() {
+        return Vec::new();
+    }
+    let store = crate::forward::store::Store::new(
+        forwards.forward,
+        forwards.forward_port,
+        &forwards.speed_limit,
+        Vec::new(),
+        Vec::new(),
+    );
+    let rows = store.tunnel_rows(tunnel_id);
+    let json = crate::json::to_value;
+    vec![
+        ("forward".into(), json(&rows.forward)),
+        ("forward_port".into(), json(&rows.forward_port)),
+        ("speed_limit".into(), json(&forwards.speed_limit)),
+        ("user".into(), json(&forwards.user)),
+        ("user_tunnel".into(), json(&forwards.user_tunnel)),
+    ]
 }
 
 /// Every tunnel of a panel, from its backup export or its database rows

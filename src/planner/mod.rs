@@ -197,15 +197,18 @@ pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     }
 }
 
-/// The redeploy of a tunnel read from its stored rows
-/// ([`stored::StoredTunnel::from_rows`]), as [`plan_with`] plans its `db`
-/// input in [`Mode::Redeploy`]: rows that cannot be read, or are over
-/// `limits`, are its rejection.
-pub fn plan_stored(stored: rejection::Result<stored::StoredTunnel>, limits: &Limits) -> Plan {
-    match stored.and_then(|stored| request::redeploy_stored(stored, None, limits)) {
-        Ok(outcome) => to_plan(outcome, Mode::Redeploy),
-        Err(rejection) => Plan::rejected(rejection.to_plan_error(), Mode::Redeploy.as_str()),
-    }
+/// The redeploy of tunnel `tunnel_id` read from its stored rows
+/// ([`stored::StoredTunnel::from_rows`]) with its forwards' rows, as
+/// [`plan_with`] plans its `db` input in [`Mode::Redeploy`]: rows that cannot
+/// be read, or are over `limits`, are its rejection.
+pub fn plan_stored(
+    stored: rejection::Result<stored::StoredTunnel>,
+    tunnel_id: i64,
+    forwards: crate::forward::input::ForwardTables,
+    limits: &Limits,
+) -> Plan {
+    let outcome = stored.and_then(|stored| request::redeploy_stored(stored, None, limits));
+    crate::forward::modes::redeploy_stored(outcome, tunnel_id, forwards, limits)
 }
 
 /// The input shape of each mode, for messages.

@@ -503,7 +503,9 @@ try {
   const fleetRows = await page.locator('#fleet-body tbody tr').allInnerTexts();
   check(fleetRows.length === backup.tunnels.length, `the fleet table lists all ${backup.tunnels.length} tunnels`, fleetRows.length);
   check(fleetRows.some((r) => /\berror\b/.test(r)) && fleetRows.some((r) => /\b(warning|info|ok)\b/.test(r)), 'rows show their worst finding by severity', fleetRows.slice(0, 3));
-  check(/12 tunnels: \d+ with errors/.test(await page.locator('#fleet-body .hint').innerText()), 'the fleet summary counts tunnels with errors');
+  check(/12 tunnels: \d+ with errors, \d+ more with warnings; 5 forwards/.test(await page.locator('#fleet-body .hint').innerText()), 'the fleet summary counts tunnels with errors and forwards');
+  const t9Row = fleetRows.find((r) => /^199\b/.test(r)) || '';
+  check(/\b3\b/.test(t9Row) && ['ssh', 'game', 'paused', '901:50002'].every((w) => t9Row.includes(w)), 'a tunnel\'s row lists its forwards and where they listen', t9Row);
   const fleetText = (await page.locator('#fleet').innerText()) + (await page.inputValue('#doc'));
   check(!backup.nodes.some((n) => (n.secret && fleetText.includes(n.secret)) || (n.remoteToken && n.remoteToken.length > 3 && fleetText.includes(n.remoteToken))), 'no node secret or share token in the fleet view or the opened input');
   const second = backup.tunnels[1];

@@ -67,6 +67,10 @@ test('a SQLite database audits as its backup does where they carry the same fact
     assert.ok(!d.assumed.some((a) => a.includes('connect IP') || a.includes('binding')), `tunnel ${id}: the database assumes ${d.assumed}`);
   }
   assert.deepEqual(fromDb.summary, fromBackup.summary);
+  assert.equal(fromDb.summary.forwards, backup.forwards.length, 'the forward tables are read');
+  const t9 = byId(fromBackup).get(199);
+  assert.ok(t9.assumed.some((a) => a.includes('forward_port.in_ip')), 'the backup assumes what its forwards leave out');
+  assert.ok(!byId(fromDb).get(199).assumed.some((a) => a.includes('forward_port.in_ip')));
   // Opened read-only: the file is untouched.
   assert.ok(readFileSync(file).equals(before.bytes));
   assert.equal(statSync(file).mtimeMs, before.mtime);
@@ -88,6 +92,20 @@ test('what only the database has (a connect IP, an active binding) reaches the p
   assert.notDeepEqual(fromDb.get(18).plan, fromBackup.get(18).plan, 'the stored binding changes the redeploy');
   assert.ok(fromBackup.get(18).assumed.some((a) => a.includes('no federation binding to release')));
   assert.ok(!fromDb.get(18).assumed.some((a) => a.includes('binding')), fromDb.get(18).assumed.join('; '));
+});
+
+test('what only the database has for forwards (a listen IP, a connection limit) reaches the plan', () => {
+  const rows = databaseRows();
+  const ssh = rows.forward.find((f) => f.name === 'ssh');
+  ssh.max_conn = 50;
+  rows.forward_port.find((p) => p.forward_id === ssh.id).in_ip = '10.0.0.9';
+  const fromDb = byId(JSON.parse(audit([sqliteFile('forward-facts.sqlite', rows), '--format', 'json']).stdout)).get(199);
+  const services = fromDb.plan.local.find((c) => c.command === 'UpdateService' && c.data[0].name.startsWith(`${ssh.id}_`));
+  assert.equal(services.data[0].addr, '10.0.0.9:50001', 'the stored listen IP is the address');
+  assert.equal(services.data[0].climiter, `rule_conn_limit_${ssh.id}`, 'the stored connection limit is sent');
+  assert.ok(fromDb.plan.local.some((c) => c.command === 'AddCLimiters' && c.data.name === `rule_conn_limit_${ssh.id}`));
+  const fromBackup = byId(JSON.parse(audit([BACKUP_FILE, '--format', 'json']).stdout)).get(199);
+  assert.ok(!JSON.stringify(fromBackup.plan).includes(`rule_conn_limit_${ssh.id}`), 'the export has no max_conn');
 });
 
 test('bad SQLite sources: not the panel, a row that cannot be read', () => {

@@ -280,7 +280,15 @@ test('audit: every tunnel of a panel backup, planned as a redeploy pushes it, wi
   for (const secret of [...backup.nodes.flatMap((n) => [n.secret, n.remoteToken]), ...backup.users.map((u) => u.pwd)].filter((s) => s && s.length >= 4)) {
     assert.ok(!r.stdout.includes(secret) && !text.stdout.includes(secret), 'a secret reached the audit output');
   }
-  assert.match(text.stdout, /tunnels, \d+ with errors/);
+  assert.match(text.stdout, /12 tunnels, 5 forwards, \d+ tunnels with errors/);
+  // Each tunnel's forwards are planned after it, as its redeploy syncs them.
+  assert.equal(out.summary.forwards, backup.forwards.length);
+  const t9 = out.tunnels.find((t) => t.id === 199);
+  assert.deepEqual(t9.plan.db.forward.map((f) => f.name), ['ssh', 'game', 'paused']);
+  assert.ok(t9.plan.local.some((c) => c.command === 'PauseService'), 'the paused forward is paused after its sync');
+  assert.ok(t9.findings.some((f) => f.code === 'FO006' && f.path.includes('/forwarder')), 'two targets over a tunnel: FO006');
+  assert.ok(t9.findings.some((f) => f.code === 'LC004' && f.message.includes('rule_traffic_limit_4')), 'the per-IP limiter is cleaned away: LC004');
+  assert.match(text.stdout, /forward 3 game: node 901:50002 -> 198\.51\.100\.12:7777,198\.51\.100\.13:7777/);
   const one = JSON.parse(cli(['audit', file, '--format', 'json', '--tunnel', String(backup.tunnels[0].id)]).stdout);
   assert.deepEqual(one.tunnels.map((t) => t.id), [backup.tunnels[0].id]);
   const notBackup = cli(['audit', SEED_FILE]);

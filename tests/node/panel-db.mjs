@@ -2,8 +2,9 @@
 // gorm AutoMigrate would build it. The tables and columns follow the gorm
 // tags of go-backend/internal/store/model/model.go (upstream 2d0c993): Node
 // (:66-96), Tunnel (:122-139), ChainTunnel (:158-170), User (:12-28),
-// PeerShare (:281-298), PeerShareRuntime (:300-320), FederationTunnelBinding
-// (:322-337). Types are gorm's for each dialect: int/int64 are `integer` in
+// Forward (:33-52), ForwardPort (:56-62), SpeedLimit (:98-107), UserTunnel
+// (:172-184), PeerShare (:281-298), PeerShareRuntime (:300-320),
+// FederationTunnelBinding (:322-337). Types are gorm's for each dialect: int/int64 are `integer` in
 // SQLite and `bigint` in PostgreSQL, float64 `real` / `decimal`, string its
 // `type:` tag; sql.Null* fields are nullable, the rest NOT NULL.
 import { readFileSync } from 'node:fs';
@@ -40,6 +41,25 @@ const SCHEMA = {
     ['port', 'nullint64'], ['strategy', 'nullstring', 'varchar(10)'], ['inx', 'nullint64'],
     ['protocol', 'nullstring', 'varchar(10)'], ['connect_ip', 'nullstring', 'varchar(45)'],
   ],
+  forward: [
+    ['id', 'pk'], ['user_id', 'int64'], ['user_name', 'string', 'varchar(100)'], ['name', 'string', 'varchar(100)'],
+    ['tunnel_id', 'int64'], ['remote_addr', 'string', 'text'], ['strategy', 'string', 'varchar(100)', "'fifo'"],
+    ['in_flow', 'int64', null, '0'], ['out_flow', 'int64', null, '0'], ['created_time', 'int64'], ['updated_time', 'int64'],
+    ['status', 'int'], ['inx', 'int', null, '0'], ['speed_id', 'nullint64'], ['max_conn', 'int', null, '0'],
+    ['ip_max_conn', 'int', null, '0'], ['ip_speed_id', 'nullint64'], ['proxy_protocol', 'int', null, '0'],
+  ],
+  forward_port: [
+    ['id', 'pk'], ['forward_id', 'int64'], ['node_id', 'int64'], ['port', 'int'], ['in_ip', 'nullstring', 'text'],
+  ],
+  speed_limit: [
+    ['id', 'pk'], ['name', 'string', 'varchar(100)'], ['speed', 'int'], ['tunnel_id', 'nullint64'],
+    ['tunnel_name', 'nullstring', 'varchar(100)'], ['created_time', 'int64'], ['updated_time', 'nullint64'], ['status', 'int'],
+  ],
+  user_tunnel: [
+    ['id', 'pk'], ['user_id', 'int64'], ['tunnel_id', 'int64'], ['speed_id', 'nullint64'], ['num', 'int'], ['flow', 'int64'],
+    ['in_flow', 'int64', null, '0'], ['out_flow', 'int64', null, '0'], ['flow_reset_time', 'int64'], ['exp_time', 'int64'],
+    ['status', 'int'],
+  ],
   peer_share: [
     ['id', 'pk'], ['name', 'string', 'text'], ['node_id', 'int64'], ['token', 'string', 'text'],
     ['max_bandwidth', 'nullableint', null, '0'], ['expiry_time', 'nullableint', null, '0'],
@@ -63,6 +83,7 @@ const SCHEMA = {
 
 // Unique indexes of model.go (uniqueIndex tags).
 const UNIQUE = {
+  user_tunnel: [['user_id', 'tunnel_id']],
   peer_share: [['token']],
   peer_share_runtime: [['reservation_id'], ['resource_key']],
   federation_tunnel_binding: [['tunnel_id', 'node_id', 'chain_type', 'hop_inx'], ['resource_key']],
@@ -106,7 +127,7 @@ function valueOf(item, [name, go, , dflt]) {
  * ({chain_tunnel: {ID: {connect_ip}}, federation_tunnel_binding: [rows], peer_share: [rows]}).
  */
 export function panelRows(backup, extra = {}) {
-  const rows = { user: [], node: [], tunnel: [], chain_tunnel: [], peer_share: [], peer_share_runtime: [], federation_tunnel_binding: [] };
+  const rows = { user: [], node: [], tunnel: [], chain_tunnel: [], forward: [], forward_port: [], speed_limit: [], user_tunnel: [], peer_share: [], peer_share_runtime: [], federation_tunnel_binding: [] };
   const fill = (table, item) => Object.fromEntries(SCHEMA[table].map((c) => [c[0], c[1] === 'pk' ? item.id : valueOf(item, c)]));
   for (const u of backup.users || []) rows.user.push(fill('user', u));
   for (const n of backup.nodes || []) rows.node.push(fill('node', n));
@@ -118,6 +139,13 @@ export function panelRows(backup, extra = {}) {
       rows.chain_tunnel.push(row);
     }
   }
+  // An import numbers forward ports in export order (the export carries no ids).
+  for (const f of backup.forwards || []) {
+    rows.forward.push(fill('forward', f));
+    for (const p of f.forwardPorts || []) rows.forward_port.push(fill('forward_port', { ...p, id: rows.forward_port.length + 1, forwardId: f.id }));
+  }
+  for (const s of backup.speedLimits || []) rows.speed_limit.push(fill('speed_limit', s));
+  for (const g of backup.userTunnels || []) rows.user_tunnel.push(fill('user_tunnel', g));
   for (const table of ['federation_tunnel_binding', 'peer_share']) {
     for (const r of extra[table] || []) rows[table].push(fill(table, Object.fromEntries(Object.entries(r).map(([k, v]) => [camel(k), v]))));
   }
