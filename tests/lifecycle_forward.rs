@@ -212,6 +212,32 @@ fn fresh_sync(node: i64) -> Vec<(i64, String, Value, Option<String>)> {
     ]
 }
 
+/// A normal user's rows as the tests give them: user 20 and its grant 7 of tunnel 7.
+fn alice() -> (Value, Value) {
+    let user = json!({"id": 20, "roleId": 1, "maxConn": 3});
+    let grant = json!({"id": 7, "user_id": 20, "tunnel_id": 7, "speed_id": null, "num": 0,
+        "flow": 100, "in_flow": 0, "out_flow": 0, "exp_time": 0, "status": 1});
+    (user, grant)
+}
+
+/// User 20's forward on tunnel 7 (its id 1).
+fn alice_creates() -> Value {
+    let (user, grant) = alice();
+    let body = json!({"tunnelId": 7, "name": "web", "remoteAddr": "9.9.9.9:443"});
+    json!({"op": "forwardCreate", "user": user, "userTunnel": grant, "forward": body})
+}
+
+/// What deletes forward 1 of user 20 on a node: the grant's base, every
+/// other grant of the user's (none), then 0 (control_plane.go:463-483, :1634-1656).
+fn alice_deletes() -> Value {
+    let bases = ["1_20_7", "1_20_0"];
+    let names: Vec<String> = bases
+        .iter()
+        .flat_map(|b| [format!("{b}_tcp"), format!("{b}_udp"), b.to_string()])
+        .collect();
+    json!(names)
+}
+
 #[test]
 fn create_pushes_limiters_then_the_service_pair_on_each_entry() {
     let r = run(json!([t7(), create(7)]));
@@ -243,40 +269,29 @@ fn create_pushes_limiters_then_the_service_pair_on_each_entry() {
 
 #[test]
 fn a_normal_users_forward_is_named_by_its_grant_and_deleted_under_every_base() {
-    let user = json!({"id": 20, "roleId": 1});
-    let grant = json!({"id": 7, "user_id": 20, "tunnel_id": 7, "speed_id": null, "num": 0,
-        "flow": 100, "in_flow": 0, "out_flow": 0, "exp_time": 0, "status": 1});
-    let body = json!({"tunnelId": 7, "name": "web", "remoteAddr": "9.9.9.9:443"});
-    let steps = json!([t7(),
-        {"op": "forwardCreate", "user": user, "userTunnel": grant, "forward": body},
-        {"op": "forwardDelete", "id": 1, "user": user}]);
-    let r = run(steps);
-    assert!(r.findings.is_empty(), "{:?}", r.findings);
-    let services = vec![
-        cmd(1, "UpdateService", pair("1_20_7")),
-        cmd(2, "UpdateService", pair("1_20_7")),
-    ];
+    let (user, create) = (alice().0, alice_creates());
+    let r = run(json!([t7(), create, {"op": "forwardDelete", "id": 1, "user": user}]));
+    let mut services = Vec::new();
+    for n in [1, 2] {
+        services.push(cmd(n, "AddCLimiters", json!("user_conn_limit_20")));
+        services.push(cmd(n, "UpdateService", pair("1_20_7")));
+    }
     assert_eq!(sent(&r, 1), services);
-    // The grant's base, every other grant of the user's (none), then 0.
-    let names6 = json!([
-        "1_20_7_tcp",
-        "1_20_7_udp",
-        "1_20_7",
-        "1_20_0_tcp",
-        "1_20_0_udp",
-        "1_20_0"
-    ]);
+    let names6 = alice_deletes();
     let deletes = vec![
         cmd(1, "DeleteService", names6.clone()),
         cmd(2, "DeleteService", names6),
     ];
     assert_eq!(sent(&r, 2), deletes);
     assert_eq!(names(&r, 1, "services"), Vec::<String>::new());
+    let want = vec![
+        left("LC002", 1, "climiter", "user_conn_limit_20", 2),
+        left("LC002", 2, "climiter", "user_conn_limit_20", 2),
+    ];
+    assert_eq!(leftovers(&r), want);
     // Another user may not touch it: the server answers 转发不存在.
-    let steps = json!([t7(),
-        {"op": "forwardCreate", "user": user, "userTunnel": grant, "forward": body},
-        {"op": "forwardPause", "id": 1, "user": {"id": 21, "roleId": 1}}]);
-    let r = run(steps);
+    let other = json!({"op": "forwardPause", "id": 1, "user": {"id": 21, "roleId": 1}});
+    let r = run(json!([t7(), create, other]));
     assert_eq!(codes(&r), ["IN002"]);
     assert!(r.findings[0].message_zh.contains("转发不存在"));
     assert!(sent(&r, 2).is_empty());
@@ -588,6 +603,32 @@ fn a_tunnel_edit_dropping_an_entry_resyncs_and_leaves_its_limiters_lc002() {
     let r = run(json!([t7(), create(7), edit, {"op": "forwardDelete", "id": 1}]));
     let nodes: Vec<_> = sent(&r, 3).iter().map(|c| c.0).collect();
     assert_eq!(nodes, [1, 6]);
+}
+
+#[test]
+fn a_tunnel_edit_resyncs_a_normal_users_forward_under_its_grant() {
+    let create = alice_creates();
+    let edit = json!({"op": "edit", "input": apply(7, 2, &[1, 6], 3)["input"]});
+    let r = run(json!([t7(), create, edit]));
+    let commands = sent(&r, 2);
+    let names6 = alice_deletes();
+    assert_eq!(commands.first(), Some(&cmd(2, "DeleteService", names6)));
+    // The user's max_conn 3 gives user_conn_limit_20 (control_plane.go:291-295, :1941-1944).
+    let node6: Vec<_> = commands
+        .iter()
+        .filter(|c| c.0 == 6)
+        .skip(1)
+        .cloned()
+        .collect();
+    let want = vec![
+        cmd(6, "AddCLimiters", json!("user_conn_limit_20")),
+        cmd(6, "UpdateService", pair("1_20_7")),
+    ];
+    assert_eq!(node6, want);
+    assert_eq!(
+        leftovers(&r),
+        vec![left("LC002", 2, "climiter", "user_conn_limit_20", 2)]
+    );
 }
 
 #[test]

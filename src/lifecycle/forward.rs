@@ -2,9 +2,10 @@
 //! `forwardEdit`, `forwardPause`, `forwardResume`, `forwardDelete`) replayed
 //! on the panel's rows and the agents' registries.
 //!
-//! The replay keeps the panel's forward tables ([`Store`]) across steps,
-//! the rows the steps gave (users, grants, speed limits), and the last
-//! `{tunnel, nodes, federation}` input each tunnel was applied with: a
+//! The replay keeps the panel's tables ([`Store`]: forwards, their ports,
+//! and the users, grants and speed limits the steps gave) across steps,
+//! and the last `{tunnel, nodes, federation}` input each tunnel was
+//! applied with: a
 //! request meets the tunnels as those inputs create them and the agents as
 //! the replay left them. It runs through [`crate::forward::Panel`]; what it
 //! sent is applied as the agents answered (a `failed` command changes
@@ -71,17 +72,16 @@ impl ForwardOp {
 }
 
 /// A forward step as written: the form's body or the forward's id, and the
-/// context of the forward modes (README, "Forwards"). The rows are kept as
-/// given, for the tunnel edits' re-sync ([`Replay::with_forwards`]).
+/// context of the forward modes (README, "Forwards").
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 struct ForwardStep {
     forward: Option<ForwardBody>,
     #[serde(deserialize_with = "loose::nullable_int")]
     id: Option<i64>,
-    user: Option<Value>,
-    speed_limits: Vec<Value>,
-    user_tunnel: Option<Value>,
+    user: Option<UserInput>,
+    speed_limits: Vec<SpeedLimitRow>,
+    user_tunnel: Option<UserTunnelRow>,
     agents: Entries<AgentInput>,
     config: Entries<crate::coerce::GoText>,
     #[serde(deserialize_with = "loose::ints")]
@@ -130,15 +130,10 @@ fn upsert<T>(list: &mut Vec<(i64, T)>, id: i64, value: T) {
     }
 }
 
-/// The panel's forward rows, the context rows the steps gave, and the
-/// tunnels as they were applied.
+/// The panel's rows and the tunnels as they were applied.
 #[derive(Debug, Default)]
 pub(super) struct Forwards {
     pub(super) store: Store,
-    /// `user`, `user_tunnel` and `speed_limit` rows as given, by id.
-    users: Vec<(i64, Value)>,
-    user_tunnels: Vec<(i64, Value)>,
-    speed_limits: Vec<(i64, Value)>,
     /// The payload each tunnel was last applied with, by id.
     tunnels: Vec<(i64, Value)>,
     /// The node rows of the applied inputs, by id (a later row wins), and
@@ -183,49 +178,25 @@ impl Forwards {
         for f in self.store.forwards_of_tunnel(t) {
             self.store.delete_forward(f.id);
         }
-        let gone: Vec<i64> = self
-            .store
-            .user_tunnels
-            .iter()
-            .filter(|g| g.tunnel_id == t)
-            .map(|g| g.id)
-            .collect();
         self.store.user_tunnels.retain(|g| g.tunnel_id != t);
-        self.user_tunnels.retain(|(id, _)| !gone.contains(id));
         self.tunnels.retain(|(id, _)| *id != t);
     }
 
     /// Keeps the rows a step gives (a later row of the same id replaces
     /// the earlier one); the requester's row is stored when it is new.
-    fn absorb(&mut self, step: &ForwardStep, i: usize) -> Result<UserInput, ApiError> {
-        let bad = |e: serde_json::Error, at: &str| {
-            ApiError::new("IN001", e.to_string(), step_path(i, at))
-        };
-        for (k, row) in step.speed_limits.iter().enumerate() {
-            let s = SpeedLimitRow::deserialize(row)
-                .map_err(|e| bad(e, &format!("/speedLimits/{k}")))?;
+    fn absorb(&mut self, step: &ForwardStep) -> UserInput {
+        for s in &step.speed_limits {
             self.store.speeds.insert(s.id, s.speed);
-            upsert(&mut self.speed_limits, s.id, row.clone());
         }
-        if let Some(row) = &step.user_tunnel {
-            let grant = UserTunnelRow::deserialize(row).map_err(|e| bad(e, "/userTunnel"))?;
+        if let Some(grant) = &step.user_tunnel {
             self.store.user_tunnels.retain(|g| g.id != grant.id);
             self.store.user_tunnels.push(grant.clone());
-            upsert(&mut self.user_tunnels, grant.id, row.clone());
         }
-        let user = match &step.user {
-            Some(row) => {
-                let user = UserInput::deserialize(row).map_err(|e| bad(e, "/user"))?;
-                upsert(&mut self.users, user.id, row.clone());
-                self.store.users.insert(user.id, user.clone());
-                user
-            }
-            None => UserInput::default(),
-        };
-        if self.store.user(user.id).is_none() {
+        let user = step.user.clone().unwrap_or_default();
+        if step.user.is_some() || self.store.user(user.id).is_none() {
             self.store.users.insert(user.id, user.clone());
         }
-        Ok(user)
+        user
     }
 
     /// Every applied tunnel created from its input, on one node table.
@@ -336,7 +307,7 @@ impl Replay {
         op: ForwardOp,
     ) -> Result<(), ApiError> {
         let (read, request) = read(step, op, i)?;
-        let user = self.fwd.absorb(&read, i)?;
+        let user = self.fwd.absorb(&read);
         let before = self.forward_orphans();
         let begin = match &request {
             Request::Control(_, id) => object([
@@ -507,18 +478,25 @@ impl Forwards {
         Value::from(rows)
     }
 
-    /// The rows of the owner of tunnel `t`'s first forward, as given: its
-    /// `user` row and its grant of the tunnel.
+    /// The rows of the owner of tunnel `t`'s first forward: its `user` row
+    /// and its grant of the tunnel.
     fn owner_rows(&self, t: i64) -> (Option<Value>, Option<Value>) {
-        let Some(owner) = self.store.forwards_of_tunnel(t).first().map(|f| f.user_id) else {
+        let store = &self.store;
+        let Some(owner) = store.forwards_of_tunnel(t).first().map(|f| f.user_id) else {
             return (None, None);
         };
-        let find = |list: &[(i64, Value)], id: i64| {
-            let at = list.binary_search_by_key(&id, |(k, _)| *k).ok()?;
-            list.get(at).map(|(_, v)| v.clone())
-        };
-        let grant = self.store.resolve_user_tunnel(owner, t).user_tunnel_id;
-        (find(&self.users, owner), find(&self.user_tunnels, grant))
+        let grant = store.resolve_user_tunnel(owner, t).user_tunnel_id;
+        let user = store.user(owner).map(|u| crate::json::to_value(u));
+        let grant = store.user_tunnel(grant).map(|g| crate::json::to_value(g));
+        (user, grant)
+    }
+
+    /// The speed limits, as `speed_limit` rows.
+    fn speed_rows(&self) -> Value {
+        let rows = self.store.speeds.iter().map(|(&id, &speed)| {
+            crate::json::to_value(&crate::forward::input::SpeedLimitRow { id, speed })
+        });
+        Value::from(rows.collect::<Vec<_>>())
     }
 
     /// After a tunnel edit: the forward rows it moved (`db.forward_port`).
@@ -572,13 +550,7 @@ impl Replay {
                 map.insert(key.into(), row);
             }
         }
-        let speeds: Vec<Value> = self
-            .fwd
-            .speed_limits
-            .iter()
-            .map(|(_, v)| v.clone())
-            .collect();
-        map.insert("speedLimits".into(), Value::from(speeds));
+        map.insert("speedLimits".into(), self.fwd.speed_rows());
         if !map.contains_key("agents") {
             map.insert("agents".into(), self.agents_value());
         }
