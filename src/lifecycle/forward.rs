@@ -5,11 +5,11 @@
 //! The replay keeps the panel's tables ([`Store`]: forwards, their ports,
 //! and the users, grants and speed limits the steps gave) across steps,
 //! and the last `{tunnel, nodes, federation}` input each tunnel was
-//! applied with: a
-//! request meets the tunnels as those inputs create them and the agents as
-//! the replay left them. It runs through [`crate::forward::Panel`]; what it
-//! sent is applied as the agents answered (a `failed` command changes
-//! nothing), and [`super::leftover`] says what it left behind.
+//! applied with: a request meets the tunnels as those inputs create them
+//! and the agents as the replay left them. It runs through
+//! [`crate::forward::Panel`]; what it sent is applied as the agents
+//! answered (a `failed` command changes nothing), and [`super::leftover`]
+//! says what it left behind.
 
 use super::leftover::Leftover;
 use super::{step_path, target_of, Replay};
@@ -58,8 +58,7 @@ impl ForwardOp {
             .map_or("", |(_, n)| n)
     }
 
-    /// What a rows change of this request leaves behind, by whether it
-    /// failed.
+    /// Why what this request leaves behind stays, by whether it failed.
     fn leftover(self, failed: bool) -> Leftover {
         match (self, failed) {
             (ForwardOp::Create, true) => Leftover::CreateFailed,
@@ -199,8 +198,26 @@ impl Forwards {
         user
     }
 
-    /// Every applied tunnel created from its input, on one node table.
-    fn world(&self) -> World {
+    /// The tunnels a request reads: the one a body names, and the one the
+    /// forward it names rides on.
+    fn tunnels_read(&self, request: &Request) -> Vec<i64> {
+        let (body, id) = match request {
+            Request::Create(body) => (Some(body), None),
+            Request::Edit(body) => (Some(body), Some(crate::coerce::GoText::int(&body.id, 0))),
+            Request::Control(_, id) => (None, Some(*id)),
+        };
+        let named = body.map(|b| crate::coerce::GoText::int(&b.tunnel_id, 0));
+        let stored = id
+            .and_then(|id| self.store.forward(id))
+            .map(|f| f.tunnel_id);
+        let mut ids: Vec<i64> = named.into_iter().chain(stored).collect();
+        ids.dedup();
+        ids
+    }
+
+    /// The applied tunnels `ids` created from their inputs, on one node
+    /// table of every applied input's nodes.
+    fn world(&self, ids: &[i64]) -> World {
         let rows: Vec<Value> = self.nodes.iter().map(|(_, r)| r.clone()).collect();
         let nodes = Value::from(rows);
         let federation = Value::Object(self.federation.clone());
@@ -209,7 +226,7 @@ impl Forwards {
         input.insert("federation".into(), federation.clone());
         let mut tunnels = Vec::new();
         let limits = crate::limits::Limits::default();
-        for (_, payload) in &self.tunnels {
+        for payload in ids.iter().filter_map(|t| self.payload(*t)) {
             input.insert("tunnel".into(), payload.clone());
             if let Ok(outcome) = crate::planner::request::create(&input, &limits) {
                 tunnels.push(crate::forward::modes::tunnel_row(&outcome));
@@ -231,7 +248,7 @@ impl Forwards {
         agents: &Entries<AgentInput>,
         request: &Request,
     ) -> Ran {
-        let world = self.world();
+        let world = self.world(&self.tunnels_read(request));
         let mut store = std::mem::take(&mut self.store);
         store.tunnels = world.tunnels;
         let mut panel = Panel {
