@@ -1032,11 +1032,8 @@ impl Replay {
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
         let accounted = self.forward_objects().1;
         self.apply_step(i, step, op)?;
-        let left = self.forward_orphans();
-        let left = left
-            .into_iter()
-            .filter(|o| accounted.binary_search(o).is_ok());
-        self.report_leftovers(i, left.collect(), Leftover::TunnelEdit, &[], "tunnel edit");
+        let left = self.orphaned_among(&accounted);
+        self.report_leftovers(i, left, Leftover::TunnelEdit, &[], "tunnel edit");
         Ok(())
     }
 
@@ -1349,11 +1346,8 @@ impl Replay {
     fn forget_forwards(&mut self, i: usize, t: i64) {
         let accounted = self.forward_objects().1;
         self.fwd.drop_tunnel(t);
-        let left = self.forward_orphans();
-        let left = left
-            .into_iter()
-            .filter(|o| accounted.binary_search(o).is_ok());
-        self.report_leftovers(i, left.collect(), Leftover::TunnelDelete, &[], "delete");
+        let left = self.orphaned_among(&accounted);
+        self.report_leftovers(i, left, Leftover::TunnelDelete, &[], "delete");
     }
 
     /// What every node runs at the end, provider runtimes and tunnel

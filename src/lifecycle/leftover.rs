@@ -84,6 +84,15 @@ impl Replay {
         self.forward_objects().0
     }
 
+    /// The orphans among `accounted` (sorted): what a tunnel step left of
+    /// what the panel's rows accounted for before it (forward commands a
+    /// pasted plan brings for forwards the panel never stored are not its).
+    pub(super) fn orphaned_among(&self, accounted: &[Deployed]) -> Vec<Deployed> {
+        let left = self.forward_orphans().into_iter();
+        left.filter(|o| accounted.binary_search(o).is_ok())
+            .collect()
+    }
+
     /// The forward services and limiters on the agents, sorted: the
     /// orphans ([`Replay::forward_orphans`]) and the ones accounted for.
     pub(super) fn forward_objects(&self) -> (Vec<Deployed>, Vec<Deployed>) {
