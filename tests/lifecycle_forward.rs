@@ -809,3 +809,42 @@ fn forward_create_vectors_replay_as_steps() {
     }
     assert_eq!(replayed, 184);
 }
+
+/// Odd values in a forward step read as the server reads them or are
+/// IN001; none panics, and a refused request changes nothing.
+#[test]
+fn odd_forward_steps_never_panic() {
+    let odd = [
+        json!({"op": "forwardCreate", "forward": null}),
+        json!({"op": "forwardCreate", "forward": 5}),
+        json!({"op": "forwardCreate", "forward": {"tunnelId": "7", "name": "a", "remoteAddr": "9.9.9.9:22", "inPort": "abc"}}),
+        json!({"op": "forwardCreate", "forward": {"tunnelId": 99, "name": "a", "remoteAddr": "x"}}),
+        json!({"op": "forwardCreate", "forward": {"tunnelId": 7}, "agents": []}),
+        json!({"op": "forwardCreate", "forward": {"tunnelId": 7, "name": "a", "remoteAddr": "1.1.1.1:1"}, "offline": "1", "now": "x"}),
+        json!({"op": "forwardEdit", "forward": {"id": "x"}}),
+        json!({"op": "forwardEdit", "forward": {"id": 1, "tunnelId": -3}}),
+        json!({"op": "forwardPause", "id": "abc"}),
+        json!({"op": "forwardResume", "id": 1.5}),
+        json!({"op": "forwardDelete", "id": [1]}),
+        json!({"op": "forwardDelete", "id": 12345}),
+        json!({"op": "forwardDelete", "forward": {"id": 12345}, "user": {"id": "x"}}),
+    ];
+    for step in odd {
+        match lifecycle(&json!([t7(), step])) {
+            Ok(r) => assert!(
+                r.findings.iter().all(|f| f.code == "IN002"),
+                "{step}: {:?}",
+                r.findings
+            ),
+            Err(e) => assert_eq!(e.code, "IN001", "{step}"),
+        }
+    }
+    // Text ids and an unreadable port read as asInt reads them: tunnel 7,
+    // the first free port.
+    let loose = json!({"op": "forwardCreate", "forward": {"tunnelId": "7", "name": "a",
+        "remoteAddr": "9.9.9.9:22", "inPort": "abc"}});
+    let r = run(json!([t7(), loose, {"op": "forwardPause", "id": "1"}]));
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    assert_eq!(r.state["nodes"]["1"]["services"][0]["addr"], "[::]:30000");
+    assert_eq!(names(&r, 1, "paused"), ["1_1_0_tcp", "1_1_0_udp"]);
+}
