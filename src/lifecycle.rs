@@ -100,7 +100,11 @@
 //!   given, the forwards, their first owner's `user` and `userTunnel` rows,
 //!   the speed limits and the agents' registries are added; the forwards'
 //!   services are deleted on dropped entries, their rows move, and every
-//!   forward is re-synced when the type or the entry set changed.
+//!   forward is re-synced when the type or the entry set changed. A
+//!   redeploy input (`{db}`) gets the panel's forward tables in its `db`
+//!   and is planned as the redeploy mode plans it
+//!   ([`crate::forward::modes::redeploy_plan`], mutations.go:1617-1625:
+//!   every forward synced after the tunnel).
 //!
 //! # Findings (policy-rules.md, LC)
 //!

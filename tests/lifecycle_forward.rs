@@ -848,3 +848,45 @@ fn odd_forward_steps_never_panic() {
     assert_eq!(r.state["nodes"]["1"]["services"][0]["addr"], "[::]:30000");
     assert_eq!(names(&r, 1, "paused"), ["1_1_0_tcp", "1_1_0_udp"]);
 }
+
+/// Tunnel 7 as its stored rows give it: a redeploy input.
+fn redeploy_t7() -> Value {
+    let row = |id: i64| {
+        json!({"id": id, "name": format!("n{id}"), "status": 1, "port": "30000-30100",
+            "server_ip": format!("10.0.0.{id}"), "server_ip_v4": format!("10.0.0.{id}"),
+            "tcp_listen_addr": "[::]", "udp_listen_addr": "[::]", "interface_name": "", "is_remote": 0})
+    };
+    let chain = |id: i64, kind: &str, node: i64, port: Value| {
+        json!({"id": id, "tunnel_id": 7, "chain_type": kind, "node_id": node, "port": port,
+            "strategy": "fifo", "inx": 1, "protocol": "tls", "connect_ip": null})
+    };
+    let db = json!({
+        "tunnel": {"id": 7, "name": "t7", "type": 2, "status": 1, "flow": 1, "traffic_ratio": 1.0,
+            "protocol": "tls", "ip_preference": "", "in_ip": null, "inx": 0},
+        "chain_tunnel": [chain(1, "1", 1, Value::Null), chain(2, "1", 2, Value::Null), chain(3, "3", 3, json!(30000))],
+        "node": (1..=6).map(row).collect::<Vec<_>>(),
+    });
+    json!({"op": "apply", "input": {"db": db, "tunnelId": 7}})
+}
+
+#[test]
+fn a_redeploy_syncs_every_forward_after_the_tunnel() {
+    let r = run(json!([t7(), create(7), redeploy_t7()]));
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
+    // redeployTunnelAndForwards (mutations.go:1617-1625): the tunnel, then each forward.
+    let commands: Vec<_> = sent(&r, 2).into_iter().map(|c| (c.0, c.1)).collect();
+    let mut want = vec![
+        (1, "UpdateChains".to_string()),
+        (2, "UpdateChains".to_string()),
+        (3, "UpdateService".to_string()),
+    ];
+    for n in [1, 2] {
+        want.extend(RESYNC.iter().map(|c| (n, c.to_string())));
+    }
+    assert_eq!(commands, want);
+    // An input that brings its own forward tables is planned as given.
+    let mut own = redeploy_t7();
+    own["input"]["db"]["forward"] = json!([]);
+    let r = run(json!([t7(), create(7), own]));
+    assert_eq!(sent(&r, 2).len(), 3);
+}

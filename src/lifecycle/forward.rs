@@ -115,6 +115,9 @@ struct TunnelParts {
     tunnel: Option<Value>,
     nodes: Option<Vec<Value>>,
     federation: Option<Map<String, Value>>,
+    /// A redeploy input's tunnel.
+    #[serde(rename = "tunnelId", deserialize_with = "loose::nullable_int")]
+    tunnel_id: Option<i64>,
 }
 
 /// Inserts or replaces the entry of `id` in a list sorted by id.
@@ -443,10 +446,12 @@ impl Replay {
     }
 }
 
-/// The id an apply step's `input` gives its tunnel (`tunnel.id`).
+/// The id an apply step's `input` gives its tunnel (`tunnel.id`, a
+/// redeploy's `tunnelId`).
 pub(super) fn input_tunnel_id(step: &Value) -> Option<i64> {
-    let payload = TunnelParts::deserialize(step.get("input")?).ok()?.tunnel?;
-    Some(row_id(&payload)).filter(|id| *id > 0)
+    let parts = TunnelParts::deserialize(step.get("input")?).ok()?;
+    let named = parts.tunnel.map(|p| row_id(&p)).or(parts.tunnel_id);
+    named.filter(|id| *id > 0)
 }
 
 /// Whether a plan's local command is one the forward paths sent (a
@@ -468,6 +473,27 @@ pub(super) fn is_forward_command(cmd: &Command) -> bool {
 }
 
 impl Forwards {
+    /// The stored forwards of `tunnels`: each `forward` row with its
+    /// `forward_port` rows.
+    fn rows_of(&self, tunnels: &[i64]) -> Vec<(Value, Vec<Value>)> {
+        let mut out = Vec::new();
+        for t in tunnels {
+            let db = self.store.tunnel_rows(*t);
+            for f in &db.forward {
+                let ports = db.forward_port.iter().filter(|p| p.forward_id == f.id);
+                let ports = ports.map(|p| crate::json::to_value(p)).collect();
+                let mut row = crate::json::to_value(f);
+                if let (Value::Object(o), Some(stored)) = (&mut row, self.store.forward(f.id)) {
+                    // As stored: the rows' text hides a URL's credentials.
+                    let addr = Value::from(stored.remote_addr.as_str());
+                    o.insert("remote_addr".into(), addr);
+                }
+                out.push((row, ports));
+            }
+        }
+        out
+    }
+
     /// Every stored forward as the update mode's `forwards` list reads it:
     /// its row with its `forward_port` rows as `ports`.
     fn forward_rows(&self) -> Value {
@@ -475,24 +501,32 @@ impl Forwards {
         tunnels.sort_unstable();
         tunnels.dedup();
         let mut rows = Vec::new();
-        for t in tunnels {
-            let db = self.store.tunnel_rows(t);
-            for f in &db.forward {
-                let ports = db.forward_port.iter().filter(|p| p.forward_id == f.id);
-                let ports: Vec<Value> = ports.map(|p| crate::json::to_value(p)).collect();
-                let mut row = crate::json::to_value(f);
-                if let (Value::Object(o), Some(stored)) = (&mut row, self.store.forward(f.id)) {
-                    // As stored: the rows' text hides a URL's credentials.
-                    o.insert(
-                        "remote_addr".into(),
-                        Value::from(stored.remote_addr.as_str()),
-                    );
-                    o.insert("ports".into(), Value::from(ports));
-                }
-                rows.push(row);
+        for (mut row, ports) in self.rows_of(&tunnels) {
+            if let Value::Object(o) = &mut row {
+                o.insert("ports".into(), Value::from(ports));
             }
+            rows.push(row);
         }
         Value::from(rows)
+    }
+
+    /// A redeploy's `db` gets the panel's rows for tunnel `t`'s forwards:
+    /// `forward`, `forward_port`, `speed_limit`, `user`, `user_tunnel`.
+    fn add_tables(&self, t: i64, db: &mut Map<String, Value>) {
+        let (rows, ports): (Vec<Value>, Vec<Vec<Value>>) = self.rows_of(&[t]).into_iter().unzip();
+        let store = &self.store;
+        let users = store.users.iter().map(|(_, u)| crate::json::to_value(u));
+        let grants = store.user_tunnels.iter().map(|g| crate::json::to_value(g));
+        let tables = [
+            ("forward", Value::from(rows)),
+            ("forward_port", Value::from(ports.concat())),
+            ("speed_limit", self.speed_rows()),
+            ("user", Value::from(users.collect::<Vec<_>>())),
+            ("user_tunnel", Value::from(grants.collect::<Vec<_>>())),
+        ];
+        for (key, rows) in tables {
+            db.insert(key.into(), rows);
+        }
     }
 
     /// The rows of the owner of tunnel `t`'s first forward: its `user` row
@@ -536,17 +570,16 @@ impl Forwards {
 }
 
 impl Replay {
-    /// The input of an apply step that edits a tunnel the panel has
-    /// forwards on, with the forward context added (`before`: the payload
-    /// the tunnel was last applied with, unless given): it is then planned
-    /// as the update mode plans such an edit ([`crate::forward::modes::update_plan`]).
-    /// `None`: the step's input as it is (a plan, a first apply, an input
-    /// that brings its own forwards, a tunnel without forwards).
+    /// The input of an apply step of a tunnel the panel has forwards on,
+    /// with the forward context added: it is then planned as the update
+    /// mode plans an edit with forwards ([`crate::forward::modes::update_plan`];
+    /// `before`: the payload the tunnel was last applied with, unless
+    /// given), or as the redeploy mode plans one ([`crate::forward::modes::redeploy_plan`]:
+    /// the rows added to its `db`). `None`: the step's input as it is (a
+    /// plan, a first apply, an input that brings its own forwards, a tunnel
+    /// without forwards).
     pub(super) fn with_forwards(&self, step: &Value) -> Option<Value> {
         let input = step.get("input")?;
-        if crate::forward::modes::has_forwards(input) {
-            return None;
-        }
         let given = step.get("tunnelId").and_then(crate::go::coerce::loose_id);
         let t = given
             .or_else(|| input_tunnel_id(step))
@@ -556,6 +589,30 @@ impl Replay {
             return None;
         }
         let mut map = input.as_object()?.clone();
+        let mode = step.get("mode").and_then(Value::as_str);
+        let mode = mode.and_then(crate::planner::Mode::parse);
+        if mode.unwrap_or_else(|| crate::planner::Mode::detect(input))
+            == crate::planner::Mode::Redeploy
+        {
+            let db = map.get_mut("db")?.as_object_mut()?;
+            if db.contains_key("forward") {
+                return None;
+            }
+            self.fwd.add_tables(t, db);
+        } else if crate::forward::modes::has_forwards(input) {
+            return None;
+        } else {
+            self.edit_context(t, &mut map)?;
+        }
+        if !map.contains_key("agents") {
+            map.insert("agents".into(), self.agents_value());
+        }
+        Some(Value::Object(map))
+    }
+
+    /// An edit's forward context: `before`, the forwards, their owner's
+    /// rows and the speed limits.
+    fn edit_context(&self, t: i64, map: &mut Map<String, Value>) -> Option<()> {
         if !map.contains_key("before") {
             map.insert("before".into(), self.fwd.payload(t)?.clone());
         }
@@ -568,10 +625,7 @@ impl Replay {
             }
         }
         map.insert("speedLimits".into(), self.fwd.speed_rows());
-        if !map.contains_key("agents") {
-            map.insert("agents".into(), self.agents_value());
-        }
-        Some(Value::Object(map))
+        Some(())
     }
 
     /// What each agent holds, as a forward context's `agents` gives it.
