@@ -1,7 +1,8 @@
 //! Lifecycle replay (issue 4): replays what the panel sends to agents and to
-//! provider panels over a sequence of applies, edits, releases, failures and
-//! config reports, keeps what every node ends up running, and reports what
-//! goes stale, leaks or is cleaned away while in use.
+//! provider panels over a sequence of applies, edits, releases, failures,
+//! forward requests and config reports, keeps what every node ends up
+//! running, and reports what goes stale, leaks or is cleaned away while in
+//! use.
 //!
 //! # Steps
 //!
@@ -36,19 +37,37 @@
 //!   panel forgets the bindings even when a provider never got the release.
 //! * `{"op": "delete", "unreachable": [...]}`: deletes the tunnel: releases its
 //!   federation bindings, then removes `chains_{id}` and the tunnel services on
-//!   its own nodes.
+//!   its own nodes. The tunnel's forward rows go with it
+//!   (`DeleteTunnelCascade`), and nothing is sent for their services.
 //! * `{"op": "report", "nodeId"?: id, "providerTunnels"?: {"<nodeId>": [id, ...]}}`:
 //!   a node's config report (every node that runs something when `nodeId`
 //!   is absent) and the cleanup of the panel that owns it, which deletes by
-//!   name what [`crate::cleanup`] says (services, then chains). This panel
-//!   owns its own nodes and holds the tunnels applied and not deleted; the
-//!   provider panel owns a remote node (one a plan shows remote: federated,
-//!   or an entry this panel relays to) and holds the tunnels
-//!   `providerTunnels` lists for that node, none by default. Limiters are
-//!   not replayed, so none is deleted here.
+//!   name what [`crate::cleanup`] says (services, chains, then traffic
+//!   limiters). This panel owns its own nodes and holds the tunnels applied
+//!   and not deleted, the stored forwards and the speed limits the steps
+//!   gave; the provider panel owns a remote node (one a plan shows remote:
+//!   federated, or an entry this panel relays to), holds the tunnels
+//!   `providerTunnels` lists for that node, none by default, and keeps the
+//!   forward services this panel relayed there.
+//! * Forward requests, on the panel's forward rows as the earlier steps
+//!   left them (`src/lifecycle/forward.rs`): `{"op": "forwardCreate", "forward": BODY}`
+//!   (the create form's body, `tunnelId` naming a tunnel applied from an
+//!   `input`; ids are the panel's next, never reused),
+//!   `{"op": "forwardEdit", "forward": {"id": F, ...}}` (the edit form's
+//!   body; a `tunnelId` other than the forward's is a tunnel switch), and
+//!   `{"op": "forwardPause" | "forwardResume" | "forwardDelete", "id": F}`.
+//!   Each takes the forward modes' context, every field optional: `user`
+//!   (who asks; the administrator, id 1, by default), `speedLimits`,
+//!   `userTunnel` (rows the panel keeps from then on), `agents` (per node:
+//!   `legacy`, and names the agent holds beyond what the replay deployed),
+//!   `offline` (node ids), `config`, `now`.
 //!
 //! `tunnelId` may be given on any step; otherwise it is read from the plan
-//! (`chains_{id}`, `tunnel_{id}`, `tunnel:{id}:...`) or the last apply.
+//! (`chains_{id}`, `tunnel_{id}`, `tunnel:{id}:...`), the input's
+//! `tunnel.id`, or the last apply.
+//!
+//! A node's state lists its `chains` and `services`, and when it holds any,
+//! its `limiters`, `climiters` and the names of `paused` services.
 //!
 //! # What the replay follows (go-backend `mutations.go`, `federation.go`)
 //!
@@ -69,6 +88,23 @@
 //! * Local commands in plan order (`UpdateChains`/`UpdateService` on an edit).
 //!   After a successful edit, nodes that no longer take part lose
 //!   `chains_{id}` / the tunnel services.
+//! * Forward requests run through [`crate::forward::Panel`] (`forwardCreate`
+//!   mutations.go:1835, `forwardUpdate` :1966, `forwardDelete` :2191,
+//!   `forwardPause` :2240, `forwardResume` :2262) against the agents as the
+//!   replay left them; what a forward path sends is applied as the agent or
+//!   its provider answered it (`failed`: nothing changes; `relay`: through
+//!   the provider). A tunnel apply or edit from an `input`, of a tunnel the
+//!   panel has forwards on, is planned as the update mode plans an edit with
+//!   forwards ([`crate::forward::modes::update_plan`], mutations.go:1014-1018,
+//!   :1047-1065): `before` is the payload it was last applied with unless
+//!   given, the forwards, their first owner's `user` and `userTunnel` rows,
+//!   the speed limits and the agents' registries are added; the forwards'
+//!   services are deleted on dropped entries, their rows move, and every
+//!   forward is re-synced when the type or the entry set changed. A
+//!   redeploy input (`{db}`) gets the panel's forward tables in its `db`
+//!   and is planned as the redeploy mode plans it
+//!   ([`crate::forward::modes::redeploy_plan`], mutations.go:1617-1625:
+//!   every forward synced after the tunnel).
 //!
 //! # Findings (policy-rules.md, LC)
 //!
@@ -76,13 +112,19 @@
 //!   still applied, so only its chain changed, and the service's retries
 //!   differ from what a fresh apply would set for the new target count.
 //! * LC002 release-leak: after a `release` or `delete`, a service or chain
-//!   created for the tunnel is still deployed.
+//!   created for the tunnel is still deployed; after a forward request or a
+//!   tunnel edit or delete, a forward service or limiter that nothing the
+//!   panel holds uses any more is still deployed (`src/lifecycle/leftover.rs`: the server
+//!   never deletes a limiter, nor a service on a node it skipped).
 //! * LC003 rollback-leak: after an `applyError`, something this apply created
-//!   is still deployed.
+//!   is still deployed; after a `forwardCreate` or `forwardEdit` whose sync
+//!   failed, what the sync pushed and the rollback left.
 //! * LC004 cleanup-deletes-in-use: a `report`'s cleanup deleted a chain that
 //!   a service still running on that node names as `handler.chain` (the node
-//!   then dials destinations itself); it recurs after every redeploy.
-//! * IN001 / IN002: a step that cannot be read / a plan the server rejects.
+//!   then dials destinations itself), or a traffic limiter one names as its
+//!   `limiter` (it then runs unlimited); it recurs after every redeploy.
+//! * IN001 / IN002: a step that cannot be read / a plan or a forward request
+//!   the server rejects.
 //!
 //! Paths are JSON Pointers into the steps document.
 
@@ -98,10 +140,13 @@ use crate::plan::{
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
 use crate::simulate::world::is_plan;
 use crate::stable_sort::insert_sorted;
+use leftover::Leftover;
 use serde_json::{Map, Value};
 use state::{Node, State};
 use std::collections::BTreeMap;
 
+mod forward;
+mod leftover;
 mod report;
 mod state;
 
@@ -165,6 +210,8 @@ struct Replay {
     /// Nodes some plan showed shared by another panel, sorted: their
     /// provider panel runs the cleanup of their config reports.
     remote: Vec<i64>,
+    /// The panel's forwards and the tunnels' inputs ([`forward`]).
+    fwd: forward::Forwards,
 }
 
 fn tunnel_service_names(t: i64) -> Vec<String> {
@@ -232,7 +279,8 @@ fn chain_of(data: &CommandData) -> String {
 }
 
 /// What a log entry says a command targets: the config's `chain`, else its
-/// `name`, else its first service's name, else its `services` list.
+/// `name` (a limiter delete's `limiter`), else its first service's name,
+/// else its `services` list.
 fn target_of(data: &CommandData) -> Value {
     match data {
         CommandData::Chain(c) => Value::from(c.name.as_str()),
@@ -250,6 +298,7 @@ fn target_of(data: &CommandData) -> Value {
         CommandData::Json(data) => data
             .get("chain")
             .or_else(|| data.get("name"))
+            .or_else(|| data.get("limiter"))
             .cloned()
             .or_else(|| data.get(0).and_then(|s| s.get("name")).cloned())
             .or_else(|| data.get("services").cloned())
@@ -443,12 +492,13 @@ fn fail_spec<'s>(
             && local
                 .iter()
                 .enumerate()
+                .filter(|(_, c)| !forward::is_forward_command(c))
                 .any(|(k, c)| selects(spec, k, c, &mut first))
     });
     if !hit {
         return Err(ApiError::new(
             "IN001",
-            format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one", local.len()),
+            format!("step {i}: failAt must be an index into the plan's {} local commands or {{nodeId, command}} matching one of the tunnel's own", local.len()),
             step_path(i, "/failAt"),
         ));
     }
@@ -982,8 +1032,18 @@ impl Replay {
         Ok(())
     }
 
+    /// An apply step, and LC002 for forward objects it left behind.
     fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
-        let (mut plan, plan_at) = step_plan(step, i)?;
+        let accounted = self.forward_objects().1;
+        self.apply_step(i, step, op)?;
+        let left = self.orphaned_among(&accounted);
+        self.report_leftovers(i, left, Leftover::TunnelEdit, &[], "tunnel edit");
+        Ok(())
+    }
+
+    fn apply_step(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
+        let with_forwards = self.with_forwards(step);
+        let (mut plan, plan_at) = step_plan(step, with_forwards.as_ref(), i)?;
         if let Some(err) = &plan.error {
             let text = err.message.clone();
             self.report(
@@ -1004,9 +1064,13 @@ impl Replay {
             .get("tunnelId")
             .and_then(loose_id)
             .or_else(|| plan_tunnel_id(&plan, &local))
+            .or_else(|| forward::input_tunnel_id(step))
             .or(self.last_tunnel)
             .unwrap_or(0);
         self.last_tunnel = Some(t);
+        if with_forwards.is_some() {
+            self.fwd.adopt_ports(t, plan.db.take());
+        }
         let unreachable = ids(step, &["unreachable"]);
         let mut release_unreachable = unreachable.clone();
         for id in ids(step, &["releaseUnreachable"]) {
@@ -1055,6 +1119,12 @@ impl Replay {
             rec.bindings = refs.clone();
         }
         let applied = self.apply_local(i, t, step, local, edit, fail_at);
+        if edit || !applied.failed {
+            // The edit's rows are committed before its apply (mutations.go:1008-1018).
+            if let Some(input) = step.get("input") {
+                self.fwd.remember(t, input);
+            }
+        }
         if applied.failed {
             self.unreachable(&release_unreachable);
             self.roll_back(i, t, edit, &applied, &refs, &before);
@@ -1104,6 +1174,13 @@ impl Replay {
         let mut fail_first = false;
         let mut to_first: Vec<bool> = vec![false; timeouts.len()];
         for (k, cmd) in local.into_iter().enumerate() {
+            if forward::is_forward_command(&cmd) {
+                // The forward paths' own: sent as the agents answered them.
+                if !out.failed {
+                    self.forward_command(i, "local", cmd);
+                }
+                continue;
+            }
             let node = cmd.node_id;
             let is_chain = cmd.command == "AddChains" || cmd.command == "UpdateChains";
             let nodes = if is_chain {
@@ -1264,8 +1341,17 @@ impl Replay {
             if let Some(rec) = self.tunnel_mut(t) {
                 *rec = TunnelRec::default();
             }
+            self.forget_forwards(i, t);
         }
         self.end(i, true);
+    }
+
+    /// The tunnel's forward rows go with it; LC002 for what they ran.
+    fn forget_forwards(&mut self, i: usize, t: i64) {
+        let accounted = self.forward_objects().1;
+        self.fwd.drop_tunnel(t);
+        let left = self.orphaned_among(&accounted);
+        self.report_leftovers(i, left, Leftover::TunnelDelete, &[], "delete");
     }
 
     /// What every node runs at the end, provider runtimes and tunnel
@@ -1330,8 +1416,12 @@ fn step_path(i: usize, rest: &str) -> String {
 }
 
 /// The plan of an apply step and where it came from (`/plan` or `/input`,
-/// a pointer below the step).
-fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
+/// a pointer below the step); `input` stands for the step's own.
+fn step_plan(
+    step: &Value,
+    input: Option<&Value>,
+    i: usize,
+) -> Result<(Plan, &'static str), ApiError> {
     if let Some(p) = step.get("plan") {
         if !is_plan(p) {
             return Err(ApiError::new(
@@ -1344,7 +1434,7 @@ fn step_plan(step: &Value, i: usize) -> Result<(Plan, &'static str), ApiError> {
             .map_err(|e| ApiError::new("IN001", e.message, format!("/{i}/plan{}", e.path)))?;
         return Ok((plan, "/plan"));
     }
-    if let Some(input) = step.get("input") {
+    if let Some(input) = input.or_else(|| step.get("input")) {
         if input.get("tunnel").is_none() && input.get("db").is_none() {
             return Err(ApiError::new(
                 "IN001",
@@ -1444,15 +1534,16 @@ pub(crate) fn replay_within(steps: &Value) -> Result<ReplayReport, ApiError> {
             "release" => r.step_release(i, step, false),
             "delete" => r.step_release(i, step, true),
             "report" => r.step_report(i, step)?,
-            other => {
-                return Err(ApiError::new(
+            other => match forward::ForwardOp::parse(other) {
+                Some(op) => r.step_forward(i, step, op)?,
+                None => return Err(ApiError::new(
                     "IN001",
                     format!(
-                        "unknown op {other:?} (apply, edit, applyError, release, delete, report)"
+                        "unknown op {other:?} (apply, edit, applyError, release, delete, report, forwardCreate, forwardEdit, forwardPause, forwardResume, forwardDelete)"
                     ),
                     step_path(i, "/op"),
-                ))
-            }
+                )),
+            },
         }
     }
     let mut findings = std::mem::take(&mut r.findings);

@@ -546,6 +546,16 @@ pub enum LifecycleOp {
     Delete,
     #[serde(rename = "report")]
     Report,
+    #[serde(rename = "forwardCreate")]
+    ForwardCreate,
+    #[serde(rename = "forwardEdit")]
+    ForwardEdit,
+    #[serde(rename = "forwardPause")]
+    ForwardPause,
+    #[serde(rename = "forwardResume")]
+    ForwardResume,
+    #[serde(rename = "forwardDelete")]
+    ForwardDelete,
 }
 
 /// A local command picked by index into the plan's `local`, or by node
@@ -594,6 +604,31 @@ pub struct LifecycleStep {
     /// (default: none).
     #[tsify(optional)]
     pub provider_tunnels: Option<BTreeMap<String, Vec<i64>>>,
+    /// `forwardCreate` / `forwardEdit`: the forward form's body.
+    #[tsify(optional)]
+    pub forward: Option<ForwardPayload>,
+    /// `forwardPause` / `forwardResume` / `forwardDelete`: the forward's id.
+    #[tsify(optional)]
+    pub id: Option<Loose>,
+    /// Forward steps: who asks (default: the administrator, id 1); the
+    /// rows below are kept for later steps.
+    #[tsify(optional)]
+    pub user: Option<ForwardUser>,
+    #[tsify(optional)]
+    pub speed_limits: Option<Vec<DbRow>>,
+    #[tsify(optional, type = "DbRow | null")]
+    pub user_tunnel: Option<DbRow>,
+    /// Forward steps: per node, an older agent (`legacy`) and what it holds
+    /// beyond what the replay deployed.
+    #[tsify(optional)]
+    pub agents: Option<BTreeMap<String, AgentState>>,
+    #[tsify(optional)]
+    pub config: Option<BTreeMap<String, Loose>>,
+    /// Forward steps: nodes whose agent is not connected.
+    #[tsify(optional)]
+    pub offline: Option<Vec<Loose>>,
+    #[tsify(optional)]
+    pub now: Option<Loose>,
 }
 
 /// The closed sets (read by the declaration tests too).

@@ -225,7 +225,8 @@ impl Agent {
                 }
                 Ok(())
             }
-            ("PauseService", CommandData::DeleteServices(d)) => {
+            // Both refuse a service the agent lacks (go-gost x/socket/service.go:264-267, :375-378).
+            ("PauseService" | "ResumeService", CommandData::DeleteServices(d)) => {
                 match d.services.iter().find(|n| !self.services.contains(*n)) {
                     Some(missing) => Err(format!("service {missing} not found")),
                     None => Ok(()),

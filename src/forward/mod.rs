@@ -7,10 +7,12 @@
 //! * [`input`]: the typed inputs; [`store`]: the rows and their queries;
 //! * [`validate`]: the checks; [`rejection`]: the answers;
 //! * [`config`]: the services and limiters; [`sync`]: pushing them;
+//! * [`control`]: pausing, resuming and deleting a forward;
 //! * [`agents`]: the agents and provider panels that answer.
 
 pub mod agents;
 pub mod config;
+pub mod control;
 pub mod input;
 pub mod modes;
 pub mod rejection;
@@ -51,6 +53,34 @@ pub fn clock_now() -> Option<i64> {
     None
 }
 
+/// `buildForwardServiceBase` (control_plane.go:1623): the name a forward's
+/// services share, `<forwardId>_<userId>_<userTunnelId>`.
+pub fn service_base(forward: &ForwardRow, user_tunnel_id: i64) -> String {
+    format!("{}_{}_{}", forward.id, forward.user_id, user_tunnel_id)
+}
+
+/// A forward service's name, `<base>_tcp` or `<base>_udp`: its forward id
+/// and base (server-contract.md section 9, "The sync").
+pub fn parse_service_name(name: &str) -> Option<(i64, &str)> {
+    let base = name
+        .strip_suffix("_tcp")
+        .or_else(|| name.strip_suffix("_udp"))?;
+    let parts: Vec<&str> = base.split('_').collect();
+    let numeric = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if parts.len() != 3 || !parts.iter().all(numeric) {
+        return None;
+    }
+    Some((parts.first()?.parse().ok()?, base))
+}
+
+/// Whether the panel's `vite_config` lets normal users forward to internal
+/// addresses (`allow_local_remote_addr`).
+pub fn allows_local(config: &input::Entries<GoText>) -> bool {
+    config
+        .get("allow_local_remote_addr")
+        .is_some_and(|v| v.0.eq_ignore_ascii_case("true"))
+}
+
 /// The panel as one forward request sees it: its tables, its nodes, the
 /// agents that answer, and who asks.
 pub struct Panel<'s, 'a> {
@@ -68,6 +98,17 @@ pub struct Panel<'s, 'a> {
     pub warnings: Vec<String>,
 }
 
+impl<'a> Panel<'_, 'a> {
+    /// What pushes to the agents, on this panel's rows.
+    fn syncer(&mut self) -> Syncer<'_, 'a> {
+        Syncer {
+            store: &self.store,
+            nodes: self.nodes,
+            agents: &mut self.agents,
+        }
+    }
+}
+
 impl Panel<'_, '_> {
     /// `syncForwardServicesWithWarnings(forward, "UpdateService", true)`.
     pub fn sync(&mut self, forward_id: i64) -> SyncResult {
@@ -77,12 +118,18 @@ impl Panel<'_, '_> {
                 error: Some("转发不存在".into()),
             };
         };
-        Syncer {
-            store: &self.store,
-            nodes: self.nodes,
-            agents: &mut self.agents,
-        }
-        .sync(&forward)
+        self.syncer().sync(&forward)
+    }
+
+    /// `ensureForwardAccessByActor` (control_plane.go:144): the stored
+    /// forward, when the requester is an administrator or its owner.
+    fn accessible(&self, id: i64) -> Result<ForwardRow, ForwardRejection> {
+        let normal = self.user.role_id != 0;
+        self.store
+            .forward(id)
+            .filter(|f| !normal || f.user_id == self.user.id)
+            .cloned()
+            .ok_or(ForwardRejection::ForwardNotFound)
     }
 
     /// `deleteForwardServicesOnNode`: the forward's services deleted on one node.
@@ -96,12 +143,7 @@ impl Panel<'_, '_> {
 
     /// `deleteForwardServicesOnNodeBatch` with `forward` as it was.
     fn delete_on_node(&mut self, forward: &ForwardRow, node_id: i64) -> Result<(), String> {
-        Syncer {
-            store: &self.store,
-            nodes: self.nodes,
-            agents: &mut self.agents,
-        }
-        .delete_on_node(forward, node_id)
+        self.syncer().delete_on_node(forward, node_id)
     }
 
     /// A normal user's targets (`IsSafeRemoteAddr`); host names are assumed safe.
@@ -142,7 +184,8 @@ impl Panel<'_, '_> {
         id.filter(|id| self.store.speed(*id).is_some())
     }
 
-    fn user_allowed(&mut self, tunnel_id: i64) -> Result<(), ForwardRejection> {
+    /// `ensureUserTunnelForwardAllowed` for `user_id` on the tunnel.
+    fn user_allowed(&mut self, user_id: i64, tunnel_id: i64) -> Result<(), ForwardRejection> {
         let now = match self.now {
             Some(now) => now,
             None => {
@@ -155,7 +198,7 @@ impl Panel<'_, '_> {
                 i64::MIN
             }
         };
-        validate::user_allowed(&self.store, self.user.id, tunnel_id, now)
+        validate::user_allowed(&self.store, user_id, tunnel_id, now)
     }
 
     /// `forwardCreate` (mutations.go:1835): the new forward's id; the sync's
@@ -168,7 +211,7 @@ impl Panel<'_, '_> {
             return Err(ForwardRejection::TunnelIdMissing);
         }
         let tunnel = self.usable_tunnel(tunnel_id, false)?;
-        self.user_allowed(tunnel_id)?;
+        self.user_allowed(user.id, tunnel_id)?;
         let name = GoText::text(&body.name).to_string();
         let remote_addr = GoText::text(&body.remote_addr).to_string();
         if name.is_empty() || remote_addr.is_empty() {
@@ -238,18 +281,12 @@ impl Panel<'_, '_> {
 
     /// `forwardUpdate` (mutations.go:1966); its warnings go to [`Panel::warnings`].
     pub fn update(&mut self, body: &ForwardBody) -> Result<(), ForwardRejection> {
-        let user = self.user.clone();
-        let normal = user.role_id != 0;
+        let normal = self.user.role_id != 0;
         let id = GoText::int(&body.id, 0);
         if id <= 0 {
             return Err(ForwardRejection::ForwardIdMissing);
         }
-        let old = self
-            .store
-            .forward(id)
-            .filter(|f| !normal || f.user_id == user.id)
-            .cloned()
-            .ok_or(ForwardRejection::ForwardNotFound)?;
+        let old = self.accessible(id)?;
         let old_ports = self.store.ports_of(id);
         let tunnel_id = GoText::int(&body.tunnel_id, old.tunnel_id);
         if tunnel_id <= 0 {

@@ -34,8 +34,8 @@ pub struct Store {
     /// node's ports. A deleted row's entry stays (its place is empty): the
     /// set only grows, and no removal is compiled for it.
     by_node: BTreeSet<(i64, i64, i64, usize)>,
-    speeds: LiteMap<i64, i64>,
-    users: LiteMap<i64, UserInput>,
+    pub(crate) speeds: LiteMap<i64, i64>,
+    pub(crate) users: LiteMap<i64, UserInput>,
     pub user_tunnels: Vec<UserTunnelRow>,
     /// `(node_id, port)` of every chain row with a port.
     pub chain_ports: Vec<(i64, i64)>,

@@ -118,12 +118,7 @@ impl Syncer<'_, '_> {
             .filter(|id| *id > 0)
             .and_then(|id| store.speed(id))
             .filter(|s| *s > 0);
-        let base = format!(
-            "{}_{}_{}",
-            forward.id,
-            forward.user_id,
-            grant.user_tunnel_id.max(0)
-        );
+        let base = super::service_base(forward, grant.user_tunnel_id.max(0));
         let user_max_conn = store.user(forward.user_id).map_or(0, |u| u.max_conn.max(0));
         let conn = conn_limiters(
             forward.id,
@@ -340,7 +335,7 @@ impl Syncer<'_, '_> {
             new
         });
         ids.iter()
-            .map(|ut| format!("{}_{}_{}", forward.id, forward.user_id, ut))
+            .map(|ut| super::service_base(forward, *ut))
             .collect()
     }
 

@@ -1,21 +1,24 @@
 //! The `report` step: a node posts its whole config to the panel that owns
 //! it, and that panel deletes what its name rules take for orphans
-//! ([`crate::cleanup`], server-contract section 10). This panel owns its own
-//! nodes and holds the replay's tunnel while it is applied and not deleted;
-//! the provider panel of a remote node (federated, or an entry this panel
-//! relays to) holds the tunnels the step gives it, none by default.
-//! Limiters are not replayed (the state keeps services and chains only), so
-//! no limiter is reported or deleted here.
+//! ([`crate::cleanup`], server-contract section 10): services, chains, then
+//! traffic limiters (a connection limiter is never reported for cleanup).
+//! This panel owns its own nodes and holds the tunnels applied and not
+//! deleted, the forwards stored and the speed limits the steps gave; the
+//! provider panel of a remote node (federated, or an entry this panel
+//! relays to) holds the tunnels the step gives it, none by default, and
+//! keeps the forward services this panel relayed to it (it binds them to
+//! its share when it relays them, federation.go:1400-1404).
 
 use super::state::Config;
 use super::{chain_delete, services_delete, step_path, Replay};
 use crate::cleanup::{
-    deleted_services, deletes_chain, PanelRows, REPORT_INTERVAL_MINUTES as MINUTES,
+    deleted_services, deletes_chain, deletes_limiter, PanelRows, REPORT_INTERVAL_MINUTES as MINUTES,
 };
 use crate::coerce::{loose, GoText};
 use crate::error::ApiError;
 use crate::go::coerce::parse_int;
 use crate::json::object;
+use crate::plan::CommandData;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -102,35 +105,53 @@ impl Replay {
         let own = self.own_rows();
         let none = PanelRows::default();
         for node in nodes {
-            let (rows, owner) = if self.remote.binary_search(&node).is_ok() {
-                (
-                    reading.providers.get(&node).unwrap_or(&none),
-                    Owner::Provider,
-                )
+            if self.remote.binary_search(&node).is_ok() {
+                let rows = reading.providers.get(&node).unwrap_or(&none);
+                let rows = self.provider_rows(node, rows);
+                self.clean(i, node, &rows, Owner::Provider);
             } else {
-                (&own, Owner::ThisPanel)
-            };
-            self.clean(i, node, rows, owner);
+                self.clean(i, node, &own, Owner::ThisPanel);
+            }
         }
         self.end(i, true);
         Ok(())
     }
 
-    /// What this panel holds: the tunnels applied and not deleted.
-    fn own_rows(&self) -> PanelRows {
+    /// What this panel holds: the tunnels applied and not deleted, the
+    /// forwards and the speed limits.
+    pub(super) fn own_rows(&self) -> PanelRows {
         let live = self.tunnels.iter().filter(|(_, r)| r.exists);
-        PanelRows::new(live.map(|(t, _)| *t).collect(), vec![], vec![])
+        let store = &self.fwd.store;
+        PanelRows::new(
+            live.map(|(t, _)| *t).collect(),
+            store.forwards.iter().map(|f| f.id).collect(),
+            store.speeds.iter().map(|(id, _)| *id).collect(),
+        )
+    }
+
+    /// What the provider of remote `node` holds: the tunnels the step gives
+    /// it, and a forward runtime for each forward service this panel
+    /// relayed there (federation.go:1400-1404, flow_policy.go:546-552).
+    fn provider_rows(&self, node: i64, given: &PanelRows) -> PanelRows {
+        let services = self.nodes.get(&node).map_or(&[][..], |n| &n.services[..]);
+        let relayed = services
+            .iter()
+            .filter_map(|(name, _)| crate::forward::parse_service_name(name))
+            .map(|(f, _)| f);
+        let rows = given.clone();
+        PanelRows::new(rows.tunnels, relayed.collect(), rows.speed_limits)
     }
 
     /// The cleanup of one node's report, in the server's order: services,
-    /// then chains (flow_policy.go:519-521), each tested on the config as
-    /// reported.
+    /// chains, then traffic limiters (flow_policy.go:518-520), each tested
+    /// on the config as reported.
     fn clean(&mut self, i: usize, node: i64, rows: &PanelRows, owner: Owner) {
-        let (services, chains) = match self.nodes.get(&node) {
-            Some(n) => (names(&n.services), names(&n.chains)),
-            None => (vec![], vec![]),
+        let (services, chains, limiters) = match self.nodes.get(&node) {
+            Some(n) => (names(&n.services), names(&n.chains), names(&n.limiters)),
+            None => (vec![], vec![], vec![]),
         };
-        let note = match (owner, services.is_empty() && chains.is_empty()) {
+        let idle = services.is_empty() && chains.is_empty() && limiters.is_empty();
+        let note = match (owner, idle) {
             (_, true) => "the node runs nothing: nothing to clean",
             (Owner::ThisPanel, _) => {
                 "the node reports its config to this panel, which holds these tunnels"
@@ -160,20 +181,66 @@ impl Replay {
             if self.nodes.get(&node).is_some_and(|n| n.has_chain(chain)) {
                 continue;
             }
-            for user in self.chain_users(node, chain) {
+            let routed = |c: &Config| c.handler_chain().as_deref() == Some(chain.as_str());
+            for user in self.services_using(node, routed) {
                 self.say_chain_deleted(i, node, chain, &user, owner);
+            }
+        }
+        for limiter in limiters.iter().filter(|l| deletes_limiter(l, rows)) {
+            // Named trimmed, as chains are (flow_policy.go:628-632).
+            let data = CommandData::Json(object([("limiter", Value::from(limiter.trim()))]));
+            self.send_owned(i, "report", node, "DeleteLimiters", data, note);
+            if self
+                .nodes
+                .get(&node)
+                .is_some_and(|n| n.has_limiter(false, limiter))
+            {
+                continue;
+            }
+            let limited = |c: &Config| c.limiter_names(false).iter().any(|l| l == limiter);
+            for user in self.services_using(node, limited) {
+                self.say_limiter_deleted(i, node, limiter, &user, owner);
             }
         }
     }
 
-    /// The services still running on `node` whose handler routes through `chain`.
-    fn chain_users(&self, node: i64, chain: &str) -> Vec<String> {
+    /// LC004 for a traffic limiter the cleanup deleted under a running service.
+    fn say_limiter_deleted(
+        &mut self,
+        i: usize,
+        node: i64,
+        limiter: &str,
+        service: &str,
+        owner: Owner,
+    ) {
+        let (who, who_zh) = owner.names();
+        self.say_deleted_in_use(
+            i,
+            node,
+            format!(
+                "Step {i}: at node {node}'s config report, {who} deletes limiter {limiter:?}, which service {service} still names as its limiter: only a limiter named by the id of a speed limit it holds survives (handler/flow_policy.go:626-634, :663-675). Service {service} then runs without the limit (go-gost x/registry/limiter.go:36-42) until a sync pushes the limiter back, and the next report, within {MINUTES} minutes (go-gost x/service/traffic_reporter.go:328), deletes it again"
+            ),
+            format!(
+                "第 {i} 步：节点 {node} 上报配置时，{who_zh}删除了限速器 {limiter:?}，而服务 {service} 仍在使用它：只有名称为其已有限速规则 ID 的限速器会保留（handler/flow_policy.go:626-634、663-675）。之后服务 {service} 不再限速（go-gost x/registry/limiter.go:36-42），直到同步再次下发该限速器，而下一次上报（{MINUTES} 分钟内，go-gost x/service/traffic_reporter.go:328）又会删除它"
+            ),
+        );
+    }
+
+    /// LC004 at step `i` for `node`.
+    fn say_deleted_in_use(&mut self, i: usize, node: i64, en: String, zh: String) {
+        let (code, rule) = ("LC004", "cleanup-deletes-in-use");
+        self.report(code, rule, Some(node), step_path(i, ""), en, zh);
+    }
+
+    /// The services still running on `node` whose config `uses` something
+    /// (a chain as `handler.chain`, a limiter in `limiter`).
+    fn services_using(&self, node: i64, uses: impl Fn(&Config) -> bool) -> Vec<String> {
         let Some(n) = self.nodes.get(&node) else {
             return vec![];
         };
         n.services
             .iter()
-            .filter(|(_, c)| c.handler_chain().as_deref() == Some(chain))
+            .filter(|(_, c)| uses(c))
             .map(|(name, _)| name.clone())
             .collect()
     }
@@ -181,11 +248,9 @@ impl Replay {
     /// LC004 for a chain the cleanup deleted under a running service.
     fn say_chain_deleted(&mut self, i: usize, node: i64, chain: &str, service: &str, owner: Owner) {
         let (who, who_zh) = owner.names();
-        self.report(
-            "LC004",
-            "cleanup-deletes-in-use",
-            Some(node),
-            step_path(i, ""),
+        self.say_deleted_in_use(
+            i,
+            node,
             format!(
                 "Step {i}: at node {node}'s config report, {who} deletes chain {chain:?}, which service {service} still names as handler.chain: its cleanup reads the number after the last '_' as a tunnel id it does not hold (handler/flow_policy.go:607-624). Node {node} then dials destinations itself (go-gost x/registry/chain.go:73-78, x/chain/router.go:129-130), bypassing the rest of the tunnel. The node reports within {MINUTES} minutes of the apply (go-gost x/service/traffic_reporter.go:328), and again after every redeploy, which pushes the chain back"
             ),

@@ -1,18 +1,22 @@
 //! What the replay keeps on every node, and how the report prints it.
 //!
-//! A planned config stays typed from the plan to the report: no JSON value
-//! is built for it. The report prints each config as the value reading the
+//! A node is what its agent's registries hold: services, chains, traffic
+//! limiters (`limiters`), connection limiters (`climiters`), and which
+//! services are paused. A planned config stays typed from the plan to the
+//! report: no JSON value is built for it. The report prints each config as the value reading the
 //! config's text would give prints (keys sorted, serde_json's map order),
 //! redacted as [`crate::redact::redact_in_place`] redacts it.
 
 use crate::encode::{Encode, Events, Writer};
+use crate::forward::{ForwardService, LimiterData};
 use crate::json::{write_string, write_value};
-use crate::plan::{ChainConfig, CommandData, ServiceConfig};
+use crate::plan::{ChainConfig, CommandData, DeleteServicesData, ServiceConfig};
 use crate::redact::{is_secret_key, redact_in_place, scrub_urls, REDACTED};
 use crate::simulate::world::RawNode;
+use serde::Deserialize;
 use serde_json::{Number, Value};
 use std::collections::BTreeMap;
-use std::ops::Range;
+use std::ops::{Deref, DerefMut, Range};
 use std::sync::OnceLock;
 
 /// One config on an agent.
@@ -20,6 +24,9 @@ use std::sync::OnceLock;
 pub(super) enum Config {
     Chain(ChainConfig),
     Service(ServiceConfig),
+    /// One of a forward's `_tcp`/`_udp` pair.
+    Forward(ForwardService),
+    Limiter(LimiterData),
     /// A pasted plan's config, or one renamed to a provider's runtime id.
     Json(Value),
 }
@@ -30,8 +37,89 @@ impl From<Value> for Config {
     }
 }
 
-/// What an agent runs: its configs by name.
-pub(super) type Node = RawNode<Config>;
+/// What an agent runs: its services and chains by name ([`RawNode`],
+/// which it derefs to), its limiters, and the services it holds paused.
+#[derive(Debug, Default)]
+pub(super) struct Node {
+    raw: RawNode<Config>,
+    /// Traffic limiters (`AddLimiters`), by name in the order added.
+    pub limiters: Vec<(String, Config)>,
+    /// Connection limiters (`AddCLimiters`).
+    pub climiters: Vec<(String, Config)>,
+    /// Services stopped by `PauseService`, sorted.
+    pub paused: Vec<String>,
+}
+
+impl Deref for Node {
+    type Target = RawNode<Config>;
+    fn deref(&self) -> &RawNode<Config> {
+        &self.raw
+    }
+}
+
+impl DerefMut for Node {
+    fn deref_mut(&mut self) -> &mut RawNode<Config> {
+        &mut self.raw
+    }
+}
+
+impl Node {
+    /// Whether the agent holds nothing at all.
+    fn is_empty(&self) -> bool {
+        self.services.is_empty()
+            && self.chains.is_empty()
+            && self.limiters.is_empty()
+            && self.climiters.is_empty()
+    }
+
+    /// Whether a traffic limiter (`conn` false) or a connection limiter of
+    /// this name is held.
+    pub(super) fn has_limiter(&self, conn: bool, name: &str) -> bool {
+        let list = if conn {
+            &self.climiters
+        } else {
+            &self.limiters
+        };
+        list.iter().any(|(n, _)| n == name)
+    }
+
+    /// The registry of traffic limiters, or of connection limiters.
+    fn registry(&mut self, conn: bool) -> &mut Vec<(String, Config)> {
+        if conn {
+            &mut self.climiters
+        } else {
+            &mut self.limiters
+        }
+    }
+
+    /// `Add*Limiters` / `Update*Limiters`: an upsert by name.
+    fn put_limiter(&mut self, conn: bool, name: String, config: Config) {
+        let list = self.registry(conn);
+        match list.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = config,
+            None => list.push((name, config)),
+        }
+    }
+
+    fn delete_limiter(&mut self, conn: bool, name: &str) {
+        self.registry(conn).retain(|(n, _)| n != name);
+    }
+
+    /// `PauseService` marks the services the agent has paused;
+    /// `ResumeService`, an update or a delete (`pause` false) clears them.
+    fn mark_paused(&mut self, names: &[String], pause: bool) {
+        for name in names {
+            let at = self.paused.binary_search(name);
+            match at {
+                Ok(i) if !pause => {
+                    self.paused.remove(i);
+                }
+                Err(i) if pause && self.has_service(name) => self.paused.insert(i, name.clone()),
+                _ => {}
+            }
+        }
+    }
+}
 
 impl Config {
     /// The retries a service config sets (`retries` under an exact
@@ -39,7 +127,8 @@ impl Config {
     pub(super) fn retries(&self) -> Option<i64> {
         match self {
             Config::Service(s) => s.handler.retries,
-            Config::Chain(_) => None,
+            Config::Forward(s) => s.handler.retries,
+            Config::Chain(_) | Config::Limiter(_) => None,
             Config::Json(v) => json_retries(v),
         }
     }
@@ -49,9 +138,24 @@ impl Config {
     pub(super) fn handler_chain(&self) -> Option<String> {
         match self {
             Config::Service(s) => s.handler.chain.clone(),
-            Config::Chain(_) => None,
+            Config::Forward(s) => s.handler.chain.clone(),
+            Config::Chain(_) | Config::Limiter(_) => None,
             Config::Json(v) => json_chain(v),
         }
+    }
+
+    /// The limiters a service config names: its `limiter` (traffic) or
+    /// `climiter` (`conn`) list, split on commas as the agent splits it.
+    pub(super) fn limiter_names(&self, conn: bool) -> Vec<String> {
+        let list = match self {
+            Config::Forward(s) if conn => s.climiter.clone(),
+            Config::Forward(s) => s.limiter.clone(),
+            Config::Json(v) => json_text(v, if conn { "climiter" } else { "limiter" }),
+            _ => None,
+        };
+        let list = list.unwrap_or_default();
+        let names = list.split(',').map(str::trim).filter(|n| !n.is_empty());
+        names.map(str::to_string).collect()
     }
 
     /// Appends the config's report text ([`Cache`]: what the configs
@@ -61,6 +165,8 @@ impl Config {
         match self {
             Config::Chain(c) => write_sorted(c, out, cache),
             Config::Service(s) => write_sorted(s, out, cache),
+            Config::Forward(s) => write_sorted(s, out, cache),
+            Config::Limiter(l) => write_sorted(l, out, cache),
             Config::Json(v) => write_value(v, out),
         }
     }
@@ -86,9 +192,106 @@ fn json_chain(service: &Value) -> Option<String> {
     chain.exact_str().map(str::to_string)
 }
 
+/// The string field `key` of a JSON config, read from the GOST model.
+fn json_text(config: &Value, key: &str) -> Option<String> {
+    let arena = crate::json::tree::Arena::new();
+    let tree = crate::json::tree::build(config, &arena);
+    let text = crate::gost::Text::of(tree.as_object(), key).str();
+    text.map(str::to_string)
+}
+
+/// The names a pasted limiter or service-control command gives.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct JsonNames {
+    name: Option<String>,
+    limiter: Option<String>,
+    services: Vec<String>,
+}
+
+impl JsonNames {
+    fn of(v: &Value) -> JsonNames {
+        JsonNames::deserialize(v).unwrap_or_default()
+    }
+}
+
+/// Whether a limiter command acts on connection limiters.
+fn is_conn(command: &str) -> bool {
+    command.contains("CLimiters")
+}
+
 /// Applies one agent command to `node`; a typed config is kept typed, any
 /// other pairing of command and config is applied as its JSON reads.
 pub(super) fn apply(node: &mut Node, command: &str, data: CommandData) {
+    match (command, data) {
+        ("AddLimiters" | "AddCLimiters", CommandData::Limiter(l)) => {
+            node.put_limiter(is_conn(command), l.name.clone(), Config::Limiter(l))
+        }
+        ("UpdateLimiters" | "UpdateCLimiters", CommandData::UpdateLimiter(u)) => {
+            node.put_limiter(is_conn(command), u.limiter, Config::Limiter(u.data))
+        }
+        (command, data) if command.contains("Limiters") => apply_json_limiter(node, command, data),
+        ("PauseService" | "ResumeService", data) => {
+            node.mark_paused(&control_names(data), command == "PauseService")
+        }
+        ("AddService" | "UpdateService", CommandData::ForwardServices(list)) => {
+            let names: Vec<String> = list.iter().map(|s| s.name.clone()).collect();
+            node.mark_paused(&names, false);
+            for s in list {
+                node.put_service(s.name.clone(), Config::Forward(s));
+            }
+        }
+        ("DeleteService", CommandData::DeleteServices(d)) => {
+            node.mark_paused(&d.services, false);
+            apply_raw(node, command, CommandData::DeleteServices(d))
+        }
+        (command, data) => apply_raw(node, command, data),
+    }
+}
+
+/// The services a `PauseService` / `ResumeService` names.
+fn control_names(data: CommandData) -> Vec<String> {
+    match data {
+        CommandData::DeleteServices(DeleteServicesData { services }) => services,
+        other => JsonNames::of(&other.to_json()).services,
+    }
+}
+
+/// A limiter command as a pasted plan gives it: `Add*` names the limiter
+/// by `name`, `Update*` and `Delete*` by `limiter`.
+fn apply_json_limiter(node: &mut Node, command: &str, data: CommandData) {
+    let conn = is_conn(command);
+    let v = into_value(data);
+    let names = JsonNames::of(&v);
+    match command {
+        "AddLimiters" | "AddCLimiters" => {
+            let name = names.name.unwrap_or_default();
+            node.put_limiter(conn, name, Config::Json(v));
+        }
+        "UpdateLimiters" | "UpdateCLimiters" => {
+            let config = v.get("data").cloned().unwrap_or(Value::Null);
+            node.put_limiter(
+                conn,
+                names.limiter.unwrap_or_default(),
+                Config::Json(config),
+            );
+        }
+        "DeleteLimiters" | "DeleteCLimiters" => {
+            node.delete_limiter(conn, names.limiter.as_deref().unwrap_or_default())
+        }
+        _ => {}
+    }
+}
+
+fn into_value(data: CommandData) -> Value {
+    match data {
+        CommandData::Json(v) => v,
+        typed => typed.to_json(),
+    }
+}
+
+/// A service or chain command on the node's [`RawNode`].
+fn apply_raw(node: &mut Node, command: &str, data: CommandData) {
     match (command, data) {
         ("AddChains" | "UpdateChains", CommandData::Chain(c)) => {
             node.put_chain(c.name.clone(), Config::Chain(c))
@@ -109,6 +312,8 @@ pub(super) fn apply(node: &mut Node, command: &str, data: CommandData) {
         (command, CommandData::Json(v)) => node.apply_owned(command, v),
         (command, other) => node.apply_owned(command, other.to_json()),
     }
+    let Node { raw, paused, .. } = node;
+    paused.retain(|name| raw.has_service(name));
 }
 
 /// What the replay leaves deployed, redacted, as the report prints it: the
@@ -132,10 +337,17 @@ impl State {
     ) -> State {
         let mut listed = Vec::new();
         for (id, mut n) in nodes {
-            if n.services.is_empty() && n.chains.is_empty() {
+            if n.is_empty() {
                 continue;
             }
-            for (_, config) in n.chains.iter_mut().chain(n.services.iter_mut()) {
+            let Node {
+                raw,
+                limiters,
+                climiters,
+                ..
+            } = &mut n;
+            let configs = raw.chains.iter_mut().chain(raw.services.iter_mut());
+            for (_, config) in configs.chain(limiters.iter_mut()).chain(climiters) {
                 if let Config::Json(v) = config {
                     redact_in_place(v);
                 }
@@ -159,8 +371,9 @@ impl State {
         crate::json::from_str(&text).unwrap_or(Value::Null)
     }
 
-    /// `{"nodes": {"id": {"chains": [...], "services": [...]}}, "runtimes":
-    /// ..., "tunnels": ...}`.
+    /// `{"nodes": {"id": {"chains": [...], "services": [...], "limiters"?:
+    /// [...], "climiters"?: [...], "paused"?: [names]}}, "runtimes": ...,
+    /// "tunnels": ...}`: the last three only when not empty.
     fn write(&self, out: &mut String) {
         // The shared texts are kept by their cells' addresses: every config
         // stays alive until the end.
@@ -175,6 +388,16 @@ impl State {
             write_list(&n.chains, out, &mut cache);
             out.push_str(",\"services\":");
             write_list(&n.services, out, &mut cache);
+            for (key, list) in [("limiters", &n.limiters), ("climiters", &n.climiters)] {
+                if !list.is_empty() {
+                    out.push_str(&format!(",\"{key}\":"));
+                    write_list(list, out, &mut cache);
+                }
+            }
+            if !n.paused.is_empty() {
+                out.push_str(",\"paused\":");
+                write_value(&Value::from(n.paused.clone()), out);
+            }
             out.push('}');
         }
         out.push_str("},\"runtimes\":");

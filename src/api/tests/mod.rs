@@ -462,6 +462,13 @@ fn every_kind_of_output_is_declared() {
         {"op": "apply", "input": seed["input"]},
         {"op": "report", "nodeId": 2, "providerTunnels": {"2": [31]}},
         {"op": "report"},
+        {"op": "forwardCreate", "speedLimits": [{"id": 2, "speed": 100}], "user": {"id": 1, "roleId": 0},
+         "forward": {"tunnelId": 7, "name": "web", "remoteAddr": "203.0.113.50:443", "speedId": 2}},
+        {"op": "forwardEdit", "forward": {"id": 1, "remoteAddr": "203.0.113.51:443"}, "offline": [3]},
+        {"op": "forwardPause", "id": 1},
+        {"op": "forwardResume", "id": "1", "agents": {"1": {"legacy": true}}},
+        {"op": "report", "nodeId": 1},
+        {"op": "forwardDelete", "id": 1},
         {"op": "delete"}
     ]);
     accepted(&d, "LifecycleStep[]", &steps);

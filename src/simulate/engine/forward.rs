@@ -9,6 +9,7 @@ use super::super::world::{Agent, Forwarder, Hop, Service, World};
 use super::super::{RequestTrace, Scenario, SkippedTarget, TargetTry, TraceForward};
 use super::{fail_limits, whole_seconds, Outcome, Selection, Simulation};
 use crate::error::ApiError;
+use crate::forward::parse_service_name as parse_name;
 use crate::go::coerce::loose_id;
 use crate::go::duration::parse_duration;
 use serde_json::Value;
@@ -25,20 +26,6 @@ pub(in crate::simulate) struct Entry {
     pub hop: Hop,
     /// Targets one request may try (`maxRetries`, else all of them).
     pub tries: usize,
-}
-
-/// `<forwardId>_<userId>_<userTunnelId>_tcp|_udp`: the forward id and the
-/// name base (server-contract.md section 9, "The sync").
-fn parse_name(name: &str) -> Option<(i64, &str)> {
-    let base = name
-        .strip_suffix("_tcp")
-        .or_else(|| name.strip_suffix("_udp"))?;
-    let parts: Vec<&str> = base.split('_').collect();
-    let numeric = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
-    if parts.len() != 3 || !parts.iter().all(numeric) {
-        return None;
-    }
-    Some((parts.first()?.parse().ok()?, base))
 }
 
 /// Does service `name` belong to the forward `wanted` names?
