@@ -95,7 +95,7 @@ fn panel_on<'s>(
         nodes: &outcome.nodes,
         agents: Agents::new(&outcome.nodes, federation, &ctx.agents, &ctx.offline),
         user,
-        allow_local: allow_local(ctx),
+        allow_local: super::allows_local(&ctx.config),
         now: ctx.now.or_else(super::clock_now),
         assumed: vec![],
         warnings: vec![],
@@ -117,12 +117,6 @@ fn panel<'s>(
         ctx.user_tunnel.clone().into_iter().collect(),
     );
     panel_on(store, outcome, ctx, federation, ctx.user.clone())
-}
-
-fn allow_local(ctx: &ForwardContext) -> bool {
-    ctx.config
-        .get("allow_local_remote_addr")
-        .is_some_and(|v| v.0.eq_ignore_ascii_case("true"))
 }
 
 /// Plans `forward-create` or `forward-update`: the tunnel is created first
