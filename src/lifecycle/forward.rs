@@ -108,16 +108,46 @@ enum Request {
 }
 
 /// A tunnel input as a forward request needs it: its payload, node rows
-/// and federation entries.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+/// and federation entries, kept as given to be planned again.
+#[derive(Debug, Default)]
 struct TunnelParts {
     tunnel: Option<Value>,
     nodes: Option<Vec<Value>>,
     federation: Option<Map<String, Value>>,
     /// A redeploy input's tunnel.
-    #[serde(rename = "tunnelId", deserialize_with = "loose::nullable_int")]
     tunnel_id: Option<i64>,
+}
+
+/// A redeploy input's `tunnelId`, read as the server reads it.
+#[derive(Debug, Default, Deserialize)]
+struct TunnelIdField {
+    #[serde(default, rename = "tunnelId", deserialize_with = "loose::nullable_int")]
+    tunnel_id: Option<i64>,
+}
+
+impl TunnelParts {
+    /// The parts of `input`; `None` when one has the wrong JSON type. The
+    /// parts are taken as they are: reading them through serde's `Value`
+    /// deserializer would compile serde_json's text parser into the
+    /// module (`raw_value`'s check of a map's first key).
+    fn of(input: &Value) -> Option<TunnelParts> {
+        let obj = input.as_object()?;
+        let given = |key: &str| obj.get(key).filter(|v| !v.is_null());
+        let nodes = match given("nodes") {
+            None => None,
+            Some(v) => Some(v.as_array()?.clone()),
+        };
+        let federation = match given("federation") {
+            None => None,
+            Some(v) => Some(v.as_object()?.clone()),
+        };
+        Some(TunnelParts {
+            tunnel: given("tunnel").cloned(),
+            nodes,
+            federation,
+            tunnel_id: TunnelIdField::deserialize(input).ok()?.tunnel_id,
+        })
+    }
 }
 
 /// Inserts or replaces the entry of `id` in a list sorted by id.
@@ -155,7 +185,7 @@ impl Forwards {
     /// Remembers the input tunnel `t` was applied with (a `{db}` input
     /// gives no payload: forward requests then find no such tunnel).
     pub(super) fn remember(&mut self, t: i64, input: &Value) {
-        let Ok(parts) = TunnelParts::deserialize(input) else {
+        let Some(parts) = TunnelParts::of(input) else {
             return;
         };
         let Some(tunnel) = parts.tunnel else {
@@ -449,7 +479,7 @@ impl Replay {
 /// The id an apply step's `input` gives its tunnel (`tunnel.id`, a
 /// redeploy's `tunnelId`).
 pub(super) fn input_tunnel_id(step: &Value) -> Option<i64> {
-    let parts = TunnelParts::deserialize(step.get("input")?).ok()?;
+    let parts = TunnelParts::of(step.get("input")?)?;
     let named = parts.tunnel.map(|p| row_id(&p)).or(parts.tunnel_id);
     named.filter(|id| *id > 0)
 }
