@@ -1,4 +1,4 @@
-//! The panel's periodic cleanup (contract section 10): every 10 minutes an
+//! The panel's periodic cleanup (flow_policy.go:505-670): every 10 minutes an
 //! agent reports its whole config and the panel that owns the node deletes
 //! what it takes for orphans, by name only (go-gost
 //! `x/service/traffic_reporter.go:328`; `handler/flow_policy.go:505-670`).

@@ -15,10 +15,10 @@
 //!
 //! Why a hand encoder and not `serde_json::to_string` over the same derive:
 //! both print byte-identical text for every golden plan and check report,
-//! but the serde route makes the optimised `.wasm` 26.8 KB larger (one
+//! but the serde route makes the optimised `.wasm` larger (one
 //! monomorphised serializer per output type plus serde_json's writer, against
-//! one small function per type here and a handful of shared leaves) and
-//! natively takes about a third longer (BENCH.md). The output is compact,
+//! one small function per type here and a handful of shared leaves) and is
+//! slower natively (figures in BENCH.md). The output is compact,
 //! fields in declaration order, `null` for an absent value that is not left out,
 //! strings escaped as serde_json escapes them.
 
@@ -78,8 +78,8 @@ macro_rules! forward {
     ($($name:ident($($arg:ident: $ty:ty),*);)*) => {
         impl Writer<'_> {
             $(
-                // Out of line in the `.wasm` (inlined at every call they were
-                // 5.1 KB larger, BENCH.md); natively the compiler decides.
+                // Out of line in the `.wasm` (inlined at every call they
+                // made it larger, BENCH.md); natively the compiler decides.
                 #[cfg_attr(target_arch = "wasm32", inline(never))]
                 pub fn $name(&mut self, $($arg: $ty),*) {
                     match self {

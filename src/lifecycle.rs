@@ -1,4 +1,4 @@
-//! Lifecycle replay (issue 4): replays what the panel sends to agents and to
+//! Lifecycle replay: replays what the panel sends to agents and to
 //! provider panels over a sequence of applies, edits, releases, failures,
 //! forward requests and config reports, keeps what every node ends up
 //! running, and reports what goes stale, leaks or is cleaned away while in

@@ -8,7 +8,7 @@
 //! `null` for a whole group with defaults (the check options' `limits`)
 //! keeps the defaults instead of being refused. Reading by hand keeps
 //! serde_json's `Value` deserializer and the derived visitors out of the
-//! `.wasm` (12.6 KB, BENCH.md).
+//! `.wasm` (BENCH.md).
 
 use crate::finding::pointer_token;
 use serde_json::{Map, Value};

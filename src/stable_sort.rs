@@ -2,7 +2,7 @@
 //!
 //! The standard library's `sort_by` (and the sort inside
 //! `BTreeMap::from_iter`) is compiled anew for every element type and
-//! comparison: about 5 KB of wasm each, and the crate had nine of them. This
+//! comparison (a few KB of wasm each, BENCH.md's size rounds). This
 //! sort orders indices through a `dyn` comparison, so the merge sort exists
 //! once and only the short permutation step is compiled per type. It is meant
 //! for the small lists this crate sorts (findings, keys, addresses), not for

@@ -1,5 +1,5 @@
 //! FO rules: does a service's router retry enough to reach every candidate of
-//! its chain's first hop (contract section 4: the router dials up to
+//! its chain's first hop (go-gost `x/chain/router.go`: the router dials up to
 //! `retries + 1` times, one fresh route each time).
 
 use super::model::{Chain, Document, Service};
@@ -199,7 +199,7 @@ fn missing_retries(ctx: &Retries<'_>, node_id: Option<i64>, path: &str, sink: &m
 }
 
 /// FO001 on a forward service: the server never sets `handler.retries` on
-/// one (control_plane.go `buildForwardServiceConfigs`, contract section 9),
+/// one (control_plane.go `buildForwardServiceConfigs`),
 /// so only the handler's target tries reach other first-hop candidates.
 fn forward_missing_retries(ctx: &Retries<'_>, node_id: Option<i64>, path: &str, sink: &mut Sink) {
     let (shown, shown_zh) = ctx.shown();
@@ -228,7 +228,7 @@ pub(crate) fn svc_name(svc: &Service<'_>) -> String {
 }
 
 /// GOST's fail filter default when a hop's selector sets no positive
-/// `failTimeout` (contract section 4).
+/// `failTimeout` (go-gost `x/selector` fail filter).
 const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
 
 /// FO005: a hop of two or more nodes can be emptied by the fail filter
@@ -306,7 +306,7 @@ fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
 /// through the tunnel fails, whatever failed (go-gost
 /// `x/handler/forward/local/handler.go:236-244`). With two targets or more
 /// the selector's fail filter then skips a healthy target for `failTimeout`
-/// (contract section 9, "How the entry fails over"; upstream #509, #518).
+/// (go-gost `x/handler/forward/local/handler.go:181-275`; upstream #509, #518).
 fn target_blackout(
     doc: &Document<'_>,
     svc: &Service<'_>,

@@ -1,4 +1,4 @@
-//! Policy checker (issue 3): finds what the agent would reject (AC), missing
+//! Policy checker: finds what the agent would reject (AC), missing
 //! or useless failover retries (FO), broken links between the nodes of one
 //! plan (LK), differences between federated hops and their local twins (PA)
 //! and unreadable input (IN). Rules, codes and severities follow

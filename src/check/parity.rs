@@ -1,5 +1,5 @@
 //! PA rules: each federated hop against its local twin, i.e. what the local
-//! builder (contract section 2) would emit for the same node with the same
+//! builder (control_plane.go) would emit for the same node with the same
 //! targets and ports. Compared by role: `fed_svc_R` ~ `tunnel_T`,
 //! `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
 

@@ -1,5 +1,5 @@
 //! LC004: what the panels' own cleanup deletes while a service of the plan
-//! still uses it (contract section 10, [`crate::cleanup`]). A plan's nodes
+//! still uses it (flow_policy.go:505-670, [`crate::cleanup`]). A plan's nodes
 //! are cleaned by the panel that owns them: this panel its own nodes, a
 //! provider panel the nodes it shares (the federation commands, and what
 //! this panel relays to a remote entry). A provider is taken to hold no

@@ -258,7 +258,7 @@ pub struct AgentInput {
     pub climiters: Vec<String>,
 }
 
-/// What the forward modes add to a tunnel input (`../shared/golden/README.md`,
+/// What the forward modes add to a tunnel input (`tests/data/README.md`,
 /// "forward-vectors.jsonl").
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]

@@ -1,5 +1,5 @@
 //! Forwards: the users' port-forward rules riding on a tunnel
-//! (`../shared/spec/server-contract.md` section 9). For each forward and each
+//! (mutations.go:1835-2285, control_plane.go:210-378). For each forward and each
 //! entry node the server pushes a `_tcp`/`_udp` service pair with its
 //! limiters; this module reproduces the forward request paths
 //! (`forwardCreate`, `forwardUpdate`) and the sync the tunnel paths end with.
@@ -60,7 +60,7 @@ pub fn service_base(forward: &ForwardRow, user_tunnel_id: i64) -> String {
 }
 
 /// A forward service's name, `<base>_tcp` or `<base>_udp`: its forward id
-/// and base (server-contract.md section 9, "The sync").
+/// and base (control_plane.go:234-378).
 pub fn parse_service_name(name: &str) -> Option<(i64, &str)> {
     let base = name
         .strip_suffix("_tcp")

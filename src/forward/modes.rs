@@ -1,5 +1,5 @@
 //! The forward modes of a plan: `forward-create` and `forward-update` on a
-//! tunnel input plus the forward context (`../shared/golden/README.md`,
+//! tunnel input plus the forward context (`tests/data/README.md`,
 //! "forward-vectors.jsonl"), and the forward sync the tunnel paths end with.
 
 use super::agents::Agents;

@@ -29,9 +29,9 @@ pub(crate) enum TreeValue<'a> {
 
 /// A JSON object, keys unique (as in `serde_json::Map`). An object of more
 /// than [`SMALL`] entries is stored sorted by key; a smaller one keeps the
-/// text's order: sorting every object as it was read took 2.1 of the
-/// reader's 14.3 ms on a 4.7 MB config, and the decode walk, the one reader
-/// of every object, does not need the order. [`TreeObject::iter`] gives key order
+/// text's order: sorting every object as it was read was a large share of
+/// the reader's time on big configs (BENCH.md), and the decode walk, the one
+/// reader of every object, does not need the order. [`TreeObject::iter`] gives key order
 /// either way.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct TreeObject<'a>(&'a [(&'a str, TreeValue<'a>)]);

@@ -188,7 +188,7 @@ impl Replay {
     }
 
     /// What the cleanup at the node's config reports does with a leftover
-    /// (contract section 10), when this panel owns the node.
+    /// (flow_policy.go:505-670), when this panel owns the node.
     fn fate(&self, node: i64, kind: &str, name: &str, rows: &PanelRows) -> (String, String) {
         if self.remote.binary_search(&node).is_ok() {
             return (

@@ -1,6 +1,6 @@
 //! The `report` step: a node posts its whole config to the panel that owns
 //! it, and that panel deletes what its name rules take for orphans
-//! ([`crate::cleanup`], server-contract section 10): services, chains, then
+//! ([`crate::cleanup`], flow_policy.go:505-670): services, chains, then
 //! traffic limiters (a connection limiter is never reported for cleanup).
 //! This panel owns its own nodes and holds the tunnels applied and not
 //! deleted, the forwards stored and the speed limits the steps gave; the

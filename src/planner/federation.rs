@@ -35,7 +35,7 @@ pub struct FederationOutcome {
 impl FederationOutcome {
     /// The bindings as the server saves them: a resource key names the
     /// tunnel, node, chain type and hop, so two bindings with one key break
-    /// the table's unique indexes (server-contract section 7, step 5).
+    /// the table's unique indexes (model.go `FederationTunnelBinding`'s `uniqueIndex` tags).
     pub fn saved(&self) -> super::rejection::Result<()> {
         let mut keys: Vec<&str> = self
             .bindings

@@ -155,7 +155,7 @@ pub fn apply_local(state: &TunnelState, nodes: &NodeTable, verb: Verb) -> Result
             }
         }
         // An offline agent answers `节点不在线`, which the server skips
-        // silently (server-contract section 2): nothing is sent.
+        // silently (control_plane.go): nothing is sent.
         if !from.is_remote && from.status != 1 {
             continue;
         }

@@ -3,12 +3,13 @@
 //! command it would send, to its own nodes and through each provider panel,
 //! instead of sending it.
 //!
-//! * [`request`]: the three request paths and their validations (section 0);
-//! * [`state`]: the tunnel state prepared from a payload (section 1);
-//! * [`stored`]: the tunnel rebuilt from its database rows (section 7);
+//! * [`request`]: the three request paths and their validations
+//!   (mutations.go `tunnelCreate`, `tunnelUpdate`, `redeployTunnelAndForwards`);
+//! * [`state`]: the tunnel state prepared from a payload;
+//! * [`stored`]: the tunnel rebuilt from its database rows;
 //! * [`federation`] and [`provider`]: remote nodes and their provider panels
-//!   (sections 3 and 5);
-//! * [`local`]: the panel's own nodes (section 2);
+//!   (federation.go);
+//! * [`local`]: the panel's own nodes (control_plane.go);
 //! * [`probe`]: the probe target check; [`rejection`]: the server's answers.
 
 pub mod backup;

@@ -1,5 +1,5 @@
 //! The provider panels a preview talks to, answering as fresh panels would
-//! (server-contract.md section 5): one panel per base URL, one share per
+//! (federation.go): one panel per base URL, one share per
 //! token, every share active and unlimited, every agent accepting.
 //!
 //! A panel keeps its runtimes (reservations) across the steps of one request

@@ -1,4 +1,4 @@
-//! Failover simulator (issue 4): replays what GOST agents do, dial by dial,
+//! Failover simulator: replays what GOST agents do, dial by dial,
 //! when some nodes of a tunnel are dead.
 //!
 //! `simulate(doc, scenario)` takes a plan (the golden `expected` shape, with or

@@ -410,7 +410,7 @@ fn chain(name: &str, c: &gost::Chain<'_>, notes: &mut Vec<String>, who: &str) ->
 /// The selector of a hop: strategy, maxFails and failTimeout (ns). A chain
 /// hop (`place` names it) takes a string failTimeout only with a note, as
 /// AddChains rejects it; a service's forwarder gets it parsed as a Go
-/// duration by the agent (server-contract.md section 4).
+/// duration by the agent (go-gost `x/config/parsing/service` selector parsing).
 fn selector(
     h: &gost::Hop<'_>,
     place: Option<&str>,
