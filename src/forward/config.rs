@@ -6,6 +6,7 @@ use crate::address::process_server_address;
 use crate::encode::shape;
 use crate::model::NodeRecord;
 use crate::plan::{Handler, MetaMap, MetaValue, Metadata, Plugin};
+use crate::planner::state::TunnelType;
 
 shape! {
     #[doc = " A forward's GOST service on one entry node."]
@@ -201,7 +202,9 @@ fn handler(spec: &ServiceSpec<'_>, protocol: &str) -> Handler {
     });
     Handler {
         kind: protocol.to_string(),
-        chain: (spec.tunnel_kind == 2).then(|| format!("chains_{}", spec.tunnel_id)),
+        chain: TunnelType::of(spec.tunnel_kind)
+            .relays()
+            .then(|| format!("chains_{}", spec.tunnel_id)),
         retries: None,
         metadata,
     }

@@ -3,7 +3,7 @@
 //! entry chains, then per hop node its chain and service, then exit services.
 
 use super::rejection::{Rejection, Result};
-use super::state::TunnelState;
+use super::state::{TunnelState, TunnelType};
 use crate::builders::{self, ChainTarget, Flavor, ServiceSpec};
 use crate::coerce::default_string;
 use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
@@ -131,7 +131,7 @@ pub fn targets_strategy(owner_strategy: &str, targets: &[TunnelNode]) -> String 
 /// tunnel upserts.
 pub fn apply_local(state: &TunnelState, nodes: &NodeTable, verb: Verb) -> Result<Vec<Command>> {
     let mut out = Vec::new();
-    if state.kind != 2 {
+    if !TunnelType::of(state.kind).relays() {
         return Ok(out);
     }
     let node = |id: i64| nodes.get(id).ok_or(Rejection::NodeNotFound);

@@ -9,7 +9,7 @@ use super::probe;
 use super::provider::{share_of, Providers};
 use super::rejection::{Rejection, Result};
 use super::state::{
-    check_connect_ips, prepare, store_chain_rows, stored_node_ids, Rules, TunnelState,
+    check_connect_ips, prepare, store_chain_rows, stored_node_ids, Rules, TunnelState, TunnelType,
 };
 use super::stored::StoredTunnel;
 use crate::coerce::{go_int, go_string};
@@ -99,7 +99,7 @@ fn create_on(
     probe::validate(tunnel)?;
     let mut state = prepare(tunnel, id, &nodes, rules)?;
     let federation = apply_federation(&mut state, &nodes, federation, providers)?;
-    if state.kind != 2 {
+    if !TunnelType::of(state.kind).relays() {
         store_chain_rows(tunnel, &nodes)?;
     }
     deploy(state, nodes, federation, Verb::Add, limits)
@@ -175,7 +175,7 @@ fn update_into(
         limits,
     )
     .map_err(|e| Rejection::BeforeRejected(Box::new(e.to_plan_error())))?;
-    let stored_type2 = created.state.kind == 2;
+    let stored_type2 = TunnelType::of(created.state.kind).relays();
     let created = created_out.insert(created);
 
     check_connect_ips(tunnel)?;
@@ -198,7 +198,7 @@ fn update_into(
         },
     )?;
     let fed = apply_federation(&mut state, &nodes, federation, &mut providers)?;
-    if state.kind != 2 {
+    if !TunnelType::of(state.kind).relays() {
         store_chain_rows(tunnel, &nodes)?;
     }
     let verb = if stored_type2 {
@@ -240,7 +240,7 @@ pub fn redeploy_stored(
 ) -> Result<Outcome> {
     stored.node_rows_within(limits)?;
     let nodes = stored.nodes.clone();
-    if stored.kind != 2 {
+    if !TunnelType::of(stored.kind).relays() {
         let state = TunnelState {
             id: stored.id,
             kind: stored.kind,

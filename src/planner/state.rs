@@ -9,11 +9,35 @@ use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// A tunnel's `type` as the server tells them apart: 2 relays traffic from
+/// the entries through the hops to the exits over a chain (a tunnel
+/// forward); the server tests nothing but `type == 2`, so any other value
+/// forwards ports on the entries alone (a port forward, type 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TunnelType {
+    PortForward,
+    TunnelForward,
+}
+
+impl TunnelType {
+    pub fn of(kind: i64) -> TunnelType {
+        match kind {
+            2 => TunnelType::TunnelForward,
+            _ => TunnelType::PortForward,
+        }
+    }
+
+    /// Whether the tunnel's nodes relay over a chain (hops and exits).
+    pub fn relays(self) -> bool {
+        self == TunnelType::TunnelForward
+    }
+}
+
 /// The tunnel as the server holds it once prepared (or rebuilt from rows).
 #[derive(Debug, Clone)]
 pub struct TunnelState {
     pub id: i64,
-    /// 2 = tunnel forward; anything else acts as a port forward (type 1).
+    /// The `type` as stored ([`TunnelType::of`] reads it).
     pub kind: i64,
     pub ip_preference: String,
     pub entries: Vec<TunnelNode>,
@@ -127,7 +151,7 @@ pub fn prepare(
 
     let mut exits = Vec::new();
     let mut hops: Vec<Vec<TunnelNode>> = Vec::new();
-    if kind == 2 {
+    if TunnelType::of(kind).relays() {
         let mut picked = PortPicks::default();
         let raw_exits = map_slice(tunnel.get("outNodeId"));
         if raw_exits.is_empty() {
