@@ -10,6 +10,7 @@ import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
 import { buildTwins } from './twin.js';
 import { isBackup, auditPanel, renderFleet } from './fleet.js';
+import { verdictOf, verdictMarkup, fixSide } from './verdict.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -58,6 +59,9 @@ const state = {
   edited: false, // the editor holds changes the operator made since the last load
   planEdited: false, // the Plan tab holds edits (typed or a fix) that re-planning from the input would replace
   example: null, // the example loaded last (the select goes back to it when a switch is cancelled)
+  pendingFixes: [], // fixes previewed in the plan that a panel still has to make: {code, nodeId, path, value, side, what}
+  lastTopo: null, // the picture of the last plan that was not rejected (shown dimmed after a rejection)
+  rejectPtr: null, // where the server's check looked, when it rejects the plan
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
@@ -201,12 +205,11 @@ function update({ keepBanner = false } = {}) {
     if (!state.planFromInput) state.twins = new Map();
     tTwin = tPlan;
   }
-  if (state.plan && state.plan.error) {
-    // One place for the rejection: the banner, pointing where the server's check looked.
-    const e = state.plan.error;
-    state.banner = { kind: 'error', key: 'serverRejects', error: e, ptr: rejectionPointer(e, value) };
-  }
+  // One place for a rejection: the verdict, pointing where the server's check looked.
+  state.rejectPtr = state.plan && state.plan.error ? rejectionPointer(state.plan.error, value) : null;
   state.topo = state.plan && !state.plan.error ? topology(state.plan) : null;
+  if (state.topo) state.lastTopo = state.topo;
+  state.pendingFixes = state.pendingFixes.filter(stillPending);
   runSimulation();
   const tSim = now();
   renderAll();
@@ -232,6 +235,8 @@ function replay() {
 // ---------------------------------------------------------------- render
 
 function renderAll() {
+  renderVerdict();
+  renderEditorMark();
   renderBanner();
   renderPicture_();
   renderReplay();
@@ -256,6 +261,46 @@ function setStale(on) {
   const out = document.querySelector('main .out');
   out.classList.toggle('stale', on);
   $('stale').hidden = !on;
+  renderVerdict();
+}
+
+const listedFinding = (f) => shownInList(f);
+const rejected = () => !!(state.plan && state.plan.error);
+
+/** A previewed fix is pending while the plan shown still carries it (re-planning from the input drops it). */
+function stillPending(p) {
+  return state.mode === 'plan' && !!state.plan && JSON.stringify(getPointer(state.plan, p.path)) === JSON.stringify(p.value);
+}
+
+/** The server's message for a rejection, with its English text in English. */
+function rejectionMessage(e) {
+  if (typeof e === 'string') return e;
+  return getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
+}
+
+function renderVerdict() {
+  const v = verdictOf({ plan: state.plan, findings: state.findings, stale: state.stale, listed: listedFinding, pending: state.pendingFixes });
+  const el = $('verdict');
+  el.className = `verdict ${v.kind}`;
+  el.dataset.kind = v.kind;
+  setHtml(el, verdictMarkup(v, { t, lang: getLang(), nodeLabel, nodeName, rejectionMessage, ptr: state.rejectPtr }));
+}
+
+/** Marks the field the server's check looked at, under the editor's hint. */
+function renderEditorMark() {
+  const el = $('ed-mark');
+  const ptr = state.plan && state.plan.error ? state.rejectPtr || '' : null;
+  const ta = $('doc');
+  if (ptr === null) {
+    el.hidden = true;
+    ta.removeAttribute('aria-invalid');
+    return;
+  }
+  const at = ptr ? locatePointer(ta.value, ptr) : null;
+  const line = at ? ta.value.slice(0, at.start).split('\n').length : null;
+  el.textContent = ptr ? t(line ? 'serverChecked' : 'serverCheckedNoLine', { ptr, line }) : rejectionMessage(state.plan.error);
+  el.hidden = false;
+  ta.setAttribute('aria-invalid', 'true');
 }
 
 /**
@@ -274,13 +319,7 @@ function rejectionPointer(e, doc) {
 }
 
 function bannerText(b) {
-  if (b.text) return b.text;
-  if (b.key === 'serverRejects') {
-    const e = b.error;
-    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
-    return t('serverRejects', { msg });
-  }
-  return t(b.key, b.vars);
+  return b.text || t(b.key, b.vars);
 }
 
 function renderBanner() {
@@ -288,11 +327,16 @@ function renderBanner() {
   const b = state.banner;
   const parts = [];
   if (b) parts.push(`<span class="${b.kind}">${escapeHtml(bannerText(b))}</span>`);
-  if (b && b.ptr) parts.push(`<button type="button" class="btn goto" data-goto="${escapeHtml(b.ptr)}">${escapeHtml(t('showInInput', { ptr: b.ptr }))}</button>`);
   if (state.note) parts.push(`<span class="info">${escapeHtml(state.note)}</span>`);
   el.innerHTML = parts.join(' ');
   el.hidden = parts.length === 0;
   el.className = `banner ${b ? b.kind : 'info'}`;
+}
+
+/** A node's name alone (its id when the plan has no name for it). */
+function nodeName(id) {
+  const n = state.topo && state.topo.byId.get(id);
+  return n && n.name ? String(n.name) : `#${id}`;
 }
 
 function nodeLabel(id) {
@@ -314,7 +358,9 @@ function assumedByNode() {
 function renderPicture_() {
   const el = $('picture');
   if (!state.topo) {
-    setHtml(el, '');
+    // After a rejection the last good picture stays, dimmed and inert, so the tunnel is still in view.
+    const last = rejected() && state.lastTopo;
+    setHtml(el, last ? `<p class="dimnote">${escapeHtml(t('lastGoodPicture'))}</p><div class="dimmed" inert>${renderPicture(last, { dead: new Set(), vertical: phone.matches })}</div>` : '');
     return;
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
@@ -326,6 +372,7 @@ function renderPicture_() {
     const had = issues.get(f.nodeId);
     if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
   }
+  el.classList.toggle('neutral', neutralReplay());
   setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode(), vertical: phone.matches }));
 }
 
@@ -428,13 +475,51 @@ function requestWhy(reqs, i) {
     out.push({ text: t('whyFailed', { node: nodeLabel(deepest), dead: names(failed) || '—', until: untilOf(failed) }) });
     const n = state.topo && state.topo.byId.get(deepest);
     const fo = n && n.failover;
-    if (fo && fo.short) out.push({ text: t('whyFailedShort', { tries: fo.retries + 1, n: fo.candidates, r: fo.retries }), risk: true });
+    if (fo && fo.short) out.push({ text: t(fo.retries === 0 ? 'whyFailedShort_one' : 'whyFailedShort_other', { tries: fo.retries + 1, n: fo.candidates, r: fo.retries, need: fo.candidates - 1 }), risk: true });
   } else if (failed.length) {
     out.push({ text: t('whyOkAfter', { exit: nodeLabel(r.exitNodeId), k: failed.length, dead: names(failed), until: untilOf(failed) }) });
   } else {
     out.push({ text: t('whyOkFirst', { exit: nodeLabel(r.exitNodeId) }) });
   }
   return out;
+}
+
+/** No node (or target) is marked dead: the replay shows the normal path, not a failover test. */
+const neutralReplay = () => state.dead.size === 0;
+
+function replayTabs(reqs, neutral) {
+  return reqs
+    .map((r, i) => {
+      const plain = neutral && r.ok && !r.direct;
+      const cls = r.direct ? 'direct' : plain ? 'plain' : r.ok ? 'ok' : 'bad';
+      const mark = r.direct ? ' ↗' : plain ? '' : r.ok ? ' ✓' : ' ✗';
+      const sel = i === state.selectedReq;
+      const says = t(r.direct ? 'reqDirectShort' : plain ? 'reqPlain' : r.ok ? 'reqOk' : 'reqFail');
+      return `<button type="button" role="tab" id="rq-${i}" class="rq ${cls}" data-req="${i}" aria-selected="${sel}" aria-controls="reqpanel" tabindex="${sel ? 0 : -1}" aria-label="${escapeHtml(`${t('request')} ${r.index ?? i + 1}: ${says}`)}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)}${mark}</button>`;
+    })
+    .join('');
+}
+
+function outcomeItem(reqs, neutral) {
+  const r = reqs[state.selectedReq];
+  const cls = r.direct ? 'direct' : neutral && r.ok ? 'plain' : r.ok ? 'ok' : 'bad';
+  const outcome = r.direct ? t('directEgress', { node: nodeLabel(directNode(r)) }) : r.ok ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}` : t('reqFail');
+  const why = requestWhy(reqs, state.selectedReq);
+  if (neutral && r.ok && !r.direct) why.push({ text: t('replayNeutral') });
+  const trace = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<details class="trace"><summary>${escapeHtml(t('simTrace'))}</summary>${escapeHtml(r.outcome)}</details>` : '';
+  return `<li class="outcome ${cls}">${escapeHtml(outcome)}${why.map((w) => `<div class="why${w.risk ? ' risk' : ''}">${escapeHtml(w.text)}</div>`).join('')}${trace}</li>`;
+}
+
+function attemptItem(a, i) {
+  const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
+  const status = (a.ok ? t('attemptOk') : t('attemptFail')) + (a.alive === false ? ` · ${t('dead')}` : '');
+  return (
+    `<li class="att ${a.ok ? 'ok' : 'bad'}"><span class="n">${i + 1}</span> <b>${escapeHtml(nodeLabel(a.fromNodeId))} → ${escapeHtml(to)}</b> <span class="st">${escapeHtml(status)}</span>` +
+    (a.addr ? ` <code>${escapeHtml(a.addr)}</code>` : '') +
+    (attemptDetail(a) ? `<div class="why">${escapeHtml(attemptDetail(a))}</div>` : '') +
+    (reasonText(a) ? `<div class="why">${escapeHtml(reasonText(a))}</div>` : '') +
+    '</li>'
+  );
 }
 
 function renderReplay() {
@@ -448,45 +533,15 @@ function renderReplay() {
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
   if (!reqs.length) {
     setHtml(tabs, '');
-    setHtml(list, `<li class="muted">${escapeHtml(t('noSim'))}</li>`);
+    setHtml(list, `<li class="muted">${escapeHtml(t(rejected() ? 'notSimulated' : 'noSim'))}</li>`);
     return;
   }
-  setHtml(tabs, reqs
-    .map((r, i) => {
-      const cls = r.direct ? 'direct' : r.ok ? 'ok' : 'bad';
-      const mark = r.direct ? '↗' : r.ok ? '✓' : '✗';
-      const sel = i === state.selectedReq;
-      return `<button type="button" role="tab" id="rq-${i}" class="rq ${cls}" data-req="${i}" aria-selected="${sel}" aria-controls="reqpanel" tabindex="${sel ? 0 : -1}" aria-label="${escapeHtml(`${t('request')} ${r.index ?? i + 1}: ${t(r.direct ? 'reqDirectShort' : r.ok ? 'reqOk' : 'reqFail')}`)}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
-    })
-    .join(''));
-  const r = reqs[state.selectedReq];
+  const neutral = neutralReplay();
+  $('reqpanel').classList.toggle('neutral', neutral);
+  setHtml(tabs, replayTabs(reqs, neutral));
   $('reqpanel').setAttribute('aria-labelledby', `rq-${state.selectedReq}`);
-  const items = [];
-  const outcome = r.direct
-    ? t('directEgress', { node: nodeLabel(directNode(r)) })
-    : r.ok
-      ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}`
-      : t('reqFail');
-  const why = requestWhy(reqs, state.selectedReq);
-  const trace = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<details class="trace"><summary>${escapeHtml(t('simTrace'))}</summary>${escapeHtml(r.outcome)}</details>` : '';
-  items.push(
-    `<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}` +
-      why.map((w) => `<div class="why${w.risk ? ' risk' : ''}">${escapeHtml(w.text)}</div>`).join('') +
-      `${trace}</li>`,
-  );
-  (r.attempts || []).forEach((a, i) => {
-    const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
-    const status = a.ok ? t('attemptOk') : t('attemptFail');
-    const dead = a.alive === false ? ` · ${t('dead')}` : '';
-    items.push(
-      `<li class="att ${a.ok ? 'ok' : 'bad'}"><span class="n">${i + 1}</span> <b>${escapeHtml(nodeLabel(a.fromNodeId))} → ${escapeHtml(to)}</b> <span class="st">${escapeHtml(status + dead)}</span>` +
-        (a.addr ? ` <code>${escapeHtml(a.addr)}</code>` : '') +
-        (attemptDetail(a) ? `<div class="why">${escapeHtml(attemptDetail(a))}</div>` : '') +
-        (reasonText(a) ? `<div class="why">${escapeHtml(reasonText(a))}</div>` : '') +
-        '</li>',
-    );
-  });
-  setHtml(list, items.join(''));
+  const r = reqs[state.selectedReq];
+  setHtml(list, [outcomeItem(reqs, neutral), ...(r.attempts || []).map(attemptItem)].join(''));
 }
 
 function findingMessage(f) {
@@ -543,18 +598,36 @@ function placeMarkup(f, i, withMessage) {
   return `<button type="button" class="fgo place" data-go="${i}">${node}<code class="path">${escapeHtml(f.path || '/')}</code>${withMessage ? `<span class="msg">${escapeHtml(findingMessage(f))}</span>` : ''}</button>`;
 }
 
+const fixWhat = (fix) => `${lastToken(fix.path)} = ${JSON.stringify(fix.value)}`;
+
 function fixMarkup(f, i, offeredBy) {
   if (!f.fix || f.fix.op !== 'set') return '';
   if (offeredBy) return `<span class="fixsame">${escapeHtml(t('sameFixAs', { code: offeredBy }))}</span>`;
-  const where = f.fix.path.startsWith('/federation/')
-    ? t('fixOnProvider', { node: f.nodeId !== undefined && f.nodeId !== null ? nodeLabel(f.nodeId) : '?' })
-    : t('fixOnOwn');
+  const side = fixSide(f);
+  const where = side === 'provider' ? t('fixOnProvider', { node: f.nodeId !== undefined && f.nodeId !== null ? nodeLabel(f.nodeId) : '?' }) : t('fixOnOwn');
+  // The provider's command cannot be changed from here: the button only previews the change.
+  const label = t(side === 'provider' ? 'previewFix' : 'applyFix', { what: fixWhat(f.fix) });
   return (
-    `<div class="fixbox"><p class="fixwhere ${f.fix.path.startsWith('/federation/') ? 'provider' : 'own'}">${escapeHtml(where)}</p><div class="row wrap">` +
-    `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>` +
+    `<div class="fixbox"><p class="fixwhere ${side}">${escapeHtml(where)}</p><div class="row wrap">` +
+    `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(label)}</button>` +
     `<button type="button" class="btn" data-copy="ptr:${i}">${escapeHtml(t('copyFixPtr'))}</button>` +
     `<button type="button" class="btn" data-copy="cmd:${i}">${escapeHtml(t('copyFixCmd'))}</button></div></div>`
   );
+}
+
+/** Fixes previewed in the plan that a panel still has to make, first in the findings list. */
+function pendingRows() {
+  return state.pendingFixes
+    .map((p, k) => {
+      const node = p.nodeId !== undefined && p.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(p.nodeId))}</span>` : '';
+      return (
+        `<li class="finding pending" data-pending="${k}" data-pcode="${escapeHtml(p.code)}" tabindex="-1"><span class="fbody"><span class="sev pending">${escapeHtml(t('pendingTag'))}</span> ` +
+        `<span class="code">${escapeHtml(p.code)}</span> ${node}<span class="msg">${escapeHtml(t(`pendingRow_${p.side}`, { what: p.what }))}</span><code class="path">${escapeHtml(p.path)}</code></span>` +
+        `<div class="row wrap"><button type="button" class="btn" data-copy="pptr:${k}">${escapeHtml(t('copyFixPtr'))}</button>` +
+        `<button type="button" class="btn" data-copy="pcmd:${k}">${escapeHtml(t('copyFixCmd'))}</button></div></li>`
+      );
+    })
+    .join('');
 }
 
 /** The pointer of the command a plan pointer falls in: /local/N, /federation/N/commands/K or /federation/N/apply. */
@@ -564,10 +637,10 @@ function commandPointer(ptr) {
 }
 
 /** Text to copy for a fix: its pointer and value, or the whole command with the fix made. */
-function fixCopyText(f, what) {
-  if (what === 'ptr') return JSON.stringify({ path: f.fix.path, value: f.fix.value }, null, 2);
-  const at = commandPointer(f.fix.path);
-  const fixed = setPointer(state.plan, f.fix.path, f.fix.value);
+function fixCopyText(fix, what) {
+  if (what === 'ptr') return JSON.stringify({ path: fix.path, value: fix.value }, null, 2);
+  const at = commandPointer(fix.path);
+  const fixed = setPointer(state.plan, fix.path, fix.value);
   return JSON.stringify(at ? getPointer(fixed, at) : fixed, null, 2);
 }
 
@@ -602,7 +675,7 @@ function renderFindings() {
   $('fcount').textContent = listed ? `(${listed})` : '';
   renderFindingFilters();
   if (!listed) {
-    setHtml(el, `<li class="muted none">${escapeHtml(t('noFindings'))}</li>`);
+    setHtml(el, pendingRows() + `<li class="muted none${rejected() ? ' notchecked' : ''}">${escapeHtml(t(rejected() ? 'notChecked' : 'noFindings'))}</li>`);
     return;
   }
   const offered = new Map(); // fix key -> code of the group that offers it
@@ -636,7 +709,7 @@ function renderFindings() {
         `<ul class="places">${places.map((i) => `<li>${placeMarkup(state.findings[i], i, msgs.size > 1)}</li>`).join('')}</ul></details>${fixMarkup(first, places[0], offeredBy)}</li>`,
     );
   }
-  setHtml(el, items.join('') || `<li class="muted none">${escapeHtml(t('noneShown'))}</li>`);
+  setHtml(el, pendingRows() + (items.join('') || `<li class="muted none">${escapeHtml(t('noneShown'))}</li>`));
 }
 
 function lastToken(ptr) {
@@ -714,7 +787,8 @@ function diffLegend() {
 function renderNodes() {
   const el = $('nodes');
   if (!state.plan || state.plan.error || !state.topo) {
-    patchChildren(el, []);
+    if (rejected()) el.replaceChildren(Object.assign(document.createElement('p'), { className: 'muted', textContent: t('notPlanned') }));
+    else patchChildren(el, []);
     return;
   }
   const plan = state.plan;
@@ -739,7 +813,7 @@ function renderNodes() {
     // A middle's retries against its next-hop candidates, the tool's headline.
     const fo = n.failover;
     const retriesFact =
-      n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t('retriesOf', { r: fo.retries, n: fo.candidates }))}</span>` : '';
+      n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t(fo.short ? 'retriesShort' : 'retriesOk', { r: fo.retries, n: fo.candidates, need: fo.candidates - 1 }))}</span>` : '';
     const facts = [
       retriesFact,
       n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
@@ -891,14 +965,16 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
 }
 
 /** In the Plan tab, selects the text of the value `ptr` names and scrolls the editor to it. */
-function selectInEditor(ptr, { anyTab = false } = {}) {
+function selectInEditor(ptr, { anyTab = false, focus = true, reveal = false } = {}) {
   if (state.mode !== 'plan' && !anyTab) return;
   const ta = $('doc');
   const at = locatePointer(ta.value, ptr);
   if (!at) return;
+  // On a phone the editor is behind the JSON toggle: a "show it" button opens it.
+  if (reveal && ta.offsetParent === null && !document.body.classList.contains('json-open')) toggleJson();
   const line = ta.value.slice(0, at.start).split('\n').length - 1;
   const lh = parseFloat(getComputedStyle(ta).lineHeight) || 17;
-  ta.focus({ preventScroll: true });
+  if (focus) ta.focus({ preventScroll: !reveal });
   ta.setSelectionRange(at.start, at.end);
   ta.scrollTop = Math.max(0, (line - 3) * lh);
 }
@@ -915,10 +991,15 @@ function applyFix(f) {
     else $('doc').value = state.planText;
     state.edited = true;
     state.planEdited = true;
-    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value), where: f.fix.path.startsWith('/federation/') ? t('fixOnProviderShort') : t('fixOnOwnShort') } };
+    // The pending row and the verdict say what was previewed and where it must be made.
+    const side = fixSide(f);
     state.focusPtr = f.fix.path;
-    update({ keepBanner: true });
-    selectInEditor(f.fix.path);
+    state.pendingFixes = [...state.pendingFixes.filter((p) => p.path !== f.fix.path), { code: f.code, nodeId: f.nodeId, path: f.fix.path, value: f.fix.value, side, what: fixWhat(f.fix) }];
+    update();
+    // The focus stays in the findings, on the fix's pending row (the editor only shows where it went).
+    const row = $('findings').querySelector(`[data-pending="${state.pendingFixes.length - 1}"]`);
+    if (row) row.focus({ preventScroll: true });
+    selectInEditor(f.fix.path, { focus: false });
   } catch (e) {
     state.banner = { kind: 'error', key: 'fixFailed', vars: { msg: e.message } };
     renderBanner();
@@ -1202,6 +1283,8 @@ function wire() {
     $(tabs[to]).focus();
   });
   phone.addEventListener('change', () => renderPicture_());
+  // The editor and the focused field stick below the verdict, whose height follows its text.
+  new ResizeObserver(() => document.documentElement.style.setProperty('--verdict-h', `${$('verdict').offsetHeight}px`)).observe($('verdict'));
   $('json-toggle').addEventListener('click', toggleJson);
   $('fbar').addEventListener('click', (e) => {
     const b = e.target.closest('[data-sev]');
@@ -1221,16 +1304,16 @@ function wire() {
     if (d.open) state.openGroups.add(d.dataset.group);
     else state.openGroups.delete(d.dataset.group);
   }, true);
-  $('banner').addEventListener('click', (e) => {
+  $('verdict').addEventListener('click', (e) => {
     const b = e.target.closest('[data-goto]');
-    if (b) selectInEditor(b.dataset.goto, { anyTab: true });
+    if (b) selectInEditor(b.dataset.goto, { anyTab: true, reveal: true });
   });
   $('findings').addEventListener('click', (e) => {
     const cp = e.target.closest('[data-copy]');
     if (cp) {
       const [what, i] = cp.dataset.copy.split(':');
-      const f = state.findings[Number(i)];
-      if (f && f.fix) copyText(fixCopyText(f, what), cp.textContent);
+      const fix = what[0] === 'p' && what !== 'ptr' ? state.pendingFixes[Number(i)] : (state.findings[Number(i)] || {}).fix;
+      if (fix) copyText(fixCopyText(fix, what.replace(/^p(?=ptr|cmd)/, '')), cp.textContent);
       return;
     }
     const fx = e.target.closest('[data-fix]');

@@ -208,7 +208,7 @@ export function renderPicture(topo, { dead, request, issues = new Map(), assumed
     const cls = ['pn', n.remote ? 'fed' : 'loc', isDead ? 'dead' : '', guessed.length ? 'assumed' : ''].filter(Boolean).join(' ');
     const sub = [n.protocol, n.port ? `:${n.port}` : ''].filter(Boolean).join(' ');
     const fo = n.role === 'middle' ? n.failover : null;
-    const retries = fo ? t('retriesPic', { r: fo.retries, n: fo.candidates }) : '';
+    const retries = fo ? t(fo.short ? 'retriesPicShort' : 'retriesPicOk', { r: fo.retries, need: fo.candidates - 1 }) : '';
     // The accessible name starts with what the box shows, then says the rest.
     const label = [
       [`${n.name} #${n.nodeId}`, sub, n.remote ? 'FED' : '', retries, guessed.length ? t('assumedTag') : ''].filter(Boolean).join(' '),

@@ -195,7 +195,30 @@ try {
   check(/chains_7/.test(twinCol) && /tunnel_7/.test(twinCol), 'node 2 twin column uses the local names chains_7 / tunnel_7');
   const fedCol = (await page.locator('#node-2 .dgrid .dr > .jl:nth-child(2)').allInnerTexts()).join('\n');
   check(/fed_chain_31/.test(fedCol) && /"retries": 2/.test(fedCol), 'node 2 federated column: fed_chain_31 with retries 2');
-  check(/^update \d+\.\d+ ms/.test(await page.locator('#timing').innerText()), 'update time shown in the header');
+  check(/^update \d+\.\d+ ms/.test(await page.locator('#timing').innerText()), 'update time shown');
+  check(await page.locator('#timing').evaluate((el) => !!el.closest('footer')), 'the debug timings are in the footer, not the header');
+
+  // The verdict: one line under the header. The seed saves, but its provider
+  // deletes the middle's chain (LC004, an error): failover breaks, fixed on the provider's panel.
+  const verdictBox = async () => page.evaluate(() => {
+    const v = document.querySelector('#verdict').getBoundingClientRect();
+    const h = document.querySelector('header.top').getBoundingClientRect();
+    return { top: v.top, bottom: v.bottom, headerBottom: h.bottom, kind: document.querySelector('#verdict').dataset.kind, vh: innerHeight };
+  });
+  let vb = await verdictBox();
+  const seedVerdict = await page.locator('#verdict').innerText();
+  check(vb.kind === 'breaks' && Math.abs(vb.top - vb.headerBottom) < 1, 'the verdict sits right under the header', vb);
+  check(/^⚠ Saves, but failover breaks: LC004 on n2 \(#2\): The provider panel deletes chain "fed_chain_31"/.test(seedVerdict) && /Fix it on the provider's panel\./.test(seedVerdict), 'seed verdict: saves, but failover breaks, the worst finding in one sentence and where to fix it', seedVerdict);
+  check(!/\(at node|\(and again/.test(seedVerdict), 'the verdict leaves the finding\'s asides to the findings list', seedVerdict);
+  await page.locator('#n-title').scrollIntoViewIfNeeded();
+  vb = await verdictBox();
+  check(vb.top >= 0 && vb.top < 1 && vb.bottom < 120, 'scrolled down to the nodes, the verdict is still at the top of the screen', vb);
+  await page.evaluate(() => scrollTo(0, 0));
+  // No node is dead: the replay shows the normal path, neither green nor a failover result.
+  const plainTabs = await page.locator('#reqtabs .rq').evaluateAll((bs) => bs.map((b) => ({ cls: b.className, text: b.textContent, color: getComputedStyle(b).color })));
+  check(plainTabs.length === 3 && plainTabs.every((b) => /\bplain\b/.test(b.cls) && !/✓/.test(b.text) && b.color !== 'rgb(31, 122, 58)'), 'no node dead: the request tabs are neutral, not green ✓', plainTabs);
+  check(/No node is marked dead, so this is the normal path/.test(await page.locator('#attempts li.outcome').innerText()), 'no node dead: the replay says it is the normal path, not a failover test');
+  check((await page.locator('#picture.neutral').count()) === 1, 'no node dead: the picture draws the request neutral');
 
   // Findings at a glance: counts by severity, one row per cause, filters.
   const sevButtons = await page.locator('#fbar .fsev').allInnerTexts();
@@ -232,13 +255,22 @@ try {
   await page.fill('#doc', withoutRetries);
   await fo001OnNode(2).first().waitFor({ timeout: 5000 }).catch(() => {});
   check((await fo001OnNode(2).count()) === 1, 'FO001 on node 2 after removing retries');
-  check((await page.locator('#node-2 .facts .retries.short').count()) === 1, 'the card marks retries 0 / 3 candidates as short', await page.locator('#node-2 .facts').innerText());
-  check((await page.locator('#picture .pn[data-node="2"] .retries.short').textContent().catch(() => '')) === 'retries 0/3', 'the picture marks retries 0/3 short on node 2');
+  check((await page.locator('#node-2 .facts .retries.short').innerText().catch(() => '')) === 'retries 0 ✗ (needs 2)', 'the card says retries 0 ✗ (needs 2)', await page.locator('#node-2 .facts').innerText());
+  check((await page.locator('#picture .pn[data-node="2"] .retries.short').textContent().catch(() => '')) === 'retries 0 ✗ needs 2', 'the picture says retries 0 ✗ needs 2 on node 2');
+  const fo001Verdict = await page.locator('#verdict').innerText();
+  check(/^⚠ Saves, but failover breaks: FO001 on n2 \(#2\): Service "fed_svc_31" has 3 next-hop candidates in chain "fed_chain_31" but retries is absent\. Fix it on the provider's panel\. \(\+\d+ more errors\)/.test(fo001Verdict), 'without retries the verdict names FO001 first, where to fix it, and that more errors follow', fo001Verdict);
+  // One exit dead: with retries 0 the middle makes a single try.
+  await page.locator('#picture .pn[data-node="3"]').click();
+  const shortWhy = await page.locator('#attempts li.outcome .why.risk').innerText().catch(() => '');
+  check(shortWhy === 'Only 1 of 3 candidates could be tried: with retries 0 the handler makes a single try; it needs retries 2.', 'a failed request explains the single try in words (not "allows 1 tries")', shortWhy);
+  check((await page.locator('#reqtabs .rq.bad').count()) > 0 && (await page.locator('#reqtabs .rq.plain').count()) === 0, 'with a node dead the replay is no longer neutral');
+  await page.locator('#picture .pn[data-node="3"]').click();
   const retriesRow = page.locator('#node-2 .dgrid .dr.removed.beh').filter({ hasText: '"retries": 2' });
   check((await retriesRow.count()) === 1 && (await retriesRow.locator('.jl.gap:nth-child(2)').count()) === 1, 'the missing retries is a behaviour row with a gap on the federated side');
   const behSummary = await page.locator('#node-2 .diffsum .dsum.beh').innerText().catch(() => '');
   check(/Changes behaviour \(1\): retries missing/.test(behSummary), 'the summary says retries is missing and that it changes behaviour', behSummary);
   const fixBtn = fo001OnNode(2).locator('button.fix');
+  check((await fixBtn.innerText()) === 'Preview with retries = 2', 'a fix on the provider\'s command is named as a preview: "Preview with retries = 2"', await fixBtn.innerText());
   const fixButtons = await page.locator('#findings button.fix').count();
   const sameFix = await page.locator('#findings li[data-code="PA001"] .fixsame').innerText().catch(() => '');
   check(fixButtons === 1 && /FO001/.test(sameFix), 'FO001 and PA001 share one fix: one button, PA001 points to it', { fixButtons, sameFix });
@@ -285,6 +317,12 @@ try {
   check((await page.locator('#findings [data-code="FO001"]').count()) === 0, 'FO001 gone after the fix');
   const fixedText = await page.inputValue('#doc');
   check(/"retries": 2/.test(fixedText), 'the plan editor has "retries": 2 again');
+  const pendingVerdict = await page.locator('#verdict').innerText();
+  check(/1 fix pending on the provider panel \(n2\): retries = 2\./.test(pendingVerdict) && (await page.locator('#verdict').getAttribute('data-kind')) !== 'saves', 'the verdict keeps "1 fix pending on the provider panel (n2)": the provider has changed nothing', pendingVerdict);
+  const pendingRow = page.locator('#findings li.pending[data-pcode="FO001"]');
+  check((await pendingRow.count()) === 1 && /Previewed with retries = 2\. Nothing changed on the provider panel/.test(await pendingRow.innerText()), 'FO001 stays in the findings as a pending row: previewed, nothing changed on the provider panel');
+  const focusAfterFix = await page.evaluate(() => { const a = document.activeElement; const r = a.getBoundingClientRect(); return { pending: a.matches('#findings li.pending[data-pcode="FO001"]'), inView: r.top >= 0 && r.bottom <= innerHeight }; });
+  check(focusAfterFix.pending && focusAfterFix.inView, 'the focus stays on the finding (its pending row, in view), not in the editor', focusAfterFix);
   await shot('03-fixed.png', { fullPage: false });
 
   // 4. Kill exit 1 (node 3) -> replay.
@@ -367,19 +405,30 @@ try {
   await page.fill('#doc', JSON.stringify(seed.tunnel));
   check(/Tunnel payload read \(seed-tunnel\)\. Now add the node list/.test(await page.locator('#banner').innerText()), 'a tunnel payload alone: "tunnel read, now add the node list"', await page.locator('#banner').innerText());
 
-  // A rejection is shown once and points into the input where the check looked.
+  // A rejection is the verdict, shown once, pointing into the input where the check looked.
   const noEntry = structuredClone(seed);
   noEntry.tunnel.inNodeId = [];
   await page.fill('#doc', JSON.stringify(noEntry, null, 2));
   const pageText = await page.locator('body').innerText();
   check(pageText.split('入口不能为空').length - 1 === 1, 'the rejection appears once on the page', pageText.split('入口不能为空').length - 1);
+  const rejectVerdict = await page.locator('#verdict').innerText();
+  check((await page.locator('#verdict').getAttribute('data-kind')) === 'reject' && /^✗ The server rejects this: 入口不能为空 \(the tunnel has no entry node\)/.test(rejectVerdict), 'the verdict: the server rejects this, with its message', rejectVerdict);
   check((await page.locator('#findings [data-code="IN002"]').count()) === 0, 'no second copy of it among the findings');
-  const gotoBtn = page.locator('#banner button[data-goto="/tunnel/inNodeId"]');
+  check((await page.locator('#findings').innerText()) === 'Not checked: the server rejects this tunnel.', 'the findings say "not checked", not "no findings"', await page.locator('#findings').innerText());
+  const dim = await page.evaluate(() => {
+    const d = document.querySelector('#picture .dimmed');
+    return d && { inert: d.inert, opacity: Number(getComputedStyle(d).opacity), nodes: d.querySelectorAll('.pn').length, note: document.querySelector('#picture .dimnote').textContent };
+  });
+  check(dim && dim.inert && dim.opacity < 0.6 && dim.nodes === 5 && /server rejects this one/.test(dim.note), 'the last good picture stays, dimmed and inert, and says why', dim);
+  const mark = await page.evaluate(() => ({ text: document.querySelector('#ed-mark').textContent, shown: !document.querySelector('#ed-mark').hidden, invalid: document.querySelector('#doc').getAttribute('aria-invalid'), described: document.querySelector('#doc').getAttribute('aria-describedby') }));
+  const inLine = JSON.stringify(noEntry, null, 2).split('\n').findIndex((l) => l.includes('"inNodeId"')) + 1;
+  check(mark.shown && mark.text === `The server checked /tunnel/inNodeId (line ${inLine}) and rejects it.` && mark.invalid === 'true' && /ed-mark/.test(mark.described), 'the editor marks the field the server checked (its line) and is marked invalid', mark);
+  const gotoBtn = page.locator('#verdict button[data-goto="/tunnel/inNodeId"]');
   check((await gotoBtn.count()) === 1, 'the rejection points at /tunnel/inNodeId (not /error)');
   await gotoBtn.click();
-  const selected = await page.evaluate(() => { const ta = document.querySelector('#doc'); return ta.value.slice(ta.selectionStart, ta.selectionEnd); });
-  check(selected === '[]', 'showing it selects the empty entry list in the input', selected);
-  await axeCheck('en, a server rejection in the banner');
+  const selected = await page.evaluate(() => { const ta = document.querySelector('#doc'); return { text: ta.value.slice(ta.selectionStart, ta.selectionEnd), focused: document.activeElement === ta }; });
+  check(selected.text === '[]' && selected.focused, 'the verdict\'s button focuses the field: the empty entry list is selected in the input', selected);
+  await axeCheck('en, a server rejection in the verdict');
 
   // Without the federation map the preview assumes the provider's answers: marked.
   const noMap = structuredClone(seed);
@@ -393,7 +442,7 @@ try {
   const dup = structuredClone(seed);
   dup.tunnel.outNodeId.push({ nodeId: 2, port: 45009, protocol: 'tls', strategy: 'fifo' });
   await page.fill('#doc', JSON.stringify(dup, null, 2));
-  const refused = await page.locator('#banner').innerText();
+  const refused = await page.locator('#verdict').innerText();
   check(/节点重复/.test(refused), 'a duplicate node shows the server message 节点重复', refused);
 
   // Odd documents in both tabs: messages or IN001, never an exception in the page.
@@ -475,9 +524,15 @@ try {
   // Retries against candidates on the middle's card, marked when short.
   await selectExample('seed-federated-middle');
   const retriesText = await page.locator('#node-2 .facts .retries').innerText();
-  check(/retries 2 \/ 3 candidates/.test(retriesText), 'the federated middle shows retries 2 / 3 candidates', retriesText);
+  check(retriesText === 'retries 2 ✓ (needs 2 for 3 candidates)', 'the federated middle shows retries 2 ✓ (needs 2 for 3 candidates)', retriesText);
   check((await page.locator('#node-2 .facts .retries.short').count()) === 0, 'retries 2 of 3 candidates is not marked short');
-  check((await page.locator('#picture .pn[data-node="2"] .retries:not(.short)').textContent().catch(() => '')) === 'retries 2/3', 'the picture shows retries 2/3 on node 2, not short');
+  check((await page.locator('#picture .pn[data-node="2"] .retries:not(.short)').textContent().catch(() => '')) === 'retries 2 ✓', 'the picture shows retries 2 ✓ on node 2, not short');
+  // The third verdict: the all-local twin saves; its known risks are its warnings.
+  await selectExample('seed-local-middle');
+  const savesVerdict = await page.locator('#verdict').innerText();
+  const localWarnings = await page.evaluate(() => window.hopPreview.state.findings.filter((f) => f.severity === 'warning').length);
+  const risksSaid = localWarnings === 0 ? 'No known risk.' : localWarnings === 1 ? '1 known risk (a warning).' : `${localWarnings} known risks (warnings).`;
+  check((await page.locator('#verdict').getAttribute('data-kind')) === 'saves' && savesVerdict.startsWith(`✓ Saves. ${risksSaid}`), 'the all-local twin: the verdict says it saves, with the count of known risks', savesVerdict);
 
   // Request paths: an edit is planned as tunnelUpdate (Update* commands), rows
   // as a redeploy; the mode switch forces a path.
@@ -602,8 +657,10 @@ try {
   check((await page.locator('#f-title').innerText()).startsWith('检查结果'), 'findings title translated (检查结果)');
   check((await page.locator('#nodes .badge.role.middle').first().innerText()) === '中转', 'role badge translated (中转)');
   check((await page.locator('html').getAttribute('lang')) === 'zh-CN', 'html lang is zh-CN');
-  check((await page.locator('#picture .pn[data-node="2"] .retries').textContent()) === '重试 2/3', 'retries on the picture in Chinese (重试 2/3)');
-  check(/重试 2 \/ 3 个候选/.test(await page.locator('#node-2 .facts .retries').innerText()), 'retries on the card in Chinese');
+  check((await page.locator('#picture .pn[data-node="2"] .retries').textContent()) === '重试 2 ✓', 'retries on the picture in Chinese (重试 2 ✓)');
+  check((await page.locator('#node-2 .facts .retries').innerText()) === '重试 2 ✓（3 个候选需要 2）', 'retries on the card in Chinese', await page.locator('#node-2 .facts .retries').innerText());
+  const zhVerdict = await page.locator('#verdict').innerText();
+  check(/^⚠ 可以保存，但故障转移会失效：n2（#2） 上的 LC004：提供方面板会在应用后 10 分钟内删除链路 "fed_chain_31"。需在提供方面板上修复。/.test(zhVerdict), 'the verdict in Chinese', zhVerdict);
   const zhMsgs = await page.locator('#findings .msg:visible').allInnerTexts();
   const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
   check(zhMsgs.length > 0 && zhMsgs.every((m) => findingsData.some((z) => m.startsWith(z))), 'finding messages shown in Chinese (messageZh)', zhMsgs.filter((m) => !findingsData.some((z) => m.startsWith(z))));
@@ -651,6 +708,19 @@ try {
   check(phoneLayout.vertical && phoneLayout.topDown && phoneLayout.picRight <= phoneLayout.width, 'phone: the picture re-lays top to bottom and fits the width', phoneLayout);
   check(phoneLayout.picTop < phoneLayout.edTop && phoneLayout.picTop < 400, 'phone: the picture comes first, within the first screen', phoneLayout);
   check(!phoneLayout.jsonShown, 'phone: the JSON is behind a toggle', phoneLayout);
+  // The first screen: a one-line header, then the verdict, then the picture; the timings in the footer.
+  const firstScreen = await page.evaluate(() => {
+    const box = (s) => document.querySelector(s).getBoundingClientRect();
+    const h1 = document.querySelector('header.top h1');
+    return {
+      header: box('header.top').height, h1Lines: Math.round(h1.getBoundingClientRect().height / parseFloat(getComputedStyle(h1).lineHeight)),
+      sub: document.querySelector('header.top .sub').offsetParent !== null, verdictTop: box('#verdict').top, verdictBottom: box('#verdict').bottom,
+      headerBottom: box('header.top').bottom, picTop: box('#picture').top, timingTop: box('#timing').top + scrollY, vh: innerHeight,
+    };
+  });
+  check(firstScreen.header <= 48 && firstScreen.h1Lines === 1 && !firstScreen.sub, 'phone: the header is one line (title and language), no subtitle', firstScreen);
+  check(Math.abs(firstScreen.verdictTop - firstScreen.headerBottom) < 1 && firstScreen.verdictBottom < 200 && firstScreen.picTop > firstScreen.verdictBottom, 'phone: the verdict comes right after the header, before the picture', firstScreen);
+  check(firstScreen.timingTop > firstScreen.vh * 2, 'phone: the debug timings are down in the footer, off the first screen', firstScreen);
   const small = await page.evaluate(() =>
     [...document.querySelectorAll('button, select, input, textarea, summary, [role="button"], [role="tab"], a[href]')]
       .filter((el) => el.offsetParent !== null || el instanceof SVGElement)
