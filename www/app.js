@@ -9,8 +9,8 @@ import { escapeHtml, renderJsonLines, alignedDiff, setPointer, getPointer, locat
 import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
 import { buildTwins } from './twin.js';
-import { isBackup, auditPanel, renderFleet } from './fleet.js';
-import { verdictOf, verdictMarkup, fixSide } from './verdict.js';
+import { isBackup, auditPanel, renderFleet, worstFirst } from './fleet.js';
+import { verdictOf, verdictMarkup, fixSide, firstClause } from './verdict.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -51,8 +51,8 @@ const state = {
   note: null,
   focusPtr: null,
   timing: null,
-  fleet: null, // {rows, source, selected}: the whole-panel view
-  fleetNote: null, // what the open tunnel is, when it came from the panel view
+  fleet: null, // {rows, source, selected, filter}: the whole-panel view
+  origin: null, // {name, id, input, assumed}: the panel row the editor's tunnel was opened from
   hiddenSev: new Set(), // severities filtered out of the findings list
   findingNode: '', // node the findings list is filtered to ('' = all)
   openGroups: new Set(), // codes of the finding groups shown expanded
@@ -86,7 +86,7 @@ const phone = window.matchMedia('(max-width: 600px)');
 const shownHtml = new WeakMap();
 // Focus stays on the control that was used: when a section that holds the
 // focused control is re-rendered, the control with the same key gets it back.
-const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'id'];
+const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'data-fstatus', 'data-frule', 'data-open', 'data-fold', 'id'];
 function setHtml(el, html) {
   if (shownHtml.get(el) === html) return;
   const active = document.activeElement;
@@ -187,7 +187,6 @@ function update({ keepBanner = false } = {}) {
       const assumed = Array.isArray(state.plan.assumed) ? state.plan.assumed : [];
       if (assumed.length) notes.push(t('assumedNote', { list: assumed.map((a) => `${a.path} = ${JSON.stringify(a.value)}`).join(', ') }));
     }
-    if (state.fleetNote) notes.unshift(state.fleetNote);
     if (notes.length) state.note = [state.note, ...notes].filter(Boolean).join(' ');
   } else {
     state.planText = text;
@@ -1028,15 +1027,45 @@ function setMode(mode, { silent = false } = {}) {
 // ---------------------------------------------------------------- fleet
 
 function renderFleet_() {
+  renderOrigin();
   if (!state.fleet) return;
-  setHtml($('fleet-body'), renderFleet(state.fleet.rows, { t, lang: getLang(), selected: state.fleet.selected }));
-  const { rows, source, error } = state.fleet;
+  const { rows, source, error, selected, filter } = state.fleet;
+  setHtml($('fleet-body'), renderFleet(rows, { t, lang: getLang(), selected, filter, clause: firstClause }));
   $('fleet-status').textContent = error || (rows.length ? t('fleetDone', { total: rows.length, source }) : t('fleetEmpty', { source }));
+}
+
+/** Where the editor's tunnel came from, in a neutral line of its own and in the example menu. */
+function renderOrigin() {
+  const o = state.origin;
+  const el = $('origin');
+  el.hidden = !o;
+  let opt = $('example').querySelector('option[value="panel-row"]');
+  if (!o) {
+    if (opt) opt.remove();
+    return;
+  }
+  const assumed = o.assumed.length
+    ? ` <details><summary>${escapeHtml(t('fleetAssumed', { n: o.assumed.length }))}</summary><ul>${o.assumed.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul></details>`
+    : '';
+  setHtml(el, `<span>${escapeHtml(t('fleetOpened', { name: o.name, id: o.id }))}</span>${assumed}`);
+  if (!opt) opt = $('example').appendChild(document.createElement('option'));
+  opt.value = 'panel-row';
+  opt.textContent = t('fromPanel', { name: o.name, id: o.id });
+  if (state.example === 'panel-row') $('example').value = 'panel-row';
+}
+
+/** Chips of the panel view: a status chip hides or shows its rows, a rule chip narrows to tunnels with it. */
+function toggleFleetChip(b) {
+  const f = state.fleet.filter;
+  const flip = (set, v) => (set.has(v) ? set.delete(v) : set.add(v));
+  if (b.dataset.fstatus) flip(f.hiddenStatus, b.dataset.fstatus);
+  else flip(f.rules, b.dataset.frule);
+  renderFleet_();
 }
 
 /** Audits a whole panel (a backup export's text) and shows the fleet table. */
 async function openPanel(text, source) {
-  state.fleet = { rows: [], source, selected: null, error: null };
+  state.fleet = { rows: [], source, selected: null, error: null, filter: { hiddenStatus: new Set(), rules: new Set() } };
   $('fleet').hidden = false;
   setHtml($('fleet-body'), '');
   let rows;
@@ -1059,17 +1088,23 @@ function openFleetTunnel(i) {
   const r = state.fleet && state.fleet.rows[i];
   if (!r) return;
   state.fleet.selected = r.id;
-  state.fleetNote = t('fleetOpened', { name: r.name, id: r.id, assumed: r.assumed.join('; ') });
+  openOrigin({ name: r.name, id: r.id, input: r.input, assumed: r.assumed });
+  renderFleet_();
+}
+
+function openOrigin(o) {
+  state.origin = o;
+  state.example = 'panel-row';
   // The rows say redeploy (`db`): the request path follows the input.
   $('reqmode').value = 'auto';
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
-  state.inputText = JSON.stringify(r.input, null, 2);
+  state.inputText = JSON.stringify(o.input, null, 2);
   if (state.mode !== 'input') setMode('input', { silent: true });
   $('doc').value = state.inputText;
   update();
-  renderFleet_();
+  renderOrigin();
 }
 
 /** Edits are not thrown away without asking. */
@@ -1089,16 +1124,22 @@ function leavePlan() {
 }
 
 async function loadExample(name) {
-  state.example = name;
   state.edited = false;
   state.planEdited = false;
+  if (name === 'panel-row' && state.origin) {
+    openOrigin(state.origin);
+    return;
+  }
+  state.example = name;
   const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
   if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
   const text = await res.text();
-  state.fleetNote = null;
+  state.origin = null;
+  renderOrigin();
   if (name === 'panel-backup') {
     await openPanel(text, `${name}.json`);
-    openFleetTunnel(0);
+    // The worst tunnel first, as the table lists it.
+    if (state.fleet.rows.length) openFleetTunnel(worstFirst(state.fleet.rows)[0]);
     return;
   }
   state.dead.clear();
@@ -1129,7 +1170,8 @@ async function loadFiles(fileList) {
     });
     text = JSON.stringify(values, null, 2);
   }
-  state.fleetNote = null;
+  state.origin = null;
+  renderOrigin();
   let whole = null;
   try {
     whole = texts.length === 1 ? JSON.parse(text) : null;
@@ -1176,6 +1218,8 @@ function wire() {
     renderFleet_();
   });
   $('fleet-body').addEventListener('click', (e) => {
+    const chipBtn = e.target.closest('[data-fstatus], [data-frule]');
+    if (chipBtn) toggleFleetChip(chipBtn);
     const b = e.target.closest('[data-open]');
     if (b && confirmDiscard()) {
       state.edited = false;
@@ -1184,7 +1228,6 @@ function wire() {
   });
   $('fleet-close').addEventListener('click', () => {
     state.fleet = null;
-    state.fleetNote = null;
     $('fleet').hidden = true;
     $('example').focus();
   });
@@ -1218,7 +1261,6 @@ function wire() {
   $('doc').addEventListener('input', () => {
     state.edited = true;
     if (state.mode === 'plan') state.planEdited = true;
-    state.fleetNote = null;
   });
   $('reqmode').addEventListener('change', () => update());
   $('file').addEventListener('change', (e) => {
@@ -1284,7 +1326,12 @@ function wire() {
   });
   phone.addEventListener('change', () => renderPicture_());
   // The editor and the focused field stick below the verdict, whose height follows its text.
-  new ResizeObserver(() => document.documentElement.style.setProperty('--verdict-h', `${$('verdict').offsetHeight}px`)).observe($('verdict'));
+  new ResizeObserver(() => {
+    const h = `${$('verdict').offsetHeight}px`;
+    if (document.documentElement.style.getPropertyValue('--verdict-h') !== h) document.documentElement.style.setProperty('--verdict-h', h);
+  }).observe($('verdict'));
+  // Once the header scrolls away the verdict is stuck to the top: on a phone it then keeps two lines.
+  new IntersectionObserver(([e]) => $('verdict').classList.toggle('stuck', !e.isIntersecting)).observe(document.querySelector('header.top'));
   $('json-toggle').addEventListener('click', toggleJson);
   $('fbar').addEventListener('click', (e) => {
     const b = e.target.closest('[data-sev]');

@@ -558,18 +558,58 @@ try {
   const fleetRows = await page.locator('#fleet-body tbody tr').allInnerTexts();
   check(fleetRows.length === backup.tunnels.length, `the fleet table lists all ${backup.tunnels.length} tunnels`, fleetRows.length);
   check(fleetRows.some((r) => /\berror\b/.test(r)) && fleetRows.some((r) => /\b(warning|info|ok)\b/.test(r)), 'rows show their worst finding by severity', fleetRows.slice(0, 3));
-  check(/12 tunnels: \d+ with errors, \d+ more with warnings; 5 forwards/.test(await page.locator('#fleet-body .hint').innerText()), 'the fleet summary counts tunnels with errors and forwards');
-  const t9Row = fleetRows.find((r) => /^199\b/.test(r)) || '';
+  check(/12 tunnels: \d+ with errors, \d+ more with warnings; 5 forwards/.test(await page.locator('#fleet-body .hint').first().innerText()), 'the fleet summary counts tunnels with errors and forwards');
+  const t9Row = fleetRows.find((r) => /#199\b/.test(r)) || '';
   check(/\b3\b/.test(t9Row) && ['ssh', 'game', 'paused', '901:50002'].every((w) => t9Row.includes(w)), 'a tunnel\'s row lists its forwards and where they listen', t9Row);
+  // Worst first, the status in the first column.
+  const STATUS_RANK = ['rejected', 'error', 'warning', 'info', 'ok'];
+  const fleetOrder = await page.locator('#fleet-body tbody tr').evaluateAll((trs) => trs.map((tr) => ({ status: tr.dataset.status, first: tr.cells[0].textContent, errors: Number(tr.querySelector('td.num').textContent) })));
+  const ranks = fleetOrder.map((r) => STATUS_RANK.indexOf(r.status));
+  check(ranks.every((x, i) => x >= 0 && (i === 0 || x >= ranks[i - 1])) && fleetOrder.every((r, i) => i === 0 || r.status !== fleetOrder[i - 1].status || r.errors <= fleetOrder[i - 1].errors), 'the tunnels are sorted worst first (rejected, errors, warnings, ok; more errors first)', fleetOrder);
+  check(fleetOrder.every((r) => r.first === r.status) && (await page.locator('#fleet-body thead th').first().innerText()) === 'status', 'the first column is the status', fleetOrder.map((r) => r.first));
+  check((await page.evaluate(() => window.hopPreview.state.origin.id)) === Number(/#(\d+)/.exec(fleetRows[0])?.[1]), 'the panel example opens the worst tunnel, the table\'s first row', fleetRows[0]);
+  // Chips: a status chip hides its rows; a rule chip keeps the tunnels with that rule.
+  const shownStatuses = () => page.locator('#fleet-body tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.status));
+  await page.locator('#fleet-body [data-fstatus="warning"]').click();
+  const noWarnings = await shownStatuses();
+  check(noWarnings.length > 0 && noWarnings.length < fleetRows.length && !noWarnings.includes('warning'), 'the "warning" chip off hides the tunnels whose worst is a warning', noWarnings);
+  check(await page.evaluate(() => document.activeElement.matches('[data-fstatus="warning"][aria-pressed="false"]')), 'the chip keeps the focus and says it is off');
+  check(/^Showing \d+ of 12 tunnels, worst first\.$/.test(await page.locator('#fleet-shown').innerText()), 'the view says how many tunnels the chips show', await page.locator('#fleet-shown').innerText());
+  await page.locator('#fleet-body [data-fstatus="warning"]').click();
+  const lc004Chip = await page.locator('#fleet-body [data-frule="LC004"]').innerText();
+  await page.locator('#fleet-body [data-frule="LC004"]').click();
+  const withLc004 = await page.locator('#fleet-body tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.codes));
+  check(withLc004.length === Number(/\((\d+)\)/.exec(lc004Chip)?.[1]) && withLc004.every((c) => c.split(' ').includes('LC004')), 'the LC004 chip keeps exactly the tunnels with an LC004 finding', { lc004Chip, withLc004 });
+  await page.locator('#fleet-body [data-frule="LC004"]').click();
+  check((await page.locator('#fleet-body tbody tr').count()) === fleetRows.length, 'chips back: every tunnel listed again');
+  // No scroll box of its own: the page scrolls.
+  const innerScroll = await page.evaluate(() => [...document.querySelectorAll('#fleet, #fleet *')].filter((el) => { const cs = getComputedStyle(el); return cs.maxHeight !== 'none' || /auto|scroll/.test(cs.overflowY); }).map((el) => el.tagName + '.' + el.className));
+  check(innerScroll.length === 0, 'the panel view has no inner max-height or scroll box', innerScroll);
   const fleetText = (await page.locator('#fleet').innerText()) + (await page.inputValue('#doc'));
   check(!backup.nodes.some((n) => (n.secret && fleetText.includes(n.secret)) || (n.remoteToken && n.remoteToken.length > 3 && fleetText.includes(n.remoteToken))), 'no node secret or share token in the fleet view or the opened input');
-  const second = backup.tunnels[1];
-  await page.locator('#fleet-body [data-open="1"]').click();
-  await page.waitForFunction((id) => JSON.parse(document.querySelector('#doc').value).tunnelId === id, second.id);
+  const t9Index = backup.tunnels.findIndex((t) => t.id === 199);
+  const t9 = backup.tunnels[t9Index];
+  await page.locator(`#fleet-body [data-open="${t9Index}"]`).click();
+  await page.waitForFunction((id) => JSON.parse(document.querySelector('#doc').value).tunnelId === id, t9.id);
   planned = await page.evaluate(() => window.hopPreview.state.plan);
-  check(planned.mode === 'redeploy', `clicking tunnel ${second.id} opens it as a redeploy`, planned.mode);
-  check(/from the panel, planned as a redeploy/.test(await page.locator('#banner').innerText()), 'the banner says where the tunnel came from');
-  check((await page.locator('#fleet-body tr.selected').innerText()).includes(String(second.id)), 'the opened tunnel is marked in the table');
+  check(planned.mode === 'redeploy', `clicking tunnel ${t9.id} opens it as a redeploy`, planned.mode);
+  // Where it came from: a neutral line of its own (not the banner), and the example menu.
+  const origin = await page.evaluate(() => { const o = document.querySelector('#origin'); return { text: o.querySelector('span').textContent, shown: !o.hidden, inBanner: !!o.closest('#banner'), bg: getComputedStyle(o).backgroundColor }; });
+  check(origin.shown && !origin.inBanner && origin.text === `Opened from the panel backup: tunnel ${t9.name} (#${t9.id}), planned as a redeploy of its rows.` && origin.bg === 'rgb(238, 241, 246)', 'opening a row says where it came from in a neutral line, not in the banner', origin);
+  check(!/from the panel/.test(await page.locator('#banner').innerText()), 'the banner does not repeat it');
+  const menu = await page.evaluate(() => document.querySelector('#example').selectedOptions[0].textContent);
+  check(menu === `From panel: ${t9.name} (#${t9.id})`, 'the example menu shows "From panel: name (#id)"', menu);
+  check((await page.locator('#fleet-body tr.selected').innerText()).includes(`#${t9.id}`), 'the opened tunnel is marked in the table');
+  // On a phone the rows are cards: status and name first, nothing off-screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(100);
+  const cards = await page.locator('#fleet-body tbody tr').evaluateAll((trs) => trs.map((tr) => { const b = tr.getBoundingClientRect(); const st = tr.cells[0].getBoundingClientRect(); const nm = tr.cells[1].getBoundingClientRect(); return { display: getComputedStyle(tr).display, left: b.left, right: b.right, h: b.height, statusFirst: st.top <= nm.top + 1 && st.left < nm.left }; }));
+  check(cards.every((c) => c.display === 'block' && c.left >= 0 && c.right <= 390 && c.statusFirst), 'phone: every tunnel is a card within the width, its status first', cards.slice(0, 3));
+  const phoneOverflow = await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+  check(phoneOverflow, 'phone: the panel view does not overflow sideways');
+  await page.locator('#fleet').scrollIntoViewIfNeeded();
+  await shot('09-fleet-phone.png', { fullPage: false });
+  await page.setViewportSize({ width: 1366, height: 900 });
   await axeCheck('en, whole-panel view open');
   await page.click('#fleet-close');
   check(await page.locator('#fleet').isHidden(), 'the panel view closes');
