@@ -5,7 +5,7 @@
 
 import * as hp from '../pkg/web/hop_policy.js';
 import { t, setLang, getLang } from './i18n.js';
-import { escapeHtml, renderJsonLines, alignedDiff, setPointer, getPointer, locatePointer, parsePointer } from './jsonview.js';
+import { escapeHtml, renderJsonLines, alignedDiff, foldRuns, setPointer, getPointer, locatePointer, parsePointer } from './jsonview.js';
 import { readDocument, isPlan } from './panel-import.js';
 import { topology, renderPicture, directNode } from './picture.js';
 import { buildTwins } from './twin.js';
@@ -62,6 +62,7 @@ const state = {
   pendingFixes: [], // fixes previewed in the plan that a panel still has to make: {code, nodeId, path, value, side, what}
   lastTopo: null, // the picture of the last plan that was not rejected (shown dimmed after a rejection)
   rejectPtr: null, // where the server's check looked, when it rejects the plan
+  openFolds: new Set(), // folds of unchanged twin-diff rows the operator expanded: "<node>/<command>:<row>"
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
@@ -729,25 +730,49 @@ function commandBlock(blocks, cmd, base) {
   return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data' })}</div>`;
 }
 
-const DIFF_MARK = { same: '', changed: '~', added: '+', removed: '\u2212' };
 const gapCell = '<span class="jl gap"></span>';
+
+/** One side of a diff row: its mark (git's − expected only / + sent only) and its line, or a gap. */
+function diffSide(mark, line) {
+  return `<span class="dm">${mark}</span>${line ?? gapCell}`;
+}
+
+/** A row: the expected (local twin) side left, the federated side right; `fold`: the fold hiding it. */
+function diffRow(r, fold = null) {
+  const cls = r.kind === 'same' ? 'same' : `${r.kind} ${r.meta ? 'meta' : 'beh'}`;
+  const del = r.kind === 'removed' || r.kind === 'changed' ? '\u2212' : '';
+  const add = r.kind === 'added' || r.kind === 'changed' ? '+' : '';
+  const folded = fold ? ` folded" data-fold-key="${escapeHtml(fold)}` : '';
+  return `<span class="dr ${cls}${folded}">${diffSide(del, r.b)}${diffSide(add, r.a)}</span>`;
+}
+
+/** Rows of one command's diff, unchanged runs folded behind a button (kept open once expanded). */
+function diffLines(rows, key) {
+  const lines = [];
+  for (const seg of foldRuns(rows)) {
+    if (!seg.fold) {
+      lines.push(...seg.rows.map((r) => diffRow(r)));
+      continue;
+    }
+    const id = `${key}:${seg.start}`;
+    const open = state.openFolds.has(id);
+    lines.push(
+      `<span class="dr fold"><button type="button" class="btn foldbtn" data-fold="${escapeHtml(id)}" aria-expanded="${open}">${escapeHtml(t(open ? 'foldHide' : 'foldShow', { n: seg.rows.length }))}</button></span>`,
+      ...seg.rows.map((r) => diffRow(r, open ? null : id)),
+    );
+  }
+  return lines;
+}
 
 /**
  * One command of a federated node next to its local twin's, aligned row by
- * row in one scroll box: a gap where a side lacks the key, a mark per kind,
- * behaviour changes set apart from metadata-only ones.
+ * row: a gap where a side lacks the key, git's marks, behaviour changes set
+ * apart from metadata-only ones. The page scrolls; the grid does not.
  */
-function diffCommandBlock(blocks, name, fedData, twinData, base) {
+function diffCommandBlock(blocks, name, fedData, twinData, base, key) {
   const { rows, diffs } = alignedDiff(fedData, twinData, { baseA: base + '/data', hasA: fedData !== undefined, hasB: twinData !== undefined });
-  blocks.push(
-    rows.map((r) => {
-      const cls = r.kind === 'same' ? 'same' : `${r.kind} ${r.meta ? 'meta' : 'beh'}`;
-      const mark = DIFF_MARK[r.kind];
-      return `<span class="dr ${cls}"><span class="dm"${mark ? ` title="${escapeHtml(t('diff_' + r.kind))}"` : ''}>${mark}</span>${r.a ?? gapCell}${r.b ?? gapCell}</span>`;
-    }),
-  );
-  const label = `${name}: ${t('fedSide')} / ${t('twinSide')}`;
-  const html = `<div class="cmd"><div class="cmdh">${escapeHtml(name)}</div><pre class="json dgrid" tabindex="0" role="region" aria-label="${escapeHtml(label)}">${BLOCK}${blocks.length - 1}${BLOCK}</pre></div>`;
+  blocks.push(diffLines(rows, key));
+  const html = `<div class="cmd"><div class="cmdh">${escapeHtml(name)}</div><pre class="json dgrid">${BLOCK}${blocks.length - 1}${BLOCK}</pre></div>`;
   return { html, diffs };
 }
 
@@ -776,11 +801,92 @@ function diffSummary(diffs) {
 
 function diffLegend() {
   return (
-    `<p class="dlegend"><span class="dr changed beh"><span class="dm">~</span></span> ${escapeHtml(t('diff_changed'))} ` +
-    `<span class="dr added beh"><span class="dm">+</span></span> ${escapeHtml(t('diff_added'))} ` +
-    `<span class="dr removed beh"><span class="dm">\u2212</span></span> ${escapeHtml(t('diff_removed'))} · ` +
+    `<p class="dlegend"><span class="dmk del">\u2212</span> ${escapeHtml(t('diff_removed'))} ` +
+    `<span class="dmk add">+</span> ${escapeHtml(t('diff_added'))} · ` +
     `<span class="swatch beh"></span> ${escapeHtml(t('diffLegendBeh'))} <span class="swatch meta"></span> ${escapeHtml(t('diffLegendMeta'))}</p>`
   );
+}
+
+/** Each federated command beside its twin's (twin commands the provider lacks last); without a twin, the commands alone. */
+function fedCommandParts(n, fed, fedIdx, twinCmds, blocks) {
+  const cmds = Array.isArray(fed.commands) ? fed.commands : [];
+  const parts = [];
+  const diffs = [];
+  if (!twinCmds) {
+    cmds.forEach((c, k) => parts.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`)));
+    return { parts, diffs };
+  }
+  const add = (d) => {
+    parts.push(d.html);
+    diffs.push(...d.diffs);
+  };
+  cmds.forEach((c, k) => {
+    const other = twinCmds.find((x) => x.command === c.command);
+    add(diffCommandBlock(blocks, c.command, c.data, other ? other.data : undefined, `/federation/${fedIdx}/commands/${k}`, `${n.nodeId}/${c.command}`));
+  });
+  for (const o of twinCmds) if (!cmds.some((c) => c.command === o.command)) add(diffCommandBlock(blocks, o.command, undefined, o.data, '', `${n.nodeId}/${o.command}`));
+  return { parts, diffs };
+}
+
+/** A federated node's part of its card: the diff summary, legend, the commands, the provider's apply. */
+function fedSection(n, fed, fedIdx, blocks) {
+  const twin = state.twins.get(n.nodeId);
+  const twinCmds = twin && Array.isArray(twin.commands) ? twin.commands : null;
+  const { parts, diffs } = fedCommandParts(n, fed, fedIdx, twinCmds, blocks);
+  let twinHead;
+  if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
+  else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
+  else twinHead = diffSummary(diffs);
+  return [
+    twinHead,
+    twinCmds ? diffLegend() : '',
+    twinCmds ? `<div class="dhead"><h4>${escapeHtml(t('twinSide'))}</h4><h4>${escapeHtml(t('fedSide'))}</h4></div>` : `<h4>${escapeHtml(t('fedSide'))}</h4>`,
+    parts.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`,
+    `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details>`,
+  ].join('');
+}
+
+/** A card's head: name, role badges, facts (retries against candidates first), assumed values. */
+function cardHead(n) {
+  const badges = [
+    `<span class="badge role ${escapeHtml(n.role)}">${escapeHtml(t(n.role) || n.role)}</span>`,
+    n.role === 'middle' && n.hop ? `<span class="badge">${escapeHtml(t('hop', { n: n.hop }))}</span>` : '',
+    `<span class="badge ${n.remote ? 'fed' : 'loc'}">${escapeHtml(n.remote ? t('federated') : t('local'))}</span>`,
+    state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
+  ].join('');
+  // A middle's retries against its next-hop candidates, the tool's headline.
+  const fo = n.failover;
+  const facts = [
+    n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t(fo.short ? 'retriesShort' : 'retriesOk', { r: fo.retries, n: fo.candidates, need: fo.candidates - 1 }))}</span>` : '',
+    n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
+    n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
+    n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',
+    n.role !== 'entry' && Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
+    n.runtimeId !== undefined && n.runtimeId !== null ? `${t('runtimeId')}: <code>${escapeHtml(n.runtimeId)}</code>` : '',
+  ].filter(Boolean).join(' · ');
+  const guessed = assumedByNode().get(n.nodeId) || [];
+  const assumed = guessed.length
+    ? `<div class="assumed"><p><span class="asmtag">${escapeHtml(t('assumedTag'))}</span> ${escapeHtml(t('assumedCard'))}</p><ul>` +
+      guessed.map((a) => `<li><code>${escapeHtml(a.path)}</code> = <code>${escapeHtml(JSON.stringify(a.value))}</code>${getLang() === 'en' && a.reason ? `: ${escapeHtml(a.reason)}` : ''}</li>`).join('') +
+      '</ul></div>'
+    : '';
+  return `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header><p class="facts">${facts}</p>${assumed}`;
+}
+
+/** One node's card as a head (markup with a placeholder per JSON view) and the lines of each view. */
+function nodeCard(n, plan) {
+  const blocks = [];
+  const localCmds = [];
+  (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
+    if (c && c.nodeId === n.nodeId) localCmds.push({ cmd: c, base: `/local/${i}` });
+  });
+  const fedIdx = (Array.isArray(plan.federation) ? plan.federation : []).findIndex((f) => f && f.nodeId === n.nodeId);
+  let body;
+  if (fedIdx >= 0) body = fedSection(n, plan.federation[fedIdx], fedIdx, blocks);
+  else if (localCmds.length) body = `<h4>${escapeHtml(t('receives'))}</h4>${localCmds.map((x) => commandBlock(blocks, x.cmd, x.base)).join('')}`;
+  else body = `<p class="muted">${escapeHtml(t('noCommands'))}</p>`;
+  const head = `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">${cardHead(n)}${body}</article>`;
+  return { key: String(n.nodeId), head, blocks };
 }
 
 function renderNodes() {
@@ -790,94 +896,9 @@ function renderNodes() {
     else patchChildren(el, []);
     return;
   }
-  const plan = state.plan;
   const order = { entry: 0, middle: 1, exit: 2 };
   const nodes = [...state.topo.nodes].sort((a, b) => (order[a.role] ?? 3) - (order[b.role] ?? 3) || (a.hop || 0) - (b.hop || 0));
-  const cards = [];
-  for (const n of nodes) {
-    const html = [];
-    const blocks = [];
-    const localCmds = [];
-    (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
-      if (c && c.nodeId === n.nodeId) localCmds.push({ cmd: c, base: `/local/${i}` });
-    });
-    const fedIdx = (Array.isArray(plan.federation) ? plan.federation : []).findIndex((f) => f && f.nodeId === n.nodeId);
-    const fed = fedIdx >= 0 ? plan.federation[fedIdx] : null;
-    const badges = [
-      `<span class="badge role ${escapeHtml(n.role)}">${escapeHtml(t(n.role) || n.role)}</span>`,
-      n.role === 'middle' && n.hop ? `<span class="badge">${escapeHtml(t('hop', { n: n.hop }))}</span>` : '',
-      `<span class="badge ${n.remote ? 'fed' : 'loc'}">${escapeHtml(n.remote ? t('federated') : t('local'))}</span>`,
-      state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
-    ].join('');
-    // A middle's retries against its next-hop candidates, the tool's headline.
-    const fo = n.failover;
-    const retriesFact =
-      n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t(fo.short ? 'retriesShort' : 'retriesOk', { r: fo.retries, n: fo.candidates, need: fo.candidates - 1 }))}</span>` : '';
-    const facts = [
-      retriesFact,
-      n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
-      n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
-      n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',
-      n.role !== 'entry' && Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
-      n.runtimeId !== undefined && n.runtimeId !== null ? `${t('runtimeId')}: <code>${escapeHtml(n.runtimeId)}</code>` : '',
-    ]
-      .filter(Boolean)
-      .join(' · ');
-    html.push(
-      `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">`,
-      `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header>`,
-      `<p class="facts">${facts}</p>`,
-    );
-    const guessed = assumedByNode().get(n.nodeId) || [];
-    if (guessed.length) {
-      html.push(
-        `<div class="assumed"><p><span class="asmtag">${escapeHtml(t('assumedTag'))}</span> ${escapeHtml(t('assumedCard'))}</p><ul>` +
-          guessed.map((a) => `<li><code>${escapeHtml(a.path)}</code> = <code>${escapeHtml(JSON.stringify(a.value))}</code>${getLang() === 'en' && a.reason ? `: ${escapeHtml(a.reason)}` : ''}</li>`).join('') +
-          '</ul></div>',
-      );
-    }
-    if (fed) {
-      const cmds = Array.isArray(fed.commands) ? fed.commands : [];
-      const twin = state.twins.get(n.nodeId);
-      const twinCmds = twin && Array.isArray(twin.commands) ? twin.commands : null;
-      const parts = [];
-      const diffs = [];
-      if (twinCmds) {
-        cmds.forEach((c, k) => {
-          const other = twinCmds.find((x) => x.command === c.command);
-          const d = diffCommandBlock(blocks, c.command, c.data, other ? other.data : undefined, `/federation/${fedIdx}/commands/${k}`);
-          parts.push(d.html);
-          diffs.push(...d.diffs);
-        });
-        for (const o of twinCmds) {
-          if (cmds.some((c) => c.command === o.command)) continue;
-          const d = diffCommandBlock(blocks, o.command, undefined, o.data, '');
-          parts.push(d.html);
-          diffs.push(...d.diffs);
-        }
-      } else {
-        cmds.forEach((c, k) => parts.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`)));
-      }
-      let twinHead;
-      if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
-      else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
-      else twinHead = diffSummary(diffs);
-      html.push(
-        twinHead,
-        twinCmds ? diffLegend() : '',
-        twinCmds ? `<div class="dhead"><span></span><h4>${escapeHtml(t('fedSide'))}</h4><h4>${escapeHtml(t('twinSide'))}</h4></div>` : `<h4>${escapeHtml(t('fedSide'))}</h4>`,
-        parts.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`,
-        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details>`,
-      );
-    } else if (localCmds.length) {
-      html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(blocks, x.cmd, x.base, null)).join(''));
-    } else {
-      html.push(`<p class="muted">${escapeHtml(t('noCommands'))}</p>`);
-    }
-    html.push('</article>');
-    cards.push({ key: String(n.nodeId), head: html.join(''), blocks });
-  }
-  patchChildren(el, cards);
+  patchChildren(el, nodes.map((n) => nodeCard(n, state.plan)));
 }
 
 function cardMarkup(card) {
@@ -933,9 +954,8 @@ const shownCard = new WeakMap();
 
 // ---------------------------------------------------------------- jump to a finding
 
-/** Highlights the lines a JSON Pointer names (or its nearest shown ancestor) and scrolls there. */
-function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
-  for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
+/** The lines a JSON Pointer names, or those of its nearest ancestor that has lines. */
+function linesOf(ptr) {
   const lines = [...$('nodes').querySelectorAll('[data-ptr]')];
   let target = ptr;
   let hits = [];
@@ -946,6 +966,23 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
     if (hits.length || up === '') break;
     target = up;
   }
+  return hits;
+}
+
+/** Opens the folds that hide any of `lines`; true when the cards were re-rendered. */
+function unfold(lines) {
+  const keys = new Set(lines.map((l) => l.closest('.dr.folded')).filter(Boolean).map((r) => r.dataset.foldKey));
+  if (!keys.size) return false;
+  for (const k of keys) state.openFolds.add(k);
+  renderNodes();
+  return true;
+}
+
+/** Highlights the lines a JSON Pointer names (or its nearest shown ancestor) and scrolls there. */
+function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
+  for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
+  let hits = linesOf(ptr);
+  if (unfold(hits)) hits = linesOf(ptr);
   if (!hits.length && nodeId !== undefined && nodeId !== null) {
     const card = document.getElementById(`node-${nodeId}`);
     if (card) hits = [card];
@@ -1344,6 +1381,16 @@ function wire() {
     if (e.target.id !== 'fnode') return;
     state.findingNode = e.target.value;
     renderFindings();
+  });
+  $('nodes').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-fold]');
+    if (!b) return;
+    const id = b.dataset.fold;
+    if (state.openFolds.has(id)) state.openFolds.delete(id);
+    else state.openFolds.add(id);
+    renderNodes();
+    const again = $('nodes').querySelector(`[data-fold="${CSS.escape(id)}"]`);
+    if (again) again.focus();
   });
   $('findings').addEventListener('toggle', (e) => {
     const d = e.target;

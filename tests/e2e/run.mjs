@@ -180,20 +180,47 @@ try {
   check((await page.locator('#findings .finding').count()) >= 0 && (await fo001OnNode(2).count()) === 0, 'seed shows no FO001');
   check((await page.locator('#findings [data-code="FO001"]').count()) === 0, 'seed shows no FO001 at all');
   // The federated middle next to its local twin: one grid per command, both
-  // sides in the same rows (one scroll box), the mux-only differences marked
-  // as metadata and summarised as not changing behaviour.
+  // sides in the same rows (expected left, federated right), no scroll box of
+  // its own, the mux-only differences marked as metadata and summarised as
+  // not changing behaviour.
   const grid = await page.locator('#node-2 pre.dgrid').evaluateAll((pres) =>
-    pres.map((p) => ({ rows: p.children.length, aligned: [...p.children].every((r) => r.classList.contains('dr') && r.children.length === 3), scrolls: getComputedStyle(p).overflowY })),
+    pres.map((p) => ({
+      rows: p.children.length,
+      aligned: [...p.children].every((r) => r.classList.contains('dr') && r.children.length === (r.classList.contains('fold') ? 1 : 4)),
+      scrolls: getComputedStyle(p).overflowY, maxHeight: getComputedStyle(p).maxHeight,
+    })),
   );
   check(grid.length === 2 && grid.every((g) => g.aligned && g.rows > 5), 'node 2: AddChains and AddService, each one grid whose rows hold both sides', grid);
+  check(grid.every((g) => g.scrolls === 'visible' && g.maxHeight === 'none'), 'the twin grids are not scroll boxes inside the page', grid);
+  const heads = await page.locator('#node-2 .dhead h4').allInnerTexts();
+  check(heads.length === 2 && /^Expected: the local twin/i.test(heads[0]) && /^Federated/i.test(heads[1]), 'expected (the local twin) on the left, the federated side on the right', heads);
+  // Unchanged runs fold behind a button; the rows it hides are not shown.
+  const folds = await page.locator('#node-2 .dr.fold button').evaluateAll((bs) => bs.map((b) => ({ text: b.textContent, expanded: b.getAttribute('aria-expanded') })));
+  const foldedRows = await page.locator('#node-2 .dr.folded').evaluateAll((rs) => rs.map((r) => r.offsetParent === null));
+  check(folds.length >= 2 && folds.every((f) => /^Expand \d+ unchanged lines$/.test(f.text) && f.expanded === 'false'), 'unchanged runs are folded behind "Expand N unchanged lines"', folds);
+  check(foldedRows.length > 10 && foldedRows.every(Boolean), 'the folded rows are hidden', foldedRows.length);
+  check(folds.reduce((n, f) => n + Number(/\d+/.exec(f.text)[0]), 0) === foldedRows.length, 'each fold says how many lines it hides');
+  const firstFold = page.locator('#node-2 .dr.fold button').first();
+  const firstFoldKey = await firstFold.getAttribute('data-fold');
+  await firstFold.click();
+  const afterExpand = await page.evaluate((k) => ({ hidden: document.querySelectorAll(`#node-2 .dr.folded[data-fold-key="${k}"]`).length, focus: document.activeElement.dataset.fold, expanded: document.activeElement.getAttribute('aria-expanded'), text: document.activeElement.textContent }), firstFoldKey);
+  check(afterExpand.hidden === 0 && afterExpand.focus === firstFoldKey && afterExpand.expanded === 'true' && /^Fold \d+ unchanged lines$/.test(afterExpand.text), 'expanding shows the lines and keeps the focus on the (now "Fold") button', afterExpand);
+  await page.locator(`#node-2 [data-fold="${firstFoldKey}"]`).click();
+  // Durations read as Go writes them: failTimeout 600000000000 ns is 10m0s.
+  const durs = await page.locator('#nodes .dur').evaluateAll((ds) => ds.map((d) => `${d.textContent}|${d.title}`));
+  check(durs.length > 0 && durs.every((d) => d === '10m0s|600000000000 ns'), 'failTimeout reads 10m0s (the nanoseconds in its title)', durs.slice(0, 3));
+  check(!(await page.locator('#nodes').evaluate((el) => el.textContent.includes('600000000000'))), 'no 600000000000 in the node cards');
   const metaRows = await page.locator('#node-2 .dgrid .dr.meta').count();
   check(metaRows > 0 && (await page.locator('#node-2 .dgrid .dr.beh').count()) === 0, 'seed: the mux differences are marked metadata-only, none as behaviour', metaRows);
-  check((await page.locator('#node-2 .dgrid .dr.removed.meta .jl.gap').count()) === metaRows, 'keys the federated side lacks leave a gap on its side', metaRows);
+  check((await page.locator('#node-2 .dgrid .dr.removed.meta .jl.gap:nth-child(4)').count()) === metaRows, 'keys the federated side lacks leave a gap on its side (right)', metaRows);
+  const minusMarks = await page.locator('#node-2 .dgrid .dr.removed.meta .dm:nth-child(1)').allInnerTexts();
+  check(minusMarks.length === metaRows && minusMarks.every((m) => m === '\u2212'), 'each is marked − on the expected side, as git marks a line the other side lacks', minusMarks);
   const seedSummary = await page.locator('#node-2 .diffsum').innerText();
   check(/Metadata only \(8\): mux\.maxFrameSize, mux\.maxStreamBuffer\. No effect/.test(seedSummary), 'seed: the one-line summary says metadata only, no effect', seedSummary);
-  const twinCol = (await page.locator('#node-2 .dgrid .dr > .jl:nth-child(3)').allInnerTexts()).join('\n');
-  check(/chains_7/.test(twinCol) && /tunnel_7/.test(twinCol), 'node 2 twin column uses the local names chains_7 / tunnel_7');
-  const fedCol = (await page.locator('#node-2 .dgrid .dr > .jl:nth-child(2)').allInnerTexts()).join('\n');
+  const colText = (n) => page.locator(`#node-2 .dgrid .dr > .jl:nth-child(${n})`).evaluateAll((ls) => ls.map((l) => l.textContent).join('\n'));
+  const twinCol = await colText(2);
+  check(/chains_7/.test(twinCol) && /tunnel_7/.test(twinCol), 'node 2 twin column (left) uses the local names chains_7 / tunnel_7');
+  const fedCol = await colText(4);
   check(/fed_chain_31/.test(fedCol) && /"retries": 2/.test(fedCol), 'node 2 federated column: fed_chain_31 with retries 2');
   check(/^update \d+\.\d+ ms/.test(await page.locator('#timing').innerText()), 'update time shown');
   check(await page.locator('#timing').evaluate((el) => !!el.closest('footer')), 'the debug timings are in the footer, not the header');
@@ -205,6 +232,7 @@ try {
     const h = document.querySelector('header.top').getBoundingClientRect();
     return { top: v.top, bottom: v.bottom, headerBottom: h.bottom, kind: document.querySelector('#verdict').dataset.kind, vh: innerHeight };
   });
+  await page.evaluate(() => scrollTo(0, 0));
   let vb = await verdictBox();
   const seedVerdict = await page.locator('#verdict').innerText();
   check(vb.kind === 'breaks' && Math.abs(vb.top - vb.headerBottom) < 1, 'the verdict sits right under the header', vb);
@@ -232,6 +260,7 @@ try {
   await page.locator('#findings li[data-code="PA003"] .places .fgo').nth(3).click();
   const placeHl = await page.locator('#node-2 .jl.hl').allInnerTexts();
   check(placeHl.some((x) => /"handler"/.test(x)), 'a place inside a group highlights its line (the 4th PA003: the handler)', placeHl.slice(0, 2));
+  check(await page.locator('#node-2 .jl.hl').first().evaluate((l) => l.offsetParent !== null && !l.closest('.dr.folded')), 'a highlighted line inside a fold is unfolded');
   await page.locator('#fbar .fsev[data-sev="warning"]').click();
   check((await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => l.dataset.code))).join() === 'LC004,LK003', 'filtering out warnings leaves the error and the info row');
   check(await page.locator('#fbar .fsev[data-sev="warning"]').evaluate((b) => b === document.activeElement && b.getAttribute('aria-pressed') === 'false'), 'the filter button keeps focus and says it is off');
@@ -266,7 +295,7 @@ try {
   check((await page.locator('#reqtabs .rq.bad').count()) > 0 && (await page.locator('#reqtabs .rq.plain').count()) === 0, 'with a node dead the replay is no longer neutral');
   await page.locator('#picture .pn[data-node="3"]').click();
   const retriesRow = page.locator('#node-2 .dgrid .dr.removed.beh').filter({ hasText: '"retries": 2' });
-  check((await retriesRow.count()) === 1 && (await retriesRow.locator('.jl.gap:nth-child(2)').count()) === 1, 'the missing retries is a behaviour row with a gap on the federated side');
+  check((await retriesRow.count()) === 1 && (await retriesRow.locator('.jl.gap:nth-child(4)').count()) === 1 && (await retriesRow.locator('.dm').first().innerText()) === '\u2212', 'the missing retries is a behaviour row: − on the expected side, a gap on the federated side');
   const behSummary = await page.locator('#node-2 .diffsum .dsum.beh').innerText().catch(() => '');
   check(/Changes behaviour \(1\): retries missing/.test(behSummary), 'the summary says retries is missing and that it changes behaviour', behSummary);
   const fixBtn = fo001OnNode(2).locator('button.fix');
@@ -773,6 +802,21 @@ try {
   check(small.length === 0, 'phone: every control is at least 24 x 24 px', small.slice(0, 6));
   await page.click('#json-toggle');
   check((await page.locator('#doc').isVisible()) && (await page.locator('#json-toggle').getAttribute('aria-expanded')) === 'true', 'phone: the toggle shows the JSON');
+  // The twin diff in one column: unchanged lines once, a missing key as its − line alone.
+  const unified = await page.evaluate(() => {
+    const shown = (el) => el.offsetParent !== null && el.getBoundingClientRect().width > 0;
+    const rows = [...document.querySelectorAll('#node-2 .dgrid .dr:not(.fold):not(.folded)')];
+    const cells = (r) => [...r.querySelectorAll(':scope > .jl')].filter(shown);
+    const same = rows.filter((r) => r.classList.contains('same'));
+    const removed = rows.filter((r) => r.classList.contains('removed'));
+    return {
+      sameOne: same.length > 0 && same.every((r) => cells(r).length === 1),
+      removedOne: removed.length > 0 && removed.every((r) => cells(r).length === 1 && !cells(r)[0].classList.contains('gap') && r.querySelector('.dm').textContent === '\u2212'),
+      wide: rows.flatMap(cells).every((c) => c.getBoundingClientRect().width > 250 && c.getBoundingClientRect().right <= innerWidth),
+      overflow: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+    };
+  });
+  check(unified.sameOne && unified.removedOne && unified.wide && !unified.overflow, 'phone: the twin diff is one column (unchanged lines once, − lines alone, full width)', unified);
   await shot('07-phone.png');
   await page.click('#json-toggle');
   await page.locator('#picture').scrollIntoViewIfNeeded();
