@@ -7,7 +7,8 @@ import * as hp from '../pkg/web/hop_policy.js';
 import { t, setLang, getLang } from './i18n.js';
 import { escapeHtml, renderJsonLines, alignedDiff, foldRuns, setPointer, getPointer, locatePointer, parsePointer } from './jsonview.js';
 import { readDocument, isPlan } from './panel-import.js';
-import { topology, renderPicture, directNode } from './picture.js';
+import { topology, renderPicture, directNode, commandGroups } from './picture.js';
+import { forwardsOnNode, forwardsMarkup, forwardServices, replayableForwards, forwardControls, forwardWhy } from './forwards.js';
 import { buildTwins } from './twin.js';
 import { isBackup, auditPanel, renderFleet, worstFirst } from './fleet.js';
 import { verdictOf, verdictMarkup, fixSide, firstClause } from './verdict.js';
@@ -62,6 +63,8 @@ const state = {
   pendingFixes: [], // fixes previewed in the plan that a panel still has to make: {code, nodeId, path, value, side, what}
   lastTopo: null, // the picture of the last plan that was not rejected (shown dimmed after a rejection)
   rejectPtr: null, // where the server's check looked, when it rejects the plan
+  forwardId: null, // the forward requests enter at (null: the simulator's default, the first one)
+  deadTargets: new Set(), // that forward's targets marked dead (addresses as its forwarder lists them)
   openFolds: new Set(), // folds of unchanged twin-diff rows the operator expanded: "<node>/<command>:<row>"
 };
 
@@ -87,7 +90,7 @@ const phone = window.matchMedia('(max-width: 600px)');
 const shownHtml = new WeakMap();
 // Focus stays on the control that was used: when a section that holds the
 // focused control is re-rendered, the control with the same key gets it back.
-const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'data-fstatus', 'data-frule', 'data-open', 'data-fold', 'id'];
+const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'data-fstatus', 'data-frule', 'data-open', 'data-fold', 'data-target', 'id'];
 function setHtml(el, html) {
   if (shownHtml.get(el) === html) return;
   const active = document.activeElement;
@@ -117,10 +120,18 @@ function runSimulation() {
   if (!state.plan || state.plan.error) return;
   const requests = Math.min(50, Math.max(1, Number($('requests').value) || 3));
   const gapMs = Math.max(0, Number($('gap').value) || 0);
+  const scenario = { dead: [...state.dead], requests, startMs: 0, gapMs, seed: 1, deadTargets: [...state.deadTargets] };
+  if (state.forwardId !== null) scenario.forward = state.forwardId;
   try {
-    state.trace = simulate(state.plan, { dead: [...state.dead], requests, startMs: 0, gapMs, seed: 1 });
+    state.trace = simulate(state.plan, scenario);
   } catch (e) {
     state.simError = apiMessage(e);
+    // An edit may drop the forward chosen: enter at the default one instead.
+    if (state.forwardId !== null) {
+      resetForward();
+      runSimulation();
+      return;
+    }
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
   if (state.selectedReq >= reqs.length) state.selectedReq = 0;
@@ -423,8 +434,7 @@ function durationSeconds(v) {
 
 /** The fail timeout (s) of the hop an attempt dialed through, from the plan's chain of that name. */
 function failTimeoutOf(a) {
-  const list = (x) => (Array.isArray(x) ? x : []);
-  for (const cmds of [list(state.plan.local), ...list(state.plan.federation).map((f) => list(f && f.commands))]) {
+  for (const cmds of commandGroups(state.plan)) {
     for (const c of cmds) {
       if (!c || !/Chains$/.test(c.command) || !c.data) continue;
       const chain = c.data.hops ? c.data : c.data.data;
@@ -471,7 +481,7 @@ function requestWhy(reqs, i) {
     out.push({ text: t('whyDirect', { node: nodeLabel(id), addr }) });
     out.push({ text: t('whyDirectRisk', { node: nodeLabel(id), addr, until }), risk: true });
   } else if (!r.ok) {
-    const deepest = failed.length ? failed[failed.length - 1].fromNodeId : r.entryNodeId;
+    const deepest = failed.length ? failed[failed.length - 1].fromNodeId : r.entryNodeId ?? state.trace.entryNodeId;
     out.push({ text: t('whyFailed', { node: nodeLabel(deepest), dead: names(failed) || '—', until: untilOf(failed) }) });
     const n = state.topo && state.topo.byId.get(deepest);
     const fo = n && n.failover;
@@ -485,7 +495,7 @@ function requestWhy(reqs, i) {
 }
 
 /** No node (or target) is marked dead: the replay shows the normal path, not a failover test. */
-const neutralReplay = () => state.dead.size === 0;
+const neutralReplay = () => state.dead.size === 0 && state.deadTargets.size === 0;
 
 function replayTabs(reqs, neutral) {
   return reqs
@@ -504,7 +514,10 @@ function outcomeItem(reqs, neutral) {
   const r = reqs[state.selectedReq];
   const cls = r.direct ? 'direct' : neutral && r.ok ? 'plain' : r.ok ? 'ok' : 'bad';
   const outcome = r.direct ? t('directEgress', { node: nodeLabel(directNode(r)) }) : r.ok ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}` : t('reqFail');
-  const why = requestWhy(reqs, state.selectedReq);
+  // At a forward, the target tries explain the request; the tunnel's own why only when a node on it is dead.
+  const fwd = state.trace.forward;
+  const why = fwd && !(r.attempts || []).some((a) => a.alive === false) ? [] : requestWhy(reqs, state.selectedReq);
+  if (fwd) why.push(...forwardWhy(reqs, state.selectedReq));
   if (neutral && r.ok && !r.direct) why.push({ text: t('replayNeutral') });
   const trace = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<details class="trace"><summary>${escapeHtml(t('simTrace'))}</summary>${escapeHtml(r.outcome)}</details>` : '';
   return `<li class="outcome ${cls}">${escapeHtml(outcome)}${why.map((w) => `<div class="why${w.risk ? ' risk' : ''}">${escapeHtml(w.text)}</div>`).join('')}${trace}</li>`;
@@ -522,21 +535,37 @@ function attemptItem(a, i) {
   );
 }
 
+/** The forward the requests enter at, and its targets to mark dead (plans that deploy forwards). */
+function renderForwardControls() {
+  const fwd = state.trace && state.trace.forward;
+  $('fwdctl').hidden = !fwd;
+  setHtml($('fwdctl'), fwd ? forwardControls(fwd, replayableForwards(state.plan), state.deadTargets, nodeLabel) : '');
+}
+
+/** A new document: the replay enters at its default forward with every target alive. */
+function resetForward() {
+  state.forwardId = null;
+  state.deadTargets.clear();
+}
+
 function renderReplay() {
   const tabs = $('reqtabs');
   const list = $('attempts');
   if (state.simError) {
+    $('fwdctl').hidden = true;
     setHtml(tabs, '');
     setHtml(list, `<li class="err">${escapeHtml(state.simError)}</li>`);
     return;
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
   if (!reqs.length) {
+    $('fwdctl').hidden = true;
     setHtml(tabs, '');
     setHtml(list, `<li class="muted">${escapeHtml(t(rejected() ? 'notSimulated' : 'noSim'))}</li>`);
     return;
   }
   const neutral = neutralReplay();
+  renderForwardControls();
   $('reqpanel').classList.toggle('neutral', neutral);
   setHtml(tabs, replayTabs(reqs, neutral));
   $('reqpanel').setAttribute('aria-labelledby', `rq-${state.selectedReq}`);
@@ -874,7 +903,7 @@ function cardHead(n) {
 }
 
 /** One node's card as a head (markup with a placeholder per JSON view) and the lines of each view. */
-function nodeCard(n, plan) {
+function nodeCard(n, plan, services) {
   const blocks = [];
   const localCmds = [];
   (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
@@ -885,7 +914,8 @@ function nodeCard(n, plan) {
   if (fedIdx >= 0) body = fedSection(n, plan.federation[fedIdx], fedIdx, blocks);
   else if (localCmds.length) body = `<h4>${escapeHtml(t('receives'))}</h4>${localCmds.map((x) => commandBlock(blocks, x.cmd, x.base)).join('')}`;
   else body = `<p class="muted">${escapeHtml(t('noCommands'))}</p>`;
-  const head = `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">${cardHead(n)}${body}</article>`;
+  const fwds = forwardsMarkup(forwardsOnNode(plan, n.nodeId, services));
+  const head = `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">${cardHead(n)}${fwds}${body}</article>`;
   return { key: String(n.nodeId), head, blocks };
 }
 
@@ -898,7 +928,8 @@ function renderNodes() {
   }
   const order = { entry: 0, middle: 1, exit: 2 };
   const nodes = [...state.topo.nodes].sort((a, b) => (order[a.role] ?? 3) - (order[b.role] ?? 3) || (a.hop || 0) - (b.hop || 0));
-  patchChildren(el, nodes.map((n) => nodeCard(n, state.plan)));
+  const services = forwardServices(state.plan);
+  patchChildren(el, nodes.map((n) => nodeCard(n, state.plan, services)));
 }
 
 function cardMarkup(card) {
@@ -1134,6 +1165,7 @@ function openOrigin(o) {
   state.example = 'panel-row';
   // The rows say redeploy (`db`): the request path follows the input.
   $('reqmode').value = 'auto';
+  resetForward();
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
@@ -1179,6 +1211,7 @@ async function loadExample(name) {
     if (state.fleet.rows.length) openFleetTunnel(worstFirst(state.fleet.rows)[0]);
     return;
   }
+  resetForward();
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
@@ -1219,6 +1252,7 @@ async function loadFiles(fileList) {
     await openPanel(text, files[0].name);
     return;
   }
+  resetForward();
   state.dead.clear();
   state.focusPtr = null;
   let parsed = null;
@@ -1306,8 +1340,25 @@ function wire() {
   });
   $('requests').addEventListener('input', replay);
   $('gap').addEventListener('input', replay);
+  $('fwdctl').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-target]');
+    if (!b) return;
+    const a = b.dataset.target;
+    if (state.deadTargets.has(a)) state.deadTargets.delete(a);
+    else state.deadTargets.add(a);
+    state.selectedReq = 0;
+    replay();
+  });
+  $('fwdctl').addEventListener('change', (e) => {
+    if (e.target.id !== 'fwdsel') return;
+    state.forwardId = Number(e.target.value);
+    state.deadTargets.clear();
+    state.selectedReq = 0;
+    replay();
+  });
   $('revive').addEventListener('click', () => {
     state.dead.clear();
+    state.deadTargets.clear();
     replay();
     renderNodes();
   });

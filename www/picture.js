@@ -19,10 +19,14 @@ function listenPort(addr) {
   return m ? Number(m[1]) : null;
 }
 
-function commandGroups(plan) {
+export function commandGroups(plan) {
   const groups = [];
-  if (Array.isArray(plan.local)) groups.push(plan.local);
-  if (Array.isArray(plan.federation)) for (const f of plan.federation) if (f && Array.isArray(f.commands)) groups.push(f.commands);
+  // A forward-mode plan sends only forward services: the tunnel they route through is its `deployed` apply.
+  for (const p of [plan, plan.deployed]) {
+    if (!p || typeof p !== 'object') continue;
+    if (Array.isArray(p.local)) groups.push(p.local);
+    if (Array.isArray(p.federation)) for (const f of p.federation) if (f && Array.isArray(f.commands)) groups.push(f.commands);
+  }
   return groups;
 }
 
