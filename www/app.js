@@ -128,7 +128,8 @@ function runSimulation() {
     state.simError = apiMessage(e);
     // An edit may drop the forward chosen: enter at the default one instead.
     if (state.forwardId !== null) {
-      resetForward();
+      state.forwardId = null;
+      state.deadTargets.clear();
       runSimulation();
       return;
     }
@@ -294,7 +295,8 @@ function renderVerdict() {
   const el = $('verdict');
   el.className = `verdict ${v.kind}`;
   el.dataset.kind = v.kind;
-  setHtml(el, verdictMarkup(v, { t, lang: getLang(), nodeLabel, nodeName, rejectionMessage, ptr: state.rejectPtr }));
+  const subject = state.origin ? `${state.origin.name} (#${state.origin.id})` : null;
+  setHtml(el, verdictMarkup(v, { t, lang: getLang(), nodeLabel, nodeName, rejectionMessage, ptr: state.rejectPtr, subject }));
 }
 
 /** Marks the field the server's check looked at, under the editor's hint. */
@@ -542,10 +544,11 @@ function renderForwardControls() {
   setHtml($('fwdctl'), fwd ? forwardControls(fwd, replayableForwards(state.plan), state.deadTargets, nodeLabel) : '');
 }
 
-/** A new document: the replay enters at its default forward with every target alive. */
-function resetForward() {
+/** A new document: the replay enters at its default forward with every target alive; no picture of another tunnel to dim. */
+function resetDocument() {
   state.forwardId = null;
   state.deadTargets.clear();
+  state.lastTopo = null;
 }
 
 function renderReplay() {
@@ -1165,7 +1168,7 @@ function openOrigin(o) {
   state.example = 'panel-row';
   // The rows say redeploy (`db`): the request path follows the input.
   $('reqmode').value = 'auto';
-  resetForward();
+  resetDocument();
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
@@ -1211,7 +1214,7 @@ async function loadExample(name) {
     if (state.fleet.rows.length) openFleetTunnel(worstFirst(state.fleet.rows)[0]);
     return;
   }
-  resetForward();
+  resetDocument();
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
@@ -1252,7 +1255,7 @@ async function loadFiles(fileList) {
     await openPanel(text, files[0].name);
     return;
   }
-  resetForward();
+  resetDocument();
   state.dead.clear();
   state.focusPtr = null;
   let parsed = null;

@@ -85,7 +85,7 @@ function detailOf(v, ctx) {
 
 /**
  * The verdict's markup. ctx: {t, lang, nodeLabel, nodeName, rejectionMessage(error),
- * ptr (where the server's check looked, or null)}.
+ * ptr (where the server's check looked, or null), subject (the panel tunnel shown, or null)}.
  */
 export function verdictMarkup(v, ctx) {
   const { t } = ctx;
@@ -95,5 +95,7 @@ export function verdictMarkup(v, ctx) {
     ? ` <button type="button" class="btn goto" data-goto="${escapeHtml(ctx.ptr)}">${escapeHtml(t('showInInput', { ptr: ctx.ptr }))}</button>`
     : '';
   const more = v.kind === 'saves' || v.kind === 'breaks' ? ` <a class="vlink" href="#f-title">${escapeHtml(t('verdictSeeFindings'))}</a>` : '';
-  return `${head}${ctx.lang === 'zh' ? '' : ' '}${detail}${go}${more}`;
+  // With the whole-panel view open, say which tunnel the verdict is about.
+  const subject = ctx.subject ? `<span class="vsubj">${escapeHtml(ctx.subject)}</span> · ` : '';
+  return `${subject}${head}${ctx.lang === 'zh' ? '' : ' '}${detail}${go}${more}`;
 }
