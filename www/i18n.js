@@ -15,7 +15,7 @@ const STRINGS = {
     retriesOk: 'retries {r} ✓ (needs {need} for {n} candidates)',
     retriesShort: 'retries {r} ✗ (needs {need})',
     retriesPicOk: 'retries {r} ✓',
-    retriesPicShort: 'retries {r} ✗ needs {need}',
+    retriesPicShort: 'retries {r} ✗ need {need}',
     assumedTag: 'assumed',
     assumedPic: 'assumed: {list}',
     assumedCard: 'The preview had to assume these values (no federation map for this node): the provider may answer otherwise.',

@@ -285,7 +285,9 @@ try {
   await fo001OnNode(2).first().waitFor({ timeout: 5000 }).catch(() => {});
   check((await fo001OnNode(2).count()) === 1, 'FO001 on node 2 after removing retries');
   check((await page.locator('#node-2 .facts .retries.short').innerText().catch(() => '')) === 'retries 0 ✗ (needs 2)', 'the card says retries 0 ✗ (needs 2)', await page.locator('#node-2 .facts').innerText());
-  check((await page.locator('#picture .pn[data-node="2"] .retries.short').textContent().catch(() => '')) === 'retries 0 ✗ needs 2', 'the picture says retries 0 ✗ needs 2 on node 2');
+  check((await page.locator('#picture .pn[data-node="2"] .retries.short').textContent().catch(() => '')) === 'retries 0 ✗ need 2', 'the picture says retries 0 ✗ need 2 on node 2');
+  const retriesFit = await page.locator('#picture .pn[data-node="2"]').evaluate((g) => { const tb = g.querySelector('.retries').getBBox(); const rb = g.querySelector('rect').getBBox(); return { right: tb.x + tb.width, boxRight: rb.x + rb.width }; });
+  check(retriesFit.right <= retriesFit.boxRight, 'the longer retries text stays inside its box', retriesFit);
   const fo001Verdict = await page.locator('#verdict').innerText();
   check(/^⚠ Saves, but failover breaks: FO001 on n2 \(#2\): Service "fed_svc_31" has 3 next-hop candidates in chain "fed_chain_31" but retries is absent\. Fix it on the provider's panel\. \(\+\d+ more errors\)/.test(fo001Verdict), 'without retries the verdict names FO001 first, where to fix it, and that more errors follow', fo001Verdict);
   // One exit dead: with retries 0 the middle makes a single try.
