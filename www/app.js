@@ -5,11 +5,13 @@
 
 import * as hp from '../pkg/web/hop_policy.js';
 import { t, setLang, getLang } from './i18n.js';
-import { escapeHtml, renderJsonLines, alignedDiff, setPointer, getPointer, locatePointer, parsePointer } from './jsonview.js';
+import { escapeHtml, renderJsonLines, alignedDiff, foldRuns, setPointer, getPointer, locatePointer, parsePointer } from './jsonview.js';
 import { readDocument, isPlan } from './panel-import.js';
-import { topology, renderPicture, directNode } from './picture.js';
+import { topology, renderPicture, directNode, commandGroups } from './picture.js';
+import { forwardsOnNode, forwardsMarkup, forwardServices, replayableForwards, forwardControls, forwardWhy } from './forwards.js';
 import { buildTwins } from './twin.js';
-import { isBackup, auditPanel, renderFleet } from './fleet.js';
+import { isBackup, auditPanel, renderFleet, worstFirst } from './fleet.js';
+import { verdictOf, verdictMarkup, fixSide, firstClause } from './verdict.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,14 +52,20 @@ const state = {
   note: null,
   focusPtr: null,
   timing: null,
-  fleet: null, // {rows, source, selected}: the whole-panel view
-  fleetNote: null, // what the open tunnel is, when it came from the panel view
+  fleet: null, // {rows, source, selected, filter}: the whole-panel view
+  origin: null, // {name, id, input, assumed}: the panel row the editor's tunnel was opened from
   hiddenSev: new Set(), // severities filtered out of the findings list
   findingNode: '', // node the findings list is filtered to ('' = all)
   openGroups: new Set(), // codes of the finding groups shown expanded
   edited: false, // the editor holds changes the operator made since the last load
   planEdited: false, // the Plan tab holds edits (typed or a fix) that re-planning from the input would replace
   example: null, // the example loaded last (the select goes back to it when a switch is cancelled)
+  pendingFixes: [], // fixes previewed in the plan that a panel still has to make: {code, nodeId, path, value, side, what}
+  lastTopo: null, // the picture of the last plan that was not rejected (shown dimmed after a rejection)
+  rejectPtr: null, // where the server's check looked, when it rejects the plan
+  forwardId: null, // the forward requests enter at (null: the simulator's default, the first one)
+  deadTargets: new Set(), // that forward's targets marked dead (addresses as its forwarder lists them)
+  openFolds: new Set(), // folds of unchanged twin-diff rows the operator expanded: "<node>/<command>:<row>"
 };
 
 // Exposed for the e2e test and for anyone poking at the page from devtools.
@@ -82,7 +90,7 @@ const phone = window.matchMedia('(max-width: 600px)');
 const shownHtml = new WeakMap();
 // Focus stays on the control that was used: when a section that holds the
 // focused control is re-rendered, the control with the same key gets it back.
-const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'id'];
+const FOCUS_KEYS = ['data-node', 'data-req', 'data-sev', 'data-go', 'data-fix', 'data-copy', 'data-fstatus', 'data-frule', 'data-open', 'data-fold', 'data-target', 'id'];
 function setHtml(el, html) {
   if (shownHtml.get(el) === html) return;
   const active = document.activeElement;
@@ -112,10 +120,19 @@ function runSimulation() {
   if (!state.plan || state.plan.error) return;
   const requests = Math.min(50, Math.max(1, Number($('requests').value) || 3));
   const gapMs = Math.max(0, Number($('gap').value) || 0);
+  const scenario = { dead: [...state.dead], requests, startMs: 0, gapMs, seed: 1, deadTargets: [...state.deadTargets] };
+  if (state.forwardId !== null) scenario.forward = state.forwardId;
   try {
-    state.trace = simulate(state.plan, { dead: [...state.dead], requests, startMs: 0, gapMs, seed: 1 });
+    state.trace = simulate(state.plan, scenario);
   } catch (e) {
     state.simError = apiMessage(e);
+    // An edit may drop the forward chosen: enter at the default one instead.
+    if (state.forwardId !== null) {
+      state.forwardId = null;
+      state.deadTargets.clear();
+      runSimulation();
+      return;
+    }
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
   if (state.selectedReq >= reqs.length) state.selectedReq = 0;
@@ -183,7 +200,6 @@ function update({ keepBanner = false } = {}) {
       const assumed = Array.isArray(state.plan.assumed) ? state.plan.assumed : [];
       if (assumed.length) notes.push(t('assumedNote', { list: assumed.map((a) => `${a.path} = ${JSON.stringify(a.value)}`).join(', ') }));
     }
-    if (state.fleetNote) notes.unshift(state.fleetNote);
     if (notes.length) state.note = [state.note, ...notes].filter(Boolean).join(' ');
   } else {
     state.planText = text;
@@ -201,12 +217,11 @@ function update({ keepBanner = false } = {}) {
     if (!state.planFromInput) state.twins = new Map();
     tTwin = tPlan;
   }
-  if (state.plan && state.plan.error) {
-    // One place for the rejection: the banner, pointing where the server's check looked.
-    const e = state.plan.error;
-    state.banner = { kind: 'error', key: 'serverRejects', error: e, ptr: rejectionPointer(e, value) };
-  }
+  // One place for a rejection: the verdict, pointing where the server's check looked.
+  state.rejectPtr = state.plan && state.plan.error ? rejectionPointer(state.plan.error, value) : null;
   state.topo = state.plan && !state.plan.error ? topology(state.plan) : null;
+  if (state.topo) state.lastTopo = state.topo;
+  state.pendingFixes = state.pendingFixes.filter(stillPending);
   runSimulation();
   const tSim = now();
   renderAll();
@@ -232,6 +247,8 @@ function replay() {
 // ---------------------------------------------------------------- render
 
 function renderAll() {
+  renderVerdict();
+  renderEditorMark();
   renderBanner();
   renderPicture_();
   renderReplay();
@@ -256,6 +273,47 @@ function setStale(on) {
   const out = document.querySelector('main .out');
   out.classList.toggle('stale', on);
   $('stale').hidden = !on;
+  renderVerdict();
+}
+
+const listedFinding = (f) => shownInList(f);
+const rejected = () => !!(state.plan && state.plan.error);
+
+/** A previewed fix is pending while the plan shown still carries it (re-planning from the input drops it). */
+function stillPending(p) {
+  return state.mode === 'plan' && !!state.plan && JSON.stringify(getPointer(state.plan, p.path)) === JSON.stringify(p.value);
+}
+
+/** The server's message for a rejection, with its English text in English. */
+function rejectionMessage(e) {
+  if (typeof e === 'string') return e;
+  return getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
+}
+
+function renderVerdict() {
+  const v = verdictOf({ plan: state.plan, findings: state.findings, stale: state.stale, listed: listedFinding, pending: state.pendingFixes });
+  const el = $('verdict');
+  el.className = `verdict ${v.kind}`;
+  el.dataset.kind = v.kind;
+  const subject = state.origin ? `${state.origin.name} (#${state.origin.id})` : null;
+  setHtml(el, verdictMarkup(v, { t, lang: getLang(), nodeLabel, nodeName, rejectionMessage, ptr: state.rejectPtr, subject }));
+}
+
+/** Marks the field the server's check looked at, under the editor's hint. */
+function renderEditorMark() {
+  const el = $('ed-mark');
+  const ptr = state.plan && state.plan.error ? state.rejectPtr || '' : null;
+  const ta = $('doc');
+  if (ptr === null) {
+    el.hidden = true;
+    ta.removeAttribute('aria-invalid');
+    return;
+  }
+  const at = ptr ? locatePointer(ta.value, ptr) : null;
+  const line = at ? ta.value.slice(0, at.start).split('\n').length : null;
+  el.textContent = ptr ? t(line ? 'serverChecked' : 'serverCheckedNoLine', { ptr, line }) : rejectionMessage(state.plan.error);
+  el.hidden = false;
+  ta.setAttribute('aria-invalid', 'true');
 }
 
 /**
@@ -274,13 +332,7 @@ function rejectionPointer(e, doc) {
 }
 
 function bannerText(b) {
-  if (b.text) return b.text;
-  if (b.key === 'serverRejects') {
-    const e = b.error;
-    const msg = typeof e === 'string' ? e : getLang() === 'en' && e.messageEn ? `${e.message} (${e.messageEn})` : e.message;
-    return t('serverRejects', { msg });
-  }
-  return t(b.key, b.vars);
+  return b.text || t(b.key, b.vars);
 }
 
 function renderBanner() {
@@ -288,11 +340,16 @@ function renderBanner() {
   const b = state.banner;
   const parts = [];
   if (b) parts.push(`<span class="${b.kind}">${escapeHtml(bannerText(b))}</span>`);
-  if (b && b.ptr) parts.push(`<button type="button" class="btn goto" data-goto="${escapeHtml(b.ptr)}">${escapeHtml(t('showInInput', { ptr: b.ptr }))}</button>`);
   if (state.note) parts.push(`<span class="info">${escapeHtml(state.note)}</span>`);
   el.innerHTML = parts.join(' ');
   el.hidden = parts.length === 0;
   el.className = `banner ${b ? b.kind : 'info'}`;
+}
+
+/** A node's name alone (its id when the plan has no name for it). */
+function nodeName(id) {
+  const n = state.topo && state.topo.byId.get(id);
+  return n && n.name ? String(n.name) : `#${id}`;
 }
 
 function nodeLabel(id) {
@@ -314,7 +371,9 @@ function assumedByNode() {
 function renderPicture_() {
   const el = $('picture');
   if (!state.topo) {
-    setHtml(el, '');
+    // After a rejection the last good picture stays, dimmed and inert, so the tunnel is still in view.
+    const last = rejected() && state.lastTopo;
+    setHtml(el, last ? `<p class="dimnote">${escapeHtml(t('lastGoodPicture'))}</p><div class="dimmed" inert>${renderPicture(last, { dead: new Set(), vertical: phone.matches })}</div>` : '');
     return;
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
@@ -326,6 +385,7 @@ function renderPicture_() {
     const had = issues.get(f.nodeId);
     if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
   }
+  el.classList.toggle('neutral', neutralReplay());
   setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode(), vertical: phone.matches }));
 }
 
@@ -376,8 +436,7 @@ function durationSeconds(v) {
 
 /** The fail timeout (s) of the hop an attempt dialed through, from the plan's chain of that name. */
 function failTimeoutOf(a) {
-  const list = (x) => (Array.isArray(x) ? x : []);
-  for (const cmds of [list(state.plan.local), ...list(state.plan.federation).map((f) => list(f && f.commands))]) {
+  for (const cmds of commandGroups(state.plan)) {
     for (const c of cmds) {
       if (!c || !/Chains$/.test(c.command) || !c.data) continue;
       const chain = c.data.hops ? c.data : c.data.data;
@@ -424,11 +483,11 @@ function requestWhy(reqs, i) {
     out.push({ text: t('whyDirect', { node: nodeLabel(id), addr }) });
     out.push({ text: t('whyDirectRisk', { node: nodeLabel(id), addr, until }), risk: true });
   } else if (!r.ok) {
-    const deepest = failed.length ? failed[failed.length - 1].fromNodeId : r.entryNodeId;
+    const deepest = failed.length ? failed[failed.length - 1].fromNodeId : r.entryNodeId ?? state.trace.entryNodeId;
     out.push({ text: t('whyFailed', { node: nodeLabel(deepest), dead: names(failed) || '—', until: untilOf(failed) }) });
     const n = state.topo && state.topo.byId.get(deepest);
     const fo = n && n.failover;
-    if (fo && fo.short) out.push({ text: t('whyFailedShort', { tries: fo.retries + 1, n: fo.candidates, r: fo.retries }), risk: true });
+    if (fo && fo.short) out.push({ text: t(fo.retries === 0 ? 'whyFailedShort_one' : 'whyFailedShort_other', { tries: fo.retries + 1, n: fo.candidates, r: fo.retries, need: fo.candidates - 1 }), risk: true });
   } else if (failed.length) {
     out.push({ text: t('whyOkAfter', { exit: nodeLabel(r.exitNodeId), k: failed.length, dead: names(failed), until: untilOf(failed) }) });
   } else {
@@ -437,56 +496,84 @@ function requestWhy(reqs, i) {
   return out;
 }
 
+/** No node (or target) is marked dead: the replay shows the normal path, not a failover test. */
+const neutralReplay = () => state.dead.size === 0 && state.deadTargets.size === 0;
+
+function replayTabs(reqs, neutral) {
+  return reqs
+    .map((r, i) => {
+      const plain = neutral && r.ok && !r.direct;
+      const cls = r.direct ? 'direct' : plain ? 'plain' : r.ok ? 'ok' : 'bad';
+      const mark = r.direct ? ' ↗' : plain ? '' : r.ok ? ' ✓' : ' ✗';
+      const sel = i === state.selectedReq;
+      const says = t(r.direct ? 'reqDirectShort' : plain ? 'reqPlain' : r.ok ? 'reqOk' : 'reqFail');
+      return `<button type="button" role="tab" id="rq-${i}" class="rq ${cls}" data-req="${i}" aria-selected="${sel}" aria-controls="reqpanel" tabindex="${sel ? 0 : -1}" aria-label="${escapeHtml(`${t('request')} ${r.index ?? i + 1}: ${says}`)}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)}${mark}</button>`;
+    })
+    .join('');
+}
+
+function outcomeItem(reqs, neutral) {
+  const r = reqs[state.selectedReq];
+  const cls = r.direct ? 'direct' : neutral && r.ok ? 'plain' : r.ok ? 'ok' : 'bad';
+  const outcome = r.direct ? t('directEgress', { node: nodeLabel(directNode(r)) }) : r.ok ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}` : t('reqFail');
+  // At a forward, the target tries explain the request; the tunnel's own why only when a node on it is dead.
+  const fwd = state.trace.forward;
+  const why = fwd && !(r.attempts || []).some((a) => a.alive === false) ? [] : requestWhy(reqs, state.selectedReq);
+  if (fwd) why.push(...forwardWhy(reqs, state.selectedReq));
+  if (neutral && r.ok && !r.direct) why.push({ text: t('replayNeutral') });
+  const trace = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<details class="trace"><summary>${escapeHtml(t('simTrace'))}</summary>${escapeHtml(r.outcome)}</details>` : '';
+  return `<li class="outcome ${cls}">${escapeHtml(outcome)}${why.map((w) => `<div class="why${w.risk ? ' risk' : ''}">${escapeHtml(w.text)}</div>`).join('')}${trace}</li>`;
+}
+
+function attemptItem(a, i) {
+  const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
+  const status = (a.ok ? t('attemptOk') : t('attemptFail')) + (a.alive === false ? ` · ${t('dead')}` : '');
+  return (
+    `<li class="att ${a.ok ? 'ok' : 'bad'}"><span class="n">${i + 1}</span> <b>${escapeHtml(nodeLabel(a.fromNodeId))} → ${escapeHtml(to)}</b> <span class="st">${escapeHtml(status)}</span>` +
+    (a.addr ? ` <code>${escapeHtml(a.addr)}</code>` : '') +
+    (attemptDetail(a) ? `<div class="why">${escapeHtml(attemptDetail(a))}</div>` : '') +
+    (reasonText(a) ? `<div class="why">${escapeHtml(reasonText(a))}</div>` : '') +
+    '</li>'
+  );
+}
+
+/** The forward the requests enter at, and its targets to mark dead (plans that deploy forwards). */
+function renderForwardControls() {
+  const fwd = state.trace && state.trace.forward;
+  $('fwdctl').hidden = !fwd;
+  setHtml($('fwdctl'), fwd ? forwardControls(fwd, replayableForwards(state.plan), state.deadTargets, nodeLabel) : '');
+}
+
+/** A new document: the replay enters at its default forward with every target alive; no picture of another tunnel to dim. */
+function resetDocument() {
+  state.forwardId = null;
+  state.deadTargets.clear();
+  state.lastTopo = null;
+}
+
 function renderReplay() {
   const tabs = $('reqtabs');
   const list = $('attempts');
   if (state.simError) {
+    $('fwdctl').hidden = true;
     setHtml(tabs, '');
     setHtml(list, `<li class="err">${escapeHtml(state.simError)}</li>`);
     return;
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
   if (!reqs.length) {
+    $('fwdctl').hidden = true;
     setHtml(tabs, '');
-    setHtml(list, `<li class="muted">${escapeHtml(t('noSim'))}</li>`);
+    setHtml(list, `<li class="muted">${escapeHtml(t(rejected() ? 'notSimulated' : 'noSim'))}</li>`);
     return;
   }
-  setHtml(tabs, reqs
-    .map((r, i) => {
-      const cls = r.direct ? 'direct' : r.ok ? 'ok' : 'bad';
-      const mark = r.direct ? '↗' : r.ok ? '✓' : '✗';
-      const sel = i === state.selectedReq;
-      return `<button type="button" role="tab" id="rq-${i}" class="rq ${cls}" data-req="${i}" aria-selected="${sel}" aria-controls="reqpanel" tabindex="${sel ? 0 : -1}" aria-label="${escapeHtml(`${t('request')} ${r.index ?? i + 1}: ${t(r.direct ? 'reqDirectShort' : r.ok ? 'reqOk' : 'reqFail')}`)}">${escapeHtml(t('request'))} ${escapeHtml(r.index ?? i + 1)} ${mark}</button>`;
-    })
-    .join(''));
-  const r = reqs[state.selectedReq];
+  const neutral = neutralReplay();
+  renderForwardControls();
+  $('reqpanel').classList.toggle('neutral', neutral);
+  setHtml(tabs, replayTabs(reqs, neutral));
   $('reqpanel').setAttribute('aria-labelledby', `rq-${state.selectedReq}`);
-  const items = [];
-  const outcome = r.direct
-    ? t('directEgress', { node: nodeLabel(directNode(r)) })
-    : r.ok
-      ? `${t('reqOk')} · ${t('via')} ${nodeLabel(r.exitNodeId)}`
-      : t('reqFail');
-  const why = requestWhy(reqs, state.selectedReq);
-  const trace = getLang() === 'en' && typeof r.outcome === 'string' && !r.ok ? `<details class="trace"><summary>${escapeHtml(t('simTrace'))}</summary>${escapeHtml(r.outcome)}</details>` : '';
-  items.push(
-    `<li class="outcome ${r.direct ? 'direct' : r.ok ? 'ok' : 'bad'}">${escapeHtml(outcome)}` +
-      why.map((w) => `<div class="why${w.risk ? ' risk' : ''}">${escapeHtml(w.text)}</div>`).join('') +
-      `${trace}</li>`,
-  );
-  (r.attempts || []).forEach((a, i) => {
-    const to = a.toNodeId === null || a.toNodeId === undefined ? t('destination') : nodeLabel(a.toNodeId);
-    const status = a.ok ? t('attemptOk') : t('attemptFail');
-    const dead = a.alive === false ? ` · ${t('dead')}` : '';
-    items.push(
-      `<li class="att ${a.ok ? 'ok' : 'bad'}"><span class="n">${i + 1}</span> <b>${escapeHtml(nodeLabel(a.fromNodeId))} → ${escapeHtml(to)}</b> <span class="st">${escapeHtml(status + dead)}</span>` +
-        (a.addr ? ` <code>${escapeHtml(a.addr)}</code>` : '') +
-        (attemptDetail(a) ? `<div class="why">${escapeHtml(attemptDetail(a))}</div>` : '') +
-        (reasonText(a) ? `<div class="why">${escapeHtml(reasonText(a))}</div>` : '') +
-        '</li>',
-    );
-  });
-  setHtml(list, items.join(''));
+  const r = reqs[state.selectedReq];
+  setHtml(list, [outcomeItem(reqs, neutral), ...(r.attempts || []).map(attemptItem)].join(''));
 }
 
 function findingMessage(f) {
@@ -543,18 +630,36 @@ function placeMarkup(f, i, withMessage) {
   return `<button type="button" class="fgo place" data-go="${i}">${node}<code class="path">${escapeHtml(f.path || '/')}</code>${withMessage ? `<span class="msg">${escapeHtml(findingMessage(f))}</span>` : ''}</button>`;
 }
 
+const fixWhat = (fix) => `${lastToken(fix.path)} = ${JSON.stringify(fix.value)}`;
+
 function fixMarkup(f, i, offeredBy) {
   if (!f.fix || f.fix.op !== 'set') return '';
   if (offeredBy) return `<span class="fixsame">${escapeHtml(t('sameFixAs', { code: offeredBy }))}</span>`;
-  const where = f.fix.path.startsWith('/federation/')
-    ? t('fixOnProvider', { node: f.nodeId !== undefined && f.nodeId !== null ? nodeLabel(f.nodeId) : '?' })
-    : t('fixOnOwn');
+  const side = fixSide(f);
+  const where = side === 'provider' ? t('fixOnProvider', { node: f.nodeId !== undefined && f.nodeId !== null ? nodeLabel(f.nodeId) : '?' }) : t('fixOnOwn');
+  // The provider's command cannot be changed from here: the button only previews the change.
+  const label = t(side === 'provider' ? 'previewFix' : 'applyFix', { what: fixWhat(f.fix) });
   return (
-    `<div class="fixbox"><p class="fixwhere ${f.fix.path.startsWith('/federation/') ? 'provider' : 'own'}">${escapeHtml(where)}</p><div class="row wrap">` +
-    `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(t('applyFix', { what: `${lastToken(f.fix.path)} = ${JSON.stringify(f.fix.value)}` }))}</button>` +
+    `<div class="fixbox"><p class="fixwhere ${side}">${escapeHtml(where)}</p><div class="row wrap">` +
+    `<button type="button" class="btn fix" data-fix="${i}">${escapeHtml(label)}</button>` +
     `<button type="button" class="btn" data-copy="ptr:${i}">${escapeHtml(t('copyFixPtr'))}</button>` +
     `<button type="button" class="btn" data-copy="cmd:${i}">${escapeHtml(t('copyFixCmd'))}</button></div></div>`
   );
+}
+
+/** Fixes previewed in the plan that a panel still has to make, first in the findings list. */
+function pendingRows() {
+  return state.pendingFixes
+    .map((p, k) => {
+      const node = p.nodeId !== undefined && p.nodeId !== null ? `<span class="fnode">${escapeHtml(t('node'))} ${escapeHtml(nodeLabel(p.nodeId))}</span>` : '';
+      return (
+        `<li class="finding pending" data-pending="${k}" data-pcode="${escapeHtml(p.code)}" tabindex="-1"><span class="fbody"><span class="sev pending">${escapeHtml(t('pendingTag'))}</span> ` +
+        `<span class="code">${escapeHtml(p.code)}</span> ${node}<span class="msg">${escapeHtml(t(`pendingRow_${p.side}`, { what: p.what }))}</span><code class="path">${escapeHtml(p.path)}</code></span>` +
+        `<div class="row wrap"><button type="button" class="btn" data-copy="pptr:${k}">${escapeHtml(t('copyFixPtr'))}</button>` +
+        `<button type="button" class="btn" data-copy="pcmd:${k}">${escapeHtml(t('copyFixCmd'))}</button></div></li>`
+      );
+    })
+    .join('');
 }
 
 /** The pointer of the command a plan pointer falls in: /local/N, /federation/N/commands/K or /federation/N/apply. */
@@ -564,10 +669,10 @@ function commandPointer(ptr) {
 }
 
 /** Text to copy for a fix: its pointer and value, or the whole command with the fix made. */
-function fixCopyText(f, what) {
-  if (what === 'ptr') return JSON.stringify({ path: f.fix.path, value: f.fix.value }, null, 2);
-  const at = commandPointer(f.fix.path);
-  const fixed = setPointer(state.plan, f.fix.path, f.fix.value);
+function fixCopyText(fix, what) {
+  if (what === 'ptr') return JSON.stringify({ path: fix.path, value: fix.value }, null, 2);
+  const at = commandPointer(fix.path);
+  const fixed = setPointer(state.plan, fix.path, fix.value);
   return JSON.stringify(at ? getPointer(fixed, at) : fixed, null, 2);
 }
 
@@ -602,7 +707,7 @@ function renderFindings() {
   $('fcount').textContent = listed ? `(${listed})` : '';
   renderFindingFilters();
   if (!listed) {
-    setHtml(el, `<li class="muted none">${escapeHtml(t('noFindings'))}</li>`);
+    setHtml(el, pendingRows() + `<li class="muted none${rejected() ? ' notchecked' : ''}">${escapeHtml(t(rejected() ? 'notChecked' : 'noFindings'))}</li>`);
     return;
   }
   const offered = new Map(); // fix key -> code of the group that offers it
@@ -636,7 +741,7 @@ function renderFindings() {
         `<ul class="places">${places.map((i) => `<li>${placeMarkup(state.findings[i], i, msgs.size > 1)}</li>`).join('')}</ul></details>${fixMarkup(first, places[0], offeredBy)}</li>`,
     );
   }
-  setHtml(el, items.join('') || `<li class="muted none">${escapeHtml(t('noneShown'))}</li>`);
+  setHtml(el, pendingRows() + (items.join('') || `<li class="muted none">${escapeHtml(t('noneShown'))}</li>`));
 }
 
 function lastToken(ptr) {
@@ -657,25 +762,49 @@ function commandBlock(blocks, cmd, base) {
   return `<div class="cmd"><div class="cmdh">${escapeHtml(cmd.command)}</div>${jsonBlock(blocks, cmd.data, { base: base + '/data' })}</div>`;
 }
 
-const DIFF_MARK = { same: '', changed: '~', added: '+', removed: '\u2212' };
 const gapCell = '<span class="jl gap"></span>';
+
+/** One side of a diff row: its mark (git's − expected only / + sent only) and its line, or a gap. */
+function diffSide(mark, line) {
+  return `<span class="dm">${mark}</span>${line ?? gapCell}`;
+}
+
+/** A row: the expected (local twin) side left, the federated side right; `fold`: the fold hiding it. */
+function diffRow(r, fold = null) {
+  const cls = r.kind === 'same' ? 'same' : `${r.kind} ${r.meta ? 'meta' : 'beh'}`;
+  const del = r.kind === 'removed' || r.kind === 'changed' ? '\u2212' : '';
+  const add = r.kind === 'added' || r.kind === 'changed' ? '+' : '';
+  const folded = fold ? ` folded" data-fold-key="${escapeHtml(fold)}` : '';
+  return `<span class="dr ${cls}${folded}">${diffSide(del, r.b)}${diffSide(add, r.a)}</span>`;
+}
+
+/** Rows of one command's diff, unchanged runs folded behind a button (kept open once expanded). */
+function diffLines(rows, key) {
+  const lines = [];
+  for (const seg of foldRuns(rows)) {
+    if (!seg.fold) {
+      lines.push(...seg.rows.map((r) => diffRow(r)));
+      continue;
+    }
+    const id = `${key}:${seg.start}`;
+    const open = state.openFolds.has(id);
+    lines.push(
+      `<span class="dr fold"><button type="button" class="btn foldbtn" data-fold="${escapeHtml(id)}" aria-expanded="${open}">${escapeHtml(t(open ? 'foldHide' : 'foldShow', { n: seg.rows.length }))}</button></span>`,
+      ...seg.rows.map((r) => diffRow(r, open ? null : id)),
+    );
+  }
+  return lines;
+}
 
 /**
  * One command of a federated node next to its local twin's, aligned row by
- * row in one scroll box: a gap where a side lacks the key, a mark per kind,
- * behaviour changes set apart from metadata-only ones.
+ * row: a gap where a side lacks the key, git's marks, behaviour changes set
+ * apart from metadata-only ones. The page scrolls; the grid does not.
  */
-function diffCommandBlock(blocks, name, fedData, twinData, base) {
+function diffCommandBlock(blocks, name, fedData, twinData, base, key) {
   const { rows, diffs } = alignedDiff(fedData, twinData, { baseA: base + '/data', hasA: fedData !== undefined, hasB: twinData !== undefined });
-  blocks.push(
-    rows.map((r) => {
-      const cls = r.kind === 'same' ? 'same' : `${r.kind} ${r.meta ? 'meta' : 'beh'}`;
-      const mark = DIFF_MARK[r.kind];
-      return `<span class="dr ${cls}"><span class="dm"${mark ? ` title="${escapeHtml(t('diff_' + r.kind))}"` : ''}>${mark}</span>${r.a ?? gapCell}${r.b ?? gapCell}</span>`;
-    }),
-  );
-  const label = `${name}: ${t('fedSide')} / ${t('twinSide')}`;
-  const html = `<div class="cmd"><div class="cmdh">${escapeHtml(name)}</div><pre class="json dgrid" tabindex="0" role="region" aria-label="${escapeHtml(label)}">${BLOCK}${blocks.length - 1}${BLOCK}</pre></div>`;
+  blocks.push(diffLines(rows, key));
+  const html = `<div class="cmd"><div class="cmdh">${escapeHtml(name)}</div><pre class="json dgrid">${BLOCK}${blocks.length - 1}${BLOCK}</pre></div>`;
   return { html, diffs };
 }
 
@@ -704,107 +833,106 @@ function diffSummary(diffs) {
 
 function diffLegend() {
   return (
-    `<p class="dlegend"><span class="dr changed beh"><span class="dm">~</span></span> ${escapeHtml(t('diff_changed'))} ` +
-    `<span class="dr added beh"><span class="dm">+</span></span> ${escapeHtml(t('diff_added'))} ` +
-    `<span class="dr removed beh"><span class="dm">\u2212</span></span> ${escapeHtml(t('diff_removed'))} · ` +
+    `<p class="dlegend"><span class="dmk del">\u2212</span> ${escapeHtml(t('diff_removed'))} ` +
+    `<span class="dmk add">+</span> ${escapeHtml(t('diff_added'))} · ` +
     `<span class="swatch beh"></span> ${escapeHtml(t('diffLegendBeh'))} <span class="swatch meta"></span> ${escapeHtml(t('diffLegendMeta'))}</p>`
   );
+}
+
+/** Each federated command beside its twin's (twin commands the provider lacks last); without a twin, the commands alone. */
+function fedCommandParts(n, fed, fedIdx, twinCmds, blocks) {
+  const cmds = Array.isArray(fed.commands) ? fed.commands : [];
+  const parts = [];
+  const diffs = [];
+  if (!twinCmds) {
+    cmds.forEach((c, k) => parts.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`)));
+    return { parts, diffs };
+  }
+  const add = (d) => {
+    parts.push(d.html);
+    diffs.push(...d.diffs);
+  };
+  cmds.forEach((c, k) => {
+    const other = twinCmds.find((x) => x.command === c.command);
+    add(diffCommandBlock(blocks, c.command, c.data, other ? other.data : undefined, `/federation/${fedIdx}/commands/${k}`, `${n.nodeId}/${c.command}`));
+  });
+  for (const o of twinCmds) if (!cmds.some((c) => c.command === o.command)) add(diffCommandBlock(blocks, o.command, undefined, o.data, '', `${n.nodeId}/${o.command}`));
+  return { parts, diffs };
+}
+
+/** A federated node's part of its card: the diff summary, legend, the commands, the provider's apply. */
+function fedSection(n, fed, fedIdx, blocks) {
+  const twin = state.twins.get(n.nodeId);
+  const twinCmds = twin && Array.isArray(twin.commands) ? twin.commands : null;
+  const { parts, diffs } = fedCommandParts(n, fed, fedIdx, twinCmds, blocks);
+  let twinHead;
+  if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
+  else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
+  else twinHead = diffSummary(diffs);
+  return [
+    twinHead,
+    twinCmds ? diffLegend() : '',
+    twinCmds ? `<div class="dhead"><h4>${escapeHtml(t('twinSide'))}</h4><h4>${escapeHtml(t('fedSide'))}</h4></div>` : `<h4>${escapeHtml(t('fedSide'))}</h4>`,
+    parts.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`,
+    `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details>`,
+  ].join('');
+}
+
+/** A card's head: name, role badges, facts (retries against candidates first), assumed values. */
+function cardHead(n) {
+  const badges = [
+    `<span class="badge role ${escapeHtml(n.role)}">${escapeHtml(t(n.role) || n.role)}</span>`,
+    n.role === 'middle' && n.hop ? `<span class="badge">${escapeHtml(t('hop', { n: n.hop }))}</span>` : '',
+    `<span class="badge ${n.remote ? 'fed' : 'loc'}">${escapeHtml(n.remote ? t('federated') : t('local'))}</span>`,
+    state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
+  ].join('');
+  // A middle's retries against its next-hop candidates, the tool's headline.
+  const fo = n.failover;
+  const facts = [
+    n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t(fo.short ? 'retriesShort' : 'retriesOk', { r: fo.retries, n: fo.candidates, need: fo.candidates - 1 }))}</span>` : '',
+    n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
+    n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
+    n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',
+    n.role !== 'entry' && Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
+    n.runtimeId !== undefined && n.runtimeId !== null ? `${t('runtimeId')}: <code>${escapeHtml(n.runtimeId)}</code>` : '',
+  ].filter(Boolean).join(' · ');
+  const guessed = assumedByNode().get(n.nodeId) || [];
+  const assumed = guessed.length
+    ? `<div class="assumed"><p><span class="asmtag">${escapeHtml(t('assumedTag'))}</span> ${escapeHtml(t('assumedCard'))}</p><ul>` +
+      guessed.map((a) => `<li><code>${escapeHtml(a.path)}</code> = <code>${escapeHtml(JSON.stringify(a.value))}</code>${getLang() === 'en' && a.reason ? `: ${escapeHtml(a.reason)}` : ''}</li>`).join('') +
+      '</ul></div>'
+    : '';
+  return `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header><p class="facts">${facts}</p>${assumed}`;
+}
+
+/** One node's card as a head (markup with a placeholder per JSON view) and the lines of each view. */
+function nodeCard(n, plan, services) {
+  const blocks = [];
+  const localCmds = [];
+  (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
+    if (c && c.nodeId === n.nodeId) localCmds.push({ cmd: c, base: `/local/${i}` });
+  });
+  const fedIdx = (Array.isArray(plan.federation) ? plan.federation : []).findIndex((f) => f && f.nodeId === n.nodeId);
+  let body;
+  if (fedIdx >= 0) body = fedSection(n, plan.federation[fedIdx], fedIdx, blocks);
+  else if (localCmds.length) body = `<h4>${escapeHtml(t('receives'))}</h4>${localCmds.map((x) => commandBlock(blocks, x.cmd, x.base)).join('')}`;
+  else body = `<p class="muted">${escapeHtml(t('noCommands'))}</p>`;
+  const fwds = forwardsMarkup(forwardsOnNode(plan, n.nodeId, services));
+  const head = `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">${cardHead(n)}${fwds}${body}</article>`;
+  return { key: String(n.nodeId), head, blocks };
 }
 
 function renderNodes() {
   const el = $('nodes');
   if (!state.plan || state.plan.error || !state.topo) {
-    patchChildren(el, []);
+    if (rejected()) el.replaceChildren(Object.assign(document.createElement('p'), { className: 'muted', textContent: t('notPlanned') }));
+    else patchChildren(el, []);
     return;
   }
-  const plan = state.plan;
   const order = { entry: 0, middle: 1, exit: 2 };
   const nodes = [...state.topo.nodes].sort((a, b) => (order[a.role] ?? 3) - (order[b.role] ?? 3) || (a.hop || 0) - (b.hop || 0));
-  const cards = [];
-  for (const n of nodes) {
-    const html = [];
-    const blocks = [];
-    const localCmds = [];
-    (Array.isArray(plan.local) ? plan.local : []).forEach((c, i) => {
-      if (c && c.nodeId === n.nodeId) localCmds.push({ cmd: c, base: `/local/${i}` });
-    });
-    const fedIdx = (Array.isArray(plan.federation) ? plan.federation : []).findIndex((f) => f && f.nodeId === n.nodeId);
-    const fed = fedIdx >= 0 ? plan.federation[fedIdx] : null;
-    const badges = [
-      `<span class="badge role ${escapeHtml(n.role)}">${escapeHtml(t(n.role) || n.role)}</span>`,
-      n.role === 'middle' && n.hop ? `<span class="badge">${escapeHtml(t('hop', { n: n.hop }))}</span>` : '',
-      `<span class="badge ${n.remote ? 'fed' : 'loc'}">${escapeHtml(n.remote ? t('federated') : t('local'))}</span>`,
-      state.dead.has(n.nodeId) ? `<span class="badge deadb">${escapeHtml(t('dead'))}</span>` : '',
-    ].join('');
-    // A middle's retries against its next-hop candidates, the tool's headline.
-    const fo = n.failover;
-    const retriesFact =
-      n.role === 'middle' && fo ? `<span class="retries${fo.short ? ' short' : ''}">${escapeHtml(t('retriesOf', { r: fo.retries, n: fo.candidates }))}</span>` : '';
-    const facts = [
-      retriesFact,
-      n.protocol ? `${t('protocol')}: <code>${escapeHtml(n.protocol)}</code>` : '',
-      n.strategy ? `${t('strategy')}: <code>${escapeHtml(n.strategy)}</code>` : '',
-      n.port ? `${t('port')}: <code>${escapeHtml(n.port)}</code>` : '',
-      n.role !== 'entry' && Array.isArray(n.addresses) && n.addresses.length ? `${t('addresses')}: <code>${n.addresses.map(escapeHtml).join(', ')}</code>` : '',
-      n.runtimeId !== undefined && n.runtimeId !== null ? `${t('runtimeId')}: <code>${escapeHtml(n.runtimeId)}</code>` : '',
-    ]
-      .filter(Boolean)
-      .join(' · ');
-    html.push(
-      `<article class="node ${n.remote ? 'fed' : 'loc'}" id="node-${escapeHtml(n.nodeId)}" data-node="${escapeHtml(n.nodeId)}">`,
-      `<header><h3>${escapeHtml(n.name)} <span class="nid">#${escapeHtml(n.nodeId)}</span></h3><div class="badges">${badges}</div></header>`,
-      `<p class="facts">${facts}</p>`,
-    );
-    const guessed = assumedByNode().get(n.nodeId) || [];
-    if (guessed.length) {
-      html.push(
-        `<div class="assumed"><p><span class="asmtag">${escapeHtml(t('assumedTag'))}</span> ${escapeHtml(t('assumedCard'))}</p><ul>` +
-          guessed.map((a) => `<li><code>${escapeHtml(a.path)}</code> = <code>${escapeHtml(JSON.stringify(a.value))}</code>${getLang() === 'en' && a.reason ? `: ${escapeHtml(a.reason)}` : ''}</li>`).join('') +
-          '</ul></div>',
-      );
-    }
-    if (fed) {
-      const cmds = Array.isArray(fed.commands) ? fed.commands : [];
-      const twin = state.twins.get(n.nodeId);
-      const twinCmds = twin && Array.isArray(twin.commands) ? twin.commands : null;
-      const parts = [];
-      const diffs = [];
-      if (twinCmds) {
-        cmds.forEach((c, k) => {
-          const other = twinCmds.find((x) => x.command === c.command);
-          const d = diffCommandBlock(blocks, c.command, c.data, other ? other.data : undefined, `/federation/${fedIdx}/commands/${k}`);
-          parts.push(d.html);
-          diffs.push(...d.diffs);
-        });
-        for (const o of twinCmds) {
-          if (cmds.some((c) => c.command === o.command)) continue;
-          const d = diffCommandBlock(blocks, o.command, undefined, o.data, '');
-          parts.push(d.html);
-          diffs.push(...d.diffs);
-        }
-      } else {
-        cmds.forEach((c, k) => parts.push(commandBlock(blocks, c, `/federation/${fedIdx}/commands/${k}`)));
-      }
-      let twinHead;
-      if (!twin) twinHead = `<p class="muted">${escapeHtml(t('twinFromInput'))}</p>`;
-      else if (twin.error) twinHead = `<p class="err">${escapeHtml(t('twinMissing', { msg: twin.error }))}</p>`;
-      else twinHead = diffSummary(diffs);
-      html.push(
-        twinHead,
-        twinCmds ? diffLegend() : '',
-        twinCmds ? `<div class="dhead"><span></span><h4>${escapeHtml(t('fedSide'))}</h4><h4>${escapeHtml(t('twinSide'))}</h4></div>` : `<h4>${escapeHtml(t('fedSide'))}</h4>`,
-        parts.join('') || `<p class="muted">${escapeHtml(t('noCommands'))}</p>`,
-        `<details class="apply"><summary>${escapeHtml(t('providerApply'))}</summary>${jsonBlock(blocks, fed.apply, { base: `/federation/${fedIdx}/apply` })}</details>`,
-      );
-    } else if (localCmds.length) {
-      html.push(`<h4>${escapeHtml(t('receives'))}</h4>`, localCmds.map((x) => commandBlock(blocks, x.cmd, x.base, null)).join(''));
-    } else {
-      html.push(`<p class="muted">${escapeHtml(t('noCommands'))}</p>`);
-    }
-    html.push('</article>');
-    cards.push({ key: String(n.nodeId), head: html.join(''), blocks });
-  }
-  patchChildren(el, cards);
+  const services = forwardServices(state.plan);
+  patchChildren(el, nodes.map((n) => nodeCard(n, state.plan, services)));
 }
 
 function cardMarkup(card) {
@@ -860,9 +988,8 @@ const shownCard = new WeakMap();
 
 // ---------------------------------------------------------------- jump to a finding
 
-/** Highlights the lines a JSON Pointer names (or its nearest shown ancestor) and scrolls there. */
-function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
-  for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
+/** The lines a JSON Pointer names, or those of its nearest ancestor that has lines. */
+function linesOf(ptr) {
   const lines = [...$('nodes').querySelectorAll('[data-ptr]')];
   let target = ptr;
   let hits = [];
@@ -873,6 +1000,23 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
     if (hits.length || up === '') break;
     target = up;
   }
+  return hits;
+}
+
+/** Opens the folds that hide any of `lines`; true when the cards were re-rendered. */
+function unfold(lines) {
+  const keys = new Set(lines.map((l) => l.closest('.dr.folded')).filter(Boolean).map((r) => r.dataset.foldKey));
+  if (!keys.size) return false;
+  for (const k of keys) state.openFolds.add(k);
+  renderNodes();
+  return true;
+}
+
+/** Highlights the lines a JSON Pointer names (or its nearest shown ancestor) and scrolls there. */
+function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
+  for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
+  let hits = linesOf(ptr);
+  if (unfold(hits)) hits = linesOf(ptr);
   if (!hits.length && nodeId !== undefined && nodeId !== null) {
     const card = document.getElementById(`node-${nodeId}`);
     if (card) hits = [card];
@@ -891,14 +1035,16 @@ function highlightPointer(ptr, { scroll = true, nodeId } = {}) {
 }
 
 /** In the Plan tab, selects the text of the value `ptr` names and scrolls the editor to it. */
-function selectInEditor(ptr, { anyTab = false } = {}) {
+function selectInEditor(ptr, { anyTab = false, focus = true, reveal = false } = {}) {
   if (state.mode !== 'plan' && !anyTab) return;
   const ta = $('doc');
   const at = locatePointer(ta.value, ptr);
   if (!at) return;
+  // On a phone the editor is behind the JSON toggle: a "show it" button opens it.
+  if (reveal && ta.offsetParent === null && !document.body.classList.contains('json-open')) toggleJson();
   const line = ta.value.slice(0, at.start).split('\n').length - 1;
   const lh = parseFloat(getComputedStyle(ta).lineHeight) || 17;
-  ta.focus({ preventScroll: true });
+  if (focus) ta.focus({ preventScroll: !reveal });
   ta.setSelectionRange(at.start, at.end);
   ta.scrollTop = Math.max(0, (line - 3) * lh);
 }
@@ -915,10 +1061,15 @@ function applyFix(f) {
     else $('doc').value = state.planText;
     state.edited = true;
     state.planEdited = true;
-    state.banner = { kind: 'ok', key: 'fixApplied', vars: { path: f.fix.path, value: JSON.stringify(f.fix.value), where: f.fix.path.startsWith('/federation/') ? t('fixOnProviderShort') : t('fixOnOwnShort') } };
+    // The pending row and the verdict say what was previewed and where it must be made.
+    const side = fixSide(f);
     state.focusPtr = f.fix.path;
-    update({ keepBanner: true });
-    selectInEditor(f.fix.path);
+    state.pendingFixes = [...state.pendingFixes.filter((p) => p.path !== f.fix.path), { code: f.code, nodeId: f.nodeId, path: f.fix.path, value: f.fix.value, side, what: fixWhat(f.fix) }];
+    update();
+    // The focus stays in the findings, on the fix's pending row (the editor only shows where it went).
+    const row = $('findings').querySelector(`[data-pending="${state.pendingFixes.length - 1}"]`);
+    if (row) row.focus({ preventScroll: true });
+    selectInEditor(f.fix.path, { focus: false });
   } catch (e) {
     state.banner = { kind: 'error', key: 'fixFailed', vars: { msg: e.message } };
     renderBanner();
@@ -947,15 +1098,45 @@ function setMode(mode, { silent = false } = {}) {
 // ---------------------------------------------------------------- fleet
 
 function renderFleet_() {
+  renderOrigin();
   if (!state.fleet) return;
-  setHtml($('fleet-body'), renderFleet(state.fleet.rows, { t, lang: getLang(), selected: state.fleet.selected }));
-  const { rows, source, error } = state.fleet;
+  const { rows, source, error, selected, filter } = state.fleet;
+  setHtml($('fleet-body'), renderFleet(rows, { t, lang: getLang(), selected, filter, clause: firstClause }));
   $('fleet-status').textContent = error || (rows.length ? t('fleetDone', { total: rows.length, source }) : t('fleetEmpty', { source }));
+}
+
+/** Where the editor's tunnel came from, in a neutral line of its own and in the example menu. */
+function renderOrigin() {
+  const o = state.origin;
+  const el = $('origin');
+  el.hidden = !o;
+  let opt = $('example').querySelector('option[value="panel-row"]');
+  if (!o) {
+    if (opt) opt.remove();
+    return;
+  }
+  const assumed = o.assumed.length
+    ? ` <details><summary>${escapeHtml(t('fleetAssumed', { n: o.assumed.length }))}</summary><ul>${o.assumed.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul></details>`
+    : '';
+  setHtml(el, `<span>${escapeHtml(t('fleetOpened', { name: o.name, id: o.id }))}</span>${assumed}`);
+  if (!opt) opt = $('example').appendChild(document.createElement('option'));
+  opt.value = 'panel-row';
+  opt.textContent = t('fromPanel', { name: o.name, id: o.id });
+  if (state.example === 'panel-row') $('example').value = 'panel-row';
+}
+
+/** Chips of the panel view: a status chip hides or shows its rows, a rule chip narrows to tunnels with it. */
+function toggleFleetChip(b) {
+  const f = state.fleet.filter;
+  const flip = (set, v) => (set.has(v) ? set.delete(v) : set.add(v));
+  if (b.dataset.fstatus) flip(f.hiddenStatus, b.dataset.fstatus);
+  else flip(f.rules, b.dataset.frule);
+  renderFleet_();
 }
 
 /** Audits a whole panel (a backup export's text) and shows the fleet table. */
 async function openPanel(text, source) {
-  state.fleet = { rows: [], source, selected: null, error: null };
+  state.fleet = { rows: [], source, selected: null, error: null, filter: { hiddenStatus: new Set(), rules: new Set() } };
   $('fleet').hidden = false;
   setHtml($('fleet-body'), '');
   let rows;
@@ -978,17 +1159,24 @@ function openFleetTunnel(i) {
   const r = state.fleet && state.fleet.rows[i];
   if (!r) return;
   state.fleet.selected = r.id;
-  state.fleetNote = t('fleetOpened', { name: r.name, id: r.id, assumed: r.assumed.join('; ') });
+  openOrigin({ name: r.name, id: r.id, input: r.input, assumed: r.assumed });
+  renderFleet_();
+}
+
+function openOrigin(o) {
+  state.origin = o;
+  state.example = 'panel-row';
   // The rows say redeploy (`db`): the request path follows the input.
   $('reqmode').value = 'auto';
+  resetDocument();
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
-  state.inputText = JSON.stringify(r.input, null, 2);
+  state.inputText = JSON.stringify(o.input, null, 2);
   if (state.mode !== 'input') setMode('input', { silent: true });
   $('doc').value = state.inputText;
   update();
-  renderFleet_();
+  renderOrigin();
 }
 
 /** Edits are not thrown away without asking. */
@@ -1008,18 +1196,25 @@ function leavePlan() {
 }
 
 async function loadExample(name) {
-  state.example = name;
   state.edited = false;
   state.planEdited = false;
+  if (name === 'panel-row' && state.origin) {
+    openOrigin(state.origin);
+    return;
+  }
+  state.example = name;
   const res = await fetch(`examples/${encodeURIComponent(name)}.json`);
   if (!res.ok) throw new Error(`examples/${name}.json: HTTP ${res.status}`);
   const text = await res.text();
-  state.fleetNote = null;
+  state.origin = null;
+  renderOrigin();
   if (name === 'panel-backup') {
     await openPanel(text, `${name}.json`);
-    openFleetTunnel(0);
+    // The worst tunnel first, as the table lists it.
+    if (state.fleet.rows.length) openFleetTunnel(worstFirst(state.fleet.rows)[0]);
     return;
   }
+  resetDocument();
   state.dead.clear();
   state.focusPtr = null;
   state.selectedReq = 0;
@@ -1048,7 +1243,8 @@ async function loadFiles(fileList) {
     });
     text = JSON.stringify(values, null, 2);
   }
-  state.fleetNote = null;
+  state.origin = null;
+  renderOrigin();
   let whole = null;
   try {
     whole = texts.length === 1 ? JSON.parse(text) : null;
@@ -1059,6 +1255,7 @@ async function loadFiles(fileList) {
     await openPanel(text, files[0].name);
     return;
   }
+  resetDocument();
   state.dead.clear();
   state.focusPtr = null;
   let parsed = null;
@@ -1095,6 +1292,8 @@ function wire() {
     renderFleet_();
   });
   $('fleet-body').addEventListener('click', (e) => {
+    const chipBtn = e.target.closest('[data-fstatus], [data-frule]');
+    if (chipBtn) toggleFleetChip(chipBtn);
     const b = e.target.closest('[data-open]');
     if (b && confirmDiscard()) {
       state.edited = false;
@@ -1103,7 +1302,6 @@ function wire() {
   });
   $('fleet-close').addEventListener('click', () => {
     state.fleet = null;
-    state.fleetNote = null;
     $('fleet').hidden = true;
     $('example').focus();
   });
@@ -1137,7 +1335,6 @@ function wire() {
   $('doc').addEventListener('input', () => {
     state.edited = true;
     if (state.mode === 'plan') state.planEdited = true;
-    state.fleetNote = null;
   });
   $('reqmode').addEventListener('change', () => update());
   $('file').addEventListener('change', (e) => {
@@ -1146,8 +1343,25 @@ function wire() {
   });
   $('requests').addEventListener('input', replay);
   $('gap').addEventListener('input', replay);
+  $('fwdctl').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-target]');
+    if (!b) return;
+    const a = b.dataset.target;
+    if (state.deadTargets.has(a)) state.deadTargets.delete(a);
+    else state.deadTargets.add(a);
+    state.selectedReq = 0;
+    replay();
+  });
+  $('fwdctl').addEventListener('change', (e) => {
+    if (e.target.id !== 'fwdsel') return;
+    state.forwardId = Number(e.target.value);
+    state.deadTargets.clear();
+    state.selectedReq = 0;
+    replay();
+  });
   $('revive').addEventListener('click', () => {
     state.dead.clear();
+    state.deadTargets.clear();
     replay();
     renderNodes();
   });
@@ -1202,6 +1416,13 @@ function wire() {
     $(tabs[to]).focus();
   });
   phone.addEventListener('change', () => renderPicture_());
+  // The editor and the focused field stick below the verdict, whose height follows its text.
+  new ResizeObserver(() => {
+    const h = `${$('verdict').offsetHeight}px`;
+    if (document.documentElement.style.getPropertyValue('--verdict-h') !== h) document.documentElement.style.setProperty('--verdict-h', h);
+  }).observe($('verdict'));
+  // Once the header scrolls away the verdict is stuck to the top: on a phone it then keeps two lines.
+  new IntersectionObserver(([e]) => $('verdict').classList.toggle('stuck', !e.isIntersecting)).observe(document.querySelector('header.top'));
   $('json-toggle').addEventListener('click', toggleJson);
   $('fbar').addEventListener('click', (e) => {
     const b = e.target.closest('[data-sev]');
@@ -1215,22 +1436,32 @@ function wire() {
     state.findingNode = e.target.value;
     renderFindings();
   });
+  $('nodes').addEventListener('click', (e) => {
+    const b = e.target.closest('[data-fold]');
+    if (!b) return;
+    const id = b.dataset.fold;
+    if (state.openFolds.has(id)) state.openFolds.delete(id);
+    else state.openFolds.add(id);
+    renderNodes();
+    const again = $('nodes').querySelector(`[data-fold="${CSS.escape(id)}"]`);
+    if (again) again.focus();
+  });
   $('findings').addEventListener('toggle', (e) => {
     const d = e.target;
     if (!d.dataset || !d.dataset.group) return;
     if (d.open) state.openGroups.add(d.dataset.group);
     else state.openGroups.delete(d.dataset.group);
   }, true);
-  $('banner').addEventListener('click', (e) => {
+  $('verdict').addEventListener('click', (e) => {
     const b = e.target.closest('[data-goto]');
-    if (b) selectInEditor(b.dataset.goto, { anyTab: true });
+    if (b) selectInEditor(b.dataset.goto, { anyTab: true, reveal: true });
   });
   $('findings').addEventListener('click', (e) => {
     const cp = e.target.closest('[data-copy]');
     if (cp) {
       const [what, i] = cp.dataset.copy.split(':');
-      const f = state.findings[Number(i)];
-      if (f && f.fix) copyText(fixCopyText(f, what), cp.textContent);
+      const fix = what[0] === 'p' && what !== 'ptr' ? state.pendingFixes[Number(i)] : (state.findings[Number(i)] || {}).fix;
+      if (fix) copyText(fixCopyText(fix, what.replace(/^p(?=ptr|cmd)/, '')), cp.textContent);
       return;
     }
     const fx = e.target.closest('[data-fix]');

@@ -127,7 +127,7 @@ export function alignedDiff(a, b, { baseA = '', tagA = true, hasA = a !== undefi
       return;
     }
     if (!xo && !yo && roleName(x) === roleName(y)) {
-      rows.push({ a: lineA(depth, rel, `${pre}${scalarHtml(x)}${commaX ? ',' : ''}`), b: lineB(depth, rel, `${pre}${scalarHtml(y)}${commaY ? ',' : ''}`), kind: 'same' });
+      rows.push({ a: lineA(depth, rel, `${pre}${scalarHtml(x, label)}${commaX ? ',' : ''}`), b: lineB(depth, rel, `${pre}${scalarHtml(y, label)}${commaY ? ',' : ''}`), kind: 'same' });
       return;
     }
     const meta = isMetadataOnly(rel);
@@ -161,14 +161,37 @@ function valueLines(v, rel, depth, label, comma, line) {
     keys.forEach((k, i) => valueLines(v[k], `${rel}/${ptrToken(k)}`, depth + 1, arr ? null : k, i < keys.length - 1, line));
     line(depth, rel, `${arr ? ']' : '}'}${c}`);
   } else {
-    line(depth, rel, `${pre}${scalarHtml(v)}${c}`);
+    line(depth, rel, `${pre}${scalarHtml(v, label)}${c}`);
   }
 }
 
-// Values are plain text (only keys get a span): the browser builds the view
-// about three times faster with fewer elements, which keeps an update inside
-// one animation frame for large KCP plans.
-function scalarHtml(v) {
+/**
+ * A Go duration's text (time.Duration.String) for nanoseconds: 600000000000
+ * is "10m0s", 1500000000 "1.5s", 250000000 "250ms".
+ */
+export function goDuration(ns) {
+  if (!Number.isFinite(ns)) return String(ns);
+  if (ns < 0) return `-${goDuration(-ns)}`;
+  if (ns === 0) return '0s';
+  const trim = (x) => String(Number(x.toFixed(9)));
+  if (ns < 1e3) return `${trim(ns)}ns`;
+  if (ns < 1e6) return `${trim(ns / 1e3)}µs`;
+  if (ns < 1e9) return `${trim(ns / 1e6)}ms`;
+  const s = ns / 1e9;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = `${trim(s % 60)}s`;
+  return h ? `${h}h${m}m${sec}` : m ? `${m}m${sec}` : sec;
+}
+
+// Durations the agent reads as nanoseconds: shown as Go writes them.
+const NS_KEYS = new Set(['failTimeout']);
+
+// Values are plain text (only keys and durations get a span): the browser
+// builds the view about three times faster with fewer elements, which keeps
+// an update inside one animation frame for large KCP plans.
+function scalarHtml(v, label) {
+  if (typeof v === 'number' && NS_KEYS.has(label)) return `<span class="dur" title="${v} ns">${goDuration(v)}</span>`;
   if (typeof v === 'string') return `"${escapeHtml(v)}"`;
   if (v === null || typeof v === 'number' || typeof v === 'boolean') return String(v);
   return escapeHtml(JSON.stringify(v));
@@ -300,4 +323,31 @@ export function locatePointer(text, ptr) {
     }
   }
   return null;
+}
+
+/**
+ * Splits diff rows into shown rows and folds: a run of more than
+ * 2 * context + min unchanged rows keeps `context` rows at each end (none at
+ * the start or end of the view) and folds the rest. Returns segments
+ * `{fold: bool, start, rows}` in order.
+ */
+export function foldRuns(rows, { context = 3, min = 4 } = {}) {
+  const out = [];
+  let i = 0;
+  while (i < rows.length) {
+    let j = i;
+    while (j < rows.length && rows[j].kind === 'same') j++;
+    const lead = i === 0 ? 0 : context;
+    const tail = j === rows.length ? 0 : context;
+    if (j - i - lead - tail >= min) {
+      if (lead) out.push({ fold: false, start: i, rows: rows.slice(i, i + lead) });
+      out.push({ fold: true, start: i + lead, rows: rows.slice(i + lead, j - tail) });
+      if (tail) out.push({ fold: false, start: j - tail, rows: rows.slice(j - tail, j) });
+    } else if (j > i) out.push({ fold: false, start: i, rows: rows.slice(i, j) });
+    let k = j;
+    while (k < rows.length && rows[k].kind !== 'same') k++;
+    if (k > j) out.push({ fold: false, start: j, rows: rows.slice(j, k) });
+    i = k;
+  }
+  return out;
 }

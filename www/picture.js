@@ -19,10 +19,14 @@ function listenPort(addr) {
   return m ? Number(m[1]) : null;
 }
 
-function commandGroups(plan) {
+export function commandGroups(plan) {
   const groups = [];
-  if (Array.isArray(plan.local)) groups.push(plan.local);
-  if (Array.isArray(plan.federation)) for (const f of plan.federation) if (f && Array.isArray(f.commands)) groups.push(f.commands);
+  // A forward-mode plan sends only forward services: the tunnel they route through is its `deployed` apply.
+  for (const p of [plan, plan.deployed]) {
+    if (!p || typeof p !== 'object') continue;
+    if (Array.isArray(p.local)) groups.push(p.local);
+    if (Array.isArray(p.federation)) for (const f of p.federation) if (f && Array.isArray(f.commands)) groups.push(f.commands);
+  }
   return groups;
 }
 
@@ -208,7 +212,7 @@ export function renderPicture(topo, { dead, request, issues = new Map(), assumed
     const cls = ['pn', n.remote ? 'fed' : 'loc', isDead ? 'dead' : '', guessed.length ? 'assumed' : ''].filter(Boolean).join(' ');
     const sub = [n.protocol, n.port ? `:${n.port}` : ''].filter(Boolean).join(' ');
     const fo = n.role === 'middle' ? n.failover : null;
-    const retries = fo ? t('retriesPic', { r: fo.retries, n: fo.candidates }) : '';
+    const retries = fo ? t(fo.short ? 'retriesPicShort' : 'retriesPicOk', { r: fo.retries, need: fo.candidates - 1 }) : '';
     // The accessible name starts with what the box shows, then says the rest.
     const label = [
       [`${n.name} #${n.nodeId}`, sub, n.remote ? 'FED' : '', retries, guessed.length ? t('assumedTag') : ''].filter(Boolean).join(' '),
