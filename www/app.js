@@ -611,7 +611,7 @@ function renderFindingFilters() {
   if (state.findingNode !== '' && !nodes.some((n) => String(n) === state.findingNode)) state.findingNode = '';
   const sevButtons = SEVERITIES.map(
     (s) =>
-      `<button type="button" class="btn fsev ${s}" data-sev="${s}" aria-pressed="${!state.hiddenSev.has(s)}"${counts[s] ? '' : ' disabled'}>${escapeHtml(t('sevCount_' + s, { n: counts[s] }))}</button>`,
+      `<button type="button" class="btn fsev ${s}" data-sev="${s}" aria-pressed="${!state.hiddenSev.has(s)}"${counts[s] ? '' : ' disabled'}>${escapeHtml(t(counts[s] === 1 ? `sevOne_${s}` : `sevCount_${s}`, { n: counts[s] }))}</button>`,
   ).join('');
   const opts = [`<option value="">${escapeHtml(t('allNodes'))}</option>`]
     .concat(nodes.map((n) => `<option value="${escapeHtml(n)}"${String(n) === state.findingNode ? ' selected' : ''}>${escapeHtml(nodeLabel(n))}</option>`))

@@ -250,9 +250,9 @@ try {
 
   // Findings at a glance: counts by severity, one row per cause, filters.
   const sevButtons = await page.locator('#fbar .fsev').allInnerTexts();
-  check(sevButtons.join(' | ') === '1 errors | 5 warnings | 4 info', 'seed: counts by severity (1 error: LC004, the provider deletes fed_chain_31; 5 warnings, 4 info)', sevButtons);
+  check(sevButtons.join(' | ') === '1 error | 0 warnings | 9 info', 'seed: counts by severity (1 error: LC004, the provider deletes fed_chain_31; the known risk FO005 and metadata-only PA003 are info, as the mux LK003)', sevButtons);
   const groups = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}:${l.querySelectorAll('.places .fgo').length}`));
-  check(groups.join(',') === 'LC004:0,FO005:0,PA003:4,LK003:4', 'seed: 10 findings in four rows: the cleanup error and the direct-egress warning alone, then two expandable rows, one per cause, with their places listed', groups);
+  check(groups.join(',') === 'LC004:0,FO005:0,LK003:4,PA003:4', 'seed: 10 findings in four rows: the cleanup error and the direct-egress risk alone, then two expandable rows, one per cause, with their places listed', groups);
   const fo005 = await page.locator('#findings li[data-code="FO005"]').innerText();
   check(/node 2 \(/.test(fo005) && /10m0s/.test(fo005) && /dials the destination itself/.test(fo005), 'FO005 names the middle that would dial the destination itself, its address and the fail timeout', fo005);
   await page.locator('#findings li[data-code="PA003"] summary').click();
@@ -261,10 +261,10 @@ try {
   const placeHl = await page.locator('#node-2 .jl.hl').allInnerTexts();
   check(placeHl.some((x) => /"handler"/.test(x)), 'a place inside a group highlights its line (the 4th PA003: the handler)', placeHl.slice(0, 2));
   check(await page.locator('#node-2 .jl.hl').first().evaluate((l) => l.offsetParent !== null && !l.closest('.dr.folded')), 'a highlighted line inside a fold is unfolded');
-  await page.locator('#fbar .fsev[data-sev="warning"]').click();
-  check((await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => l.dataset.code))).join() === 'LC004,LK003', 'filtering out warnings leaves the error and the info row');
-  check(await page.locator('#fbar .fsev[data-sev="warning"]').evaluate((b) => b === document.activeElement && b.getAttribute('aria-pressed') === 'false'), 'the filter button keeps focus and says it is off');
-  await page.locator('#fbar .fsev[data-sev="warning"]').click();
+  await page.locator('#fbar .fsev[data-sev="info"]').click();
+  check((await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => l.dataset.code))).join() === 'LC004', 'filtering out info leaves the error row');
+  check(await page.locator('#fbar .fsev[data-sev="info"]').evaluate((b) => b === document.activeElement && b.getAttribute('aria-pressed') === 'false'), 'the filter button keeps focus and says it is off');
+  await page.locator('#fbar .fsev[data-sev="info"]').click();
   await page.selectOption('#fnode', '1');
   const onNode1 = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}@${l.dataset.node}`));
   check(onNode1.join() === 'LK003@1', 'filtering by node 1 leaves its one finding', onNode1);
@@ -792,7 +792,7 @@ try {
   const zhMsgs = await page.locator('#findings .msg:visible').allInnerTexts();
   const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
   check(zhMsgs.length > 0 && zhMsgs.every((m) => findingsData.some((z) => m.startsWith(z))), 'finding messages shown in Chinese (messageZh)', zhMsgs.filter((m) => !findingsData.some((z) => m.startsWith(z))));
-  check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '1 个错误 | 5 个警告 | 4 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
+  check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '1 个错误 | 0 个警告 | 9 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
   check(/更新 .* ms/.test(await page.locator('#timing').innerText()), 'timing label translated');
   await page.locator('#picture .pn[data-node="3"]').click();
   const zhOutcome = await page.locator('#attempts li.outcome').innerText();
