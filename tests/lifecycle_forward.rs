@@ -890,3 +890,29 @@ fn a_redeploy_syncs_every_forward_after_the_tunnel() {
     let r = run(json!([t7(), create(7), own]));
     assert_eq!(sent(&r, 2).len(), 3);
 }
+
+/// Two normal users' forwards on one tunnel: a tunnel edit re-syncs each
+/// under its own owner's rows (`resolveUserTunnelAndLimiter` and the user's
+/// `max_conn` per forward, control_plane.go:210, :291-295), so each keeps its
+/// grant's name and its owner's connection limiter on the new entry.
+#[test]
+fn a_tunnel_edit_resyncs_each_forward_under_its_own_owners_rows() {
+    let bob = json!({"id": 30, "roleId": 1, "maxConn": 4});
+    let bobs_grant = json!({"id": 8, "user_id": 30, "tunnel_id": 7, "speed_id": null, "num": 0,
+        "flow": 100, "in_flow": 0, "out_flow": 0, "exp_time": 0, "status": 1});
+    let bob_creates = json!({"op": "forwardCreate", "user": bob, "userTunnel": bobs_grant,
+        "forward": {"tunnelId": 7, "name": "db", "remoteAddr": "9.9.9.8:5432"}});
+    let edit = json!({"op": "edit", "input": apply(7, 2, &[1, 6], 3)["input"]});
+    let r = run(json!([t7(), alice_creates(), bob_creates, edit]));
+    let node6: Vec<_> = sent(&r, 3)
+        .into_iter()
+        .filter(|c| c.0 == 6 && c.1 != "UpdateChains")
+        .collect();
+    let want = vec![
+        cmd(6, "AddCLimiters", json!("user_conn_limit_20")),
+        cmd(6, "UpdateService", pair("1_20_7")),
+        cmd(6, "AddCLimiters", json!("user_conn_limit_30")),
+        cmd(6, "UpdateService", pair("2_30_8")),
+    ];
+    assert_eq!(node6, want);
+}

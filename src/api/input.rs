@@ -193,6 +193,13 @@ pub struct TunnelInput {
     /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
     #[tsify(optional, type = "DbRow | null")]
     pub user_tunnel: Option<DbRow>,
+    /// The `user` rows of other owners of `forwards` (each forward is
+    /// synced under its own owner's rows).
+    #[tsify(optional)]
+    pub users: Option<Vec<DbRow>>,
+    /// Their `user_tunnel` rows.
+    #[tsify(optional)]
+    pub user_tunnels: Option<Vec<DbRow>>,
     /// Forwards already stored, each `forward` row with its `forward_port` rows as `ports`.
     #[tsify(optional)]
     pub forwards: Option<Vec<StoredForward>>,

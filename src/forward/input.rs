@@ -270,6 +270,11 @@ pub struct ForwardContext {
     pub user: UserInput,
     pub speed_limits: Vec<SpeedLimitRow>,
     pub user_tunnel: Option<UserTunnelRow>,
+    /// More `user` and `user_tunnel` rows: the owners of stored forwards
+    /// other than the requesting user (a tunnel edit re-syncs each forward
+    /// under its own owner's rows).
+    pub users: Vec<UserInput>,
+    pub user_tunnels: Vec<UserTunnelRow>,
     /// Forwards already stored, each with its `ports`.
     pub forwards: Vec<ForwardRow>,
     /// By node id.

@@ -113,8 +113,12 @@ fn panel<'s>(
         ctx.forwards.clone(),
         vec![],
         &ctx.speed_limits,
-        vec![ctx.user.clone()],
-        ctx.user_tunnel.clone().into_iter().collect(),
+        ctx.users.iter().chain([&ctx.user]).cloned().collect(),
+        ctx.user_tunnels
+            .iter()
+            .chain(&ctx.user_tunnel)
+            .cloned()
+            .collect(),
     );
     panel_on(store, outcome, ctx, federation, ctx.user.clone())
 }

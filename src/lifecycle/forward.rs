@@ -559,17 +559,26 @@ impl Forwards {
         }
     }
 
-    /// The rows of the owner of tunnel `t`'s first forward: its `user` row
-    /// and its grant of the tunnel.
-    fn owner_rows(&self, t: i64) -> (Option<Value>, Option<Value>) {
+    /// The `user` and `user_tunnel` rows of every owner of tunnel `t`'s
+    /// forwards: each is re-synced under its own owner's grant.
+    fn owner_rows(&self, t: i64) -> (Vec<Value>, Vec<Value>) {
         let store = &self.store;
-        let Some(owner) = store.forwards_of_tunnel(t).first().map(|f| f.user_id) else {
-            return (None, None);
-        };
-        let grant = store.resolve_user_tunnel(owner, t).user_tunnel_id;
-        let user = store.user(owner).map(|u| crate::json::to_value(u));
-        let grant = store.user_tunnel(grant).map(|g| crate::json::to_value(g));
-        (user, grant)
+        let mut owners: Vec<i64> = store
+            .forwards_of_tunnel(t)
+            .iter()
+            .map(|f| f.user_id)
+            .collect();
+        owners.sort_unstable();
+        owners.dedup();
+        let users = owners.iter().filter_map(|&u| store.user(u));
+        let grants = owners
+            .iter()
+            .map(|&u| store.resolve_user_tunnel(u, t).user_tunnel_id);
+        let grants = grants.filter_map(|g| store.user_tunnel(g));
+        (
+            users.map(|u| crate::json::to_value(u)).collect(),
+            grants.map(|g| crate::json::to_value(g)).collect(),
+        )
     }
 
     /// The speed limits, as `speed_limit` rows.
@@ -647,13 +656,9 @@ impl Replay {
             map.insert("before".into(), self.fwd.payload(t)?.clone());
         }
         map.insert("forwards".into(), self.fwd.forward_rows());
-        let (user, grant) = self.fwd.owner_rows(t);
-        let context = [("user", user), ("userTunnel", grant)];
-        for (key, row) in context {
-            if let Some(row) = row {
-                map.insert(key.into(), row);
-            }
-        }
+        let (users, grants) = self.fwd.owner_rows(t);
+        map.insert("users".into(), Value::from(users));
+        map.insert("userTunnels".into(), Value::from(grants));
         map.insert("speedLimits".into(), self.fwd.speed_rows());
         Some(())
     }
