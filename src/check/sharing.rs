@@ -23,6 +23,14 @@ pub(crate) enum Network {
 }
 
 impl Network {
+    /// As the messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::Tcp => "TCP",
+            Network::Udp => "UDP",
+        }
+    }
+
     /// GOST's listener types that bind a UDP socket; every other binds TCP.
     pub fn of_listener(kind: &str) -> Network {
         const UDP: [&str; 8] = ["udp", "rudp", "kcp", "quic", "dtls", "h3", "http3", "wt"];
@@ -209,10 +217,7 @@ fn say_shared_port(
     other: &Listener<'_>,
     tunnel: &PanelTunnel<'_>,
 ) {
-    let net = match mine.network {
-        Network::Tcp => "TCP",
-        Network::Udp => "UDP",
-    };
+    let net = mine.network.name();
     let (node, node_zh) = node_label(mine.node_id);
     sink.say(
         "LK004",
@@ -241,10 +246,7 @@ fn port_clashes(doc: &Document<'_>, sink: &mut Sink) {
 
 /// Raises LK004 for `l`, whose port `held` already holds.
 pub(crate) fn say_port_clash(sink: &mut Sink, l: &Listener<'_>, held: &Listener<'_>) {
-    let net = match l.network {
-        Network::Tcp => "TCP",
-        Network::Udp => "UDP",
-    };
+    let net = l.network.name();
     let (node, node_zh) = node_label(l.node_id);
     sink.say(
         "LK004",
