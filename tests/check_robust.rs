@@ -1,10 +1,14 @@
 //! The checker never panics: golden plans, configs and tunnel inputs with
-//! values swapped for every JSON type at pseudo-random places.
+//! values swapped for every JSON type at pseudo-random places; each report
+//! counts its findings, renders every one of them as text and SARIF, and a
+//! document of the wrong shape for its kind is one IN001.
 
-use hop_policy::check::{check, check_text, check_tunnel, report_sarif, report_text, CheckOptions};
+use hop_policy::check::{
+    check, check_text, check_tunnel, report_sarif, report_text, CheckOptions, CheckReport,
+};
 use serde_json::{json, Value};
-mod golden_vectors;
-use golden_vectors::vectors;
+mod hostile_common;
+use hostile_common::{code_paths, vectors};
 
 struct Lcg(u64);
 impl Lcg {
@@ -69,6 +73,59 @@ fn mutate(v: &mut Value, r: &mut Lcg) {
     }
 }
 
+/// The text and SARIF renderings of `rep` carry every finding: the text's
+/// first line its counts and each finding's code and place, the SARIF run
+/// one result per finding, in order, with its rule and JSON Pointer.
+fn assert_rendered(rep: &CheckReport, what: &str) {
+    let s = &rep.summary;
+    let text = report_text(rep);
+    let head = format!(
+        "hop-policy check: {} ({}): {} error(s), {} warning(s), {} info(s)",
+        s.kind, s.paths_into, s.errors, s.warnings, s.infos
+    );
+    assert_eq!(text.lines().next(), Some(head.as_str()), "{what}");
+    for f in &rep.findings {
+        let at = if f.path.is_empty() {
+            "(whole document)"
+        } else {
+            f.path.as_str()
+        };
+        let line = format!(" {} {} at {}", f.code, f.rule, at);
+        assert!(text.contains(&line), "{what}: {line} missing from\n{text}");
+    }
+    let sarif = report_sarif(rep, "plan.json");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let got: Vec<(&str, &str)> = results
+        .iter()
+        .map(|r| {
+            (
+                r["ruleId"].as_str().unwrap_or_default(),
+                r["properties"]["path"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(got, code_paths(rep), "{what}");
+}
+
+/// A forced kind is the report's kind; a document of the wrong shape for
+/// it is one IN001 for the whole document.
+fn assert_checked_as(doc: &Value, kind: &str, readable: bool) {
+    let rep = check(
+        doc,
+        &CheckOptions {
+            kind: Some(kind.into()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(rep.summary.kind, kind);
+    assert_eq!(rep.summary.total, rep.findings.len());
+    if !readable {
+        let found = code_paths(&rep);
+        assert_eq!(found, [("IN001", "")], "{kind}: {doc}");
+    }
+    assert_rendered(&rep, kind);
+}
+
 #[test]
 fn mutated_plans_and_commands_never_panic() {
     let mut r = Lcg(0x5eed);
@@ -81,23 +138,13 @@ fn mutated_plans_and_commands_never_panic() {
             }
             let rep = check(&plan, &CheckOptions::default());
             findings += rep.findings.len();
-            let _ = report_text(&rep);
-            let _ = report_sarif(&rep, "plan.json");
+            assert_eq!(rep.summary.total, rep.findings.len());
+            assert_rendered(&rep, "plan");
+            // Its local commands as a command list, the plan as a config:
+            // only an array is a command list, only an object a config.
             let local = plan.get("local").cloned().unwrap_or(Value::Null);
-            let _ = check(
-                &local,
-                &CheckOptions {
-                    kind: Some("commands".into()),
-                    ..Default::default()
-                },
-            );
-            let _ = check(
-                &plan,
-                &CheckOptions {
-                    kind: Some("config".into()),
-                    ..Default::default()
-                },
-            );
+            assert_checked_as(&local, "commands", local.is_array());
+            assert_checked_as(&plan, "config", plan.is_object());
         }
     }
     assert!(findings > 0);
@@ -158,21 +205,73 @@ fn odd_documents_never_panic() {
         json!({"tunnel": null}),
         json!({"tunnel": {"type": 2}, "nodes": "x"}),
     ];
-    for d in &docs {
+    // What each is read as, and findings it must have (code, path).
+    let want: [(&str, &[(&str, &str)]); 13] = [
+        ("unknown", &[("IN001", "")]),
+        ("unknown", &[("IN001", "")]),
+        (
+            "commands",
+            &[("IN001", "/0"), ("IN001", "/1"), ("IN001", "/2")],
+        ),
+        ("commands", &[("IN001", "/0")]),
+        ("commands", &[("AC001", "/0/data/data/hops")]),
+        ("commands", &[("AC001", "/0/data/hops/0/nodes/0/addr")]),
+        ("config", &[("AC001", "/chains"), ("AC001", "/services")]),
+        ("config", &[("AC001", "/services/1")]),
+        ("config", &[]),
+        (
+            "plan",
+            &[
+                ("IN001", "/federation/0"),
+                ("IN001", "/federation/2/commands"),
+            ],
+        ),
+        (
+            "plan",
+            &[
+                ("AC005", "/federation/0/commands/0/data/0/addr"),
+                ("AC006", "/federation/0/commands/1/data/hops/0/nodes/1/addr"),
+            ],
+        ),
+        // A null tunnel is an empty payload: refused for its empty name.
+        ("tunnel", &[("IN002", "/error")]),
+        ("tunnel", &[("IN002", "/error")]),
+    ];
+    for (d, (kind, must)) in docs.iter().zip(want) {
         let rep = check(d, &CheckOptions::default());
-        let _ = report_text(&rep);
-        let _ = report_sarif(&rep, "doc.json");
+        assert_eq!(rep.summary.kind, kind, "{d}");
+        let found = code_paths(&rep);
+        for m in must {
+            assert!(found.contains(m), "{d}: {m:?} not in {found:?}");
+        }
+        // A well-typed retries, however negative, is no decode error.
+        if kind == "config" && must.is_empty() {
+            assert!(!found.iter().any(|(c, _)| *c == "AC001"), "{d}: {found:?}");
+        }
+        if kind == "tunnel" {
+            assert!(rep.findings[0].message.contains("隧道名称不能为空"), "{d}");
+        }
+        assert_rendered(&rep, kind);
     }
-    for text in [
-        "",
-        " ",
-        "[",
-        "{\"a\":",
-        "\u{0}",
-        "1e999",
-        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    // Text that is not JSON, or no number a float64 holds, is one IN001 for
+    // the whole document; 42 nested arrays are a command list whose command
+    // is not an object.
+    for (text, kind, at) in [
+        ("", "unknown", ""),
+        (" ", "unknown", ""),
+        ("[", "unknown", ""),
+        ("{\"a\":", "unknown", ""),
+        ("\u{0}", "unknown", ""),
+        ("1e999", "unknown", ""),
+        (
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+            "commands",
+            "/0",
+        ),
     ] {
-        let _ = check_text(text, &CheckOptions::default());
+        let rep = check_text(text, &CheckOptions::default());
+        assert_eq!(rep.summary.kind, kind, "{text:?}");
+        assert_eq!(code_paths(&rep), [("IN001", at)], "{text:?}");
     }
     let deep = "[".repeat(5000) + &"]".repeat(5000);
     let rep = check_text(&deep, &CheckOptions::default());

@@ -8,7 +8,7 @@ use hop_policy::check::{self, CheckOptions};
 use hop_policy::simulate::{self, Scenario};
 use hostile_common::*;
 use serde_json::{json, Map, Value};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Runs `f` on a thread with a 1 MiB stack (the default stack of a wasm
 /// instance), so deep recursion shows up here as it would in the browser.
@@ -129,21 +129,69 @@ fn the_whole_seed_corpus_runs_through_every_entry_point() {
     );
 }
 
+/// The JSON Pointer of the first array or object (in document order, keys
+/// in `serde_json`'s order) nested deeper than `max_depth` (`[]` is depth 1),
+/// found without recursion: where the limits say a document is refused.
+fn first_too_deep(v: &Value, max_depth: usize) -> Option<String> {
+    let mut stack = vec![(v, String::new(), 0usize)];
+    while let Some((cur, path, above)) = stack.pop() {
+        let children: Vec<(String, &Value)> = match cur {
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i.to_string(), c))
+                .collect(),
+            Value::Object(m) => m
+                .iter()
+                .map(|(k, c)| (k.replace('~', "~0").replace('/', "~1"), c))
+                .collect(),
+            _ => continue,
+        };
+        if above + 1 > max_depth {
+            return Some(path);
+        }
+        for (token, child) in children.into_iter().rev() {
+            stack.push((child, format!("{path}/{token}"), above + 1));
+        }
+    }
+    None
+}
+
+/// The English message of a limit error names the place, the sizes and the
+/// option to raise (README, "Limits").
+fn names_limit(message: &str, option: &str, at: &str, actual: usize, max: usize) -> bool {
+    let place = if at.is_empty() {
+        String::new()
+    } else {
+        format!(" at {at}")
+    };
+    message.contains(&format!("{place}: {actual} > {max}"))
+        && message.contains(&format!("limits.{option}"))
+}
+
 #[test]
 fn hundred_thousand_brackets_are_an_error_not_a_crash() {
     on_small_stack(|| {
-        for text in [
-            "[".repeat(100_000),
-            "{\"a\":".repeat(100_000),
-            "[".repeat(100_000) + &"]".repeat(100_000),
+        // The reader stops at the first array or object deeper than maxDepth (64).
+        let arrays = "/0".repeat(64);
+        let objects = "/a".repeat(64);
+        for (text, at) in [
+            ("[".repeat(100_000), &arrays),
+            ("{\"a\":".repeat(100_000), &objects),
+            ("[".repeat(100_000) + &"]".repeat(100_000), &arrays),
         ] {
-            let t = Instant::now();
-            assert_eq!(text_answer_code(&text).as_deref(), Some("LIMIT_EXCEEDED"));
-            assert!(in001(&check::check_text(&text, &CheckOptions::default())));
+            let plan = hop_policy::api::plan(&text, None).expect("a refused plan, not a throw");
+            let error = &serde_json::from_str::<Value>(&plan).expect("a plan is JSON")["error"];
+            assert_eq!(error["code"], "LIMIT_EXCEEDED");
+            let message = error["messageEn"].as_str().unwrap_or_default();
+            assert!(names_limit(message, "maxDepth", at, 65, 64), "{message}");
+            let report = check::check_text(&text, &CheckOptions::default());
+            assert_eq!(code_paths(&report), [("IN001", at.as_str())]);
+            let f = &report.findings[0];
             assert!(
-                t.elapsed() < Duration::from_secs(2),
-                "took {:?}",
-                t.elapsed()
+                names_limit(&f.message, "maxDepth", at, 65, 64),
+                "{}",
+                f.message
             );
         }
     });
@@ -205,67 +253,374 @@ fn deep_values_in_every_place_do_not_overflow_a_wasm_sized_stack() {
         for (what, set) in places {
             let mut d = base.clone();
             set(&mut d);
+            let mut refused = 0;
             for doc in [d["input"].clone(), d["expected"].clone(), d.clone()] {
                 let outs = outputs_for_value(&doc);
-                assert!(!outs.is_empty(), "{}", what);
+                if let Some(at) = first_too_deep(&doc, 64) {
+                    assert_refused_as_too_deep(what, &doc, &at, &outs);
+                    refused += 1;
+                }
                 drop_deep(doc);
             }
+            // The whole vector holds the deep value, and so does its input or plan.
+            let want = if what == "root" { 1 } else { 2 };
+            assert_eq!(refused, want, "{what}");
             drop_deep(d);
         }
     });
 }
 
+/// Every entry point refuses `doc`, whose first value over `maxDepth` is at
+/// `at`, naming the limit and the place: `outs` are its outputs.
+fn assert_refused_as_too_deep(what: &str, doc: &Value, at: &str, outs: &[(&str, String)]) {
+    let plan = hop_policy::plan(doc);
+    let error = plan.error.as_ref().expect("refused");
+    assert_eq!(error.code, "LIMIT_EXCEEDED", "{what}");
+    assert!(
+        names_limit(&error.message_en, "maxDepth", at, 65, 64),
+        "{what}: {}",
+        error.message_en
+    );
+    let as_text = outs.iter().find(|(e, _)| *e == "api::plan");
+    assert_eq!(
+        as_text.map(|(_, p)| p.as_str()),
+        Some(to_json(&plan).as_str()),
+        "{what}"
+    );
+    let report = check::check(doc, &CheckOptions::default());
+    let found = code_paths(&report);
+    assert_eq!(found, [("IN001", at)], "{what}");
+    let tc = check::check_tunnel(doc);
+    assert_eq!(tc.plan, plan, "{what}");
+    assert_eq!(
+        tc.findings
+            .iter()
+            .map(|f| f.code.as_str())
+            .collect::<Vec<_>>(),
+        ["IN001"],
+        "{what}"
+    );
+    let e = simulate::simulate(doc, &Scenario::default()).expect_err("refused");
+    assert_eq!(
+        (e.code.as_str(), e.path.as_str()),
+        ("LIMIT_EXCEEDED", at),
+        "{what}"
+    );
+    // In a step list the document sits two levels deeper.
+    let steps = json!([{"op": "apply", "plan": doc}]);
+    let at_in_steps = first_too_deep(&steps, 64).expect("deeper still");
+    assert!(at_in_steps.starts_with("/0/plan/"), "{what}: {at_in_steps}");
+    let e = hop_policy::lifecycle::lifecycle(&steps).expect_err("refused");
+    assert_eq!(
+        (e.code.as_str(), e.path.as_str()),
+        ("LIMIT_EXCEEDED", at_in_steps.as_str()),
+        "{what}"
+    );
+    drop_deep(steps);
+}
+
 #[test]
 fn ten_megabyte_strings_are_handled() {
-    let big = "a".repeat(10 * 1024 * 1024);
+    const LEN: usize = 10 * 1024 * 1024;
+    let big = "a".repeat(LEN);
     let base = vectors()[0]["input"].clone();
-    let mut cases = Vec::new();
-    for set in [
-        |d: &mut Value, s: &str| d["nodes"][0]["name"] = json!(s),
-        |d: &mut Value, s: &str| d["nodes"][0]["serverIp"] = json!(s),
-        |d: &mut Value, s: &str| d["nodes"][1]["remoteConfig"] = json!(s),
-        |d: &mut Value, s: &str| d["tunnel"]["inNodeId"][0]["protocol"] = json!(s),
-        |d: &mut Value, s: &str| d["tunnel"]["outNodeId"][0]["strategy"] = json!(s),
-        |d: &mut Value, s: &str| d["nodes"][2]["port"] = json!(s),
+    for at in [
+        "/nodes/0/name",
+        "/nodes/0/serverIp",
+        "/nodes/1/remoteConfig",
+        "/tunnel/inNodeId/0/protocol",
+        "/tunnel/outNodeId/0/strategy",
+        "/nodes/2/port",
     ] {
         let mut d = base.clone();
-        set(&mut d, &big);
-        cases.push(d);
-    }
-    let t = Instant::now();
-    for d in &cases {
-        let _ = hop_policy::plan(d);
-        let _ = check::check(d, &CheckOptions::default());
+        *d.pointer_mut(at).expect("a field of the seed") = json!(big);
+        let plan = hop_policy::plan(&d);
+        let error = plan.error.as_ref().expect("refused");
+        assert_eq!(error.code, "LIMIT_EXCEEDED", "{at}");
+        assert!(
+            names_limit(&error.message_en, "maxStringLen", at, LEN, 65536),
+            "{}",
+            error.message_en
+        );
+        assert!(plan.local.is_empty() && plan.federation.is_empty(), "{at}");
+        let report = check::check(&d, &CheckOptions::default());
+        assert_eq!(code_paths(&report), [("IN001", at)]);
+        let f = &report.findings[0];
+        assert!(
+            names_limit(&f.message, "maxStringLen", at, LEN, 65536),
+            "{}",
+            f.message
+        );
     }
     // as text, and as a bare string document
     let text = serde_json::to_string(&json!(big)).unwrap();
-    assert!(text_answer_code(&text).is_some());
-    assert!(in001(&check::check_text(&text, &CheckOptions::default())));
-    // a dead entry and a lifecycle op of 10 MB
-    let sc = Scenario::from_json(&json!({"dead": [big.clone()]})).unwrap();
-    let _ = simulate::simulate(&vectors()[0]["expected"], &sc);
-    let _ = hop_policy::lifecycle::lifecycle(&json!([{"op": big}]));
+    let plan: Value = serde_json::from_str(&hop_policy::api::plan(&text, None).unwrap()).unwrap();
+    assert_eq!(plan["error"]["code"], "LIMIT_EXCEEDED");
+    let message = plan["error"]["messageEn"].as_str().unwrap_or_default();
     assert!(
-        t.elapsed() < Duration::from_secs(60),
-        "10 MB strings took {:?}",
-        t.elapsed()
+        names_limit(message, "maxStringLen", "", LEN, 65536),
+        "{message}"
     );
+    let report = check::check_text(&text, &CheckOptions::default());
+    assert_eq!(code_paths(&report), [("IN001", "")]);
+    let f = &report.findings[0];
+    assert!(
+        names_limit(&f.message, "maxStringLen", "", LEN, 65536),
+        "{}",
+        f.message
+    );
+    // A dead entry of 10 MB names no node and no address: refused where it
+    // is, and not echoed whole.
+    let sc = Scenario::from_json(&json!({"dead": [big.clone()]})).unwrap();
+    let e = simulate::simulate(&vectors()[0]["expected"], &sc).unwrap_err();
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("IN001", "/dead/0"));
+    assert!(
+        e.message.ends_with("is neither a node id nor host:port"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.len() < 200, "{} bytes", e.message.len());
+    // A lifecycle op of 10 MB is over the string limit where it is.
+    let e = hop_policy::lifecycle::lifecycle(&json!([{"op": big}])).unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), e.path.as_str()),
+        ("LIMIT_EXCEEDED", "/0/op")
+    );
+    assert!(
+        names_limit(&e.message, "maxStringLen", "/0/op", LEN, 65536),
+        "{}",
+        e.message
+    );
+}
+
+/// What the server's `asInt` reads from a payload or row value (contract,
+/// "Payload values"): a string that is a plain integer once trimmed, a
+/// number whose float64 is integral and within int64; `None` (the field's
+/// default) for anything else.
+fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Number(n) => {
+            let f = n.as_f64()?;
+            let whole = f.is_finite()
+                && f.fract() == 0.0
+                && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f);
+            whole.then_some(f as i64)
+        }
+        _ => None,
+    }
+}
+
+/// The field `key` of each of `items`.
+fn each<'a>(items: impl IntoIterator<Item = &'a Value>, key: &str) -> Vec<&'a Value> {
+    items.into_iter().map(|item| &item[key]).collect()
+}
+
+/// The local commands of `plan` whose field `key` is `value`.
+fn local_where<'a>(plan: &'a Value, key: &str, value: Value) -> Vec<&'a Value> {
+    let local = plan["local"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    local.iter().filter(|c| c[key] == value).collect()
+}
+
+/// `plan` is refused with `code` and the server's `message`.
+fn assert_refused(plan: &Value, code: &str, message: &str, at: &str) {
+    assert_eq!(
+        (&plan["error"]["code"], &plan["error"]["message"]),
+        (&json!(code), &json!(message)),
+        "{at}"
+    );
+}
+
+/// The plan of the seed tunnel (entry 1 -> federated middle 2, port 44010 in
+/// its share's range 44000-44100 -> fifo exits 3, 4, 5) with the field at
+/// `path` read as `r` (`as_int`): what the server makes of that reading.
+/// `seed` is the seed's golden plan.
+fn assert_seed_with(path: &str, r: Option<i64>, plan: &Value, seed: &Value, at: &str) {
+    let positive = r.filter(|&n| n > 0);
+    let ok = plan["error"].is_null();
+    let same_as_seed =
+        ok && plan["local"] == seed["local"] && plan["federation"] == seed["federation"];
+    let middle = &plan["federation"][0];
+    let in_range = |p: i64| (44000..=44100).contains(&p);
+    match path {
+        // A create without an id > 0 is named after id 1, and says so.
+        "/tunnel/id" => {
+            assert!(ok, "{at}");
+            let id = positive.unwrap_or(1);
+            assert_eq!(
+                plan["local"][0]["data"]["name"],
+                format!("chains_{id}"),
+                "{at}"
+            );
+            let assumed = plan["assumed"].as_array().unwrap();
+            let says = assumed.iter().any(|a| a["path"] == "/tunnel/id");
+            assert_eq!(says, positive.is_none(), "{at}");
+        }
+        // Any type but 2 is type 1: nothing is sent (sections 1 and 2).
+        "/tunnel/type" => {
+            assert_ne!(r, Some(2), "{at}");
+            assert!(ok, "{at}");
+            assert_eq!(plan["local"], json!([]), "{at}");
+            assert_eq!(plan["federation"], json!([]), "{at}");
+        }
+        // The entry (node 1) has no row any more.
+        "/nodes/0/id" => {
+            assert_ne!(r, Some(1), "{at}");
+            assert_refused(plan, "NODE_NOT_FOUND", "节点不存在", at);
+        }
+        // The remote middle's port: given and outside its share's range is
+        // refused (section 1, item 5); not > 0, it is kept as read (upstream
+        // reads `isRemote` and picks nothing), requested so, and the
+        // provider allocates (`allocatedPort` 44010).
+        "/tunnel/chainNodes/0/0/port" => match positive {
+            Some(p) => {
+                assert!(!in_range(p), "{at}");
+                let message = format!("远程节点端口 {p} 超出允许范围 44000-44100");
+                assert_refused(plan, "REMOTE_PORT_OUT_OF_RANGE", &message, at);
+            }
+            None => {
+                assert!(ok, "{at}");
+                assert_eq!(plan["local"], seed["local"], "{at}");
+                assert_eq!(middle["reserve"]["requestedPort"], r.unwrap_or(0), "{at}");
+                assert_eq!(
+                    middle["commands"], seed["federation"][0]["commands"],
+                    "{at}"
+                );
+            }
+        },
+        // The first exit (node 3): not > 0 drops it (section 1, item 2);
+        // another id is a node without a row.
+        "/tunnel/outNodeId/0/nodeId" => match positive {
+            Some(id) => {
+                assert!(!(1..=5).contains(&id), "{at}");
+                assert_refused(plan, "NODE_NOT_FOUND", "节点不存在", at);
+            }
+            None => {
+                assert!(ok, "{at}");
+                let targets = middle["apply"]["targets"].as_array().unwrap();
+                assert_eq!(each(targets, "port"), [45002, 45003], "{at}");
+                let service = &middle["commands"][1];
+                assert_eq!(service["command"], "AddService", "{at}");
+                assert_eq!(service["data"][0]["handler"]["retries"], 1, "{at}");
+                let services = local_where(plan, "command", json!("AddService"));
+                assert_eq!(each(services, "nodeId"), [4, 5], "{at}");
+            }
+        },
+        // A remote node's own port range is never used: the provider picks.
+        "/nodes/1/port" => assert!(same_as_seed, "{at}: {}", plan["error"]),
+        // The provider's port, used as is (section 5): outside the share's
+        // range the provider refuses the apply; not > 0, the port the
+        // tunnel requests (44010, inside the range).
+        "/federation/2/allocatedPort" => match positive {
+            Some(p) => {
+                assert!(!in_range(p), "{at}");
+                let message = format!(
+                    "远程节点 n2 运行时下发失败: remote api error: port {p} out of allowed range 44000-44100"
+                );
+                assert_refused(plan, "REMOTE_APPLY_FAILED", &message, at);
+            }
+            None => assert!(same_as_seed, "{at}: {}", plan["error"]),
+        },
+        // The runtime id R names fed_chain_R, hop_R and fed_svc_R; not > 0
+        // it is node id x 10.
+        "/federation/2/runtimeId" => {
+            assert!(ok, "{at}");
+            assert_eq!(plan["local"], seed["local"], "{at}");
+            let id = positive.unwrap_or(20);
+            let (chain, service) = (
+                &middle["commands"][0]["data"],
+                &middle["commands"][1]["data"],
+            );
+            assert_eq!(chain["name"], format!("fed_chain_{id}"), "{at}");
+            assert_eq!(chain["hops"][0]["name"], format!("hop_{id}"), "{at}");
+            assert_eq!(service[0]["name"], format!("fed_svc_{id}"), "{at}");
+        }
+        // Only status 1 is online: the entry is a local node offline.
+        "/nodes/0/status" => {
+            assert_ne!(r, Some(1), "{at}");
+            assert_refused(plan, "NODE_OFFLINE", "部分节点不在线", at);
+        }
+        // Only isRemote 1 is remote: node 2 becomes a local middle on its
+        // given port, with the retries of its three exits.
+        "/nodes/1/isRemote" => {
+            assert_ne!(r, Some(1), "{at}");
+            assert!(ok, "{at}");
+            assert_eq!(plan["federation"], json!([]), "{at}");
+            let on_2 = local_where(plan, "nodeId", json!(2));
+            let commands = each(on_2.iter().copied(), "command");
+            assert_eq!(commands, ["AddChains", "AddService"], "{at}");
+            let (chain, service) = (&on_2[0]["data"], &on_2[1]["data"][0]);
+            assert_eq!(chain["name"], "chains_7", "{at}");
+            let dials = chain["hops"][0]["nodes"].as_array().map(Vec::len);
+            assert_eq!(dials, Some(3), "{at}");
+            assert_eq!(service["addr"], "[::]:44010", "{at}");
+            assert_eq!(service["handler"]["retries"], 2, "{at}");
+        }
+        _ => unreachable!("{at}"),
+    }
 }
 
 #[test]
 fn odd_numbers_and_numeric_text() {
-    let texts = [
-        r#"{"tunnel":{"id":1e400},"nodes":[]}"#,
-        r#"{"tunnel":{"id":NaN},"nodes":[]}"#,
-        r#"{"tunnel":{"id":Infinity},"nodes":[]}"#,
-        r#"{"tunnel":{"id":-0.0,"type":1e308,"inNodeId":[{"nodeId":18446744073709551616}]},"nodes":[]}"#,
-        r#"{"tunnel":{"id":99999999999999999999999999999,"type":2},"nodes":[{"id":-9223372036854775809}]}"#,
+    // Each text names its tunnel, so its numbers reach the request path:
+    // the server's first refusal (contract, section 0), or IN001 for text
+    // that is not JSON (NaN, Infinity) or a number no float64 holds (as
+    // serde_json reads it: `number out of range`).
+    let tunnel = |fields: &str| format!(r#"{{"tunnel":{{"name":"t",{fields}}},"nodes":[]}}"#);
+    let cases: Vec<(String, Result<&str, &str>)> = vec![
+        (tunnel(r#""id":1e400"#), Err("number out of range")),
+        (tunnel(r#""id":NaN"#), Err("expected value")),
+        (tunnel(r#""id":Infinity"#), Err("expected value")),
+        (tunnel(r#""id":-Infinity"#), Err("invalid number")),
+        // type 1 (anything but 2) needs entries only; an entry nodeId that
+        // reads as no integer > 0 is no entry (section 1, item 1).
+        (tunnel(r#""id":-0.0,"type":1e308,"inNodeId":[{"nodeId":18446744073709551616}]"#), Ok("NO_ENTRIES")),
+        (tunnel(r#""inNodeId":[{"nodeId":1.5}]"#), Ok("NO_ENTRIES")),
+        (tunnel(r#""inNodeId":[{"nodeId":-9223372036854775809}]"#), Ok("NO_ENTRIES")),
+        (tunnel(r#""inNodeId":[{"nodeId":"0x1"}]"#), Ok("NO_ENTRIES")),
+        // An entry that reads as node 1, which has no row (item 4).
+        (tunnel(r#""inNodeId":[{"nodeId":1.0}]"#), Ok("NODE_NOT_FOUND")),
+        (tunnel(r#""inNodeId":[{"nodeId":" 1 "}]"#), Ok("NODE_NOT_FOUND")),
+        (tunnel(r#""inNodeId":[{"nodeId":1e0}]"#), Ok("NODE_NOT_FOUND")),
+        // Type 2 needs exits too (item 2); a type that reads as no integer is 1.
+        (tunnel(r#""type":2.0,"inNodeId":[{"nodeId":1}]"#), Ok("NO_EXITS")),
+        (tunnel(r#""type":" 2 ","inNodeId":[{"nodeId":1}]"#), Ok("NO_EXITS")),
+        (tunnel(r#""type":1e308,"inNodeId":[{"nodeId":1}]"#), Ok("NODE_NOT_FOUND")),
+        (tunnel(r#""type":18446744073709551618,"inNodeId":[{"nodeId":1}]"#), Ok("NODE_NOT_FOUND")),
+        (tunnel(r#""type":2.5,"inNodeId":[{"nodeId":1}]"#), Ok("NODE_NOT_FOUND")),
+        (
+            r#"{"tunnel":{"id":99999999999999999999999999999,"name":"t","type":2},"nodes":[{"id":-9223372036854775809}]}"#.to_string(),
+            Ok("NO_ENTRIES"),
+        ),
     ];
-    for text in texts {
-        let code = text_answer_code(text);
-        assert!(code.is_some(), "{} -> {:?}", text, code);
-        let _ = check::check_text(text, &CheckOptions::default());
+    for (text, want) in &cases {
+        let report = check::check_text(text, &CheckOptions::default());
+        let found = code_paths(&report);
+        match (hop_policy::api::plan(text, None), want) {
+            (Err(e), Err(why)) => {
+                assert_eq!(e.code, "IN001", "{text}");
+                assert!(e.message.contains(why), "{text}: {}", e.message);
+                assert_eq!(found, [("IN001", "")], "{text}");
+            }
+            (Ok(plan), Ok(code)) => {
+                let plan: Value = serde_json::from_str(&plan).unwrap();
+                assert_eq!(plan["error"]["code"], *code, "{text}");
+                assert_eq!(plan["local"], json!([]), "{text}");
+                // The checker reports the server's refusal.
+                assert_eq!(found, [("IN002", "/error")], "{text}");
+                let message = plan["error"]["message"].as_str().unwrap_or_default();
+                assert!(report.findings[0].message.contains(message), "{text}");
+            }
+            (got, _) => panic!("{text}: {got:?}, expected {want:?}"),
+        }
     }
+
+    // The seed tunnel with one value replaced by an odd number or numeric
+    // text: each field is read with `asInt` (`as_int`), and the answer is
+    // what the server makes of that reading.
     let odd = [
         json!(null),
         json!(true),
@@ -287,7 +642,11 @@ fn odd_numbers_and_numeric_text() {
         json!(" 7 "),
     ];
     let v = &vectors()[0];
+    assert_eq!(v["name"], "seed-federated-middle-fifo-3-exits");
+    let mut read_as = std::collections::BTreeSet::new();
     for o in &odd {
+        let r = as_int(o);
+        read_as.insert(r);
         for path in [
             "/tunnel/id",
             "/tunnel/type",
@@ -301,28 +660,86 @@ fn odd_numbers_and_numeric_text() {
             "/nodes/1/isRemote",
         ] {
             let mut d = v["input"].clone();
-            if let Some(slot) = d.pointer_mut(path) {
-                *slot = o.clone();
-            }
-            let _ = outputs_for_value(&d);
+            *d.pointer_mut(path).expect("a field of the seed") = o.clone();
+            let outs = outputs_for_value(&d);
+            let plan: Value = serde_json::from_str(&outs[0].1).expect("a plan is JSON");
+            assert_eq!(
+                Some(outs[0].1.as_str()),
+                outs.iter()
+                    .find(|(e, _)| *e == "api::plan")
+                    .map(|(_, p)| p.as_str()),
+                "{path} = {o}: object and text plans differ"
+            );
+            let at = format!("{path} = {o} (reads as {r:?})");
+            assert_seed_with(path, r, &plan, &v["expected"], &at);
         }
     }
-    // simulate scenarios with odd numbers, and a request count that cannot be honoured
-    for sc in [
-        json!({"requests": 4294967295u32, "gapMs": 0}),
-        json!({"startMs": i64::MAX, "gapMs": i64::MAX, "requests": 5}),
-        json!({"startMs": i64::MIN, "gapMs": i64::MIN, "requests": 5}),
-        json!({"seed": u64::MAX, "entryRetries": i64::MAX, "requests": 5}),
-        json!({"entryRetries": i64::MIN, "entry": 1e308, "dead": [1e308, -0.0, u64::MAX, "NaN"]}),
+    // The odd values cover every kind of reading: none, negative, zero, positive.
+    assert_eq!(
+        read_as,
+        [None, Some(i64::MIN), Some(-1), Some(0), Some(7)]
+            .into_iter()
+            .collect()
+    );
+
+    // Simulation scenarios with odd numbers, on the seed plan (entry 1 ->
+    // federated middle 2 -> fifo exits 3, 4, 5; two dials per request).
+    let run = |sc: Value| simulate::simulate(&v["expected"], &Scenario::from_json(&sc).unwrap());
+    // A request count that cannot be honoured is capped (README, Limits).
+    let t = run(json!({"requests": 4294967295u32, "gapMs": 0})).unwrap();
+    assert_eq!(
+        (t.summary.requests, t.summary.ok, t.summary.attempts),
+        (10_000, 10_000, 20_000)
+    );
+    assert!(
+        t.notes.iter().any(|n| n == "requests capped at 10000"),
+        "{:?}",
+        t.notes
+    );
+    assert!(t
+        .requests
+        .iter()
+        .all(|r| r.time_ms == 0 && r.exit_node_id == Some(3)));
+    // Start times saturate at the ends of the i64 range.
+    for (start, want) in [(i64::MAX, i64::MAX), (i64::MIN, i64::MIN)] {
+        let t = run(json!({"startMs": start, "gapMs": start, "requests": 5})).unwrap();
+        assert_eq!(
+            t.requests.iter().map(|r| r.time_ms).collect::<Vec<_>>(),
+            [want; 5]
+        );
+        assert_eq!((t.summary.ok, t.summary.attempts), (5, 10));
+    }
+    // The entry's router tries `entryRetries + 1` times, at most 1,000
+    // (README, Limits) and at least once.
+    let t = run(json!({"seed": u64::MAX, "entryRetries": i64::MAX, "requests": 5})).unwrap();
+    assert_eq!((t.summary.ok, t.summary.attempts), (5, 10));
+    assert!(t
+        .requests
+        .iter()
+        .all(|r| r.attempts[0].rounds == 1000 && r.attempts[1].rounds == 3));
+    let t = run(json!({"entryRetries": i64::MIN, "dead": [-0.0]})).unwrap();
+    assert!(t.requests.iter().all(|r| r.attempts[0].rounds == 1));
+    assert!(
+        t.notes
+            .iter()
+            .any(|n| n == "dead node 0 is not part of this document"),
+        "{:?}",
+        t.notes
+    );
+    assert_eq!((t.summary.requests, t.summary.ok), (3, 3));
+    // Entries that name no node and no address are refused where they are.
+    for (sc, at) in [
+        (json!({"entry": 1e308}), "/entry"),
+        (json!({"dead": [1e308]}), "/dead/0"),
+        (json!({"dead": [-0.0, u64::MAX]}), "/dead/1"),
+        (json!({"dead": [3, "NaN"]}), "/dead/1"),
     ] {
-        let sc = Scenario::from_json(&sc).unwrap();
-        let t = Instant::now();
-        let _ = simulate::simulate(&v["expected"], &sc);
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "{:?} took {:?}",
-            sc,
-            t.elapsed()
+        let e = run(sc.clone()).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_str()),
+            ("IN001", at),
+            "{sc}: {}",
+            e.message
         );
     }
 }
@@ -384,7 +801,16 @@ fn wrong_types_everywhere() {
                     if let Ok(t) = simulate::simulate(&d, &Scenario::default()) {
                         assert!(!simulate::trace_text(&t).is_empty(), "{name} {path}");
                     }
-                    let _ = hop_policy::lifecycle::lifecycle(&json!([{"op": "apply", "plan": d}]));
+                    // The replay of an apply of it answers the same as an
+                    // object and as text (`lifecycleJson`).
+                    let steps = json!([{"op": "apply", "plan": d}]);
+                    let replay = hop_policy::lifecycle::lifecycle(&steps);
+                    let as_text = hop_policy::api::lifecycle(&steps.to_string());
+                    match (&replay, &as_text) {
+                        (Ok(r), Ok(t)) => assert_eq!(&to_json(r), t, "{name} {path}"),
+                        (Err(a), Err(b)) => assert_eq!(a, b, "{name} {path}"),
+                        _ => panic!("{name} {path}: {replay:?} but as text {as_text:?}"),
+                    }
                     runs += 1;
                 }
             }
@@ -445,11 +871,8 @@ fn unreadable_documents_are_in001_or_errors() {
             doc
         );
     }
-    assert!(
-        hop_policy::lifecycle::lifecycle(&json!("steps")).is_err()
-            || hop_policy::lifecycle::lifecycle(&json!("steps"))
-                .is_ok_and(|r| !r.findings.is_empty())
-    );
+    let e = hop_policy::lifecycle::lifecycle(&json!("steps")).unwrap_err();
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("IN001", ""));
     for text in ["", " ", "nul", "{", "[1,]", "\u{FEFF}{}", "{\"a\":1}{}"] {
         assert_eq!(
             text_answer_code(text).as_deref(),

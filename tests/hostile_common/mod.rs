@@ -162,6 +162,15 @@ pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
     out
 }
 
+/// Each finding of `report` as (code, JSON Pointer).
+pub fn code_paths(report: &check::CheckReport) -> Vec<(&str, &str)> {
+    report
+        .findings
+        .iter()
+        .map(|f| (f.code.as_str(), f.path.as_str()))
+        .collect()
+}
+
 /// Replaces every credential-like field's value with a unique canary
 /// (`CANARY<tag>Q<n>Z`), iteratively, and returns the canaries planted.
 pub fn plant_canaries(v: &mut Value, tag: &str) -> Vec<String> {

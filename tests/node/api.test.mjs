@@ -48,6 +48,34 @@ test('plans are plain objects; the input is not modified', () => {
   assert.ok(!(plan instanceof Map));
 });
 
+/** `value`, and every object and array inside it, frozen: writing to it throws in strict code. */
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+test('no object form changes its arguments (the native tests cannot see this: there the borrow checker does)', () => {
+  const v = vector('seed-federated-middle-fifo-3-exits');
+  const plan = hp.planTunnel(v.input);
+  const calls = {
+    planTunnel: [v.input, { mode: 'create', limits: { maxNodes: 50 } }],
+    checkDocument: [withoutFederatedRetries(plan), { kind: 'plan', limits: { maxDepth: 40 } }],
+    checkTunnel: [v.input, { mode: 'create' }],
+    simulate: [plan, { dead: [3], requests: 3, limits: { maxNodes: 50 } }],
+    lifecycle: [[{ op: 'apply', input: v.input }, { op: 'release', unreachable: [2] }, { op: 'apply', plan }]],
+  };
+  for (const [name, args] of Object.entries(calls)) {
+    const given = structuredClone(args);
+    const answer = hp[name](...given);
+    assert.deepEqual(given, args, `${name} changed its arguments`);
+    // Frozen arguments (a caller's immutable state) are read the same way.
+    assert.deepEqual(hp[name](...deepFreeze(structuredClone(args))), answer, `${name} of frozen arguments`);
+  }
+});
+
 test('remoteToken never appears in a plan', () => {
   for (const v of vectors()) {
     const input = structuredClone(v.input);
