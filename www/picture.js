@@ -298,7 +298,7 @@ export function renderPicture(topo, { dead, request, issues = new Map(), assumed
   const L = layout(topo, { assumed, vertical, targets, fit });
   const out = [
     `<svg class="pic${vertical ? ' vertical' : ''}" viewBox="0 0 ${L.width} ${L.height}" width="${L.width}" height="${L.height}" role="group" aria-label="${escapeHtml(t('pictureLabel'))}" xmlns="http://www.w3.org/2000/svg">`,
-    '<defs><marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="context-stroke"/></marker></defs>',
+    '<defs><marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="context-stroke"/></marker></defs>',
   ];
   L.titles.forEach((title, ci) => {
     if (vertical) out.push(`<text class="colt" x="${LANE_W + PAD}" y="${L.rowY[ci] + 13}">${escapeHtml(title)}</text>`);

@@ -826,6 +826,15 @@ try {
     await shot(`11-direct-zh-${w}.png`, { fullPage: false });
     await page.click('#lang');
     await page.click('#revive');
+    // A forward with a dead target and node 2 dead: repeated dials of one link, numbered apart.
+    await selectExample('tunnel-with-forwards');
+    await page.locator('#fwdctl [data-target="203.0.113.50:443"]').click();
+    await page.locator('#picture .pn[data-node="2"]').click();
+    check((await page.locator('#picture .attn').count()) >= 2 && (await page.locator('#picture .ptgt.dead').count()) === 1, `forward, node 2 and a target dead, at ${w}x${h}: repeated dials and the dead target drawn`);
+    await checkPicture(`forward, node 2 and a target dead, at ${w}x${h}`);
+    await page.locator('#picture').scrollIntoViewIfNeeded();
+    await shot(`12-forward-targets-${w}.png`, { fullPage: false });
+    await page.click('#revive');
   }
   await page.setViewportSize({ width: 1366, height: 900 });
 
