@@ -47,6 +47,9 @@ const STRINGS = {
     modeCreate: 'create',
     modeUpdate: 'edit (the tunnel as it was: "before")',
     modeRedeploy: 'redeploy from rows ("db")',
+    // The banner names a forward plan's mode by these keys (mode "forward-create" -> modeForward-create).
+    'modeForward-create': 'a forward created (its services on the entry nodes)',
+    'modeForward-update': 'a forward edited (its services on the entry nodes)',
     planMode: 'Planned as: {mode}.',
     assumedNote: 'Assumed until the provider answers: {list}.',
     loadFile: 'Load file…',
@@ -275,6 +278,8 @@ const STRINGS = {
     modeCreate: '创建',
     modeUpdate: '编辑（修改前的隧道：“before”）',
     modeRedeploy: '按记录重新下发（“db”）',
+    'modeForward-create': '新建转发（入口节点上的转发服务）',
+    'modeForward-update': '编辑转发（入口节点上的转发服务）',
     planMode: '按此路径规划：{mode}。',
     assumedNote: '在提供方应答前假定：{list}。',
     loadFile: '载入文件…',

@@ -611,6 +611,7 @@ try {
   await selectExample('tunnel-with-forwards');
   planned = await page.evaluate(() => window.hopPreview.state.plan);
   check(planned.mode === 'forward-create' && !planned.error, 'the forward example is planned as a forward create', planned.mode);
+  check((await page.locator('#banner').innerText()).includes('Planned as: a forward created (its services on the entry nodes).'), 'the banner names the forward mode in words', await page.locator('#banner').innerText());
   check((await page.locator('#picture .pn').count()) === 5 && (await page.locator('#picture .edge:not(.egress)').count()) === 4, 'the picture draws the tunnel the forwards route through (its deployed apply)');
   const fwdItems = await page.locator('#node-1 .fwds li').allInnerTexts();
   check(fwdItems.length === 2 && /^ssh #11 :40000 → 203\.0\.113\.40:22 · fifo \(stored; this plan does not send it\)$/.test(fwdItems[0]) && /^web #12 \[::\]:40001 tcp\+udp → 203\.0\.113\.50:443, 203\.0\.113\.51:443 · fifo \(sent now: UpdateService, AddService 12_5_3_tcp, 12_5_3_udp\)$/.test(fwdItems[1]), 'entry node 1 lists the forwards it carries: where each listens, its targets, whether this plan sends it', fwdItems);
@@ -830,7 +831,8 @@ try {
     await selectExample('tunnel-with-forwards');
     await page.locator('#fwdctl [data-target="203.0.113.50:443"]').click();
     await page.locator('#picture .pn[data-node="2"]').click();
-    check((await page.locator('#picture .attn').count()) >= 2 && (await page.locator('#picture .ptgt.dead').count()) === 1, `forward, node 2 and a target dead, at ${w}x${h}: repeated dials and the dead target drawn`);
+    const deadCross = await page.locator('#picture .ptgt.dead .x').evaluate((x) => getComputedStyle(x).stroke).catch(() => 'none');
+    check((await page.locator('#picture .attn').count()) >= 2 && deadCross !== 'none', `forward, node 2 and a target dead, at ${w}x${h}: repeated dials drawn, the dead target crossed out (stroked)`, deadCross);
     await checkPicture(`forward, node 2 and a target dead, at ${w}x${h}`);
     await page.locator('#picture').scrollIntoViewIfNeeded();
     await shot(`12-forward-targets-${w}.png`, { fullPage: false });
