@@ -65,6 +65,7 @@ const state = {
   rejectPtr: null, // where the server's check looked, when it rejects the plan
   forwardId: null, // the forward requests enter at (null: the simulator's default, the first one)
   deadTargets: new Set(), // that forward's targets marked dead (addresses as its forwarder lists them)
+  simWidth: 0, // the width of the picture and replay together (a wide tunnel puts the replay under the picture)
   picWidth: 0, // the picture region's width (a ResizeObserver keeps it): a phone's picture wraps to it
   openFolds: new Set(), // folds of unchanged twin-diff rows the operator expanded: "<node>/<command>:<row>"
 };
@@ -391,6 +392,14 @@ function renderPicture_() {
   const fwd = state.trace && state.trace.forward;
   const targets = fwd && Array.isArray(fwd.targets) ? fwd.targets.map((addr) => ({ addr, dead: state.deadTargets.has(addr) })) : null;
   setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode(), vertical: phone.matches, targets, fit: state.picWidth }));
+  placeReplay();
+}
+
+/** A tunnel wider than the room beside the replay puts the replay under it (reads the SVG's own width: no layout forced). */
+function placeReplay() {
+  const svg = $('picture').querySelector('svg.pic');
+  const room = state.simWidth - 312; // the replay's column (300 px) and the gap
+  $('picture').closest('.simgrid').classList.toggle('wide', !!svg && state.simWidth > 0 && svg.width.baseVal.value > room);
 }
 
 /**
@@ -1451,6 +1460,10 @@ function wire() {
     state.picWidth = w;
     if (phone.matches) renderPicture_();
   }).observe($('picture'));
+  new ResizeObserver(([e]) => {
+    state.simWidth = Math.floor(e.contentRect.width);
+    placeReplay();
+  }).observe(document.querySelector('.simgrid'));
   // The editor and the focused field stick below the verdict, whose height follows its text.
   new ResizeObserver(() => {
     const h = `${$('verdict').offsetHeight}px`;

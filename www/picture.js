@@ -300,15 +300,16 @@ export function renderPicture(topo, { dead, request, issues = new Map(), assumed
     `<svg class="pic${vertical ? ' vertical' : ''}" viewBox="0 0 ${L.width} ${L.height}" width="${L.width}" height="${L.height}" role="group" aria-label="${escapeHtml(t('pictureLabel'))}" xmlns="http://www.w3.org/2000/svg">`,
     '<defs><marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="context-stroke"/></marker></defs>',
   ];
-  L.titles.forEach((title, ci) => {
-    if (vertical) out.push(`<text class="colt" x="${LANE_W + PAD}" y="${L.rowY[ci] + 13}">${escapeHtml(title)}</text>`);
-    else out.push(`<text class="colt" x="${L.colX[ci].x + L.colX[ci].w / 2}" y="${PAD + 11}" text-anchor="middle">${escapeHtml(title)}</text>`);
-  });
   const link = (a, b, cls, bend) => linkPath(a, b, L.h, vertical, cls, bend);
   for (const e of topo.edges) if (L.pos.has(e.from) && L.pos.has(e.to)) out.push(link(L.pos.get(e.from), L.pos.get(e.to), 'edge'));
   for (const n of topo.nodes) if (n.role === 'exit' && L.pos.has(n.nodeId)) for (const end of L.ends) out.push(link(L.pos.get(n.nodeId), end, 'edge egress'));
   for (const n of topo.nodes) if (L.pos.has(n.nodeId)) out.push(nodeBox(n, L.pos.get(n.nodeId), L, { dead, issues, assumed }));
   for (const end of L.ends) out.push(endBox(end, L.h, !!(targets && targets.length)));
+  // Titles after the links, with a halo (style.css), so a link passing under one leaves it readable.
+  L.titles.forEach((title, ci) => {
+    if (vertical) out.push(`<text class="colt" x="${LANE_W + PAD}" y="${L.rowY[ci] + 13}">${escapeHtml(title)}</text>`);
+    else out.push(`<text class="colt" x="${L.colX[ci].x + L.colX[ci].w / 2}" y="${PAD + 11}" text-anchor="middle">${escapeHtml(title)}</text>`);
+  });
   if (request && Array.isArray(request.attempts)) out.push(...requestMarks(request, L, vertical, link));
   out.push('</svg>');
   return out.join('');

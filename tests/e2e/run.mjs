@@ -803,6 +803,10 @@ try {
     await page.waitForFunction((id) => window.hopPreview.state.origin && window.hopPreview.state.origin.id === id && window.hopPreview.state.topo, largest.id, { timeout: 20000 });
     const big = await checkPicture(`the backup's largest tunnel ${largest.name} #${largest.id} (${largest.chainTunnels.length} nodes) at ${w}x${h}`);
     check((await page.locator('#picture .pn').count()) === new Set(largest.chainTunnels.map((c) => c.nodeId)).size, `${largest.name}: every node drawn`, big.texts);
+    if (w === 1440) {
+      const side = await page.evaluate(() => { const p = document.querySelector('#picture'); const r = document.querySelector('.replay').getBoundingClientRect(); return { scroll: p.scrollWidth, client: p.clientWidth, replayTop: r.top, picBottom: p.getBoundingClientRect().bottom }; });
+      check(side.replayTop >= side.picBottom - 1 && side.scroll - side.client < 200, `${largest.name} at 1440: too wide to sit beside the replay, the picture gets the card's width and the replay goes under it`, side);
+    }
     const nids = await page.locator('#picture .pn .nid').allTextContents();
     check(nids.length > 0 && nids.every((x) => /^#\d+$/.test(x)), `${largest.name}: every node id is drawn whole`, nids);
     // Every node dead but the entry: the requests fail or go direct; marks drawn too.
