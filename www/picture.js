@@ -126,7 +126,7 @@ const PADX = 10; // text inset in a box
 const LINE = 17; // baseline to baseline inside a box
 const SLOT = 18; // the issue badge / dead cross at a box's top right
 const MIN_W = 84;
-const GAP_X = 60; // between columns: room for the arrow and an attempt's number
+const GAP_X = 44; // between columns: room for the arrow and an attempt's number
 const GAP_Y = 18; // between boxes of one column
 const LANE_W = 26; // phone: the direct-egress lane on the left
 const V_GAP = 24; // phone: link space between rows (attempt numbers sit here)
@@ -173,7 +173,7 @@ const boxHeight = (nLines) => 19 + LINE * (nLines - 1) + 9;
 
 /** The destination column: the forward's targets when the replay enters at a forward, else one destination. */
 function endBoxes(targets, tr) {
-  if (!targets || !targets.length) return [{ key: null, text: tr('destination'), w: Math.max(MIN_W + 20, textWidth(tr('destination'), 12) + 2 * PADX) }];
+  if (!targets || !targets.length) return [{ key: null, text: tr('destination'), w: Math.max(MIN_W, textWidth(tr('destination'), 12) + 2 * PADX) }];
   return targets.map((g) => ({ key: g.addr, text: g.addr, dead: g.dead, w: textWidth(g.addr, 12) + 2 * PADX + (g.dead ? SLOT : 0) }));
 }
 

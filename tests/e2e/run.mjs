@@ -794,6 +794,10 @@ try {
       } else {
         await selectExample(ex);
         await checkPicture(`${ex} at ${w}x${h}`);
+        if (ex === 'seed-federated-middle' && w === 1440) {
+          const beside = await page.evaluate(() => { const p = document.querySelector('#picture'); return { fits: p.scrollWidth <= p.clientWidth, replayLeft: document.querySelector('.replay').getBoundingClientRect().left, picRight: p.getBoundingClientRect().right }; });
+          check(beside.fits && beside.replayLeft >= beside.picRight, 'the seed at 1440: the whole picture beside the replay, unscaled', beside);
+        }
       }
     }
     // The backup's largest tunnel, opened from the whole-panel view.
