@@ -664,6 +664,8 @@ try {
   check(fleetRows.length === backup.tunnels.length, `the fleet table lists all ${backup.tunnels.length} tunnels`, fleetRows.length);
   check(fleetRows.some((r) => /\berror\b/.test(r)) && fleetRows.some((r) => /\b(warning|info|ok)\b/.test(r)), 'rows show their worst finding by severity', fleetRows.slice(0, 3));
   check(/12 tunnels: \d+ with errors, \d+ more with warnings; 5 forwards/.test(await page.locator('#fleet-body .hint').first().innerText()), 'the fleet summary counts tunnels with errors and forwards');
+  const knownRows = await page.locator('#fleet-body tbody tr').evaluateAll((trs) => trs.filter((tr) => /^FO005\b/.test(tr.querySelector('td.worst').textContent)).map((tr) => tr.querySelector('td.worst').textContent));
+  check(knownRows.length > 0 && knownRows.every((x) => x === "FO005 known risk of GOST's design: direct egress; mitigation: let that node connect out only to the hop's nodes"), 'a tunnel whose worst finding is FO005 says it is a known risk of GOST\'s design, with the mitigation', knownRows);
   const t9Row = fleetRows.find((r) => /#199\b/.test(r)) || '';
   check(/\b3\b/.test(t9Row) && ['ssh', 'game', 'paused', '901:50002'].every((w) => t9Row.includes(w)), 'a tunnel\'s row lists its forwards and where they listen', t9Row);
   // Worst first, the status in the first column.
