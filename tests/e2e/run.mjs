@@ -837,6 +837,14 @@ try {
     await shot(`11-direct-zh-${w}.png`, { fullPage: false });
     await page.click('#lang');
     await page.click('#revive');
+    // Without the federation map node 2's values are assumed: the tag and its retries share a line, apart.
+    const noMapSeed = structuredClone(seed);
+    delete noMapSeed.federation;
+    // Typed as an edit (on a phone the editor is behind the JSON toggle).
+    await page.evaluate((text) => { const ta = document.querySelector('#doc'); ta.value = text; ta.dispatchEvent(new Event('input', { bubbles: true })); }, JSON.stringify(noMapSeed, null, 2));
+    await page.locator('#picture .pn.assumed[data-node="2"] .asmtag').waitFor({ timeout: 5000 });
+    check((await page.locator('#picture .pn[data-node="2"] .retries').count()) === 1, `assumed values at ${w}x${h}: node 2 shows its retries and the assumed tag`);
+    await checkPicture(`seed without the federation map (assumed values) at ${w}x${h}`);
     // A forward with a dead target and node 2 dead: repeated dials of one link, numbered apart.
     await selectExample('tunnel-with-forwards');
     await page.locator('#fwdctl [data-target="203.0.113.50:443"]').click();
