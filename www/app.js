@@ -11,7 +11,7 @@ import { topology, renderPicture, directNode, commandGroups } from './picture.js
 import { forwardsOnNode, forwardsMarkup, forwardServices, replayableForwards, forwardControls, forwardWhy } from './forwards.js';
 import { buildTwins } from './twin.js';
 import { isBackup, auditPanel, renderFleet, worstFirst } from './fleet.js';
-import { verdictOf, verdictMarkup, fixSide, firstClause } from './verdict.js';
+import { verdictOf, verdictMarkup, fixSide, firstClause, KNOWN_RISKS, mitigationOf } from './verdict.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -65,6 +65,8 @@ const state = {
   rejectPtr: null, // where the server's check looked, when it rejects the plan
   forwardId: null, // the forward requests enter at (null: the simulator's default, the first one)
   deadTargets: new Set(), // that forward's targets marked dead (addresses as its forwarder lists them)
+  simWidth: 0, // the width of the picture and replay together (a wide tunnel puts the replay under the picture)
+  picWidth: 0, // the picture region's width (a ResizeObserver keeps it): a phone's picture wraps to it
   openFolds: new Set(), // folds of unchanged twin-diff rows the operator expanded: "<node>/<command>:<row>"
 };
 
@@ -373,7 +375,7 @@ function renderPicture_() {
   if (!state.topo) {
     // After a rejection the last good picture stays, dimmed and inert, so the tunnel is still in view.
     const last = rejected() && state.lastTopo;
-    setHtml(el, last ? `<p class="dimnote">${escapeHtml(t('lastGoodPicture'))}</p><div class="dimmed" inert>${renderPicture(last, { dead: new Set(), vertical: phone.matches })}</div>` : '');
+    setHtml(el, last ? `<p class="dimnote">${escapeHtml(t('lastGoodPicture'))}</p><div class="dimmed" inert>${renderPicture(last, { dead: new Set(), vertical: phone.matches, fit: state.picWidth })}</div>` : '');
     return;
   }
   const reqs = state.trace && Array.isArray(state.trace.requests) ? state.trace.requests : [];
@@ -386,7 +388,18 @@ function renderPicture_() {
     if (!had || rank[f.severity] < rank[had]) issues.set(f.nodeId, f.severity);
   }
   el.classList.toggle('neutral', neutralReplay());
-  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode(), vertical: phone.matches }));
+  // A replay entering at a forward: its targets sit beyond the exits.
+  const fwd = state.trace && state.trace.forward;
+  const targets = fwd && Array.isArray(fwd.targets) ? fwd.targets.map((addr) => ({ addr, dead: state.deadTargets.has(addr) })) : null;
+  setHtml(el, renderPicture(state.topo, { dead: state.dead, request: reqs[state.selectedReq], issues, assumed: assumedByNode(), vertical: phone.matches, targets, fit: state.picWidth }));
+  placeReplay();
+}
+
+/** A tunnel wider than the room beside the replay puts the replay under it (reads the SVG's own width: no layout forced). */
+function placeReplay() {
+  const svg = $('picture').querySelector('svg.pic');
+  const room = state.simWidth - 312; // the replay's column (300 px) and the gap
+  $('picture').closest('.simgrid').classList.toggle('wide', !!svg && state.simWidth > 0 && svg.width.baseVal.value > room);
 }
 
 /**
@@ -701,6 +714,26 @@ async function copyText(text, label) {
   renderBanner();
 }
 
+/**
+ * A known risk of GOST's design (FO005, one finding per multi-node hop) as one
+ * row for the tunnel: what the risk is, its mitigation (from the message),
+ * and the hops it applies to behind a disclosure.
+ */
+function knownRiskRow(g, places) {
+  const first = state.findings[places[0]];
+  const mitigation = mitigationOf(findingMessage(first));
+  const head = `<span class="sev known">${escapeHtml(t('knownRiskTag'))}</span> <span class="code">${escapeHtml(g.code)}</span> `;
+  const count = t(places.length === 1 ? 'knownRiskPlaces_one' : 'knownRiskPlaces_other', { n: places.length });
+  return (
+    `<li class="finding known ${g.severity}" data-code="${escapeHtml(g.code)}" data-known="1" data-node=""><div class="fbody">` +
+    `<details${state.openGroups.has(g.code) ? ' open' : ''} data-group="${escapeHtml(g.code)}"><summary>${head}<span class="fnode">${escapeHtml(count)}</span>` +
+    `<span class="msg">${escapeHtml(t(`knownRiskHead_${g.code}`))}</span></summary>` +
+    `<ul class="places">${places.map((i) => `<li>${placeMarkup(state.findings[i], i, true)}</li>`).join('')}</ul></details>` +
+    (mitigation ? `<p class="mitig">${escapeHtml(t('mitigation', { what: mitigation }))}</p>` : '') +
+    '</div></li>'
+  );
+}
+
 function renderFindings() {
   const el = $('findings');
   const listed = state.findings.filter(shownInList).length;
@@ -721,6 +754,10 @@ function renderFindings() {
     const offeredBy = fk && offered.has(fk) ? offered.get(fk) : null;
     if (fk && !offeredBy) offered.set(fk, g.code);
     const sev = g.severity;
+    if (KNOWN_RISKS.has(g.code)) {
+      items.push(knownRiskRow(g, places));
+      continue;
+    }
     const nodes = [...new Set(places.map((i) => state.findings[i].nodeId))];
     const head = `<span class="sev ${sev}">${escapeHtml(t('severity_' + sev))}</span> <span class="code">${escapeHtml(g.code)}</span> `;
     const attrs = `class="finding ${sev}${places.length > 1 ? ' group' : ''}" data-code="${escapeHtml(g.code)}" data-node="${escapeHtml(nodes.length === 1 ? nodes[0] ?? '' : '')}"`;
@@ -1416,6 +1453,17 @@ function wire() {
     $(tabs[to]).focus();
   });
   phone.addEventListener('change', () => renderPicture_());
+  // On a phone a hop's boxes wrap to the picture's width, kept here so a render never forces a layout to read it.
+  new ResizeObserver(([e]) => {
+    const w = Math.floor(e.contentRect.width);
+    if (w === state.picWidth) return;
+    state.picWidth = w;
+    if (phone.matches) renderPicture_();
+  }).observe($('picture'));
+  new ResizeObserver(([e]) => {
+    state.simWidth = Math.floor(e.contentRect.width);
+    placeReplay();
+  }).observe(document.querySelector('.simgrid'));
   // The editor and the focused field stick below the verdict, whose height follows its text.
   new ResizeObserver(() => {
     const h = `${$('verdict').offsetHeight}px`;

@@ -8,6 +8,7 @@
 // credential-like reaches the page.
 
 import { escapeHtml } from './jsonview.js';
+import { isKnownRisk, mitigationOf } from './verdict.js';
 
 const RANK = { error: 0, warning: 1, info: 2 };
 
@@ -39,7 +40,8 @@ function statusOf(r) {
 /** The tunnel's row: counts by severity, the worst finding, its rules, its node count, its forwards. */
 function summarise(tunnel, check) {
   const count = (sev) => check.findings.filter((f) => f.severity === sev).length;
-  const worst = [...check.findings].sort((a, b) => RANK[a.severity] - RANK[b.severity])[0] || null;
+  // Known risks of GOST's design (FO005) come after the other findings of their severity.
+  const worst = [...check.findings].sort((a, b) => RANK[a.severity] - RANK[b.severity] || isKnownRisk(a) - isKnownRisk(b))[0] || null;
   // The tunnel's own nodes, as its chain rows name them (a refused plan has none).
   const nodes = new Set(((tunnel.input.db || {}).chain_tunnel || []).map((c) => c.node_id)).size;
   const row = { ...tunnel, nodes, forwards: forwardsOf(check.plan), errors: count('error'), warnings: count('warning'), infos: count('info'), worst, rejected: check.plan.error || null };
@@ -99,7 +101,9 @@ function chipsMarkup(rows, filter, t) {
 
 function rowMarkup(r, i, { t, lang, selected, clause }) {
   // A refused tunnel's worst finding is the server's message itself.
-  const msg = r.rejected ? r.rejected.message : r.worst ? clause(lang === 'zh' ? r.worst.messageZh || r.worst.message : r.worst.message) : '';
+  const text = (f) => (lang === 'zh' ? f.messageZh || f.message : f.message);
+  const known = (f) => t('fleetKnownRisk', { what: t(`knownRisk_${f.code}`), mitigation: mitigationOf(text(f)) });
+  const msg = r.rejected ? r.rejected.message : r.worst ? (isKnownRisk(r.worst) ? known(r.worst) : clause(text(r.worst))) : '';
   const worst = r.worst ? `<code>${escapeHtml(r.worst.code)}</code> ${escapeHtml(msg)}` : escapeHtml(t('fleetClean'));
   const cell = (key, html, cls = '') => `<td data-label="${escapeHtml(t(key))}"${cls ? ` class="${cls}"` : ''}>${html}</td>`;
   return `<tr class="sev-${r.status}${selected === r.id ? ' selected' : ''}" data-status="${r.status}" data-codes="${escapeHtml(r.codes.join(' '))}">` +

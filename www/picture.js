@@ -119,183 +119,296 @@ export function topology(plan) {
   return { nodes, byId, edges, unresolved, resolve };
 }
 
-const COL_W = 168;
-const BOX_W = 124;
-const BOX_H = 60;
-const ROW_H = 78;
+// Text is never scaled: boxes are sized to their text (measured with the
+// page's font) and the picture scrolls sideways in its region when too wide.
 const PAD = 14;
+const PADX = 10; // text inset in a box
+const LINE = 17; // baseline to baseline inside a box
+const SLOT = 18; // the issue badge / dead cross at a box's top right
+const MIN_W = 84;
+const GAP_X = 44; // between columns: room for the arrow and an attempt's number
+const GAP_Y = 18; // between boxes of one column
+const LANE_W = 26; // phone: the direct-egress lane on the left
+const V_GAP = 24; // phone: link space between rows (attempt numbers sit here)
+const V_TITLE = 20; // phone: a row's title band, above its boxes
+const V_SEP = 10; // phone: between boxes of one row
 
-// Phone layout: hops as rows from top to bottom, nodes of a hop side by side.
-const STEP_X = BOX_W + 12;
-const STEP_Y = BOX_H + 46;
-const LANE_W = 26;
+let measureCtx = null;
+let measureFont = null;
+const widths = new Map();
+/** Width in px of `s` at `px`/`weight` in the page's font (an estimate outside a browser). */
+export function textWidth(s, px, weight = 400, spacing = 0) {
+  const key = `${px}/${weight}/${spacing}/${s}`;
+  if (widths.has(key)) return widths.get(key);
+  let w;
+  if (typeof document !== 'undefined') {
+    measureCtx ||= document.createElement('canvas').getContext('2d');
+    measureFont ||= getComputedStyle(document.body).fontFamily;
+    measureCtx.font = `${weight} ${px}px ${measureFont}`;
+    w = measureCtx.measureText(s).width;
+  } else w = [...s].reduce((n, c) => n + (c.charCodeAt(0) > 0x2e80 ? 1 : 0.62) * px, 0);
+  w = Math.ceil(w + spacing * px * [...s].length) + 2; // +2: rounding and antialiasing
+  widths.set(key, w);
+  return w;
+}
+
+const titleWidth = (s) => textWidth(String(s).toUpperCase(), 11, 400, 0.04);
+const shortName = (s) => (String(s).length > 18 ? `${String(s).slice(0, 17)}…` : String(s));
+
+/** What a node's box says, line by line: each line a main text and an optional tag at its right. */
+function boxLines(n, { assumed, t: tr }) {
+  const sub = [n.protocol, n.port ? `:${n.port}` : ''].filter(Boolean).join(' ');
+  const fo = n.role === 'middle' ? n.failover : null;
+  const retries = fo ? tr(fo.short ? 'retriesPicShort' : 'retriesPicOk', { r: fo.retries, need: fo.candidates - 1 }) : '';
+  const lines = [{ cls: 'nm', text: shortName(n.name), id: `#${n.nodeId}`, w: textWidth(`${shortName(n.name)} #${n.nodeId}`, 13, 600) + SLOT }];
+  lines.push({ cls: 'sub', text: sub, w: textWidth(sub, 11), tag: n.remote ? { cls: 'fedtag', text: 'FED', w: textWidth('FED', 11, 700) } : null });
+  const asm = assumed.length ? { cls: 'asmtag', text: tr('assumedTag'), w: textWidth(tr('assumedTag'), 11, 700) } : null;
+  if (fo) lines.push({ cls: `retries${fo.short ? ' short' : ''}`, text: retries, w: textWidth(retries, 11, 700), tag: asm });
+  else if (asm) lines.push({ cls: 'asmtag', text: asm.text, w: asm.w });
+  return { lines, sub, retries, fo };
+}
+
+const lineWidth = (l) => l.w + (l.tag ? 10 + l.tag.w : 0);
+const boxHeight = (nLines) => 19 + LINE * (nLines - 1) + 9;
+
+/** The destination column: the forward's targets when the replay enters at a forward, else one destination. */
+function endBoxes(targets, tr) {
+  if (!targets || !targets.length) return [{ key: null, text: tr('destination'), w: Math.max(MIN_W, textWidth(tr('destination'), 12) + 2 * PADX) }];
+  return targets.map((g) => ({ key: g.addr, text: g.addr, dead: g.dead, w: textWidth(g.addr, 12) + 2 * PADX + (g.dead ? SLOT : 0) }));
+}
+
+/** Positions of every box: `{pos: nodeId -> {x, y, w}, ends: [{x, y, w, ...}], width, height, ...}`. */
+function layout(topo, opts) {
+  const maxHop = Math.max(0, ...topo.nodes.filter((n) => n.role === 'middle').map((n) => n.hop || 1));
+  const colOf = (n) => (n.role === 'entry' ? 0 : n.role === 'middle' ? Math.max(1, n.hop || 1) : maxHop + 1);
+  const cols = Array.from({ length: maxHop + 2 }, () => []);
+  const boxes = new Map();
+  for (const n of topo.nodes) {
+    const b = boxLines(n, { assumed: opts.assumed.get(n.nodeId) || [], t });
+    boxes.set(n.nodeId, b);
+    cols[colOf(n)].push({ id: n.nodeId, w: Math.max(MIN_W, Math.ceil(Math.max(...b.lines.map(lineWidth))) + 2 * PADX) });
+  }
+  const ends = endBoxes(opts.targets, t);
+  cols.push(ends.map((e) => ({ id: null, end: e, w: e.w })));
+  const titles = [t('entry'), ...Array.from({ length: maxHop }, (_, i) => t('hop', { n: i + 1 })), t('exit'), opts.targets && opts.targets.length ? t('targetsCol') : t('destination')];
+  const h = boxHeight(Math.max(2, ...[...boxes.values()].map((b) => b.lines.length)));
+  const L = opts.vertical ? layoutDown(cols, titles, h, opts.fit) : layoutAcross(cols, titles, h);
+  return { ...L, boxes, titles, h };
+}
+
+/** Hops as columns, left to right; titles, then the direct-egress band, above the boxes. */
+function layoutAcross(cols, titles, h) {
+  const top = PAD + 48;
+  const rows = Math.max(1, ...cols.map((c) => c.length));
+  const pos = new Map();
+  const ends = [];
+  const colX = [];
+  let x = PAD;
+  cols.forEach((col, ci) => {
+    const cw = Math.max(MIN_W, titleWidth(titles[ci]), ...col.map((b) => b.w));
+    colX.push({ x, w: cw });
+    col.forEach((b, ri) => {
+      const p = { x: x + (cw - b.w) / 2, y: top + ((rows - col.length) * (h + GAP_Y)) / 2 + ri * (h + GAP_Y), w: b.w };
+      if (b.end) ends.push({ ...b.end, ...p });
+      else pos.set(b.id, p);
+    });
+    x += cw + GAP_X;
+  });
+  return { pos, ends, colX, width: x - GAP_X + PAD, height: top + rows * (h + GAP_Y) - GAP_Y + PAD, lane: PAD + 38 };
+}
+
+/** Boxes of one row split into lines no wider than `avail` (at least one box a line). */
+function wrapRow(col, avail) {
+  const lines = [[]];
+  let w = 0;
+  for (const b of col) {
+    const line = lines[lines.length - 1];
+    if (line.length && w + V_SEP + b.w > avail) {
+      lines.push([b]);
+      w = b.w;
+    } else {
+      line.push(b);
+      w += (line.length > 1 ? V_SEP : 0) + b.w;
+    }
+  }
+  return lines;
+}
+
+/**
+ * A phone: hops as rows, top to bottom, the boxes of a hop side by side
+ * (wrapped onto more lines when wider than `fit`); a lane on the left for direct egress.
+ */
+function layoutDown(cols, titles, h, fit) {
+  const rowW = (col) => col.reduce((s, b) => s + b.w, 0) + V_SEP * Math.max(0, col.length - 1);
+  const lines = cols.map((col) => wrapRow(col, fit ? fit - LANE_W - 2 * PAD : Infinity));
+  // Wide enough for the direct-egress label under the last row.
+  const inner = Math.max(...lines.flat().map(rowW), ...titles.map(titleWidth), textWidth(t('directRiskPic'), 11, 700) - LANE_W);
+  const pos = new Map();
+  const ends = [];
+  const rowY = [];
+  let y = PAD;
+  lines.forEach((row) => {
+    rowY.push(y);
+    y += V_TITLE;
+    for (const line of row) {
+      let x = LANE_W + PAD + (inner - rowW(line)) / 2;
+      for (const b of line) {
+        const p = { x, y, w: b.w };
+        if (b.end) ends.push({ ...b.end, ...p });
+        else pos.set(b.id, p);
+        x += b.w + V_SEP;
+      }
+      y += h + V_GAP;
+    }
+  });
+  // Below the last row: a band for the direct-egress label, so it never covers the destination.
+  return { pos, ends, rowY, width: LANE_W + PAD + inner + PAD, height: y - V_GAP + 26 + PAD, lane: PAD + 6 };
+}
+
+/** A curve from box a to box b (arrow at b); `bend` offsets repeated dials of one pair. */
+function linkPath(a, b, h, vertical, cls, bend = 0) {
+  if (vertical) {
+    const x1 = a.x + a.w / 2 + bend;
+    const x2 = b.x + b.w / 2 + bend;
+    const y1 = a.y + h;
+    const my = (y1 + b.y) / 2;
+    return `<path class="${cls}" d="M${x1} ${y1}C${x1} ${my} ${x2} ${my} ${x2} ${b.y - 2}" marker-end="url(#ah)"/>`;
+  }
+  const x1 = a.x + a.w;
+  const y1 = a.y + h / 2 + bend;
+  const y2 = b.y + h / 2 + bend;
+  const mx = (x1 + b.x) / 2;
+  return `<path class="${cls}" d="M${x1} ${y1}C${mx} ${y1} ${mx} ${y2} ${b.x - 2} ${y2}" marker-end="url(#ah)"/>`;
+}
+
+/** Where an attempt's number sits: in the gap just past the box it leaves, so it never lands on a box further on. */
+function numberAt(a, b, h, vertical, bend) {
+  if (vertical) return { cx: (a.x + a.w / 2 + b.x + b.w / 2) / 2 + bend, cy: a.y + h + 12 };
+  const adjacent = b.x - (a.x + a.w) < GAP_X + MIN_W;
+  return { cx: a.x + a.w + GAP_X / 2, cy: adjacent ? (a.y + b.y) / 2 + h / 2 + bend : a.y + h / 2 + bend };
+}
 
 /**
  * Returns SVG markup for the topology, dead set and the chosen request.
- * `vertical` lays the hops out top to bottom (a phone): the picture then
- * scales to the width of its box.
+ * `vertical` lays the hops out top to bottom (a phone), wrapping a hop's
+ * boxes to `fit` px; `targets` (a forward's, `[{addr, dead}]`) replace the
+ * destination beyond the exits.
  */
-export function renderPicture(topo, { dead, request, issues = new Map(), assumed = new Map(), vertical = false }) {
-  const maxHop = Math.max(0, ...topo.nodes.filter((n) => n.role === 'middle').map((n) => n.hop || 1));
-  const colOf = (n) => (n.role === 'entry' ? 0 : n.role === 'middle' ? Math.max(1, n.hop || 1) : maxHop + 1);
-  const cols = [];
-  for (const n of topo.nodes) (cols[colOf(n)] ||= []).push(n);
-  const dstCol = maxHop + 2;
-  const rows = Math.max(1, ...cols.filter(Boolean).map((c) => c.length));
-  const TOP = PAD + 40; // column titles, then a lane for direct egress above the boxes
-  const LANE = vertical ? PAD + 6 : PAD + 26;
-  const height = vertical ? PAD + 16 + dstCol * STEP_Y + BOX_H + PAD : rows * ROW_H + PAD + TOP;
-  const width = vertical ? LANE_W + PAD * 2 + rows * STEP_X - 12 : (dstCol + 1) * COL_W - (COL_W - BOX_W) + PAD * 2;
-  const pos = new Map();
-  cols.forEach((col, ci) => {
-    if (!col) return;
-    col.forEach((n, ri) =>
-      pos.set(
-        n.nodeId,
-        vertical
-          ? { x: LANE_W + PAD + ((rows - col.length) * STEP_X) / 2 + ri * STEP_X, y: PAD + 16 + ci * STEP_Y }
-          : { x: PAD + ci * COL_W, y: TOP + ((rows - col.length) * ROW_H) / 2 + ri * ROW_H + (ROW_H - BOX_H) / 2 },
-      ),
-    );
+export function renderPicture(topo, { dead, request, issues = new Map(), assumed = new Map(), vertical = false, targets = null, fit = 0 }) {
+  const L = layout(topo, { assumed, vertical, targets, fit });
+  const out = [
+    `<svg class="pic${vertical ? ' vertical' : ''}" viewBox="0 0 ${L.width} ${L.height}" width="${L.width}" height="${L.height}" role="group" aria-label="${escapeHtml(t('pictureLabel'))}" xmlns="http://www.w3.org/2000/svg">`,
+    '<defs><marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="context-stroke"/></marker></defs>',
+  ];
+  const link = (a, b, cls, bend) => linkPath(a, b, L.h, vertical, cls, bend);
+  for (const e of topo.edges) if (L.pos.has(e.from) && L.pos.has(e.to)) out.push(link(L.pos.get(e.from), L.pos.get(e.to), 'edge'));
+  for (const n of topo.nodes) if (n.role === 'exit' && L.pos.has(n.nodeId)) for (const end of L.ends) out.push(link(L.pos.get(n.nodeId), end, 'edge egress'));
+  for (const n of topo.nodes) if (L.pos.has(n.nodeId)) out.push(nodeBox(n, L.pos.get(n.nodeId), L, { dead, issues, assumed }));
+  for (const end of L.ends) out.push(endBox(end, L.h, !!(targets && targets.length)));
+  // Titles after the links, with a halo (style.css), so a link passing under one leaves it readable.
+  L.titles.forEach((title, ci) => {
+    if (vertical) out.push(`<text class="colt" x="${LANE_W + PAD}" y="${L.rowY[ci] + 13}">${escapeHtml(title)}</text>`);
+    else out.push(`<text class="colt" x="${L.colX[ci].x + L.colX[ci].w / 2}" y="${PAD + 11}" text-anchor="middle">${escapeHtml(title)}</text>`);
   });
-  const dst = vertical
-    ? { x: LANE_W + PAD + (rows * STEP_X - 12) / 2 - BOX_W / 2, y: PAD + 16 + dstCol * STEP_Y }
-    : { x: PAD + dstCol * COL_W, y: TOP + (rows * ROW_H) / 2 - BOX_H / 2 };
-
-  const out = [];
-  out.push(
-    `<svg class="pic${vertical ? ' vertical' : ''}" viewBox="0 0 ${width} ${height}" width="${vertical ? '100%' : width}" role="group" aria-label="${escapeHtml(t('pictureLabel'))}" xmlns="http://www.w3.org/2000/svg">`,
-    '<defs><marker id="ah" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="context-stroke"/></marker></defs>',
-  );
-  // Column titles (row titles when vertical).
-  const titles = [t('entry'), ...Array.from({ length: maxHop }, (_, i) => t('hop', { n: i + 1 })), t('exit'), t('destination')];
-  titles.forEach((title, ci) => {
-    if (vertical) out.push(`<text class="colt" x="${LANE_W + PAD}" y="${PAD + 10 + ci * STEP_Y}">${escapeHtml(title)}</text>`);
-    else out.push(`<text class="colt" x="${PAD + ci * COL_W + BOX_W / 2}" y="${PAD + 4}" text-anchor="middle">${escapeHtml(title)}</text>`);
-  });
-
-  const link = (a, b, cls, bend = 0) => {
-    if (vertical) {
-      const x1 = a.x + BOX_W / 2 + bend;
-      const y1 = a.y + BOX_H;
-      const x2 = b.x + BOX_W / 2 + bend;
-      const y2 = b.y;
-      const my = (y1 + y2) / 2;
-      return `<path class="${cls}" d="M${x1} ${y1}C${x1} ${my} ${x2} ${my} ${x2} ${y2 - 2}" marker-end="url(#ah)"/>`;
-    }
-    const x1 = a.x + BOX_W;
-    const y1 = a.y + BOX_H / 2 + bend;
-    const x2 = b.x;
-    const y2 = b.y + BOX_H / 2 + bend;
-    const mx = (x1 + x2) / 2;
-    return `<path class="${cls}" d="M${x1} ${y1}C${mx} ${y1} ${mx} ${y2} ${x2 - 2} ${y2}" marker-end="url(#ah)"/>`;
-  };
-  // Where the number of an attempt sits: halfway along its link.
-  const midpoint = (from, to, bend) =>
-    vertical
-      ? { cx: (from.x + to.x) / 2 + BOX_W / 2 + bend, cy: (from.y + BOX_H + to.y) / 2 }
-      : { cx: (from.x + BOX_W + to.x) / 2, cy: (from.y + to.y) / 2 + BOX_H / 2 + bend };
-
-  for (const e of topo.edges) {
-    const a = pos.get(e.from);
-    const b = pos.get(e.to);
-    if (a && b) out.push(link(a, b, 'edge'));
-  }
-  for (const n of topo.nodes) if (n.role === 'exit' && pos.has(n.nodeId)) out.push(link(pos.get(n.nodeId), dst, 'edge egress'));
-
-  // Nodes.
-  for (const n of topo.nodes) {
-    const p = pos.get(n.nodeId);
-    if (!p) continue;
-    const isDead = dead.has(n.nodeId);
-    const guessed = assumed.get(n.nodeId) || [];
-    const cls = ['pn', n.remote ? 'fed' : 'loc', isDead ? 'dead' : '', guessed.length ? 'assumed' : ''].filter(Boolean).join(' ');
-    const sub = [n.protocol, n.port ? `:${n.port}` : ''].filter(Boolean).join(' ');
-    const fo = n.role === 'middle' ? n.failover : null;
-    const retries = fo ? t(fo.short ? 'retriesPicShort' : 'retriesPicOk', { r: fo.retries, need: fo.candidates - 1 }) : '';
-    // The accessible name starts with what the box shows, then says the rest.
-    const label = [
-      [`${n.name} #${n.nodeId}`, sub, n.remote ? 'FED' : '', retries, guessed.length ? t('assumedTag') : ''].filter(Boolean).join(' '),
-      t(n.role),
-      n.remote ? t('federated') : t('local'),
-      guessed.length ? t('assumedPic', { list: guessed.map((a) => lastKey(a.path)).join(', ') }) : '',
-      isDead ? t('dead') : '',
-      t('toggleDead'),
-    ].filter(Boolean).join(' · ');
-    out.push(
-      `<g class="${cls}" data-node="${escapeHtml(n.nodeId)}" tabindex="0" role="button" aria-pressed="${isDead}">`,
-      `<title>${escapeHtml(label)}</title>`,
-      `<rect x="${p.x}" y="${p.y}" width="${BOX_W}" height="${BOX_H}" rx="8"/>`,
-      `<text class="nm" x="${p.x + 10}" y="${p.y + 18}">${escapeHtml(String(n.name).slice(0, 12))} <tspan class="nid">#${escapeHtml(n.nodeId)}</tspan></text>`,
-      `<text class="sub" x="${p.x + 10}" y="${p.y + 34}">${escapeHtml(sub)}</text>`,
-    );
-    if (n.remote) out.push(`<text class="fedtag" x="${p.x + BOX_W - 8}" y="${p.y + 34}" text-anchor="end">FED</text>`);
-    if (fo) out.push(`<text class="retries${fo.short ? ' short' : ''}" x="${p.x + 10}" y="${p.y + 51}">${escapeHtml(retries)}</text>`);
-    if (guessed.length) out.push(`<text class="asmtag" x="${p.x + BOX_W - 8}" y="${p.y + 51}" text-anchor="end">${escapeHtml(t('assumedTag'))}</text>`);
-    const sev = issues.get(n.nodeId);
-    if (sev && !isDead) {
-      out.push(`<g class="issue ${sev}"><circle cx="${p.x + BOX_W - 12}" cy="${p.y + 13}" r="7"/><text x="${p.x + BOX_W - 12}" y="${p.y + 17}" text-anchor="middle">!</text></g>`);
-    }
-    if (isDead) {
-      out.push(
-        `<path class="x" d="M${p.x + BOX_W - 22} ${p.y + 6}l14 14M${p.x + BOX_W - 8} ${p.y + 6}l-14 14"/>`,
-      );
-    }
-    out.push('</g>');
-  }
-  out.push(
-    `<g class="pdst"><rect x="${dst.x}" y="${dst.y}" width="${BOX_W}" height="${BOX_H}" rx="24"/>`,
-    `<text x="${dst.x + BOX_W / 2}" y="${dst.y + 29}" text-anchor="middle">${escapeHtml(t('destination'))}</text></g>`,
-  );
-
-  // Attempts of the chosen request, numbered in dial order.
-  if (request && Array.isArray(request.attempts)) {
-    const pairCount = new Map();
-    request.attempts.forEach((a, i) => {
-      const from = pos.get(a.fromNodeId);
-      const to = a.toNodeId === null || a.toNodeId === undefined ? dst : pos.get(a.toNodeId);
-      if (!from || !to) return;
-      const k = `${a.fromNodeId}>${a.toNodeId}`;
-      const seen = pairCount.get(k) || 0;
-      pairCount.set(k, seen + 1);
-      const bend = (seen % 2 ? -1 : 1) * (4 + 5 * seen);
-      out.push(link(from, to, `att ${a.ok ? 'ok' : 'bad'}`, bend));
-      const { cx, cy } = midpoint(from, to, bend);
-      out.push(`<g class="attn ${a.ok ? 'ok' : 'bad'}"><circle cx="${cx}" cy="${cy}" r="9"/><text x="${cx}" y="${cy + 4}" text-anchor="middle">${i + 1}</text></g>`);
-    });
-    const egressFrom = request.direct ? directNode(request) : request.ok ? request.exitNodeId : null;
-    if (egressFrom !== null && egressFrom !== undefined && pos.has(egressFrom)) {
-      const from = pos.get(egressFrom);
-      const far = vertical ? dst.y - from.y > STEP_Y : dst.x - from.x > COL_W;
-      if (request.direct && far) {
-        // Direct egress bypasses the hops in between: drawn around them, in a lane of its own.
-        let d;
-        let label;
-        if (vertical) {
-          const y1 = from.y + BOX_H / 2;
-          const y2 = dst.y + BOX_H / 2;
-          d = `M${from.x} ${y1}L${LANE + 8} ${y1}Q${LANE} ${y1} ${LANE} ${y1 + 8}L${LANE} ${y2 - 8}Q${LANE} ${y2} ${LANE + 8} ${y2}L${dst.x - 2} ${y2}`;
-          label = { x: LANE + 4, y: y2 - 6, anchor: 'start' };
-        } else {
-          const x1 = from.x + BOX_W;
-          const y1 = from.y + BOX_H / 2;
-          const y2 = dst.y + BOX_H / 2;
-          d = `M${x1} ${y1}C${x1 + 30} ${y1} ${x1 + 8} ${LANE} ${x1 + 40} ${LANE}L${dst.x - 40} ${LANE}C${dst.x - 8} ${LANE} ${dst.x - 30} ${y2} ${dst.x - 2} ${y2}`;
-          label = { x: (x1 + dst.x) / 2, y: LANE - 6, anchor: 'middle' };
-        }
-        out.push(`<path class="att direct" d="${d}" marker-end="url(#ah)"/>`);
-        out.push(`<text class="risk" x="${label.x}" y="${label.y}" text-anchor="${label.anchor}">${escapeHtml(t('directRiskPic'))}</text>`);
-      } else {
-        out.push(link(from, dst, `att ${request.direct ? 'direct' : 'ok'}`));
-      }
-      if (request.direct) {
-        // The node that dials the destination itself: its address is where the traffic leaves from.
-        out.push(`<g class="riskmark"><rect x="${from.x - 3}" y="${from.y - 3}" width="${BOX_W + 6}" height="${BOX_H + 6}" rx="10"/></g>`);
-      }
-    }
-  }
+  if (request && Array.isArray(request.attempts)) out.push(...requestMarks(request, L, vertical, link));
   out.push('</svg>');
   return out.join('');
+}
+
+function nodeBox(n, p, L, { dead, issues, assumed }) {
+  const isDead = dead.has(n.nodeId);
+  const guessed = assumed.get(n.nodeId) || [];
+  const { lines, sub, retries } = L.boxes.get(n.nodeId);
+  const cls = ['pn', n.remote ? 'fed' : 'loc', isDead ? 'dead' : '', guessed.length ? 'assumed' : ''].filter(Boolean).join(' ');
+  // The accessible name starts with what the box shows, then says the rest.
+  const label = [
+    [`${n.name} #${n.nodeId}`, sub, n.remote ? 'FED' : '', retries, guessed.length ? t('assumedTag') : ''].filter(Boolean).join(' '),
+    t(n.role),
+    n.remote ? t('federated') : t('local'),
+    guessed.length ? t('assumedPic', { list: guessed.map((a) => lastKey(a.path)).join(', ') }) : '',
+    isDead ? t('dead') : '',
+    t('toggleDead'),
+  ].filter(Boolean).join(' · ');
+  const out = [
+    `<g class="${cls}" data-node="${escapeHtml(n.nodeId)}" tabindex="0" role="button" aria-pressed="${isDead}">`,
+    `<title>${escapeHtml(label)}</title>`,
+    `<rect x="${p.x}" y="${p.y}" width="${p.w}" height="${L.h}" rx="8"/>`,
+  ];
+  lines.forEach((l, i) => {
+    const y = p.y + 19 + i * LINE;
+    const body = l.id ? `${escapeHtml(l.text)} <tspan class="nid">${escapeHtml(l.id)}</tspan>` : escapeHtml(l.text);
+    if (l.text) out.push(`<text class="${l.cls}" x="${p.x + PADX}" y="${y}">${body}</text>`);
+    if (l.tag) out.push(`<text class="${l.tag.cls}" x="${p.x + p.w - PADX}" y="${y}" text-anchor="end">${escapeHtml(l.tag.text)}</text>`);
+  });
+  const sev = issues.get(n.nodeId);
+  const cx = p.x + p.w - PADX - 5;
+  if (sev && !isDead) out.push(`<g class="issue ${sev}"><circle cx="${cx}" cy="${p.y + 14}" r="7"/><text x="${cx}" y="${p.y + 18}" text-anchor="middle">!</text></g>`);
+  if (isDead) out.push(`<path class="x" d="M${cx - 6} ${p.y + 8}l12 12M${cx + 6} ${p.y + 8}l-12 12"/>`);
+  out.push('</g>');
+  return out.join('');
+}
+
+function endBox(e, h, isTarget) {
+  const cls = `pdst${isTarget ? ' ptgt' : ''}${e.dead ? ' dead' : ''}`;
+  const cross = e.dead ? `<path class="x" d="M${e.x + e.w - PADX - 11} ${e.y + 8}l12 12M${e.x + e.w - PADX + 1} ${e.y + 8}l-12 12"/>` : '';
+  const label = isTarget ? ` data-addr="${escapeHtml(e.key)}"` : '';
+  return `<g class="${cls}"${label}><rect x="${e.x}" y="${e.y}" width="${e.w}" height="${h}" rx="${Math.min(24, h / 2)}"/>` +
+    `<text x="${e.x + (e.w - (e.dead ? SLOT : 0)) / 2}" y="${e.y + h / 2 + 4}" text-anchor="middle">${escapeHtml(e.text)}</text>${cross}</g>`;
+}
+
+/** The end box an attempt or egress reaches: the target it dialed (by address), the carrier, else the first. */
+function endFor(L, request, addr) {
+  return L.ends.find((e) => e.key !== null && e.key === addr) || L.ends.find((e) => e.key !== null && e.key === request.target) || L.ends[0];
+}
+
+/** Attempts of the chosen request, numbered in dial order, and its egress (a risk when direct). */
+function requestMarks(request, L, vertical, link) {
+  const out = [];
+  const pairCount = new Map();
+  request.attempts.forEach((a, i) => {
+    const from = L.pos.get(a.fromNodeId);
+    const to = a.toNodeId === null || a.toNodeId === undefined ? endFor(L, request, a.addr) : L.pos.get(a.toNodeId);
+    if (!from || !to) return;
+    const k = `${a.fromNodeId}>${a.toNodeId}>${a.addr}`;
+    const seen = pairCount.get(k) || 0;
+    pairCount.set(k, seen + 1);
+    const bend = (seen % 2 ? -1 : 1) * (4 + 5 * seen);
+    out.push(link(from, to, `att ${a.ok ? 'ok' : 'bad'}`, bend));
+    const { cx, cy } = numberAt(from, to, L.h, vertical, seen ? bend * 2 : 0);
+    out.push(`<g class="attn ${a.ok ? 'ok' : 'bad'}"><circle cx="${cx}" cy="${cy}" r="9"/><text x="${cx}" y="${cy + 4}" text-anchor="middle">${i + 1}</text></g>`);
+  });
+  const egressFrom = request.direct ? directNode(request) : request.ok ? request.exitNodeId : null;
+  if (egressFrom === null || egressFrom === undefined || !L.pos.has(egressFrom)) return out;
+  const from = L.pos.get(egressFrom);
+  const dst = endFor(L, request, request.target);
+  const far = vertical ? dst.y - from.y > L.h + V_TITLE + V_GAP : dst.x - (from.x + from.w) > GAP_X + 1;
+  if (request.direct && far) out.push(...directLane(from, dst, L, vertical));
+  else if (!request.attempts.some((a) => (a.toNodeId === null || a.toNodeId === undefined) && a.fromNodeId === egressFrom)) out.push(link(from, dst, `att ${request.direct ? 'direct' : 'ok'}`));
+  // The node that dials the destination itself: its address is where the traffic leaves from.
+  if (request.direct) out.push(`<g class="riskmark"><rect x="${from.x - 3}" y="${from.y - 3}" width="${from.w + 6}" height="${L.h + 6}" rx="10"/></g>`);
+  return out;
+}
+
+/** Direct egress bypasses the hops in between: drawn around them in a lane of its own, labelled in a band nothing else uses. */
+function directLane(from, dst, L, vertical) {
+  const lane = L.lane;
+  const text = t('directRiskPic');
+  const lw = textWidth(text, 11, 700);
+  let d;
+  let at;
+  if (vertical) {
+    const y1 = from.y + L.h / 2;
+    const y2 = dst.y + L.h / 2;
+    d = `M${from.x} ${y1}L${lane + 8} ${y1}Q${lane} ${y1} ${lane} ${y1 + 8}L${lane} ${y2 - 8}Q${lane} ${y2} ${lane + 8} ${y2}L${dst.x - 2} ${y2}`;
+    at = { x: PAD, y: dst.y + L.h + 18 };
+  } else {
+    const x1 = from.x + from.w;
+    const y1 = from.y + L.h / 2;
+    const y2 = dst.y + L.h / 2;
+    d = `M${x1} ${y1}C${x1 + 30} ${y1} ${x1 + 8} ${lane} ${x1 + 40} ${lane}L${dst.x - 40} ${lane}C${dst.x - 8} ${lane} ${dst.x - 30} ${y2} ${dst.x - 2} ${y2}`;
+    at = { x: Math.max(PAD, Math.min((x1 + dst.x) / 2 - lw / 2, L.width - PAD - lw)), y: PAD + 30 };
+  }
+  return [`<path class="att direct" d="${d}" marker-end="url(#ah)"/>`, `<text class="risk" x="${at.x}" y="${at.y}">${escapeHtml(text)}</text>`];
 }
 
 function lastKey(ptr) {

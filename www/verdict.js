@@ -12,9 +12,23 @@ const family = (code) => {
   return i < 0 ? FAMILY.length : i;
 };
 
+/**
+ * Known risks of GOST's design (FO005: a node whose next hop is all marked
+ * failed dials the destination itself): findings with nothing to fix in the
+ * plan, only a mitigation, so they never make the verdict worse.
+ */
+export const KNOWN_RISKS = new Set(['FO005']);
+export const isKnownRisk = (f) => KNOWN_RISKS.has(f.code);
+
+/** The mitigation a known risk's message ends with ("...; mitigation: X)" / "；缓解：X）"), or ''. */
+export function mitigationOf(msg) {
+  const m = /(?:mitigation: |缓解：)([^()（）]+)[)）]\s*$/.exec(String(msg || ''));
+  return m ? m[1].trim() : '';
+}
+
 /** The error an operator should read first: failover rules before wiring, parity and input. */
 export function worstError(findings, listed) {
-  const errors = findings.filter((f) => f.severity === 'error' && listed(f));
+  const errors = findings.filter((f) => f.severity === 'error' && !isKnownRisk(f) && listed(f));
   return errors.sort((a, b) => family(a.code) - family(b.code))[0] || null;
 }
 
@@ -42,11 +56,12 @@ export function verdictOf({ plan, findings, stale, listed, pending }) {
   if (plan.error) return { kind: 'reject', error: plan.error };
   const worst = worstError(findings, listed);
   if (worst) {
-    const more = findings.filter((f) => f.severity === 'error' && listed(f)).length - 1;
+    const more = findings.filter((f) => f.severity === 'error' && !isKnownRisk(f) && listed(f)).length - 1;
     return { kind: 'breaks', worst, more, side: fixSide(worst), pending };
   }
   if (pending.length) return { kind: 'pending', pending };
-  return { kind: 'saves', risks: findings.filter((f) => f.severity === 'warning').length };
+  const known = [...new Set(findings.filter(isKnownRisk).map((f) => f.code))];
+  return { kind: 'saves', risks: findings.filter((f) => f.severity === 'warning' && !isKnownRisk(f)).length, known };
 }
 
 const plural = (n) => (n === 0 ? 'zero' : n === 1 ? 'one' : 'other');
@@ -69,7 +84,10 @@ function detailOf(v, ctx) {
   const { t, lang, rejectionMessage } = ctx;
   if (v.kind === 'none') return t(v.stale ? 'verdictStaleDetail' : 'verdictNoneDetail');
   if (v.kind === 'reject') return rejectionMessage(v.error);
-  if (v.kind === 'saves') return t(`verdictRisks_${plural(v.risks)}`, { n: v.risks });
+  if (v.kind === 'saves') {
+    const known = (v.known || []).map((code) => t('verdictKnown', { what: t(`knownRisk_${code}`) }));
+    return [t(`verdictRisks_${plural(v.risks)}`, { n: v.risks }), ...known].join(lang === 'zh' ? '' : ' ');
+  }
   if (v.kind === 'pending') return pendingText(v.pending, ctx);
   const f = v.worst;
   const msg = firstClause(lang === 'zh' && f.messageZh ? f.messageZh : f.message);

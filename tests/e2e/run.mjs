@@ -77,6 +77,21 @@ function check(cond, what, detail) {
   check(compared > 100 && differ.length === 0, `${compared} federated nodes: twins equal and built without error`, differ.slice(0, 5));
 }
 
+// The verdict counts FO005 as a known risk of GOST's design, whatever its severity: never a failure, never a warning.
+{
+  log('verdict: known risks');
+  const { verdictOf, mitigationOf } = await import(pathToFileURL(path.join(root, 'www', 'verdict.js')).href);
+  const fo005 = (severity) => ({ code: 'FO005', severity, nodeId: 2, message: 'x (a known risk of GOST\'s design; mitigation: let that node connect out only to the hop\'s nodes)' });
+  const base = { plan: { error: null }, stale: false, listed: () => true, pending: [] };
+  for (const sev of ['info', 'warning', 'error']) {
+    const v = verdictOf({ ...base, findings: [fo005(sev), fo005(sev)] });
+    check(v.kind === 'saves' && v.risks === 0 && v.known.join() === 'FO005', `FO005 as ${sev}: the verdict saves, with one known risk of GOST's design (not a failure or a warning)`, v);
+  }
+  const withError = verdictOf({ ...base, findings: [fo005('error'), { code: 'FO001', severity: 'error', message: 'm' }] });
+  check(withError.kind === 'breaks' && withError.worst.code === 'FO001' && withError.more === 0, 'beside a real error, FO005 is neither the worst nor counted among the errors', withError);
+  check(mitigationOf(fo005('info').message) === "let that node connect out only to the hop's nodes" && mitigationOf('…（GOST 设计上的已知风险；缓解：只允许该节点向该跳的节点发起连接）') === '只允许该节点向该跳的节点发起连接', 'the mitigation is read from the message (English and Chinese)');
+}
+
 const { server, url } = await startServer({ port: 0, pkgDir: webPkg });
 log(`e2e: serving ${url} (web build ${path.relative(root, webPkg) || webPkg})`);
 
@@ -252,9 +267,15 @@ try {
   const sevButtons = await page.locator('#fbar .fsev').allInnerTexts();
   check(sevButtons.join(' | ') === '1 error | 0 warnings | 9 info', 'seed: counts by severity (1 error: LC004, the provider deletes fed_chain_31; the known risk FO005 and metadata-only PA003 are info, as the mux LK003)', sevButtons);
   const groups = await page.locator('#findings > li.finding').evaluateAll((ls) => ls.map((l) => `${l.dataset.code}:${l.querySelectorAll('.places .fgo').length}`));
-  check(groups.join(',') === 'LC004:0,FO005:0,LK003:4,PA003:4', 'seed: 10 findings in four rows: the cleanup error and the direct-egress risk alone, then two expandable rows, one per cause, with their places listed', groups);
-  const fo005 = await page.locator('#findings li[data-code="FO005"]').innerText();
-  check(/node 2 \(/.test(fo005) && /10m0s/.test(fo005) && /dials the destination itself/.test(fo005), 'FO005 names the middle that would dial the destination itself, its address and the fail timeout', fo005);
+  check(groups.join(',') === 'LC004:0,FO005:1,LK003:4,PA003:4', 'seed: 10 findings in four rows: the cleanup error alone, the direct-egress risk as one known-risk row, then two expandable rows, one per cause, with their places listed', groups);
+  // FO005 (one per multi-node hop) is one row for the tunnel: a known risk of GOST's design, with its mitigation.
+  const fo005Row = page.locator('#findings li[data-code="FO005"]');
+  const fo005Head = await fo005Row.innerText();
+  check((await fo005Row.getAttribute('data-known')) === '1' && /^known risk FO005 1 multi-node hop\s*Direct egress, a known risk of GOST's design/.test(fo005Head) && /Mitigation: let that node connect out only to the hop's nodes\.$/.test(fo005Head), 'FO005 is one "known risk of GOST\'s design" row for the tunnel, its mitigation (from the message) shown', fo005Head);
+  await fo005Row.locator('summary').click();
+  const fo005 = await fo005Row.innerText();
+  check(/n2 \(#2\)/.test(fo005) && /10m0s/.test(fo005) && /dials the destination itself/.test(fo005), 'opened, it lists the hop: the middle that would dial the destination itself, its address and the fail timeout', fo005);
+  await fo005Row.locator('summary').click();
   await page.locator('#findings li[data-code="PA003"] summary').click();
   check(await page.locator('#findings li[data-code="PA003"] details').evaluate((d) => d.open), 'a grouped row expands');
   await page.locator('#findings li[data-code="PA003"] .places .fgo').nth(3).click();
@@ -564,6 +585,9 @@ try {
   const localWarnings = await page.evaluate(() => window.hopPreview.state.findings.filter((f) => f.severity === 'warning').length);
   const risksSaid = localWarnings === 0 ? 'No known risk.' : localWarnings === 1 ? '1 known risk (a warning).' : `${localWarnings} known risks (warnings).`;
   check((await page.locator('#verdict').getAttribute('data-kind')) === 'saves' && savesVerdict.startsWith(`✓ Saves. ${risksSaid}`), 'the all-local twin: the verdict says it saves, with the count of known risks', savesVerdict);
+  const localFo005 = await page.evaluate(() => window.hopPreview.state.findings.filter((f) => f.code === 'FO005').length);
+  check(localFo005 > 0 && savesVerdict.includes("Known risk of GOST's design: direct egress (its mitigation is in the findings)."), `the all-local twin: its FO005 (${localFo005}) is named as a known risk of GOST's design, and it still saves`, savesVerdict);
+  check((await page.locator('#findings li[data-known="1"]').count()) === 1, 'the all-local twin: its FO005 findings are one known-risk row');
 
   // Request paths: an edit is planned as tunnelUpdate (Update* commands), rows
   // as a redeploy; the mode switch forces a path.
@@ -587,6 +611,7 @@ try {
   await selectExample('tunnel-with-forwards');
   planned = await page.evaluate(() => window.hopPreview.state.plan);
   check(planned.mode === 'forward-create' && !planned.error, 'the forward example is planned as a forward create', planned.mode);
+  check((await page.locator('#banner').innerText()).includes('Planned as: a forward created (its services on the entry nodes).'), 'the banner names the forward mode in words', await page.locator('#banner').innerText());
   check((await page.locator('#picture .pn').count()) === 5 && (await page.locator('#picture .edge:not(.egress)').count()) === 4, 'the picture draws the tunnel the forwards route through (its deployed apply)');
   const fwdItems = await page.locator('#node-1 .fwds li').allInnerTexts();
   check(fwdItems.length === 2 && /^ssh #11 :40000 → 203\.0\.113\.40:22 · fifo \(stored; this plan does not send it\)$/.test(fwdItems[0]) && /^web #12 \[::\]:40001 tcp\+udp → 203\.0\.113\.50:443, 203\.0\.113\.51:443 · fifo \(sent now: UpdateService, AddService 12_5_3_tcp, 12_5_3_udp\)$/.test(fwdItems[1]), 'entry node 1 lists the forwards it carries: where each listens, its targets, whether this plan sends it', fwdItems);
@@ -608,6 +633,14 @@ try {
   await page.locator('#fwdctl [data-target="203.0.113.50:443"]').click();
   check((await page.locator('#fwdctl [data-target="203.0.113.50:443"]').getAttribute('aria-pressed')) === 'true' && (await page.locator('#reqtabs .rq.plain').count()) === 0, 'a target marked dead: pressed, and the replay is a failover test (not neutral)');
   check(await page.evaluate(() => document.activeElement.matches('#fwdctl [data-target="203.0.113.50:443"]')), 'the target button keeps the focus');
+  // The forward's targets sit beyond the exits in the picture, the dead one crossed out, the carrier reached.
+  const tgtPic = await page.evaluate(() => {
+    const exits = [...document.querySelectorAll('#picture .pn')].filter((g) => /#(3|4|5)\b/.test(g.querySelector('.nm').textContent)).map((g) => g.getBoundingClientRect().right);
+    const tg = [...document.querySelectorAll('#picture .ptgt')].map((g) => ({ addr: g.dataset.addr, text: g.querySelector('text').textContent, left: g.getBoundingClientRect().left, dead: g.classList.contains('dead') && !!g.querySelector('.x') }));
+    return { exitsRight: Math.max(...exits), tg, title: [...document.querySelectorAll('#picture .colt')].pop().textContent, dst: document.querySelectorAll('#picture .pdst:not(.ptgt)').length };
+  });
+  check(tgtPic.tg.length === 2 && tgtPic.dst === 0 && tgtPic.tg.every((g) => g.text === g.addr && g.left > tgtPic.exitsRight) && tgtPic.title === 'forward targets', 'the picture draws the forward\'s two targets beyond the exits, in place of the destination', tgtPic);
+  check(tgtPic.tg.find((g) => g.addr === '203.0.113.50:443').dead && !tgtPic.tg.find((g) => g.addr === '203.0.113.51:443').dead, 'the dead target is crossed out in the picture', tgtPic.tg);
   const deadT1 = await fwdWhy();
   check(deadT1.includes('Try 1 of 2: target 203.0.113.50:443 (dead) failed; it is marked failed and skipped until t = 600 s.') && deadT1.includes('Target 203.0.113.51:443 carried the request (try 2 of 2).'), 'request 1: the dead target fails and is marked, the second carries it', deadT1);
   await page.locator('#reqtabs .rq').nth(1).click();
@@ -631,6 +664,8 @@ try {
   check(fleetRows.length === backup.tunnels.length, `the fleet table lists all ${backup.tunnels.length} tunnels`, fleetRows.length);
   check(fleetRows.some((r) => /\berror\b/.test(r)) && fleetRows.some((r) => /\b(warning|info|ok)\b/.test(r)), 'rows show their worst finding by severity', fleetRows.slice(0, 3));
   check(/12 tunnels: \d+ with errors, \d+ more with warnings; 5 forwards/.test(await page.locator('#fleet-body .hint').first().innerText()), 'the fleet summary counts tunnels with errors and forwards');
+  const knownRows = await page.locator('#fleet-body tbody tr').evaluateAll((trs) => trs.filter((tr) => /^FO005\b/.test(tr.querySelector('td.worst').textContent)).map((tr) => tr.querySelector('td.worst').textContent));
+  check(knownRows.length > 0 && knownRows.every((x) => x === "FO005 known risk of GOST's design: direct egress; mitigation: let that node connect out only to the hop's nodes"), 'a tunnel whose worst finding is FO005 says it is a known risk of GOST\'s design, with the mitigation', knownRows);
   const t9Row = fleetRows.find((r) => /#199\b/.test(r)) || '';
   check(/\b3\b/.test(t9Row) && ['ssh', 'game', 'paused', '901:50002'].every((w) => t9Row.includes(w)), 'a tunnel\'s row lists its forwards and where they listen', t9Row);
   // Worst first, the status in the first column.
@@ -708,6 +743,120 @@ try {
   const empty = await fleetStatus(/has no tunnels/);
   check(/no-tunnels\.json has no tunnels/.test(empty) && (await page.locator('#fleet-body tbody tr').count()) === 0, 'a panel without tunnels is an empty audit that says so', empty);
   await page.click('#fleet-close');
+
+  // The picture on real tunnels: no two of its texts or badges overlap, every
+  // text stays inside its box, none is rendered below 11 px (the picture is
+  // never scaled; a wide one scrolls in its own region), at both sizes.
+  log('picture layout (overlaps, font sizes)');
+  const pictureLayout = () => page.evaluate(() => {
+    const svg = document.querySelector('#picture svg.pic');
+    if (!svg) return { missing: true };
+    const scale = svg.getScreenCTM().a;
+    const items = [...svg.querySelectorAll('text, .issue, .attn, .pn .x, .pdst .x')].filter((el) => !el.closest('.issue, .attn') || el.matches('.issue, .attn'));
+    const name = (el) => `${el.getAttribute('class') || el.tagName}${el.closest('[data-node]') ? `@${el.closest('[data-node]').dataset.node}` : ''}:${(el.textContent || '').slice(0, 24)}`;
+    const boxes = items.map((el) => ({ el, r: el.getBoundingClientRect() }));
+    const overlaps = [];
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i].r;
+      const b = boxes[j].r;
+      const ox = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const oy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (ox > 0.5 && oy > 0.5) overlaps.push(`${name(boxes[i].el)} / ${name(boxes[j].el)}`);
+    }
+    // Texts of a node or end box stay inside its rect.
+    const spill = boxes.filter(({ el, r }) => {
+      const g = el.closest('.pn, .pdst');
+      if (!g || el === g) return false;
+      const b = g.querySelector('rect').getBoundingClientRect();
+      return r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5;
+    }).map(({ el }) => name(el));
+    const fonts = [...svg.querySelectorAll('text')].map((el) => parseFloat(getComputedStyle(el).fontSize) * scale);
+    const region = document.querySelector('#picture').getBoundingClientRect();
+    return { texts: items.length, overlaps, spill, minFont: Math.min(...fonts), scale, pageOverflow: document.documentElement.scrollWidth > document.documentElement.clientWidth, regionRight: region.right, vw: innerWidth };
+  });
+  const checkPicture = async (what) => {
+    const m = await pictureLayout();
+    check(!m.missing && m.texts > 5 && m.overlaps.length === 0 && m.spill.length === 0, `${what}: no two texts or badges of the picture overlap, none spills out of its box (${m.texts} measured)`, { overlaps: m.overlaps?.slice(0, 6), spill: m.spill?.slice(0, 6) });
+    check(m.minFont >= 11 && m.scale === 1 && !m.pageOverflow && m.regionRight <= m.vw, `${what}: no text below 11 px, not scaled, the page does not scroll sideways`, m);
+    return m;
+  };
+  const largest = backup.tunnels.reduce((a, b) => ((b.chainTunnels || []).length > (a.chainTunnels || []).length ? b : a));
+  const menuExamples = await page.locator('#example option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v && v !== 'panel-row'));
+  for (const [w, h] of [[1440, 900], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.waitForTimeout(100);
+    for (const ex of menuExamples) {
+      if (ex === 'panel-backup') {
+        // It opens the worst tunnel, which the server rejects (no picture); its largest tunnel is measured below.
+        await page.selectOption('#example', ex);
+        await page.waitForFunction(() => document.querySelectorAll('#fleet-body tbody tr').length > 0 && window.hopPreview.state.origin, null, { timeout: 20000 });
+        const rejectedFirst = await page.evaluate(() => !!(window.hopPreview.state.plan && window.hopPreview.state.plan.error));
+        if (!rejectedFirst) await checkPicture(`${ex} (its worst tunnel) at ${w}x${h}`);
+        await page.click('#fleet-close');
+      } else {
+        await selectExample(ex);
+        await checkPicture(`${ex} at ${w}x${h}`);
+        if (ex === 'seed-federated-middle' && w === 1440) {
+          const beside = await page.evaluate(() => { const p = document.querySelector('#picture'); return { fits: p.scrollWidth <= p.clientWidth, replayLeft: document.querySelector('.replay').getBoundingClientRect().left, picRight: p.getBoundingClientRect().right }; });
+          check(beside.fits && beside.replayLeft >= beside.picRight, 'the seed at 1440: the whole picture beside the replay, unscaled', beside);
+        }
+      }
+    }
+    // The backup's largest tunnel, opened from the whole-panel view.
+    await page.selectOption('#example', 'panel-backup');
+    await page.waitForFunction(() => document.querySelectorAll('#fleet-body tbody tr').length > 0, null, { timeout: 20000 });
+    await page.locator(`#fleet-body [data-open="${backup.tunnels.indexOf(largest)}"]`).click();
+    await page.waitForFunction((id) => window.hopPreview.state.origin && window.hopPreview.state.origin.id === id && window.hopPreview.state.topo, largest.id, { timeout: 20000 });
+    const big = await checkPicture(`the backup's largest tunnel ${largest.name} #${largest.id} (${largest.chainTunnels.length} nodes) at ${w}x${h}`);
+    check((await page.locator('#picture .pn').count()) === new Set(largest.chainTunnels.map((c) => c.nodeId)).size, `${largest.name}: every node drawn`, big.texts);
+    if (w === 1440) {
+      const side = await page.evaluate(() => { const p = document.querySelector('#picture'); const r = document.querySelector('.replay').getBoundingClientRect(); return { scroll: p.scrollWidth, client: p.clientWidth, replayTop: r.top, picBottom: p.getBoundingClientRect().bottom }; });
+      check(side.replayTop >= side.picBottom - 1 && side.scroll - side.client < 200, `${largest.name} at 1440: too wide to sit beside the replay, the picture gets the card's width and the replay goes under it`, side);
+    }
+    const nids = await page.locator('#picture .pn .nid').allTextContents();
+    check(nids.length > 0 && nids.every((x) => /^#\d+$/.test(x)), `${largest.name}: every node id is drawn whole`, nids);
+    // Every node dead but the entry: the requests fail or go direct; marks drawn too.
+    await page.locator('#picture').scrollIntoViewIfNeeded();
+    await shot(`10-largest-${w}.png`, { fullPage: false });
+    await page.click('#fleet-close');
+    // The seed with every exit dead: request 2 goes direct, its label in a band of its own.
+    await selectExample('seed-federated-middle');
+    for (const id of [3, 4, 5]) await page.locator(`#picture .pn[data-node="${id}"]`).click();
+    await page.locator('#reqtabs .rq').nth(1).click();
+    check((await page.locator('#picture .risk').count()) === 1, `direct egress drawn at ${w}x${h}`);
+    await checkPicture(`seed, direct egress at ${w}x${h}`);
+    const riskClear = await page.evaluate(() => {
+      const r = document.querySelector('#picture .risk').getBoundingClientRect();
+      const d = document.querySelector('#picture .pdst rect').getBoundingClientRect();
+      return !(r.right > d.left && r.left < d.right && r.bottom > d.top && r.top < d.bottom);
+    });
+    check(riskClear, `${w}x${h}: the direct-egress label does not cover the destination`);
+    await page.click('#lang');
+    await checkPicture(`seed, direct egress, Chinese, at ${w}x${h}`);
+    await page.locator('#picture').scrollIntoViewIfNeeded();
+    await shot(`11-direct-zh-${w}.png`, { fullPage: false });
+    await page.click('#lang');
+    await page.click('#revive');
+    // Without the federation map node 2's values are assumed: the tag and its retries share a line, apart.
+    const noMapSeed = structuredClone(seed);
+    delete noMapSeed.federation;
+    // Typed as an edit (on a phone the editor is behind the JSON toggle).
+    await page.evaluate((text) => { const ta = document.querySelector('#doc'); ta.value = text; ta.dispatchEvent(new Event('input', { bubbles: true })); }, JSON.stringify(noMapSeed, null, 2));
+    await page.locator('#picture .pn.assumed[data-node="2"] .asmtag').waitFor({ timeout: 5000 });
+    check((await page.locator('#picture .pn[data-node="2"] .retries').count()) === 1, `assumed values at ${w}x${h}: node 2 shows its retries and the assumed tag`);
+    await checkPicture(`seed without the federation map (assumed values) at ${w}x${h}`);
+    // A forward with a dead target and node 2 dead: repeated dials of one link, numbered apart.
+    await selectExample('tunnel-with-forwards');
+    await page.locator('#fwdctl [data-target="203.0.113.50:443"]').click();
+    await page.locator('#picture .pn[data-node="2"]').click();
+    const deadCross = await page.locator('#picture .ptgt.dead .x').evaluate((x) => getComputedStyle(x).stroke).catch(() => 'none');
+    check((await page.locator('#picture .attn').count()) >= 2 && deadCross !== 'none', `forward, node 2 and a target dead, at ${w}x${h}: repeated dials drawn, the dead target crossed out (stroked)`, deadCross);
+    await checkPicture(`forward, node 2 and a target dead, at ${w}x${h}`);
+    await page.locator('#picture').scrollIntoViewIfNeeded();
+    await shot(`12-forward-targets-${w}.png`, { fullPage: false });
+    await page.click('#revive');
+  }
+  await page.setViewportSize({ width: 1366, height: 900 });
 
   // 6. Timing: plan+check+render after each edit, for every shipped example.
   log('update timing (plan + check + twins + sim + render per edit)');
@@ -789,10 +938,12 @@ try {
   check((await page.locator('#node-2 .facts .retries').innerText()) === '重试 2 ✓（3 个候选需要 2）', 'retries on the card in Chinese', await page.locator('#node-2 .facts .retries').innerText());
   const zhVerdict = await page.locator('#verdict').innerText();
   check(/^⚠ 可以保存，但故障转移会失效：n2（#2） 上的 LC004：提供方面板会在应用后 10 分钟内删除链路 "fed_chain_31"。需在提供方面板上修复。/.test(zhVerdict), 'the verdict in Chinese', zhVerdict);
-  const zhMsgs = await page.locator('#findings .msg:visible').allInnerTexts();
+  const zhMsgs = await page.locator('#findings li:not([data-known]) .msg:visible').allInnerTexts();
   const findingsData = await page.evaluate(() => window.hopPreview.state.findings.map((f) => f.messageZh));
   check(zhMsgs.length > 0 && zhMsgs.every((m) => findingsData.some((z) => m.startsWith(z))), 'finding messages shown in Chinese (messageZh)', zhMsgs.filter((m) => !findingsData.some((z) => m.startsWith(z))));
   check((await page.locator('#fbar .fsev').allInnerTexts()).join(' | ') === '1 个错误 | 0 个警告 | 9 个提示', 'severity counts translated', await page.locator('#fbar .fsev').allInnerTexts());
+  const zhKnown = await page.locator('#findings li[data-known="1"]').innerText();
+  check(/^已知风险 FO005 1 个多节点跳\s*直接出站，GOST 设计上的已知风险/.test(zhKnown) && zhKnown.endsWith('缓解：只允许该节点向该跳的节点发起连接。'), 'the known-risk row and its mitigation in Chinese', zhKnown);
   check(/更新 .* ms/.test(await page.locator('#timing').innerText()), 'timing label translated');
   await page.locator('#picture .pn[data-node="3"]').click();
   const zhOutcome = await page.locator('#attempts li.outcome').innerText();
