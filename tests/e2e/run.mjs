@@ -616,6 +616,9 @@ try {
   const fwdItems = await page.locator('#node-1 .fwds li').allInnerTexts();
   check(fwdItems.length === 2 && /^ssh #11 :40000 → 203\.0\.113\.40:22 · fifo \(stored; this plan does not send it\)$/.test(fwdItems[0]) && /^web #12 \[::\]:40001 tcp\+udp → 203\.0\.113\.50:443, 203\.0\.113\.51:443 · fifo \(sent now: UpdateService, AddService 12_5_3_tcp, 12_5_3_udp\)$/.test(fwdItems[1]), 'entry node 1 lists the forwards it carries: where each listens, its targets, whether this plan sends it', fwdItems);
   check((await page.locator('#nodes .fwds').count()) === 1, 'only the entry node that carries forwards lists them');
+  // The example's remote node carries a share token: no rendered part of the page shows it.
+  const fwdShown = await page.evaluate(() => ['#nodes', '#findings', '#picture', '#attempts', '#banner', '#verdict', '#fwdctl'].map((s) => document.querySelector(s)?.innerText ?? '').join('\n'));
+  check(!fwdShown.includes('secret-share-token-2'), 'the forward example: its remoteToken is not echoed by the cards, findings, picture, replay, banner or verdict');
   const fwdCtl = await page.locator('#fwdctl').innerText();
   check(/^Requests enter at forward web \(#12\): service 12_5_3_tcp on n1 \(#1\); its handler tries up to 2 of its 2 targets/.test(fwdCtl) && (await page.locator('#fwdctl [data-target]').count()) === 2, 'the replay says which forward requests enter at, with a button per target', fwdCtl);
   const fwdWhy = async () => page.locator('#attempts li.outcome .why').allInnerTexts();
