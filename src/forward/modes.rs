@@ -221,12 +221,10 @@ pub fn redeploy_plan(
             rows.iter()
                 .any(|r| crate::coerce::go_int(r.get("tunnel_id"), 0) == tunnel_id)
         });
-    let outcome = match outcome {
-        Ok(outcome) if !has_forwards => return crate::planner::to_plan(outcome, Mode::Redeploy),
-        Err(rejection) if !has_forwards => return Plan::rejected(rejection.to_plan_error(), mode),
-        Ok(outcome) => Ok(outcome),
-        Err(rejection) => Err(rejection.to_plan_error()),
-    };
+    if !has_forwards {
+        return tunnel_alone(outcome);
+    }
+    let outcome = outcome.map_err(|r| r.to_plan_error());
     // The input is an object with a `db` here (it has forward rows).
     let read = context(input).and_then(|ctx| {
         let db = input.get("db").map(ForwardTables::deserialize).transpose();
@@ -263,12 +261,8 @@ pub fn redeploy_stored(
     tables: ForwardTables,
     limits: &Limits,
 ) -> Plan {
-    let mode = Mode::Redeploy;
     if !tables.forward.iter().any(|f| f.tunnel_id == tunnel_id) {
-        return match outcome {
-            Ok(outcome) => crate::planner::to_plan(outcome, mode),
-            Err(rejection) => Plan::rejected(rejection.to_plan_error(), mode.as_str()),
-        };
+        return tunnel_alone(outcome);
     }
     let tunnel = TunnelRedeploy {
         outcome: outcome.map_err(|r| r.to_plan_error()),
@@ -276,6 +270,14 @@ pub fn redeploy_stored(
         tunnel_id,
     };
     redeploy_forwards(tunnel, &ForwardContext::default(), tables, limits)
+}
+
+/// A redeploy of a tunnel no forward rides on: its own apply, or its rejection.
+fn tunnel_alone(outcome: crate::planner::rejection::Result<Outcome>) -> Plan {
+    match outcome {
+        Ok(outcome) => crate::planner::to_plan(outcome, Mode::Redeploy),
+        Err(rejection) => Plan::rejected(rejection.to_plan_error(), Mode::Redeploy.as_str()),
+    }
 }
 
 /// The forward half of a redeploy: every forward of the tunnel synced on
