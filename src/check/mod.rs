@@ -485,9 +485,9 @@ fn plan_findings(
     }
     assumed_findings(plan, &mut sink);
     let doc = Document::from_plan(&mut sink, plan)?;
-    run_rules(&doc, true, &mut sink);
+    let listeners = run_rules(&doc, true, &mut sink);
     if let Some(holds) = holds {
-        *holds = sharing::port_holds(&doc);
+        *holds = sharing::port_holds(listeners);
     }
     Ok(sink.findings)
 }
@@ -542,14 +542,21 @@ fn assumed_findings(plan: &TreeObject<'_>, sink: &mut Sink) {
     }
 }
 
-fn run_rules(doc: &Document<'_>, is_plan: bool, sink: &mut Sink) {
+/// Every rule on `doc`; gives back its services' listeners (the audit's
+/// panel-wide port rule reads them, see [`check_planned`]).
+fn run_rules<'d>(
+    doc: &'d Document<'_>,
+    is_plan: bool,
+    sink: &mut Sink,
+) -> Vec<sharing::Listener<'d>> {
     failover::check(doc, sink);
     linkage::check(doc, sink);
-    sharing::check(doc, sink);
+    let listeners = sharing::check(doc, sink);
     parity::check(doc, is_plan, sink);
     if is_plan {
         survival::check(doc, sink);
     }
+    listeners
 }
 
 #[cfg(test)]

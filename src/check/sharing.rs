@@ -8,11 +8,14 @@ use super::rules::Sink;
 use super::util::{join, node_label};
 use std::collections::BTreeMap;
 
-pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
-    port_clashes(doc, sink);
+/// The LK rules on what a node's services share; gives back the listeners
+/// it compared, for the panel-wide port rule ([`port_holds`]).
+pub(crate) fn check<'d>(doc: &'d Document<'_>, sink: &mut Sink) -> Vec<Listener<'d>> {
+    let listeners = port_clashes(doc, sink);
     if doc.limiters_known {
         unsent_limiters(doc, sink);
     }
+    listeners
 }
 
 /// The socket family a listener binds: two listeners clash only within one.
@@ -140,11 +143,11 @@ pub struct PortHold {
     path: String,
 }
 
-/// The listeners of `doc` on this panel's nodes. A provider's services are
-/// left out: each tunnel's audit assumes a fresh provider, whose ports say
-/// nothing about another tunnel's.
-pub(crate) fn port_holds(doc: &Document<'_>) -> Vec<PortHold> {
-    let own = listeners(doc).into_iter().filter(|l| l.group == 0);
+/// The `listeners` (a document's, as [`check`] gave them) on this panel's
+/// nodes. A provider's services are left out: each tunnel's audit assumes a
+/// fresh provider, whose ports say nothing about another tunnel's.
+pub(crate) fn port_holds(listeners: Vec<Listener<'_>>) -> Vec<PortHold> {
+    let own = listeners.into_iter().filter(|l| l.group == 0);
     own.filter_map(|l| {
         Some(PortHold {
             node_id: l.node_id?,
@@ -234,14 +237,15 @@ fn say_shared_port(
     );
 }
 
-/// LK004 within one document.
-fn port_clashes(doc: &Document<'_>, sink: &mut Sink) {
+/// LK004 within one document; gives back its listeners.
+fn port_clashes<'d>(doc: &'d Document<'_>, sink: &mut Sink) -> Vec<Listener<'d>> {
     let listeners = listeners(doc);
     for (at, held) in clashes(&listeners) {
         if let (Some(l), Some(h)) = (listeners.get(at), listeners.get(held)) {
             say_port_clash(sink, l, h);
         }
     }
+    listeners
 }
 
 /// Raises LK004 for `l`, whose port `held` already holds.
