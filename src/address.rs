@@ -3,7 +3,6 @@
 
 use crate::go::net::{parse_ip, IpKind};
 use crate::go::url::url_host;
-use crate::strings::trim;
 
 /// Go's test for an IPv6-looking address: two or more colons.
 pub fn looks_like_ipv6(s: &str) -> bool {
@@ -11,8 +10,8 @@ pub fn looks_like_ipv6(s: &str) -> bool {
 }
 
 /// `host:port` (the planner builds one per chain node).
-pub fn host_port(host: &str, port: impl itoa::Integer) -> String {
-    crate::strings::with_number(host, ":", port)
+pub fn host_port(host: &str, port: impl std::fmt::Display) -> String {
+    format!("{host}:{port}")
 }
 
 /// The server's `processServerAddress`: reduces a user-entered address
@@ -28,8 +27,8 @@ pub fn process_server_address(raw: &str) -> String {
     let Some(idx) = s.rfind(':') else {
         return s;
     };
-    let host = trim(&s[..idx]);
-    let port = trim(&s[idx + 1..]);
+    let host = s[..idx].trim();
+    let port = s[idx + 1..].trim();
     if host.is_empty() || port.is_empty() {
         return s;
     }
@@ -40,7 +39,7 @@ pub fn process_server_address(raw: &str) -> String {
 }
 
 fn normalize_server_address_input(raw: &str) -> String {
-    let mut s = trim(raw);
+    let mut s = raw.trim();
     if s.is_empty() {
         return String::new();
     }
@@ -48,7 +47,7 @@ fn normalize_server_address_input(raw: &str) -> String {
     if let Some(idx) = s.as_bytes().windows(3).position(|w| w == b"://") {
         if idx > 0 {
             if let Ok(host) = url_host(s) {
-                let host = trim(&host);
+                let host = host.trim();
                 if !host.is_empty() {
                     return host.to_string();
                 }
@@ -59,7 +58,7 @@ fn normalize_server_address_input(raw: &str) -> String {
     if let Some(idx) = s.bytes().position(|b| matches!(b, b'/' | b'?' | b'#')) {
         s = &s[..idx];
     }
-    trim(s).to_string()
+    s.trim().to_string()
 }
 
 #[cfg(test)]

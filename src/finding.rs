@@ -65,7 +65,7 @@ impl Encode for Severity {
 /// Sorts findings the way every output presents them: severity, then path,
 /// then code, then message, so the same input always gives the same list.
 pub fn sort_findings(findings: &mut [Finding]) {
-    crate::stable_sort::sort_by(findings, |a, b| {
+    findings.sort_by(|a, b| {
         a.severity
             .cmp(&b.severity)
             .then_with(|| a.path.cmp(&b.path))
@@ -75,7 +75,4 @@ pub fn sort_findings(findings: &mut [Finding]) {
     });
 }
 
-/// Escapes one JSON Pointer reference token (RFC 6901).
-pub fn pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
+pub use crate::json::pointer_token;

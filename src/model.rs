@@ -284,7 +284,7 @@ pub fn port_ranges(spec: &str) -> Vec<(i64, i64)> {
         };
         out.push(range);
     }
-    crate::stable_sort::sort(&mut out);
+    out.sort_unstable();
     out
 }
 

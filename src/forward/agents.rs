@@ -73,7 +73,7 @@ impl<'a> Agents<'a> {
         Agents {
             nodes,
             federation,
-            agents: crate::stable_sort::sorted_map(agents),
+            agents: agents.into_iter().collect(),
             offline,
             log: Vec::new(),
             recording: true,

@@ -4,7 +4,6 @@
 
 use super::config::{ForwardDb, ForwardPortOut, ForwardRowOut};
 use super::input::{ForwardPortRow, ForwardRow, SpeedLimitRow, UserInput, UserTunnelRow};
-use crate::stable_sort;
 use litemap::LiteMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -61,13 +60,13 @@ impl Store {
         user_tunnels: Vec<UserTunnelRow>,
     ) -> Store {
         let mut store = Store {
-            speeds: stable_sort::sorted_map(speed_limits.iter().map(|s| (s.id, s.speed)).collect()),
-            users: stable_sort::sorted_map(users.into_iter().map(|u| (u.id, u)).collect()),
+            speeds: speed_limits.iter().map(|s| (s.id, s.speed)).collect(),
+            users: users.into_iter().map(|u| (u.id, u)).collect(),
             user_tunnels,
             ..Store::default()
         };
         let mut forwards = forwards;
-        stable_sort::sort_by(&mut forwards, |a, b| a.id.cmp(&b.id));
+        forwards.sort_by_key(|f| f.id);
         let mut ports = ports;
         // Rows listed with their forward get the next ids, in input order.
         for f in &mut forwards {
@@ -86,10 +85,9 @@ impl Store {
         store.next_port_id = next;
         store.next_forward_id = forwards.iter().map(|f| f.id).max().unwrap_or(0);
         store.forwards = forwards;
-        sort_by_id(&mut ports);
-        // A repeated row id keeps the last row.
-        stable_sort::keep_last(&mut ports, |a, b| a.id == b.id);
-        for p in ports {
+        // By id; a repeated row id keeps the last row.
+        let ports: LiteMap<i64, ForwardPortRow> = ports.into_iter().map(|p| (p.id, p)).collect();
+        for (_, p) in ports {
             store.index_port(p);
         }
         store
@@ -304,7 +302,7 @@ impl Store {
 }
 
 fn sort_by_id(rows: &mut [ForwardPortRow]) {
-    stable_sort::sort_by(rows, |a, b| a.id.cmp(&b.id));
+    rows.sort_by_key(|p| p.id);
 }
 
 fn row_out(f: &ForwardRow) -> ForwardRowOut {

@@ -7,7 +7,6 @@ use super::state::Node;
 use super::{step_path, Deployed, Replay};
 use crate::cleanup::{deletes_limiter, PanelRows};
 use crate::forward::{parse_service_name, service_base};
-use crate::stable_sort::insert_sorted;
 
 /// The step that left something behind, and so why the server did not
 /// delete it.
@@ -100,6 +99,10 @@ impl Replay {
         for (id, node) in &self.nodes {
             self.sort_node(*id, node, &mut out);
         }
+        for list in [&mut out.0, &mut out.1] {
+            list.sort_unstable();
+            list.dedup();
+        }
         out
     }
 
@@ -117,10 +120,10 @@ impl Replay {
                 continue;
             };
             if !self.accounts_for(f, base, id) {
-                insert_sorted(orphans, (id, "service", name.clone()));
+                orphans.push((id, "service", name.clone()));
                 continue;
             }
-            insert_sorted(kept, (id, "service", name.clone()));
+            kept.push((id, "service", name.clone()));
             traffic.extend(config.limiter_names(false));
             conn.extend(config.limiter_names(true));
         }
@@ -135,7 +138,7 @@ impl Replay {
                 } else {
                     &mut *orphans
                 };
-                insert_sorted(set, (id, kind, name.clone()));
+                set.push((id, kind, name.clone()));
             }
         }
     }

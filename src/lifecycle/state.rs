@@ -176,7 +176,7 @@ impl Config {
 /// simulator reads them ([`crate::gost::Field::exact`]).
 pub(super) fn json_retries(service: &Value) -> Option<i64> {
     let arena = crate::json::tree::Arena::new();
-    let tree = crate::json::tree::build(service, &arena);
+    let tree = crate::encode::to_tree(service, &arena);
     crate::gost::Service::read(tree.as_object()?)
         .retries
         .exact()
@@ -187,7 +187,7 @@ pub(super) fn json_retries(service: &Value) -> Option<i64> {
 /// model as [`json_retries`] reads its retries.
 fn json_chain(service: &Value) -> Option<String> {
     let arena = crate::json::tree::Arena::new();
-    let tree = crate::json::tree::build(service, &arena);
+    let tree = crate::encode::to_tree(service, &arena);
     let chain = crate::gost::Service::read(tree.as_object()?).chain;
     chain.exact_str().map(str::to_string)
 }
@@ -195,7 +195,7 @@ fn json_chain(service: &Value) -> Option<String> {
 /// The string field `key` of a JSON config, read from the GOST model.
 fn json_text(config: &Value, key: &str) -> Option<String> {
     let arena = crate::json::tree::Arena::new();
-    let tree = crate::json::tree::build(config, &arena);
+    let tree = crate::encode::to_tree(config, &arena);
     let text = crate::gost::Text::of(tree.as_object(), key).str();
     text.map(str::to_string)
 }
@@ -354,7 +354,7 @@ impl State {
             }
             listed.push((id.to_string(), n));
         }
-        crate::stable_sort::sort_by(&mut listed, |a, b| a.0.cmp(&b.0));
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
         redact_in_place(&mut runtimes);
         redact_in_place(&mut tunnels);
         State {
@@ -696,7 +696,7 @@ mod tests {
 
     /// A config's report text is the text of its redacted value.
     fn as_value_prints(v: &dyn Encode) {
-        let mut want = crate::json::to_value(v);
+        let mut want = crate::encode::to_value(v);
         redact_in_place(&mut want);
         let mut got = String::new();
         write_sorted(v, &mut got, &mut Cache::new());

@@ -744,7 +744,7 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
         let mut nodes: Vec<usize> = node_ids
             .filter_map(|id| node_at.get(&id).copied())
             .collect();
-        crate::stable_sort::sort(&mut nodes);
+        nodes.sort_unstable();
         nodes.dedup();
         let federated = nodes
             .iter()
@@ -841,7 +841,7 @@ fn forward_rows(forwards: ForwardTables, tunnel_id: i64) -> Vec<(String, Value)>
         Vec::new(),
     );
     let rows = store.tunnel_rows(tunnel_id);
-    let json = crate::json::to_value;
+    let json = crate::encode::to_value;
     vec![
         ("forward".into(), json(&rows.forward)),
         ("forward_port".into(), json(&rows.forward_port)),
