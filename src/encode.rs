@@ -23,6 +23,7 @@
 //! strings escaped as serde_json escapes them.
 
 use crate::json::read::Build;
+use crate::json::tree::{Arena, TreeBuilder, TreeValue};
 use serde_json::{Number, Value};
 use std::borrow::Cow;
 
@@ -563,6 +564,43 @@ impl<T: Encode> Encode for [T] {
 impl<T: Encode> Encode for Vec<T> {
     fn encode(&self, out: &mut Writer<'_>) {
         self.as_slice().encode(out)
+    }
+}
+
+/// The `serde_json::Value` reading `v`'s JSON text would give, built from
+/// `v` itself ([`Builder`]).
+pub fn to_value(v: &dyn Encode) -> Value {
+    Builder::run(v, crate::json::read::ValueBuilder).unwrap_or(Value::Null)
+}
+
+/// The checker's tree reading `v`'s JSON text would give, built from `v`
+/// itself ([`Builder`]): how the checker reads a plan it was handed typed.
+pub(crate) fn to_tree<'a>(v: &dyn Encode, arena: &'a Arena) -> TreeValue<'a> {
+    Builder::run(v, TreeBuilder::new(arena)).unwrap_or(TreeValue::Null)
+}
+
+/// A tree writes itself as the text it was read from would be written
+/// (keys in order): as text for messages, or as a `serde_json::Value`
+/// ([`to_value`]) where a rule compares it with one.
+impl Encode for TreeValue<'_> {
+    fn encode(&self, out: &mut Writer<'_>) {
+        match self {
+            TreeValue::Null => out.null(),
+            TreeValue::Bool(b) => out.bool(*b),
+            TreeValue::Num(n) => out.number(n),
+            TreeValue::Str(s) => out.str(s),
+            TreeValue::Arr(items) => items.encode(out),
+            TreeValue::Object(o) => map_entries(o.iter(), out),
+        }
+    }
+}
+
+/// Compact JSON, exactly as `serde_json::Value` prints it.
+impl std::fmt::Display for TreeValue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = String::new();
+        self.encode(&mut Writer::Text(&mut out));
+        f.write_str(&out)
     }
 }
 

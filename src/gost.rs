@@ -426,7 +426,7 @@ mod tests {
         let v = json!({"i": true, "f": 3.9, "s": "7", "sp": " 7", "T": "T", "one": 1,
             "d1": 2.5, "d2": " 1m ", "d3": "5", "d4": "x", "N": 1});
         let arena = Arena::new();
-        let tree = crate::json::tree::build(&v, &arena);
+        let tree = crate::encode::to_tree(&v, &arena);
         let md = Metadata::of(Some(&tree));
         assert_eq!(md.int("i"), Some(1));
         assert_eq!(md.int("F"), Some(3));
@@ -441,7 +441,7 @@ mod tests {
         assert_eq!(md.duration_ns("d4"), Some(0));
         // The first match in key order ("N" before "n"), not the exact key.
         let v = json!({"N": 1, "n": 2});
-        let tree = crate::json::tree::build(&v, &arena);
+        let tree = crate::encode::to_tree(&v, &arena);
         assert_eq!(Metadata::of(Some(&tree)).int("n"), Some(1));
     }
 
@@ -454,7 +454,7 @@ mod tests {
              "nodes": [{"addr": " 10.0.0.1:80 ", "connector": {"type": "relay"}}, 5, {"Addr": "x:1"}]},
             "not a hop"]});
         let arena = Arena::new();
-        let tree = arena.alloc(crate::json::tree::build(&v, &arena));
+        let tree = arena.alloc(crate::encode::to_tree(&v, &arena));
         let chain = Chain::read(tree.as_object().expect("an object"));
         assert_eq!(chain.name().str(), Some("c"));
         assert_eq!(chain.name().exact_str(), None);
@@ -482,7 +482,7 @@ mod tests {
         let v = json!({"name": "s", "addr": "[::]:8080",
             "handler": {"Chain": "c", "retries": 2, "metadata": {"hash": "host"}}});
         let arena = Arena::new();
-        let tree = arena.alloc(crate::json::tree::build(&v, &arena));
+        let tree = arena.alloc(crate::encode::to_tree(&v, &arena));
         let svc = Service::read(tree.as_object().expect("an object"));
         assert_eq!(svc.name(), Some("s"));
         let listen = host_and_port(svc.addr().exact_str().unwrap_or(""));
@@ -494,7 +494,7 @@ mod tests {
         assert!(svc.retries.exact().is_some());
         // Under a case variant of `handler`, its fields are found but not exact.
         let v = json!({"Handler": {"retries": 2, "metadata": {}}});
-        let tree = arena.alloc(crate::json::tree::build(&v, &arena));
+        let tree = arena.alloc(crate::encode::to_tree(&v, &arena));
         let variant = Service::read(tree.as_object().expect("an object"));
         assert!(variant.retries.value().is_some() && variant.retries.exact().is_none());
         assert!(variant.handler_metadata().object().is_some());

@@ -4,10 +4,11 @@
 //! the limit, instead of exhausting the stack, memory or the caller's patience.
 //!
 //! Counted once per document:
-//! * JSON text, while it is read ([`crate::json::from_str_within`]): the
-//!   byte count first, depth and string lengths as they are read (so deep
-//!   input never nests further than `maxDepth`), the count rules
-//!   ([`object_counts`]) on every object they look at.
+//! * JSON text, while it is read ([`from_str_within`], [`read_tree_within`]):
+//!   the byte count first, depth and string lengths as the reader reads them
+//!   (so deep input never nests further than `maxDepth`), the count rules
+//!   ([`object_counts`]) on every object with one of their keys, as the
+//!   reader hands it to the builder ([`Counting`]).
 //! * A document handed over already built (a `serde_json::Value`, for
 //!   example from JavaScript): [`check_value`] walks it, without recursion.
 //!
@@ -33,8 +34,13 @@
 
 use crate::error::ApiError;
 use crate::finding::{pointer_token, Finding, Severity};
+use crate::json::node::{Node, Shape};
+use crate::json::read::Build;
+use crate::json::tree::{Arena, TreeBuilder, TreeValue};
+use crate::json::{Bound, JsonError, ReadLimits, TooLarge};
 use serde::Serialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_NODES: usize = 1000;
@@ -110,6 +116,17 @@ impl Limits {
             }
         }
         Ok(l)
+    }
+}
+
+impl Limits {
+    /// The bounds the JSON reader itself checks.
+    fn read_limits(&self) -> ReadLimits {
+        ReadLimits {
+            max_bytes: self.max_input_bytes,
+            max_string_len: self.max_string_len,
+            max_depth: self.max_depth,
+        }
     }
 }
 
@@ -218,13 +235,151 @@ impl From<LimitError> for ApiError {
     }
 }
 
-/// Checks JSON text against every limit by reading it
-/// ([`crate::json::from_str_within`]: the limits are counted while reading).
-/// Text that is not JSON passes when nothing before its first error is over
-/// a limit; its reader reports it.
+/// The reader's bound, as the option that sets it.
+impl From<TooLarge> for LimitError {
+    fn from(e: TooLarge) -> LimitError {
+        let limit = match e.bound {
+            Bound::Bytes => "maxInputBytes",
+            Bound::StringLen => "maxStringLen",
+            Bound::Depth => "maxDepth",
+        };
+        LimitError::new(limit, e.actual, e.max, e.path)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading within limits
+// ---------------------------------------------------------------------------
+
+/// Why a text was not read within limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// The text is not JSON.
+    NotJson(JsonError),
+    /// The document is over a limit.
+    Limit(LimitError),
+}
+
+/// Reads one JSON document within `limits`.
+pub fn from_str_within(text: &str, limits: &Limits) -> Result<Value, ReadError> {
+    read_within(text, limits, crate::json::read::ValueBuilder).map(|(v, _)| v)
+}
+
+/// Reads JSON text into the checker's tree in `arena`, within `limits`;
+/// also returns how many JSON values it holds. Strings without escapes are
+/// borrowed from the text.
+pub(crate) fn read_tree_within<'a>(
+    text: &'a str,
+    limits: &Limits,
+    arena: &'a Arena,
+) -> Result<(TreeValue<'a>, usize), ReadError> {
+    read_within(text, limits, TreeBuilder::new(arena))
+}
+
+/// The value the reader builds into `build` within `limits`, and how many
+/// JSON values it holds. The reader checks its own bounds; the count rules
+/// run on each object as it is built ([`Counting`]); only when one is over
+/// does [`check_value_counting`] walk the value, to name the first in
+/// document order.
+fn read_within<'t, B>(
+    text: &'t str,
+    limits: &Limits,
+    build: B,
+) -> Result<(B::Value, usize), ReadError>
+where
+    B: Build<'t>,
+    B::Value: Node,
+{
+    let counting = Counting {
+        inner: build,
+        limits,
+        depth: 0,
+        over: false,
+    };
+    let ((v, over), values) = crate::json::read_into(text, &limits.read_limits(), counting)
+        .map_err(|e| match e {
+            crate::json::ReadError::NotJson(e) => ReadError::NotJson(e),
+            crate::json::ReadError::TooLarge(e) => ReadError::Limit(e.into()),
+        })?;
+    if over {
+        check_value_counting(&v, limits).map_err(ReadError::Limit)?;
+    }
+    Ok((v, values))
+}
+
+/// A builder that runs the count rules ([`object_counts`]) on every object
+/// with a `nodes`, `tunnel` or `hops` key as it is finished, until one is
+/// over; the root value comes out with that flag.
+struct Counting<'l, B> {
+    inner: B,
+    limits: &'l Limits,
+    /// Containers open.
+    depth: usize,
+    over: bool,
+}
+
+impl<'t, B> Build<'t> for Counting<'_, B>
+where
+    B: Build<'t>,
+    B::Value: Node,
+{
+    /// A value, and (for the root, once the read ends) whether a count is
+    /// over.
+    type Value = (B::Value, bool);
+    type Items = B::Items;
+    /// An object's entries, and whether a key the count rules read is there.
+    type Entries = (B::Entries, bool);
+    fn null(&mut self) -> Self::Value {
+        (self.inner.null(), self.over)
+    }
+    fn bool(&mut self, b: bool) -> Self::Value {
+        (self.inner.bool(b), self.over)
+    }
+    fn number(&mut self, n: serde_json::Number) -> Self::Value {
+        (self.inner.number(n), self.over)
+    }
+    fn string(&mut self, s: Cow<'t, str>) -> Self::Value {
+        (self.inner.string(s), self.over)
+    }
+    fn own(&mut self, s: &str) -> Cow<'t, str> {
+        self.inner.own(s)
+    }
+    fn array(&mut self) -> Self::Items {
+        self.depth += 1;
+        self.inner.array()
+    }
+    fn push(&mut self, items: &mut Self::Items, v: Self::Value) {
+        self.inner.push(items, v.0)
+    }
+    fn end_array(&mut self, items: Self::Items) -> Self::Value {
+        self.depth = self.depth.saturating_sub(1);
+        (self.inner.end_array(items), self.over)
+    }
+    fn object(&mut self) -> Self::Entries {
+        self.depth += 1;
+        (self.inner.object(), false)
+    }
+    fn insert(&mut self, entries: &mut Self::Entries, key: Cow<'t, str>, v: Self::Value) {
+        entries.1 |= matches!(key.as_ref(), "nodes" | "tunnel" | "hops");
+        self.inner.insert(&mut entries.0, key, v.0)
+    }
+    fn end_object(&mut self, (entries, counted): Self::Entries) -> Self::Value {
+        let root = self.depth == 1;
+        self.depth = self.depth.saturating_sub(1);
+        let v = self.inner.end_object(entries);
+        if counted && !self.over {
+            self.over = object_counts(&v, root, self.limits).is_err();
+        }
+        (v, self.over)
+    }
+}
+
+/// Checks JSON text against every limit by reading it ([`from_str_within`]:
+/// the limits are counted while reading). Text that is not JSON passes when
+/// nothing before its first error is over a limit; its reader reports it.
 pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
-    match crate::json::from_str_within(text, limits) {
-        Err(crate::json::ReadError::Limit(e)) => Err(e),
+    match from_str_within(text, limits) {
+        Err(ReadError::Limit(e)) => Err(e),
         _ => Ok(()),
     }
 }
@@ -367,52 +522,6 @@ pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<us
         }
     }
     Ok(count)
-}
-
-/// What the limit walk needs to know about a JSON value, so that it runs the
-/// same way over a `serde_json::Value` and over the checker's own tree.
-pub(crate) enum Shape<'n, N> {
-    Str(&'n str),
-    Arr(&'n [N]),
-    Object,
-    Other,
-}
-
-pub(crate) trait Node: Sized {
-    fn shape(&self) -> Shape<'_, Self>;
-    /// The number, when it is one (what the integer readers of
-    /// [`crate::go::coerce`] need, for either tree).
-    fn number(&self) -> Option<&serde_json::Number>;
-    /// The field `key` of an object (`None` for anything else).
-    fn field(&self, key: &str) -> Option<&Self>;
-    /// An object's entries in key order (none for anything else).
-    fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)>;
-}
-
-impl Node for Value {
-    fn shape(&self) -> Shape<'_, Self> {
-        match self {
-            Value::String(s) => Shape::Str(s),
-            Value::Array(a) => Shape::Arr(a),
-            Value::Object(_) => Shape::Object,
-            _ => Shape::Other,
-        }
-    }
-    fn number(&self) -> Option<&serde_json::Number> {
-        match self {
-            Value::Number(n) => Some(n),
-            _ => None,
-        }
-    }
-    fn field(&self, key: &str) -> Option<&Self> {
-        self.as_object()?.get(key)
-    }
-    fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
-        self.as_object()
-            .into_iter()
-            .flat_map(|m| m.iter())
-            .map(|(k, v)| (k.as_str(), v))
-    }
 }
 
 /// A count over its limit, found by [`object_counts`]: the path from the
@@ -642,8 +751,8 @@ mod tests {
         assert_eq!((e.limit, e.path.as_str()), ("maxStringLen", "/0"));
         assert_eq!(check_text("[[[[[", &small()).unwrap_err().limit, "maxDepth");
         assert!(matches!(
-            crate::json::from_str_within("\"unterminated", &small()),
-            Err(crate::json::ReadError::NotJson(_))
+            from_str_within("\"unterminated", &small()),
+            Err(ReadError::NotJson(_))
         ));
     }
 
@@ -809,7 +918,7 @@ mod tests {
 
     #[test]
     fn reading_counts_every_limit() {
-        use crate::json::{from_str_within, ReadError};
+        use super::{from_str_within, ReadError};
         let l = Limits {
             max_depth: 5,
             ..small()

@@ -79,9 +79,9 @@ impl Plan {
     }
 
     /// The plan as the JSON value its text reads into, written by its one
-    /// encoder ([`crate::json::to_value`]).
+    /// encoder ([`crate::encode::to_value`]).
     pub fn to_json_value(&self) -> serde_json::Value {
-        crate::json::to_value(self)
+        crate::encode::to_value(self)
     }
 }
 
@@ -358,12 +358,12 @@ pub enum CommandData {
 
 impl CommandData {
     /// The config as JSON, what an agent holds. Written by the plan types'
-    /// one encoder ([`crate::json::to_value`]): `serde_json::to_value` would
+    /// one encoder ([`crate::encode::to_value`]): `serde_json::to_value` would
     /// compile a second one into the `.wasm`.
     pub fn to_json(&self) -> Value {
         match self {
             CommandData::Json(v) => v.clone(),
-            typed => crate::json::to_value(typed),
+            typed => crate::encode::to_value(typed),
         }
     }
 }

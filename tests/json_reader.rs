@@ -3,7 +3,7 @@
 //! same form, compared through their text too, so `1` and `1.0`, `0.0` and
 //! `-0.0` differ) or the same error message, line and column; and its writer
 //! (`json::to_text`) against serde_json's `Display` on every value read; and
-//! the limits it counts while reading (`json::from_str_within`) against the
+//! the limits it counts while reading (`limits::from_str_within`) against the
 //! walk over the value read (`limits::check_value`).
 //!
 //! Inputs: every document the tests and fuzz seeds ship (whole files and each
@@ -260,15 +260,15 @@ fn generated_strings_read_the_same() {
     assert!(valid > 5_000, "{valid}");
 }
 
-/// The limits counted while reading (`json::from_str_within`) against the
+/// The limits counted while reading (`limits::from_str_within`) against the
 /// walk over the value read (`limits::check_value`), on every shipped
 /// document, at the defaults and at limits small enough for most of them to
 /// be over one: over a limit exactly when the walk is, the walk's error for
 /// a count, and for a depth or a string a path into the document.
 #[test]
 fn limits_counted_while_reading_agree_with_the_walk() {
-    use hop_policy::json::{from_str_within, ReadError};
     use hop_policy::limits::{check_value, Limits};
+    use hop_policy::limits::{from_str_within, ReadError};
     let mut tries = vec![Limits::default()];
     for n in [1usize, 2, 4, 8] {
         tries.push(Limits {

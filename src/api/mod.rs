@@ -45,9 +45,9 @@ pub fn parse_within(
     what: &str,
     limits: &crate::limits::Limits,
 ) -> Result<Value, ApiError> {
-    crate::json::from_str_within(text, limits).map_err(|e| match e {
-        crate::json::ReadError::Limit(e) => e.to_api_error(),
-        crate::json::ReadError::NotJson(e) => {
+    crate::limits::from_str_within(text, limits).map_err(|e| match e {
+        crate::limits::ReadError::Limit(e) => e.to_api_error(),
+        crate::limits::ReadError::NotJson(e) => {
             ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), "")
         }
     })

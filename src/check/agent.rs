@@ -563,7 +563,7 @@ mod tests {
 
     fn codes(mode: Mode, fields: &'static Fields, v: serde_json::Value) -> Vec<String> {
         let arena = crate::check::tree::Arena::new();
-        let v = crate::json::tree::build(&v, &arena);
+        let v = crate::encode::to_tree(&v, &arena);
         let mut sink = Sink::default();
         let mut d = Decoder {
             sink: &mut sink,

@@ -39,7 +39,7 @@ pub(crate) fn sorted_entries(
             // Sorted below (keys are unique): the stored order will do.
             m.iter_any()
                 .filter(|(k, _)| keep(k))
-                .map(|(k, v)| (k.to_string(), crate::json::to_value(v)))
+                .map(|(k, v)| (k.to_string(), crate::encode::to_value(v)))
                 .collect()
         })
         .unwrap_or_default();

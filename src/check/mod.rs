@@ -317,10 +317,10 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     // The checker's own tree (in one arena, strings borrowed from the
     // text), the limits counted while it is read.
     let arena = tree::Arena::new();
-    let (tree, values) = match tree::read_within(text, &options.limits, &arena) {
+    let (tree, values) = match crate::limits::read_tree_within(text, &options.limits, &arena) {
         Ok(read) => read,
-        Err(crate::json::ReadError::Limit(e)) => return limit_report(&e),
-        Err(crate::json::ReadError::NotJson(e)) => {
+        Err(crate::limits::ReadError::Limit(e)) => return limit_report(&e),
+        Err(crate::limits::ReadError::NotJson(e)) => {
             return unreadable(
                 "unknown",
                 &format!("not JSON: {}", e),
@@ -334,7 +334,7 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     match kind_of(&tree, options) {
         // The planner reads a `serde_json::Value`: the tree writes the one
         // its text reads into, without reading the text again.
-        Ok(Kind::Tunnel) => tunnel_report(&crate::json::to_value(&tree), options),
+        Ok(Kind::Tunnel) => tunnel_report(&crate::encode::to_value(&tree), options),
         Ok(kind) => check_kind(&tree, kind),
         Err((en, zh)) => unreadable("unknown", &en, &zh),
     }
@@ -450,7 +450,7 @@ fn plan_and_findings(
     // The plan as the tree its JSON text would read into, built from the
     // typed plan: the same rules read it as they read a plan document.
     let arena = tree::Arena::new();
-    let tree = tree::build(&plan, &arena);
+    let tree = crate::encode::to_tree(&plan, &arena);
     // A plan is written as an object.
     let Some(obj) = tree.as_object() else {
         return (plan, sink.findings);
@@ -573,7 +573,7 @@ mod tests {
             {"nodeId": 3, "path": "/c"},
         ]});
         let arena = tree::Arena::new();
-        let plan = crate::json::tree::build(&plan, &arena);
+        let plan = crate::encode::to_tree(&plan, &arena);
         let mut sink = Sink::default();
         assumed_findings(plan.as_object().expect("an object"), &mut sink);
         let got: Vec<_> = sink

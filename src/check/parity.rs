@@ -490,7 +490,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &TreeObject<'_>, hop_path: &str, sink: &mut
     }
     let fed_max = selector
         .and_then(|s| get_ci(s, "maxFails"))
-        .map(|(_, v)| crate::json::to_value(v))
+        .map(|(_, v)| crate::encode::to_value(v))
         .unwrap_or(Value::Null);
     if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
         differ.push(format!(
@@ -501,7 +501,7 @@ fn compare_hop(hop: &Hop<'_, '_>, h: &TreeObject<'_>, hop_path: &str, sink: &mut
     }
     let fed_ft = selector
         .and_then(|s| get_ci(s, "failTimeout"))
-        .map(|(_, v)| crate::json::to_value(v))
+        .map(|(_, v)| crate::encode::to_value(v))
         .unwrap_or(Value::Null);
     if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
         differ.push(format!(

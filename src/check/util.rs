@@ -401,7 +401,7 @@ mod tests {
                     );
                     let parsed = super::super::tree::read(&text, &arena).unwrap();
                     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-                    let sorted = crate::json::tree::build(&value, &arena);
+                    let sorted = crate::encode::to_tree(&value, &arena);
                     let (p, s) = (parsed.as_object().unwrap(), sorted.as_object().unwrap());
                     assert_eq!(
                         p.keys().collect::<Vec<_>>(),

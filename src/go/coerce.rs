@@ -45,15 +45,15 @@ pub fn json_whole_number(n: &Number) -> Option<i64> {
 
 /// An integer field of a plan or config: an integer-valued number
 /// ([`json_whole_number`]); `None` for anything else.
-pub(crate) fn json_int<N: crate::limits::Node>(v: &N) -> Option<i64> {
+pub(crate) fn json_int<N: crate::json::node::Node>(v: &N) -> Option<i64> {
     v.number().and_then(json_whole_number)
 }
 
 /// A node id as a plan or the user names it: [`json_int`], or a numeric
 /// string (trimmed, [`parse_int`]).
-pub(crate) fn loose_id<N: crate::limits::Node>(v: &N) -> Option<i64> {
+pub(crate) fn loose_id<N: crate::json::node::Node>(v: &N) -> Option<i64> {
     match v.shape() {
-        crate::limits::Shape::Str(s) => parse_int(s.trim()),
+        crate::json::node::Shape::Str(s) => parse_int(s.trim()),
         _ => json_int(v),
     }
 }

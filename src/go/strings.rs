@@ -1,6 +1,8 @@
 //! Go's case-insensitive string comparisons, as the server and the agent
 //! apply them to short ASCII words (protocols, strategies, field names).
 
+use crate::json::tree::{TreeObject, TreeValue};
+
 /// Go's `strings.EqualFold(s, word)` for an ASCII lowercase `word`: ASCII
 /// case is ignored, and the two non-ASCII letters that fold onto ASCII ones
 /// (Kelvin sign for k, long s for s) count as those letters. No other rune
@@ -45,12 +47,7 @@ pub(crate) fn bytes_eq(x: &[u8], y: &[u8]) -> bool {
 }
 
 /// How two keys match, when they do.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Case {
-    Exact,
-    /// Equal but for ASCII case.
-    Folded,
-}
+pub(crate) use crate::json::tree::KeyMatch as Case;
 
 /// A JSON key against a struct field name as `encoding/json` matches them
 /// (exact, else case-insensitive), folding ASCII case only: Go also folds
@@ -97,6 +94,21 @@ pub fn quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Fields looked up in a JSON object the way Go's `encoding/json` matches
+/// struct fields (go/src/encoding/json/decode.go, `object`: the exact name,
+/// else the first case-insensitive one in key order).
+impl<'a> TreeObject<'a> {
+    /// The key actually used and its value.
+    pub fn get_ci(&self, name: &str) -> Option<(&'a str, &'a TreeValue<'a>)> {
+        self.get_ci_case(name).map(|(k, v, _)| (k, v))
+    }
+
+    /// [`TreeObject::get_ci`], and whether the key matched exactly or folded.
+    pub fn get_ci_case(&self, name: &str) -> Option<(&'a str, &'a TreeValue<'a>, Case)> {
+        self.get_matching(name, key_match)
+    }
 }
 
 #[cfg(test)]

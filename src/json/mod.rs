@@ -24,14 +24,13 @@
 //!   (`expected value at line 1 column 1`), nesting included: the 128th
 //!   nested array or object is refused.
 //!
-//! **Limits are counted while reading** ([`from_str_within`],
-//! [`tree::read_within`]): the byte count first, then the depth and every
-//! string's length as they are read (the first over its limit in text
-//! order), and the count rules of [`crate::limits`] on every object that
-//! has a `nodes`, `tunnel` or `hops` key. Only when one of those is over
-//! does [`crate::limits::check_value`] walk the finished value, to name the
-//! first in document order. A limit past a syntax error is not reached: the
-//! text is reported as not JSON.
+//! **Syntactic limits are counted while reading** ([`read_into`]): the
+//! byte count first, then the depth and every string's length as they are
+//! read; the first over its limit in text order is reported, with its JSON
+//! Pointer. A limit past a syntax error is not reached: the text is reported
+//! as not JSON. The reader knows nothing of tunnels: the count rules on
+//! nodes and hops are the caller's (`crate::limits` runs them through a
+//! builder that wraps the tree's own).
 //!
 //! One deliberate difference: serde_json (with the `raw_value` feature this
 //! crate enables for other reasons) reads an object whose first key is
@@ -42,19 +41,22 @@
 //! byte as serde_json does, floats with the shortest digits (`ryu`) in
 //! serde_json's notation.
 //!
-//! **Typed values** reach the two builders without text: the crate's
-//! encoder ([`crate::encode`]) hands them the events the reader would
-//! ([`to_value`], [`tree::build`]); a `serde_json::Value` is written into
-//! a tree the same way. So there is no converter between the two trees.
+//! This module and its submodules import nothing else of the crate: the
+//! crate's types reach the builders through `crate::encode`, which drives
+//! a [`read::Build`] as the reader does (a test in `tests/layers.rs` keeps
+//! it so).
 
+pub(crate) mod node;
+mod pointer;
 pub(crate) mod read;
 pub(crate) mod tree;
 mod write;
 
+pub use pointer::pointer_token;
+
 pub(crate) use write::{push_hex, shortest_digits, write_number, write_value, write_with, Leaves};
 pub use write::{string_len, to_text, write_string, Text};
 
-use crate::limits::{LimitError, Limits};
 use serde_json::Value;
 use std::fmt;
 
@@ -126,12 +128,6 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
-/// The `serde_json::Value` reading `v`'s JSON text would give, built from
-/// `v` itself ([`crate::encode::Builder`]).
-pub fn to_value(v: &dyn crate::encode::Encode) -> Value {
-    crate::encode::Builder::run(v, read::ValueBuilder).unwrap_or(Value::Null)
-}
-
 /// Reads one JSON document (surrounding whitespace allowed), with no limit
 /// but serde_json's recursion limit.
 pub fn from_str(text: &str) -> Result<Value, JsonError> {
@@ -140,7 +136,7 @@ pub fn from_str(text: &str) -> Result<Value, JsonError> {
         Err(e) => match e.into_read_error() {
             ReadError::NotJson(e) => Err(e),
             // No limits were given: only the recursion limit stops a read.
-            ReadError::Limit(_) => Err(JsonError {
+            ReadError::TooLarge(_) => Err(JsonError {
                 reason: Reason::RecursionLimit,
                 line: 1,
                 column: 0,
@@ -149,41 +145,71 @@ pub fn from_str(text: &str) -> Result<Value, JsonError> {
     }
 }
 
-/// Why a text was not read within limits.
+/// The syntactic bounds of a read: text length, nesting, string length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Bytes of text.
+    pub max_bytes: usize,
+    /// Characters of a string or an object key.
+    pub max_string_len: usize,
+    /// Nested arrays and objects (`[]` is depth 1).
+    pub max_depth: usize,
+}
+
+impl ReadLimits {
+    /// No bound but serde_json's recursion limit.
+    pub const NONE: ReadLimits = ReadLimits {
+        max_bytes: usize::MAX,
+        max_string_len: usize::MAX,
+        max_depth: usize::MAX,
+    };
+}
+
+/// Which of [`ReadLimits`] a text is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    Bytes,
+    StringLen,
+    Depth,
+}
+
+/// A text over one of its [`ReadLimits`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooLarge {
+    pub bound: Bound,
+    /// What the text has (for depth and string length: at least this much).
+    pub actual: usize,
+    pub max: usize,
+    /// JSON Pointer to the value over the bound (`""`: the whole text).
+    pub path: String,
+}
+
+/// Why a text was not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadError {
     /// The text is not JSON.
     NotJson(JsonError),
-    /// The document is over a limit.
-    Limit(LimitError),
-}
-
-/// Reads one JSON document within `limits` (see the module docs).
-pub fn from_str_within(text: &str, limits: &Limits) -> Result<Value, ReadError> {
-    within(text, limits, read::ValueBuilder).map(|(v, _)| v)
+    /// The text is over a bound.
+    TooLarge(TooLarge),
 }
 
 /// The value [`read::read`] builds into `build` within `limits`, and how
-/// many JSON values it holds.
-pub(crate) fn within<'t, B: read::Build<'t>>(
+/// many JSON values it holds; the byte count is checked first, so a text far
+/// over it costs no more than taking its length.
+pub(crate) fn read_into<'t, B: read::Build<'t>>(
     text: &'t str,
-    limits: &Limits,
+    limits: &ReadLimits,
     build: B,
 ) -> Result<(B::Value, usize), ReadError> {
-    if text.len() > limits.max_input_bytes {
-        return Err(ReadError::Limit(LimitError::new(
-            "maxInputBytes",
-            text.len(),
-            limits.max_input_bytes,
-            String::new(),
-        )));
+    if text.len() > limits.max_bytes {
+        return Err(ReadError::TooLarge(TooLarge {
+            bound: Bound::Bytes,
+            actual: text.len(),
+            max: limits.max_bytes,
+            path: String::new(),
+        }));
     }
-    let (v, counts) = read::read(text, build, Some(limits)).map_err(read::Fail::into_read_error)?;
-    if counts.over {
-        // Which count is over first, in document order.
-        crate::limits::check_value_counting(&v, limits).map_err(ReadError::Limit)?;
-    }
-    Ok((v, counts.values))
+    read::read(text, build, Some(limits)).map_err(read::Fail::into_read_error)
 }
 
 /// A JSON object of `pairs` (what `json!({...})` builds, without going

@@ -1,8 +1,7 @@
 //! The one JSON reader (see the module docs of [`super`]).
 
-use super::{JsonError, Reason};
-use crate::finding::pointer_token;
-use crate::limits::{LimitError, Limits, Node};
+use super::pointer::pointer_token;
+use super::{Bound, JsonError, ReadLimits, Reason, TooLarge};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 
@@ -75,9 +74,8 @@ fn hex_value(digits: &[u8]) -> Option<u32> {
 /// ([`ValueBuilder`]) or the checker's arena tree (`super::tree`). The
 /// reader hands over every value once, children before their container.
 pub(crate) trait Build<'t> {
-    /// A finished value; the limit rules on counts read objects through
-    /// [`Node`].
-    type Value: Node;
+    /// A finished value.
+    type Value;
     /// An array being read.
     type Items;
     /// An object being read.
@@ -87,8 +85,8 @@ pub(crate) trait Build<'t> {
     fn number(&mut self, n: Number) -> Self::Value;
     /// A string: borrowed from the text when it has no escapes.
     fn string(&mut self, s: Cow<'t, str>) -> Self::Value;
-    /// A string that is not in the text (an encoder's, [`crate::encode::Builder`]),
-    /// held where the builder keeps its strings.
+    /// A string that is not in the text (an encoder's), held where the
+    /// builder keeps its strings.
     fn own(&mut self, s: &str) -> Cow<'t, str> {
         Cow::Owned(s.to_owned())
     }
@@ -149,7 +147,7 @@ pub(crate) enum Failure {
     /// A depth or string length over its limit, with the path to it as the
     /// reader unwinds (innermost token first).
     Limit {
-        limit: &'static str,
+        bound: Bound,
         actual: usize,
         max: usize,
         path: Vec<String>,
@@ -174,9 +172,9 @@ impl Fail {
     }
 
     #[cold]
-    fn limit(limit: &'static str, actual: usize, max: usize) -> Fail {
+    fn limit(bound: Bound, actual: usize, max: usize) -> Fail {
         Fail(Box::new(Failure::Limit {
-            limit,
+            bound,
             actual,
             max,
             path: Vec::new(),
@@ -187,7 +185,7 @@ impl Fail {
         match *self.0 {
             Failure::Json(e) => super::ReadError::NotJson(e),
             Failure::Limit {
-                limit,
+                bound,
                 actual,
                 max,
                 path,
@@ -197,7 +195,12 @@ impl Fail {
                     pointer.push('/');
                     pointer.push_str(&pointer_token(token));
                 }
-                super::ReadError::Limit(LimitError::new(limit, actual, max, pointer))
+                super::ReadError::TooLarge(TooLarge {
+                    bound,
+                    actual,
+                    max,
+                    path: pointer,
+                })
             }
         }
     }
@@ -205,24 +208,14 @@ impl Fail {
 
 type Read<T> = std::result::Result<T, Fail>;
 
-/// What [`Reader`] found, besides the value.
-pub(crate) struct Counts {
-    /// JSON values read (objects, arrays, scalars).
-    pub values: usize,
-    /// True when some object's count rule ([`crate::limits::object_counts`])
-    /// is over a limit: the caller names the first in document order.
-    pub over: bool,
-}
-
 /// Reads one document into `build`, checking `limits` as it goes (depth and
-/// string length at once, the count rules on every object that has a
-/// `nodes`, `tunnel` or `hops` key). Without limits, only serde_json's
-/// recursion limit applies.
+/// string length at once); also returns how many JSON values it holds.
+/// Without limits, only serde_json's recursion limit applies.
 pub(crate) fn read<'t, B: Build<'t>>(
     text: &'t str,
     build: B,
-    limits: Option<&Limits>,
-) -> Read<(B::Value, Counts)> {
+    limits: Option<&ReadLimits>,
+) -> Read<(B::Value, usize)> {
     let mut r = Reader {
         c: Cursor {
             text,
@@ -230,26 +223,14 @@ pub(crate) fn read<'t, B: Build<'t>>(
             at: 0,
         },
         depth: 0,
-        limits: limits.copied().unwrap_or(Limits {
-            max_input_bytes: usize::MAX,
-            max_nodes: usize::MAX,
-            max_hops: usize::MAX,
-            max_nodes_per_hop: usize::MAX,
-            max_string_len: usize::MAX,
-            max_depth: usize::MAX,
-            max_output_bytes: usize::MAX,
-        }),
-        counting: limits.is_some(),
-        counts: Counts {
-            values: 0,
-            over: false,
-        },
+        limits: limits.copied().unwrap_or(ReadLimits::NONE),
+        values: 0,
         build,
     };
     let value = r.value()?;
     match r.c.skip_ws() {
         Some(_) => Err(r.c.err_next(Reason::TrailingCharacters).into()),
-        None => Ok((value, r.counts)),
+        None => Ok((value, r.values)),
     }
 }
 
@@ -270,17 +251,16 @@ struct Reader<'t, B> {
     c: Cursor<'t>,
     /// Containers open, the one being read included.
     depth: usize,
-    limits: Limits,
-    /// Whether the count rules apply.
-    counting: bool,
-    counts: Counts,
+    limits: ReadLimits,
+    /// JSON values read so far.
+    values: usize,
     build: B,
 }
 
 /// A string or key longer than `maxStringLen` characters (it has at most
 /// as many characters as bytes: counted only when it may be over).
 #[inline(always)]
-fn string_within(s: &str, limits: &Limits) -> Read<()> {
+fn string_within(s: &str, limits: &ReadLimits) -> Read<()> {
     if s.len() > limits.max_string_len {
         return count_string(s, limits.max_string_len);
     }
@@ -292,7 +272,7 @@ fn string_within(s: &str, limits: &Limits) -> Read<()> {
 fn count_string(s: &str, max: usize) -> Read<()> {
     let n = s.chars().count();
     if n > max {
-        return Err(Fail::limit("maxStringLen", n, max));
+        return Err(Fail::limit(Bound::StringLen, n, max));
     }
     Ok(())
 }
@@ -302,7 +282,7 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
         let Some(b) = self.c.skip_ws() else {
             return Err(self.c.fail_next(Reason::EofValue));
         };
-        self.counts.values += 1;
+        self.values += 1;
         match b {
             b'n' => {
                 self.c.word(b"null")?;
@@ -334,7 +314,7 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
             b'[' | b'{' => {
                 self.depth += 1;
                 if self.depth > self.limits.max_depth {
-                    return Err(Fail::limit("maxDepth", self.depth, self.limits.max_depth));
+                    return Err(Fail::limit(Bound::Depth, self.depth, self.limits.max_depth));
                 }
                 if self.depth >= RECURSION_LIMIT {
                     return Err(self.c.fail_next(Reason::RecursionLimit));
@@ -387,20 +367,13 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
     fn object(&mut self) -> Read<B::Value> {
         let mut entries = self.build.object();
         let mut first = true;
-        // Whether a key the count rules read is present.
-        let mut counted = false;
         loop {
             let Some(b) = self.c.skip_ws() else {
                 return Err(self.c.fail_next(Reason::EofObject));
             };
             if b == b'}' {
                 self.c.at += 1;
-                let v = self.build.end_object(entries);
-                if counted && !self.counts.over {
-                    self.counts.over =
-                        crate::limits::object_counts(&v, self.depth == 1, &self.limits).is_err();
-                }
-                return Ok(v);
+                return Ok(self.build.end_object(entries));
             }
             if first {
                 first = false;
@@ -429,7 +402,6 @@ impl<'t, B: Build<'t>> Reader<'t, B> {
                 None => return Err(self.c.fail_next(Reason::EofObject)),
             }
             let v = self.value().map_err(|e| e.under(|| key.to_string()))?;
-            counted |= self.counting && matches!(key.as_ref(), "nodes" | "tunnel" | "hops");
             self.build.insert(&mut entries, key, v);
         }
     }

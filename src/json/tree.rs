@@ -1,14 +1,13 @@
 //! The document as the checker reads it: a JSON tree, built by the crate's
-//! one reader ([`read_within`]), that borrows its strings from the text, or
-//! by an encoder ([`build`]: a typed result or a `serde_json::Value`, as its
-//! text would read), and keeps each object as
+//! one reader ([`super::read_into`] with [`TreeBuilder`]), that borrows its
+//! strings from the text, or by an encoder (a typed result or a
+//! `serde_json::Value`, as its text would read), and keeps each object as
 //! a slice sorted by key. It behaves like `serde_json::Value` (same key order,
 //! same numbers) but lives in one arena ([`Arena`]): building it costs a few
 //! large allocations instead of one per string and one B-tree per object,
 //! and dropping it is one free per arena chunk. That was most of the time of
 //! checking a large GOST config.
 
-use crate::limits::Shape;
 use serde_json::Number;
 use std::borrow::Cow;
 use std::fmt;
@@ -72,7 +71,15 @@ fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 /// `a == b`, byte by byte in place (see [`key_cmp`]).
 #[inline(always)]
 fn same_key(a: &str, b: &str) -> bool {
-    a.len() == b.len() && crate::go::strings::bytes_eq(a.as_bytes(), b.as_bytes())
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(p, q)| p == q)
+}
+
+/// How a key matched a looked-up name ([`TreeObject::get_matching`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum KeyMatch {
+    Exact,
+    /// Equal under the caller's folding rule.
+    Folded,
 }
 
 impl<'a> TreeObject<'a> {
@@ -91,8 +98,7 @@ impl<'a> TreeObject<'a> {
                     .all(|(p, _)| !same_key(p, k))
             });
         }
-        // The crate's one merge sort, not another copy of the standard one.
-        crate::stable_sort::sort_by(entries, |a, b| key_cmp(a.0, b.0));
+        entries.sort_by(|a, b| key_cmp(a.0, b.0));
         entries
             .windows(2)
             .all(|w| matches!(w, [a, b] if key_cmp(a.0, b.0).is_lt()))
@@ -133,28 +139,22 @@ impl<'a> TreeObject<'a> {
         entries.get(i).map(|(k, v)| (*k, v))
     }
 
-    /// A field looked up the way Go's `encoding/json` matches struct
-    /// fields: the exact key, else the first case-insensitive one in key
-    /// order. Returns the key actually used and its value.
-    pub fn get_ci(&self, name: &str) -> Option<(&'a str, &'a TreeValue<'a>)> {
-        self.get_ci_case(name).map(|(k, v, _)| (k, v))
-    }
-
-    /// [`TreeObject::get_ci`], and whether the key matched exactly or
-    /// folded (known from the lookup: no second compare).
-    pub fn get_ci_case(
+    /// The entry whose key `key_match` says matches `name` exactly, else
+    /// the first in key order it says matches folded; with how it matched
+    /// (known from the lookup: no second compare).
+    pub fn get_matching(
         &self,
         name: &str,
-    ) -> Option<(&'a str, &'a TreeValue<'a>, crate::go::strings::Case)> {
-        use crate::go::strings::{key_eq_ci, key_match, Case};
+        key_match: impl Fn(&str, &str) -> Option<KeyMatch>,
+    ) -> Option<(&'a str, &'a TreeValue<'a>, KeyMatch)> {
         if self.len() > SMALL {
             // Stored sorted: a binary search, then the first folded match.
             return match self.get_key_value(name) {
-                Some((k, v)) => Some((k, v, Case::Exact)),
+                Some((k, v)) => Some((k, v, KeyMatch::Exact)),
                 None => self
                     .iter()
-                    .find(|(k, _)| key_eq_ci(k, name))
-                    .map(|(k, v)| (k, v, Case::Folded)),
+                    .find(|(k, _)| key_match(k, name).is_some())
+                    .map(|(k, v)| (k, v, KeyMatch::Folded)),
             };
         }
         // One pass: the exact key, or else the smallest folded one (a small
@@ -162,14 +162,14 @@ impl<'a> TreeObject<'a> {
         let mut folded: Option<(&'a str, &'a TreeValue<'a>)> = None;
         for (k, v) in self.iter_any() {
             match key_match(k, name) {
-                Some(Case::Exact) => return Some((k, v, Case::Exact)),
-                Some(Case::Folded) if folded.is_none_or(|(f, _)| key_cmp(k, f).is_lt()) => {
+                Some(KeyMatch::Exact) => return Some((k, v, KeyMatch::Exact)),
+                Some(KeyMatch::Folded) if folded.is_none_or(|(f, _)| key_cmp(k, f).is_lt()) => {
                     folded = Some((k, v))
                 }
                 _ => {}
             }
         }
-        folded.map(|(k, v)| (k, v, Case::Folded))
+        folded.map(|(k, v)| (k, v, KeyMatch::Folded))
     }
 
     pub fn get(&self, key: &str) -> Option<&'a TreeValue<'a>> {
@@ -230,22 +230,6 @@ impl<'a> TreeObject<'a> {
     }
 }
 
-/// A tree writes itself as the text it was read from would be written
-/// (keys in order): as text for messages, or as a `serde_json::Value`
-/// ([`crate::json::to_value`]) where a rule compares it with one.
-impl crate::encode::Encode for TreeValue<'_> {
-    fn encode(&self, out: &mut crate::encode::Writer<'_>) {
-        match self {
-            TreeValue::Null => out.null(),
-            TreeValue::Bool(b) => out.bool(*b),
-            TreeValue::Num(n) => out.number(n),
-            TreeValue::Str(s) => out.str(s),
-            TreeValue::Arr(items) => items.encode(out),
-            TreeValue::Object(o) => crate::encode::map_entries(o.iter(), out),
-        }
-    }
-}
-
 impl<'a> TreeValue<'a> {
     pub fn is_null(&self) -> bool {
         matches!(self, TreeValue::Null)
@@ -295,58 +279,7 @@ impl<'a> TreeValue<'a> {
     }
 }
 
-/// The limit rules over a tree read from text (a `serde_json::Value` is
-/// walked itself).
-impl crate::limits::Node for TreeValue<'_> {
-    fn shape(&self) -> Shape<'_, Self> {
-        match self {
-            TreeValue::Str(s) => Shape::Str(s),
-            TreeValue::Arr(a) => Shape::Arr(a),
-            TreeValue::Object(_) => Shape::Object,
-            _ => Shape::Other,
-        }
-    }
-    fn number(&self) -> Option<&Number> {
-        match self {
-            TreeValue::Num(n) => Some(n),
-            _ => None,
-        }
-    }
-    fn field(&self, key: &str) -> Option<&Self> {
-        self.get(key)
-    }
-    fn entries(&self) -> impl DoubleEndedIterator<Item = (&str, &Self)> {
-        match self {
-            TreeValue::Object(o) => Some(o.iter()),
-            _ => None,
-        }
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| -> (&str, &Self) { (k, v) })
-    }
-}
-
-/// Compact JSON, exactly as `serde_json::Value` prints it.
-impl fmt::Display for TreeValue<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::new();
-        crate::encode::Encode::encode(self, &mut crate::encode::Writer::Text(&mut out));
-        f.write_str(&out)
-    }
-}
-
-/// Reads JSON text into `arena` with the crate's one reader
-/// ([`crate::json::read`]), within `limits`; also returns how many JSON
-/// values it holds. Strings without escapes are borrowed from the text.
-pub(crate) fn read_within<'a>(
-    text: &'a str,
-    limits: &crate::limits::Limits,
-    arena: &'a Arena,
-) -> Result<(TreeValue<'a>, usize), super::ReadError> {
-    super::within(text, limits, TreeBuilder::new(arena))
-}
-
-/// [`read_within`] with no limit but serde_json's recursion limit.
+/// Reads JSON text with no limit but serde_json's recursion limit.
 #[cfg(test)]
 pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<TreeValue<'a>, super::JsonError> {
     match super::read::read(text, TreeBuilder::new(arena), None) {
@@ -354,7 +287,7 @@ pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<TreeValue<'a>,
         Err(e) => match e.into_read_error() {
             super::ReadError::NotJson(e) => Err(e),
             // No limits were given: only the recursion limit stops a read.
-            super::ReadError::Limit(_) => Err(super::JsonError {
+            super::ReadError::TooLarge(_) => Err(super::JsonError {
                 reason: super::Reason::RecursionLimit,
                 line: 1,
                 column: 0,
@@ -363,17 +296,10 @@ pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<TreeValue<'a>,
     }
 }
 
-/// The tree reading `v`'s JSON text would give, built from `v` itself
-/// ([`crate::encode::Builder`]): how the checker reads a plan it was handed
-/// typed.
-pub(crate) fn build<'a>(v: &dyn crate::encode::Encode, arena: &'a Arena) -> TreeValue<'a> {
-    crate::encode::Builder::run(v, TreeBuilder::new(arena)).unwrap_or(TreeValue::Null)
-}
-
 /// Builds a tree in an arena. The children of the open containers wait on
 /// two stacks and move into the arena, in one slice, when their container
 /// closes.
-struct TreeBuilder<'a> {
+pub(crate) struct TreeBuilder<'a> {
     arena: &'a Arena,
     /// Items of the arrays being read, innermost last.
     items: Vec<TreeValue<'a>>,
@@ -382,7 +308,7 @@ struct TreeBuilder<'a> {
 }
 
 impl<'a> TreeBuilder<'a> {
-    fn new(arena: &'a Arena) -> Self {
+    pub(crate) fn new(arena: &'a Arena) -> Self {
         TreeBuilder {
             arena,
             items: Vec::new(),
@@ -466,21 +392,21 @@ mod tests {
     fn value_route(text: &str) -> Result<(String, Value), String> {
         let v: Value = crate::json::from_str(text).map_err(|e| e.to_string())?;
         let arena = Arena::new();
-        Ok((format!("{:?}", build(&v, &arena)), v))
+        Ok((format!("{:?}", crate::encode::to_tree(&v, &arena)), v))
     }
 
     /// The tree the reader builds of `text`, as [`value_route`] gives it.
     fn tree_route(text: &str) -> Result<(String, Value), String> {
         let arena = Arena::new();
         let t = read(text, &arena).map_err(|e| e.to_string())?;
-        Ok((format!("{t:?}"), crate::json::to_value(&t)))
+        Ok((format!("{t:?}"), crate::encode::to_value(&t)))
     }
 
     fn same(text: &str) {
         let v: Value = serde_json::from_str(text).unwrap();
         let arena = Arena::new();
         let t = read(text, &arena).unwrap();
-        assert_eq!(crate::json::to_value(&t), v, "{}", text);
+        assert_eq!(crate::encode::to_value(&t), v, "{}", text);
         assert_eq!(t.to_string(), v.to_string(), "{}", text);
         assert_eq!(tree_route(text), value_route(text), "{}", text);
     }
@@ -636,7 +562,7 @@ mod tests {
     }
 
     /// Limits counted while reading agree with the walk over the `Value`
-    /// ([`crate::limits::check_value_counting`]): over a limit exactly when
+    /// (`crate::limits::check_value_counting`): over a limit exactly when
     /// it is, the same count error, a depth or string error that points at
     /// a value of the document, and the same number of values.
     #[test]
@@ -667,7 +593,7 @@ mod tests {
             };
             for limits in &tries {
                 let arena = Arena::new();
-                let read = read_within(t, limits, &arena);
+                let read = crate::limits::read_tree_within(t, limits, &arena);
                 let walk = crate::limits::check_value_counting(&v, limits);
                 let what = format!("{limits:?} {}", t.get(..120).unwrap_or(t));
                 match (read, walk) {
@@ -676,7 +602,7 @@ mod tests {
                             assert_eq!(values, n, "{what}");
                         }
                     }
-                    (Err(crate::json::ReadError::Limit(r)), Err(w)) => {
+                    (Err(crate::limits::ReadError::Limit(r)), Err(w)) => {
                         over += 1;
                         assert!(r.actual > r.max, "{what}");
                         if ["maxDepth", "maxStringLen"].contains(&w.limit) {
@@ -701,7 +627,7 @@ mod tests {
         let text = format!("{}{{\"k\":1}}{}", "[".repeat(126), "]".repeat(126));
         let v: Value = serde_json::from_str(&text).unwrap();
         let arena = Arena::new();
-        let built = build(&v, &arena);
+        let built = crate::encode::to_tree(&v, &arena);
         assert_eq!(
             format!("{built:?}"),
             format!("{:?}", read(&text, &arena).unwrap())

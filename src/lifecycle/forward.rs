@@ -511,8 +511,8 @@ impl Forwards {
             let db = self.store.tunnel_rows(*t);
             for f in &db.forward {
                 let ports = db.forward_port.iter().filter(|p| p.forward_id == f.id);
-                let ports = ports.map(|p| crate::json::to_value(p)).collect();
-                let mut row = crate::json::to_value(f);
+                let ports = ports.map(|p| crate::encode::to_value(p)).collect();
+                let mut row = crate::encode::to_value(f);
                 if let (Value::Object(o), Some(stored)) = (&mut row, self.store.forward(f.id)) {
                     // As stored: the rows' text hides a URL's credentials.
                     let addr = Value::from(stored.remote_addr.as_str());
@@ -545,8 +545,11 @@ impl Forwards {
     fn add_tables(&self, t: i64, db: &mut Map<String, Value>) {
         let (rows, ports): (Vec<Value>, Vec<Vec<Value>>) = self.rows_of(&[t]).into_iter().unzip();
         let store = &self.store;
-        let users = store.users.iter().map(|(_, u)| crate::json::to_value(u));
-        let grants = store.user_tunnels.iter().map(|g| crate::json::to_value(g));
+        let users = store.users.iter().map(|(_, u)| crate::encode::to_value(u));
+        let grants = store
+            .user_tunnels
+            .iter()
+            .map(|g| crate::encode::to_value(g));
         let tables = [
             ("forward", Value::from(rows)),
             ("forward_port", Value::from(ports.concat())),
@@ -576,15 +579,15 @@ impl Forwards {
             .map(|&u| store.resolve_user_tunnel(u, t).user_tunnel_id);
         let grants = grants.filter_map(|g| store.user_tunnel(g));
         (
-            users.map(|u| crate::json::to_value(u)).collect(),
-            grants.map(|g| crate::json::to_value(g)).collect(),
+            users.map(|u| crate::encode::to_value(u)).collect(),
+            grants.map(|g| crate::encode::to_value(g)).collect(),
         )
     }
 
     /// The speed limits, as `speed_limit` rows.
     fn speed_rows(&self) -> Value {
         let rows = self.store.speeds.iter().map(|(&id, &speed)| {
-            crate::json::to_value(&crate::forward::input::SpeedLimitRow { id, speed })
+            crate::encode::to_value(&crate::forward::input::SpeedLimitRow { id, speed })
         });
         Value::from(rows.collect::<Vec<_>>())
     }

@@ -234,12 +234,12 @@ pub fn input_shape(mode: Mode) -> &'static str {
 /// not JSON is an `IN001` error.
 pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error::ApiError> {
     let mode_name = options.mode.unwrap_or_default().as_str();
-    let value = match crate::json::from_str_within(text, &options.limits) {
+    let value = match crate::limits::from_str_within(text, &options.limits) {
         Ok(value) => value,
-        Err(crate::json::ReadError::Limit(e)) => {
+        Err(crate::limits::ReadError::Limit(e)) => {
             return Ok(Plan::rejected(limit_error(&e), mode_name))
         }
-        Err(crate::json::ReadError::NotJson(e)) => {
+        Err(crate::limits::ReadError::NotJson(e)) => {
             return Err(crate::error::ApiError::new(
                 "IN001",
                 format!("the tunnel input is not valid JSON: {e}"),

@@ -513,7 +513,7 @@ fn forwarder(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Optio
 /// `v` as a tree in `arena`; a config that is not an object reads as an
 /// empty one (as its fields read absent).
 fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a TreeObject<'a> {
-    let tree: &'a TreeValue<'a> = arena.alloc(crate::json::tree::build(v, arena));
+    let tree: &'a TreeValue<'a> = arena.alloc(crate::encode::to_tree(v, arena));
     match tree.as_object() {
         Some(o) => o,
         None => arena.alloc(TreeObject::default()),

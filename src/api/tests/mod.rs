@@ -175,10 +175,10 @@ fn encoded<T: encode::Encode + serde::Serialize>(value: &T) -> Value {
     let text = encode::to_string(value);
     assert_eq!(text, serde_json::to_string(value).expect("serializes"));
     let read: Value = serde_json::from_str(&text).expect("JSON");
-    assert_eq!(crate::json::to_value(value), read);
+    assert_eq!(crate::encode::to_value(value), read);
     let arena = crate::json::tree::Arena::new();
     assert_eq!(
-        format!("{:?}", crate::json::tree::build(value, &arena)),
+        format!("{:?}", crate::encode::to_tree(value, &arena)),
         format!(
             "{:?}",
             crate::json::tree::read(&text, &arena).expect("JSON")
