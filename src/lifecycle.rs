@@ -139,11 +139,10 @@ use crate::plan::{
 };
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
 use crate::simulate::world::is_plan;
-use crate::stable_sort::insert_sorted;
 use leftover::Leftover;
 use serde_json::{Map, Value};
 use state::{Node, State};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 mod forward;
 mod leftover;
@@ -187,8 +186,14 @@ impl TunnelRec {
 /// An object on an agent: (node, `"service"` or `"chain"`, name).
 type Deployed = (i64, &'static str, String);
 
-// Sets of objects and of nodes are sorted vectors
-// ([`crate::stable_sort::insert_sorted`]).
+// Sets of objects and of nodes are sorted vectors, searched by bisection.
+
+/// Adds `x` to the sorted vector `set` unless it holds it already.
+fn add_sorted<T: Ord>(set: &mut Vec<T>, x: T) {
+    if let Err(at) = set.binary_search(&x) {
+        set.insert(at, x);
+    }
+}
 
 /// Does the sorted `list` hold this object?
 fn holds(list: &[Deployed], node: i64, kind: &str, name: &str) -> bool {
@@ -373,34 +378,24 @@ fn rename_value(v: &Value, from: i64, to: i64) -> Value {
             v.clone()
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| rename_value(x, from, to)).collect()),
-        Value::Object(o) => {
-            // Inserted one by one: collecting into a map would compile one
-            // more sort (see stable_sort).
-            let mut out = Map::new();
-            for (k, x) in o {
-                out.insert(k.clone(), rename_value(x, from, to));
-            }
-            Value::Object(out)
-        }
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), rename_value(x, from, to)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
 
 /// The node ids listed under `keys` of a step, sorted.
 fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
-    let mut out = Vec::new();
-    for key in keys {
-        for id in step
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(loose_id)
-        {
-            insert_sorted(&mut out, id);
-        }
-    }
-    out
+    let set: BTreeSet<i64> = keys
+        .iter()
+        .filter_map(|key| step.get(key).and_then(Value::as_array))
+        .flatten()
+        .filter_map(loose_id)
+        .collect();
+    set.into_iter().collect()
 }
 
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?
@@ -584,7 +579,7 @@ impl Replay {
         let federated = plan.federation.iter().map(|f| f.node_id);
         let relayed = plan.local.iter().filter(|c| c.relay == Some(true));
         for node in nodes.chain(federated).chain(relayed.map(|c| c.node_id)) {
-            insert_sorted(&mut self.remote, node);
+            add_sorted(&mut self.remote, node);
         }
     }
 
@@ -617,17 +612,17 @@ impl Replay {
         };
         match (command, data) {
             ("AddChains" | "UpdateChains", _) => {
-                insert_sorted(created, (node, "chain", chain_of(data)));
+                add_sorted(created, (node, "chain", chain_of(data)));
             }
             ("AddService" | "UpdateService", CommandData::Services(list)) => {
                 for svc in list {
-                    insert_sorted(created, (node, "service", svc.name.clone()));
+                    add_sorted(created, (node, "service", svc.name.clone()));
                 }
             }
             ("AddService" | "UpdateService", CommandData::Json(v)) => {
                 for svc in v.as_array().into_iter().flatten() {
                     let name = svc.get("name").and_then(Value::as_str).unwrap_or_default();
-                    insert_sorted(created, (node, "service", name.to_string()));
+                    add_sorted(created, (node, "service", name.to_string()));
                 }
             }
             _ => {}
@@ -721,7 +716,7 @@ impl Replay {
                         services.contains(name)
                     };
                     if named || holds(created, *id, kind, name) || holds(&fed, *id, kind, name) {
-                        insert_sorted(&mut out, (*id, kind, name.clone()));
+                        add_sorted(&mut out, (*id, kind, name.clone()));
                     }
                 }
             }
@@ -735,8 +730,8 @@ impl Replay {
         let mut out = Vec::new();
         for r in self.providers.runtimes().into_iter().filter(|r| keep(r)) {
             let node = r.usage.node_id;
-            insert_sorted(&mut out, (node, "service", r.service_name()));
-            insert_sorted(
+            add_sorted(&mut out, (node, "service", r.service_name()));
+            add_sorted(
                 &mut out,
                 (node, "chain", r.chain_name().unwrap_or_default()),
             );
@@ -1072,10 +1067,7 @@ impl Replay {
             self.fwd.adopt_ports(t, plan.db.take());
         }
         let unreachable = ids(step, &["unreachable"]);
-        let mut release_unreachable = unreachable.clone();
-        for id in ids(step, &["releaseUnreachable"]) {
-            insert_sorted(&mut release_unreachable, id);
-        }
+        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
         let edit = self.tunnel(t).is_some_and(|r| r.exists);
         if op == "edit" && !edit {
             return Err(ApiError::new(
@@ -1188,7 +1180,7 @@ impl Replay {
             } else {
                 &mut out.service_nodes
             };
-            insert_sorted(nodes, node);
+            add_sorted(nodes, node);
             if out.failed {
                 continue;
             }
@@ -1247,9 +1239,9 @@ impl Replay {
                 (true, &applied.created_chains),
             ];
             for (chain, created) in created {
-                let (mut seen, mut nodes) = (Vec::new(), Vec::new());
+                let (mut seen, mut nodes) = (BTreeSet::new(), Vec::new());
                 for node in created.iter().rev() {
-                    if insert_sorted(&mut seen, *node) {
+                    if seen.insert(*node) {
                         nodes.push(*node);
                     }
                 }
