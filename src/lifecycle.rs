@@ -447,6 +447,34 @@ struct LocalApply {
     service_nodes: Vec<i64>,
 }
 
+/// An apply step under way: its tunnel, whether it edits it, and what the
+/// tunnel had before the step.
+struct ApplyRun<'s> {
+    i: usize,
+    step: &'s Value,
+    t: i64,
+    edit: bool,
+    /// The step's `failAt`, for an `applyError`.
+    fail_at: Option<&'s Value>,
+    /// Providers out of reach for the whole step, sorted.
+    unreachable: Vec<i64>,
+    /// Those and the ones that miss only the step's releases, sorted.
+    release_unreachable: Vec<i64>,
+    /// What the tunnel had deployed.
+    before: Vec<Deployed>,
+    /// The nodes with `chains_{id}` / with a tunnel service, sorted.
+    old_chain_nodes: Vec<i64>,
+    old_service_nodes: Vec<i64>,
+}
+
+/// The nodes of `old` that the sorted `new` no longer lists, in order.
+fn departed(old: &[i64], new: &[i64]) -> Vec<i64> {
+    old.iter()
+        .copied()
+        .filter(|node| new.binary_search(node).is_err())
+        .collect()
+}
+
 /// What the server sends for a local command: on an edit, `AddChains` is
 /// `UpdateChains` of `{chain, data}` and `AddService` is `UpdateService`.
 fn as_sent(edit: bool, command: &str, data: CommandData) -> (&str, CommandData) {
@@ -1040,60 +1068,22 @@ impl Replay {
         let with_forwards = self.with_forwards(step);
         let (mut plan, plan_at) = step_plan(step, with_forwards.as_ref(), i)?;
         if let Some(err) = &plan.error {
-            let text = err.message.clone();
-            self.report(
-                "IN002",
-                "server-rejects",
-                None,
-                step_path(i, plan_at),
-                format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
-                format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
-            );
-            self.log(i, "rejected", object([("note", Value::from(text))]));
+            self.reject_plan(i, plan_at, err.message.clone());
             return Ok(());
         }
         self.note_remote(&plan);
         // The plan's commands move into the node state, typed.
         let local = std::mem::take(&mut plan.local);
-        let t = step
-            .get("tunnelId")
-            .and_then(loose_id)
-            .or_else(|| plan_tunnel_id(&plan, &local))
-            .or_else(|| forward::input_tunnel_id(step))
-            .or(self.last_tunnel)
-            .unwrap_or(0);
-        self.last_tunnel = Some(t);
+        let t = self.apply_tunnel_id(step, &plan, &local);
         if with_forwards.is_some() {
             self.fwd.adopt_ports(t, plan.db.take());
         }
-        let unreachable = ids(step, &["unreachable"]);
-        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
-        let edit = self.tunnel(t).is_some_and(|r| r.exists);
-        if op == "edit" && !edit {
-            return Err(ApiError::new(
-                "IN001",
-                format!("step {i}: edit of tunnel {t}, which was never applied"),
-                step_path(i, ""),
-            ));
-        }
-        let fail_at = fail_spec(step, op, &local, i)?;
-        let before = self.owned(t);
-        let (old_chain_nodes, old_service_nodes) =
-            self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
-        self.log(
-            i,
-            "begin",
-            object([
-                ("op", Value::from(op)),
-                ("tunnelId", Value::from(t)),
-                ("mode", Value::from(if edit { "edit" } else { "create" })),
-            ]),
-        );
-        if edit {
-            self.unreachable(&release_unreachable);
+        let run = self.begin_apply(i, step, op, t, &local)?;
+        if run.edit {
+            self.unreachable(&run.release_unreachable);
             self.release_all(i, t, "release");
         }
-        self.unreachable(&unreachable);
+        self.unreachable(&run.unreachable);
         let federation = std::mem::take(&mut plan.federation);
         let refs = match self.apply_federation(i, t, federation, plan_at) {
             Ok(r) => r,
@@ -1110,32 +1100,108 @@ impl Replay {
             rec.exists = true;
             rec.bindings = refs.clone();
         }
-        let applied = self.apply_local(i, t, step, local, edit, fail_at);
+        let applied = self.apply_local(i, t, step, local, run.edit, run.fail_at);
+        self.finish_apply(run, applied, &refs);
+        Ok(())
+    }
+
+    /// IN002: the server rejects the step's tunnel, so nothing is deployed.
+    fn reject_plan(&mut self, i: usize, plan_at: &str, text: String) {
+        self.report(
+            "IN002",
+            "server-rejects",
+            None,
+            step_path(i, plan_at),
+            format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
+            format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
+        );
+        self.log(i, "rejected", object([("note", Value::from(text))]));
+    }
+
+    /// The tunnel an apply step is about: its `tunnelId`, else the plan's,
+    /// else its input's, else the last apply's; it is the last apply's from
+    /// now on.
+    fn apply_tunnel_id(&mut self, step: &Value, plan: &Plan, local: &[Command]) -> i64 {
+        let t = step
+            .get("tunnelId")
+            .and_then(loose_id)
+            .or_else(|| plan_tunnel_id(plan, local))
+            .or_else(|| forward::input_tunnel_id(step))
+            .or(self.last_tunnel)
+            .unwrap_or(0);
+        self.last_tunnel = Some(t);
+        t
+    }
+
+    /// Reads what the apply of tunnel `t` needs before it sends anything
+    /// (a create or an edit, the providers out of reach, where it fails,
+    /// what the tunnel had) and logs its beginning.
+    fn begin_apply<'s>(
+        &mut self,
+        i: usize,
+        step: &'s Value,
+        op: &str,
+        t: i64,
+        local: &[Command],
+    ) -> Result<ApplyRun<'s>, ApiError> {
+        let unreachable = ids(step, &["unreachable"]);
+        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
+        let edit = self.tunnel(t).is_some_and(|r| r.exists);
+        if op == "edit" && !edit {
+            return Err(ApiError::new(
+                "IN001",
+                format!("step {i}: edit of tunnel {t}, which was never applied"),
+                step_path(i, ""),
+            ));
+        }
+        let fail_at = fail_spec(step, op, local, i)?;
+        let before = self.owned(t);
+        let (old_chain_nodes, old_service_nodes) =
+            self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
+        self.log(
+            i,
+            "begin",
+            object([
+                ("op", Value::from(op)),
+                ("tunnelId", Value::from(t)),
+                ("mode", Value::from(if edit { "edit" } else { "create" })),
+            ]),
+        );
+        Ok(ApplyRun {
+            i,
+            step,
+            t,
+            edit,
+            fail_at,
+            unreachable,
+            release_unreachable,
+            before,
+            old_chain_nodes,
+            old_service_nodes,
+        })
+    }
+
+    /// The end of an apply once its local commands were sent: the rollback
+    /// when one failed, else the edit's cleanup of nodes that left the
+    /// tunnel and the tunnel's new nodes.
+    fn finish_apply(&mut self, run: ApplyRun<'_>, applied: LocalApply, refs: &[(String, i64)]) {
+        let (i, t, edit) = (run.i, run.t, run.edit);
         if edit || !applied.failed {
             // The edit's rows are committed before its apply (mutations.go:1008-1018).
-            if let Some(input) = step.get("input") {
+            if let Some(input) = run.step.get("input") {
                 self.fwd.remember(t, input);
             }
         }
         if applied.failed {
-            self.unreachable(&release_unreachable);
-            self.roll_back(i, t, edit, &applied, &refs, &before);
-            return Ok(());
+            self.unreachable(&run.release_unreachable);
+            self.roll_back(i, t, edit, &applied, refs, &run.before);
+            return;
         }
         if edit {
-            let gone = |old: &[i64], new: &[i64]| -> Vec<i64> {
-                let mut out = Vec::new();
-                for node in old {
-                    if new.binary_search(node).is_err() {
-                        out.push(*node);
-                    }
-                }
-                out
-            };
             let note = "node left the tunnel";
-            let chains = gone(&old_chain_nodes, &applied.chain_nodes);
+            let chains = departed(&run.old_chain_nodes, &applied.chain_nodes);
             self.delete_from(i, "cleanup", t, true, &chains, note);
-            let services = gone(&old_service_nodes, &applied.service_nodes);
+            let services = departed(&run.old_service_nodes, &applied.service_nodes);
             self.delete_from(i, "cleanup", t, false, &services, note);
         }
         if let Some(rec) = self.tunnel_mut(t) {
@@ -1143,7 +1209,6 @@ impl Replay {
             rec.service_nodes = applied.service_nodes;
         }
         self.end(i, true);
-        Ok(())
     }
 
     /// Sends the plan's local commands in order, until one fails (`fail_at`,
