@@ -727,7 +727,6 @@ impl Replay {
         self.log_node(step, phase, node, Some(command), ("target", target), note);
     }
 
-    /// Everything deployed for tunnel `t`.
     /// Everything deployed for tunnel `t`, sorted.
     fn owned(&self, t: i64) -> Vec<Deployed> {
         let services = tunnel_service_names(t);
