@@ -57,9 +57,9 @@ pub fn join_host_port(host: &str, port: &str) -> String {
 /// Go's `net.SplitHostPort`: `(host, port)` (brackets removed from the
 /// host), or Go's reason for refusing.
 ///
-/// One pass notes where the colons and brackets are; Go's checks then run
-/// on those positions, in Go's order. (The checker validates every listen
-/// and dial address of a config; one scan per check was most of that cost.)
+/// The checker reads every listen and dial address of a config, so one
+/// pass notes where the colons and brackets are; Go's checks then run on
+/// those positions, in Go's order.
 pub fn split_host_port(hostport: &str) -> Result<(&str, &str), AddrError> {
     let b = hostport.as_bytes();
     let (mut last_colon, mut colons) = (None, 0usize);
@@ -421,9 +421,9 @@ mod tests {
     use super::*;
 
     /// `splitJoinTests` and `splitFailureTests` of Go's `src/net/ip_test.go`
-    /// (golang/go, the copy in the library). One row differs: that copy
-    /// refuses `localhost%lo0:80` with "missing brackets in address", a
-    /// check today's `SplitHostPort` no longer makes (it splits it).
+    /// (golang/go). `localhost%lo0:80` splits, as Go's `SplitHostPort`
+    /// does; older copies of the table refuse it ("missing brackets in
+    /// address").
     #[test]
     fn split_host_port_go_tables() {
         let ok = [
@@ -508,9 +508,8 @@ mod tests {
         }
     }
 
-    /// `netip.ParseAddr`: a non-empty zone on IPv6 only; IPv4-mapped
-    /// addresses stay IPv6. Written from its documented behaviour (Go's
-    /// `src/net/netip/netip_test.go` was not looked up).
+    /// `netip.ParseAddr`, as its documentation describes it: a non-empty
+    /// zone on IPv6 only; IPv4-mapped addresses stay IPv6.
     #[test]
     fn parse_addr_zones() {
         let v6 = |s: &str| Some(IpAddr::V6(s.parse().unwrap()));
