@@ -106,7 +106,7 @@
 //!   ([`crate::forward::modes::redeploy_plan`], mutations.go:1617-1625:
 //!   every forward synced after the tunnel).
 //!
-//! # Findings (policy-rules.md, LC)
+//! # Findings (the LC and IN rules of `src/check/rules.rs`)
 //!
 //! * LC001 stale-retries-after-edit: a re-apply found a federated middle
 //!   still applied, so only its chain changed, and the service's retries
