@@ -1,7 +1,7 @@
-//! Section 3 of the contract: nodes shared by other panels. Remote exits
-//! first, then remote hop nodes from the last hop to the first; each is
-//! reserved and applied on its provider panel, which fixes the port the
-//! local chains dial.
+//! Nodes shared by other panels (`applyFederationRuntime`, go-backend
+//! `internal/http/handler/mutations.go:3248-3432`). Remote exits first, then
+//! remote hop nodes from the last hop to the first; each is reserved and
+//! applied on its provider panel, which fixes the port the local chains dial.
 
 use super::local::{chain_targets, targets_strategy};
 use super::provider::{share_of, ApplyKind, Providers, Reservation, Share};
@@ -200,7 +200,8 @@ impl<'a> FederationApply<'a> {
     }
 
     /// `reserve-port` on the provider: the requested port, else any port of
-    /// the share's range; the local chains dial the port it grants.
+    /// the share's range (mutations.go:3277-3284, 3349-3356); the local
+    /// chains dial the port it grants.
     fn reserve_port(&mut self, node: &RemoteNode<'_>) -> Result<()> {
         let (share, key, fed) = (&node.share, node.key.as_str(), &node.fed);
         let requested = node.item.port;

@@ -1,6 +1,7 @@
-//! Section 1 of the contract: the tunnel state the server prepares from a
-//! payload (entries, exits, hops, ports, node checks) and the chain rows it
-//! stores, plus the connect-IP check that runs before everything.
+//! The tunnel state the server prepares from a payload (entries, exits, hops,
+//! ports, node checks) and the chain rows it stores, plus the connect-IP
+//! check that runs before everything (go-backend
+//! `internal/http/handler/mutations.go`).
 
 use super::rejection::{Rejection, Result};
 use crate::coerce::{any_slice, go_int, go_string, map_slice};
@@ -125,7 +126,8 @@ pub enum Rules<'a> {
     },
 }
 
-/// `prepareTunnelCreateState`: the first error stops everything.
+/// `prepareTunnelCreateState` (mutations.go:2944-3115): the first error
+/// stops everything.
 pub fn prepare(
     tunnel: &Map<String, Value>,
     id: i64,
@@ -317,10 +319,11 @@ fn check_remote_port(node: &NodeRecord, port: i64) -> Result<()> {
     Ok(())
 }
 
-/// `replaceTunnelChainsTx` for a tunnel that is not type 2: the rows it
-/// stores need a port for every exit and hop item, picked where the payload
-/// gives none (ports already stored for the node in this request are taken).
-/// For type 2 every port is set by then and nothing can fail here.
+/// `replaceTunnelChainsTx` (mutations.go:4155-4237) for a tunnel that is not
+/// type 2: the rows it stores need a port for every exit and hop item,
+/// picked where the payload gives none (ports already stored for the node in
+/// this request are taken). For type 2 every port is set by then and nothing
+/// can fail here.
 pub fn store_chain_rows(tunnel: &Map<String, Value>, nodes: &NodeTable) -> Result<()> {
     let mut picks = PortPicks::default();
     let mut stored: Vec<(i64, i64)> = Vec::new();

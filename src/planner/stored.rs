@@ -351,11 +351,12 @@ impl StoredTunnel {
         Ok(())
     }
 
-    /// `reconstructTunnelState` over `ListChainNodesForTunnel` and
-    /// `splitChainNodeGroups`: entries and exits in row order, hop rows
-    /// grouped by `inx`. Nothing else is checked but that each node has a row,
-    /// and that the groups stay within `limits` (hops, nodes per hop), counted
-    /// as the rows are grouped so that no group outgrows them.
+    /// `reconstructTunnelState` (mutations.go:1497-1576) over
+    /// `ListChainNodesForTunnel` and `splitChainNodeGroups`: entries and exits
+    /// in row order, hop rows grouped by `inx`. Nothing else is checked but
+    /// that each node has a row, and that the groups stay within `limits`
+    /// (hops, nodes per hop), counted as the rows are grouped so that no
+    /// group outgrows them.
     pub fn reconstruct(&self, limits: &Limits) -> Result<TunnelState> {
         let mut entries = Vec::new();
         let mut exits = Vec::new();
