@@ -106,7 +106,7 @@
 //!   ([`crate::forward::modes::redeploy_plan`], mutations.go:1617-1625:
 //!   every forward synced after the tunnel).
 //!
-//! # Findings (policy-rules.md, LC)
+//! # Findings (the LC and IN rules of `src/check/rules.rs`)
 //!
 //! * LC001 stale-retries-after-edit: a re-apply found a federated middle
 //!   still applied, so only its chain changed, and the service's retries
@@ -139,11 +139,10 @@ use crate::plan::{
 };
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
 use crate::simulate::world::is_plan;
-use crate::stable_sort::insert_sorted;
 use leftover::Leftover;
 use serde_json::{Map, Value};
 use state::{Node, State};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 mod forward;
 mod leftover;
@@ -187,8 +186,14 @@ impl TunnelRec {
 /// An object on an agent: (node, `"service"` or `"chain"`, name).
 type Deployed = (i64, &'static str, String);
 
-// Sets of objects and of nodes are sorted vectors
-// ([`crate::stable_sort::insert_sorted`]).
+// Sets of objects and of nodes are sorted vectors, searched by bisection.
+
+/// Adds `x` to the sorted vector `set` unless it holds it already.
+fn add_sorted<T: Ord>(set: &mut Vec<T>, x: T) {
+    if let Err(at) = set.binary_search(&x) {
+        set.insert(at, x);
+    }
+}
 
 /// Does the sorted `list` hold this object?
 fn holds(list: &[Deployed], node: i64, kind: &str, name: &str) -> bool {
@@ -373,34 +378,24 @@ fn rename_value(v: &Value, from: i64, to: i64) -> Value {
             v.clone()
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| rename_value(x, from, to)).collect()),
-        Value::Object(o) => {
-            // Inserted one by one: collecting into a map would compile one
-            // more sort (see stable_sort).
-            let mut out = Map::new();
-            for (k, x) in o {
-                out.insert(k.clone(), rename_value(x, from, to));
-            }
-            Value::Object(out)
-        }
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), rename_value(x, from, to)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
 
 /// The node ids listed under `keys` of a step, sorted.
 fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
-    let mut out = Vec::new();
-    for key in keys {
-        for id in step
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(loose_id)
-        {
-            insert_sorted(&mut out, id);
-        }
-    }
-    out
+    let set: BTreeSet<i64> = keys
+        .iter()
+        .filter_map(|key| step.get(key).and_then(Value::as_array))
+        .flatten()
+        .filter_map(loose_id)
+        .collect();
+    set.into_iter().collect()
 }
 
 /// Does `spec` (an index or `{nodeId, command}`) select local command `i`?
@@ -450,6 +445,34 @@ struct LocalApply {
     /// The nodes the plan gives a chain / a service, sorted.
     chain_nodes: Vec<i64>,
     service_nodes: Vec<i64>,
+}
+
+/// An apply step under way: its tunnel, whether it edits it, and what the
+/// tunnel had before the step.
+struct ApplyRun<'s> {
+    i: usize,
+    step: &'s Value,
+    t: i64,
+    edit: bool,
+    /// The step's `failAt`, for an `applyError`.
+    fail_at: Option<&'s Value>,
+    /// Providers out of reach for the whole step, sorted.
+    unreachable: Vec<i64>,
+    /// Those and the ones that miss only the step's releases, sorted.
+    release_unreachable: Vec<i64>,
+    /// What the tunnel had deployed.
+    before: Vec<Deployed>,
+    /// The nodes with `chains_{id}` / with a tunnel service, sorted.
+    old_chain_nodes: Vec<i64>,
+    old_service_nodes: Vec<i64>,
+}
+
+/// The nodes of `old` that the sorted `new` no longer lists, in order.
+fn departed(old: &[i64], new: &[i64]) -> Vec<i64> {
+    old.iter()
+        .copied()
+        .filter(|node| new.binary_search(node).is_err())
+        .collect()
 }
 
 /// What the server sends for a local command: on an edit, `AddChains` is
@@ -584,7 +607,7 @@ impl Replay {
         let federated = plan.federation.iter().map(|f| f.node_id);
         let relayed = plan.local.iter().filter(|c| c.relay == Some(true));
         for node in nodes.chain(federated).chain(relayed.map(|c| c.node_id)) {
-            insert_sorted(&mut self.remote, node);
+            add_sorted(&mut self.remote, node);
         }
     }
 
@@ -617,17 +640,17 @@ impl Replay {
         };
         match (command, data) {
             ("AddChains" | "UpdateChains", _) => {
-                insert_sorted(created, (node, "chain", chain_of(data)));
+                add_sorted(created, (node, "chain", chain_of(data)));
             }
             ("AddService" | "UpdateService", CommandData::Services(list)) => {
                 for svc in list {
-                    insert_sorted(created, (node, "service", svc.name.clone()));
+                    add_sorted(created, (node, "service", svc.name.clone()));
                 }
             }
             ("AddService" | "UpdateService", CommandData::Json(v)) => {
                 for svc in v.as_array().into_iter().flatten() {
                     let name = svc.get("name").and_then(Value::as_str).unwrap_or_default();
-                    insert_sorted(created, (node, "service", name.to_string()));
+                    add_sorted(created, (node, "service", name.to_string()));
                 }
             }
             _ => {}
@@ -704,7 +727,6 @@ impl Replay {
         self.log_node(step, phase, node, Some(command), ("target", target), note);
     }
 
-    /// Everything deployed for tunnel `t`.
     /// Everything deployed for tunnel `t`, sorted.
     fn owned(&self, t: i64) -> Vec<Deployed> {
         let services = tunnel_service_names(t);
@@ -721,7 +743,7 @@ impl Replay {
                         services.contains(name)
                     };
                     if named || holds(created, *id, kind, name) || holds(&fed, *id, kind, name) {
-                        insert_sorted(&mut out, (*id, kind, name.clone()));
+                        add_sorted(&mut out, (*id, kind, name.clone()));
                     }
                 }
             }
@@ -735,8 +757,8 @@ impl Replay {
         let mut out = Vec::new();
         for r in self.providers.runtimes().into_iter().filter(|r| keep(r)) {
             let node = r.usage.node_id;
-            insert_sorted(&mut out, (node, "service", r.service_name()));
-            insert_sorted(
+            add_sorted(&mut out, (node, "service", r.service_name()));
+            add_sorted(
                 &mut out,
                 (node, "chain", r.chain_name().unwrap_or_default()),
             );
@@ -1045,63 +1067,22 @@ impl Replay {
         let with_forwards = self.with_forwards(step);
         let (mut plan, plan_at) = step_plan(step, with_forwards.as_ref(), i)?;
         if let Some(err) = &plan.error {
-            let text = err.message.clone();
-            self.report(
-                "IN002",
-                "server-rejects",
-                None,
-                step_path(i, plan_at),
-                format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
-                format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
-            );
-            self.log(i, "rejected", object([("note", Value::from(text))]));
+            self.reject_plan(i, plan_at, err.message.clone());
             return Ok(());
         }
         self.note_remote(&plan);
         // The plan's commands move into the node state, typed.
         let local = std::mem::take(&mut plan.local);
-        let t = step
-            .get("tunnelId")
-            .and_then(loose_id)
-            .or_else(|| plan_tunnel_id(&plan, &local))
-            .or_else(|| forward::input_tunnel_id(step))
-            .or(self.last_tunnel)
-            .unwrap_or(0);
-        self.last_tunnel = Some(t);
+        let t = self.apply_tunnel_id(step, &plan, &local);
         if with_forwards.is_some() {
             self.fwd.adopt_ports(t, plan.db.take());
         }
-        let unreachable = ids(step, &["unreachable"]);
-        let mut release_unreachable = unreachable.clone();
-        for id in ids(step, &["releaseUnreachable"]) {
-            insert_sorted(&mut release_unreachable, id);
-        }
-        let edit = self.tunnel(t).is_some_and(|r| r.exists);
-        if op == "edit" && !edit {
-            return Err(ApiError::new(
-                "IN001",
-                format!("step {i}: edit of tunnel {t}, which was never applied"),
-                step_path(i, ""),
-            ));
-        }
-        let fail_at = fail_spec(step, op, &local, i)?;
-        let before = self.owned(t);
-        let (old_chain_nodes, old_service_nodes) =
-            self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
-        self.log(
-            i,
-            "begin",
-            object([
-                ("op", Value::from(op)),
-                ("tunnelId", Value::from(t)),
-                ("mode", Value::from(if edit { "edit" } else { "create" })),
-            ]),
-        );
-        if edit {
-            self.unreachable(&release_unreachable);
+        let run = self.begin_apply(i, step, op, t, &local)?;
+        if run.edit {
+            self.unreachable(&run.release_unreachable);
             self.release_all(i, t, "release");
         }
-        self.unreachable(&unreachable);
+        self.unreachable(&run.unreachable);
         let federation = std::mem::take(&mut plan.federation);
         let refs = match self.apply_federation(i, t, federation, plan_at) {
             Ok(r) => r,
@@ -1118,32 +1099,108 @@ impl Replay {
             rec.exists = true;
             rec.bindings = refs.clone();
         }
-        let applied = self.apply_local(i, t, step, local, edit, fail_at);
+        let applied = self.apply_local(i, t, step, local, run.edit, run.fail_at);
+        self.finish_apply(run, applied, &refs);
+        Ok(())
+    }
+
+    /// IN002: the server rejects the step's tunnel, so nothing is deployed.
+    fn reject_plan(&mut self, i: usize, plan_at: &str, text: String) {
+        self.report(
+            "IN002",
+            "server-rejects",
+            None,
+            step_path(i, plan_at),
+            format!("Step {i}: the server rejects this tunnel ({text}); nothing is deployed"),
+            format!("第 {i} 步：服务端拒绝该隧道（{text}），未下发任何配置"),
+        );
+        self.log(i, "rejected", object([("note", Value::from(text))]));
+    }
+
+    /// The tunnel an apply step is about: its `tunnelId`, else the plan's,
+    /// else its input's, else the last apply's; it is the last apply's from
+    /// now on.
+    fn apply_tunnel_id(&mut self, step: &Value, plan: &Plan, local: &[Command]) -> i64 {
+        let t = step
+            .get("tunnelId")
+            .and_then(loose_id)
+            .or_else(|| plan_tunnel_id(plan, local))
+            .or_else(|| forward::input_tunnel_id(step))
+            .or(self.last_tunnel)
+            .unwrap_or(0);
+        self.last_tunnel = Some(t);
+        t
+    }
+
+    /// Reads what the apply of tunnel `t` needs before it sends anything
+    /// (a create or an edit, the providers out of reach, where it fails,
+    /// what the tunnel had) and logs its beginning.
+    fn begin_apply<'s>(
+        &mut self,
+        i: usize,
+        step: &'s Value,
+        op: &str,
+        t: i64,
+        local: &[Command],
+    ) -> Result<ApplyRun<'s>, ApiError> {
+        let unreachable = ids(step, &["unreachable"]);
+        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
+        let edit = self.tunnel(t).is_some_and(|r| r.exists);
+        if op == "edit" && !edit {
+            return Err(ApiError::new(
+                "IN001",
+                format!("step {i}: edit of tunnel {t}, which was never applied"),
+                step_path(i, ""),
+            ));
+        }
+        let fail_at = fail_spec(step, op, local, i)?;
+        let before = self.owned(t);
+        let (old_chain_nodes, old_service_nodes) =
+            self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
+        self.log(
+            i,
+            "begin",
+            object([
+                ("op", Value::from(op)),
+                ("tunnelId", Value::from(t)),
+                ("mode", Value::from(if edit { "edit" } else { "create" })),
+            ]),
+        );
+        Ok(ApplyRun {
+            i,
+            step,
+            t,
+            edit,
+            fail_at,
+            unreachable,
+            release_unreachable,
+            before,
+            old_chain_nodes,
+            old_service_nodes,
+        })
+    }
+
+    /// The end of an apply once its local commands were sent: the rollback
+    /// when one failed, else the edit's cleanup of nodes that left the
+    /// tunnel and the tunnel's new nodes.
+    fn finish_apply(&mut self, run: ApplyRun<'_>, applied: LocalApply, refs: &[(String, i64)]) {
+        let (i, t, edit) = (run.i, run.t, run.edit);
         if edit || !applied.failed {
             // The edit's rows are committed before its apply (mutations.go:1008-1018).
-            if let Some(input) = step.get("input") {
+            if let Some(input) = run.step.get("input") {
                 self.fwd.remember(t, input);
             }
         }
         if applied.failed {
-            self.unreachable(&release_unreachable);
-            self.roll_back(i, t, edit, &applied, &refs, &before);
-            return Ok(());
+            self.unreachable(&run.release_unreachable);
+            self.roll_back(i, t, edit, &applied, refs, &run.before);
+            return;
         }
         if edit {
-            let gone = |old: &[i64], new: &[i64]| -> Vec<i64> {
-                let mut out = Vec::new();
-                for node in old {
-                    if new.binary_search(node).is_err() {
-                        out.push(*node);
-                    }
-                }
-                out
-            };
             let note = "node left the tunnel";
-            let chains = gone(&old_chain_nodes, &applied.chain_nodes);
+            let chains = departed(&run.old_chain_nodes, &applied.chain_nodes);
             self.delete_from(i, "cleanup", t, true, &chains, note);
-            let services = gone(&old_service_nodes, &applied.service_nodes);
+            let services = departed(&run.old_service_nodes, &applied.service_nodes);
             self.delete_from(i, "cleanup", t, false, &services, note);
         }
         if let Some(rec) = self.tunnel_mut(t) {
@@ -1151,7 +1208,6 @@ impl Replay {
             rec.service_nodes = applied.service_nodes;
         }
         self.end(i, true);
-        Ok(())
     }
 
     /// Sends the plan's local commands in order, until one fails (`fail_at`,
@@ -1188,7 +1244,7 @@ impl Replay {
             } else {
                 &mut out.service_nodes
             };
-            insert_sorted(nodes, node);
+            add_sorted(nodes, node);
             if out.failed {
                 continue;
             }
@@ -1247,9 +1303,9 @@ impl Replay {
                 (true, &applied.created_chains),
             ];
             for (chain, created) in created {
-                let (mut seen, mut nodes) = (Vec::new(), Vec::new());
+                let (mut seen, mut nodes) = (BTreeSet::new(), Vec::new());
                 for node in created.iter().rev() {
-                    if insert_sorted(&mut seen, *node) {
+                    if seen.insert(*node) {
                         nodes.push(*node);
                     }
                 }

@@ -154,15 +154,7 @@ pub fn plan(input: &Value, mode: Mode, limits: &Limits) -> Plan {
         return refused(e);
     }
     let mut panel = panel(&ctx, &outcome, obj.get("federation"));
-    panel.agents.recording = false;
-    let mut last = None;
-    for setup in &ctx.create_forwards {
-        if let Ok(id) = panel.create(setup) {
-            last = Some(id);
-        }
-    }
-    panel.agents.recording = true;
-    panel.warnings.clear();
+    let last = create_unrecorded(&mut panel, &ctx.create_forwards);
     let answer = match mode {
         Mode::ForwardUpdate => {
             let mut body: ForwardBody = body;
@@ -373,42 +365,97 @@ pub fn has_forwards(input: &Value) -> bool {
 /// or the entry set changed (errors ignored).
 pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
     let mode = Mode::Update.as_str();
-    let Some(obj) = input.as_object() else {
-        return Plan::rejected(
-            Rejection::InvalidInput("the input must be an object".into()).to_plan_error(),
-            mode,
-        );
+    let TunnelEdit {
+        obj,
+        ctx,
+        before,
+        edited,
+    } = match read_edit(input, limits) {
+        Ok(edit) => edit,
+        Err(error) => return Plan::rejected(error, mode),
     };
-    let ctx = match context(input) {
-        Ok(ctx) => ctx,
-        Err(e) => return Plan::rejected(e.to_plan_error(), mode),
-    };
-    let (before, edited) = crate::planner::request::update_stages(obj, limits);
-    let Some(before) = before else {
-        let error = edited.err().map(|r| r.to_plan_error());
-        return Plan::rejected(
-            error.unwrap_or_else(|| {
-                ForwardRejection::InvalidInput("the tunnel as it was cannot be created".into())
-                    .to_plan_error()
-            }),
-            mode,
-        );
-    };
-    let federation = obj.get("federation");
     let widest = before.state.entries.len().max(payload_entries(obj).len());
     let moved = ctx.create_forwards.len() + ctx.forwards.len();
     if let Err(e) = fan_out_within(moved, moved, widest, limits) {
         return Plan::rejected(e, mode);
     }
-    let mut panel = panel(&ctx, &before, federation);
+    let mut panel = panel(&ctx, &before, obj.get("federation"));
+    create_unrecorded(&mut panel, &ctx.create_forwards);
+    let tunnel_id = before.state.id;
+    let (edited, entries_changed) = edit_entries(&mut panel, obj, &before, edited);
+    match edited {
+        Ok(edited) => {
+            let resync = entries_changed || before.state.kind != edited.state.kind;
+            applied_edit_plan(panel, tunnel_id, &edited, resync)
+        }
+        Err(error) => {
+            let mut plan = Plan::rejected(error, mode);
+            plan.db = Some(panel.store.tunnel_rows(tunnel_id));
+            plan
+        }
+    }
+}
+
+/// A tunnel edit's input as read: the payload, its forward context, the
+/// tunnel as it was and the edit's own outcome.
+struct TunnelEdit<'i> {
+    obj: &'i serde_json::Map<String, Value>,
+    ctx: ForwardContext,
+    before: Outcome,
+    edited: crate::planner::rejection::Result<Outcome>,
+}
+
+/// Reads an edit's input; refused when it is not an object, its context
+/// cannot be read or the tunnel as it was cannot be created.
+fn read_edit<'i>(input: &'i Value, limits: &Limits) -> Result<TunnelEdit<'i>, PlanError> {
+    let Some(obj) = input.as_object() else {
+        return Err(Rejection::InvalidInput("the input must be an object".into()).to_plan_error());
+    };
+    let ctx = context(input).map_err(|e| e.to_plan_error())?;
+    let (before, edited) = crate::planner::request::update_stages(obj, limits);
+    let Some(before) = before else {
+        let error = edited.err().map(|r| r.to_plan_error());
+        return Err(error.unwrap_or_else(|| {
+            ForwardRejection::InvalidInput("the tunnel as it was cannot be created".into())
+                .to_plan_error()
+        }));
+    };
+    Ok(TunnelEdit {
+        obj,
+        ctx,
+        before,
+        edited,
+    })
+}
+
+/// Creates `setups` on the panel as it stood before the request: nothing
+/// they send is recorded, nor any warning. The id of the last one created.
+fn create_unrecorded(panel: &mut Panel<'_, '_>, setups: &[ForwardBody]) -> Option<i64> {
     panel.agents.recording = false;
-    for setup in &ctx.create_forwards {
-        let _ = panel.create(setup);
+    let mut last = None;
+    for setup in setups {
+        if let Ok(id) = panel.create(setup) {
+            last = Some(id);
+        }
     }
     panel.agents.recording = true;
     panel.warnings.clear();
+    last
+}
+
+/// What the edit does to the forwards once its rows are committed: their
+/// ports checked on added entries, then (no conflict, the entry set
+/// changed) their services deleted on dropped entries and their rows
+/// moved. The edit's outcome, refused by a port conflict, and whether the
+/// entry set changed.
+fn edit_entries(
+    panel: &mut Panel<'_, '_>,
+    obj: &serde_json::Map<String, Value>,
+    before: &Outcome,
+    edited: crate::planner::rejection::Result<Outcome>,
+) -> (Result<Outcome, PlanError>, bool) {
     let tunnel_id = before.state.id;
-    let old_entries = tunnel_row(&before).entries;
+    let old_entries = tunnel_row(before).entries;
     let new_entries = match &edited {
         Ok(outcome) => tunnel_row(outcome).entries,
         Err(_) => payload_entries(obj),
@@ -416,36 +463,40 @@ pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
     // Only the entry chain's refusal comes after the rows are committed.
     let committed = matches!(&edited, Ok(_) | Err(Rejection::EntryChainRefused { .. }));
     let conflict = if committed {
-        check_new_entries(&panel, tunnel_id, &old_entries, &new_entries).err()
+        check_new_entries(panel, tunnel_id, &old_entries, &new_entries).err()
     } else {
         None
     };
     let entries_changed = !same_set(&old_entries, &new_entries);
     if conflict.is_none() && committed && entries_changed {
-        move_forward_entries(&mut panel, tunnel_id, &old_entries, &new_entries);
+        move_forward_entries(panel, tunnel_id, &old_entries, &new_entries);
     }
     let edited = match (edited, conflict) {
         (_, Some(conflict)) => Err(conflict.to_plan_error()),
         (Err(rejection), None) => Err(rejection.to_plan_error()),
         (Ok(outcome), None) => Ok(outcome),
     };
-    let edited = match edited {
-        Ok(outcome) => outcome,
-        Err(error) => {
-            let mut plan = Plan::rejected(error, mode);
-            plan.db = Some(panel.store.tunnel_rows(tunnel_id));
-            return plan;
-        }
-    };
+    (edited, entries_changed)
+}
+
+/// The plan of an edit the server applies: the forwards' cleanup sent so
+/// far, the tunnel's own commands, then (`resync`) every forward of the
+/// tunnel re-synced on the edited tunnel, errors ignored.
+fn applied_edit_plan(
+    mut panel: Panel<'_, '_>,
+    tunnel_id: i64,
+    edited: &Outcome,
+    resync: bool,
+) -> Plan {
     let cleanup = std::mem::take(&mut panel.agents.log);
-    seat_tunnel(&mut panel.store, &edited);
-    if entries_changed || before.state.kind != edited.state.kind {
+    seat_tunnel(&mut panel.store, edited);
+    if resync {
         for forward in panel.store.forwards_of_tunnel(tunnel_id) {
             let synced = panel.sync(forward.id);
             panel.warnings.extend(synced.warnings);
         }
     }
-    let mut plan = crate::planner::tunnel_plan(&edited, Mode::Update);
+    let mut plan = crate::planner::tunnel_plan(edited, Mode::Update);
     // The apply skips what an offline agent refuses and goes on (mutations.go:3517).
     plan.local.retain(|c| !panel.agents.is_offline(c.node_id));
     plan.local = cleanup

@@ -101,86 +101,10 @@ pub fn parse_duration(input: &str) -> Result<i64, DurationError> {
     if s.is_empty() {
         return Err(invalid());
     }
-    const LIMIT: u64 = 1 << 63;
     let mut total: u64 = 0;
-    while let Some(&c) = s.first() {
-        if !(c == b'.' || c.is_ascii_digit()) {
-            return Err(invalid());
-        }
-        // Integer part.
-        let (digits, rest) = split_while(s, |b| b.is_ascii_digit());
-        let mut v: u64 = 0;
-        for &d in digits {
-            if v > LIMIT / 10 {
-                return Err(invalid());
-            }
-            v = v * 10 + u64::from(d - b'0');
-            if v > LIMIT {
-                return Err(invalid());
-            }
-        }
-        let pre = !digits.is_empty();
+    while !s.is_empty() {
+        let (v, rest) = leading_term(s).map_err(fail)?;
         s = rest;
-        // Fraction.
-        let mut frac: u64 = 0;
-        let mut scale: f64 = 1.0;
-        let mut post = false;
-        if let Some(after_dot) = s.strip_prefix(b".") {
-            let (digits, rest) = split_while(after_dot, |b| b.is_ascii_digit());
-            let mut overflow = false;
-            for &d in digits {
-                if overflow {
-                    continue;
-                }
-                if frac > (i64::MAX as u64) / 10 {
-                    overflow = true;
-                } else {
-                    let y = frac * 10 + u64::from(d - b'0');
-                    if y > LIMIT {
-                        overflow = true;
-                    } else {
-                        frac = y;
-                        scale *= 10.0;
-                    }
-                }
-            }
-            post = !digits.is_empty();
-            s = rest;
-        }
-        if !pre && !post {
-            return Err(invalid());
-        }
-        // Unit.
-        let (unit_name, rest) = split_while(s, |b| b != b'.' && !b.is_ascii_digit());
-        if unit_name.is_empty() {
-            return Err(fail(DurationFault::MissingUnit));
-        }
-        let unit: u64 = match unit_name {
-            b"ns" => 1,
-            b"us" => 1_000,
-            b"\xc2\xb5s" => 1_000, // U+00B5 micro sign
-            b"\xce\xbcs" => 1_000, // U+03BC Greek mu
-            b"ms" => 1_000_000,
-            b"s" => 1_000_000_000,
-            b"m" => 60_000_000_000,
-            b"h" => 3_600_000_000_000,
-            other => {
-                let unit = String::from_utf8_lossy(other).into_owned();
-                return Err(fail(DurationFault::UnknownUnit(unit)));
-            }
-        };
-        s = rest;
-        if v > LIMIT / unit {
-            return Err(invalid());
-        }
-        v *= unit;
-        if frac > 0 {
-            let add = (frac as f64 * (unit as f64 / scale)) as u64;
-            v = v.checked_add(add).ok_or_else(invalid)?;
-            if v > LIMIT {
-                return Err(invalid());
-            }
-        }
         total = total.checked_add(v).ok_or_else(invalid)?;
         if total > LIMIT {
             return Err(invalid());
@@ -190,6 +114,117 @@ pub fn parse_duration(input: &str) -> Result<i64, DurationError> {
         return 0i64.checked_sub_unsigned(total).ok_or_else(invalid);
     }
     i64::try_from(total).map_err(|_| invalid())
+}
+
+/// The magnitude of the largest duration, `-i64::MIN`: each term and the
+/// running total must stay within it.
+const LIMIT: u64 = 1 << 63;
+
+/// One `[0-9]*(\.[0-9]*)?unit` term at the start of `s`, in nanoseconds,
+/// and the rest of `s`.
+fn leading_term(s: &[u8]) -> Result<(u64, &[u8]), DurationFault> {
+    use DurationFault::Invalid;
+    match s.first() {
+        Some(&c) if c == b'.' || c.is_ascii_digit() => {}
+        _ => return Err(Invalid),
+    }
+    // Integer part.
+    let (mut v, rest) = leading_int(s).ok_or(Invalid)?;
+    let pre = rest.len() != s.len();
+    let mut s = rest;
+    // Fraction.
+    let (frac, scale, post) = match s.strip_prefix(b".") {
+        Some(after_dot) => {
+            let (frac, scale, rest) = leading_fraction(after_dot);
+            let post = rest.len() != after_dot.len();
+            s = rest;
+            (frac, scale, post)
+        }
+        None => (0, 1.0, false),
+    };
+    if !pre && !post {
+        return Err(Invalid);
+    }
+    // Unit.
+    let (unit_name, rest) = split_while(s, |b| b != b'.' && !b.is_ascii_digit());
+    if unit_name.is_empty() {
+        return Err(DurationFault::MissingUnit);
+    }
+    let unit = unit_nanos(unit_name)?;
+    if v > LIMIT / unit {
+        return Err(Invalid);
+    }
+    v *= unit;
+    if frac > 0 {
+        let add = (frac as f64 * (unit as f64 / scale)) as u64;
+        v = v.checked_add(add).ok_or(Invalid)?;
+        if v > LIMIT {
+            return Err(Invalid);
+        }
+    }
+    Ok((v, rest))
+}
+
+/// Go's `leadingInt`: the leading digits of `s` as a number and the rest
+/// of `s`; `None` past [`LIMIT`].
+fn leading_int(s: &[u8]) -> Option<(u64, &[u8])> {
+    let (digits, rest) = split_while(s, |b| b.is_ascii_digit());
+    let mut v: u64 = 0;
+    for &d in digits {
+        if v > LIMIT / 10 {
+            return None;
+        }
+        v = v * 10 + u64::from(d - b'0');
+        if v > LIMIT {
+            return None;
+        }
+    }
+    Some((v, rest))
+}
+
+/// Go's `leadingFraction`: the leading digits of `s` as a fraction
+/// `frac / scale`, and the rest of `s`. Digits past what fits are consumed
+/// and dropped.
+fn leading_fraction(s: &[u8]) -> (u64, f64, &[u8]) {
+    let (digits, rest) = split_while(s, |b| b.is_ascii_digit());
+    let mut frac: u64 = 0;
+    let mut scale: f64 = 1.0;
+    let mut overflow = false;
+    for &d in digits {
+        if overflow {
+            continue;
+        }
+        if frac > (i64::MAX as u64) / 10 {
+            overflow = true;
+        } else {
+            let y = frac * 10 + u64::from(d - b'0');
+            if y > LIMIT {
+                overflow = true;
+            } else {
+                frac = y;
+                scale *= 10.0;
+            }
+        }
+    }
+    (frac, scale, rest)
+}
+
+/// Go's `unitMap`: the nanoseconds of one `unit`.
+fn unit_nanos(unit: &[u8]) -> Result<u64, DurationFault> {
+    Ok(match unit {
+        b"ns" => 1,
+        b"us" => 1_000,
+        b"\xc2\xb5s" => 1_000, // U+00B5 micro sign
+        b"\xce\xbcs" => 1_000, // U+03BC Greek mu
+        b"ms" => 1_000_000,
+        b"s" => 1_000_000_000,
+        b"m" => 60_000_000_000,
+        b"h" => 3_600_000_000_000,
+        other => {
+            let unit = String::from_utf8_lossy(other).into_owned();
+            return Err(DurationFault::UnknownUnit(unit));
+        }
+    })
 }
 
 /// Go's `time.Duration.String`: `"10m0s"`, `"1.5s"`, `"2.2ms"`, `"0s"`.

@@ -57,9 +57,9 @@ pub fn join_host_port(host: &str, port: &str) -> String {
 /// Go's `net.SplitHostPort`: `(host, port)` (brackets removed from the
 /// host), or Go's reason for refusing.
 ///
-/// One pass notes where the colons and brackets are; Go's checks then run
-/// on those positions, in Go's order. (The checker validates every listen
-/// and dial address of a config; one scan per check was most of that cost.)
+/// The checker reads every listen and dial address of a config, so one
+/// pass notes where the colons and brackets are; Go's checks then run on
+/// those positions, in Go's order.
 pub fn split_host_port(hostport: &str) -> Result<(&str, &str), AddrError> {
     let b = hostport.as_bytes();
     let (mut last_colon, mut colons) = (None, 0usize);
@@ -315,6 +315,16 @@ pub fn normalize_host(host: &str) -> String {
 /// ones with and without a port.
 #[cfg(test)]
 pub(crate) fn address_samples() -> Vec<String> {
+    let mut texts = short_texts();
+    texts.extend(REAL_ADDRESSES.iter().map(|real| real.to_string()));
+    texts.extend(random_texts());
+    texts
+}
+
+/// Every string of up to six characters over the bytes that matter to an
+/// address reader, shortest first.
+#[cfg(test)]
+fn short_texts() -> Vec<String> {
     let alphabet = [":", "[", "]", "1", "0", "a", ".", "%"];
     let mut texts: Vec<String> = vec![String::new()];
     let mut level = vec![String::new()];
@@ -325,63 +335,72 @@ pub(crate) fn address_samples() -> Vec<String> {
             .collect();
         texts.extend(level.iter().cloned());
     }
-    for real in [
-        "[::]:20000",
-        ":8080",
-        "1.2.3.4:5",
-        "example.com:443",
-        "[2001:db8::1]:443",
-        "[fe80::1%eth0]:22",
-        "[::1]",
-        "[::1]:",
-        "1.2.3.4",
-        "2001:db8::9:44010",
-        "[::1]]:1",
-        "[[::1]:1",
-        "a[b:1",
-        "a]b:1",
-        "[::1]x:1",
-        "[::1]:1:2",
-        "host:00000080",
-        "host:000065535",
-        "host:65536",
-        "host:0",
-        "host:-1",
-        "host:1e3",
-        "host: 80",
-        "01.2.3.4:5",
-        "1.2.3:4",
-        "256.1.1.1:1",
-        "1.2.3.4.5:6",
-        "::ffff:1.2.3.4",
-        "255.255.255.255",
-        "255.255.255.256",
-        "0.0.0.0",
-        "00.0.0.0",
-        "1.2.3.04",
-        "1.2.3.4.",
-        ".1.2.3",
-        "1..2.3",
-        "1234.1.1.1",
-        "199.249.250.251",
-        "100.200.300.1",
-        "1.2.3.4 ",
-        "::",
-        ":::",
-        "::%eth0",
-        "::%",
-        ":: ",
-        "[::ffff:1.2.3.4]:7",
-        "ünï:1",
-        "[ü]:1",
-        "h:١٢",
-        "1.2.3.4%eth0",
-        "fe80::1%",
-        "%:1",
-    ] {
-        texts.push(real.to_string());
-    }
-    // Longer ones at random (dotted quads need seven characters or more).
+    texts
+}
+
+/// Real addresses and near misses: brackets, zones, ports and dotted quads
+/// a reader must take or refuse.
+#[cfg(test)]
+const REAL_ADDRESSES: &[&str] = &[
+    "[::]:20000",
+    ":8080",
+    "1.2.3.4:5",
+    "example.com:443",
+    "[2001:db8::1]:443",
+    "[fe80::1%eth0]:22",
+    "[::1]",
+    "[::1]:",
+    "1.2.3.4",
+    "2001:db8::9:44010",
+    "[::1]]:1",
+    "[[::1]:1",
+    "a[b:1",
+    "a]b:1",
+    "[::1]x:1",
+    "[::1]:1:2",
+    "host:00000080",
+    "host:000065535",
+    "host:65536",
+    "host:0",
+    "host:-1",
+    "host:1e3",
+    "host: 80",
+    "01.2.3.4:5",
+    "1.2.3:4",
+    "256.1.1.1:1",
+    "1.2.3.4.5:6",
+    "::ffff:1.2.3.4",
+    "255.255.255.255",
+    "255.255.255.256",
+    "0.0.0.0",
+    "00.0.0.0",
+    "1.2.3.04",
+    "1.2.3.4.",
+    ".1.2.3",
+    "1..2.3",
+    "1234.1.1.1",
+    "199.249.250.251",
+    "100.200.300.1",
+    "1.2.3.4 ",
+    "::",
+    ":::",
+    "::%eth0",
+    "::%",
+    ":: ",
+    "[::ffff:1.2.3.4]:7",
+    "ünï:1",
+    "[ü]:1",
+    "h:١٢",
+    "1.2.3.4%eth0",
+    "fe80::1%",
+    "%:1",
+];
+
+/// Longer texts at random (dotted quads need seven characters or more),
+/// each bare and with a port.
+#[cfg(test)]
+fn random_texts() -> Vec<String> {
+    let mut texts = Vec::new();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     for _ in 0..200_000 {
         seed ^= seed << 13;
@@ -402,9 +421,9 @@ mod tests {
     use super::*;
 
     /// `splitJoinTests` and `splitFailureTests` of Go's `src/net/ip_test.go`
-    /// (golang/go, the copy in the library). One row differs: that copy
-    /// refuses `localhost%lo0:80` with "missing brackets in address", a
-    /// check today's `SplitHostPort` no longer makes (it splits it).
+    /// (golang/go). `localhost%lo0:80` splits, as Go's `SplitHostPort`
+    /// does; older copies of the table refuse it ("missing brackets in
+    /// address").
     #[test]
     fn split_host_port_go_tables() {
         let ok = [
@@ -489,9 +508,8 @@ mod tests {
         }
     }
 
-    /// `netip.ParseAddr`: a non-empty zone on IPv6 only; IPv4-mapped
-    /// addresses stay IPv6. Written from its documented behaviour (Go's
-    /// `src/net/netip/netip_test.go` was not looked up).
+    /// `netip.ParseAddr`, as its documentation describes it: a non-empty
+    /// zone on IPv6 only; IPv4-mapped addresses stay IPv6.
     #[test]
     fn parse_addr_zones() {
         let v6 = |s: &str| Some(IpAddr::V6(s.parse().unwrap()));

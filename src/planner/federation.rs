@@ -1,15 +1,15 @@
-//! Section 3 of the contract: nodes shared by other panels. Remote exits
-//! first, then remote hop nodes from the last hop to the first; each is
-//! reserved and applied on its provider panel, which fixes the port the
-//! local chains dial.
+//! Nodes shared by other panels (`applyFederationRuntime`, go-backend
+//! `internal/http/handler/mutations.go:3248-3432`). Remote exits first, then
+//! remote hop nodes from the last hop to the first; each is reserved and
+//! applied on its provider panel, which fixes the port the local chains dial.
 
 use super::local::{chain_targets, targets_strategy};
-use super::provider::{share_of, ApplyKind, Providers, Share};
+use super::provider::{share_of, ApplyKind, Providers, Reservation, Share};
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
 use crate::builders::{self, Flavor, ServiceSpec};
 use crate::coerce::default_string;
-use crate::model::{FederationInfo, NodeRecord, NodeTable};
+use crate::model::{FederationInfo, NodeRecord, NodeTable, TunnelNode};
 use crate::plan::{
     Apply, Assumption, Command, CommandData, FederationStep, MetaValue, Reserve, UpdateChainData,
 };
@@ -42,7 +42,7 @@ impl FederationOutcome {
             .iter()
             .map(|b| b.resource_key.as_str())
             .collect();
-        crate::stable_sort::sort(&mut keys);
+        keys.sort();
         match keys.windows(2).any(|pair| pair.first() == pair.last()) {
             true => Err(super::rejection::Rejection::BindingNotUnique),
             false => Ok(()),
@@ -64,122 +64,234 @@ enum Place {
     Hop(usize, usize),
 }
 
+impl Place {
+    /// The binding's chain type, hop position and the step's role.
+    fn binding_kind(self) -> (i64, i64, &'static str) {
+        match self {
+            Place::Exit(_) => (3, 0, "exit"),
+            Place::Hop(h, _) => (2, h as i64 + 1, "middle"),
+        }
+    }
+}
+
+/// Reserves and applies every remote node of the tunnel on its provider,
+/// in [`remote_order`]; the first refusal stops the apply.
 pub fn apply_federation(
     state: &mut TunnelState,
     nodes: &NodeTable,
     federation: Option<&Value>,
     providers: &mut Providers,
 ) -> Result<FederationOutcome> {
-    let mut out = FederationOutcome::default();
+    let places = remote_order(state);
+    let mut run = FederationApply {
+        state,
+        nodes,
+        federation,
+        providers,
+        out: FederationOutcome::default(),
+    };
+    for place in places {
+        run.apply_place(place)?;
+    }
+    Ok(run.out)
+}
+
+/// Every place in the order the server applies them: the exits, then the
+/// hops from the last to the first.
+fn remote_order(state: &TunnelState) -> Vec<Place> {
     let mut places: Vec<Place> = (0..state.exits.len()).map(Place::Exit).collect();
     for h in (0..state.hops.len()).rev() {
         let width = state.hops.get(h).map_or(0, Vec::len);
         places.extend((0..width).map(|j| Place::Hop(h, j)));
     }
-    for place in places {
-        let item = match place {
-            Place::Exit(i) => state.exits.get(i),
-            Place::Hop(h, j) => state.hops.get(h).and_then(|hop| hop.get(j)),
+    places
+}
+
+/// The federation apply under way: the tunnel whose ports it fixes, the
+/// provider panels, and what it has produced so far.
+struct FederationApply<'a> {
+    state: &'a mut TunnelState,
+    nodes: &'a NodeTable,
+    federation: Option<&'a Value>,
+    providers: &'a mut Providers,
+    out: FederationOutcome,
+}
+
+/// One remote node being applied, with what its steps share.
+struct RemoteNode<'a> {
+    place: Place,
+    item: TunnelNode,
+    rec: &'a NodeRecord,
+    share: Share,
+    fed: FederationInfo,
+    key: String,
+    protocol: String,
+}
+
+/// What a middle dials, or `None` for an exit.
+type Targets = Option<Vec<builders::ChainTarget>>;
+
+impl<'a> FederationApply<'a> {
+    /// The node at `place`, reserved and applied on its provider when it is
+    /// remote; local nodes are left to the local apply.
+    fn apply_place(&mut self, place: Place) -> Result<()> {
+        let Some(item) = item_at(self.state, place).cloned() else {
+            return Ok(());
         };
-        let Some(item) = item.cloned() else { continue };
-        let Some(rec) = nodes.get(item.node_id) else {
-            continue;
+        let Some(rec) = self.nodes.get(item.node_id) else {
+            return Ok(());
         };
         if !rec.is_remote {
-            continue;
+            return Ok(());
         }
         if rec.remote_url.is_empty() || !rec.has_remote_token {
             return Err(Rejection::RemoteShareMissing {
                 name: rec.name.clone(),
             });
         }
-        let share = share_of(rec, nodes.rows(), federation);
-        let fed = FederationInfo::lookup(federation, item.node_id);
-        let (chain_type, hop_position, role) = match place {
-            Place::Exit(_) => (3, 0, "exit"),
-            Place::Hop(h, _) => (2, h as i64 + 1, "middle"),
-        };
-        let key = resource_key(state.id, item.node_id, chain_type, hop_position);
-        let protocol = default_string(&item.protocol, "tls");
+        let node = self.remote_node(place, item, rec);
         let reserve = Reserve {
-            resource_key: key.clone(),
-            protocol: protocol.clone(),
-            requested_port: item.port,
+            resource_key: node.key.clone(),
+            protocol: node.protocol.clone(),
+            requested_port: node.item.port,
         };
-
-        let reserved = providers
-            .reserve(&share, &key, item.port, fed.runtime_id, fed.allocated_port)
-            .or_else(|e| {
-                if item.port > 0 {
-                    providers.reserve(&share, &key, 0, fed.runtime_id, fed.allocated_port)
-                } else {
-                    Err(e)
-                }
-            })
-            .map_err(|reason| Rejection::RemoteReserveFailed {
-                name: rec.name.clone(),
-                reason,
-            })?;
-        set_port(state, place, reserved.port, reserved.runtime_id);
-
-        // A middle's targets are known now: its next hop was applied before it.
-        let (strategy, targets) = match place {
-            Place::Exit(_) => (default_string(&item.strategy, "round"), None),
-            Place::Hop(h, _) => {
-                let next = state.next_targets(h);
-                let targets = chain_targets(nodes, &state.ip_preference, rec, next)?;
-                (targets_strategy(&item.strategy, next), Some(targets))
-            }
-        };
-        let (kind, applied) =
-            providers
-                .apply(&share, &key)
-                .map_err(|reason| Rejection::RemoteApplyFailed {
-                    name: rec.name.clone(),
-                    reason,
-                })?;
-        set_port(state, place, applied.port, applied.runtime_id);
-
+        self.reserve_port(&node)?;
+        let (strategy, targets) = self.strategy_and_targets(&node)?;
+        let (kind, applied) = self.apply_runtime(&node)?;
         let commands = provider_commands(
-            item.node_id,
-            &share,
+            node.item.node_id,
+            &node.share,
             applied.runtime_id,
             applied.port,
-            &protocol,
+            &node.protocol,
             &strategy,
             targets.as_deref(),
             kind,
         );
         note_assumptions(
-            &mut out.assumed,
-            rec,
-            &fed,
+            &mut self.out.assumed,
+            node.rec,
+            &node.fed,
             applied.port,
             applied.runtime_id,
-            item.port,
+            node.item.port,
         );
-        out.bindings.push(Binding {
-            node_id: item.node_id,
-            resource_key: key.clone(),
-            runtime_id: applied.runtime_id,
+        self.record(node, reserve, strategy, targets, applied, commands);
+        Ok(())
+    }
+
+    /// The share, the provider's answers the input gave, and the binding's
+    /// resource key for the remote node `rec` at `place`.
+    fn remote_node(&self, place: Place, item: TunnelNode, rec: &'a NodeRecord) -> RemoteNode<'a> {
+        let share = share_of(rec, self.nodes.rows(), self.federation);
+        let fed = FederationInfo::lookup(self.federation, item.node_id);
+        let (chain_type, hop_position, _) = place.binding_kind();
+        let key = resource_key(self.state.id, item.node_id, chain_type, hop_position);
+        let protocol = default_string(&item.protocol, "tls");
+        RemoteNode {
+            place,
+            item,
+            rec,
             share,
+            fed,
+            key,
+            protocol,
+        }
+    }
+
+    /// `reserve-port` on the provider: the requested port, else any port of
+    /// the share's range (mutations.go:3277-3284, 3349-3356); the local
+    /// chains dial the port it grants.
+    fn reserve_port(&mut self, node: &RemoteNode<'_>) -> Result<()> {
+        let (share, key, fed) = (&node.share, node.key.as_str(), &node.fed);
+        let requested = node.item.port;
+        let reserved = self
+            .providers
+            .reserve(share, key, requested, fed.runtime_id, fed.allocated_port)
+            .or_else(|e| {
+                if requested > 0 {
+                    self.providers
+                        .reserve(share, key, 0, fed.runtime_id, fed.allocated_port)
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|reason| Rejection::RemoteReserveFailed {
+                name: node.rec.name.clone(),
+                reason,
+            })?;
+        set_port(self.state, node.place, reserved.port, reserved.runtime_id);
+        Ok(())
+    }
+
+    /// The runtime's strategy and, for a middle, the targets its chain dials.
+    fn strategy_and_targets(&self, node: &RemoteNode<'_>) -> Result<(String, Targets)> {
+        // A middle's targets are known now: its next hop was applied before it.
+        Ok(match node.place {
+            Place::Exit(_) => (default_string(&node.item.strategy, "round"), None),
+            Place::Hop(h, _) => {
+                let next = self.state.next_targets(h);
+                let targets = chain_targets(self.nodes, &self.state.ip_preference, node.rec, next)?;
+                (targets_strategy(&node.item.strategy, next), Some(targets))
+            }
+        })
+    }
+
+    /// `apply-role` on the provider; its answer's port and runtime id are
+    /// the node's from now on.
+    fn apply_runtime(&mut self, node: &RemoteNode<'_>) -> Result<(ApplyKind, Reservation)> {
+        let (kind, applied) = self
+            .providers
+            .apply(&node.share, &node.key)
+            .map_err(|reason| Rejection::RemoteApplyFailed {
+                name: node.rec.name.clone(),
+                reason,
+            })?;
+        set_port(self.state, node.place, applied.port, applied.runtime_id);
+        Ok((kind, applied))
+    }
+
+    /// The binding the request saves and the step the plan shows.
+    fn record(
+        &mut self,
+        node: RemoteNode<'_>,
+        reserve: Reserve,
+        strategy: String,
+        targets: Targets,
+        applied: Reservation,
+        commands: Vec<Command>,
+    ) {
+        let (_, _, role) = node.place.binding_kind();
+        let node_id = node.item.node_id;
+        self.out.bindings.push(Binding {
+            node_id,
+            resource_key: node.key.clone(),
+            runtime_id: applied.runtime_id,
+            share: node.share,
         });
-        out.steps.push(FederationStep {
-            node_id: item.node_id,
+        self.out.steps.push(FederationStep {
+            node_id,
             role: role.into(),
-            resource_key: key.clone(),
+            resource_key: node.key.clone(),
             reserve,
             apply: Apply {
-                resource_key: key,
+                resource_key: node.key,
                 role: role.into(),
-                protocol,
+                protocol: node.protocol,
                 strategy,
                 targets: targets.map(crate::plan::Shared::new),
             },
             commands,
         });
     }
-    Ok(out)
+}
+
+/// The node at `place`, if the tunnel has one there.
+fn item_at(state: &TunnelState, place: Place) -> Option<&TunnelNode> {
+    match place {
+        Place::Exit(i) => state.exits.get(i),
+        Place::Hop(h, j) => state.hops.get(h).and_then(|hop| hop.get(j)),
+    }
 }
 
 fn set_port(state: &mut TunnelState, place: Place, port: i64, runtime_id: i64) {

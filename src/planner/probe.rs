@@ -151,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn the_servers_answers() {
+    fn accepts_what_the_server_accepts() {
         assert_eq!(check(json!({})), Ok(()));
         assert_eq!(check(json!({"probeTargetHost": null})), Ok(()));
         assert_eq!(
@@ -174,6 +174,10 @@ mod tests {
             check(json!({"probeTargetHost": "fe80::1%eth0", "probeTargetPort": 80})),
             Ok(())
         );
+    }
+
+    #[test]
+    fn refuses_a_non_string_or_padded_host() {
         assert_eq!(
             check(json!({"probeTargetHost": 5})),
             Err("测试目标 Host 格式无效")
@@ -182,6 +186,10 @@ mod tests {
             check(json!({"probeTargetHost": " a.com"})),
             Err("测试目标 Host 不能包含协议或路径")
         );
+    }
+
+    #[test]
+    fn refuses_a_port_that_is_not_an_integer() {
         assert_eq!(
             check(json!({"probeTargetHost": "a.com", "probeTargetPort": 1.5})),
             Err("测试目标端口必须是整数")
@@ -194,6 +202,10 @@ mod tests {
             check(json!({"probeTargetHost": "a.com", "probeTargetPort": true})),
             Err("测试目标端口必须是整数")
         );
+    }
+
+    #[test]
+    fn needs_a_host_and_a_port_in_range() {
         assert_eq!(
             check(json!({"probeTargetPort": 443})),
             Err("测试目标 Host 不能为空")
@@ -206,6 +218,10 @@ mod tests {
             check(json!({"probeTargetHost": "a.com", "probeTargetPort": 70000})),
             Err("测试目标端口必须是 1-65535")
         );
+    }
+
+    #[test]
+    fn refuses_a_scheme_or_a_path() {
         assert_eq!(
             check(json!({"probeTargetHost": "http://a.com", "probeTargetPort": 1})),
             Err("测试目标 Host 不能包含协议或路径")
@@ -218,6 +234,10 @@ mod tests {
             check(json!({"probeTargetHost": "localhost:80", "probeTargetPort": 1})),
             Err("测试目标 Host 不能包含协议或路径")
         );
+    }
+
+    #[test]
+    fn refuses_a_malformed_host() {
         assert_eq!(
             check(json!({"probeTargetHost": "1.2.3", "probeTargetPort": 1})),
             Err("测试目标 Host 格式无效")

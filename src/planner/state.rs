@@ -1,6 +1,7 @@
-//! Section 1 of the contract: the tunnel state the server prepares from a
-//! payload (entries, exits, hops, ports, node checks) and the chain rows it
-//! stores, plus the connect-IP check that runs before everything.
+//! The tunnel state the server prepares from a payload (entries, exits, hops,
+//! ports, node checks) and the chain rows it stores, plus the connect-IP
+//! check that runs before everything (go-backend
+//! `internal/http/handler/mutations.go`).
 
 use super::rejection::{Rejection, Result};
 use crate::coerce::{any_slice, go_int, go_string, map_slice};
@@ -125,7 +126,8 @@ pub enum Rules<'a> {
     },
 }
 
-/// `prepareTunnelCreateState`: the first error stops everything.
+/// `prepareTunnelCreateState` (mutations.go:2944-3115): the first error
+/// stops everything.
 pub fn prepare(
     tunnel: &Map<String, Value>,
     id: i64,
@@ -133,86 +135,26 @@ pub fn prepare(
     rules: Rules<'_>,
 ) -> Result<TunnelState> {
     let kind = go_int(tunnel.get("type"), 1);
-    let mut ids: Vec<i64> = Vec::new();
-
-    let mut entries = Vec::new();
-    for (i, item) in map_slice(tunnel.get("inNodeId")).into_iter().enumerate() {
-        let mut n = TunnelNode::from_item(item, Role::Entry);
-        if n.node_id <= 0 {
-            continue;
-        }
-        n.inx = i as i64 + 1;
-        ids.push(n.node_id);
-        entries.push(n);
-    }
-    if entries.is_empty() {
-        return Err(Rejection::NoEntries);
-    }
-
-    let mut exits = Vec::new();
-    let mut hops: Vec<Vec<TunnelNode>> = Vec::new();
-    if TunnelType::of(kind).relays() {
+    let entries = read_entries(tunnel)?;
+    let (exits, hops) = if TunnelType::of(kind).relays() {
         let mut picked = PortPicks::default();
-        let raw_exits = map_slice(tunnel.get("outNodeId"));
-        if raw_exits.is_empty() {
-            return Err(Rejection::NoExits);
-        }
-        for (i, item) in raw_exits.into_iter().enumerate() {
-            let mut n = TunnelNode::from_item(item, Role::Exit);
-            if n.node_id <= 0 {
-                continue;
-            }
-            n.inx = i as i64 + 1;
-            ids.push(n.node_id);
-            n.port = picked.payload_port(&n, nodes)?;
-            exits.push(n);
-        }
-        if exits.is_empty() {
-            return Err(Rejection::NoExits);
-        }
-        for (raw_index, raw_hop) in any_slice(tunnel.get("chainNodes")).iter().enumerate() {
-            let mut hop = Vec::new();
-            for item in map_slice(Some(raw_hop)) {
-                let mut n = TunnelNode::from_item(item, Role::Middle);
-                if n.node_id <= 0 {
-                    continue;
-                }
-                ids.push(n.node_id);
-                n.port = picked.payload_port(&n, nodes)?;
-                n.hop = hops.len() as i64 + 1;
-                n.inx = raw_index as i64 + 1;
-                hop.push(n);
-            }
-            if !hop.is_empty() {
-                hops.push(hop);
-            }
-        }
-    }
-
-    let mut seen = BTreeSet::default();
-    for id in &ids {
-        if !seen.insert(*id) {
-            return Err(Rejection::DuplicateNode);
-        }
-        let node = nodes.get(*id).ok_or(Rejection::NodeNotFound)?;
-        if !node.is_remote && node.status != 1 {
-            let tolerated = match &rules {
-                Rules::Create => false,
-                Rules::Recreate => true,
-                Rules::Update { stored_nodes } => stored_nodes.contains(id),
-            };
-            if !tolerated {
-                return Err(Rejection::NodeOffline);
-            }
-        }
-    }
-
+        let exits = read_exits(tunnel, nodes, &mut picked)?;
+        let hops = read_hops(tunnel, nodes, &mut picked)?;
+        (exits, hops)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let ids = entries
+        .iter()
+        .chain(&exits)
+        .chain(hops.iter().flatten())
+        .map(|n| n.node_id);
+    check_nodes(ids, nodes, &rules)?;
     for n in exits.iter().chain(hops.iter().flatten()) {
         if let Some(node) = nodes.get(n.node_id) {
             check_remote_port(node, n.port)?;
         }
     }
-
     Ok(TunnelState {
         id,
         kind,
@@ -221,6 +163,102 @@ pub fn prepare(
         hops,
         exits,
     })
+}
+
+/// The entries of the payload (`inNodeId`), numbered by their place in it;
+/// a tunnel needs at least one.
+fn read_entries(tunnel: &Map<String, Value>) -> Result<Vec<TunnelNode>> {
+    let mut entries = Vec::new();
+    for (i, item) in map_slice(tunnel.get("inNodeId")).into_iter().enumerate() {
+        let mut n = TunnelNode::from_item(item, Role::Entry);
+        if n.node_id <= 0 {
+            continue;
+        }
+        n.inx = i as i64 + 1;
+        entries.push(n);
+    }
+    if entries.is_empty() {
+        return Err(Rejection::NoEntries);
+    }
+    Ok(entries)
+}
+
+/// The exits of the payload (`outNodeId`), numbered by their place in it,
+/// each with its port; a relaying tunnel needs at least one.
+fn read_exits(
+    tunnel: &Map<String, Value>,
+    nodes: &NodeTable,
+    picked: &mut PortPicks,
+) -> Result<Vec<TunnelNode>> {
+    let raw_exits = map_slice(tunnel.get("outNodeId"));
+    if raw_exits.is_empty() {
+        return Err(Rejection::NoExits);
+    }
+    let mut exits = Vec::new();
+    for (i, item) in raw_exits.into_iter().enumerate() {
+        let mut n = TunnelNode::from_item(item, Role::Exit);
+        if n.node_id <= 0 {
+            continue;
+        }
+        n.inx = i as i64 + 1;
+        n.port = picked.payload_port(&n, nodes)?;
+        exits.push(n);
+    }
+    if exits.is_empty() {
+        return Err(Rejection::NoExits);
+    }
+    Ok(exits)
+}
+
+/// The hops of the payload (`chainNodes`), each node with its port: an
+/// empty hop is dropped, so `hop` counts the hops kept while `inx` keeps
+/// the payload's place.
+fn read_hops(
+    tunnel: &Map<String, Value>,
+    nodes: &NodeTable,
+    picked: &mut PortPicks,
+) -> Result<Vec<Vec<TunnelNode>>> {
+    let mut hops: Vec<Vec<TunnelNode>> = Vec::new();
+    for (raw_index, raw_hop) in any_slice(tunnel.get("chainNodes")).iter().enumerate() {
+        let mut hop = Vec::new();
+        for item in map_slice(Some(raw_hop)) {
+            let mut n = TunnelNode::from_item(item, Role::Middle);
+            if n.node_id <= 0 {
+                continue;
+            }
+            n.port = picked.payload_port(&n, nodes)?;
+            n.hop = hops.len() as i64 + 1;
+            n.inx = raw_index as i64 + 1;
+            hop.push(n);
+        }
+        if !hop.is_empty() {
+            hops.push(hop);
+        }
+    }
+    Ok(hops)
+}
+
+/// Each node of the tunnel once, known, and online unless `rules` tolerate
+/// it offline.
+fn check_nodes(ids: impl Iterator<Item = i64>, nodes: &NodeTable, rules: &Rules<'_>) -> Result<()> {
+    let mut seen = BTreeSet::default();
+    for id in ids {
+        if !seen.insert(id) {
+            return Err(Rejection::DuplicateNode);
+        }
+        let node = nodes.get(id).ok_or(Rejection::NodeNotFound)?;
+        if !node.is_remote && node.status != 1 {
+            let tolerated = match rules {
+                Rules::Create => false,
+                Rules::Recreate => true,
+                Rules::Update { stored_nodes } => stored_nodes.contains(&id),
+            };
+            if !tolerated {
+                return Err(Rejection::NodeOffline);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Ports the request has picked so far, by node: a node picked twice gets
@@ -281,10 +319,11 @@ fn check_remote_port(node: &NodeRecord, port: i64) -> Result<()> {
     Ok(())
 }
 
-/// `replaceTunnelChainsTx` for a tunnel that is not type 2: the rows it
-/// stores need a port for every exit and hop item, picked where the payload
-/// gives none (ports already stored for the node in this request are taken).
-/// For type 2 every port is set by then and nothing can fail here.
+/// `replaceTunnelChainsTx` (mutations.go:4155-4237) for a tunnel that is not
+/// type 2: the rows it stores need a port for every exit and hop item,
+/// picked where the payload gives none (ports already stored for the node in
+/// this request are taken). For type 2 every port is set by then and nothing
+/// can fail here.
 pub fn store_chain_rows(tunnel: &Map<String, Value>, nodes: &NodeTable) -> Result<()> {
     let mut picks = PortPicks::default();
     let mut stored: Vec<(i64, i64)> = Vec::new();
@@ -319,16 +358,11 @@ pub fn stored_node_ids(tunnel: &Map<String, Value>) -> BTreeSet<i64> {
     let hop_items = any_slice(tunnel.get("chainNodes"))
         .iter()
         .flat_map(|hop| map_slice(Some(hop)));
-    // Inserted one by one: `collect` would sort them first, one more sort
-    // compiled for the ids.
-    let mut ids = BTreeSet::new();
-    ids.extend(
-        entries
-            .into_iter()
-            .chain(exits)
-            .chain(hop_items)
-            .map(|item| go_int(item.get("nodeId"), 0))
-            .filter(|id| *id > 0),
-    );
-    ids
+    entries
+        .into_iter()
+        .chain(exits)
+        .chain(hop_items)
+        .map(|item| go_int(item.get("nodeId"), 0))
+        .filter(|id| *id > 0)
+        .collect()
 }

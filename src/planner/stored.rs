@@ -203,6 +203,41 @@ impl ChainRow {
     fn chain_type(&self) -> &str {
         self.chain_type.as_deref().unwrap_or("")
     }
+
+    /// The tunnel node a chain row stands for, `None` for a row of no
+    /// known chain type. Blank protocols and strategies read as the
+    /// defaults; an entry has no port or connect IP of its own.
+    fn tunnel_node(&self) -> Option<TunnelNode> {
+        let role = match self.chain_type().trim().parse::<i64>() {
+            Ok(1) => Role::Entry,
+            Ok(2) => Role::Middle,
+            Ok(3) => Role::Exit,
+            _ => return None,
+        };
+        let blank_default = |v: &Option<String>, def: &str| match v {
+            Some(s) if !s.trim().is_empty() => s.clone(),
+            _ => def.to_string(),
+        };
+        Some(TunnelNode {
+            node_id: self.node_id,
+            protocol: blank_default(&self.protocol, "tls"),
+            strategy: blank_default(&self.strategy, "round"),
+            port: if role == Role::Entry {
+                0
+            } else {
+                self.port.unwrap_or(0)
+            },
+            connect_ip: if role == Role::Entry {
+                String::new()
+            } else {
+                self.connect_ip.clone().unwrap_or_default()
+            },
+            role,
+            hop: 0,
+            inx: self.inx.unwrap_or(0),
+            runtime_id: None,
+        })
+    }
 }
 
 impl BindingRow {
@@ -283,7 +318,7 @@ impl StoredTunnel {
             .filter(|r| r.tunnel_id.is_none_or(|t| t == id))
             .collect();
         // `ORDER BY chain_type, inx, id` as SQLite sorts: text bytewise, NULL first.
-        crate::stable_sort::sort_by(&mut chain_rows, |a, b| {
+        chain_rows.sort_by(|a, b| {
             a.chain_type()
                 .as_bytes()
                 .cmp(b.chain_type().as_bytes())
@@ -294,9 +329,7 @@ impl StoredTunnel {
             .into_iter()
             .filter(|b| b.tunnel_id == id && b.status == 1)
             .collect();
-        crate::stable_sort::sort_by(&mut bindings, |a, b| {
-            (a.chain_type, a.hop_inx, a.id).cmp(&(b.chain_type, b.hop_inx, b.id))
-        });
+        bindings.sort_by_key(|b| (b.chain_type, b.hop_inx, b.id));
         Ok(StoredTunnel {
             id,
             kind: row.kind,
@@ -318,74 +351,29 @@ impl StoredTunnel {
         Ok(())
     }
 
-    /// `reconstructTunnelState` over `ListChainNodesForTunnel` and
-    /// `splitChainNodeGroups`: entries and exits in row order, hop rows
-    /// grouped by `inx`. Nothing else is checked but that each node has a row,
-    /// and that the groups stay within `limits` (hops, nodes per hop), counted
-    /// as the rows are grouped so that no group outgrows them.
+    /// `reconstructTunnelState` (mutations.go:1497-1576) over
+    /// `ListChainNodesForTunnel` and `splitChainNodeGroups`: entries and exits
+    /// in row order, hop rows grouped by `inx`. Nothing else is checked but
+    /// that each node has a row, and that the groups stay within `limits`
+    /// (hops, nodes per hop), counted as the rows are grouped so that no
+    /// group outgrows them.
     pub fn reconstruct(&self, limits: &Limits) -> Result<TunnelState> {
         let mut entries = Vec::new();
         let mut exits = Vec::new();
         let mut groups: Vec<(i64, Vec<TunnelNode>)> = Vec::new();
-        for row in &self.chain_rows {
-            let role = match row.chain_type().trim().parse::<i64>() {
-                Ok(1) => Role::Entry,
-                Ok(2) => Role::Middle,
-                Ok(3) => Role::Exit,
-                _ => continue,
-            };
-            let inx = row.inx.unwrap_or(0);
-            let blank_default = |v: &Option<String>, def: &str| match v {
-                Some(s) if !s.trim().is_empty() => s.clone(),
-                _ => def.to_string(),
-            };
-            let node = TunnelNode {
-                node_id: row.node_id,
-                protocol: blank_default(&row.protocol, "tls"),
-                strategy: blank_default(&row.strategy, "round"),
-                port: if role == Role::Entry {
-                    0
-                } else {
-                    row.port.unwrap_or(0)
-                },
-                connect_ip: if role == Role::Entry {
-                    String::new()
-                } else {
-                    row.connect_ip.clone().unwrap_or_default()
-                },
-                role,
-                hop: 0,
-                inx,
-                runtime_id: None,
-            };
-            let group = match role {
+        for node in self.chain_rows.iter().filter_map(ChainRow::tunnel_node) {
+            let group = match node.role {
                 Role::Entry => &mut entries,
                 Role::Exit => &mut exits,
-                Role::Middle => {
-                    if !groups.iter().any(|(i, _)| *i == inx) {
-                        groups.push((inx, Vec::new()));
-                        chain_rows_within("maxHops", groups.len(), limits.max_hops)?;
-                    }
-                    match groups.iter_mut().find(|(i, _)| *i == inx) {
-                        Some((_, g)) => g,
-                        None => continue,
-                    }
-                }
+                Role::Middle => match hop_group(&mut groups, node.inx, limits)? {
+                    Some(g) => g,
+                    None => continue,
+                },
             };
             group.push(node);
             chain_rows_within("maxNodesPerHop", group.len(), limits.max_nodes_per_hop)?;
         }
-        crate::stable_sort::sort_by(&mut groups, |a, b| a.0.cmp(&b.0));
-        let hops: Vec<Vec<TunnelNode>> = groups
-            .into_iter()
-            .enumerate()
-            .map(|(position, (_, mut g))| {
-                for n in &mut g {
-                    n.hop = position as i64 + 1;
-                }
-                g
-            })
-            .collect();
+        let hops = numbered_hops(groups);
         for n in entries
             .iter()
             .chain(exits.iter())
@@ -404,4 +392,34 @@ impl StoredTunnel {
             exits,
         })
     }
+}
+
+/// The group of the hop rows with `inx`, opened on the first of them (one
+/// more hop, counted against `limits.maxHops`).
+fn hop_group<'g>(
+    groups: &'g mut Vec<(i64, Vec<TunnelNode>)>,
+    inx: i64,
+    limits: &Limits,
+) -> Result<Option<&'g mut Vec<TunnelNode>>> {
+    if !groups.iter().any(|(i, _)| *i == inx) {
+        groups.push((inx, Vec::new()));
+        chain_rows_within("maxHops", groups.len(), limits.max_hops)?;
+    }
+    Ok(groups.iter_mut().find(|(i, _)| *i == inx).map(|(_, g)| g))
+}
+
+/// The hop groups in `inx` order, their nodes numbered with their hop
+/// (1-based).
+fn numbered_hops(mut groups: Vec<(i64, Vec<TunnelNode>)>) -> Vec<Vec<TunnelNode>> {
+    groups.sort_by_key(|(inx, _)| *inx);
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(position, (_, mut g))| {
+            for n in &mut g {
+                n.hop = position as i64 + 1;
+            }
+            g
+        })
+        .collect()
 }
