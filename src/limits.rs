@@ -120,6 +120,17 @@ impl Limits {
 }
 
 impl Limits {
+    /// No limit at all.
+    pub const NONE: Limits = Limits {
+        max_input_bytes: usize::MAX,
+        max_nodes: usize::MAX,
+        max_hops: usize::MAX,
+        max_nodes_per_hop: usize::MAX,
+        max_string_len: usize::MAX,
+        max_depth: usize::MAX,
+        max_output_bytes: usize::MAX,
+    };
+
     /// The bounds the JSON reader itself checks.
     fn read_limits(&self) -> ReadLimits {
         ReadLimits {
@@ -258,6 +269,18 @@ pub enum ReadError {
     NotJson(JsonError),
     /// The document is over a limit.
     Limit(LimitError),
+}
+
+/// Reads one JSON document with no limit but serde_json's recursion limit
+/// (through the same reader as [`from_str_within`], so the `.wasm` carries
+/// one reader for `Value`s).
+pub fn from_str(text: &str) -> Result<Value, JsonError> {
+    match from_str_within(text, &Limits::NONE) {
+        Ok(v) => Ok(v),
+        Err(ReadError::NotJson(e)) => Err(e),
+        // No bound is finite: only the reader's recursion limit stops it.
+        Err(ReadError::Limit(_)) => Err(JsonError::recursion_limit()),
+    }
 }
 
 /// Reads one JSON document within `limits`.

@@ -246,7 +246,7 @@ impl NodeRecord {
         if !self.is_remote || self.remote_config.is_empty() {
             return (0, 0);
         }
-        match crate::json::from_str(&self.remote_config) {
+        match crate::limits::from_str(&self.remote_config) {
             Ok(Value::Object(cfg)) => (
                 go_int(cfg.get("portRangeStart"), 0),
                 go_int(cfg.get("portRangeEnd"), 0),

@@ -158,7 +158,7 @@ pub fn redact_json_text(text: &str) -> Option<String> {
     if text.trim().is_empty() {
         return None;
     }
-    match crate::json::from_str(text) {
+    match crate::limits::from_str(text) {
         Ok(doc @ (Value::Object(_) | Value::Array(_))) => {
             let clean = redact(&doc);
             (clean != doc).then(|| crate::json::to_text(&clean))

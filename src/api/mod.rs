@@ -28,7 +28,7 @@ use serde_json::Value;
 
 /// Reads a JSON document; anything that is not JSON is `IN001`.
 pub fn parse_document(text: &str, what: &str) -> Result<Value, ApiError> {
-    crate::json::from_str(text)
+    crate::limits::from_str(text)
         .map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
 }
 
@@ -83,7 +83,7 @@ fn parse_options<T: Default>(
         Some(t) if t.trim().is_empty() => return Ok(T::default()),
         Some(t) => t,
     };
-    let value = crate::json::from_str(text)
+    let value = crate::limits::from_str(text)
         .map_err(|e| ApiError::new(code, format!("{what} are not valid JSON: {e}"), ""))?;
     if value.is_null() {
         return Ok(T::default());

@@ -128,6 +128,18 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
+impl JsonError {
+    /// What a read with no bounds of its own reports when one was hit
+    /// anyway: only the recursion limit can stop it.
+    pub(crate) fn recursion_limit() -> JsonError {
+        JsonError {
+            reason: Reason::RecursionLimit,
+            line: 1,
+            column: 0,
+        }
+    }
+}
+
 /// Reads one JSON document (surrounding whitespace allowed), with no limit
 /// but serde_json's recursion limit.
 pub fn from_str(text: &str) -> Result<Value, JsonError> {
@@ -136,11 +148,7 @@ pub fn from_str(text: &str) -> Result<Value, JsonError> {
         Err(e) => match e.into_read_error() {
             ReadError::NotJson(e) => Err(e),
             // No limits were given: only the recursion limit stops a read.
-            ReadError::TooLarge(_) => Err(JsonError {
-                reason: Reason::RecursionLimit,
-                line: 1,
-                column: 0,
-            }),
+            ReadError::TooLarge(_) => Err(JsonError::recursion_limit()),
         },
     }
 }

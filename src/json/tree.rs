@@ -287,11 +287,7 @@ pub(crate) fn read<'a>(text: &'a str, arena: &'a Arena) -> Result<TreeValue<'a>,
         Err(e) => match e.into_read_error() {
             super::ReadError::NotJson(e) => Err(e),
             // No limits were given: only the recursion limit stops a read.
-            super::ReadError::TooLarge(_) => Err(super::JsonError {
-                reason: super::Reason::RecursionLimit,
-                line: 1,
-                column: 0,
-            }),
+            super::ReadError::TooLarge(_) => Err(super::JsonError::recursion_limit()),
         },
     }
 }

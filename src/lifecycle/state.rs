@@ -368,7 +368,7 @@ impl State {
     pub(crate) fn to_value(&self) -> Value {
         let mut text = String::new();
         self.write(&mut text);
-        crate::json::from_str(&text).unwrap_or(Value::Null)
+        crate::limits::from_str(&text).unwrap_or(Value::Null)
     }
 
     /// `{"nodes": {"id": {"chains": [...], "services": [...], "limiters"?:
