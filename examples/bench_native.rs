@@ -213,6 +213,32 @@ fn bench_lifecycle(budget: Duration) -> Value {
         "ratio": {"applyStep": one_ratio, "applyReleaseApplyPerStep": three_ratio}})
 }
 
+/// The crate's JSON reader against what it replaces, on `text`: serde_json's
+/// `from_str::<Value>` followed by the limit walk (serde_json counts no
+/// limits while reading). README, "Layout", cites these figures.
+fn bench_reading(text: &str, budget: Duration) {
+    let limits = hop_policy::limits::Limits::default();
+    take_mins();
+    let t_reader = median_ns(
+        || hop_policy::limits::from_str_within(text, &limits).map(|v| v.is_object()),
+        budget,
+    );
+    let t_serde = median_ns(
+        || {
+            let v = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+            hop_policy::limits::check_value(&v, &limits).map(|_| v.is_object())
+        },
+        budget,
+    );
+    println!(
+        "reading config-10k ({}) into a Value within the default limits: the crate's reader {}, serde_json then the limit walk {} ({:.2}x)",
+        fmt_bytes(text.len()),
+        fmt_ns(t_reader),
+        fmt_ns(t_serde),
+        t_serde / t_reader
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let budget = Duration::from_millis(
@@ -366,6 +392,7 @@ fn main() {
     let cfg_text = read("config-10k.json");
     let cfg: Value = serde_json::from_str(&cfg_text).unwrap_or(Value::Null);
     let cfg_opts = options("config");
+    bench_reading(&cfg_text, budget);
     take_mins();
     let t_cfg = median_ns(|| check(&cfg, &cfg_opts).findings.len(), budget);
     let t_cfg_parse = median_ns(

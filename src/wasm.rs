@@ -31,27 +31,27 @@ fn start() {
 }
 
 object_export! {
-    /// Plans one tunnel: exactly what the server deploys, locally and through
-    /// federation. A server rejection is returned in `plan.error`; only an input
-    /// that cannot be turned into JSON throws.
-    plan_tunnel = planTunnel("PlanInput", "PlanOptions") -> "Plan";
+    #[doc = " Plans one tunnel: exactly what the server deploys, locally and through"]
+    #[doc = " federation. A server rejection is returned in `plan.error`; only an input"]
+    #[doc = " that cannot be turned into JSON throws."]
+    plan_tunnel = planTunnel("PlanInput", options: "PlanOptions") -> "Plan";
     "the tunnel input", "the plan options", api::plan, Reader::Plan
 }
 
 text_export! {
-    /// [`plan_tunnel`] over JSON text: the same plan, as JSON text.
+    #[doc = " [`plan_tunnel`] over JSON text: the same plan, as JSON text."]
     plan_tunnel_json = planTunnelJson(optionsJson); "the tunnel input", api::plan, Reader::Plan
 }
 
 object_export! {
-    /// `checkTunnel`: plans a tunnel input and checks the plan in one call
-    /// (the panel's pre-submit check): `{plan, findings}`.
-    check_tunnel = checkTunnel("PlanInput", "PlanOptions") -> "TunnelCheck";
+    #[doc = " `checkTunnel`: plans a tunnel input and checks the plan in one call"]
+    #[doc = " (the panel's pre-submit check): `{plan, findings}`."]
+    check_tunnel = checkTunnel("PlanInput", options: "PlanOptions") -> "TunnelCheck";
     "the tunnel input", "the plan options", api::check_tunnel, Reader::CheckTunnel
 }
 
 text_export! {
-    /// `checkTunnel` over JSON text.
+    #[doc = " `checkTunnel` over JSON text."]
     check_tunnel_json = checkTunnelJson(optionsJson); "the tunnel input", api::check_tunnel, Reader::CheckTunnel
 }
 
@@ -67,7 +67,7 @@ pub fn check_document(
 }
 
 text_export! {
-    /// [`check_document`] over JSON text (`optionsJson` is JSON text too).
+    #[doc = " [`check_document`] over JSON text (`optionsJson` is JSON text too)."]
     check_document_json = checkDocumentJson(optionsJson) => args::check_text
 }
 
@@ -106,7 +106,7 @@ pub fn check_document_formatted(
 }
 
 text_export! {
-    /// Simulates and renders the trace as a readable report.
+    #[doc = " Simulates and renders the trace as a readable report."]
     simulate_text = simulateText(scenarioJson) => args::simulate_text
 }
 
@@ -121,7 +121,7 @@ pub fn simulate_js(
 }
 
 text_export! {
-    /// [`simulate_js`] over JSON text.
+    #[doc = " [`simulate_js`] over JSON text."]
     simulate_json = simulateJson(scenarioJson); "the document", api::simulate, Reader::Simulate
 }
 
@@ -144,24 +144,24 @@ pub fn lifecycle_js(
 }
 
 text_export! {
-    /// [`lifecycle_js`] over JSON text.
+    #[doc = " [`lifecycle_js`] over JSON text."]
     lifecycle_json = lifecycleJson(); "the step list", LIFECYCLE, Reader::Lifecycle
 }
 
 text_export! {
-    /// Every tunnel of a panel, from its backup export (`{version, exportedAt,
-    /// nodes, tunnels}`) or its database tables' rows (`{node, tunnel,
-    /// chain_tunnel, federation_tunnel_binding}`), as `[{id, name, type, input,
-    /// assumed}]`, `input` a redeploy input for `planTunnel(input, {mode:
-    /// 'redeploy'})`. Node secrets are dropped and share tokens become pseudonyms.
-    /// `optionsJson`: `{limits}` over the panel defaults (README, "Limits").
+    #[doc = " Every tunnel of a panel, from its backup export (`{version, exportedAt,"]
+    #[doc = " nodes, tunnels}`) or its database tables' rows (`{node, tunnel,"]
+    #[doc = " chain_tunnel, federation_tunnel_binding}`), as `[{id, name, type, input,"]
+    #[doc = " assumed}]`, `input` a redeploy input for `planTunnel(input, {mode:"]
+    #[doc = " 'redeploy'})`. Node secrets are dropped and share tokens become pseudonyms."]
+    #[doc = " `optionsJson`: `{limits}` over the panel defaults (README, 'Limits')."]
     backup_tunnels_json = backupTunnelsJson(optionsJson); "the backup", api::backup_tunnels, Reader::Panel
 }
 
 text_export! {
-    /// Every tunnel of a panel (what [`backup_tunnels_json`] reads) planned as a
-    /// redeploy pushes it and checked, in one call: `[{id, name, type, assumed,
-    /// plan, findings}]`. `optionsJson` as for [`backup_tunnels_json`].
+    #[doc = " Every tunnel of a panel (what [`backup_tunnels_json`] reads) planned as a"]
+    #[doc = " redeploy pushes it and checked, in one call: `[{id, name, type, assumed,"]
+    #[doc = " plan, findings}]`. `optionsJson` as for [`backup_tunnels_json`]."]
     audit_panel_json = auditPanelJson(optionsJson); "the backup", api::audit_panel, Reader::Panel
 }
 

@@ -40,14 +40,14 @@ macro_rules! text_export {
 /// An export over JS values (`$input` and `$extra_ts` in TypeScript,
 /// `$output` out): `$op` on their JSON text, its answer parsed.
 macro_rules! object_export {
-    ($(#[doc = $doc:literal])* $name:ident = $js:ident($input:literal, $extra_ts:literal) -> $output:literal; $what:literal, $extra_what:literal, $op:expr, $reader:expr) => {
+    ($(#[doc = $doc:literal])* $name:ident = $js:ident($input:literal, $extra:ident: $extra_ts:literal) -> $output:literal; $what:literal, $extra_what:literal, $op:expr, $reader:expr) => {
         $(#[doc = $doc])*
         #[wasm_bindgen(js_name = $js, unchecked_return_type = $output)]
         pub fn $name(
             #[wasm_bindgen(unchecked_param_type = $input)] input: JsValue,
-            #[wasm_bindgen(unchecked_optional_param_type = $extra_ts)] extra: Option<JsValue>,
+            #[wasm_bindgen(unchecked_optional_param_type = $extra_ts)] $extra: Option<JsValue>,
         ) -> Result<JsValue, JsValue> {
-            object_form(&input, $what, extra, $extra_what, $reader, $op)
+            object_form(&input, $what, $extra, $extra_what, $reader, $op)
         }
     };
 }
