@@ -1,7 +1,7 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
 use super::util::{crc32_ieee, note, owned, Prng};
-use super::world::{by_key, filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
+use super::world::{filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
@@ -11,6 +11,7 @@ use crate::go::coerce::loose_id;
 use crate::go::net::normalize_host;
 use crate::gost::host_and_port;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 mod forward;
@@ -94,12 +95,11 @@ struct Selection {
 
 struct Simulation<'w> {
     world: &'w World,
-    /// The dead nodes' ids, sorted, each once; only ids of the world's agents
-    /// (the only ones asked about), so at most one per agent.
-    dead_ids: Vec<i64>,
+    /// The dead nodes' ids; only ids of the world's agents (the only ones
+    /// asked about).
+    dead_ids: BTreeSet<i64>,
     /// Dead `host:port` addresses: the hosts, and `(port, host index)`
-    /// sorted by port, an index like the world's (its sort and lookup are
-    /// compiled once for both).
+    /// sorted by port, an index read by the world's [`filed_under`].
     dead_hosts: Vec<String>,
     dead_ports: Vec<(i64, usize)>,
     /// By chain node and by hop `serial`: plain vectors, no map code.
@@ -259,7 +259,7 @@ impl<'w> Simulation<'w> {
     fn new(world: &'w World, sc: &Scenario) -> Self {
         Simulation {
             world,
-            dead_ids: Vec::new(),
+            dead_ids: BTreeSet::new(),
             dead_hosts: Vec::new(),
             dead_ports: Vec::new(),
             dead_targets: Vec::new(),
@@ -302,7 +302,7 @@ impl<'w> Simulation<'w> {
                 }
                 Ok(DeadName::Node(id)) => {
                     if world.agents.iter().any(|a| a.node_id == Some(id)) {
-                        crate::stable_sort::insert_sorted(&mut self.dead_ids, id);
+                        self.dead_ids.insert(id);
                     } else {
                         note(
                             notes,
@@ -319,7 +319,7 @@ impl<'w> Simulation<'w> {
                 }
             }
         }
-        crate::stable_sort::sort_by(&mut self.dead_ports, by_key);
+        self.dead_ports.sort_by_key(|&(port, _)| port);
         Ok(())
     }
 
@@ -540,7 +540,7 @@ impl<'w> Simulation<'w> {
             .agents
             .get(ai)
             .and_then(|a| a.node_id)
-            .is_some_and(|id| self.dead_ids.binary_search(&id).is_ok())
+            .is_some_and(|id| self.dead_ids.contains(&id))
     }
 
     /// Agent `ai` dials the destination itself (`why` says how the request
@@ -834,7 +834,7 @@ impl<'w> Simulation<'w> {
             let agent = self.world.agents.get(t)?;
             if agent
                 .node_id
-                .map(|id| self.dead_ids.binary_search(&id).is_ok())
+                .map(|id| self.dead_ids.contains(&id))
                 .unwrap_or(false)
             {
                 return Some(format!("{} is dead", agent.label));

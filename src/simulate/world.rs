@@ -746,9 +746,6 @@ struct Site<'a> {
     node: &'a ChainNode,
 }
 
-/// One address of an agent's signature, paired with 0 (see `signatures`).
-type Signed<'a> = (&'a str, usize);
-
 /// The per-agent tables below are built from `agents`, so every agent index
 /// has a row; `row` reads one without indexing (a missing row reads empty).
 fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
@@ -793,12 +790,6 @@ pub(super) fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize
         .collect()
 }
 
-/// Orders `(key, agent)` pairs by key: one function for the indexes of one
-/// key type, so the sort is compiled once for each.
-pub(super) fn by_key<K: Ord>(a: &(K, usize), b: &(K, usize)) -> std::cmp::Ordering {
-    a.0.cmp(&b.0)
-}
-
 /// Is agent `c` upstream of agent `ai`: do its own chains dial one of
 /// `ai`'s ports?
 #[inline(never)]
@@ -837,31 +828,30 @@ fn find_targets(
     for (ports, a) in listen_ports.iter_mut().zip(agents) {
         ports.extend(a.services.iter().filter_map(|s| s.nominal_port));
     }
-    // An agent's signature: the addresses its chains dial, sorted. Kept as
-    // `(address, 0)` pairs so they sort by the one sort of the host index.
-    let mut signatures: Vec<Vec<Signed>> = vec![Vec::new(); n];
+    // An agent's signature: the addresses its chains dial, sorted.
+    let mut signatures: Vec<Vec<&str>> = vec![Vec::new(); n];
     let mut dial_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
     for site in &sites {
         if let Some(signature) = signatures.get_mut(site.agent) {
-            signature.push((&site.node.addr, 0));
+            signature.push(&site.node.addr);
         }
         if let (Some(ports), Some(p)) = (dial_ports.get_mut(site.agent), site.node.port) {
             ports.push(p);
         }
     }
     for signature in &mut signatures {
-        crate::stable_sort::sort_by(signature, by_key);
+        signature.sort();
     }
     let dials_back = |c: usize, ai: usize| dials_back(&dial_ports, &listen_ports, c, ai);
     // Nodes of one hop dial the same targets, and a hop's targets are the whole
     // next hop (or all exits): match each hop's ports against such a group.
-    let mut groups: Vec<(&[Signed], Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(&[&str], Vec<usize>)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.services.is_empty() {
             continue;
         }
-        let key: &[Signed] = if a.chains.is_empty() {
-            &[("<exit>", 0)]
+        let key: &[&str] = if a.chains.is_empty() {
+            &["<exit>"]
         } else {
             row(&signatures, i)
         };
@@ -930,9 +920,9 @@ fn find_targets(
             }
         }
     }
-    crate::stable_sort::sort_by(&mut table_by_port, by_key);
-    crate::stable_sort::sort_by(&mut listeners, by_key);
-    crate::stable_sort::sort_by(&mut table_by_host, by_key);
+    table_by_port.sort_by_key(|&(port, _)| port);
+    listeners.sort_by_key(|&(port, _)| port);
+    table_by_host.sort_by_key(|&(host, _)| host);
     // Candidate agents per chain node.
     let mut cands: Vec<Vec<usize>> = Vec::with_capacity(sites.len());
     for (k, site) in sites.iter().enumerate() {
