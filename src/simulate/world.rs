@@ -40,9 +40,9 @@ pub struct Service {
 }
 
 /// A forward service's targets, walked by its handler's target loop
-/// (go-gost `x/handler/forward/local/handler.go:181-275`). The targets are
+/// (`go-gost/x/handler/forward/local/handler.go:181-275`). The targets are
 /// a hop: the same selector, fail filter and marks as a chain's hop
-/// (`x/config/parsing/service/parse.go` builds it with the hop parser).
+/// (`go-gost/x/config/parsing/service/parse.go` builds it with the hop parser).
 #[derive(Debug, Clone)]
 pub struct Forwarder {
     pub hop: Hop,
