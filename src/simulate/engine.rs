@@ -1,7 +1,7 @@
 //! The dial-by-dial engine: routers, hop selection, marks and time.
 
 use super::util::{crc32_ieee, note, owned, Prng};
-use super::world::{by_key, filed_under, Agent, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
+use super::world::{filed_under, Agent, Chain, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
     Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
     MAX_ROUNDS,
@@ -11,6 +11,7 @@ use crate::go::coerce::loose_id;
 use crate::go::net::normalize_host;
 use crate::gost::host_and_port;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 mod forward;
@@ -92,14 +93,42 @@ struct Selection {
     filtered: Vec<(usize, i64)>,
 }
 
+/// One try of a router: its agent, the chain it dials over, which try it
+/// is of how many, and how deep the router sits in the request.
+#[derive(Clone, Copy)]
+struct RouterTry<'w> {
+    ai: usize,
+    agent: &'w Agent,
+    chain: &'w Chain,
+    round: i64,
+    rounds: i64,
+    depth: usize,
+}
+
+/// The route of one try: the selected node of each hop as (hop, node,
+/// selection), up to the first hop with no candidate left (`stuck`).
+struct Route {
+    dials: Vec<(usize, usize, Selection)>,
+    stuck: Option<(usize, Selection)>,
+}
+
+/// How one try of a router ended.
+enum TryEnd {
+    /// The router stops with this outcome.
+    Done(Outcome),
+    /// The try failed (why); the router tries again while it has tries.
+    Failed(String),
+    /// The route ended without a dial to judge: the router stops trying.
+    Stopped,
+}
+
 struct Simulation<'w> {
     world: &'w World,
-    /// The dead nodes' ids, sorted, each once; only ids of the world's agents
-    /// (the only ones asked about), so at most one per agent.
-    dead_ids: Vec<i64>,
+    /// The dead nodes' ids; only ids of the world's agents (the only ones
+    /// asked about).
+    dead_ids: BTreeSet<i64>,
     /// Dead `host:port` addresses: the hosts, and `(port, host index)`
-    /// sorted by port, an index like the world's (its sort and lookup are
-    /// compiled once for both).
+    /// sorted by port, an index read by the world's [`filed_under`].
     dead_hosts: Vec<String>,
     dead_ports: Vec<(i64, usize)>,
     /// By chain node and by hop `serial`: plain vectors, no map code.
@@ -259,7 +288,7 @@ impl<'w> Simulation<'w> {
     fn new(world: &'w World, sc: &Scenario) -> Self {
         Simulation {
             world,
-            dead_ids: Vec::new(),
+            dead_ids: BTreeSet::new(),
             dead_hosts: Vec::new(),
             dead_ports: Vec::new(),
             dead_targets: Vec::new(),
@@ -302,7 +331,7 @@ impl<'w> Simulation<'w> {
                 }
                 Ok(DeadName::Node(id)) => {
                     if world.agents.iter().any(|a| a.node_id == Some(id)) {
-                        crate::stable_sort::insert_sorted(&mut self.dead_ids, id);
+                        self.dead_ids.insert(id);
                     } else {
                         note(
                             notes,
@@ -319,7 +348,7 @@ impl<'w> Simulation<'w> {
                 }
             }
         }
-        crate::stable_sort::sort_by(&mut self.dead_ports, by_key);
+        self.dead_ports.sort_by_key(|&(port, _)| port);
         Ok(())
     }
 
@@ -388,6 +417,31 @@ fn attempt_text_floor(node: &ChainNode, sel: &Selection, reason: &str) -> usize 
         .map(|c| CANDIDATE_KEYS + c.node.len() + c.addr.len() + c.reason.len())
         .sum();
     ATTEMPT_KEYS + strings + candidates
+}
+
+/// The reason of the route's last dial once the node behind it served the
+/// request: how that node answered, and its why.
+fn answer_reason(nested: &Outcome, node: &ChainNode) -> String {
+    let (head, why, tail) = if nested.ok {
+        ("handshake ok (count reset); carried the request", "", "")
+    } else if nested.accepted {
+        // The next node's router reported success, so it answered OK; the
+        // request breaks later, further down, where nobody retries it.
+        (
+            "accepted (count reset) and answered OK, but the request fails further on: ",
+            nested.why.as_str(),
+            "",
+        )
+    } else if node.waits_reply {
+        (
+            "accepted (count reset), but answered with an error: ",
+            nested.why.as_str(),
+            "; the attempt fails without marking the node",
+        )
+    } else {
+        ("accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: ", nested.why.as_str(), "")
+    };
+    format!("{head}{why}{tail}")
 }
 
 /// The entry agent and its position in `world.agents`.
@@ -540,7 +594,7 @@ impl<'w> Simulation<'w> {
             .agents
             .get(ai)
             .and_then(|a| a.node_id)
-            .is_some_and(|id| self.dead_ids.binary_search(&id).is_ok())
+            .is_some_and(|id| self.dead_ids.contains(&id))
     }
 
     /// Agent `ai` dials the destination itself (`why` says how the request
@@ -593,162 +647,222 @@ impl<'w> Simulation<'w> {
                 self.truncated = true;
                 return Outcome::fail("attempt budget exhausted");
             }
-            // Build the route: one selected node per hop; stop at a hop with no candidate.
-            let mut route: Vec<(usize, usize, Selection)> = Vec::new();
-            let mut empty_hop: Option<(usize, Selection)> = None;
-            for (hi, hop) in ch.hops.iter().enumerate() {
-                let sel = self.select(hop, &hash_src);
-                match sel.chosen {
-                    Some(ni) => route.push((hi, ni, sel)),
-                    None => {
-                        empty_hop = Some((hi, sel));
-                        break;
-                    }
-                }
-            }
-            if route.is_empty() {
-                let why = match &empty_hop {
-                    Some((hi, sel)) => format!(
-                        "{}: hop {} of chain {} has no candidate left ({}); the route is empty and {} dials the destination directly, bypassing the exits",
-                        agent.label,
-                        ch.hops.get(*hi).map(|h| h.name.as_str()).unwrap_or(""),
-                        ch.name,
-                        sel.text,
-                        agent.label
-                    ),
-                    None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
-                };
-                // A direct dial that fails fails this try of the router.
-                match self.reach(Some(ai), Egress::Agent(ai), Some(ai), why) {
-                    out if out.ok => return out,
-                    out => {
-                        last_fail = out.why;
-                        continue;
-                    }
-                }
-            }
-            let mut from: Option<usize> = Some(ai);
-            let last = route.len() - 1;
-            let mut round_failed = false;
-            for (k, (hi, ni, sel)) in route.into_iter().enumerate() {
-                let Some(hop) = ch.hops.get(hi) else { break };
-                let Some(node) = hop.nodes.get(ni) else { break };
-                self.budget_used += 1;
-                let refused = self.refusal(node);
-                let (failures, relays, reason) = match &refused {
-                    Some(why_dead) => {
-                        let count = self.mark(node.serial);
-                        let reason =
-                            format!("dial failed: {why_dead}; marked failed (count {count})");
-                        (count, false, reason)
-                    }
-                    None => {
-                        self.reset_mark(node.serial);
-                        let relays = k < last;
-                        let reason = if relays {
-                            owned(
-                                "handshake ok (count reset); relays to the next node of the route",
-                            )
-                        } else {
-                            String::new()
-                        };
-                        (0, relays, reason)
-                    }
-                };
-                // One push per dial; the last dial of the route is completed below.
-                self.output_bytes = self
-                    .output_bytes
-                    .saturating_add(attempt_text_floor(node, &sel, &reason));
-                self.attempts.push(Attempt {
-                    seq: self.attempts.len(),
-                    depth,
-                    from_node_id: self.node_id(from),
-                    to_node_id: self.node_id(node.target),
-                    addr: node.addr.clone(),
-                    node: node.name.clone(),
-                    chain: ch.name.clone(),
-                    hop: hop.name.clone(),
-                    round,
-                    rounds,
-                    ok: relays,
-                    alive: refused.is_none(),
-                    carried: relays,
-                    marked: refused.is_some(),
-                    failures,
-                    selection: sel.text,
-                    candidates: sel.candidates,
-                    reason,
-                });
-                if let Some(why_dead) = refused {
-                    last_fail = format!(
-                        "{} could not reach {} ({})",
-                        name_of(world, from),
-                        node.addr,
-                        why_dead
-                    );
-                    round_failed = true;
-                    break;
-                }
-                if relays {
-                    from = node.target;
-                    continue;
-                }
-                let idx = self.attempts.len() - 1;
-                let nested = self.serve(node, from.unwrap_or(ai), depth + 1);
-                let Some(slot) = self.attempts.get_mut(idx) else {
-                    return nested;
-                };
-                // The try's reason: how the next node answered, and its why.
-                let (head, why, tail) = if nested.ok {
-                    ("handshake ok (count reset); carried the request", "", "")
-                } else if nested.accepted {
-                    // The next node's router reported success, so it answered OK; the
-                    // request breaks later, further down, where nobody retries it.
-                    ("accepted (count reset) and answered OK, but the request fails further on: ", nested.why.as_str(), "")
-                } else if node.waits_reply {
-                    (
-                        "accepted (count reset), but answered with an error: ",
-                        nested.why.as_str(),
-                        "; the attempt fails without marking the node",
-                    )
-                } else {
-                    ("accepted (count reset); the connector does not wait for the relay reply (no nodelay), so the router stops here and the request fails later: ", nested.why.as_str(), "")
-                };
-                slot.reason = format!("{head}{why}{tail}");
-                if let Some((ehi, esel)) = &empty_hop {
-                    let _ = write!(
-                        slot.reason,
-                        "; hop {} had no candidate left ({}), so the route ends here",
-                        ch.hops.get(*ehi).map(|h| h.name.as_str()).unwrap_or(""),
-                        esel.text
-                    );
-                }
-                slot.ok = nested.ok || nested.accepted || !node.waits_reply;
-                slot.carried = nested.ok;
-                if nested.ok {
-                    return nested;
-                }
-                if nested.accepted {
-                    return Outcome::late_fail(nested.why);
-                }
-                if node.waits_reply {
-                    last_fail = nested.why;
-                    round_failed = true;
-                    break;
-                }
-                return Outcome::late_fail(format!(
-                    "{} (no retry: connector without nodelay)",
-                    nested.why
-                ));
-            }
-            if !round_failed {
-                break;
+            let t = RouterTry {
+                ai,
+                agent,
+                chain: ch,
+                round,
+                rounds,
+                depth,
+            };
+            match self.try_route(t, &hash_src) {
+                TryEnd::Done(outcome) => return outcome,
+                TryEnd::Failed(why) => last_fail = why,
+                TryEnd::Stopped => break,
             }
         }
         Outcome::fail(format!(
             "{}: all {} tries failed; last: {}",
             agent.label, rounds, last_fail
         ))
+    }
+
+    /// One try of a router: builds the route and dials along it, or dials
+    /// the destination directly when the route is empty.
+    fn try_route(&mut self, t: RouterTry<'_>, hash_src: &str) -> TryEnd {
+        let route = self.build_route(t.chain, hash_src);
+        if route.dials.is_empty() {
+            // A direct dial that fails fails this try of the router.
+            let out = self.dial_directly(t, route.stuck.as_ref());
+            return if out.ok {
+                TryEnd::Done(out)
+            } else {
+                TryEnd::Failed(out.why)
+            };
+        }
+        self.walk_route(t, route)
+    }
+
+    /// Builds the route: one selected node per hop; stops at a hop with no candidate.
+    fn build_route(&mut self, chain: &Chain, hash_src: &str) -> Route {
+        let mut dials = Vec::new();
+        for (hi, hop) in chain.hops.iter().enumerate() {
+            let sel = self.select(hop, hash_src);
+            match sel.chosen {
+                Some(ni) => dials.push((hi, ni, sel)),
+                None => {
+                    return Route {
+                        dials,
+                        stuck: Some((hi, sel)),
+                    }
+                }
+            }
+        }
+        Route { dials, stuck: None }
+    }
+
+    /// The route is empty (its first hop has no candidate left, or the chain
+    /// no hops): the router's agent dials the destination itself.
+    fn dial_directly(&self, t: RouterTry<'_>, stuck: Option<&(usize, Selection)>) -> Outcome {
+        let (agent, ch) = (t.agent, t.chain);
+        let why = match stuck {
+            Some((hi, sel)) => format!(
+                "{}: hop {} of chain {} has no candidate left ({}); the route is empty and {} dials the destination directly, bypassing the exits",
+                agent.label,
+                ch.hops.get(*hi).map(|h| h.name.as_str()).unwrap_or(""),
+                ch.name,
+                sel.text,
+                agent.label
+            ),
+            None => format!("{}: chain {} has no hops; it dials the destination directly", agent.label, ch.name),
+        };
+        self.reach(Some(t.ai), Egress::Agent(t.ai), Some(t.ai), why)
+    }
+
+    /// Dials the route's nodes in turn, each from the agent behind the one
+    /// before (the router's own agent dials the first); the last one serves
+    /// the request.
+    fn walk_route(&mut self, t: RouterTry<'_>, route: Route) -> TryEnd {
+        let Route { dials, stuck } = route;
+        let mut from: Option<usize> = Some(t.ai);
+        let last = dials.len() - 1;
+        for (k, (hi, ni, sel)) in dials.into_iter().enumerate() {
+            let Some(hop) = t.chain.hops.get(hi) else {
+                break;
+            };
+            let Some(node) = hop.nodes.get(ni) else {
+                break;
+            };
+            let goes_on = k < last;
+            if let Some(why_dead) = self.dial(t, hop, node, sel, from, goes_on) {
+                return TryEnd::Failed(format!(
+                    "{} could not reach {} ({})",
+                    name_of(self.world, from),
+                    node.addr,
+                    why_dead
+                ));
+            }
+            if goes_on {
+                from = node.target;
+                continue;
+            }
+            return self.hand_over(t, node, from, stuck.as_ref());
+        }
+        TryEnd::Stopped
+    }
+
+    /// One dial of a route: `node`, chosen by `sel`, dialed from `from`, and
+    /// recorded as an attempt. `Some(why)` when the node refuses it.
+    fn dial(
+        &mut self,
+        t: RouterTry<'_>,
+        hop: &Hop,
+        node: &ChainNode,
+        sel: Selection,
+        from: Option<usize>,
+        goes_on: bool,
+    ) -> Option<String> {
+        self.budget_used += 1;
+        let refused = self.refusal(node);
+        let (failures, relays, reason) = self.dial_verdict(node, refused.as_deref(), goes_on);
+        // One push per dial; the last dial of the route is completed by `hand_over`.
+        self.output_bytes = self
+            .output_bytes
+            .saturating_add(attempt_text_floor(node, &sel, &reason));
+        self.attempts.push(Attempt {
+            seq: self.attempts.len(),
+            depth: t.depth,
+            from_node_id: self.node_id(from),
+            to_node_id: self.node_id(node.target),
+            addr: node.addr.clone(),
+            node: node.name.clone(),
+            chain: t.chain.name.clone(),
+            hop: hop.name.clone(),
+            round: t.round,
+            rounds: t.rounds,
+            ok: relays,
+            alive: refused.is_none(),
+            carried: relays,
+            marked: refused.is_some(),
+            failures,
+            selection: sel.text,
+            candidates: sel.candidates,
+            reason,
+        });
+        refused
+    }
+
+    /// A dial's effect on the node's fail marker and what its attempt says:
+    /// (failure count, relays on, reason). A refused dial marks the node
+    /// failed; an accepted one resets its count and relays on when the
+    /// route `goes_on` past it.
+    fn dial_verdict(
+        &mut self,
+        node: &ChainNode,
+        refused: Option<&str>,
+        goes_on: bool,
+    ) -> (i64, bool, String) {
+        match refused {
+            Some(why_dead) => {
+                let count = self.mark(node.serial);
+                let reason = format!("dial failed: {why_dead}; marked failed (count {count})");
+                (count, false, reason)
+            }
+            None => {
+                self.reset_mark(node.serial);
+                let reason = if goes_on {
+                    owned("handshake ok (count reset); relays to the next node of the route")
+                } else {
+                    String::new()
+                };
+                (0, goes_on, reason)
+            }
+        }
+    }
+
+    /// The route's last dial went through: the node behind it serves the
+    /// request, and how it answers completes the attempt just recorded and
+    /// ends the try.
+    fn hand_over(
+        &mut self,
+        t: RouterTry<'_>,
+        node: &ChainNode,
+        from: Option<usize>,
+        stuck: Option<&(usize, Selection)>,
+    ) -> TryEnd {
+        let idx = self.attempts.len() - 1;
+        let nested = self.serve(node, from.unwrap_or(t.ai), t.depth + 1);
+        let Some(slot) = self.attempts.get_mut(idx) else {
+            return TryEnd::Done(nested);
+        };
+        slot.reason = answer_reason(&nested, node);
+        if let Some((ehi, esel)) = stuck {
+            let _ = write!(
+                slot.reason,
+                "; hop {} had no candidate left ({}), so the route ends here",
+                t.chain
+                    .hops
+                    .get(*ehi)
+                    .map(|h| h.name.as_str())
+                    .unwrap_or(""),
+                esel.text
+            );
+        }
+        slot.ok = nested.ok || nested.accepted || !node.waits_reply;
+        slot.carried = nested.ok;
+        if nested.ok {
+            return TryEnd::Done(nested);
+        }
+        if nested.accepted {
+            return TryEnd::Done(Outcome::late_fail(nested.why));
+        }
+        if node.waits_reply {
+            return TryEnd::Failed(nested.why);
+        }
+        TryEnd::Done(Outcome::late_fail(format!(
+            "{} (no retry: connector without nodelay)",
+            nested.why
+        )))
     }
 
     /// What happens behind a chain node once the dial succeeded.
@@ -834,7 +948,7 @@ impl<'w> Simulation<'w> {
             let agent = self.world.agents.get(t)?;
             if agent
                 .node_id
-                .map(|id| self.dead_ids.binary_search(&id).is_ok())
+                .map(|id| self.dead_ids.contains(&id))
                 .unwrap_or(false)
             {
                 return Some(format!("{} is dead", agent.label));

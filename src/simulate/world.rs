@@ -40,9 +40,9 @@ pub struct Service {
 }
 
 /// A forward service's targets, walked by its handler's target loop
-/// (go-gost `x/handler/forward/local/handler.go:181-275`). The targets are
+/// (`go-gost/x/handler/forward/local/handler.go:181-275`). The targets are
 /// a hop: the same selector, fail filter and marks as a chain's hop
-/// (`x/config/parsing/service/parse.go` builds it with the hop parser).
+/// (`go-gost/x/config/parsing/service/parse.go` builds it with the hop parser).
 #[derive(Debug, Clone)]
 pub struct Forwarder {
     pub hop: Hop,
@@ -746,9 +746,6 @@ struct Site<'a> {
     node: &'a ChainNode,
 }
 
-/// One address of an agent's signature, paired with 0 (see `signatures`).
-type Signed<'a> = (&'a str, usize);
-
 /// The per-agent tables below are built from `agents`, so every agent index
 /// has a row; `row` reads one without indexing (a missing row reads empty).
 fn row<T>(table: &[Vec<T>], i: usize) -> &[T] {
@@ -793,12 +790,6 @@ pub(super) fn filed_under<K: Ord + Copy>(index: &[(K, usize)], key: K, ai: usize
         .collect()
 }
 
-/// Orders `(key, agent)` pairs by key: one function for the indexes of one
-/// key type, so the sort is compiled once for each.
-pub(super) fn by_key<K: Ord>(a: &(K, usize), b: &(K, usize)) -> std::cmp::Ordering {
-    a.0.cmp(&b.0)
-}
-
 /// Is agent `c` upstream of agent `ai`: do its own chains dial one of
 /// `ai`'s ports?
 #[inline(never)]
@@ -808,6 +799,14 @@ fn dials_back(dial_ports: &[Vec<i64>], listen_ports: &[Vec<i64>], c: usize, ai: 
         .any(|p| row(listen_ports, ai).contains(p))
 }
 
+/// The items of `list` that do not repeat an earlier one, in order.
+fn first_of_each<T: PartialEq>(list: &[T]) -> impl Iterator<Item = &T> {
+    list.iter()
+        .enumerate()
+        .filter(|&(k, x)| !list.iter().take(k).any(|earlier| earlier == x))
+        .map(|(_, x)| x)
+}
+
 /// [`resolve_targets`]' choice for every chain node, in (agent, chain, hop,
 /// node) order.
 fn find_targets(
@@ -815,221 +814,368 @@ fn find_targets(
     table_ports: &[(usize, i64)],
     notes: &mut Vec<String>,
 ) -> Vec<Option<usize>> {
-    let n = agents.len();
-    let addresses = |i: usize| agents.get(i).map_or(&[][..], |a| a.addresses.as_slice());
-    // Every chain node, and every hop as (agent, hop, its first site).
+    let tunnel = Tunnel::new(agents, table_ports);
+    let group_picks = tunnel.group_picks();
+    let mut candidates = tunnel.candidates(&group_picks, notes);
+    tunnel.narrow_by_layers(&mut candidates);
+    tunnel.choose(candidates, notes)
+}
+
+/// Every chain node as a [`Site`], and every hop as (agent, hop, its first
+/// site), in (agent, chain, hop, node) order.
+fn sites_and_hops(agents: &[Agent]) -> (Vec<Site<'_>>, Vec<(usize, &Hop, usize)>) {
     let mut sites: Vec<Site> = Vec::new();
     let mut hops: Vec<(usize, &Hop, usize)> = Vec::new();
     for (ai, agent) in agents.iter().enumerate() {
         for hop in agent.chains.iter().flat_map(|c| &c.hops) {
-            let first = sites.len();
-            for node in &hop.nodes {
-                sites.push(Site {
-                    agent: ai,
-                    hop: hops.len(),
-                    node,
-                });
-            }
+            let (first, serial) = (sites.len(), hops.len());
+            sites.extend(hop.nodes.iter().map(|node| Site {
+                agent: ai,
+                hop: serial,
+                node,
+            }));
             hops.push((ai, hop, first));
         }
     }
-    let mut listen_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
-    for (ports, a) in listen_ports.iter_mut().zip(agents) {
-        ports.extend(a.services.iter().filter_map(|s| s.nominal_port));
-    }
-    // An agent's signature: the addresses its chains dial, sorted. Kept as
-    // `(address, 0)` pairs so they sort by the one sort of the host index.
-    let mut signatures: Vec<Vec<Signed>> = vec![Vec::new(); n];
-    let mut dial_ports: Vec<Vec<i64>> = vec![Vec::new(); n];
-    for site in &sites {
-        if let Some(signature) = signatures.get_mut(site.agent) {
-            signature.push((&site.node.addr, 0));
-        }
-        if let (Some(ports), Some(p)) = (dial_ports.get_mut(site.agent), site.node.port) {
-            ports.push(p);
-        }
-    }
-    for signature in &mut signatures {
-        crate::stable_sort::sort_by(signature, by_key);
-    }
-    let dials_back = |c: usize, ai: usize| dials_back(&dial_ports, &listen_ports, c, ai);
-    // Nodes of one hop dial the same targets, and a hop's targets are the whole
-    // next hop (or all exits): match each hop's ports against such a group.
-    let mut groups: Vec<(&[Signed], Vec<usize>)> = Vec::new();
-    for (i, a) in agents.iter().enumerate() {
-        if a.services.is_empty() {
-            continue;
-        }
-        let key: &[Signed] = if a.chains.is_empty() {
-            &[("<exit>", 0)]
-        } else {
-            row(&signatures, i)
-        };
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((key, vec![i])),
-        }
-    }
-    let mut group_pick: Vec<Option<usize>> = vec![None; sites.len()];
-    if table_ports.is_empty() {
-        for &(ai, hop, first) in &hops {
-            let mut best: Option<Vec<usize>> = None;
-            for (_, members) in &groups {
-                if members.contains(&ai) || members.iter().any(|&m| dials_back(m, ai)) {
-                    continue;
-                }
-                let mut used: Vec<usize> = Vec::new();
-                let ok = hop.nodes.iter().all(|node| {
-                    let Some(port) = node.port else {
-                        return false;
-                    };
-                    // A free member bound to the dialed host, else any on the port.
-                    let pick = [Some(node.host.as_str()), None]
-                        .into_iter()
-                        .find_map(|host| {
-                            members
-                                .iter()
-                                .copied()
-                                .find(|m| !used.contains(m) && listens_on(agents, *m, port, host))
-                        });
-                    pick.map(|m| used.push(m)).is_some()
-                });
-                if ok && (best.is_none() || members.len() == hop.nodes.len()) {
-                    let exact = members.len() == hop.nodes.len();
-                    best = Some(used);
-                    if exact {
-                        break;
-                    }
-                }
+    (sites, hops)
+}
+
+/// What the phases of [`find_targets`] share: the agents, every chain node
+/// and hop, and per agent the ports it listens on and dials and its signature.
+struct Tunnel<'a> {
+    agents: &'a [Agent],
+    table_ports: &'a [(usize, i64)],
+    /// Every chain node, in (agent, chain, hop, node) order.
+    sites: Vec<Site<'a>>,
+    /// Every hop as (agent, hop, its first site).
+    hops: Vec<(usize, &'a Hop, usize)>,
+    listen_ports: Vec<Vec<i64>>,
+    dial_ports: Vec<Vec<i64>>,
+    /// An agent's signature: the addresses its chains dial, sorted.
+    signatures: Vec<Vec<&'a str>>,
+}
+
+/// Agents running services that dial the same addresses (the key), or all
+/// exits (`<exit>`).
+type Group<'t> = (&'t [&'t str], Vec<usize>);
+
+/// Who is in the node table on a port, who is dialed by a host and who
+/// listens on a port, each sorted by key once: the lookups run per chain
+/// node, and a plan has width^2 of them per hop.
+struct Indexes<'a> {
+    table_by_port: Vec<(i64, usize)>,
+    table_by_host: Vec<(&'a str, usize)>,
+    listeners: Vec<(i64, usize)>,
+}
+
+impl<'a> Tunnel<'a> {
+    fn new(agents: &'a [Agent], table_ports: &'a [(usize, i64)]) -> Self {
+        let (sites, hops) = sites_and_hops(agents);
+        let listen_ports = agents
+            .iter()
+            .map(|a| a.services.iter().filter_map(|s| s.nominal_port).collect())
+            .collect();
+        let mut signatures: Vec<Vec<&str>> = vec![Vec::new(); agents.len()];
+        let mut dial_ports: Vec<Vec<i64>> = vec![Vec::new(); agents.len()];
+        for site in &sites {
+            if let Some(signature) = signatures.get_mut(site.agent) {
+                signature.push(&site.node.addr);
             }
-            for (ni, m) in best.into_iter().flatten().enumerate() {
-                if let Some(slot) = group_pick.get_mut(first + ni) {
+            if let (Some(ports), Some(p)) = (dial_ports.get_mut(site.agent), site.node.port) {
+                ports.push(p);
+            }
+        }
+        for signature in &mut signatures {
+            signature.sort();
+        }
+        Tunnel {
+            agents,
+            table_ports,
+            sites,
+            hops,
+            listen_ports,
+            dial_ports,
+            signatures,
+        }
+    }
+
+    /// The hosts agent `i` is dialed by, from the node table.
+    fn addresses(&self, i: usize) -> &'a [String] {
+        self.agents.get(i).map_or(&[], |a| a.addresses.as_slice())
+    }
+
+    fn label(&self, i: usize) -> &'a str {
+        self.agents.get(i).map_or("", |a| a.label.as_str())
+    }
+
+    fn dials_back(&self, c: usize, ai: usize) -> bool {
+        dials_back(&self.dial_ports, &self.listen_ports, c, ai)
+    }
+
+    /// Nodes of one hop dial the same targets, and a hop's targets are the
+    /// whole next hop (or all exits): the agents with services, grouped so.
+    fn groups(&self) -> Vec<Group<'_>> {
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, a) in self.agents.iter().enumerate() {
+            if a.services.is_empty() {
+                continue;
+            }
+            let key: &[&str] = if a.chains.is_empty() {
+                &["<exit>"]
+            } else {
+                row(&self.signatures, i)
+            };
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((key, vec![i])),
+            }
+        }
+        groups
+    }
+
+    /// Without a node table, every chain node's agent from the group its hop
+    /// matches as a whole (see [`Tunnel::group_for`]); `None` where no group
+    /// matches, and for every node when there is a table.
+    fn group_picks(&self) -> Vec<Option<usize>> {
+        let mut picks: Vec<Option<usize>> = vec![None; self.sites.len()];
+        if !self.table_ports.is_empty() {
+            return picks;
+        }
+        let groups = self.groups();
+        for &(ai, hop, first) in &self.hops {
+            let members = self.group_for(&groups, ai, hop);
+            for (ni, m) in members.into_iter().flatten().enumerate() {
+                if let Some(slot) = picks.get_mut(first + ni) {
                     *slot = Some(m);
                 }
             }
         }
+        picks
     }
-    // Who is in the node table on a port, who is dialed by a host and who
-    // listens on a port, each sorted by key once: the lookups below run per
-    // chain node, and a plan has width^2 of them per hop.
-    let mut table_by_port: Vec<(i64, usize)> = table_ports.iter().map(|&(i, p)| (p, i)).collect();
-    let mut table_by_host: Vec<(&str, usize)> = Vec::new();
-    for &(idx, _) in table_ports {
-        let hosts = addresses(idx);
-        for (k, h) in hosts.iter().enumerate() {
-            if !hosts.iter().take(k).any(|earlier| earlier == h) {
-                table_by_host.push((h, idx));
+
+    /// The members of the group that takes every node of agent `ai`'s `hop`
+    /// (see [`Tunnel::seat_hop`]), one per node; a group as wide as the hop
+    /// wins, else the first that fits. A group holding `ai`, or an agent
+    /// dialing back to it, is upstream and not matched.
+    fn group_for(&self, groups: &[Group<'_>], ai: usize, hop: &Hop) -> Option<Vec<usize>> {
+        let mut best: Option<Vec<usize>> = None;
+        for (_, members) in groups {
+            if members.contains(&ai) || members.iter().any(|&m| self.dials_back(m, ai)) {
+                continue;
             }
-        }
-    }
-    let mut listeners: Vec<(i64, usize)> = Vec::new();
-    for (idx, ports) in listen_ports.iter().enumerate() {
-        for (k, p) in ports.iter().enumerate() {
-            if !ports.iter().take(k).any(|earlier| earlier == p) {
-                listeners.push((*p, idx));
-            }
-        }
-    }
-    crate::stable_sort::sort_by(&mut table_by_port, by_key);
-    crate::stable_sort::sort_by(&mut listeners, by_key);
-    crate::stable_sort::sort_by(&mut table_by_host, by_key);
-    // Candidate agents per chain node.
-    let mut cands: Vec<Vec<usize>> = Vec::with_capacity(sites.len());
-    for (k, site) in sites.iter().enumerate() {
-        let (ai, node) = (site.agent, site.node);
-        let Some(port) = node.port else {
-            cands.push(Vec::new());
-            continue;
-        };
-        let by_table = kept(&filed_under(&table_by_port, port, ai), &|idx| {
-            addresses(idx).contains(&node.host)
-        });
-        let list = if !by_table.is_empty() {
-            by_table
-        } else if let Some(g) = group_pick.get(k).copied().flatten() {
-            vec![g]
-        } else {
-            let listening = filed_under(&listeners, port, ai);
-            let exact = kept(&listening, &|idx| {
-                listens_on(agents, idx, port, Some(&node.host))
-            });
-            if !exact.is_empty() {
-                exact
-            } else if !listening.is_empty() {
-                listening
-            } else {
-                let by_host = filed_under(&table_by_host, node.host.as_str(), ai);
-                if by_host.len() == 1 {
-                    note(
-                        notes,
-                        format_args!(
-                            "{}: {} ({}) dials a tunnel node on a port where it has no service",
-                            agents.get(ai).map_or("", |a| a.label.as_str()),
-                            node.name,
-                            node.addr
-                        ),
-                    );
-                    by_host
-                } else {
-                    Vec::new()
+            let Some(seated) = self.seat_hop(members, hop) else {
+                continue;
+            };
+            let exact = members.len() == hop.nodes.len();
+            if best.is_none() || exact {
+                best = Some(seated);
+                if exact {
+                    break;
                 }
             }
+        }
+        best
+    }
+
+    /// A distinct member for every node of `hop`, in node order; `None` when
+    /// a node has no port or no free member listens on it.
+    fn seat_hop(&self, members: &[usize], hop: &Hop) -> Option<Vec<usize>> {
+        let mut used: Vec<usize> = Vec::new();
+        for node in &hop.nodes {
+            let port = node.port?;
+            // A free member bound to the dialed host, else any on the port.
+            let pick = [Some(node.host.as_str()), None]
+                .into_iter()
+                .find_map(|host| {
+                    members
+                        .iter()
+                        .copied()
+                        .find(|m| !used.contains(m) && listens_on(self.agents, *m, port, host))
+                })?;
+            used.push(pick);
+        }
+        Some(used)
+    }
+
+    fn indexes(&self) -> Indexes<'a> {
+        let mut table_by_port: Vec<(i64, usize)> =
+            self.table_ports.iter().map(|&(i, p)| (p, i)).collect();
+        let mut table_by_host: Vec<(&str, usize)> = Vec::new();
+        for &(idx, _) in self.table_ports {
+            table_by_host.extend(first_of_each(self.addresses(idx)).map(|h| (h.as_str(), idx)));
+        }
+        let mut listeners: Vec<(i64, usize)> = Vec::new();
+        for (idx, ports) in self.listen_ports.iter().enumerate() {
+            listeners.extend(first_of_each(ports).map(|&p| (p, idx)));
+        }
+        table_by_port.sort_by_key(|&(port, _)| port);
+        listeners.sort_by_key(|&(port, _)| port);
+        table_by_host.sort_by_key(|&(host, _)| host);
+        Indexes {
+            table_by_port,
+            table_by_host,
+            listeners,
+        }
+    }
+
+    /// The candidate agents of every chain node (see [`Tunnel::candidates_of`]).
+    fn candidates(
+        &self,
+        group_picks: &[Option<usize>],
+        notes: &mut Vec<String>,
+    ) -> Vec<Vec<usize>> {
+        let index = self.indexes();
+        let mut cands: Vec<Vec<usize>> = Vec::with_capacity(self.sites.len());
+        for (k, site) in self.sites.iter().enumerate() {
+            let pick = group_picks.get(k).copied().flatten();
+            cands.push(self.candidates_of(site, pick, &index, notes));
+        }
+        cands
+    }
+
+    /// The agents that may listen behind a chain node, by the first rule that
+    /// finds any: the node table (that host on that port), the group pick,
+    /// the agents listening on the port bound to the dialed host, any
+    /// listening on the port, the one table node dialed by that host.
+    fn candidates_of(
+        &self,
+        site: &Site<'a>,
+        group_pick: Option<usize>,
+        index: &Indexes<'a>,
+        notes: &mut Vec<String>,
+    ) -> Vec<usize> {
+        let (ai, node) = (site.agent, site.node);
+        let Some(port) = node.port else {
+            return Vec::new();
         };
-        cands.push(list);
+        let by_table = kept(&filed_under(&index.table_by_port, port, ai), &|idx| {
+            self.addresses(idx).contains(&node.host)
+        });
+        if !by_table.is_empty() {
+            return by_table;
+        }
+        if let Some(g) = group_pick {
+            return vec![g];
+        }
+        let listening = filed_under(&index.listeners, port, ai);
+        let exact = kept(&listening, &|idx| {
+            listens_on(self.agents, idx, port, Some(&node.host))
+        });
+        if !exact.is_empty() {
+            exact
+        } else if !listening.is_empty() {
+            listening
+        } else {
+            self.only_table_node_on_host(site, index, notes)
+        }
     }
-    // Walk from the entries, layer by layer.
-    let mut layer: Vec<Option<usize>> = vec![None; n];
-    let mut queue: Vec<usize> = Vec::new();
-    for (i, a) in agents.iter().enumerate() {
-        if a.role.as_deref() == Some("entry") {
-            if let Some(slot) = layer.get_mut(i) {
-                *slot = Some(0);
+
+    /// The table node dialed by the chain node's host, when exactly one is
+    /// (with a note: nothing of it listens on the dialed port); else none.
+    fn only_table_node_on_host(
+        &self,
+        site: &Site<'a>,
+        index: &Indexes<'a>,
+        notes: &mut Vec<String>,
+    ) -> Vec<usize> {
+        let node = site.node;
+        let by_host = filed_under(&index.table_by_host, node.host.as_str(), site.agent);
+        if by_host.len() != 1 {
+            return Vec::new();
+        }
+        note(
+            notes,
+            format_args!(
+                "{}: {} ({}) dials a tunnel node on a port where it has no service",
+                self.label(site.agent),
+                node.name,
+                node.addr
+            ),
+        );
+        by_host
+    }
+
+    /// Walks the tunnel from its entries, layer by layer: where a chain node
+    /// has several candidates, one already reached at an earlier or the same
+    /// layer as the agent dialing it is dropped.
+    fn narrow_by_layers(&self, cands: &mut [Vec<usize>]) {
+        let n = self.agents.len();
+        let mut layer: Vec<Option<usize>> = vec![None; n];
+        let mut queue: Vec<usize> = Vec::new();
+        for (i, a) in self.agents.iter().enumerate() {
+            if a.role.as_deref() == Some("entry") {
+                if let Some(slot) = layer.get_mut(i) {
+                    *slot = Some(0);
+                }
+                queue.push(i);
             }
-            queue.push(i);
         }
-    }
-    let mut done = vec![false; n];
-    let mut head = 0;
-    while let Some(&ai) = queue.get(head) {
-        head += 1;
-        match done.get_mut(ai) {
-            Some(seen) if !*seen => *seen = true,
-            _ => continue,
-        }
-        let my = layer.get(ai).copied().flatten().unwrap_or(0);
-        let mine =
-            sites.partition_point(|s| s.agent < ai)..sites.partition_point(|s| s.agent <= ai);
-        for list in cands.get_mut(mine).into_iter().flatten() {
-            narrow(list, &|c| {
-                layer.get(c).copied().flatten().is_none_or(|l| l > my)
-            });
-            for &c in list.iter() {
-                if let Some(slot) = layer.get_mut(c) {
-                    if slot.is_none() {
-                        *slot = Some(my + 1);
-                        queue.push(c);
+        let mut done = vec![false; n];
+        let mut head = 0;
+        while let Some(&ai) = queue.get(head) {
+            head += 1;
+            match done.get_mut(ai) {
+                Some(seen) if !*seen => *seen = true,
+                _ => continue,
+            }
+            let my = layer.get(ai).copied().flatten().unwrap_or(0);
+            let mine = self.sites.partition_point(|s| s.agent < ai)
+                ..self.sites.partition_point(|s| s.agent <= ai);
+            for list in cands.get_mut(mine).into_iter().flatten() {
+                narrow(list, &|c| {
+                    layer.get(c).copied().flatten().is_none_or(|l| l > my)
+                });
+                for &c in list.iter() {
+                    if let Some(slot) = layer.get_mut(c) {
+                        if slot.is_none() {
+                            *slot = Some(my + 1);
+                            queue.push(c);
+                        }
                     }
                 }
             }
         }
     }
-    let mut targets = Vec::with_capacity(sites.len());
-    // Agents already taken by the current hop.
-    let mut used: Vec<usize> = Vec::new();
-    let mut used_hop = usize::MAX;
-    for (site, mut list) in sites.iter().zip(cands) {
+
+    /// Every chain node's target among its candidates (see [`Tunnel::choose_one`]).
+    fn choose(&self, cands: Vec<Vec<usize>>, notes: &mut Vec<String>) -> Vec<Option<usize>> {
+        let mut targets = Vec::with_capacity(self.sites.len());
+        // Agents already taken by the current hop.
+        let mut used: Vec<usize> = Vec::new();
+        let mut used_hop = usize::MAX;
+        for (site, list) in self.sites.iter().zip(cands) {
+            if site.hop != used_hop {
+                used.clear();
+                used_hop = site.hop;
+            }
+            let found = self.choose_one(site, list, &used, notes);
+            if let Some(idx) = found {
+                used.push(idx);
+            }
+            targets.push(found);
+        }
+        targets
+    }
+
+    /// A chain node's target: among its candidates, upstream agents and
+    /// siblings dialing the same targets dropped (unless that leaves none),
+    /// the first not already `used` by its hop, else the first; with a note
+    /// when the choice is a guess or there is none.
+    fn choose_one(
+        &self,
+        site: &Site<'a>,
+        mut list: Vec<usize>,
+        used: &[usize],
+        notes: &mut Vec<String>,
+    ) -> Option<usize> {
         let (ai, node) = (site.agent, site.node);
-        if site.hop != used_hop {
-            used.clear();
-            used_hop = site.hop;
-        }
         // A node whose own chain dials back to this node's ports is upstream, not a target.
-        narrow(&mut list, &|c| !dials_back(c, ai));
-        let my_signature = row(&signatures, ai);
+        narrow(&mut list, &|c| !self.dials_back(c, ai));
+        let my_signature = row(&self.signatures, ai);
         if !my_signature.is_empty() {
-            narrow(&mut list, &|i| row(&signatures, i) != my_signature);
+            narrow(&mut list, &|i| row(&self.signatures, i) != my_signature);
         }
-        let label = agents.get(ai).map_or("", |a| a.label.as_str());
+        let label = self.label(ai);
         if list.len() > 1 {
             note(notes, format_args!(
                 "{label}: {} ({}) matches {} nodes by port only; assumed the first one in plan order not already used by this hop",
@@ -1043,17 +1189,14 @@ fn find_targets(
             .copied()
             .find(|i| !used.contains(i))
             .or(list.first().copied());
-        match found {
-            Some(idx) => used.push(idx),
-            None if node.port.is_some() => note(notes, format_args!(
+        if found.is_none() && node.port.is_some() {
+            note(notes, format_args!(
                 "{label}: {} dials {}, where no node of this plan listens; treated as a reachable host outside the plan",
                 node.name, node.addr
-            )),
-            None => {}
+            ));
         }
-        targets.push(found);
+        found
     }
-    targets
 }
 
 #[cfg(test)]

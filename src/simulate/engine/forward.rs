@@ -377,7 +377,8 @@ impl Simulation<'_> {
     }
 
     /// One try: the router dials target `ti` over the service's chain, and
-    /// the handler marks the target as the dial went (handler.go:232-266):
+    /// the handler marks the target as the dial went
+    /// (`go-gost/x/handler/forward/local/handler.go:232-266`):
     /// a failed dial marks it whatever failed, a dial the router counted as
     /// a success resets it, and a transfer that then breaks marks it again.
     fn try_target(
