@@ -3,6 +3,7 @@
 
 use crate::go::net::{parse_ip, IpKind};
 use crate::go::url::url_host;
+use crate::strings::trim;
 
 /// Go's test for an IPv6-looking address: two or more colons.
 pub fn looks_like_ipv6(s: &str) -> bool {
@@ -10,8 +11,8 @@ pub fn looks_like_ipv6(s: &str) -> bool {
 }
 
 /// `host:port` (the planner builds one per chain node).
-pub fn host_port(host: &str, port: impl std::fmt::Display) -> String {
-    format!("{host}:{port}")
+pub fn host_port(host: &str, port: impl itoa::Integer) -> String {
+    crate::strings::with_number(host, ":", port)
 }
 
 /// The server's `processServerAddress`: reduces a user-entered address
@@ -27,8 +28,8 @@ pub fn process_server_address(raw: &str) -> String {
     let Some(idx) = s.rfind(':') else {
         return s;
     };
-    let host = s[..idx].trim();
-    let port = s[idx + 1..].trim();
+    let host = trim(&s[..idx]);
+    let port = trim(&s[idx + 1..]);
     if host.is_empty() || port.is_empty() {
         return s;
     }
@@ -39,7 +40,7 @@ pub fn process_server_address(raw: &str) -> String {
 }
 
 fn normalize_server_address_input(raw: &str) -> String {
-    let mut s = raw.trim();
+    let mut s = trim(raw);
     if s.is_empty() {
         return String::new();
     }
@@ -47,7 +48,7 @@ fn normalize_server_address_input(raw: &str) -> String {
     if let Some(idx) = s.as_bytes().windows(3).position(|w| w == b"://") {
         if idx > 0 {
             if let Ok(host) = url_host(s) {
-                let host = host.trim();
+                let host = trim(&host);
                 if !host.is_empty() {
                     return host.to_string();
                 }
@@ -58,7 +59,7 @@ fn normalize_server_address_input(raw: &str) -> String {
     if let Some(idx) = s.bytes().position(|b| matches!(b, b'/' | b'?' | b'#')) {
         s = &s[..idx];
     }
-    s.trim().to_string()
+    trim(s).to_string()
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::plan::{
     ChainConfig, Handler, HopConfig, MetaMap, MetaValue, Metadata, NodeConfig, Plugin, Selector,
     ServiceConfig, Shared,
 };
+use crate::strings::trim;
 use std::sync::OnceLock;
 
 /// `failTimeout` of every selector the server writes: 10 minutes in nanoseconds.
@@ -16,18 +17,18 @@ pub const FAIL_TIMEOUT_NS: i64 = 600_000_000_000;
 /// tls, mtls and mtcp carry mux settings (case-insensitive).
 pub fn is_mux_protocol(protocol: &str) -> bool {
     let p = default_string(protocol, "tls");
-    let p = p.trim();
+    let p = trim(&p);
     to_lower_equals(p, "tls") || to_lower_equals(p, "mtls") || to_lower_equals(p, "mtcp")
 }
 
 pub fn is_kcp_protocol(protocol: &str) -> bool {
-    equal_fold(protocol.trim(), "kcp")
+    equal_fold(trim(protocol), "kcp")
 }
 
 /// The strategy the agent runs: `best` (any case) is resolved by the panel
 /// and deployed as `fifo`.
 pub fn runtime_strategy(strategy: &str) -> String {
-    if equal_fold(strategy.trim(), "best") {
+    if equal_fold(trim(strategy), "best") {
         "fifo".to_string()
     } else {
         strategy.to_string()
@@ -180,8 +181,8 @@ pub fn chain(
 
 /// `prefix` and `n`: the names of chains, hops, chain nodes and services
 /// (`chains_7`, `node_2`, ...).
-pub fn numbered(prefix: &str, n: impl std::fmt::Display) -> String {
-    format!("{prefix}{n}")
+pub fn numbered(prefix: &str, n: impl itoa::Integer) -> String {
+    crate::strings::with_number(prefix, "", n)
 }
 
 /// The nodes of a one-hop chain toward `targets`, named `node_1`, `node_2`, ...
@@ -214,7 +215,7 @@ pub fn chain_with_nodes(
         name: chain_name,
         hops: vec![HopConfig {
             name: hop_name,
-            interface: if interface.trim().is_empty() {
+            interface: if trim(interface).is_empty() {
                 None
             } else {
                 Some(interface.to_string())
@@ -249,7 +250,7 @@ pub fn service(spec: ServiceSpec<'_>) -> ServiceConfig {
     } else {
         None
     };
-    let metadata = spec.interface.filter(|i| !i.trim().is_empty()).map(|i| {
+    let metadata = spec.interface.filter(|i| !trim(i).is_empty()).map(|i| {
         let mut m = MetaMap::new();
         m.insert("interface".into(), MetaValue::Str(i.to_string()));
         Metadata::from(m)

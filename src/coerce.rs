@@ -2,6 +2,7 @@
 //! helpers: the server decodes request bodies into untyped JSON (numbers are
 //! float64), then reads each field through these rules.
 
+use crate::strings::trim;
 use serde_json::{Map, Value};
 
 use crate::go::coerce::{float64_to_int64_exact, json_float64, parse_int};
@@ -18,7 +19,7 @@ pub fn exact_int(n: &serde_json::Number) -> Option<i64> {
 pub fn go_string(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.trim().to_string(),
+        Some(Value::String(s)) => trim(s).to_string(),
         Some(Value::Number(n)) => {
             let f = json_float64(n);
             match float64_to_int64_exact(f) {
@@ -42,7 +43,7 @@ pub fn go_int(v: Option<&Value>, default: i64) -> i64 {
 
 /// The server's `defaultString`: `def` when `v` is blank, else `v` unchanged.
 pub fn default_string(v: &str, def: &str) -> String {
-    if v.trim().is_empty() {
+    if trim(v).is_empty() {
         def.to_string()
     } else {
         v.to_string()
@@ -260,7 +261,7 @@ pub mod loose {
         }
 
         fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
-            Ok(s.trim().to_string())
+            Ok(crate::strings::trim(s).to_string())
         }
 
         fn visit_unit<E: de::Error>(self) -> Result<String, E> {

@@ -13,6 +13,20 @@ pub(crate) fn with_number(head: &str, sep: &str, n: impl itoa::Integer) -> Strin
     out
 }
 
+/// `s.trim()`. Most strings have no space at either end, and two ASCII end
+/// bytes that are not spaces tell it at once: std's `trim` decodes characters
+/// through a call the `.wasm` does not inline.
+#[inline(always)]
+pub(crate) fn trim(s: &str) -> &str {
+    let plain = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b.is_ascii());
+    let bytes = s.as_bytes();
+    if bytes.is_empty() || (plain(bytes.first()) && plain(bytes.last())) {
+        s
+    } else {
+        s.trim()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -23,5 +37,28 @@ mod tests {
         );
         assert_eq!(super::with_number("h", ":", -5i64), "h:-5");
         assert_eq!(super::with_number("", "", 0u32), "0");
+    }
+
+    /// Every one-, two- and three-character string over ASCII, the Unicode
+    /// spaces and a few other characters trims as `str::trim` trims it.
+    #[test]
+    fn trims_what_std_trims() {
+        let mut chars: Vec<char> = (0u8..=0x7f).map(char::from).collect();
+        chars.extend([
+            '\u{85}', '\u{a0}', '\u{1680}', '\u{2000}', '\u{200b}', '\u{2028}', '\u{3000}', 'é',
+            '中',
+        ]);
+        let mut texts = vec![String::new()];
+        for a in &chars {
+            texts.push(a.to_string());
+            for b in &chars {
+                texts.push(format!("{a}{b}"));
+                texts.push(format!("{a}x{b}"));
+            }
+        }
+        for t in &texts {
+            assert_eq!(super::trim(t), t.trim(), "{t:?}");
+        }
+        assert_eq!(super::trim(" \u{3000}a b\t"), "a b");
     }
 }

@@ -10,6 +10,7 @@ use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
 use crate::plan::{
     ChainConfig, Command, CommandData, NodeConfig, ServiceConfig, Shared, UpdateChainData,
 };
+use crate::strings::trim;
 use std::collections::BTreeMap;
 
 /// `Add*` on create and redeploy, `Update*` where an edit updates.
@@ -49,7 +50,7 @@ pub fn dial_host(
     preference: &str,
     connect_ip: &str,
 ) -> Result<String> {
-    let connect_ip = connect_ip.trim();
+    let connect_ip = trim(connect_ip);
     if !connect_ip.is_empty() {
         return Ok(connect_ip.to_string());
     }
@@ -61,19 +62,19 @@ pub fn dial_host(
     );
     let v4 = |ok: bool| {
         if ok {
-            Some(to.address_v4().trim())
+            Some(trim(to.address_v4()))
         } else {
             None
         }
     };
     let v6 = |ok: bool| {
         if ok {
-            Some(to.address_v6().trim())
+            Some(trim(to.address_v6()))
         } else {
             None
         }
     };
-    let order = match preference.trim() {
+    let order = match trim(preference) {
         "v6" => vec![v6(f6 && t6), v4(f4 && t4)],
         "v4" => vec![v4(f4 && t4), v6(f6 && t6)],
         _ => vec![v4(f4 && t4), v6(f6 && t6), v4(f6 && t4), v6(f4 && t6)],
@@ -226,7 +227,7 @@ fn local_chain(
 ) -> Result<ChainConfig> {
     let (_, chain_nodes) = memo.get(state, nodes, from, target_hop, Flavor::Local)?;
     let strategy = match targets.first() {
-        Some(t) => builders::runtime_strategy(&default_string(t.strategy.trim(), "round")),
+        Some(t) => builders::runtime_strategy(&default_string(trim(&t.strategy), "round")),
         None => "round".to_string(),
     };
     Ok(builders::chain_with_nodes(
@@ -245,7 +246,7 @@ fn local_service(
     candidates: usize,
 ) -> ServiceConfig {
     let protocol = default_string(&n.protocol, "tls");
-    let host = default_string(n.connect_ip.trim(), &rec.tcp_listen_addr);
+    let host = default_string(trim(&n.connect_ip), &rec.tcp_listen_addr);
     let is_middle = n.role == Role::Middle;
     builders::service(ServiceSpec {
         name: builders::numbered("tunnel_", state.id),
