@@ -428,7 +428,7 @@ pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
     check_value_counting(v, limits).map(|_| ())
 }
 
-/// One reference token of a path: in [`check_value_counting`]'s arena, and of an [`Over`].
+/// One reference token of a path: in [`Walk`]'s arena, and of an [`Over`].
 enum Token<'a> {
     Key(&'a str),
     Index(usize),
@@ -437,114 +437,126 @@ enum Token<'a> {
 /// [`check_value`] that also returns how many JSON values (objects, arrays,
 /// scalars) the document holds, so callers with a value budget need no second walk.
 pub(crate) fn check_value_counting<N: Node>(v: &N, limits: &Limits) -> Result<usize, LimitError> {
-    // Path pieces live in an arena: (parent index, token), borrowed from the
-    // document. Index 0 is the root. Pointers are only built for an error.
-    let mut arena: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
-    let pointer = |arena: &[(usize, Token)], mut at: usize, extra: &[&str]| -> String {
-        let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
-        while at != 0 {
-            match arena.get(at) {
-                Some((parent, tok)) => {
-                    parts.push(match tok {
-                        Token::Key(k) => pointer_token(k),
-                        Token::Index(i) => i.to_string(),
-                    });
-                    at = *parent;
-                }
-                None => break,
-            }
-        }
-        let mut p = String::new();
-        for t in parts.iter().rev() {
-            p.push('/');
-            p.push_str(t);
-        }
-        p
+    let mut walk = Walk {
+        limits,
+        arena: vec![(0, Token::Index(0))],
+        stack: vec![(v, 0, 0)],
+        count: 0,
     };
-    let mut count = 0usize;
+    while let Some((cur, at, depth)) = walk.stack.pop() {
+        walk.count += 1;
+        walk.visit(cur, at, depth)?;
+    }
+    Ok(walk.count)
+}
 
-    // Scalars that cannot be over a limit are counted without being visited.
-    let visit = |child: &N| match child.shape() {
-        Shape::Arr(_) | Shape::Object => true,
-        Shape::Str(s) => s.len() > limits.max_string_len,
-        Shape::Other => false,
-    };
-    // (value, arena index of its path, depth of containers above it)
-    let mut stack: Vec<(&N, usize, usize)> = vec![(v, 0, 0)];
-    while let Some((cur, at, depth)) = stack.pop() {
-        count += 1;
+/// The limit walk's state: an explicit stack, so no depth can exhaust the
+/// native one.
+struct Walk<'n, 'l, N> {
+    limits: &'l Limits,
+    /// Path pieces, borrowed from the document: (parent index, token).
+    /// Index 0 is the root. Pointers are only built for an error.
+    arena: Vec<(usize, Token<'n>)>,
+    /// (value, arena index of its path, depth of containers above it)
+    stack: Vec<(&'n N, usize, usize)>,
+    count: usize,
+}
+
+impl<'n, N: Node> Walk<'n, '_, N> {
+    /// Checks one value and queues its children.
+    fn visit(&mut self, cur: &'n N, at: usize, depth: usize) -> Result<(), LimitError> {
+        let limits = self.limits;
         let shape = cur.shape();
         if matches!(shape, Shape::Arr(_) | Shape::Object) && depth + 1 > limits.max_depth {
-            return Err(LimitError::new(
-                "maxDepth",
-                depth + 1,
-                limits.max_depth,
-                pointer(&arena, at, &[]),
-            ));
+            return Err(self.over("maxDepth", depth + 1, limits.max_depth, at, &[]));
         }
         match shape {
             // A string has at most as many characters as bytes: count only when it may be over.
             Shape::Str(s) if s.len() > limits.max_string_len => {
                 let n = s.chars().count();
                 if n > limits.max_string_len {
-                    return Err(LimitError::new(
-                        "maxStringLen",
-                        n,
-                        limits.max_string_len,
-                        pointer(&arena, at, &[]),
-                    ));
+                    return Err(self.over("maxStringLen", n, limits.max_string_len, at, &[]));
                 }
             }
             Shape::Arr(items) => {
                 for (i, item) in items.iter().enumerate().rev() {
-                    if visit(item) {
-                        arena.push((at, Token::Index(i)));
-                        stack.push((item, arena.len() - 1, depth + 1));
-                    } else {
-                        count += 1;
-                    }
+                    self.queue(item, at, Token::Index(i), depth);
                 }
             }
-            Shape::Object => {
-                // Queue the children; errors are reported in the order
-                // counts (see `object_counts`), keys.
-                let mut long_key = None;
-                for (k, child) in cur.entries().rev() {
-                    if long_key.is_none() && k.len() > limits.max_string_len {
-                        let n = k.chars().count();
-                        if n > limits.max_string_len {
-                            long_key = Some(n);
-                        }
-                    }
-                    if visit(child) {
-                        arena.push((at, Token::Key(k)));
-                        stack.push((child, arena.len() - 1, depth + 1));
-                    } else {
-                        count += 1;
-                    }
-                }
-                if let Err(over) = object_counts(cur, depth == 0, limits) {
-                    let extra: Vec<&str> = over.path.iter().map(String::as_str).collect();
-                    return Err(LimitError::new(
-                        over.limit,
-                        over.actual,
-                        over.max,
-                        pointer(&arena, at, &extra),
-                    ));
-                }
-                if let Some(n) = long_key {
-                    return Err(LimitError::new(
-                        "maxStringLen",
-                        n,
-                        limits.max_string_len,
-                        pointer(&arena, at, &[]),
-                    ));
-                }
-            }
+            Shape::Object => self.visit_object(cur, at, depth)?,
             _ => {}
         }
+        Ok(())
     }
-    Ok(count)
+
+    /// Queues an object's children; errors are reported in the order
+    /// counts (see [`object_counts`]), keys.
+    fn visit_object(&mut self, cur: &'n N, at: usize, depth: usize) -> Result<(), LimitError> {
+        let limits = self.limits;
+        let mut long_key = None;
+        for (k, child) in cur.entries().rev() {
+            if long_key.is_none() && k.len() > limits.max_string_len {
+                let n = k.chars().count();
+                if n > limits.max_string_len {
+                    long_key = Some(n);
+                }
+            }
+            self.queue(child, at, Token::Key(k), depth);
+        }
+        if let Err(over) = object_counts(cur, depth == 0, limits) {
+            let extra: Vec<&str> = over.path.iter().map(String::as_str).collect();
+            return Err(self.over(over.limit, over.actual, over.max, at, &extra));
+        }
+        match long_key {
+            Some(n) => Err(self.over("maxStringLen", n, limits.max_string_len, at, &[])),
+            None => Ok(()),
+        }
+    }
+
+    /// Queues `child` (at `token` below `at`) when it may be over a limit;
+    /// scalars that cannot be are counted without a visit.
+    fn queue(&mut self, child: &'n N, at: usize, token: Token<'n>, depth: usize) {
+        let visit = match child.shape() {
+            Shape::Arr(_) | Shape::Object => true,
+            Shape::Str(s) => s.len() > self.limits.max_string_len,
+            Shape::Other => false,
+        };
+        if visit {
+            self.arena.push((at, token));
+            self.stack.push((child, self.arena.len() - 1, depth + 1));
+        } else {
+            self.count += 1;
+        }
+    }
+
+    /// The error for the value at arena index `at`, `extra` tokens below it.
+    #[cold]
+    fn over(
+        &self,
+        limit: &'static str,
+        actual: usize,
+        max: usize,
+        mut at: usize,
+        extra: &[&str],
+    ) -> LimitError {
+        let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
+        while at != 0 {
+            let Some((parent, tok)) = self.arena.get(at) else {
+                break;
+            };
+            parts.push(match tok {
+                Token::Key(k) => pointer_token(k),
+                Token::Index(i) => i.to_string(),
+            });
+            at = *parent;
+        }
+        let mut pointer = String::new();
+        for t in parts.iter().rev() {
+            pointer.push('/');
+            pointer.push_str(t);
+        }
+        LimitError::new(limit, actual, max, pointer)
+    }
 }
 
 /// A count over its limit, found by [`object_counts`]: the path from the

@@ -589,6 +589,30 @@ impl<'t> Cursor<'t> {
     /// `ParseFloat` all give, without std's 10 KB power-of-five table).
     fn number(&mut self, positive: bool) -> Result<Number> {
         let start = if positive { self.at } else { self.at - 1 };
+        let (significand, fits) = self.integer_part()?;
+        let mut float = !fits | self.fraction()?;
+        if let Some(b'e' | b'E') = self.peek() {
+            float = true;
+            if let Some(zero) = self.exponent(start, positive)? {
+                return Ok(zero);
+            }
+        }
+        if !float {
+            if positive {
+                return Ok(Number::from(significand));
+            }
+            // `-0` and anything below i64::MIN are floats, as in serde_json.
+            let negated = (significand as i64).wrapping_neg();
+            if negated < 0 {
+                return Ok(Number::from(negated));
+            }
+        }
+        self.float_of(start)
+    }
+
+    /// The integer digits: their value and whether it fits a `u64`.
+    #[inline(always)]
+    fn integer_part(&mut self) -> Result<(u64, bool)> {
         let Some(first) = self.peek() else {
             return Err(self.err(Reason::EofValue));
         };
@@ -616,82 +640,89 @@ impl<'t> Cursor<'t> {
             }
             _ => return Err(self.err(Reason::InvalidNumber)),
         }
-        let mut float = !fits;
-        if self.peek() == Some(b'.') {
-            float = true;
+        Ok((significand, fits))
+    }
+
+    /// A `.` and its digits, if there; whether there was one.
+    #[inline(always)]
+    fn fraction(&mut self) -> Result<bool> {
+        if self.peek() != Some(b'.') {
+            return Ok(false);
+        }
+        self.at += 1;
+        let digits_from = self.at;
+        while let Some(b'0'..=b'9') = self.peek() {
             self.at += 1;
-            let digits_from = self.at;
-            while let Some(b'0'..=b'9') = self.peek() {
-                self.at += 1;
-            }
-            if self.at == digits_from {
-                return Err(self.err_next(if self.peek().is_some() {
-                    Reason::InvalidNumber
-                } else {
-                    Reason::EofValue
-                }));
+        }
+        if self.at == digits_from {
+            return Err(self.err_next(if self.peek().is_some() {
+                Reason::InvalidNumber
+            } else {
+                Reason::EofValue
+            }));
+        }
+        Ok(true)
+    }
+
+    /// The exponent after `e`/`E`. serde_json keeps it in an i32: an
+    /// exponent that overflows it ends the number ([`Cursor::huge_exponent`]),
+    /// whose value is then returned.
+    fn exponent(&mut self, start: usize, positive: bool) -> Result<Option<Number>> {
+        self.at += 1;
+        if let Some(b'+' | b'-') = self.peek() {
+            self.at += 1;
+        }
+        let Some(d) = self.peek() else {
+            return Err(self.err(Reason::EofValue));
+        };
+        self.at += 1;
+        if !d.is_ascii_digit() {
+            return Err(self.err(Reason::InvalidNumber));
+        }
+        let mut exp: i32 = i32::from(d - b'0');
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            self.at += 1;
+            match exp
+                .checked_mul(10)
+                .and_then(|e| e.checked_add(i32::from(d - b'0')))
+            {
+                Some(e) => exp = e,
+                None => return self.huge_exponent(start, positive).map(Some),
             }
         }
-        if let Some(b'e' | b'E') = self.peek() {
-            float = true;
-            self.at += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.at += 1;
-            }
-            let Some(d) = self.peek() else {
-                return Err(self.err(Reason::EofValue));
-            };
-            self.at += 1;
-            if !d.is_ascii_digit() {
-                return Err(self.err(Reason::InvalidNumber));
-            }
-            // serde_json keeps the exponent in an i32 and refuses, at the
-            // digit that overflows it, a non-zero number with a huge
-            // positive exponent (a huge negative one is simply 0).
-            let mut exp: i32 = i32::from(d - b'0');
-            while let Some(d @ b'0'..=b'9') = self.peek() {
-                self.at += 1;
-                match exp
-                    .checked_mul(10)
-                    .and_then(|e| e.checked_add(i32::from(d - b'0')))
-                {
-                    Some(e) => exp = e,
-                    None => {
-                        let token = self.bytes.get(start..self.at).unwrap_or_default();
-                        let exp_at = token
-                            .iter()
-                            .rposition(|&b| b == b'e' || b == b'E')
-                            .unwrap_or(0);
-                        let negative_exp = token.get(exp_at + 1) == Some(&b'-');
-                        let zero = token
-                            .iter()
-                            .take(exp_at)
-                            .all(|&b| !b.is_ascii_digit() || b == b'0');
-                        if !zero && !negative_exp {
-                            return Err(self.err(Reason::NumberOutOfRange));
-                        }
-                        while let Some(b'0'..=b'9') = self.peek() {
-                            self.at += 1;
-                        }
-                        let f = if positive { 0.0 } else { -0.0 };
-                        return Ok(Number::from_f64(f).unwrap_or_else(|| Number::from(0u8)));
-                    }
-                }
-            }
+        Ok(None)
+    }
+
+    /// An exponent past i32: serde_json refuses, at the digit that
+    /// overflows, a non-zero number with a huge positive exponent; with a
+    /// huge negative one (or a zero significand) the number is 0.
+    #[cold]
+    fn huge_exponent(&mut self, start: usize, positive: bool) -> Result<Number> {
+        let token = self.bytes.get(start..self.at).unwrap_or_default();
+        let exp_at = token
+            .iter()
+            .rposition(|&b| b == b'e' || b == b'E')
+            .unwrap_or(0);
+        let negative_exp = token.get(exp_at + 1) == Some(&b'-');
+        let zero = token
+            .iter()
+            .take(exp_at)
+            .all(|&b| !b.is_ascii_digit() || b == b'0');
+        if !zero && !negative_exp {
+            return Err(self.err(Reason::NumberOutOfRange));
         }
-        if !float {
-            if positive {
-                return Ok(Number::from(significand));
-            }
-            // `-0` and anything below i64::MIN are floats, as in serde_json.
-            let negated = (significand as i64).wrapping_neg();
-            if negated < 0 {
-                return Ok(Number::from(negated));
-            }
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
         }
+        let f = if positive { 0.0 } else { -0.0 };
+        Ok(Number::from_f64(f).unwrap_or_else(|| Number::from(0u8)))
+    }
+
+    /// The number's text from `start` as the nearest `f64`. Already checked
+    /// against the JSON grammar, which lexical accepts; it rounds
+    /// correctly, as serde_json and Go's `ParseFloat` do.
+    fn float_of(&self, start: usize) -> Result<Number> {
         let token = self.text.get(start..self.at).unwrap_or_default();
-        // Already checked against the JSON grammar, which lexical accepts;
-        // it rounds correctly, as serde_json and Go's `ParseFloat` do.
         match lexical_core::parse::<f64>(token.as_bytes())
             .ok()
             .and_then(Number::from_f64)
