@@ -1,7 +1,7 @@
 //! Parity with the upstream server: every golden vector's plan (create,
 //! update, redeploy) must equal the expected one, compared as JSON values.
 
-use hop_policy::planner::{plan_with, Mode};
+use hop_policy::planner::{plan_opts, Mode, PlanOptions};
 use serde_json::Value;
 mod golden_vectors;
 use golden_vectors::{all_vectors, mode_of, redeploy_vectors, update_vectors, vectors};
@@ -38,7 +38,7 @@ fn run(vectors: &[Value], count: usize, what: &str) {
     let mut failures = Vec::new();
     for v in vectors {
         // The shipped JSON text (`planTunnelJson`), read back by serde_json.
-        let plan = plan_with(&v["input"], mode_of(v), &Default::default());
+        let plan = plan_opts(&v["input"], &PlanOptions::along(mode_of(v)));
         let plan: Value = serde_json::from_str(&hop_policy::encode::to_string(&plan)).unwrap();
         assert_eq!(plan["mode"], mode_of(v).as_str(), "{}", v["name"]);
         if let Some(why) = mismatch(&plan, &v["expected"]) {
@@ -87,7 +87,7 @@ fn all_redeploy_vectors_match() {
 #[test]
 fn text_api_prints_what_serde_prints() {
     for v in all_vectors().iter().step_by(3) {
-        let plan = plan_with(&v["input"], mode_of(v), &Default::default());
+        let plan = plan_opts(&v["input"], &PlanOptions::along(mode_of(v)));
         assert_eq!(
             hop_policy::encode::to_string(&plan),
             serde_json::to_string(&plan).unwrap(),
@@ -128,10 +128,9 @@ fn credentials_never_appear_in_plans() {
                 }
             }
         }
-        let text = hop_policy::encode::to_string(&plan_with(
+        let text = hop_policy::encode::to_string(&plan_opts(
             &v["input"],
-            mode_of(&v),
-            &Default::default(),
+            &PlanOptions::along(mode_of(&v)),
         ));
         for t in &secrets {
             assert!(

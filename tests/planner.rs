@@ -1,7 +1,7 @@
 //! Planner behaviour the golden vectors exercise rarely or not at all.
 
 use hop_policy::plan;
-use hop_policy::planner::{plan_with, Mode};
+use hop_policy::planner::{plan_opts, Mode, PlanOptions};
 use serde_json::{json, Value};
 
 fn node(id: i64, remote: bool) -> Value {
@@ -147,7 +147,7 @@ fn garbage_never_panics() {
 }
 
 fn error_in(v: &Value, mode: Mode) -> Option<(String, String)> {
-    let p = serde_json::to_value(plan_with(v, mode, &Default::default())).unwrap();
+    let p = serde_json::to_value(plan_opts(v, &PlanOptions::along(mode))).unwrap();
     p["error"].as_object().map(|e| {
         (
             e["code"].as_str().unwrap().to_string(),
@@ -269,7 +269,7 @@ fn an_edit_tolerates_offline_nodes_already_in_the_tunnel() {
     v["before"] = v["tunnel"].clone();
     v["nodes"][1]["status"] = json!(0);
     assert_eq!(error_in(&v, Mode::Create).unwrap().0, "NODE_OFFLINE");
-    let p = serde_json::to_value(plan_with(&v, Mode::Update, &Default::default())).unwrap();
+    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(Mode::Update))).unwrap();
     assert!(p["error"].is_null(), "{}", p["error"]);
     // The offline exit gets no service; the entry is updated, not added.
     assert_eq!(p["local"].as_array().unwrap().len(), 1);
@@ -294,7 +294,7 @@ fn redeploy_without_the_tunnel_row() {
         Some(("TUNNEL_NOT_FOUND".into(), "隧道不存在".into()))
     );
     let v = json!({"db": {"tunnel": {"id": 5, "type": 1}, "chain_tunnel": [], "node": []}});
-    let p = serde_json::to_value(plan_with(&v, Mode::Redeploy, &Default::default())).unwrap();
+    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(Mode::Redeploy))).unwrap();
     assert!(p["error"].is_null());
     assert_eq!(p["local"], json!([]));
     assert_eq!(p["mode"], "redeploy");

@@ -382,7 +382,16 @@ fn tunnel_findings(
     mode: crate::planner::Mode,
     limits: &crate::limits::Limits,
 ) -> (Plan, Vec<Finding>) {
-    plan_and_findings(crate::planner::plan_with(input, mode, limits), None)
+    plan_and_findings(
+        crate::planner::plan_opts(
+            input,
+            &crate::planner::PlanOptions {
+                mode: Some(mode),
+                limits: *limits,
+            },
+        ),
+        None,
+    )
 }
 
 /// [`check_tunnel_mode`] on a plan already made (the whole-panel audit plans

@@ -913,10 +913,9 @@ mod tests {
             !text.contains("node-secret") && !text.contains("share-token-2"),
             "{text}"
         );
-        let plan = crate::planner::plan_with(
+        let plan = crate::planner::plan_opts(
             &tunnels[0].input,
-            crate::planner::Mode::Redeploy,
-            &Default::default(),
+            &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
         );
         assert!(plan.error.is_none(), "{:?}", plan.error);
         assert_eq!(plan.federation.len(), 1);
@@ -974,10 +973,9 @@ mod tests {
             "{text}"
         );
         assert_eq!(rows["node"][1]["remote_token"], "share-1");
-        let plan = crate::planner::plan_with(
+        let plan = crate::planner::plan_opts(
             &t.input,
-            crate::planner::Mode::Redeploy,
-            &Default::default(),
+            &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
         );
         assert!(plan.error.is_none(), "{:?}", plan.error);
         assert_eq!(plan.federation.len(), 1);
@@ -1013,10 +1011,9 @@ mod tests {
             {"id": 2, "tunnelId": 5, "chainType": "3", "nodeId": 2, "strategy": "fifo", "inx": 1, "protocol": "tls"}
         ]}]});
         let plan_of = |t: &BackupTunnel| {
-            crate::encode::to_string(&crate::planner::plan_with(
+            crate::encode::to_string(&crate::planner::plan_opts(
                 &t.input,
-                crate::planner::Mode::Redeploy,
-                &Default::default(),
+                &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
             ))
         };
         let from_db = read_panel(&db).unwrap();
@@ -1086,10 +1083,9 @@ mod tests {
     }
 
     fn plan_text(input: &Value) -> String {
-        crate::encode::to_string(&crate::planner::plan_with(
+        crate::encode::to_string(&crate::planner::plan_opts(
             input,
-            crate::planner::Mode::Redeploy,
-            &Default::default(),
+            &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
         ))
     }
 

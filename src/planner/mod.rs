@@ -117,6 +117,14 @@ impl PlanOptions {
         })
     }
 
+    /// Along the request path of `mode`, within the default limits.
+    pub fn along(mode: Mode) -> PlanOptions {
+        PlanOptions {
+            mode: Some(mode),
+            limits: Limits::default(),
+        }
+    }
+
     /// The mode for `input`: the one given, else what the input asks for.
     pub fn mode_for(&self, input: &Value) -> Mode {
         self.mode.unwrap_or_else(|| Mode::detect(input))
@@ -159,16 +167,8 @@ pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
     plan_within(input, options.mode_for(input), &options.limits)
 }
 
-/// Plans `input` along the request path of `mode`, within `limits`.
-pub fn plan_with(input: &Value, mode: Mode, limits: &Limits) -> Plan {
-    if let Err(e) = crate::limits::check_value(input, limits) {
-        return Plan::rejected(limit_error(&e), mode.as_str());
-    }
-    plan_within(input, mode, limits)
-}
-
 /// Plans an input already known to be within its limits (checked by
-/// [`plan_with`]'s walk, or counted while its text was read); what only the
+/// [`plan_opts`]'s walk, or counted while its text was read); what only the
 /// rows tell (a redeploy's stored nodes and chain rows) is counted against
 /// `limits` as they are read.
 pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
@@ -200,7 +200,7 @@ pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
 
 /// The redeploy of tunnel `tunnel_id` read from its stored rows
 /// ([`stored::StoredTunnel::from_rows`]) with its forwards' rows, as
-/// [`plan_with`] plans its `db` input in [`Mode::Redeploy`]: rows that cannot
+/// [`plan_opts`] plans its `db` input in [`Mode::Redeploy`]: rows that cannot
 /// be read, or are over `limits`, are its rejection.
 pub fn plan_stored(
     stored: rejection::Result<stored::StoredTunnel>,
