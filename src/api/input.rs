@@ -183,16 +183,9 @@ pub struct TunnelInput {
     /// `forward-update` and edits: create bodies run first, by `user`.
     #[tsify(optional)]
     pub create_forwards: Option<Vec<ForwardPayload>>,
-    /// The user making the request (default: the administrator, id 1).
-    #[tsify(optional)]
-    pub user: Option<ForwardUser>,
-    /// `speed_limit` rows: `{id, speed, ...}` (speed in Mbit/s).
-    #[tsify(optional)]
-    pub speed_limits: Option<Vec<DbRow>>,
-    /// The `user_tunnel` row of a normal user's grant of the tunnel:
-    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
-    #[tsify(optional, type = "DbRow | null")]
-    pub user_tunnel: Option<DbRow>,
+    /// Who asks, and what the panel and its agents hold.
+    #[serde(flatten)]
+    pub context: RequestContext,
     /// The `user` rows of other owners of `forwards` (each forward is
     /// synced under its own owner's rows).
     #[tsify(optional)]
@@ -203,7 +196,25 @@ pub struct TunnelInput {
     /// Forwards already stored, each `forward` row with its `forward_port` rows as `ports`.
     #[tsify(optional)]
     pub forwards: Option<Vec<StoredForward>>,
-    /// What each node's agent holds before the request, keyed by node id.
+}
+
+/// The forward paths' request context, in a forward-mode input and in a
+/// lifecycle forward step (which keeps its rows for later steps).
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestContext {
+    /// The user making the request (default: the administrator, id 1).
+    #[tsify(optional)]
+    pub user: Option<ForwardUser>,
+    /// `speed_limit` rows: `{id, speed, ...}` (speed in Mbit/s).
+    #[tsify(optional)]
+    pub speed_limits: Option<Vec<DbRow>>,
+    /// The `user_tunnel` row of a normal user's grant of the tunnel:
+    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
+    #[tsify(optional, type = "DbRow | null")]
+    pub user_tunnel: Option<DbRow>,
+    /// What each node's agent holds before the request, keyed by node id
+    /// (an older agent: `legacy`).
     #[tsify(optional)]
     pub agents: Option<BTreeMap<String, AgentState>>,
     /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
@@ -617,25 +628,11 @@ pub struct LifecycleStep {
     /// `forwardPause` / `forwardResume` / `forwardDelete`: the forward's id.
     #[tsify(optional)]
     pub id: Option<Loose>,
-    /// Forward steps: who asks (default: the administrator, id 1); the
-    /// rows below are kept for later steps.
-    #[tsify(optional)]
-    pub user: Option<ForwardUser>,
-    #[tsify(optional)]
-    pub speed_limits: Option<Vec<DbRow>>,
-    #[tsify(optional, type = "DbRow | null")]
-    pub user_tunnel: Option<DbRow>,
-    /// Forward steps: per node, an older agent (`legacy`) and what it holds
-    /// beyond what the replay deployed.
-    #[tsify(optional)]
-    pub agents: Option<BTreeMap<String, AgentState>>,
-    #[tsify(optional)]
-    pub config: Option<BTreeMap<String, Loose>>,
-    /// Forward steps: nodes whose agent is not connected.
-    #[tsify(optional)]
-    pub offline: Option<Vec<Loose>>,
-    #[tsify(optional)]
-    pub now: Option<Loose>,
+    /// Forward steps: who asks and what the panel and agents hold (kept
+    /// for later steps; an agent's state is what it holds beyond what the
+    /// replay deployed).
+    #[serde(flatten)]
+    pub context: RequestContext,
 }
 
 /// The closed sets (read by the declaration tests too).

@@ -1,5 +1,5 @@
 //! A reader of the TypeScript the package ships, enough to check JSON values
-//! against it: interfaces, aliases, unions, intersections, arrays, literal
+//! against it: interfaces (and what they extend), aliases, unions, intersections, arrays, literal
 //! types, index signatures and `Record`. Objects are closed: a key the
 //! declaration does not name is an error, as is a required key left out.
 
@@ -183,6 +183,9 @@ impl Declarations {
     /// and anything else exported is skipped.
     pub fn read(texts: &[&str]) -> Declarations {
         let mut all = BTreeMap::new();
+        // Interfaces that extend others: their members are merged in once
+        // every declaration is read.
+        let mut extending: Vec<(String, Vec<String>)> = Vec::new();
         for text in texts {
             let mut p = Parser {
                 tokens: tokens(text),
@@ -192,6 +195,13 @@ impl Declarations {
                 let t = p.next();
                 if t == "interface" {
                     let name = p.next();
+                    if p.eat("extends") {
+                        let mut bases = vec![p.next()];
+                        while p.eat(",") {
+                            bases.push(p.next());
+                        }
+                        extending.push((name.clone(), bases));
+                    }
                     p.expect("{");
                     assert!(
                         all.insert(name.clone(), p.members()).is_none(),
@@ -203,6 +213,18 @@ impl Declarations {
                     assert!(all.insert(name.clone(), p.ty()).is_none(), "{name} twice");
                     p.eat(";");
                 }
+            }
+        }
+        for (name, bases) in extending {
+            let mut inherited = Vec::new();
+            for base in &bases {
+                match all.get(base) {
+                    Some(TsType::Object(members, None)) => inherited.extend(members.clone()),
+                    other => panic!("{name} extends {base}, not a plain interface: {other:?}"),
+                }
+            }
+            if let Some(TsType::Object(members, _)) = all.get_mut(&name) {
+                members.extend(inherited);
             }
         }
         Declarations(all)
