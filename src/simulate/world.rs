@@ -640,7 +640,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         + raw
             .values()
             .flat_map(|r| r.chains.iter())
-            .map(|(_, c)| crate::json::to_text(c).len() / 64)
+            .map(|(_, c)| crate::encode::text_len(c) / 64)
             .sum::<usize>();
     if raw.len() > MAX_NODES || size > MAX_OBJECTS {
         return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));

@@ -586,3 +586,29 @@ fn remote_token_never_reaches_a_plan() {
         assert!(!out.contains("SECRET-TOKEN-3f9a"));
     }
 }
+
+/// The string literals of a declared union (its escape `(string & {})`
+/// left out).
+fn literals(name: &str) -> Vec<String> {
+    let d = typescript::Declarations::read(&[crate::api::input::CLOSED_SETS_TS]);
+    let Some(typescript::TsType::Union(options)) = d.0.get(name) else {
+        panic!("{name} is not a union");
+    };
+    let mut out: Vec<String> = options
+        .iter()
+        .filter_map(|t| match t {
+            typescript::TsType::Literal(serde_json::Value::String(s)) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `FindingCode` lists exactly the checker's rules.
+#[test]
+fn finding_codes_are_the_rule_table() {
+    let mut codes: Vec<String> = crate::check::rules().into_iter().map(|r| r.code).collect();
+    codes.sort();
+    assert_eq!(literals("FindingCode"), codes);
+}
