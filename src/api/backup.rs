@@ -1,11 +1,9 @@
 //! `backupTunnelsJson`.
 
-use crate::check::sharing::{panel_port_clashes, PanelTunnel, PortHold};
 use crate::encode;
 use crate::error::ApiError;
 use crate::limits::{LimitError, Limits};
-use crate::planner::backup::{each_tunnel_rows, Tables, TunnelRows};
-use crate::planner::stored::StoredTunnel;
+use crate::planner::backup::Tables;
 
 /// A whole panel's bounds: bytes, depth and string lengths, its node rows
 /// (`maxNodes`, here a panel's, not a tunnel's) and the text of the audit;
@@ -63,7 +61,10 @@ pub const MAX_PANEL_NODES: usize = 100_000;
 /// `node` table is not counted while reading, unlike a backup's `nodes`).
 /// Its tunnel rows need no count: each is planned within the tunnel limits,
 /// so the audit's work grows with the panel's size, not faster.
-fn tables_within<'a>(tables: Tables<'a>, limits: &Limits) -> Result<Tables<'a>, ApiError> {
+pub(super) fn tables_within<'a>(
+    tables: Tables<'a>,
+    limits: &Limits,
+) -> Result<Tables<'a>, ApiError> {
     let rows = tables.node.len();
     if rows > limits.max_nodes {
         let e = LimitError::new("maxNodes", rows, limits.max_nodes, "/node".into());
@@ -84,149 +85,6 @@ pub fn backup_tunnels(text: &str, options: Option<&str>) -> Result<String, ApiEr
     Ok(super::within_output(encode::to_string(&tunnels), &limits)?)
 }
 
-crate::encode::shape! {
-    #[doc = " One tunnel of a panel audited as a redeploy pushes it: its plan and the"]
-    #[doc = " checker's findings, with what the source could not say."]
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct AuditedTunnel {
-        pub id: i64 => "id",
-        pub name: String => "name",
-        pub kind: i64 => "type",
-        #[doc = " What the redeploy assumes because the source does not carry it."]
-        pub assumed: Vec<String> => "assumed",
-        pub plan: crate::plan::Plan => "plan",
-        pub findings: Vec<crate::finding::Finding> => "findings",
-    }
-}
-
-/// `auditPanelJson`: every tunnel of a panel (backup export or database
-/// rows, as [`backup_tunnels`] reads them) planned along the redeploy path
-/// with its forwards and checked, in one call: the panel is read once and
-/// no tunnel input goes through JSON text again. Then the one rule no
-/// single tunnel can see: services of two tunnels on one node's port (LK004).
-pub fn audit_panel(text: &str, options: Option<&str>) -> Result<String, ApiError> {
-    let limits = panel_options(options)?.limits;
-    let value = super::parse_within(text, "the backup", &limits)?;
-    let tables = tables_within(Tables::of_panel(&value)?, &limits)?;
-    let mut audited = audit_tunnels(&tables, &limits)?;
-    add_panel_port_clashes(&tables, &mut audited);
-    let mut out = String::from("[");
-    for (k, a) in audited.iter().enumerate() {
-        if k > 0 {
-            out.push(',');
-        }
-        out.push_str(&a.text);
-    }
-    out.push(']');
-    Ok(super::within_output(out, &limits)?)
-}
-
-/// One tunnel's audit as written, with the services it listens with on
-/// the panel's nodes (for the panel-wide port rule).
-struct Audited {
-    id: i64,
-    name: String,
-    text: String,
-    holds: Vec<PortHold>,
-}
-
-/// A tunnel planned from its rows along the redeploy path and checked.
-fn audit_one(tables: &Tables<'_>, t: TunnelRows<'_, '_>) -> (AuditedTunnel, Vec<PortHold>) {
-    let (id, name, kind) = (t.id(), t.name(), t.kind());
-    let nodes = t
-        .nodes
-        .iter()
-        .filter_map(|&i| tables.node.get(i))
-        .map(|n| n.read.clone())
-        .collect();
-    let stored = StoredTunnel::from_rows(
-        vec![t.tunnel.read.clone()],
-        t.chains.iter().map(|r| r.read.clone()).collect(),
-        t.bindings.iter().map(|r| r.read.clone()).collect(),
-        nodes,
-        Some(id),
-    );
-    let plan = crate::planner::plan_stored(stored, id, t.forwards, &Limits::default());
-    let (check, holds) = crate::check::check_planned(plan);
-    let tunnel = AuditedTunnel {
-        id,
-        name,
-        kind,
-        assumed: t.assumed,
-        plan: check.plan,
-        findings: check.findings,
-    };
-    (tunnel, holds)
-}
-
-/// Each tunnel audited and written out in turn (only its text is kept): a
-/// panel whose audit outgrows the output limit stops there, never more
-/// than one tunnel (itself bounded by the tunnel limits) beyond it.
-fn audit_tunnels(tables: &Tables<'_>, limits: &Limits) -> Result<Vec<Audited>, ApiError> {
-    let mut audited = Vec::new();
-    let mut written = 0usize;
-    each_tunnel_rows(tables, &mut |t| {
-        if written > limits.max_output_bytes {
-            return;
-        }
-        let (tunnel, holds) = audit_one(tables, t);
-        let text = encode::to_string(&tunnel);
-        written = written.saturating_add(text.len() + 1);
-        audited.push(Audited {
-            id: tunnel.id,
-            name: tunnel.name,
-            text,
-            holds,
-        });
-    });
-    if written > limits.max_output_bytes {
-        let e = LimitError::new(
-            "maxOutputBytes",
-            written,
-            limits.max_output_bytes,
-            String::new(),
-        );
-        return Err(e.to_api_error());
-    }
-    Ok(audited)
-}
-
-/// LK004 across the panel's tunnels. A tunnel that gets one is audited
-/// again and written with it, its list sorted as every list is (kept
-/// texts, not kept plans: a clash is rare, a panel's plans are many).
-fn add_panel_port_clashes(tables: &Tables<'_>, audited: &mut [Audited]) {
-    let tunnels: Vec<PanelTunnel<'_>> = audited
-        .iter()
-        .map(|a| PanelTunnel {
-            id: a.id,
-            name: &a.name,
-            holds: &a.holds,
-        })
-        .collect();
-    let clashes = panel_port_clashes(&tunnels);
-    if clashes.is_empty() {
-        return;
-    }
-    let mut found: Vec<Vec<crate::finding::Finding>> = audited.iter().map(|_| Vec::new()).collect();
-    for (k, finding) in clashes {
-        if let Some(list) = found.get_mut(k) {
-            list.push(finding);
-        }
-    }
-    let mut k = 0;
-    each_tunnel_rows(tables, &mut |t| {
-        let more = found.get_mut(k).map(std::mem::take).unwrap_or_default();
-        if let (false, Some(a)) = (more.is_empty(), audited.get_mut(k)) {
-            let (mut tunnel, _) = audit_one(tables, t);
-            tunnel.findings.extend(more);
-            crate::finding::sort_findings(&mut tunnel.findings);
-            tunnel.findings.dedup();
-            a.text = encode::to_string(&tunnel);
-        }
-        k += 1;
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
@@ -241,7 +99,7 @@ mod tests {
         ))
         .unwrap();
         let audited: Value =
-            crate::json::from_str(&super::audit_panel(&text, None).unwrap()).unwrap();
+            crate::json::from_str(&crate::api::audit_panel(&text, None).unwrap()).unwrap();
         let tunnels: Value =
             crate::json::from_str(&super::backup_tunnels(&text, None).unwrap()).unwrap();
         let audited = audited.as_array().unwrap();
@@ -260,7 +118,7 @@ mod tests {
             assert_eq!(a["plan"], one["plan"], "tunnel {}", t["id"]);
             assert_eq!(a["findings"], one["findings"], "tunnel {}", t["id"]);
         }
-        assert!(super::audit_panel("{}", None)
+        assert!(crate::api::audit_panel("{}", None)
             .unwrap_err()
             .message
             .contains("\"version\""));
@@ -275,7 +133,7 @@ mod tests {
             "/examples/panel-backup.json"
         ))
         .unwrap();
-        let e = super::audit_panel(&text, Some(r#"{"limits": {"maxNodes": 2}}"#)).unwrap_err();
+        let e = crate::api::audit_panel(&text, Some(r#"{"limits": {"maxNodes": 2}}"#)).unwrap_err();
         assert_eq!(
             (e.code.as_str(), e.path.as_str()),
             ("LIMIT_EXCEEDED", "/nodes")
@@ -285,14 +143,14 @@ mod tests {
             "{}",
             e.message
         );
-        let e =
-            super::audit_panel(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#)).unwrap_err();
+        let e = crate::api::audit_panel(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#))
+            .unwrap_err();
         assert_eq!(e.code, "LIMIT_EXCEEDED");
         assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
         let e = super::backup_tunnels(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#))
             .unwrap_err();
         assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
-        let e = super::audit_panel(&text, Some(r#"{"limits": 5}"#)).unwrap_err();
+        let e = crate::api::audit_panel(&text, Some(r#"{"limits": 5}"#)).unwrap_err();
         assert_eq!(
             (e.code.as_str(), e.path.as_str()),
             ("BAD_OPTIONS", "/limits")
@@ -300,8 +158,8 @@ mod tests {
         // Raised, the same panel is audited as without options.
         let raised = r#"{"limits": {"maxNodes": 200000, "maxOutputBytes": 1000000000}}"#;
         assert_eq!(
-            super::audit_panel(&text, Some(raised)).unwrap(),
-            super::audit_panel(&text, None).unwrap()
+            crate::api::audit_panel(&text, Some(raised)).unwrap(),
+            crate::api::audit_panel(&text, None).unwrap()
         );
     }
 }

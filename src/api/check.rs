@@ -1,5 +1,4 @@
-//! `checkDocumentJson`, `checkUnreadableJson`, `checkDocumentFormatted` and
-//! `checkTunnelJson`.
+//! `checkDocumentJson`, `checkUnreadableJson` and `checkDocumentFormatted`.
 
 use crate::check::{self, CheckOptions, CheckReport};
 use crate::encode;
@@ -95,16 +94,4 @@ pub fn render(report: &CheckReport, format: &str, uri: Option<&str>) -> Result<S
             "",
         )),
     }
-}
-
-/// The plan and its findings in one call.
-pub fn check_tunnel(input: &str, options: Option<&str>) -> Result<String, ApiError> {
-    let options = super::plan_options(options)?;
-    let value = super::parse_within(input, "the tunnel input", &options.limits)?;
-    let mode = options.mode_for(&value);
-    let checked = check::check_tunnel_mode(&value, mode, &options.limits);
-    Ok(super::within_output(
-        encode::to_string(&checked),
-        &options.limits,
-    )?)
 }

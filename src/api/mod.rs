@@ -1,10 +1,24 @@
 //! JSON text in, JSON text out: every operation of the package as plain Rust,
 //! the layer the JS bindings (`crate::wasm`) convert to and from. One file
-//! per operation; each takes the JSON text of its input (and of its options)
-//! and returns the JSON text of its result, or an [`ApiError`].
+//! per operation (`plan`, `check`, `check_tunnel`, `simulate`, `lifecycle`,
+//! `backup`, `audit`); each takes the JSON text of its input (and of its
+//! options) and returns the JSON text of its answer, or an [`ApiError`].
+//!
+//! What is an error and what is an answer, for every operation:
+//! * an [`ApiError`] (thrown in JS): the call itself is wrong: options or a
+//!   scenario of the wrong shape (`BAD_OPTIONS`, `BAD_SCENARIO`), text that
+//!   is not JSON (`IN001`; except for the checker, below), a document or
+//!   answer over a size limit (`LIMIT_EXCEEDED`), a document of no kind the
+//!   operation takes;
+//! * an answer: everything the operation finds about a readable document: a
+//!   server rejection (`plan.error`, with the server's message and a code),
+//!   findings, a trace, a lifecycle report. The checker answers for any
+//!   text: one it cannot read is an `IN001` finding, not an error.
 
+mod audit;
 mod backup;
 mod check;
+mod check_tunnel;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub mod input;
 pub mod input_bytes;
@@ -14,10 +28,10 @@ mod simulate;
 #[cfg(test)]
 mod tests;
 
-pub use backup::{audit_panel, backup_tunnels};
-pub use check::{
-    check, check_formatted, check_options, check_tunnel, check_unreadable, unreadable_report,
-};
+pub use audit::audit_panel;
+pub use backup::backup_tunnels;
+pub use check::{check, check_formatted, check_options, check_unreadable, unreadable_report};
+pub use check_tunnel::check_tunnel;
 pub use lifecycle::lifecycle;
 pub use plan::{plan, plan_options};
 pub use simulate::{scenario, simulate, simulate_text};

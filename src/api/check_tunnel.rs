@@ -1,0 +1,17 @@
+//! `checkTunnelJson`: a tunnel input planned and its plan checked.
+
+use crate::check;
+use crate::encode;
+use crate::error::ApiError;
+
+/// The plan and its findings in one call.
+pub fn check_tunnel(input: &str, options: Option<&str>) -> Result<String, ApiError> {
+    let options = super::plan_options(options)?;
+    let value = super::parse_within(input, "the tunnel input", &options.limits)?;
+    let mode = options.mode_for(&value);
+    let checked = check::check_tunnel_mode(&value, mode, &options.limits);
+    Ok(super::within_output(
+        encode::to_string(&checked),
+        &options.limits,
+    )?)
+}
