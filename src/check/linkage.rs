@@ -43,7 +43,7 @@ pub(crate) fn sorted_entries(
                 .collect()
         })
         .unwrap_or_default();
-    crate::stable_sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 

@@ -10,6 +10,7 @@ use crate::go::net::{
     dotted_quad_len, is_domain_name, parse_addr, port_number, port_value, split_host_port,
     AddrError, PortError,
 };
+use std::fmt::Write;
 
 /// Appends one reference token to a JSON Pointer.
 /// One allocation in the usual case (a token without `~` or `/`): the
@@ -49,7 +50,10 @@ impl Pointer<'_> {
 
 /// Appends an array index to a JSON Pointer.
 pub fn join_i(base: &str, index: usize) -> String {
-    crate::strings::with_number(base, "/", index)
+    let mut out = String::with_capacity(base.len() + 8);
+    out.push_str(base);
+    let _ = write!(out, "/{index}");
+    out
 }
 
 /// A field of a JSON object looked up the way Go's `encoding/json` matches
