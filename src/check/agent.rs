@@ -37,8 +37,8 @@ pub(crate) struct Field(&'static str, GoType);
 
 /// The fields of one Go struct, with a small index built at compile time:
 /// a key's length and folded first and last bytes pick one of 64 slots, so
-/// a key is compared with at most one field, where a scan compared it with
-/// half the list. Decoding a large config looks up every key.
+/// a key is compared with at most one field instead of a scan of the list.
+/// Decoding a large config looks up every key.
 pub(crate) struct Fields {
     list: &'static [Field],
     /// Per slot: 0 for no field, `i + 1` for the one field `list[i]`, or
@@ -139,7 +139,8 @@ static PLUGIN: Fields = fields(&[
     Field("metadata", GoType::Map),
 ]);
 // Field groups several of GOST's config structs declare alike (each struct
-// repeats them in config.go); a struct's table joins its groups.
+// repeats them in go-gost/x/config/config.go); a struct's table joins its
+// groups.
 
 /// `chain`, `chainGroup`, auth, TLS and metadata: a listener's fields, which
 /// a handler has too.
@@ -429,8 +430,8 @@ impl Decoder<'_> {
         // Findings are sorted at the end: the stored order will do.
         for (k, v) in obj.iter_any() {
             if let Some(f) = fields.find(k) {
-                // A value that plainly decodes needs no call: in wasm, the
-                // call into `value` was most of the cost of this walk.
+                // A value that plainly decodes is settled here, without a
+                // call into `value`: the walk visits every field of the document.
                 match (f.1, v) {
                     (_, TreeValue::Null)
                     | (GoType::Str, TreeValue::Str(_))

@@ -1,6 +1,6 @@
 //! FO rules: does a service's router retry enough to reach every candidate of
-//! its chain's first hop (go-gost `x/chain/router.go`: the router dials up to
-//! `retries + 1` times, one fresh route each time).
+//! its chain's first hop (go-gost/x/chain/router.go, `Router.dial`: the router
+//! dials up to `retries + 1` times, one fresh route each time).
 
 use super::model::{Chain, Document, Service};
 use super::rules::Sink;
@@ -193,7 +193,7 @@ pub(crate) fn svc_name(svc: &Service<'_>) -> String {
 }
 
 /// GOST's fail filter default when a hop's selector sets no positive
-/// `failTimeout` (go-gost `x/selector` fail filter).
+/// `failTimeout` (`DefaultFailTimeout` in go-gost/x/selector/filter.go).
 const DEFAULT_FAIL_TIMEOUT_NS: i64 = 10_000_000_000;
 
 /// FO005: a hop of two or more nodes can be emptied by the fail filter
@@ -242,7 +242,7 @@ fn direct_egress(doc: &Document<'_>, chain: &Chain<'_>, sink: &mut Sink) {
 /// through the tunnel fails, whatever failed (go-gost
 /// `x/handler/forward/local/handler.go:236-244`). With two targets or more
 /// the selector's fail filter then skips a healthy target for `failTimeout`
-/// (go-gost `x/handler/forward/local/handler.go:181-275`; upstream #509, #518).
+/// (go-gost `x/handler/forward/local/handler.go:181-275`; flvx issues #509, #518).
 fn target_blackout(
     doc: &Document<'_>,
     svc: &Service<'_>,
@@ -336,8 +336,9 @@ enum Msg<'m> {
     /// FO001 on a tunnel's own service: the builder's retries fall short.
     MissingRetries(&'m Retries<'m>),
     /// FO001 on a forward service: the server never sets `handler.retries`
-    /// on one (control_plane.go `buildForwardServiceConfigs`), so only the
-    /// handler's target tries reach other first-hop candidates.
+    /// on one (go-backend/internal/http/handler/control_plane.go:1742,
+    /// `buildForwardServiceConfigs`), so only the handler's target tries
+    /// reach other first-hop candidates.
     ForwardMissingRetries(&'m Retries<'m>),
     /// FO002.
     RetriesWithoutChain { name: &'m str, retries: i64 },

@@ -1,9 +1,10 @@
 //! Policy checker: finds what the agent would reject (AC), missing
 //! or useless failover retries (FO), broken links between the nodes of one
 //! plan (LK), differences between federated hops and their local twins (PA)
-//! and unreadable input (IN). Rules, codes and severities follow
-//! `policy-rules.md`; every finding carries a JSON Pointer into the checked
-//! document (for a tunnel input: into the plan made from it).
+//! and unreadable input (IN). Rules, codes and severities are the table in
+//! `rules.rs` (README.md, section "Rules"); every finding carries a JSON
+//! Pointer into the checked document (for a tunnel input: into the plan made
+//! from it).
 
 mod agent;
 mod failover;

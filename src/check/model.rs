@@ -12,9 +12,8 @@ use crate::gost;
 
 /// A service of the document: its config ([`gost::Service`]) and where it sits.
 pub(crate) struct Service<'a> {
-    /// Read right after its decode walk: a large config's services have
-    /// left the cache by the time the rules run, and each lookup then
-    /// waited for memory.
+    /// Read right after its decode walk, while the service is still in
+    /// cache: the rules run only after the whole document is read.
     pub config: gost::Service<'a>,
     /// `handler.retries` as the agent decodes it ([`go_int`]).
     pub retries: Result<Option<i64>, ()>,
@@ -41,9 +40,8 @@ pub(crate) struct Chain<'a> {
     /// than the config's own).
     pub name: &'a str,
     /// Nodes (objects) in its first hop, `None` without a hop. Counted right
-    /// after the chain is decoded: the FO rule runs after the whole document
-    /// is read, when a large config's chains have left the cache, and walking
-    /// each one again there was mostly waiting for memory.
+    /// after the chain is decoded, while it is still in cache: the FO rule
+    /// runs only after the whole document is read.
     pub first_hop: Option<usize>,
     pub node_id: Option<i64>,
     pub group: usize,
@@ -110,11 +108,11 @@ pub(crate) struct Document<'a> {
     /// nobody listens on is dangling (a bare command list may be partial).
     pub whole_plan: bool,
     /// (group, node, chain name) -> index of the last such chain in
-    /// `chains`, built on first use: name lookups stay O(1) on big configs.
+    /// `chains`, built on first use: a name lookup does not scan the chains.
     pub chain_index: std::cell::OnceCell<ChainIndex<'a>>,
 }
 
-/// (group, node, chain name) -> index into `Document::chains` (one map, one hash per lookup).
+/// (group, node, chain name) -> index into `Document::chains`.
 pub(crate) type ChainIndex<'a> = std::collections::BTreeMap<(usize, Option<i64>, &'a str), usize>;
 
 impl<'a> Document<'a> {

@@ -1,7 +1,8 @@
 //! PA rules: each federated hop against its local twin, i.e. what the local
-//! builder (control_plane.go) would emit for the same node with the same
-//! targets and ports. Compared by role: `fed_svc_R` ~ `tunnel_T`,
-//! `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
+//! builder ([`crate::builders`], after the panel's
+//! go-backend/internal/http/handler/control_plane.go) would emit for the same
+//! node with the same targets and ports. Compared by role: `fed_svc_R` ~
+//! `tunnel_T`, `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
 
 use super::failover::find_chain;
 use super::linkage::{differing_keys, sorted_entries};

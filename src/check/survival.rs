@@ -1,10 +1,10 @@
 //! LC004: what the panels' own cleanup deletes while a service of the plan
-//! still uses it (flow_policy.go:505-670, [`crate::cleanup`]). A plan's nodes
-//! are cleaned by the panel that owns them: this panel its own nodes, a
-//! provider panel the nodes it shares (the federation commands, and what
-//! this panel relays to a remote entry). A provider is taken to hold no
-//! tunnel, forward or speed limit of its own (the lifecycle's `report` step
-//! can say otherwise).
+//! still uses it (go-backend/internal/http/handler/flow_policy.go:505-670,
+//! [`crate::cleanup`]). A plan's nodes are cleaned by the panel that owns
+//! them: this panel its own nodes, a provider panel the nodes it shares (the
+//! federation commands, and what this panel relays to a remote entry). A
+//! provider is taken to hold no tunnel, forward or speed limit of its own
+//! (the lifecycle's `report` step can say otherwise).
 
 use super::failover::{find_chain, svc_name};
 use super::model::{Document, Service};
