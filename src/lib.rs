@@ -44,7 +44,6 @@ pub mod plan;
 pub mod planner;
 pub mod redact;
 pub mod simulate;
-pub mod stable_sort;
 pub(crate) mod strings;
 pub mod wasm;
 

@@ -5,7 +5,9 @@
 
 use super::rules::Sink;
 use super::tree::{TreeObject, TreeValue};
-use super::util::{dial_addr_problem, json_type, listen_addr_problem, Pointer};
+use super::util::{
+    dial_addr_problem, json_type, json_type_zh, listen_addr_problem, AddrProblem, Pointer,
+};
 use crate::go::duration::parse_duration;
 use crate::go::strings::key_eq_ci;
 
@@ -35,8 +37,8 @@ pub(crate) struct Field(&'static str, GoType);
 
 /// The fields of one Go struct, with a small index built at compile time:
 /// a key's length and folded first and last bytes pick one of 64 slots, so
-/// a key is compared with at most one field, where a scan compared it with
-/// half the list. Decoding a large config looks up every key.
+/// a key is compared with at most one field instead of a scan of the list.
+/// Decoding a large config looks up every key.
 pub(crate) struct Fields {
     list: &'static [Field],
     /// Per slot: 0 for no field, `i + 1` for the one field `list[i]`, or
@@ -137,7 +139,8 @@ static PLUGIN: Fields = fields(&[
     Field("metadata", GoType::Map),
 ]);
 // Field groups several of GOST's config structs declare alike (each struct
-// repeats them in config.go); a struct's table joins its groups.
+// repeats them in go-gost/x/config/config.go); a struct's table joins its
+// groups.
 
 /// `chain`, `chainGroup`, auth, TLS and metadata: a listener's fields, which
 /// a handler has too.
@@ -276,45 +279,14 @@ pub(crate) struct Decoder<'s> {
     pub mode: Mode,
 }
 
-fn expected(ty: GoType) -> &'static str {
-    match ty {
-        GoType::Str | GoType::ListenAddr | GoType::DialAddr | GoType::Strategy => "a string",
-        GoType::Int => "an integer",
-        GoType::Dur => "an integer (nanoseconds)",
-        GoType::Map | GoType::Struct(&_) => "an object",
-        GoType::Arr(_) => "an array",
-    }
-}
-
-fn expected_zh(ty: GoType) -> &'static str {
-    match ty {
-        GoType::Str | GoType::ListenAddr | GoType::DialAddr | GoType::Strategy => "字符串",
-        GoType::Int => "整数",
-        GoType::Dur => "整数（纳秒）",
-        GoType::Map | GoType::Struct(&_) => "对象",
-        GoType::Arr(_) => "数组",
-    }
-}
-
 impl Decoder<'_> {
+    /// Raises `msg` at `path`.
+    fn say(&mut self, msg: Msg<'_>, path: &Pointer) {
+        msg.say(self.sink, self.node_id, &path.render());
+    }
+
     fn type_error(&mut self, ty: GoType, v: &TreeValue<'_>, path: &Pointer, what: &str) {
-        self.sink.say(
-            "AC001",
-            self.node_id,
-            &path.render(),
-            format_args!(
-                "`{}` must be {} for the agent's decoder, but it is {}: the command is rejected",
-                what,
-                expected(ty),
-                json_type(v)
-            ),
-            format_args!(
-                "`{}` 必须是{}，实际是 {}：节点解码失败，命令被拒绝",
-                what,
-                expected_zh(ty),
-                super::util::json_type_zh(v)
-            ),
-        );
+        self.say(Msg::Type { what, ty, found: v }, path);
     }
 
     /// Decodes `v` as `ty`. `key` is the JSON key it sits under and
@@ -331,79 +303,21 @@ impl Decoder<'_> {
             return; // Go leaves the zero value
         }
         match ty {
-            GoType::Str => {
-                if !v.is_string() {
+            GoType::Str | GoType::Int | GoType::Map => {
+                let decodes = match ty {
+                    GoType::Str => v.is_string(),
+                    GoType::Int => v.as_i64().is_some(),
+                    _ => v.is_object(),
+                };
+                if !decodes {
                     self.type_error(ty, v, path, key);
                 }
             }
-            GoType::Strategy => match v.as_str() {
+            GoType::Strategy | GoType::ListenAddr | GoType::DialAddr => match v.as_str() {
                 None => self.type_error(ty, v, path, key),
-                Some(s) => {
-                    if !s.is_empty() && !KNOWN_STRATEGIES.contains(&s) {
-                        let known = KNOWN_STRATEGIES.join(", ");
-                        self.sink.say(
-                            "AC004",
-                            self.node_id,
-                            &path.render(),
-                            format_args!(
-                                "strategy {:?} is unknown to the agent (known, case-sensitive: {}); it silently becomes round robin",
-                                s, known
-                            ),
-                            format_args!(
-                                "节点不认识策略 {:?}（区分大小写，可用：{}），会静默改用轮询（round）",
-                                s, known
-                            ),
-                        );
-                    }
-                }
+                Some(s) => self.read_string(ty, s, path),
             },
-            GoType::ListenAddr => match v.as_str() {
-                None => self.type_error(ty, v, path, key),
-                Some(s) => {
-                    if let Some(why) = listen_addr_problem(s) {
-                        self.sink.say(
-                            "AC005",
-                            self.node_id,
-                            &path.render(),
-                            format_args!("the agent cannot listen on {:?}: {}", s, why.en()),
-                            format_args!("节点无法监听地址 {:?}：{}", s, why.zh()),
-                        );
-                    }
-                }
-            },
-            GoType::DialAddr => match v.as_str() {
-                None => self.type_error(ty, v, path, key),
-                Some(s) => {
-                    if let Some(why) = dial_addr_problem(s) {
-                        self.sink.say(
-                            "AC006",
-                            self.node_id,
-                            &path.render(),
-                            format_args!(
-                                "chain node addr {:?} is not a dialable host:port: {}",
-                                s,
-                                why.en()
-                            ),
-                            format_args!(
-                                "链路节点地址 {:?} 不是可拨号的 host:port：{}",
-                                s,
-                                why.zh()
-                            ),
-                        );
-                    }
-                }
-            },
-            GoType::Int => {
-                if v.as_i64().is_none() {
-                    self.type_error(ty, v, path, key);
-                }
-            }
             GoType::Dur => self.duration(v, path, key, parent_key),
-            GoType::Map => {
-                if !v.is_object() {
-                    self.type_error(ty, v, path, key);
-                }
-            }
             GoType::Struct(fields) => match v.as_object() {
                 None => self.type_error(ty, v, path, key),
                 Some(obj) => self.object_at(fields, obj, path, key),
@@ -419,6 +333,24 @@ impl Decoder<'_> {
         }
     }
 
+    /// AC004-AC006: a string the agent reads further (a strategy, a listen
+    /// or a dial address).
+    fn read_string(&mut self, ty: GoType, s: &str, path: &Pointer) {
+        let msg = match ty {
+            GoType::Strategy => {
+                (!s.is_empty() && !KNOWN_STRATEGIES.contains(&s)).then_some(Msg::Strategy(s))
+            }
+            GoType::ListenAddr => {
+                listen_addr_problem(s).map(|why| Msg::ListenAddr { addr: s, why })
+            }
+            GoType::DialAddr => dial_addr_problem(s).map(|why| Msg::DialAddr { addr: s, why }),
+            _ => None,
+        };
+        if let Some(msg) = msg {
+            self.say(msg, path);
+        }
+    }
+
     fn duration(&mut self, v: &TreeValue<'_>, path: &Pointer, key: &str, parent_key: &str) {
         if v.as_i64().is_some() {
             return;
@@ -431,22 +363,8 @@ impl Decoder<'_> {
         match (self.mode, is_fail_timeout) {
             (Mode::Service, true) => self.service_duration(s, path),
             (Mode::Chain, _) if key_eq_ci(key, "failTimeout") => {
-                let ns = parse_duration(s)
-                    .map(|n| format!("; use the integer {} (nanoseconds)", n))
-                    .unwrap_or_default();
-                let ns_zh = parse_duration(s)
-                    .map(|n| format!("；请改用整数 {}（纳秒）", n))
-                    .unwrap_or_default();
-                self.sink.say(
-                    "AC002",
-                    self.node_id,
-                    &path.render(),
-                    format_args!(
-                        "chain selector failTimeout is the string {:?}: AddChains has no duration step, so the agent rejects the chain{}",
-                        s, ns
-                    ),
-                    format_args!("链路选择器 failTimeout 是字符串 {:?}：AddChains 不做时长转换，节点会拒绝该链路{}", s, ns_zh),
-                );
+                let ns = parse_duration(s).ok();
+                self.say(Msg::ChainDuration { text: s, ns }, path);
             }
             _ => self.type_error(GoType::Dur, v, path, key),
         }
@@ -454,16 +372,7 @@ impl Decoder<'_> {
 
     fn service_duration(&mut self, s: &str, path: &Pointer) {
         if parse_duration(s).is_err() {
-            self.sink.say(
-                "AC003",
-                self.node_id,
-                &path.render(),
-                format_args!(
-                    "failTimeout {:?} is not a Go duration (e.g. \"600s\", \"1m30s\"): the agent cannot convert it and rejects the service",
-                    s
-                ),
-                format_args!("failTimeout {:?} 不是合法的 Go 时长（如 \"600s\"、\"1m30s\"）：节点无法转换，服务被拒绝", s),
-            );
+            self.say(Msg::Duration(s), path);
         }
     }
 
@@ -521,8 +430,8 @@ impl Decoder<'_> {
         // Findings are sorted at the end: the stored order will do.
         for (k, v) in obj.iter_any() {
             if let Some(f) = fields.find(k) {
-                // A value that plainly decodes needs no call: in wasm, the
-                // call into `value` was most of the cost of this walk.
+                // A value that plainly decodes is settled here, without a
+                // call into `value`: the walk visits every field of the document.
                 match (f.1, v) {
                     (_, TreeValue::Null)
                     | (GoType::Str, TreeValue::Str(_))
@@ -553,6 +462,135 @@ impl Decoder<'_> {
                 }
             }
         }
+    }
+}
+
+/// An AC finding, with what its message names.
+enum Msg<'m> {
+    /// AC001: `what` (a key) has a JSON type `ty` does not decode from.
+    Type {
+        what: &'m str,
+        ty: GoType,
+        found: &'m TreeValue<'m>,
+    },
+    /// AC002: a chain's failTimeout string, and its nanoseconds when it is
+    /// a Go duration.
+    ChainDuration { text: &'m str, ns: Option<i64> },
+    /// AC003: a service's failTimeout string that is not a Go duration.
+    Duration(&'m str),
+    /// AC004: a strategy the agent does not know.
+    Strategy(&'m str),
+    /// AC005.
+    ListenAddr { addr: &'m str, why: AddrProblem },
+    /// AC006.
+    DialAddr { addr: &'m str, why: AddrProblem },
+}
+
+impl Msg<'_> {
+    /// Raises the finding: its code, and its message in English and Chinese.
+    fn say(&self, sink: &mut Sink, node_id: Option<i64>, path: &str) {
+        match self {
+            Msg::Type { what, ty, found } => {
+                let (expected, expected_zh) = expected(*ty);
+                sink.say(
+                    "AC001",
+                    node_id,
+                    path,
+                    format_args!(
+                        "`{}` must be {} for the agent's decoder, but it is {}: the command is rejected",
+                        what,
+                        expected,
+                        json_type(found)
+                    ),
+                    format_args!(
+                        "`{}` 必须是{}，实际是 {}：节点解码失败，命令被拒绝",
+                        what,
+                        expected_zh,
+                        json_type_zh(found)
+                    ),
+                )
+            }
+            Msg::ChainDuration { text, ns } => {
+                let (use_ns, use_ns_zh) = match ns {
+                    Some(n) => (
+                        format!("; use the integer {} (nanoseconds)", n),
+                        format!("；请改用整数 {}（纳秒）", n),
+                    ),
+                    None => (String::new(), String::new()),
+                };
+                sink.say(
+                    "AC002",
+                    node_id,
+                    path,
+                    format_args!(
+                        "chain selector failTimeout is the string {:?}: AddChains has no duration step, so the agent rejects the chain{}",
+                        text, use_ns
+                    ),
+                    format_args!("链路选择器 failTimeout 是字符串 {:?}：AddChains 不做时长转换，节点会拒绝该链路{}", text, use_ns_zh),
+                )
+            }
+            Msg::Duration(text) => sink.say(
+                "AC003",
+                node_id,
+                path,
+                format_args!(
+                    "failTimeout {:?} is not a Go duration (e.g. \"600s\", \"1m30s\"): the agent cannot convert it and rejects the service",
+                    text
+                ),
+                format_args!("failTimeout {:?} 不是合法的 Go 时长（如 \"600s\"、\"1m30s\"）：节点无法转换，服务被拒绝", text),
+            ),
+            Msg::Strategy(s) => {
+                let known = KNOWN_STRATEGIES.join(", ");
+                sink.say(
+                    "AC004",
+                    node_id,
+                    path,
+                    format_args!(
+                        "strategy {:?} is unknown to the agent (known, case-sensitive: {}); it silently becomes round robin",
+                        s, known
+                    ),
+                    format_args!(
+                        "节点不认识策略 {:?}（区分大小写，可用：{}），会静默改用轮询（round）",
+                        s, known
+                    ),
+                )
+            }
+            Msg::ListenAddr { addr, why } => sink.say(
+                "AC005",
+                node_id,
+                path,
+                format_args!("the agent cannot listen on {:?}: {}", addr, why.en()),
+                format_args!("节点无法监听地址 {:?}：{}", addr, why.zh()),
+            ),
+            Msg::DialAddr { addr, why } => sink.say(
+                "AC006",
+                node_id,
+                path,
+                format_args!(
+                    "chain node addr {:?} is not a dialable host:port: {}",
+                    addr,
+                    why.en()
+                ),
+                format_args!(
+                    "链路节点地址 {:?} 不是可拨号的 host:port：{}",
+                    addr,
+                    why.zh()
+                ),
+            ),
+        }
+    }
+}
+
+/// What a Go type decodes from, as AC001 names it in English and Chinese.
+fn expected(ty: GoType) -> (&'static str, &'static str) {
+    match ty {
+        GoType::Str | GoType::ListenAddr | GoType::DialAddr | GoType::Strategy => {
+            ("a string", "字符串")
+        }
+        GoType::Int => ("an integer", "整数"),
+        GoType::Dur => ("an integer (nanoseconds)", "整数（纳秒）"),
+        GoType::Map | GoType::Struct(&_) => ("an object", "对象"),
+        GoType::Arr(_) => ("an array", "数组"),
     }
 }
 

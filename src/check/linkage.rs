@@ -43,7 +43,7 @@ pub(crate) fn sorted_entries(
                 .collect()
         })
         .unwrap_or_default();
-    crate::stable_sort::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
@@ -121,17 +121,15 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
                 let Some((host, port)) = gost::split_addr(addr) else {
                     continue;
                 };
-                link(
-                    doc,
-                    &mut index,
-                    chain.node_id,
+                let dial = Dial {
+                    from: chain.node_id,
                     node,
-                    &node_path,
+                    path: &node_path,
                     addr,
-                    &host,
+                    host: &host,
                     port,
-                    sink,
-                );
+                };
+                link(doc, &mut index, &dial, sink);
             }
         }
     }
@@ -140,120 +138,114 @@ pub(crate) fn check(doc: &Document<'_>, sink: &mut Sink) {
 /// How many owner ids an LK001 message names before "and N more".
 const SHOWN_OWNERS: usize = 5;
 
-#[allow(clippy::too_many_arguments)]
-fn link(
-    doc: &Document<'_>,
-    index: &mut Index<'_>,
+/// One chain node's dial, as [`link`] follows it.
+struct Dial<'n> {
+    /// The node running the chain.
     from: Option<i64>,
-    node: &TreeObject<'_>,
-    node_path: &str,
-    addr: &str,
-    host: &str,
+    /// The chain node and its JSON Pointer.
+    node: &'n TreeObject<'n>,
+    path: &'n str,
+    addr: &'n str,
+    /// The dialed host, normalised, and port.
+    host: &'n str,
     port: i64,
-    sink: &mut Sink,
-) {
-    // With a node table, only the services of the nodes that own the host.
-    index.add_port(doc, port);
+}
+
+/// The LK rules on one chain node: is a service listening where it dials
+/// (LK001), does it speak the dialer's protocol (LK002), with the
+/// connector's mux settings (LK003).
+fn link(doc: &Document<'_>, index: &mut Index<'_>, dial: &Dial<'_>, sink: &mut Sink) {
+    index.add_port(doc, dial.port);
     let Index {
         ports,
         hosts,
         lookup,
         ..
     } = index;
+    // With a node table, only the services of the nodes that own the host.
     let owner = match hosts {
-        Some(hosts) => match hosts.get(host) {
+        Some(hosts) => match hosts.get(dial.host) {
             Some(&h) => Some(h),
             None => return, // not a tunnel node: outside this plan
         },
         None => None,
     };
-    let groups = ports.get(&port).and_then(Option::as_ref);
-    let first = groups.and_then(|g| lookup.first_on(owner, g.all));
-    let Some(first) = first.and_then(|i| doc.services.get(i)) else {
-        let (en, zh) = match owner.and_then(|h| lookup.owners.get(h)) {
-            Some(owners) => {
-                let mut ids = String::new();
-                for id in owners.shown.iter() {
-                    if !ids.is_empty() {
-                        ids.push_str(", ");
-                    }
-                    let _ = write!(ids, "{}", id);
-                }
-                let more = owners.rows - owners.shown.len();
-                let (ids, ids_zh) = if more == 0 {
-                    (ids.clone(), ids)
-                } else {
-                    (
-                        format!("{} and {} more", ids, more),
-                        format!("{} 等 {} 个", ids, owners.rows),
-                    )
-                };
-                (
-                    format!(
-                        "{} belongs to tunnel node {} but no planned service listens on port {} there",
-                        addr, ids, port
-                    ),
-                    format!(
-                        "{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听",
-                        addr, ids_zh, port
-                    ),
-                )
-            }
-            // A command list may leave out the node it dials.
-            None if !doc.whole_plan => return,
-            None => (
-                format!(
-                    "{} is dialed but no service in this plan listens on port {}",
-                    addr, port
-                ),
-                format!(
-                    "拨号目标 {} 的端口 {} 上没有本计划部署的服务监听",
-                    addr, port
-                ),
-            ),
-        };
-        sink.add("LK001", from, &join(node_path, "addr"), en, zh);
+    let groups = ports.get(&dial.port).and_then(Option::as_ref);
+    let first = groups
+        .and_then(|g| lookup.first_on(owner, g.all))
+        .and_then(|i| doc.services.get(i));
+    let (Some(groups), Some(first)) = (groups, first) else {
+        dangling_target(doc, lookup, owner, dial, sink);
         return;
     };
-    // Protocol: the dialer must speak what the dialed listener serves.
-    let Some(dialer) = get_obj(node, "dialer") else {
+    let Some(dialer) = get_obj(dial.node, "dialer") else {
         return;
     };
     let Some(dtype) = get_str(dialer, "type").map(str::trim) else {
         return;
     };
-    let dkey = get_ci(node, "dialer").map(|(k, _)| k).unwrap_or("dialer");
-    let typed = groups.and_then(|g| g.by_type.get(&dtype.to_ascii_lowercase()));
+    let typed = groups.by_type.get(&dtype.to_ascii_lowercase());
     let target = typed.and_then(|t| Some((t, lookup.first_on(owner, t.all)?)));
     let Some((typed, target)) = target else {
-        let Some(ltype) = listener_type(first) else {
-            return;
-        };
-        let on = first
-            .node_id
-            .map(|i| format!("node {}", i))
-            .unwrap_or_else(|| "the target".into());
-        sink.say(
-            "LK002",
-            from,
-            &join(&join(node_path, dkey), "type"),
-            format_args!(
-                "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
-                dtype, ltype, on, first.path()
-            ),
-            format_args!(
-                "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
-                dtype, on, first.path(), ltype
-            ),
-        );
+        protocol_mismatch(first, dtype, dial, sink);
         return;
     };
-    // Mux: connector vs the handler on the other end.
-    let ckey = get_ci(node, "connector")
+    mux_mismatch(doc, lookup, owner, typed, target, dial, sink);
+}
+
+/// LK001: no service listens on the dialed port of the dialed node (of
+/// any node of the plan, without a node table).
+fn dangling_target(
+    doc: &Document<'_>,
+    lookup: &Lookup,
+    owner: Option<usize>,
+    dial: &Dial<'_>,
+    sink: &mut Sink,
+) {
+    let (addr, port) = (dial.addr, dial.port);
+    let msg = match owner.and_then(|h| lookup.owners.get(h)) {
+        Some(owners) => Msg::NotListening { addr, owners, port },
+        // A command list may leave out the node it dials.
+        None if !doc.whole_plan => return,
+        None => Msg::NoService { addr, port },
+    };
+    msg.say(sink, dial.from, &join(dial.path, "addr"));
+}
+
+/// LK002: the dialer's type is not the listener type of any service on
+/// the dialed port, `first` being the first of them.
+fn protocol_mismatch(first: &Service<'_>, dtype: &str, dial: &Dial<'_>, sink: &mut Sink) {
+    let Some(ltype) = listener_type(first) else {
+        return;
+    };
+    let dkey = get_ci(dial.node, "dialer")
+        .map(|(k, _)| k)
+        .unwrap_or("dialer");
+    Msg::ProtocolMismatch {
+        dialer: dtype,
+        listener: ltype,
+        on: first.node_id,
+        service: &first.path(),
+    }
+    .say(sink, dial.from, &join(&join(dial.path, dkey), "type"));
+}
+
+/// LK003: the connector's mux settings against the handler's of the
+/// service it reaches (`target`, among the services of its listener type).
+fn mux_mismatch(
+    doc: &Document<'_>,
+    lookup: &mut Lookup,
+    owner: Option<usize>,
+    typed: &TypeGroups,
+    target: usize,
+    dial: &Dial<'_>,
+    sink: &mut Sink,
+) {
+    let ckey = get_ci(dial.node, "connector")
         .map(|(k, _)| k)
         .unwrap_or("connector");
     let conn_mux = Mux(mux_settings(
-        get_obj(node, "connector").and_then(|c| get_obj(c, "metadata")),
+        get_obj(dial.node, "connector").and_then(|c| get_obj(c, "metadata")),
     ));
     // Without a node table several services may share the dialed port: any
     // one of them with the same settings is taken as the other end.
@@ -268,23 +260,135 @@ fn link(
         return;
     };
     if let Some(keys) = differing_keys(&conn_mux.0, &target_mux.0) {
-        sink.say(
-            "LK003",
-            from,
-            &join(node_path, ckey),
-            format_args!(
-                "connector mux settings differ from the handler of {} ({}): {}",
-                addr,
-                target.path(),
-                keys
+        Msg::MuxMismatch {
+            addr: dial.addr,
+            service: &target.path(),
+            keys: &keys,
+        }
+        .say(sink, dial.from, &join(dial.path, ckey));
+    }
+}
+
+/// An LK001-LK003 finding, with what its message names.
+enum Msg<'m> {
+    /// LK001: the dialed host belongs to these tunnel nodes.
+    NotListening {
+        addr: &'m str,
+        owners: &'m Owners,
+        port: i64,
+    },
+    /// LK001 without a node table.
+    NoService { addr: &'m str, port: i64 },
+    /// LK002: `service` is the path of the service on node `on`.
+    ProtocolMismatch {
+        dialer: &'m str,
+        listener: &'m str,
+        on: Option<i64>,
+        service: &'m str,
+    },
+    /// LK003: `service` is the path of the dialed service.
+    MuxMismatch {
+        addr: &'m str,
+        service: &'m str,
+        keys: &'m str,
+    },
+}
+
+impl Msg<'_> {
+    /// Raises the finding: its code, and its message in English and Chinese.
+    fn say(&self, sink: &mut Sink, from: Option<i64>, path: &str) {
+        match *self {
+            Msg::NotListening { addr, owners, port } => {
+                let (ids, ids_zh) = owner_ids(owners);
+                sink.say(
+                    "LK001",
+                    from,
+                    path,
+                    format_args!(
+                        "{} belongs to tunnel node {} but no planned service listens on port {} there",
+                        addr, ids, port
+                    ),
+                    format_args!(
+                        "{} 属于隧道节点 {}，但该节点的端口 {} 上没有计划中的服务监听",
+                        addr, ids_zh, port
+                    ),
+                )
+            }
+            Msg::NoService { addr, port } => sink.say(
+                "LK001",
+                from,
+                path,
+                format_args!(
+                    "{} is dialed but no service in this plan listens on port {}",
+                    addr, port
+                ),
+                format_args!(
+                    "拨号目标 {} 的端口 {} 上没有本计划部署的服务监听",
+                    addr, port
+                ),
             ),
-            format_args!(
-                "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
+            Msg::ProtocolMismatch {
+                dialer,
+                listener,
+                on,
+                service,
+            } => {
+                let on = on
+                    .map(|i| format!("node {}", i))
+                    .unwrap_or_else(|| "the target".into());
+                sink.say(
+                    "LK002",
+                    from,
+                    path,
+                    format_args!(
+                        "dialer type {:?} does not match listener type {:?} of the service on {} ({}): the handshake fails",
+                        dialer, listener, on, service
+                    ),
+                    format_args!(
+                        "拨号器类型 {:?} 与 {} 上服务（{}）的监听器类型 {:?} 不一致：握手会失败",
+                        dialer, on, service, listener
+                    ),
+                )
+            }
+            Msg::MuxMismatch {
                 addr,
-                target.path(),
-                keys
+                service,
+                keys,
+            } => sink.say(
+                "LK003",
+                from,
+                path,
+                format_args!(
+                    "connector mux settings differ from the handler of {} ({}): {}",
+                    addr, service, keys
+                ),
+                format_args!(
+                    "连接器的多路复用设置与 {} 的处理器（{}）不一致：{}",
+                    addr, service, keys
+                ),
             ),
-        );
+        }
+    }
+}
+
+/// The owner ids an LK001 message names, in English and Chinese: the
+/// first [`SHOWN_OWNERS`], then how many more there are.
+fn owner_ids(owners: &Owners) -> (String, String) {
+    let mut ids = String::new();
+    for id in owners.shown.iter() {
+        if !ids.is_empty() {
+            ids.push_str(", ");
+        }
+        let _ = write!(ids, "{}", id);
+    }
+    let more = owners.rows - owners.shown.len();
+    if more == 0 {
+        (ids.clone(), ids)
+    } else {
+        (
+            format!("{} and {} more", ids, more),
+            format!("{} 等 {} 个", ids, owners.rows),
+        )
     }
 }
 

@@ -1,9 +1,10 @@
 //! Policy checker: finds what the agent would reject (AC), missing
 //! or useless failover retries (FO), broken links between the nodes of one
 //! plan (LK), differences between federated hops and their local twins (PA)
-//! and unreadable input (IN). Rules, codes and severities follow
-//! `policy-rules.md`; every finding carries a JSON Pointer into the checked
-//! document (for a tunnel input: into the plan made from it).
+//! and unreadable input (IN). Rules, codes and severities are the table in
+//! `rules.rs` (README.md, section "Rules"); every finding carries a JSON
+//! Pointer into the checked document (for a tunnel input: into the plan made
+//! from it).
 
 mod agent;
 mod failover;
@@ -131,7 +132,7 @@ impl Kind {
     }
 }
 
-fn detect(doc: &TreeValue<'_>) -> Result<Kind, (String, String)> {
+fn detect<'d>(doc: &'d TreeValue<'d>) -> Result<Kind, Reason<'d>> {
     match doc {
         TreeValue::Arr(_) => Ok(Kind::Commands),
         TreeValue::Object(o) => {
@@ -145,34 +146,17 @@ fn detect(doc: &TreeValue<'_>) -> Result<Kind, (String, String)> {
             {
                 Ok(Kind::Config)
             } else {
-                Err((
-                    "unrecognised document: expected a tunnel input {tunnel, nodes}, a plan {federation, local}, a GOST config {services, chains} or a command list [{nodeId, command, data}]".into(),
-                    "无法识别的文档：应为隧道输入 {tunnel, nodes}、计划 {federation, local}、GOST 配置 {services, chains} 或命令列表 [{nodeId, command, data}]".into(),
-                ))
+                Err(Reason::Unrecognised)
             }
         }
-        other => Err((
-            format!(
-                "unrecognised document: a {} is not a tunnel input, plan, GOST config or command list",
-                util::json_type(other)
-            ),
-            format!(
-                "无法识别的文档：{} 不是隧道输入、计划、GOST 配置或命令列表",
-                util::json_type_zh(other)
-            ),
-        )),
+        other => Err(Reason::NotADocument(other)),
     }
 }
 
-fn unreadable(kind: &str, reason: &str, reason_zh: &str) -> CheckReport {
+/// The report of a document that cannot be checked: one IN001 finding.
+fn unreadable(kind: &str, reason: Reason<'_>) -> CheckReport {
     let mut sink = Sink::default();
-    sink.say(
-        "IN001",
-        None,
-        "",
-        format_args!("cannot read the document: {}", reason),
-        format_args!("无法读取文档：{}", reason_zh),
-    );
+    Msg::Unreadable(reason).say(&mut sink, None, "");
     finish(kind, "document", sink.findings)
 }
 
@@ -218,16 +202,12 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
 }
 
 fn too_many_values() -> CheckReport {
-    unreadable(
-        "unknown",
-        &format!("more than {} JSON values", MAX_VALUES),
-        &format!("JSON 值超过 {} 个", MAX_VALUES),
-    )
+    unreadable("unknown", Reason::TooManyValues)
 }
 
 /// The kind to check `doc` as (forced by the options or detected), or why
-/// it cannot be checked (English, Chinese).
-fn kind_of(doc: &TreeValue<'_>, options: &CheckOptions) -> Result<Kind, (String, String)> {
+/// it cannot be checked.
+fn kind_of<'d>(doc: &'d TreeValue<'d>, options: &'d CheckOptions) -> Result<Kind, Reason<'d>> {
     match options
         .kind
         .as_deref()
@@ -238,16 +218,7 @@ fn kind_of(doc: &TreeValue<'_>, options: &CheckOptions) -> Result<Kind, (String,
         Some("plan") => Ok(Kind::Plan),
         Some("config") => Ok(Kind::Config),
         Some("commands") => Ok(Kind::Commands),
-        Some(other) => Err((
-            format!(
-                "unknown kind {:?} (use tunnel, plan, config or commands)",
-                other
-            ),
-            format!(
-                "未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）",
-                other
-            ),
-        )),
+        Some(other) => Err(Reason::UnknownKind(other)),
         None => detect(doc),
     }
 }
@@ -259,11 +230,7 @@ fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
         .unwrap_or_else(|| crate::planner::Mode::detect(doc));
     if !doc.is_object() {
         let shape = crate::planner::input_shape(mode);
-        return unreadable(
-            "tunnel",
-            &format!("a tunnel input must be an object {}", shape),
-            &format!("隧道输入必须是对象 {}", shape),
-        );
+        return unreadable("tunnel", Reason::TunnelShape(shape));
     }
     let (_, findings) = tunnel_findings(doc, mode, &options.limits);
     finish(Kind::Tunnel.as_str(), "plan", findings)
@@ -275,13 +242,9 @@ fn check_kind(doc: &TreeValue<'_>, kind: Kind) -> CheckReport {
         Kind::Tunnel | Kind::Plan => match doc.as_object() {
             Some(o) => match plan_findings(o, None) {
                 Ok(f) => finish(Kind::Plan.as_str(), "document", f),
-                Err((en, zh)) => unreadable("plan", &en, &zh),
+                Err((en, zh)) => unreadable("plan", Reason::Read(&en, &zh)),
             },
-            None => unreadable(
-                "plan",
-                "a plan must be an object {error?, federation, local}",
-                "计划必须是对象 {error?, federation, local}",
-            ),
+            None => unreadable("plan", Reason::PlanShape),
         },
         Kind::Config => match doc.as_object() {
             Some(o) => {
@@ -290,11 +253,7 @@ fn check_kind(doc: &TreeValue<'_>, kind: Kind) -> CheckReport {
                 run_rules(&d, false, &mut sink);
                 finish(Kind::Config.as_str(), "document", sink.findings)
             }
-            None => unreadable(
-                "config",
-                "a GOST config must be an object {services, chains}",
-                "GOST 配置必须是对象 {services, chains}",
-            ),
+            None => unreadable("config", Reason::ConfigShape),
         },
         Kind::Commands => match doc {
             TreeValue::Arr(_) => {
@@ -303,11 +262,7 @@ fn check_kind(doc: &TreeValue<'_>, kind: Kind) -> CheckReport {
                 run_rules(&d, false, &mut sink);
                 finish(Kind::Commands.as_str(), "document", sink.findings)
             }
-            _ => unreadable(
-                "commands",
-                "a command list must be an array [{nodeId, command, data}]",
-                "命令列表必须是数组 [{nodeId, command, data}]",
-            ),
+            _ => unreadable("commands", Reason::CommandsShape),
         },
     }
 }
@@ -321,11 +276,7 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
         Ok(read) => read,
         Err(crate::limits::ReadError::Limit(e)) => return limit_report(&e),
         Err(crate::limits::ReadError::NotJson(e)) => {
-            return unreadable(
-                "unknown",
-                &format!("not JSON: {}", e),
-                &format!("不是合法的 JSON：{}", e),
-            )
+            return unreadable("unknown", Reason::NotJson(&e));
         }
     };
     if values > MAX_VALUES {
@@ -336,7 +287,7 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
         // its text reads into, without reading the text again.
         Ok(Kind::Tunnel) => tunnel_report(&crate::encode::to_value(&tree), options),
         Ok(kind) => check_kind(&tree, kind),
-        Err((en, zh)) => unreadable("unknown", &en, &zh),
+        Err(reason) => unreadable("unknown", reason),
     }
 }
 
@@ -357,24 +308,6 @@ pub fn check_tunnel_mode(
     sort_findings(&mut findings);
     findings.dedup();
     TunnelCheck { plan, findings }
-}
-
-fn server_rejection(sink: &mut Sink, path: &str, server: &str, english: &str) {
-    let en = if english.is_empty() || english == server {
-        format!("the server would reject this tunnel: {}", server)
-    } else {
-        format!(
-            "the server would reject this tunnel: {} ({})",
-            server, english
-        )
-    };
-    sink.add(
-        "IN002",
-        None,
-        path,
-        en,
-        format!("服务器会拒绝该隧道：{}", server),
-    );
 }
 
 fn tunnel_findings(
@@ -412,48 +345,7 @@ fn plan_and_findings(
 ) -> (Plan, Vec<Finding>) {
     let mut sink = Sink::default();
     if let Some(err) = &plan.error {
-        if err.code == "REMOTE_ENTRY_UPDATE_REFUSED" {
-            sink.say(
-                "IN004",
-                None,
-                "/error",
-                format_args!(
-                    "the server fails this edit: {} — the panel relays UpdateChains to a remote entry, and the provider's relay does not allow that command, so every edit of a tunnel whose entry is a remote node fails (even one that changes nothing), after the rows are saved and the federated hops re-applied; the remote entry keeps its old chain, which dials the released ports. Delete the tunnel and create it again (AddChains is allowed), or make the change on the provider panel",
-                    err.message
-                ),
-                format_args!(
-                    "服务器会让这次编辑失败：{}——面板向远程入口转发 UpdateChains，而提供方的转发接口不允许该命令，所以入口为远程节点的隧道每次编辑都会失败（即使没有任何改动），且此时数据库记录已保存、联邦节点已重新下发；远程入口保留旧的转发链，仍拨向已释放的端口。请删除隧道后重新创建（AddChains 是允许的），或在提供方面板上修改",
-                    err.message
-                ),
-            );
-        } else if err.code == "INVALID_INPUT" {
-            // Not a decision of the server about this tunnel: the input has the wrong shape.
-            let why = err
-                .message_en
-                .strip_prefix("invalid input: ")
-                .unwrap_or(&err.message_en);
-            sink.say(
-                "IN001",
-                None,
-                "",
-                format_args!(
-                    "cannot read the tunnel input: {} (the server answers {})",
-                    why, err.message
-                ),
-                format_args!("无法读取隧道输入：{}（服务器返回 {}）", why, err.message),
-            );
-        } else if err.code == "LIMIT_EXCEEDED" {
-            // The preview's own bound (stored rows, the plan's size), not the server's.
-            sink.say(
-                "IN001",
-                None,
-                "",
-                format_args!("{}", err.message_en),
-                format_args!("{}", err.message),
-            );
-        } else {
-            server_rejection(&mut sink, "/error", &err.message, &err.message_en);
-        }
+        error_finding(err, &mut sink);
         return (plan, sink.findings);
     }
     // The plan as the tree its JSON text would read into, built from the
@@ -466,15 +358,50 @@ fn plan_and_findings(
     };
     match plan_findings(obj, holds) {
         Ok(f) => sink.findings.extend(f),
-        Err((en, zh)) => sink.say(
-            "IN001",
-            None,
-            "",
-            format_args!("the plan made from this tunnel cannot be read: {}", en),
-            format_args!("由该隧道生成的计划无法读取：{}", zh),
-        ),
+        Err((en, zh)) => Msg::PlanUnreadable(Reason::Read(&en, &zh)).say(&mut sink, None, ""),
     }
     (plan, sink.findings)
+}
+
+/// The finding of a plan the server refuses: IN004 for the edit of a
+/// remote entry, IN001 for input of the wrong shape or over the preview's
+/// own bounds, IN002 for any other refusal.
+fn error_finding(err: &crate::plan::PlanError, sink: &mut Sink) {
+    let (msg, path) = match err.code.as_str() {
+        "REMOTE_ENTRY_UPDATE_REFUSED" => (
+            Msg::RemoteEntryEdit {
+                server: &err.message,
+            },
+            "/error",
+        ),
+        // Not a decision of the server about this tunnel: the input has the wrong shape.
+        "INVALID_INPUT" => (
+            Msg::InvalidInput {
+                why: err
+                    .message_en
+                    .strip_prefix("invalid input: ")
+                    .unwrap_or(&err.message_en),
+                server: &err.message,
+            },
+            "",
+        ),
+        // The preview's own bound (stored rows, the plan's size), not the server's.
+        "LIMIT_EXCEEDED" => (
+            Msg::Limit {
+                en: &err.message_en,
+                zh: &err.message,
+            },
+            "",
+        ),
+        _ => (
+            Msg::ServerRejects {
+                server: &err.message,
+                english: &err.message_en,
+            },
+            "/error",
+        ),
+    };
+    msg.say(sink, None, path);
 }
 
 fn plan_findings(
@@ -482,15 +409,18 @@ fn plan_findings(
     holds: Option<&mut Vec<sharing::PortHold>>,
 ) -> Result<Vec<Finding>, (String, String)> {
     let mut sink = Sink::default();
+    let rejects = |server: &str, english: &str, sink: &mut Sink| {
+        Msg::ServerRejects { server, english }.say(sink, None, "/error")
+    };
     match plan.get("error") {
         None | Some(TreeValue::Null) => {}
-        Some(TreeValue::Str(s)) => server_rejection(&mut sink, "/error", s, ""),
+        Some(TreeValue::Str(s)) => rejects(s, "", &mut sink),
         Some(TreeValue::Object(e)) => {
             let msg = e.get("message").and_then(|m| m.as_str()).unwrap_or("");
             let en = e.get("messageEn").and_then(|m| m.as_str()).unwrap_or("");
-            server_rejection(&mut sink, "/error", msg, en)
+            rejects(msg, en, &mut sink)
         }
-        Some(other) => server_rejection(&mut sink, "/error", &other.to_string(), ""),
+        Some(other) => rejects(&other.to_string(), "", &mut sink),
     }
     assumed_findings(plan, &mut sink);
     let doc = Document::from_plan(&mut sink, plan)?;
@@ -532,22 +462,7 @@ fn assumed_findings(plan: &TreeObject<'_>, sink: &mut Sink) {
     }
     for (node, first, list) in groups {
         let path = util::join_i("/assumed", first);
-        match node {
-            Some(id) => sink.say(
-                "IN003",
-                node,
-                &path,
-                format_args!("node {}: no provider panel has answered yet, so the preview assumed {} (as a fresh provider would answer); the real values may differ, give them in the input's federation map", id, list),
-                format_args!("节点 {}：提供方面板尚未应答，预览假定了 {}（与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出", id, list),
-            ),
-            None => sink.say(
-                "IN003",
-                node,
-                &path,
-                format_args!("the preview assumed {}: the server assigns it", list),
-                format_args!("预览假定了 {}：实际值由服务器分配", list),
-            ),
-        }
+        Msg::Assumed { node, list: &list }.say(sink, node, &path);
     }
 }
 
@@ -566,6 +481,182 @@ fn run_rules<'d>(
         survival::check(doc, sink);
     }
     listeners
+}
+
+/// Why a document cannot be checked (an IN001 finding's reason).
+enum Reason<'m> {
+    /// An object with none of the keys of a known kind.
+    Unrecognised,
+    /// A JSON value that is not an object or array.
+    NotADocument(&'m TreeValue<'m>),
+    /// A kind the options force that the checker does not know.
+    UnknownKind(&'m str),
+    NotJson(&'m dyn std::fmt::Display),
+    TooManyValues,
+    /// A tunnel input that is not an object, with the shape the request path wants.
+    TunnelShape(&'m str),
+    PlanShape,
+    ConfigShape,
+    CommandsShape,
+    /// Why the document reader could not read a plan (English, Chinese).
+    Read(&'m str, &'m str),
+}
+
+impl Reason<'_> {
+    /// The reason in English and Chinese.
+    fn texts(&self) -> (String, String) {
+        match *self {
+            Reason::Unrecognised => (
+                "unrecognised document: expected a tunnel input {tunnel, nodes}, a plan {federation, local}, a GOST config {services, chains} or a command list [{nodeId, command, data}]".into(),
+                "无法识别的文档：应为隧道输入 {tunnel, nodes}、计划 {federation, local}、GOST 配置 {services, chains} 或命令列表 [{nodeId, command, data}]".into(),
+            ),
+            Reason::NotADocument(v) => (
+                format!(
+                    "unrecognised document: a {} is not a tunnel input, plan, GOST config or command list",
+                    util::json_type(v)
+                ),
+                format!(
+                    "无法识别的文档：{} 不是隧道输入、计划、GOST 配置或命令列表",
+                    util::json_type_zh(v)
+                ),
+            ),
+            Reason::UnknownKind(kind) => (
+                format!(
+                    "unknown kind {:?} (use tunnel, plan, config or commands)",
+                    kind
+                ),
+                format!(
+                    "未知的文档类型 {:?}（可用 tunnel、plan、config 或 commands）",
+                    kind
+                ),
+            ),
+            Reason::NotJson(e) => (format!("not JSON: {}", e), format!("不是合法的 JSON：{}", e)),
+            Reason::TooManyValues => (
+                format!("more than {} JSON values", MAX_VALUES),
+                format!("JSON 值超过 {} 个", MAX_VALUES),
+            ),
+            Reason::TunnelShape(shape) => (
+                format!("a tunnel input must be an object {}", shape),
+                format!("隧道输入必须是对象 {}", shape),
+            ),
+            Reason::PlanShape => (
+                "a plan must be an object {error?, federation, local}".into(),
+                "计划必须是对象 {error?, federation, local}".into(),
+            ),
+            Reason::ConfigShape => (
+                "a GOST config must be an object {services, chains}".into(),
+                "GOST 配置必须是对象 {services, chains}".into(),
+            ),
+            Reason::CommandsShape => (
+                "a command list must be an array [{nodeId, command, data}]".into(),
+                "命令列表必须是数组 [{nodeId, command, data}]".into(),
+            ),
+            Reason::Read(en, zh) => (en.to_string(), zh.to_string()),
+        }
+    }
+}
+
+/// An IN finding, with what its message names.
+enum Msg<'m> {
+    /// IN001: the document cannot be read.
+    Unreadable(Reason<'m>),
+    /// IN001: the plan made from a tunnel input cannot be read.
+    PlanUnreadable(Reason<'m>),
+    /// IN001: a tunnel input of the wrong shape; the server's own answer.
+    InvalidInput { why: &'m str, server: &'m str },
+    /// IN001: over one of the preview's bounds, as the planner words it.
+    Limit { en: &'m str, zh: &'m str },
+    /// IN002: the server's answer, and its English words when they differ.
+    ServerRejects { server: &'m str, english: &'m str },
+    /// IN003: the values assumed for one node (`None`: the tunnel's).
+    Assumed { node: Option<i64>, list: &'m str },
+    /// IN004: the server's answer.
+    RemoteEntryEdit { server: &'m str },
+}
+
+impl Msg<'_> {
+    /// Raises the finding: its code, and its message in English and Chinese.
+    fn say(&self, sink: &mut Sink, node_id: Option<i64>, path: &str) {
+        match self {
+            Msg::Unreadable(reason) => {
+                let (en, zh) = reason.texts();
+                sink.say(
+                    "IN001",
+                    node_id,
+                    path,
+                    format_args!("cannot read the document: {}", en),
+                    format_args!("无法读取文档：{}", zh),
+                )
+            }
+            Msg::PlanUnreadable(reason) => {
+                let (en, zh) = reason.texts();
+                sink.say(
+                    "IN001",
+                    node_id,
+                    path,
+                    format_args!("the plan made from this tunnel cannot be read: {}", en),
+                    format_args!("由该隧道生成的计划无法读取：{}", zh),
+                )
+            }
+            Msg::InvalidInput { why, server } => sink.say(
+                "IN001",
+                node_id,
+                path,
+                format_args!(
+                    "cannot read the tunnel input: {} (the server answers {})",
+                    why, server
+                ),
+                format_args!("无法读取隧道输入：{}（服务器返回 {}）", why, server),
+            ),
+            Msg::Limit { en, zh } => {
+                sink.say("IN001", node_id, path, format_args!("{}", en), format_args!("{}", zh))
+            }
+            Msg::ServerRejects { server, english } => {
+                let en = if english.is_empty() || english == server {
+                    format!("the server would reject this tunnel: {}", server)
+                } else {
+                    format!(
+                        "the server would reject this tunnel: {} ({})",
+                        server, english
+                    )
+                };
+                sink.add(
+                    "IN002",
+                    node_id,
+                    path,
+                    en,
+                    format!("服务器会拒绝该隧道：{}", server),
+                )
+            }
+            Msg::Assumed { node: Some(id), list } => sink.say(
+                "IN003",
+                node_id,
+                path,
+                format_args!("node {}: no provider panel has answered yet, so the preview assumed {} (as a fresh provider would answer); the real values may differ, give them in the input's federation map", id, list),
+                format_args!("节点 {}：提供方面板尚未应答，预览假定了 {}（与全新的提供方一致）；实际值可能不同，可在输入的 federation 中给出", id, list),
+            ),
+            Msg::Assumed { node: None, list } => sink.say(
+                "IN003",
+                node_id,
+                path,
+                format_args!("the preview assumed {}: the server assigns it", list),
+                format_args!("预览假定了 {}：实际值由服务器分配", list),
+            ),
+            Msg::RemoteEntryEdit { server } => sink.say(
+                "IN004",
+                node_id,
+                path,
+                format_args!(
+                    "the server fails this edit: {} — the panel relays UpdateChains to a remote entry, and the provider's relay does not allow that command, so every edit of a tunnel whose entry is a remote node fails (even one that changes nothing), after the rows are saved and the federated hops re-applied; the remote entry keeps its old chain, which dials the released ports. Delete the tunnel and create it again (AddChains is allowed), or make the change on the provider panel",
+                    server
+                ),
+                format_args!(
+                    "服务器会让这次编辑失败：{}——面板向远程入口转发 UpdateChains，而提供方的转发接口不允许该命令，所以入口为远程节点的隧道每次编辑都会失败（即使没有任何改动），且此时数据库记录已保存、联邦节点已重新下发；远程入口保留旧的转发链，仍拨向已释放的端口。请删除隧道后重新创建（AddChains 是允许的），或在提供方面板上修改",
+                    server
+                ),
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

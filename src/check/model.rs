@@ -12,9 +12,8 @@ use crate::gost;
 
 /// A service of the document: its config ([`gost::Service`]) and where it sits.
 pub(crate) struct Service<'a> {
-    /// Read right after its decode walk: a large config's services have
-    /// left the cache by the time the rules run, and each lookup then
-    /// waited for memory.
+    /// Read right after its decode walk, while the service is still in
+    /// cache: the rules run only after the whole document is read.
     pub config: gost::Service<'a>,
     /// `handler.retries` as the agent decodes it ([`go_int`]).
     pub retries: Result<Option<i64>, ()>,
@@ -41,9 +40,8 @@ pub(crate) struct Chain<'a> {
     /// than the config's own).
     pub name: &'a str,
     /// Nodes (objects) in its first hop, `None` without a hop. Counted right
-    /// after the chain is decoded: the FO rule runs after the whole document
-    /// is read, when a large config's chains have left the cache, and walking
-    /// each one again there was mostly waiting for memory.
+    /// after the chain is decoded, while it is still in cache: the FO rule
+    /// runs only after the whole document is read.
     pub first_hop: Option<usize>,
     pub node_id: Option<i64>,
     pub group: usize,
@@ -110,16 +108,12 @@ pub(crate) struct Document<'a> {
     /// nobody listens on is dangling (a bare command list may be partial).
     pub whole_plan: bool,
     /// (group, node, chain name) -> index of the last such chain in
-    /// `chains`, built on first use: name lookups stay O(1) on big configs.
+    /// `chains`, built on first use: a name lookup does not scan the chains.
     pub chain_index: std::cell::OnceCell<ChainIndex<'a>>,
 }
 
-/// (group, node, chain name) -> index into `Document::chains` (one map, one hash per lookup).
+/// (group, node, chain name) -> index into `Document::chains`.
 pub(crate) type ChainIndex<'a> = std::collections::BTreeMap<(usize, Option<i64>, &'a str), usize>;
-
-fn unreadable_at(sink: &mut Sink, path: &str, en: String, zh: String) {
-    sink.add("IN001", None, path, en, zh);
-}
 
 impl<'a> Document<'a> {
     fn service_list(
@@ -134,16 +128,7 @@ impl<'a> Document<'a> {
             TreeValue::Null => return,
             TreeValue::Arr(a) => a,
             other => {
-                sink.say(
-                    "AC001",
-                    node_id,
-                    path,
-                    format_args!(
-                        "service data must be a list of services for the agent's decoder, but it is {}",
-                        json_type(other)
-                    ),
-                    format_args!("服务数据必须是服务列表（数组），实际是 {}", json_type_zh(other)),
-                );
+                Msg::ServiceData(other).say(sink, node_id, path);
                 return;
             }
         };
@@ -172,16 +157,7 @@ impl<'a> Document<'a> {
                         group,
                     });
                 }
-                other => sink.say(
-                    "AC001",
-                    node_id,
-                    &p.render(),
-                    format_args!(
-                        "a service must be an object for the agent's decoder, but it is {}",
-                        json_type(other)
-                    ),
-                    format_args!("服务必须是对象，实际是 {}", json_type_zh(other)),
-                ),
+                other => Msg::Service(other).say(sink, node_id, &p.render()),
             }
         }
     }
@@ -216,44 +192,19 @@ impl<'a> Document<'a> {
                     group,
                 });
             }
-            other => sink.say(
-                "AC001",
-                node_id,
-                path,
-                format_args!(
-                    "chain data must be an object for the agent's decoder, but it is {}",
-                    json_type(other)
-                ),
-                format_args!("链路数据必须是对象，实际是 {}", json_type_zh(other)),
-            ),
+            other => Msg::ChainData(other).say(sink, node_id, path),
         }
     }
 
     /// Reads one command `{nodeId, command, data}`.
     fn command(&mut self, sink: &mut Sink, cmd: &'a TreeValue<'a>, path: &str, group: usize) {
         let Some(obj) = cmd.as_object() else {
-            unreadable_at(
-                sink,
-                path,
-                format!(
-                    "a command must be an object {{nodeId, command, data}}, but it is {}",
-                    json_type(cmd)
-                ),
-                format!(
-                    "命令必须是对象 {{nodeId, command, data}}，实际是 {}",
-                    json_type_zh(cmd)
-                ),
-            );
+            Msg::Command(cmd).say(sink, None, path);
             return;
         };
         let node_id = obj.get("nodeId").and_then(loose_id);
         let Some(name) = obj.get("command").and_then(|v| v.as_str()) else {
-            unreadable_at(
-                sink,
-                path,
-                "a command needs a string `command` (AddService, AddChains, ...)".into(),
-                "命令缺少字符串字段 `command`（AddService、AddChains 等）".into(),
-            );
+            Msg::CommandName.say(sink, None, path);
             return;
         };
         let data = obj.get("data").unwrap_or(&NULL);
@@ -343,15 +294,7 @@ impl<'a> Document<'a> {
         for (i, e) in entries.iter().enumerate() {
             let p = join_i(path, i);
             let Some(obj) = e.as_object() else {
-                unreadable_at(
-                    sink,
-                    &p,
-                    format!(
-                        "a federation entry must be an object, but it is {}",
-                        json_type(e)
-                    ),
-                    format!("联邦条目必须是对象，实际是 {}", json_type_zh(e)),
-                );
+                Msg::FederationEntry(e).say(sink, None, &p);
                 continue;
             };
             let group = self.fed.len() + 1;
@@ -359,12 +302,7 @@ impl<'a> Document<'a> {
             let cmds = obj.get("commands").unwrap_or(&NULL);
             let cp = join(&p, "commands");
             if !self.command_list(sink, cmds, &cp, group) {
-                unreadable_at(
-                    sink,
-                    &cp,
-                    format!("`commands` must be a list, but it is {}", json_type(cmds)),
-                    format!("`commands` 必须是列表，实际是 {}", json_type_zh(cmds)),
-                );
+                Msg::Commands(cmds).say(sink, None, &cp);
             }
             self.fed.push(FedEntry {
                 obj,
@@ -388,26 +326,11 @@ impl<'a> Document<'a> {
         };
         let local = plan.get("local").unwrap_or(&NULL);
         if !doc.command_list(sink, local, "/local", 0) {
-            return Err((
-                format!(
-                    "`local` must be a list of commands, but it is {}",
-                    json_type(local)
-                ),
-                format!("`local` 必须是命令列表，实际是 {}", json_type_zh(local)),
-            ));
+            return Err(Msg::Local(local).texts());
         }
         let federation = plan.get("federation").unwrap_or(&NULL);
         if !doc.federation_list(sink, federation, "/federation") {
-            return Err((
-                format!(
-                    "`federation` must be a list, but it is {}",
-                    json_type(federation)
-                ),
-                format!(
-                    "`federation` 必须是列表，实际是 {}",
-                    json_type_zh(federation)
-                ),
-            ));
+            return Err(Msg::Federation(federation).texts());
         }
         // The forward modes' tunnel, deployed before the request: its
         // commands run on the same nodes (group 0) and through the same
@@ -502,18 +425,117 @@ impl<'a> Document<'a> {
                         doc.chain(sink, c, &join_i(&p, i), None, None, 0);
                     }
                 }
-                other => sink.say(
-                    "AC001",
-                    None,
-                    &p,
-                    format_args!(
-                        "`chains` must be a list of chains, but it is {}",
-                        json_type(other)
-                    ),
-                    format_args!("`chains` 必须是链路列表，实际是 {}", json_type_zh(other)),
-                ),
+                other => Msg::Chains(other).say(sink, None, &p),
             }
         }
         doc
+    }
+}
+
+/// A finding of reading the document (AC001 on what the agent cannot
+/// decode, IN001 on what is not a command list), or why a plan cannot be
+/// read, with the value of the wrong type it names.
+enum Msg<'m> {
+    /// AC001: a service command's data is not a list.
+    ServiceData(&'m TreeValue<'m>),
+    /// AC001: an item of a service list is not an object.
+    Service(&'m TreeValue<'m>),
+    /// AC001: a chain command's data is not an object.
+    ChainData(&'m TreeValue<'m>),
+    /// AC001: a config's `chains` is not a list.
+    Chains(&'m TreeValue<'m>),
+    /// IN001: a command is not an object.
+    Command(&'m TreeValue<'m>),
+    /// IN001: a command without a string `command`.
+    CommandName,
+    /// IN001: a federation entry is not an object.
+    FederationEntry(&'m TreeValue<'m>),
+    /// IN001: a federation entry's `commands` is not a list.
+    Commands(&'m TreeValue<'m>),
+    /// A plan whose `local` is not a list.
+    Local(&'m TreeValue<'m>),
+    /// A plan whose `federation` is not a list.
+    Federation(&'m TreeValue<'m>),
+}
+
+impl Msg<'_> {
+    /// Raises the finding.
+    fn say(&self, sink: &mut Sink, node_id: Option<i64>, path: &str) {
+        let code = match self {
+            Msg::ServiceData(_) | Msg::Service(_) | Msg::ChainData(_) | Msg::Chains(_) => "AC001",
+            _ => "IN001",
+        };
+        let (en, zh) = self.texts();
+        sink.add(code, node_id, path, en, zh);
+    }
+
+    /// The message in English and Chinese.
+    fn texts(&self) -> (String, String) {
+        match *self {
+            Msg::ServiceData(v) => (
+                format!(
+                    "service data must be a list of services for the agent's decoder, but it is {}",
+                    json_type(v)
+                ),
+                format!("服务数据必须是服务列表（数组），实际是 {}", json_type_zh(v)),
+            ),
+            Msg::Service(v) => (
+                format!(
+                    "a service must be an object for the agent's decoder, but it is {}",
+                    json_type(v)
+                ),
+                format!("服务必须是对象，实际是 {}", json_type_zh(v)),
+            ),
+            Msg::ChainData(v) => (
+                format!(
+                    "chain data must be an object for the agent's decoder, but it is {}",
+                    json_type(v)
+                ),
+                format!("链路数据必须是对象，实际是 {}", json_type_zh(v)),
+            ),
+            Msg::Chains(v) => (
+                format!(
+                    "`chains` must be a list of chains, but it is {}",
+                    json_type(v)
+                ),
+                format!("`chains` 必须是链路列表，实际是 {}", json_type_zh(v)),
+            ),
+            Msg::Command(v) => (
+                format!(
+                    "a command must be an object {{nodeId, command, data}}, but it is {}",
+                    json_type(v)
+                ),
+                format!(
+                    "命令必须是对象 {{nodeId, command, data}}，实际是 {}",
+                    json_type_zh(v)
+                ),
+            ),
+            Msg::CommandName => (
+                "a command needs a string `command` (AddService, AddChains, ...)".into(),
+                "命令缺少字符串字段 `command`（AddService、AddChains 等）".into(),
+            ),
+            Msg::FederationEntry(v) => (
+                format!(
+                    "a federation entry must be an object, but it is {}",
+                    json_type(v)
+                ),
+                format!("联邦条目必须是对象，实际是 {}", json_type_zh(v)),
+            ),
+            Msg::Commands(v) => (
+                format!("`commands` must be a list, but it is {}", json_type(v)),
+                format!("`commands` 必须是列表，实际是 {}", json_type_zh(v)),
+            ),
+            Msg::Local(v) => (
+                format!(
+                    "`local` must be a list of commands, but it is {}",
+                    json_type(v)
+                ),
+                format!("`local` 必须是命令列表，实际是 {}", json_type_zh(v)),
+            ),
+            Msg::Federation(v) => (
+                format!("`federation` must be a list, but it is {}", json_type(v)),
+                format!("`federation` 必须是列表，实际是 {}", json_type_zh(v)),
+            ),
+        }
     }
 }

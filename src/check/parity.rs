@@ -1,11 +1,12 @@
 //! PA rules: each federated hop against its local twin, i.e. what the local
-//! builder (control_plane.go) would emit for the same node with the same
-//! targets and ports. Compared by role: `fed_svc_R` ~ `tunnel_T`,
-//! `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
+//! builder ([`crate::builders`], after the panel's
+//! go-backend/internal/http/handler/control_plane.go) would emit for the same
+//! node with the same targets and ports. Compared by role: `fed_svc_R` ~
+//! `tunnel_T`, `fed_chain_R` ~ `chains_T`, `hop_R` ~ `hop_T`.
 
 use super::failover::find_chain;
 use super::linkage::{differing_keys, sorted_entries};
-use super::model::{Chain, Document, Service};
+use super::model::{Chain, Document, FedEntry, Service};
 use super::rules::Sink;
 use super::tree::{TreeObject, TreeValue};
 use super::util::{get_arr, get_ci, get_obj, get_str, join, join_i};
@@ -111,89 +112,128 @@ fn chain_targets<'a>(chain: Option<&Chain<'a>>) -> (Vec<TwinTarget<'a>>, Option<
     (targets, strategy)
 }
 
+/// The index of the first service and of the first chain of each group,
+/// found in one walk (not one walk per federation entry).
+struct GroupFirsts {
+    service: BTreeMap<usize, usize>,
+    chain: BTreeMap<usize, usize>,
+}
+
+impl GroupFirsts {
+    fn of(doc: &Document<'_>) -> GroupFirsts {
+        let mut service = BTreeMap::new();
+        for (i, s) in doc.services.iter().enumerate() {
+            service.entry(s.group).or_insert(i);
+        }
+        let mut chain = BTreeMap::new();
+        for (i, c) in doc.chains.iter().enumerate() {
+            chain.entry(c.group).or_insert(i);
+        }
+        GroupFirsts { service, chain }
+    }
+}
+
 /// Federated hops of a plan: one per federation entry with role middle or exit.
 fn plan_hops<'d, 'a>(doc: &'d Document<'a>) -> Vec<Hop<'d, 'a>> {
-    // The first service and chain of each group, found in one walk (not
-    // one walk per entry).
-    let mut first_svc = BTreeMap::new();
-    for (i, s) in doc.services.iter().enumerate() {
-        first_svc.entry(s.group).or_insert(i);
-    }
-    let mut first_chain = BTreeMap::new();
-    for (i, c) in doc.chains.iter().enumerate() {
-        first_chain.entry(c.group).or_insert(i);
-    }
-    let mut out = Vec::new();
-    for entry in &doc.fed {
-        let apply = entry.obj.get("apply").and_then(|a| a.as_object());
-        let Some(svc) = first_svc
+    let firsts = GroupFirsts::of(doc);
+    doc.fed
+        .iter()
+        .filter_map(|entry| plan_hop(doc, &firsts, entry))
+        .collect()
+}
+
+/// The hop of one federation entry: its group's first service, the chain
+/// that service uses (else the group's first chain), and what the entry's
+/// `apply` step says; `None` for an entry without a service or whose role
+/// is neither middle nor exit.
+fn plan_hop<'d, 'a>(
+    doc: &'d Document<'a>,
+    firsts: &GroupFirsts,
+    entry: &FedEntry<'a>,
+) -> Option<Hop<'d, 'a>> {
+    let apply = entry.obj.get("apply").and_then(|a| a.as_object());
+    let svc = firsts
+        .service
+        .get(&entry.group)
+        .and_then(|&i| doc.services.get(i))?;
+    let chain = svc_chain(doc, svc).or_else(|| {
+        firsts
+            .chain
             .get(&entry.group)
-            .and_then(|&i| doc.services.get(i))
-        else {
-            continue;
-        };
-        let chain = svc_chain(doc, svc).or_else(|| {
-            first_chain
-                .get(&entry.group)
-                .and_then(|&i| doc.chains.get(i))
-        });
-        let role = entry
-            .obj
-            .get("role")
-            .and_then(|r| r.as_str())
-            .or_else(|| apply.and_then(|a| a.get("role")).and_then(|r| r.as_str()));
-        let middle = match role {
-            Some("middle") => true,
-            Some("exit") => false,
-            Some(_) => continue,
-            // No role given: a service with a chain is a middle.
-            None => svc.config.chain.str().is_some_and(|c| !c.is_empty()),
-        };
-        let (chain_targets, chain_strategy) = chain_targets(chain);
-        let protocol = apply
-            .and_then(|a| a.get("protocol"))
-            .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
-            .and_then(|p| p.as_str())
-            .or_else(|| svc.config.listener_type().str())
-            .unwrap_or_default();
-        let strategy = apply
-            .and_then(|a| a.get("strategy"))
-            .and_then(|s| s.as_str())
-            .or(chain_strategy);
-        let targets = apply
-            .and_then(|a| a.get("targets"))
-            .and_then(|t| t.as_array())
-            .map(|ts| {
-                ts.iter()
-                    .filter_map(|t| t.as_object())
-                    .map(|t| TwinTarget {
-                        host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim(),
-                        port: match t.get("port") {
-                            Some(TreeValue::Str(s)) => s.trim().into(),
-                            Some(TreeValue::Num(n)) => {
-                                let mut text = String::new();
-                                crate::json::write_number(n, &mut text);
-                                text.into()
-                            }
-                            _ => "".into(),
-                        },
-                        protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or(""),
-                    })
-                    .collect::<Rc<[_]>>()
-            })
-            // Without apply targets the deployed chain says what the targets are.
-            .unwrap_or_else(|| chain_targets.into());
-        out.push(Hop {
-            node_id: entry.node_id,
-            middle,
-            protocol,
-            strategy,
-            targets,
-            svc,
-            chain,
-        });
+            .and_then(|&i| doc.chains.get(i))
+    });
+    let middle = is_middle(entry, apply, svc)?;
+    let (chain_targets, chain_strategy) = chain_targets(chain);
+    let protocol = apply
+        .and_then(|a| a.get("protocol"))
+        .or_else(|| entry.obj.get("reserve").and_then(|r| r.get("protocol")))
+        .and_then(|p| p.as_str())
+        .or_else(|| svc.config.listener_type().str())
+        .unwrap_or_default();
+    let strategy = apply
+        .and_then(|a| a.get("strategy"))
+        .and_then(|s| s.as_str())
+        .or(chain_strategy);
+    // Without apply targets the deployed chain says what the targets are.
+    let targets = apply_targets(apply).unwrap_or_else(|| chain_targets.into());
+    Some(Hop {
+        node_id: entry.node_id,
+        middle,
+        protocol,
+        strategy,
+        targets,
+        svc,
+        chain,
+    })
+}
+
+/// Whether an entry is a middle (`Some(false)`: an exit) by its role, or
+/// the role of its `apply` step; `None` for any other role.
+fn is_middle(
+    entry: &FedEntry<'_>,
+    apply: Option<&TreeObject<'_>>,
+    svc: &Service<'_>,
+) -> Option<bool> {
+    let role = entry
+        .obj
+        .get("role")
+        .and_then(|r| r.as_str())
+        .or_else(|| apply.and_then(|a| a.get("role")).and_then(|r| r.as_str()));
+    match role {
+        Some("middle") => Some(true),
+        Some("exit") => Some(false),
+        Some(_) => None,
+        // No role given: a service with a chain is a middle.
+        None => Some(svc.config.chain.str().is_some_and(|c| !c.is_empty())),
     }
-    out
+}
+
+/// The targets an entry's `apply` step lists, when it lists them.
+fn apply_targets<'a>(apply: Option<&'a TreeObject<'a>>) -> Option<Rc<[TwinTarget<'a>]>> {
+    let targets = apply?.get("targets")?.as_array()?;
+    Some(
+        targets
+            .iter()
+            .filter_map(|t| t.as_object())
+            .map(apply_target)
+            .collect(),
+    )
+}
+
+fn apply_target<'a>(t: &'a TreeObject<'a>) -> TwinTarget<'a> {
+    TwinTarget {
+        host: t.get("host").and_then(|h| h.as_str()).unwrap_or("").trim(),
+        port: match t.get("port") {
+            Some(TreeValue::Str(s)) => s.trim().into(),
+            Some(TreeValue::Num(n)) => {
+                let mut text = String::new();
+                crate::json::write_number(n, &mut text);
+                text.into()
+            }
+            _ => "".into(),
+        },
+        protocol: t.get("protocol").and_then(|p| p.as_str()).unwrap_or(""),
+    }
 }
 
 /// Federated hops of a config or command list, recognised by the provider's
@@ -250,96 +290,135 @@ struct ChainPart<'a> {
     compared: bool,
 }
 
+impl<'a> ChainPart<'a> {
+    fn walk(chain: &Chain<'a>) -> ChainPart<'a> {
+        let hops_field = chain.config.hops_field();
+        let hops = hops_field.items().unwrap_or(&[]);
+        let mut part = ChainPart {
+            places: Places::default(),
+            hop_path: None,
+            compared: false,
+        };
+        for (hi, h) in hops.iter().enumerate() {
+            let Some(h) = h.as_object() else { continue };
+            part.places.note(HOP, get_str(h, "interface"));
+            for n in get_arr(h, "nodes").unwrap_or(&[]) {
+                part.places.note(
+                    CHAIN_NODE,
+                    n.as_object().and_then(|n| get_str(n, "interface")),
+                );
+            }
+            if hi == 0 {
+                let hops_key = hops_field.key().unwrap_or("hops");
+                part.hop_path = Some(join_i(&join(&chain.path, hops_key), 0));
+            }
+        }
+        part
+    }
+}
+
+/// One federated hop against its twin: the service side, then the chain
+/// side (middles), then where the outgoing interface sits, which takes both.
 fn compare<'d, 'a>(
     hop: &Hop<'d, 'a>,
     chains: &mut BTreeMap<&'d str, ChainPart<'a>>,
     sink: &mut Sink,
 ) {
     let svc = hop.svc;
-    let node = hop.node_id;
-    let role = if hop.middle { "middle" } else { "exit" };
-    let role_zh = if hop.middle { "中转" } else { "出口" };
-    let handler_metadata = svc.config.handler_metadata().object();
     let hpath = join(&svc.path(), key_of(svc.config.obj, "handler"));
+    compare_retries(hop, &hpath, sink);
+    compare_service_metadata(hop, &hpath, sink);
+    compare_listen_addr(hop, sink);
+    let mut places = service_places(svc);
+    let mut first_hop_path = None;
+    if let Some(chain) = hop.chain {
+        let part = chains
+            .entry(chain.path.as_str())
+            .or_insert_with(|| ChainPart::walk(chain));
+        places.add(&part.places);
+        first_hop_path.clone_from(&part.hop_path);
+        compare_first_hop_once(hop, chain, part, sink);
+    }
+    compare_interface_places(hop, &places, first_hop_path, sink);
+}
 
-    // PA001: retries.
+/// PA001: the service's retries against what the local builder sets for
+/// its number of targets.
+fn compare_retries(hop: &Hop<'_, '_>, hpath: &str, sink: &mut Sink) {
+    let svc = hop.svc;
     let n = hop.targets.len() as i64;
-    let twin_retries = if hop.middle && n > 1 { n - 1 } else { 0 };
-    let fed_retries = svc.retries;
-    let retries_differ = match fed_retries {
-        Ok(r) => r.unwrap_or(0) != twin_retries,
+    let twin = if hop.middle && n > 1 { n - 1 } else { 0 };
+    let retries_differ = match svc.retries {
+        Ok(r) => r.unwrap_or(0) != twin,
         Err(()) => true,
     };
-    if retries_differ {
-        let shown = match (svc.config.retries.value(), fed_retries) {
-            (None, _) | (_, Ok(None)) => "absent (0)".to_string(),
-            (Some(v), _) => v.to_string(),
-        };
-        sink.say(
-            "PA001",
-            node,
-            &hpath,
-            format_args!(
-                "federated {} service has retries {} but the local builder would set {} for {} target(s): failover differs between local and federated hops",
-                role, shown, twin_retries, n
-            ),
-            format_args!(
-                "联邦{}服务的 retries 为 {}，而本地构建对 {} 个目标会设为 {}：本地与联邦跳点的故障切换行为不一致",
-                role_zh, shown, n, twin_retries
-            ),
-        );
-        sink.fix_last(Fix {
-            op: "set".into(),
-            path: join(&hpath, "retries"),
-            value: Value::from(twin_retries),
-        });
+    if !retries_differ {
+        return;
     }
+    let shown = match (svc.config.retries.value(), svc.retries) {
+        (None, _) | (_, Ok(None)) => None,
+        (Some(v), _) => Some(v),
+    };
+    Msg::Retries {
+        middle: hop.middle,
+        shown,
+        twin,
+        targets: n,
+    }
+    .say(sink, hop.node_id, hpath);
+    sink.fix_last(Fix {
+        op: "set".into(),
+        path: join(hpath, "retries"),
+        value: Value::from(twin),
+    });
+}
 
-    // PA003 (service side): handler and listener metadata.
-    let twin_handler = local_mux_metadata(hop.protocol);
-    let fed_handler = sorted_entries(handler_metadata, &|k| k != "interface");
+/// PA003 on the service side: handler metadata (its interface is PA005's)
+/// and listener metadata.
+fn compare_service_metadata(hop: &Hop<'_, '_>, hpath: &str, sink: &mut Sink) {
+    let svc = hop.svc;
+    let fed_handler = sorted_entries(svc.config.handler_metadata().object(), &|k| {
+        k != "interface"
+    });
     metadata_finding(
         sink,
-        node,
-        &hpath,
+        hop.node_id,
+        hpath,
         Plugin::Handler,
         &fed_handler,
-        &twin_handler,
+        &local_mux_metadata(hop.protocol),
     );
     let listener = get_obj(svc.config.obj, "listener");
     if listener.is_some() {
         let lpath = join(&svc.path(), key_of(svc.config.obj, "listener"));
         metadata_finding(
             sink,
-            node,
+            hop.node_id,
             &lpath,
             Plugin::Listener,
             &meta_of(listener),
             &kcp_metadata(hop.protocol),
         );
     }
+}
 
-    // PA004: the listen address.
-    if let Some((akey, TreeValue::Str(addr))) = get_ci(svc.config.obj, "addr") {
-        let twin = match addr.rsplit_once(':') {
-            Some((h, p)) => normalise_address(&format!("{}:{}", h.trim(), p)),
-            None => normalise_address(addr),
-        };
-        if *addr != twin {
-            sink.say(
-                "PA004",
-                node,
-                &join(&svc.path(), akey),
-                format_args!(
-                    "federated listen addr {:?} is not normalised; the local builder would listen on {:?}",
-                    addr, twin
-                ),
-                format_args!("联邦监听地址 {:?} 未规范化；本地构建会使用 {:?}", addr, twin),
-            );
-        }
+/// PA004: the listen address, normalised as the local builder writes it.
+fn compare_listen_addr(hop: &Hop<'_, '_>, sink: &mut Sink) {
+    let svc = hop.svc;
+    let Some((akey, TreeValue::Str(addr))) = get_ci(svc.config.obj, "addr") else {
+        return;
+    };
+    let twin = match addr.rsplit_once(':') {
+        Some((h, p)) => normalise_address(&format!("{}:{}", h.trim(), p)),
+        None => normalise_address(addr),
+    };
+    if *addr != twin {
+        Msg::ListenAddr { addr, twin: &twin }.say(sink, hop.node_id, &join(&svc.path(), akey));
     }
+}
 
-    // Chain side (middles).
+/// Where the service itself sets an outgoing interface (PA005).
+fn service_places<'a>(svc: &Service<'a>) -> Places<'a> {
     let mut places = Places::default();
     places.note(SERVICE, get_str(svc.config.obj, "interface"));
     places.note(
@@ -351,80 +430,64 @@ fn compare<'d, 'a>(
     );
     places.note(
         HANDLER_METADATA,
-        handler_metadata.and_then(|m| get_str(m, "interface")),
+        svc.config
+            .handler_metadata()
+            .object()
+            .and_then(|m| get_str(m, "interface")),
     );
+    places
+}
 
-    let mut hop_path_for_iface = None;
-    if let Some(chain) = hop.chain {
-        let hops_field = chain.config.hops_field();
-        let hops = hops_field.items().unwrap_or(&[]);
-        let part = chains.entry(chain.path.as_str()).or_insert_with(|| {
-            let mut part = ChainPart {
-                places: Places::default(),
-                hop_path: None,
-                compared: false,
-            };
-            for (hi, h) in hops.iter().enumerate() {
-                let Some(h) = h.as_object() else { continue };
-                part.places.note(HOP, get_str(h, "interface"));
-                for n in get_arr(h, "nodes").unwrap_or(&[]) {
-                    part.places.note(
-                        CHAIN_NODE,
-                        n.as_object().and_then(|n| get_str(n, "interface")),
-                    );
-                }
-                if hi == 0 {
-                    let hops_key = hops_field.key().unwrap_or("hops");
-                    part.hop_path = Some(join_i(&join(&chain.path, hops_key), 0));
-                }
-            }
-            part
-        });
-        places.set |= part.places.set;
-        places.iface = places.iface.or(part.places.iface);
-        hop_path_for_iface.clone_from(&part.hop_path);
-        let first = hops.first().and_then(|h| h.as_object());
-        if let (true, false, Some(h), Some(hop_path)) =
-            (hop.middle, part.compared, first, &part.hop_path)
-        {
-            part.compared = true;
-            compare_hop(hop, h, hop_path, sink);
-        }
+/// PA002-PA004 on the chain's first hop, for the first middle routed
+/// through the chain.
+fn compare_first_hop_once(
+    hop: &Hop<'_, '_>,
+    chain: &Chain<'_>,
+    part: &mut ChainPart<'_>,
+    sink: &mut Sink,
+) {
+    let first = chain
+        .config
+        .hops_field()
+        .items()
+        .and_then(|hops| hops.first())
+        .and_then(|h| h.as_object());
+    if let (true, false, Some(h), Some(hop_path)) =
+        (hop.middle, part.compared, first, &part.hop_path)
+    {
+        part.compared = true;
+        compare_hop(hop, h, hop_path, sink);
     }
+}
 
-    // PA005: where the outgoing interface sits.
-    let twin_places = match (places.iface, hop.middle) {
+/// PA005: where the outgoing interface sits, against the local builder's
+/// place for it (a middle's hop, an exit's service metadata).
+fn compare_interface_places(
+    hop: &Hop<'_, '_>,
+    places: &Places<'_>,
+    first_hop_path: Option<String>,
+    sink: &mut Sink,
+) {
+    let twin = match (places.iface, hop.middle) {
         (None, _) => 0,
         (Some(_), true) => HOP,
         (Some(_), false) => SERVICE_METADATA,
     };
-    if places.set != twin_places {
-        let fed_s = if places.set == 0 {
-            "nowhere".to_string()
-        } else {
-            place_names(places.set)
-        };
-        let twin_s = place_names(twin_places);
-        let iface = places.iface.unwrap_or("");
-        let path = if hop.middle {
-            hop_path_for_iface.unwrap_or_else(|| svc.path())
-        } else {
-            svc.path()
-        };
-        sink.say(
-            "PA005",
-            node,
-            &path,
-            format_args!(
-                "federated {} puts interface {:?} on: {}; the local builder puts it on: {}",
-                role, iface, fed_s, twin_s
-            ),
-            format_args!(
-                "联邦{}把网卡 {:?} 放在：{}；本地构建放在：{}",
-                role_zh, iface, fed_s, twin_s
-            ),
-        );
+    if places.set == twin {
+        return;
     }
+    let path = if hop.middle {
+        first_hop_path.unwrap_or_else(|| hop.svc.path())
+    } else {
+        hop.svc.path()
+    };
+    Msg::InterfacePlaces {
+        middle: hop.middle,
+        iface: places.iface.unwrap_or(""),
+        fed: places.set,
+        twin,
+    }
+    .say(sink, hop.node_id, &path);
 }
 
 /// The places an outgoing interface can sit (PA005), one bit each, in the
@@ -442,20 +505,6 @@ const HOP: u8 = 4;
 const SERVICE: u8 = 8;
 const SERVICE_METADATA: u8 = 16;
 
-/// The places of `set`, in name order, joined by ", ".
-fn place_names(set: u8) -> String {
-    let mut out = String::new();
-    for (bit, name) in PLACE_NAMES.iter().enumerate() {
-        if set & (1 << bit) != 0 {
-            if !out.is_empty() {
-                out.push_str(", ");
-            }
-            out.push_str(name);
-        }
-    }
-    out
-}
-
 /// Where a federated hop sets an outgoing interface, and the first one set.
 #[derive(Default)]
 struct Places<'a> {
@@ -472,129 +521,112 @@ impl<'a> Places<'a> {
             }
         }
     }
+
+    /// The places of `other` too; its interface counts when none was set.
+    fn add(&mut self, other: &Places<'a>) {
+        self.set |= other.set;
+        self.iface = self.iface.or(other.iface);
+    }
 }
 
+/// The first hop of a middle's chain against the twin's: its selector,
+/// then each chain node against the target it dials.
 fn compare_hop(hop: &Hop<'_, '_>, h: &TreeObject<'_>, hop_path: &str, sink: &mut Sink) {
-    let node = hop.node_id;
-    // PA002: selector.
-    let selector = get_obj(h, "selector");
-    let sel_path = join(hop_path, key_of(h, "selector"));
-    let mut differ: Vec<String> = Vec::new();
-    let twin_strategy = runtime_strategy(hop.strategy.unwrap_or(""));
-    let fed_strategy = selector.and_then(|s| get_str(s, "strategy")).unwrap_or("");
-    if fed_strategy != twin_strategy {
-        differ.push(format!(
-            "strategy {:?} (local {:?})",
-            fed_strategy, twin_strategy
-        ));
-    }
-    let fed_max = selector
-        .and_then(|s| get_ci(s, "maxFails"))
-        .map(|(_, v)| crate::encode::to_value(v))
-        .unwrap_or(Value::Null);
-    if fed_max.as_i64() != Some(TWIN_MAX_FAILS) {
-        differ.push(format!(
-            "maxFails {} (local {})",
-            crate::json::Text(&fed_max),
-            TWIN_MAX_FAILS
-        ));
-    }
-    let fed_ft = selector
-        .and_then(|s| get_ci(s, "failTimeout"))
-        .map(|(_, v)| crate::encode::to_value(v))
-        .unwrap_or(Value::Null);
-    if fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT) {
-        differ.push(format!(
-            "failTimeout {} (local {})",
-            crate::json::Text(&fed_ft),
-            TWIN_FAIL_TIMEOUT
-        ));
-    }
-    if !differ.is_empty() {
-        let d = differ.join("; ");
-        sink.say(
-            "PA002",
-            node,
-            &sel_path,
-            format_args!(
-                "federated hop selector differs from the local builder's: {}",
-                d
-            ),
-            format_args!("联邦跳点选择器与本地构建不一致：{}", d),
-        );
-    }
-    // Per chain node: connector and dialer metadata, dial address.
+    compare_selector(hop, h, hop_path, sink);
     let nodes_key = key_of(h, "nodes");
     let nodes = get_arr(h, "nodes").unwrap_or(&[]);
     for (i, (n, t)) in nodes.iter().zip(hop.targets.iter()).enumerate() {
         let Some(n) = n.as_object() else { continue };
         let npath = join_i(&join(hop_path, nodes_key), i);
-        if let Some(conn) = get_obj(n, "connector") {
-            let cpath = join(&npath, key_of(n, "connector"));
-            metadata_finding(
-                sink,
-                node,
-                &cpath,
-                Plugin::Connector,
-                &meta_of(Some(conn)),
-                &local_mux_metadata(t.protocol),
-            );
+        compare_chain_node(hop.node_id, n, t, &npath, sink);
+    }
+}
+
+/// PA002: the hop's selector against the one the local builder sets.
+fn compare_selector(hop: &Hop<'_, '_>, h: &TreeObject<'_>, hop_path: &str, sink: &mut Sink) {
+    let selector = get_obj(h, "selector");
+    let fed_number = |name: &str| {
+        selector
+            .and_then(|s| get_ci(s, name))
+            .map(|(_, v)| crate::encode::to_value(v))
+            .unwrap_or(Value::Null)
+    };
+    let twin_strategy = runtime_strategy(hop.strategy.unwrap_or(""));
+    let fed_strategy = selector.and_then(|s| get_str(s, "strategy")).unwrap_or("");
+    let (fed_max, fed_ft) = (fed_number("maxFails"), fed_number("failTimeout"));
+    let strategy =
+        (fed_strategy != twin_strategy).then_some((fed_strategy, twin_strategy.as_str()));
+    let max_fails = (fed_max.as_i64() != Some(TWIN_MAX_FAILS)).then_some(&fed_max);
+    let fail_timeout = (fed_ft.as_i64() != Some(TWIN_FAIL_TIMEOUT)).then_some(&fed_ft);
+    if strategy.is_some() || max_fails.is_some() || fail_timeout.is_some() {
+        let sel_path = join(hop_path, key_of(h, "selector"));
+        Msg::Selector {
+            strategy,
+            max_fails,
+            fail_timeout,
         }
-        if let Some(dialer) = get_obj(n, "dialer") {
-            let dpath = join(&npath, key_of(n, "dialer"));
-            metadata_finding(
-                sink,
-                node,
-                &dpath,
-                Plugin::Dialer,
-                &meta_of(Some(dialer)),
-                &kcp_metadata(t.protocol),
-            );
-        }
-        if let Some((akey, TreeValue::Str(addr))) = get_ci(n, "addr") {
-            let twin = normalise_address(&format!("{}:{}", t.host, t.port));
-            if *addr != twin {
-                sink.say(
-                    "PA004",
-                    node,
-                    &join(&npath, akey),
-                    format_args!(
-                        "federated chain node addr {:?} differs from the local builder's normalised {:?}",
-                        addr, twin
-                    ),
-                    format_args!("联邦链路节点地址 {:?} 与本地构建的规范化地址 {:?} 不一致", addr, twin),
-                );
-            }
+        .say(sink, hop.node_id, &sel_path);
+    }
+}
+
+/// PA003 and PA004 on one chain node: its connector and dialer metadata,
+/// and its dial address, against the target `t` it dials.
+fn compare_chain_node(
+    node: Option<i64>,
+    n: &TreeObject<'_>,
+    t: &TwinTarget<'_>,
+    npath: &str,
+    sink: &mut Sink,
+) {
+    if let Some(conn) = get_obj(n, "connector") {
+        let cpath = join(npath, key_of(n, "connector"));
+        metadata_finding(
+            sink,
+            node,
+            &cpath,
+            Plugin::Connector,
+            &meta_of(Some(conn)),
+            &local_mux_metadata(t.protocol),
+        );
+    }
+    if let Some(dialer) = get_obj(n, "dialer") {
+        let dpath = join(npath, key_of(n, "dialer"));
+        metadata_finding(
+            sink,
+            node,
+            &dpath,
+            Plugin::Dialer,
+            &meta_of(Some(dialer)),
+            &kcp_metadata(t.protocol),
+        );
+    }
+    if let Some((akey, TreeValue::Str(addr))) = get_ci(n, "addr") {
+        let twin = normalise_address(&format!("{}:{}", t.host, t.port));
+        if *addr != twin {
+            Msg::DialAddr { addr, twin: &twin }.say(sink, node, &join(npath, akey));
         }
     }
 }
 
+/// PA003 when the federated metadata `fed` differs from the twin's.
 fn metadata_finding(
     sink: &mut Sink,
     node: Option<i64>,
     path: &str,
-    what: Plugin,
+    plugin: Plugin,
     fed: &Meta,
     twin: &Meta,
 ) {
-    let Some(keys) = differing_keys(fed, twin) else {
-        return;
-    };
-    sink.say(
-        "PA003",
-        node,
-        path,
-        format_args!(
-            "federated {} metadata differs from the local builder's in: {}",
-            what.name(),
-            keys
-        ),
-        format_args!("联邦{}元数据与本地构建不一致的键：{}", what.name_zh(), keys),
-    );
+    if let Some(keys) = differing_keys(fed, twin) {
+        Msg::Metadata {
+            plugin,
+            keys: &keys,
+        }
+        .say(sink, node, path);
+    }
 }
 
-/// The GOST plugin whose metadata a PA003 finding compares, named in both
-/// languages.
+/// The GOST plugin whose metadata a PA003 finding compares.
 #[derive(Clone, Copy)]
 enum Plugin {
     Handler,
@@ -603,22 +635,200 @@ enum Plugin {
     Dialer,
 }
 
-impl Plugin {
-    fn name(self) -> &'static str {
-        match self {
-            Plugin::Handler => "handler",
-            Plugin::Listener => "listener",
-            Plugin::Connector => "connector",
-            Plugin::Dialer => "dialer",
-        }
-    }
+/// A PA finding, with what its message names.
+enum Msg<'m> {
+    /// PA001: `shown` is the federated `handler.retries` (`None`: absent).
+    Retries {
+        middle: bool,
+        shown: Option<&'m TreeValue<'m>>,
+        twin: i64,
+        targets: i64,
+    },
+    /// PA002: each selector field that differs, (federated, local) for the
+    /// strategy and the federated value for the others.
+    Selector {
+        strategy: Option<(&'m str, &'m str)>,
+        max_fails: Option<&'m Value>,
+        fail_timeout: Option<&'m Value>,
+    },
+    /// PA003: the metadata keys that differ, joined.
+    Metadata { plugin: Plugin, keys: &'m str },
+    /// PA004 on a service's listen address.
+    ListenAddr { addr: &'m str, twin: &'m str },
+    /// PA004 on a chain node's dial address.
+    DialAddr { addr: &'m str, twin: &'m str },
+    /// PA005: the places (bit sets) of the interface, federated and local.
+    InterfacePlaces {
+        middle: bool,
+        iface: &'m str,
+        fed: u8,
+        twin: u8,
+    },
+}
 
-    fn name_zh(self) -> &'static str {
-        match self {
-            Plugin::Handler => "处理器",
-            Plugin::Listener => "监听器",
-            Plugin::Connector => "连接器",
-            Plugin::Dialer => "拨号器",
+impl Msg<'_> {
+    /// Raises the finding: its code, and its message in English and Chinese.
+    fn say(&self, sink: &mut Sink, node: Option<i64>, path: &str) {
+        match *self {
+            Msg::Retries {
+                middle,
+                shown,
+                twin,
+                targets,
+            } => {
+                let (role, role_zh) = role_names(middle);
+                let shown = shown.map_or_else(|| "absent (0)".to_string(), |v| v.to_string());
+                sink.say(
+                    "PA001",
+                    node,
+                    path,
+                    format_args!(
+                        "federated {} service has retries {} but the local builder would set {} for {} target(s): failover differs between local and federated hops",
+                        role, shown, twin, targets
+                    ),
+                    format_args!(
+                        "联邦{}服务的 retries 为 {}，而本地构建对 {} 个目标会设为 {}：本地与联邦跳点的故障切换行为不一致",
+                        role_zh, shown, targets, twin
+                    ),
+                )
+            }
+            Msg::Selector {
+                strategy,
+                max_fails,
+                fail_timeout,
+            } => {
+                let d = selector_differences(strategy, max_fails, fail_timeout);
+                sink.say(
+                    "PA002",
+                    node,
+                    path,
+                    format_args!(
+                        "federated hop selector differs from the local builder's: {}",
+                        d
+                    ),
+                    format_args!("联邦跳点选择器与本地构建不一致：{}", d),
+                )
+            }
+            Msg::Metadata { plugin, keys } => {
+                let (name, name_zh) = plugin_names(plugin);
+                sink.say(
+                    "PA003",
+                    node,
+                    path,
+                    format_args!(
+                        "federated {} metadata differs from the local builder's in: {}",
+                        name, keys
+                    ),
+                    format_args!("联邦{}元数据与本地构建不一致的键：{}", name_zh, keys),
+                )
+            }
+            Msg::ListenAddr { addr, twin } => sink.say(
+                "PA004",
+                node,
+                path,
+                format_args!(
+                    "federated listen addr {:?} is not normalised; the local builder would listen on {:?}",
+                    addr, twin
+                ),
+                format_args!("联邦监听地址 {:?} 未规范化；本地构建会使用 {:?}", addr, twin),
+            ),
+            Msg::DialAddr { addr, twin } => sink.say(
+                "PA004",
+                node,
+                path,
+                format_args!(
+                    "federated chain node addr {:?} differs from the local builder's normalised {:?}",
+                    addr, twin
+                ),
+                format_args!("联邦链路节点地址 {:?} 与本地构建的规范化地址 {:?} 不一致", addr, twin),
+            ),
+            Msg::InterfacePlaces {
+                middle,
+                iface,
+                fed,
+                twin,
+            } => {
+                let (role, role_zh) = role_names(middle);
+                let fed_s = if fed == 0 {
+                    "nowhere".to_string()
+                } else {
+                    place_names(fed)
+                };
+                let twin_s = place_names(twin);
+                sink.say(
+                    "PA005",
+                    node,
+                    path,
+                    format_args!(
+                        "federated {} puts interface {:?} on: {}; the local builder puts it on: {}",
+                        role, iface, fed_s, twin_s
+                    ),
+                    format_args!(
+                        "联邦{}把网卡 {:?} 放在：{}；本地构建放在：{}",
+                        role_zh, iface, fed_s, twin_s
+                    ),
+                )
+            }
         }
     }
+}
+
+/// A hop's role, in English and Chinese.
+fn role_names(middle: bool) -> (&'static str, &'static str) {
+    if middle {
+        ("middle", "中转")
+    } else {
+        ("exit", "出口")
+    }
+}
+
+/// A plugin's name, in English and Chinese.
+fn plugin_names(plugin: Plugin) -> (&'static str, &'static str) {
+    match plugin {
+        Plugin::Handler => ("handler", "处理器"),
+        Plugin::Listener => ("listener", "监听器"),
+        Plugin::Connector => ("connector", "连接器"),
+        Plugin::Dialer => ("dialer", "拨号器"),
+    }
+}
+
+/// PA002's list of differences, "field value (local value)" joined by "; ".
+fn selector_differences(
+    strategy: Option<(&str, &str)>,
+    max_fails: Option<&Value>,
+    fail_timeout: Option<&Value>,
+) -> String {
+    let mut differ: Vec<String> = Vec::new();
+    if let Some((fed, twin)) = strategy {
+        differ.push(format!("strategy {:?} (local {:?})", fed, twin));
+    }
+    if let Some(fed) = max_fails {
+        differ.push(format!(
+            "maxFails {} (local {})",
+            crate::json::Text(fed),
+            TWIN_MAX_FAILS
+        ));
+    }
+    if let Some(fed) = fail_timeout {
+        differ.push(format!(
+            "failTimeout {} (local {})",
+            crate::json::Text(fed),
+            TWIN_FAIL_TIMEOUT
+        ));
+    }
+    differ.join("; ")
+}
+
+/// The places of `set`, in name order, joined by ", ".
+fn place_names(set: u8) -> String {
+    let mut out = String::new();
+    for (bit, name) in PLACE_NAMES.iter().enumerate() {
+        if set & (1 << bit) != 0 {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+        }
+    }
+    out
 }

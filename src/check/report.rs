@@ -1,6 +1,6 @@
 //! Report formatters: a readable text report grouped by node, and SARIF 2.1.0.
 
-use super::rules::{rules, RULES};
+use super::rules::{rules, RuleInfo, RULES};
 use super::CheckReport;
 use crate::finding::{Finding, Severity};
 use serde_json::{Map, Value};
@@ -26,7 +26,7 @@ pub fn report_text(report: &CheckReport) -> String {
         .iter()
         .map(|f| (f.node_id.map_or((true, 0), |id| (false, id)), f))
         .collect();
-    crate::stable_sort::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
+    keyed.sort_by_key(|k| k.0);
     for group in keyed.chunk_by(|a, b| a.0 == b.0) {
         let Some(&((doc_level, id), _)) = group.first() else {
             continue;
@@ -137,91 +137,30 @@ pub(crate) fn uri_reference(path: &str) -> String {
 /// at `artifact_path`, a file name that becomes its `uri_reference`.
 pub fn report_sarif(report: &CheckReport, artifact_path: &str) -> Value {
     let artifact_uri = uri_reference(artifact_path);
-    let sarif_rules: Vec<Value> = rules()
-        .iter()
-        .map(|r| {
-            let mut rule = Map::new();
-            put_str(&mut rule, "id", &r.code);
-            put_str(&mut rule, "name", &r.rule);
-            put(
-                &mut rule,
-                "shortDescription",
-                single_str("text", &r.description),
-            );
-            put(
-                &mut rule,
-                "fullDescription",
-                single_str("text", &format!("{} / {}", r.description, r.description_zh)),
-            );
-            put(
-                &mut rule,
-                "defaultConfiguration",
-                single_str("level", level(r.severity)),
-            );
-            let mut props = Map::new();
-            put_str(&mut props, "descriptionZh", &r.description_zh);
-            put_str(&mut props, "severity", r.severity.as_str());
-            put(&mut rule, "properties", Value::Object(props));
-            Value::Object(rule)
-        })
-        .collect();
-    let artifact = || single_str("uri", &artifact_uri);
     let results: Vec<Value> = report
         .findings
         .iter()
-        .map(|f| {
-            let mut props = Map::new();
-            put_str(&mut props, "path", &f.path);
-            put_str(&mut props, "messageZh", &f.message_zh);
-            put_str(&mut props, "rule", &f.rule);
-            if let Some(id) = f.node_id {
-                put(&mut props, "nodeId", Value::from(id));
-            }
-            if let Some(fix) = &f.fix {
-                let mut m = Map::new();
-                put_str(&mut m, "op", &fix.op);
-                put_str(&mut m, "path", &fix.path);
-                put(&mut m, "value", fix.value.clone());
-                put(&mut props, "fix", Value::Object(m));
-            }
-            let name = if f.path.is_empty() {
-                "/"
-            } else {
-                f.path.as_str()
-            };
-            let mut logical = Map::new();
-            put_str(&mut logical, "fullyQualifiedName", name);
-            put_str(&mut logical, "kind", "member");
-            let mut location = Map::new();
-            put(
-                &mut location,
-                "physicalLocation",
-                single("artifactLocation", artifact()),
-            );
-            put(
-                &mut location,
-                "logicalLocations",
-                Value::Array(vec![Value::Object(logical)]),
-            );
-            let mut result = Map::new();
-            put_str(&mut result, "ruleId", &f.code);
-            put_str(&mut result, "level", level(f.severity));
-            put(&mut result, "message", single_str("text", &f.message));
-            put(
-                &mut result,
-                "locations",
-                Value::Array(vec![Value::Object(location)]),
-            );
-            put(&mut result, "properties", Value::Object(props));
-            if let Some(i) = RULES.iter().position(|r| r.0 == f.code) {
-                put(&mut result, "ruleIndex", Value::from(i));
-            }
-            Value::Object(result)
-        })
+        .map(|f| sarif_result(f, &artifact_uri))
         .collect();
+    let mut sarif = Map::new();
+    put_str(
+        &mut sarif,
+        "$schema",
+        "https://json.schemastore.org/sarif-2.1.0.json",
+    );
+    put_str(&mut sarif, "version", "2.1.0");
+    let run = sarif_run(report, &artifact_uri, results);
+    put(&mut sarif, "runs", Value::Array(vec![run]));
+    Value::Object(sarif)
+}
+
+/// The run: the tool with its rules, the artifact, the results, and the
+/// report's kind as properties.
+fn sarif_run(report: &CheckReport, artifact_uri: &str, results: Vec<Value>) -> Value {
     let mut driver = Map::new();
     put_str(&mut driver, "name", "hop-policy");
     put_str(&mut driver, "version", env!("CARGO_PKG_VERSION"));
+    let sarif_rules = rules().iter().map(sarif_rule).collect();
     put(&mut driver, "rules", Value::Array(sarif_rules));
     let mut summary = Map::new();
     put_str(&mut summary, "kind", &report.summary.kind);
@@ -231,19 +170,105 @@ pub fn report_sarif(report: &CheckReport, artifact_path: &str) -> Value {
     put(
         &mut run,
         "artifacts",
-        Value::Array(vec![single("location", artifact())]),
+        Value::Array(vec![single("location", single_str("uri", artifact_uri))]),
     );
     put(&mut run, "results", Value::Array(results));
     put(&mut run, "properties", Value::Object(summary));
-    let mut sarif = Map::new();
-    put_str(
-        &mut sarif,
-        "$schema",
-        "https://json.schemastore.org/sarif-2.1.0.json",
+    Value::Object(run)
+}
+
+/// One rule of the table as a driver rule.
+fn sarif_rule(r: &RuleInfo) -> Value {
+    let mut rule = Map::new();
+    put_str(&mut rule, "id", &r.code);
+    put_str(&mut rule, "name", &r.rule);
+    put(
+        &mut rule,
+        "shortDescription",
+        single_str("text", &r.description),
     );
-    put_str(&mut sarif, "version", "2.1.0");
-    put(&mut sarif, "runs", Value::Array(vec![Value::Object(run)]));
-    Value::Object(sarif)
+    put(
+        &mut rule,
+        "fullDescription",
+        single_str("text", &format!("{} / {}", r.description, r.description_zh)),
+    );
+    put(
+        &mut rule,
+        "defaultConfiguration",
+        single_str("level", level(r.severity)),
+    );
+    let mut props = Map::new();
+    put_str(&mut props, "descriptionZh", &r.description_zh);
+    put_str(&mut props, "severity", r.severity.as_str());
+    put(&mut rule, "properties", Value::Object(props));
+    Value::Object(rule)
+}
+
+/// One finding as a result, located in the artifact by its JSON Pointer.
+fn sarif_result(f: &Finding, artifact_uri: &str) -> Value {
+    let mut result = Map::new();
+    put_str(&mut result, "ruleId", &f.code);
+    put_str(&mut result, "level", level(f.severity));
+    put(&mut result, "message", single_str("text", &f.message));
+    put(
+        &mut result,
+        "locations",
+        Value::Array(vec![sarif_location(f, artifact_uri)]),
+    );
+    put(
+        &mut result,
+        "properties",
+        Value::Object(result_properties(f)),
+    );
+    if let Some(i) = RULES.iter().position(|r| r.0 == f.code) {
+        put(&mut result, "ruleIndex", Value::from(i));
+    }
+    Value::Object(result)
+}
+
+/// The artifact and, inside it, the finding's JSON Pointer (`/` for the
+/// whole document).
+fn sarif_location(f: &Finding, artifact_uri: &str) -> Value {
+    let name = if f.path.is_empty() {
+        "/"
+    } else {
+        f.path.as_str()
+    };
+    let mut logical = Map::new();
+    put_str(&mut logical, "fullyQualifiedName", name);
+    put_str(&mut logical, "kind", "member");
+    let mut location = Map::new();
+    put(
+        &mut location,
+        "physicalLocation",
+        single("artifactLocation", single_str("uri", artifact_uri)),
+    );
+    put(
+        &mut location,
+        "logicalLocations",
+        Value::Array(vec![Value::Object(logical)]),
+    );
+    Value::Object(location)
+}
+
+/// What SARIF has no field for: the pointer, the Chinese message, the rule
+/// name, the node and the fix.
+fn result_properties(f: &Finding) -> Map<String, Value> {
+    let mut props = Map::new();
+    put_str(&mut props, "path", &f.path);
+    put_str(&mut props, "messageZh", &f.message_zh);
+    put_str(&mut props, "rule", &f.rule);
+    if let Some(id) = f.node_id {
+        put(&mut props, "nodeId", Value::from(id));
+    }
+    if let Some(fix) = &f.fix {
+        let mut m = Map::new();
+        put_str(&mut m, "op", &fix.op);
+        put_str(&mut m, "path", &fix.path);
+        put(&mut m, "value", fix.value.clone());
+        put(&mut props, "fix", Value::Object(m));
+    }
+    props
 }
 
 #[cfg(test)]

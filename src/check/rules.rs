@@ -1,5 +1,6 @@
-//! The rule table (policy-rules.md): code, rule name, severity and a short
-//! description in English and Chinese, plus the finding builder.
+//! The rule table (README.md, section "Rules", describes each rule): code,
+//! rule name, severity and a short description in English and Chinese, plus
+//! the finding builder.
 
 use crate::encode::shape;
 use crate::finding::{Finding, Fix, Severity};

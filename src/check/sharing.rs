@@ -203,8 +203,8 @@ pub fn panel_port_clashes(tunnels: &[PanelTunnel<'_>]) -> Vec<(usize, crate::fin
         };
         if k != j {
             let mut sink = Sink::default();
-            say_shared_port(&mut sink, l, h, tj);
-            say_shared_port(&mut sink, h, l, tk);
+            shared_port(&mut sink, l, h, tj);
+            shared_port(&mut sink, h, l, tk);
             let mut findings = sink.findings.into_iter();
             out.extend(findings.next().map(|f| (k, f)));
             out.extend(findings.next().map(|f| (j, f)));
@@ -213,28 +213,20 @@ pub fn panel_port_clashes(tunnels: &[PanelTunnel<'_>]) -> Vec<(usize, crate::fin
     out
 }
 
-/// Raises LK004 for `mine`, whose port a service of another tunnel also listens on.
-fn say_shared_port(
+/// LK004 for `mine`, whose port `other`, a service of another tunnel,
+/// also listens on.
+fn shared_port(
     sink: &mut Sink,
     mine: &Listener<'_>,
     other: &Listener<'_>,
     tunnel: &PanelTunnel<'_>,
 ) {
-    let net = mine.network.name();
-    let (node, node_zh) = node_label(mine.node_id);
-    sink.say(
-        "LK004",
-        mine.node_id,
-        &join(&mine.path, "addr"),
-        format_args!(
-            "service {:?} listens on {net} port {} of {node}, as service {:?} of tunnel {:?} (#{}) does: the agent binds whichever it starts first, and the other does not run (address already in use)",
-            mine.name, mine.port, other.name, tunnel.name, tunnel.id
-        ),
-        format_args!(
-            "服务 {:?} 监听{node_zh}的 {net} 端口 {}，隧道 {:?}（#{}）的服务 {:?} 也监听该端口：节点只能绑定先启动的那个，另一个不会运行（地址已被占用）",
-            mine.name, mine.port, tunnel.name, tunnel.id, other.name
-        ),
-    );
+    Msg::PortShared {
+        mine,
+        other,
+        tunnel,
+    }
+    .say(sink, mine.node_id, &join(&mine.path, "addr"));
 }
 
 /// LK004 within one document; gives back its listeners.
@@ -242,29 +234,10 @@ fn port_clashes<'d>(doc: &'d Document<'_>, sink: &mut Sink) -> Vec<Listener<'d>>
     let listeners = listeners(doc);
     for (at, held) in clashes(&listeners) {
         if let (Some(l), Some(h)) = (listeners.get(at), listeners.get(held)) {
-            say_port_clash(sink, l, h);
+            Msg::PortHeld { at: l, held: h }.say(sink, l.node_id, &join(&l.path, "addr"));
         }
     }
     listeners
-}
-
-/// Raises LK004 for `l`, whose port `held` already holds.
-pub(crate) fn say_port_clash(sink: &mut Sink, l: &Listener<'_>, held: &Listener<'_>) {
-    let net = l.network.name();
-    let (node, node_zh) = node_label(l.node_id);
-    sink.say(
-        "LK004",
-        l.node_id,
-        &join(&l.path, "addr"),
-        format_args!(
-            "service {:?} listens on {net} port {} of {node}, which service {:?} ({}) already holds: the agent cannot bind it (address already in use) and that service does not run",
-            l.name, l.port, held.name, held.path
-        ),
-        format_args!(
-            "服务 {:?} 监听{node_zh}的 {net} 端口 {}，该端口已被服务 {:?}（{}）占用：节点无法绑定（地址已被占用），该服务不会运行",
-            l.name, l.port, held.name, held.path
-        ),
-    );
 }
 
 /// LK005: a service naming a limiter its node is not sent. The agent
@@ -284,16 +257,120 @@ fn unsent_limiters(doc: &Document<'_>, sink: &mut Sink) {
             let names = field.str().unwrap_or("").split(',').map(str::trim);
             for name in names.filter(|n| !n.is_empty()) {
                 if !held.contains(&(kind, svc.node_id, name)) {
-                    say_unsent_limiter(sink, svc, kind, name);
+                    unsent_limiter(sink, svc, kind, name);
                 }
             }
         }
     }
 }
 
-fn say_unsent_limiter(sink: &mut Sink, svc: &Service<'_>, kind: LimiterKind, name: &str) {
+/// LK005 for the limiter `name` of `svc`; a traffic limiter's name that
+/// is a positive number is read as that many bytes per second.
+fn unsent_limiter(sink: &mut Sink, svc: &Service<'_>, kind: LimiterKind, name: &str) {
     let bytes = name.parse::<i64>().ok().filter(|n| *n > 0);
-    let (outcome, outcome_zh) = match (kind, bytes) {
+    Msg::UnsentLimiter {
+        svc,
+        kind,
+        name,
+        bytes,
+    }
+    .say(sink, svc.node_id, &join(&svc.path(), kind.field()));
+}
+
+/// An LK004 or LK005 finding, with what its message names.
+enum Msg<'m> {
+    /// LK004 within one document: `held` already holds the port of `at`.
+    PortHeld {
+        at: &'m Listener<'m>,
+        held: &'m Listener<'m>,
+    },
+    /// LK004 across a panel: `other`, of `tunnel`, listens on the port of `mine`.
+    PortShared {
+        mine: &'m Listener<'m>,
+        other: &'m Listener<'m>,
+        tunnel: &'m PanelTunnel<'m>,
+    },
+    /// LK005: `bytes` is the limit a traffic limiter's name is read as.
+    UnsentLimiter {
+        svc: &'m Service<'m>,
+        kind: LimiterKind,
+        name: &'m str,
+        bytes: Option<i64>,
+    },
+}
+
+impl Msg<'_> {
+    /// Raises the finding: its code, and its message in English and Chinese.
+    fn say(&self, sink: &mut Sink, node_id: Option<i64>, path: &str) {
+        match *self {
+            Msg::PortHeld { at: l, held } => {
+                let net = l.network.name();
+                let (node, node_zh) = node_label(l.node_id);
+                sink.say(
+                    "LK004",
+                    node_id,
+                    path,
+                    format_args!(
+                        "service {:?} listens on {net} port {} of {node}, which service {:?} ({}) already holds: the agent cannot bind it (address already in use) and that service does not run",
+                        l.name, l.port, held.name, held.path
+                    ),
+                    format_args!(
+                        "服务 {:?} 监听{node_zh}的 {net} 端口 {}，该端口已被服务 {:?}（{}）占用：节点无法绑定（地址已被占用），该服务不会运行",
+                        l.name, l.port, held.name, held.path
+                    ),
+                )
+            }
+            Msg::PortShared {
+                mine,
+                other,
+                tunnel,
+            } => {
+                let net = mine.network.name();
+                let (node, node_zh) = node_label(mine.node_id);
+                sink.say(
+                    "LK004",
+                    node_id,
+                    path,
+                    format_args!(
+                        "service {:?} listens on {net} port {} of {node}, as service {:?} of tunnel {:?} (#{}) does: the agent binds whichever it starts first, and the other does not run (address already in use)",
+                        mine.name, mine.port, other.name, tunnel.name, tunnel.id
+                    ),
+                    format_args!(
+                        "服务 {:?} 监听{node_zh}的 {net} 端口 {}，隧道 {:?}（#{}）的服务 {:?} 也监听该端口：节点只能绑定先启动的那个，另一个不会运行（地址已被占用）",
+                        mine.name, mine.port, tunnel.name, tunnel.id, other.name
+                    ),
+                )
+            }
+            Msg::UnsentLimiter {
+                svc,
+                kind,
+                name,
+                bytes,
+            } => {
+                let (outcome, outcome_zh) = limiter_outcome(kind, bytes);
+                let (node, node_zh) = node_label(svc.node_id);
+                let service = super::failover::svc_name(svc);
+                sink.say(
+                    "LK005",
+                    node_id,
+                    path,
+                    format_args!(
+                        "service {service} names {} {name:?}, which {node} is never sent (or refused): {outcome}",
+                        kind.field()
+                    ),
+                    format_args!(
+                        "服务 {service} 引用的 {} {name:?} 从未下发到{node_zh}（或被拒绝）：{outcome_zh}",
+                        kind.field()
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// What the agent does without the limiter, in English and Chinese.
+fn limiter_outcome(kind: LimiterKind, bytes: Option<i64>) -> (String, String) {
+    match (kind, bytes) {
         (LimiterKind::Traffic, Some(n)) => (
             format!("the agent reads the name as a limit of {n} bytes per second, so the service barely moves traffic"),
             format!("节点会把该名称当作每秒 {n} 字节的限速，服务几乎无法传输流量"),
@@ -306,20 +383,5 @@ fn say_unsent_limiter(sink: &mut Sink, svc: &Service<'_>, kind: LimiterKind, nam
             "the agent runs the service without it, so its connection limit silently does not apply".to_string(),
             "节点在没有它的情况下运行该服务，连接数限制静默失效".to_string(),
         ),
-    };
-    let (node, node_zh) = node_label(svc.node_id);
-    let service = super::failover::svc_name(svc);
-    sink.say(
-        "LK005",
-        svc.node_id,
-        &join(&svc.path(), kind.field()),
-        format_args!(
-            "service {service} names {} {name:?}, which {node} is never sent (or refused): {outcome}",
-            kind.field()
-        ),
-        format_args!(
-            "服务 {service} 引用的 {} {name:?} 从未下发到{node_zh}（或被拒绝）：{outcome_zh}",
-            kind.field()
-        ),
-    );
+    }
 }

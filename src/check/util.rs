@@ -263,11 +263,10 @@ pub fn node_label(node_id: Option<i64>) -> (String, String) {
 mod tests {
     use super::*;
 
-    /// The one-pass address reader says what the former code (a scan per
-    /// check, as Go's source reads) says, and the common-form shortcut what
-    /// the checks it skips say, on every string of up to six characters
-    /// over the bytes that matter, on random longer ones and on real
-    /// addresses.
+    /// The one-pass address reader says what a scan per check (as Go's
+    /// source reads) says, and the common-form shortcut what the checks it
+    /// skips say, on every string of up to six characters over the bytes
+    /// that matter, on random longer ones and on real addresses.
     #[test]
     fn address_reader_matches_the_former_code() {
         let mut texts = crate::go::net::address_samples();
@@ -346,7 +345,7 @@ mod tests {
         Ok(n)
     }
 
-    /// The former `is_ip_literal`: both parsers, always.
+    /// An IP literal by both of std's parsers: what [`parse_addr`] must answer.
     fn is_ip_literal_by_parsing(s: &str, zone_ok: bool) -> bool {
         if s.parse::<std::net::Ipv4Addr>().is_ok() {
             return true;
