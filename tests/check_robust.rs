@@ -161,7 +161,7 @@ fn mutated_tunnel_inputs_never_panic() {
             }
             let rep = check(&input, &CheckOptions::default());
             assert!(rep.summary.total == rep.findings.len());
-            let tc = check_tunnel(&input);
+            let tc = check_tunnel(&input, &Default::default());
             // A `null` tunnel is an empty payload to the server (refused by name, IN002).
             if input
                 .get("tunnel")

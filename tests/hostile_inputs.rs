@@ -290,7 +290,7 @@ fn assert_refused_as_too_deep(what: &str, doc: &Value, at: &str, outs: &[(&str, 
     let report = check::check(doc, &CheckOptions::default());
     let found = code_paths(&report);
     assert_eq!(found, [("IN001", at)], "{what}");
-    let tc = check::check_tunnel(doc);
+    let tc = check::check_tunnel(doc, &Default::default());
     assert_eq!(tc.plan, plan, "{what}");
     assert_eq!(
         tc.findings

@@ -8,8 +8,7 @@ use crate::error::ApiError;
 pub fn check_tunnel(input: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = super::plan_options(options)?;
     let value = super::parse_within(input, "the tunnel input", &options.limits)?;
-    let mode = options.mode_for(&value);
-    let checked = check::check_tunnel_mode(&value, mode, &options.limits);
+    let checked = check::check_tunnel(&value, &options);
     Ok(super::within_output(
         encode::to_string(&checked),
         &options.limits,

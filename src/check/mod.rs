@@ -232,7 +232,11 @@ fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
         let shape = crate::planner::input_shape(mode);
         return unreadable("tunnel", Reason::TunnelShape(shape));
     }
-    let (_, findings) = tunnel_findings(doc, mode, &options.limits);
+    let options = crate::planner::PlanOptions {
+        mode: Some(mode),
+        limits: options.limits,
+    };
+    let (_, findings) = plan_and_findings(crate::planner::plan_opts(doc, &options), None);
     finish(Kind::Tunnel.as_str(), "plan", findings)
 }
 
@@ -291,43 +295,17 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
     }
 }
 
-/// The panel's pre-submit check: plans the tunnel (along the path it asks
-/// for, see [`crate::planner::Mode::detect`]) and checks the plan.
-pub fn check_tunnel(input: &Value) -> TunnelCheck {
-    let mode = crate::planner::Mode::detect(input);
-    check_tunnel_mode(input, mode, &crate::limits::Limits::default())
-}
-
-/// [`check_tunnel`] along the request path of `mode`, within `limits`.
-pub fn check_tunnel_mode(
-    input: &Value,
-    mode: crate::planner::Mode,
-    limits: &crate::limits::Limits,
-) -> TunnelCheck {
-    let (plan, mut findings) = tunnel_findings(input, mode, limits);
+/// The panel's pre-submit check: plans the tunnel (along the path
+/// `options` names, else the one it asks for, see
+/// [`crate::planner::Mode::detect`]) and checks the plan.
+pub fn check_tunnel(input: &Value, options: &crate::planner::PlanOptions) -> TunnelCheck {
+    let (plan, mut findings) = plan_and_findings(crate::planner::plan_opts(input, options), None);
     sort_findings(&mut findings);
     findings.dedup();
     TunnelCheck { plan, findings }
 }
 
-fn tunnel_findings(
-    input: &Value,
-    mode: crate::planner::Mode,
-    limits: &crate::limits::Limits,
-) -> (Plan, Vec<Finding>) {
-    plan_and_findings(
-        crate::planner::plan_opts(
-            input,
-            &crate::planner::PlanOptions {
-                mode: Some(mode),
-                limits: *limits,
-            },
-        ),
-        None,
-    )
-}
-
-/// [`check_tunnel_mode`] on a plan already made (the whole-panel audit plans
+/// [`check_tunnel`] on a plan already made (the whole-panel audit plans
 /// each tunnel from its stored rows), with the services that listen on the
 /// panel's own nodes, for the panel-wide port rule
 /// ([`sharing::panel_port_clashes`]).

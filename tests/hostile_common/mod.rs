@@ -100,7 +100,10 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
         };
         out.push(("check(kind)", to_json(&check::check(doc, &opts))));
     }
-    out.push(("check_tunnel", to_json(&check::check_tunnel(doc))));
+    out.push((
+        "check_tunnel",
+        to_json(&check::check_tunnel(doc, &Default::default())),
+    ));
     for scenario in [
         json!({}),
         json!({"dead": [2, "3", "203.0.113.4:45002"], "requests": 4, "gapMs": 0}),
