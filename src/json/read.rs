@@ -586,7 +586,7 @@ impl<'t> Cursor<'t> {
     /// an integer, anything else is the correctly rounded `f64` of the whole
     /// decimal text (`lexical-core`'s parser in its `compact` build: what
     /// std's `f64::from_str`, serde_json's `float_roundtrip` parser and Go's
-    /// `ParseFloat` all give, without std's 10 KB power-of-five table).
+    /// `ParseFloat` all give, without std's power-of-five table).
     fn number(&mut self, positive: bool) -> Result<Number> {
         let start = if positive { self.at } else { self.at - 1 };
         let (significand, fits) = self.integer_part()?;

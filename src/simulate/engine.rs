@@ -405,8 +405,8 @@ impl<'w> Simulation<'w> {
     }
 }
 
-/// The fewest bytes an attempt's text takes: its keys and punctuation
-/// (measured on the seed's trace), its strings, and each candidate's.
+/// The fewest bytes an attempt's text takes: its keys and punctuation (a
+/// lower bound read off a trace's text), its strings, and each candidate's.
 fn attempt_text_floor(node: &ChainNode, sel: &Selection, reason: &str) -> usize {
     const ATTEMPT_KEYS: usize = 200;
     const CANDIDATE_KEYS: usize = 50;

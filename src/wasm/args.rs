@@ -140,10 +140,9 @@ impl Text {
 /// more UTF-16 units than `max` bytes.
 ///
 /// wasm-bindgen copies a `&str` argument one UTF-16 unit at a time in a JS
-/// loop, which measured 19% of `checkDocumentJson` on a 4.7 MB config and
-/// 6% of `planTunnelJson` on `large` (scripts/bench). The engine's native
-/// `TextEncoder.encodeInto` writes the same UTF-8 (lone surrogates become
-/// U+FFFD either way) straight into wasm memory.
+/// loop, a large share of a call on big inputs (BENCH.md); the engine's
+/// native `TextEncoder.encodeInto` writes the same UTF-8 (lone surrogates
+/// become U+FFFD either way) straight into wasm memory.
 #[inline(never)]
 fn read_string(value: &JsValue, what: &str, max: usize) -> Result<Text, ApiError> {
     let Some(source) = value.dyn_ref::<js_sys::JsString>() else {
