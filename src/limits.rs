@@ -536,27 +536,112 @@ impl<'n, N: Node> Walk<'n, '_, N> {
         limit: &'static str,
         actual: usize,
         max: usize,
-        mut at: usize,
+        at: usize,
         extra: &[&str],
     ) -> LimitError {
-        let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
-        while at != 0 {
-            let Some((parent, tok)) = self.arena.get(at) else {
-                break;
-            };
-            parts.push(match tok {
-                Token::Key(k) => pointer_token(k),
-                Token::Index(i) => i.to_string(),
-            });
-            at = *parent;
-        }
-        let mut pointer = String::new();
-        for t in parts.iter().rev() {
-            pointer.push('/');
-            pointer.push_str(t);
-        }
-        LimitError::new(limit, actual, max, pointer)
+        limit_at(&self.arena, (limit, actual, max), at, extra)
     }
+}
+
+/// The error for the value at index `at` of a path arena (parent index,
+/// token; index 0 the root), `extra` tokens below it.
+#[cold]
+fn limit_at(
+    arena: &[(usize, Token<'_>)],
+    (limit, actual, max): (&'static str, usize, usize),
+    mut at: usize,
+    extra: &[&str],
+) -> LimitError {
+    let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
+    while at != 0 {
+        let Some((parent, tok)) = arena.get(at) else {
+            break;
+        };
+        parts.push(match tok {
+            Token::Key(k) => pointer_token(k),
+            Token::Index(i) => i.to_string(),
+        });
+        at = *parent;
+    }
+    let mut pointer = String::new();
+    for t in parts.iter().rev() {
+        pointer.push('/');
+        pointer.push_str(t);
+    }
+    LimitError::new(limit, actual, max, pointer)
+}
+
+/// Whether a built value nests deeper than the reader reads at all
+/// (serde_json's recursion limit): its text would not read.
+pub(crate) fn nests_past_reader<N: Node>(v: &N) -> bool {
+    let mut stack = vec![(v, 1usize)];
+    while let Some((cur, depth)) = stack.pop() {
+        let children: Vec<&N> = match cur.shape() {
+            Shape::Arr(items) => items.iter().collect(),
+            Shape::Object => cur.entries().map(|(_, c)| c).collect(),
+            _ => continue,
+        };
+        if depth >= crate::json::RECURSION_LIMIT {
+            return true;
+        }
+        stack.extend(children.into_iter().map(|c| (c, depth + 1)));
+    }
+    false
+}
+
+/// What [`read_tree_within`] says of a built value's text, without the
+/// text: the reader's own bounds (depth, string and key length) in the
+/// order it meets them (keys in order, each before its value), then the
+/// count rules ([`check_value_counting`], which also counts the values).
+/// For a value within serde_json's recursion limit ([`nests_past_reader`]).
+pub(crate) fn check_value_as_read<N: Node>(v: &N, limits: &Limits) -> Result<usize, LimitError> {
+    enum Next<'n, N> {
+        Value(&'n N, usize, usize),
+        Key(&'n str, usize),
+    }
+    let mut arena: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
+    let mut stack = vec![Next::Value(v, 0, 0)];
+    let (max_len, max_depth) = (limits.max_string_len, limits.max_depth);
+    let long = |s: &str| s.len() > max_len && s.chars().count() > max_len;
+    while let Some(next) = stack.pop() {
+        let (cur, at, depth) = match next {
+            Next::Key(k, at) if long(k) => {
+                let n = k.chars().count();
+                return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
+            }
+            Next::Key(..) => continue,
+            Next::Value(cur, at, depth) => (cur, at, depth),
+        };
+        match cur.shape() {
+            Shape::Str(s) if long(s) => {
+                let n = s.chars().count();
+                return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
+            }
+            Shape::Arr(_) | Shape::Object if depth + 1 > max_depth => {
+                return Err(limit_at(
+                    &arena,
+                    ("maxDepth", depth + 1, max_depth),
+                    at,
+                    &[],
+                ));
+            }
+            Shape::Arr(items) => {
+                for (i, item) in items.iter().enumerate().rev() {
+                    arena.push((at, Token::Index(i)));
+                    stack.push(Next::Value(item, arena.len() - 1, depth + 1));
+                }
+            }
+            Shape::Object => {
+                for (k, child) in cur.entries().rev() {
+                    arena.push((at, Token::Key(k)));
+                    stack.push(Next::Value(child, arena.len() - 1, depth + 1));
+                    stack.push(Next::Key(k, at));
+                }
+            }
+            _ => {}
+        }
+    }
+    check_value_counting(v, limits)
 }
 
 /// A count over its limit, found by [`object_counts`]: the path from the

@@ -277,3 +277,54 @@ fn inputs_at_the_limits_are_planned_in_full() {
         assert_eq!((r.direct_from_node_id, r.exit_node_id), (Some(1), None));
     }
 }
+
+/// A document handed over built gets the report its JSON text gets, over
+/// limits at and below its own sizes, and over documents that are over
+/// several limits at once (a count and a long string or key after it, a
+/// long key after a deep sibling): the first one the reader meets is named.
+#[test]
+fn a_built_document_is_checked_as_its_text() {
+    use hop_policy::check::{check, check_text, CheckOptions};
+    let mut docs: Vec<Value> = vectors()
+        .iter()
+        .take(60)
+        .flat_map(|v| [v["input"].clone(), v["expected"].clone()])
+        .collect();
+    let long = "x".repeat(40);
+    docs.push(serde_json::json!({"nodes": [1, 2, 3, 4, 5], "tunnel": {"name": long}}));
+    docs.push(serde_json::json!({"a": [[[[1]]]], "b": {long.clone(): 1}}));
+    docs.push(serde_json::json!({"hops": [{"nodes": [1, 2, 3]}], long.clone(): [[[[[]]]]]}));
+    let mut tries = vec![Limits::default()];
+    for n in [0usize, 1, 2, 3, 4, 8, 30] {
+        tries.push(Limits {
+            max_depth: n,
+            ..Limits::default()
+        });
+        tries.push(Limits {
+            max_string_len: n,
+            ..Limits::default()
+        });
+        tries.push(Limits {
+            max_nodes: n,
+            max_hops: n,
+            max_nodes_per_hop: n,
+            max_string_len: 30,
+            ..Limits::default()
+        });
+    }
+    let mut over = 0;
+    for doc in &docs {
+        let text = hop_policy::json::to_text(doc);
+        for limits in &tries {
+            let options = CheckOptions {
+                limits: *limits,
+                ..CheckOptions::default()
+            };
+            let built = serde_json::to_string(&check(doc, &options)).unwrap();
+            let read = serde_json::to_string(&check_text(&text, &options)).unwrap();
+            assert_eq!(built, read, "{limits:?} {}", &text[..text.len().min(120)]);
+            over += usize::from(built.contains("raise option limits."));
+        }
+    }
+    assert!(over > 200, "{over} reports over a limit");
+}

@@ -192,13 +192,26 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
 
 /// Checks one document: a tunnel input, a plan, one node's GOST config or a
 /// command list. Never panics; an unreadable document is one IN001 finding.
-/// A document already built is checked as its JSON text ([`check_text`]):
-/// the checker has one reader and one tree. Its size in bytes is not
-/// limited (it was not handed over as text).
+/// A document already built gets the report its JSON text gets
+/// ([`check_text`]): its limits walked in the order the reader meets them,
+/// its tree built from it (no text). Its size in bytes is not limited (it
+/// was not handed over as text).
 pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
-    let mut options = options.clone();
-    options.limits.max_input_bytes = usize::MAX;
-    check_text(&crate::json::to_text(doc), &options)
+    if options.limits.max_depth >= crate::json::RECURSION_LIMIT
+        && crate::limits::nests_past_reader(doc)
+    {
+        // The reader refuses it at a place in its text.
+        let mut options = options.clone();
+        options.limits.max_input_bytes = usize::MAX;
+        return check_text(&crate::json::to_text(doc), &options);
+    }
+    let values = match crate::limits::check_value_as_read(doc, &options.limits) {
+        Ok(values) => values,
+        Err(e) => return limit_report(&e),
+    };
+    let arena = tree::Arena::new();
+    let tree = crate::encode::to_tree(doc, &arena);
+    check_read(&tree, Some(doc), values, options)
 }
 
 fn too_many_values() -> CheckReport {
@@ -283,15 +296,27 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
             return unreadable("unknown", Reason::NotJson(&e));
         }
     };
+    check_read(&tree, None, values, options)
+}
+
+/// The report on a document read (`values` JSON values in its `tree`;
+/// `value` the same document as a `serde_json::Value`, when there is one).
+fn check_read(
+    tree: &TreeValue<'_>,
+    value: Option<&Value>,
+    values: usize,
+    options: &CheckOptions,
+) -> CheckReport {
     if values > MAX_VALUES {
         return too_many_values();
     }
-    match kind_of(&tree, options) {
+    match (kind_of(tree, options), value) {
         // The planner reads a `serde_json::Value`: the tree writes the one
         // its text reads into, without reading the text again.
-        Ok(Kind::Tunnel) => tunnel_report(&crate::encode::to_value(&tree), options),
-        Ok(kind) => check_kind(&tree, kind),
-        Err(reason) => unreadable("unknown", reason),
+        (Ok(Kind::Tunnel), Some(value)) => tunnel_report(value, options),
+        (Ok(Kind::Tunnel), None) => tunnel_report(&crate::encode::to_value(tree), options),
+        (Ok(kind), _) => check_kind(tree, kind),
+        (Err(reason), _) => unreadable("unknown", reason),
     }
 }
 

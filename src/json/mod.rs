@@ -53,6 +53,7 @@ pub(crate) mod tree;
 mod write;
 
 pub use pointer::pointer_token;
+pub(crate) use read::RECURSION_LIMIT;
 
 pub(crate) use write::{push_hex, shortest_digits, write_number, write_value, write_with, Leaves};
 pub use write::{string_len, to_text, write_string, Text};

@@ -235,7 +235,7 @@ pub(crate) fn read<'t, B: Build<'t>>(
 }
 
 /// serde_json's recursion limit: the 128th nested container is refused.
-const RECURSION_LIMIT: usize = 128;
+pub(crate) const RECURSION_LIMIT: usize = 128;
 
 /// Where the reader stands in the text, and everything it reads that does
 /// not depend on the builder (kept out of [`Reader`] so that the `.wasm`
