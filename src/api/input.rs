@@ -446,7 +446,8 @@ pub enum NodeRole {
     Exit,
 }
 
-/// The command names the agent knows.
+/// The command names the agent knows (the ones the planner, the forward
+/// paths and the lifecycle replay send).
 #[derive(Tsify)]
 pub enum CommandName {
     AddChains,
@@ -456,10 +457,13 @@ pub enum CommandName {
     DeleteService,
     DeleteChains,
     PauseService,
+    ResumeService,
     AddLimiters,
     UpdateLimiters,
+    DeleteLimiters,
     AddCLimiters,
     UpdateCLimiters,
+    DeleteCLimiters,
 }
 
 /// A plan as a document to check or simulate: the node table is optional

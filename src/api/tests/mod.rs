@@ -494,6 +494,15 @@ fn every_lifecycle_and_panel_output_is_declared() {
     accepted(&d, "LifecycleStep[]", &steps);
     let report = crate::lifecycle::lifecycle(&steps).expect("replays");
     accepted(&d, "LifecycleReport", &encoded(&report));
+    // Every command the replay sends (forwards paused, resumed, limiters
+    // deleted by the report) is a declared `CommandName`.
+    let names = literals("CommandName");
+    let mut sent = Vec::new();
+    commands_in(&encoded(&report), &mut sent);
+    assert!(sent.iter().any(|c| c == "ResumeService"), "{sent:?}");
+    for c in &sent {
+        assert!(names.contains(c), "{c} is not a declared CommandName");
+    }
     let backup: Value =
         serde_json::from_str(include_str!("../../../examples/panel-backup.json")).expect("JSON");
     let tunnels = planner::backup::read_panel(&backup).expect("reads");
@@ -603,7 +612,7 @@ fn remote_token_never_reaches_a_plan() {
 /// The string literals of a declared union (its escape `(string & {})`
 /// left out).
 fn literals(name: &str) -> Vec<String> {
-    let d = typescript::Declarations::read(&[crate::api::input::CLOSED_SETS_TS]);
+    let d = shipped();
     let Some(typescript::TsType::Union(options)) = d.0.get(name) else {
         panic!("{name} is not a union");
     };
@@ -624,4 +633,20 @@ fn finding_codes_are_the_rule_table() {
     let mut codes: Vec<String> = crate::check::rules().into_iter().map(|r| r.code).collect();
     codes.sort();
     assert_eq!(literals("FindingCode"), codes);
+}
+
+/// The string values of every `command` key in `v`.
+fn commands_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                match (k.as_str(), x) {
+                    ("command", Value::String(c)) => out.push(c.clone()),
+                    _ => commands_in(x, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| commands_in(x, out)),
+        _ => {}
+    }
 }
