@@ -12,6 +12,7 @@
 // Declarations only, never built on a hot path.
 #![allow(clippy::large_enum_variant, dead_code)]
 
+use crate::forward::input::{AgentState, ForwardPayload, ForwardUser};
 use crate::plan::{
     Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
 };
@@ -228,76 +229,6 @@ pub struct RequestContext {
     pub now: Option<Loose>,
 }
 
-/// The panel's forward form body (`POST /api/v1/forward/create` and
-/// `/update`, the frontend's `ForwardMutationPayload`). Read as the server
-/// reads it: numbers may be strings, `null` is absent.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ForwardPayload {
-    /// `forward-update`: the forward edited.
-    #[tsify(optional)]
-    pub id: Option<Loose>,
-    #[tsify(optional)]
-    pub tunnel_id: Option<Loose>,
-    #[tsify(optional)]
-    pub name: Option<Loose>,
-    /// `host:port` targets, one per line or comma separated.
-    #[tsify(optional)]
-    pub remote_addr: Option<Loose>,
-    /// The targets' selector strategy (default `fifo`).
-    #[tsify(optional, type = "Strategy | null")]
-    pub strategy: Option<Loose>,
-    /// Absent or 0: the first port free on every entry node.
-    #[tsify(optional)]
-    pub in_port: Option<Loose>,
-    #[tsify(optional)]
-    pub in_ip: Option<Loose>,
-    /// A `speed_limit` row's id (`null`: none).
-    #[tsify(optional)]
-    pub speed_id: Option<Loose>,
-    #[tsify(optional)]
-    pub ip_speed_id: Option<Loose>,
-    #[tsify(optional)]
-    pub max_conn: Option<Loose>,
-    #[tsify(optional)]
-    pub ip_max_conn: Option<Loose>,
-    #[tsify(optional)]
-    pub proxy_protocol: Option<Loose>,
-}
-
-/// The user making a forward request (its `user` row and the token's role).
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct ForwardUser {
-    /// Default 1.
-    #[tsify(optional)]
-    pub id: Option<Loose>,
-    /// 0: administrator (the default); anything else: a normal user.
-    #[tsify(optional)]
-    pub role_id: Option<Loose>,
-    /// The account name (default `admin` for id 1, `user<id>` for others).
-    #[tsify(optional)]
-    pub name: Option<Loose>,
-    #[tsify(optional)]
-    pub max_conn: Option<Loose>,
-    /// Default 1.
-    #[tsify(optional)]
-    pub status: Option<Loose>,
-    /// Unix milliseconds; 0: never.
-    #[tsify(optional)]
-    pub exp_time: Option<Loose>,
-    /// Quota in GB.
-    #[tsify(optional)]
-    pub flow: Option<Loose>,
-    #[tsify(optional)]
-    pub in_flow: Option<Loose>,
-    #[tsify(optional)]
-    pub out_flow: Option<Loose>,
-    /// Most active forwards; 0: no limit.
-    #[tsify(optional)]
-    pub num: Option<Loose>,
-}
-
 /// A stored `forward` row (`{id, user_id, user_name, name, tunnel_id,
 /// remote_addr, strategy, in_flow, out_flow, status, inx, speed_id,
 /// max_conn, ip_max_conn, ip_speed_id, proxy_protocol, ...}`) with its
@@ -308,24 +239,6 @@ pub struct StoredForward(
     #[tsify(type = "{ ports: DbRow[]; [column: string]: JsonValue }")]
     pub  BTreeMap<String, JsonValue>,
 );
-
-/// What one node's agent holds before the request, and how it answers.
-#[derive(Tsify)]
-pub struct AgentState {
-    /// An agent from before go-gost 2e2c182: `UpdateService` of a service it
-    /// does not have fails (`service X not found`) instead of creating it.
-    #[tsify(optional)]
-    pub legacy: Option<bool>,
-    /// Service names it runs.
-    #[tsify(optional)]
-    pub services: Option<Vec<String>>,
-    /// Limiter names it holds.
-    #[tsify(optional)]
-    pub limiters: Option<Vec<String>>,
-    /// Connection limiter names it holds.
-    #[tsify(optional)]
-    pub climiters: Option<Vec<String>>,
-}
 
 /// A row of a table as the panel's database stores it: column names of
 /// model.go, SQL NULL as `null`. Columns the server does not read are allowed.

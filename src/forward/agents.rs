@@ -5,7 +5,7 @@
 //! command that reaches an agent or a provider is recorded, with the
 //! refusal it got.
 
-use super::input::{AgentInput, Entries};
+use super::input::{AgentState, Entries};
 use crate::model::{NodeRecord, NodeTable};
 use crate::plan::{Command, CommandData};
 use crate::planner::provider::share_of;
@@ -42,7 +42,7 @@ impl<'a> Agents<'a> {
     pub fn new(
         nodes: &'a NodeTable,
         federation: Option<&'a Value>,
-        given: &Entries<AgentInput>,
+        given: &Entries<AgentState>,
         offline: &[i64],
     ) -> Agents<'a> {
         let agents: Vec<(i64, Agent)> = given

@@ -10,65 +10,101 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 use std::marker::PhantomData;
+use tsify_next::Tsify;
 
-/// `POST /api/v1/forward/create` and `/update` bodies (mutations.go:1835,
-/// :1966). Fields the server tests for presence stay `Option<GoText>`.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// The panel's forward form body (`POST /api/v1/forward/create` and
+/// `/update`, mutations.go:1835 and :1966; the frontend's
+/// `ForwardMutationPayload`). Read as the server reads it: numbers may be
+/// strings, `null` is absent.
+// Fields the server tests for presence stay `Option<GoText>`; for `inIp`,
+// `speedId` and `ipSpeedId` present-but-null and absent differ
+// (`Some(None)` / `None`).
+#[derive(Debug, Clone, Default, Deserialize, Tsify)]
 #[serde(default, rename_all = "camelCase")]
-pub struct ForwardBody {
+pub struct ForwardPayload {
+    /// `forward-update`: the forward edited.
+    #[tsify(optional, type = "Loose")]
     pub id: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
     pub tunnel_id: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
     pub name: Option<GoText>,
+    /// `host:port` targets, one per line or comma separated.
+    #[tsify(optional, type = "Loose")]
     pub remote_addr: Option<GoText>,
+    /// The targets' selector strategy (default `fifo`).
+    #[tsify(optional, type = "Strategy | null")]
     pub strategy: Option<GoText>,
+    /// Absent or 0: the first port free on every entry node.
+    #[tsify(optional, type = "Loose")]
     pub in_port: Option<GoText>,
-    /// Present-but-null and absent differ for these three (`Some(None)` / `None`).
     #[serde(deserialize_with = "loose::keyed")]
+    #[tsify(optional, type = "Loose")]
     pub in_ip: Option<Option<GoText>>,
+    /// A `speed_limit` row's id (`null`: none).
     #[serde(deserialize_with = "loose::keyed")]
+    #[tsify(optional, type = "Loose")]
     pub speed_id: Option<Option<GoText>>,
     #[serde(deserialize_with = "loose::keyed")]
+    #[tsify(optional, type = "Loose")]
     pub ip_speed_id: Option<Option<GoText>>,
+    #[tsify(optional, type = "Loose")]
     pub max_conn: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
     pub ip_max_conn: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
     pub proxy_protocol: Option<GoText>,
 }
 
-/// The user making the request, as the forward modes give it (camelCase,
-/// plus the token's `roleId`) or as a `user` row of a database dump stores
-/// it (snake_case columns, the name in `user`); a backup export's `users`
-/// read as the former. Written as its `user` row (no password column).
-#[derive(Debug, Clone, Deserialize)]
+/// The user making a forward request (its `user` row and the token's
+/// role), camelCase; read too from a `user` row of a database dump
+/// (snake_case columns, the name in `user`) and a backup export's `users`.
+/// Written as its `user` row (no password column).
+#[derive(Debug, Clone, Deserialize, Tsify)]
 #[serde(default, rename_all = "camelCase")]
-pub struct UserInput {
+pub struct ForwardUser {
+    /// Default 1.
     #[serde(deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub id: i64,
-    /// 0: administrator; anything else: a normal user.
+    /// 0: administrator (the default); anything else: a normal user.
     #[serde(alias = "role_id", deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub role_id: i64,
+    /// The account name (default `admin` for id 1, `user<id>` for others).
     #[serde(alias = "user", deserialize_with = "loose::column")]
+    #[tsify(optional, type = "Loose")]
     pub name: String,
     #[serde(alias = "max_conn", deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub max_conn: i64,
+    /// Default 1.
     #[serde(deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub status: i64,
+    /// Unix milliseconds; 0: never.
     #[serde(alias = "exp_time", deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub exp_time: i64,
     /// Quota in GB.
     #[serde(deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub flow: i64,
     #[serde(alias = "in_flow", deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub in_flow: i64,
     #[serde(alias = "out_flow", deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub out_flow: i64,
-    /// Most active forwards; 0 = no limit.
+    /// Most active forwards; 0: no limit.
     #[serde(deserialize_with = "loose::int")]
+    #[tsify(optional, type = "Loose")]
     pub num: i64,
 }
 
-impl Default for UserInput {
+impl Default for ForwardUser {
     fn default() -> Self {
-        UserInput {
+        ForwardUser {
             id: 1,
             role_id: 0,
             name: String::new(),
@@ -83,7 +119,7 @@ impl Default for UserInput {
     }
 }
 
-impl UserInput {
+impl ForwardUser {
     /// The `user.user` column: the name given, else the panel's first
     /// account `admin` for id 1 and `user<id>` for the others.
     pub fn user_name(&self) -> String {
@@ -104,7 +140,7 @@ fn columns(out: &mut Writer<'_>, write: impl FnOnce(&mut Object<'_, '_>)) {
     row.end();
 }
 
-impl Encode for UserInput {
+impl Encode for ForwardUser {
     fn encode(&self, out: &mut Writer<'_>) {
         columns(out, |row| {
             row.field("id", &self.id)
@@ -243,18 +279,25 @@ pub struct ForwardPortRow {
     pub in_ip: Option<String>,
 }
 
-/// What an agent holds before the request, and how it answers.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// What one node's agent holds before the request, and how it answers.
+#[derive(Debug, Clone, Default, Deserialize, Tsify)]
 #[serde(default)]
-pub struct AgentInput {
+pub struct AgentState {
     /// An agent from before go-gost 2e2c182: `UpdateService` of a service it
     /// does not have fails (`service X not found`) instead of creating it.
+    #[tsify(optional)]
     pub legacy: bool,
+    /// Service names it runs.
     #[serde(deserialize_with = "loose::strings")]
+    #[tsify(optional)]
     pub services: Vec<String>,
+    /// Limiter names it holds.
     #[serde(deserialize_with = "loose::strings")]
+    #[tsify(optional)]
     pub limiters: Vec<String>,
+    /// Connection limiter names it holds.
     #[serde(deserialize_with = "loose::strings")]
+    #[tsify(optional)]
     pub climiters: Vec<String>,
 }
 
@@ -264,21 +307,21 @@ pub struct AgentInput {
 #[serde(default, rename_all = "camelCase")]
 pub struct ForwardContext {
     /// The request body of `forward-create` / `forward-update`.
-    pub forward: Option<ForwardBody>,
+    pub forward: Option<ForwardPayload>,
     /// Forwards created (by the same user) before the request.
-    pub create_forwards: Vec<ForwardBody>,
-    pub user: UserInput,
+    pub create_forwards: Vec<ForwardPayload>,
+    pub user: ForwardUser,
     pub speed_limits: Vec<SpeedLimitRow>,
     pub user_tunnel: Option<UserTunnelRow>,
     /// More `user` and `user_tunnel` rows: the owners of stored forwards
     /// other than the requesting user (a tunnel edit re-syncs each forward
     /// under its own owner's rows).
-    pub users: Vec<UserInput>,
+    pub users: Vec<ForwardUser>,
     pub user_tunnels: Vec<UserTunnelRow>,
     /// Forwards already stored, each with its `ports`.
     pub forwards: Vec<ForwardRow>,
     /// By node id.
-    pub agents: Entries<AgentInput>,
+    pub agents: Entries<AgentState>,
     /// The panel's `vite_config` values (`allow_local_remote_addr`).
     pub config: Entries<GoText>,
     /// Nodes whose agent is not connected.
@@ -338,6 +381,6 @@ pub struct ForwardTables {
     pub forward: Vec<ForwardRow>,
     pub forward_port: Vec<ForwardPortRow>,
     pub speed_limit: Vec<SpeedLimitRow>,
-    pub user: Vec<UserInput>,
+    pub user: Vec<ForwardUser>,
     pub user_tunnel: Vec<UserTunnelRow>,
 }

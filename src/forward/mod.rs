@@ -26,7 +26,7 @@ use crate::coerce::GoText;
 use crate::model::NodeTable;
 use crate::plan::{Assumption, MetaValue};
 use agents::Agents;
-use input::{ForwardBody, ForwardPortRow, ForwardRow, UserInput};
+use input::{ForwardPayload, ForwardPortRow, ForwardRow, ForwardUser};
 use rejection::ForwardRejection;
 use store::Store;
 use sync::{SyncResult, Syncer};
@@ -88,7 +88,7 @@ pub struct Panel<'s, 'a> {
     pub nodes: &'s NodeTable,
     pub agents: Agents<'a>,
     /// The user making the request.
-    pub user: UserInput,
+    pub user: ForwardUser,
     /// `allow_local_remote_addr` is set: normal users' targets are not checked.
     pub allow_local: bool,
     /// Unix milliseconds; `None` skips the expiry checks (listed as assumed).
@@ -203,7 +203,7 @@ impl Panel<'_, '_> {
 
     /// `forwardCreate` (mutations.go:1835): the new forward's id; the sync's
     /// warnings go to [`Panel::warnings`].
-    pub fn create(&mut self, body: &ForwardBody) -> Result<i64, ForwardRejection> {
+    pub fn create(&mut self, body: &ForwardPayload) -> Result<i64, ForwardRejection> {
         let user = self.user.clone();
         let normal = user.role_id != 0;
         let tunnel_id = GoText::int(&body.tunnel_id, 0);
@@ -251,7 +251,7 @@ impl Panel<'_, '_> {
             user_name: self
                 .store
                 .user(user.id)
-                .map_or_else(|| "user".into(), UserInput::user_name),
+                .map_or_else(|| "user".into(), ForwardUser::user_name),
             name,
             tunnel_id,
             remote_addr,
@@ -280,7 +280,7 @@ impl Panel<'_, '_> {
     }
 
     /// `forwardUpdate` (mutations.go:1966); its warnings go to [`Panel::warnings`].
-    pub fn update(&mut self, body: &ForwardBody) -> Result<(), ForwardRejection> {
+    pub fn update(&mut self, body: &ForwardPayload) -> Result<(), ForwardRejection> {
         let normal = self.user.role_id != 0;
         let id = GoText::int(&body.id, 0);
         if id <= 0 {
@@ -332,7 +332,7 @@ impl Panel<'_, '_> {
     /// The speed limits of an edit: a normal user may keep, not change them.
     fn update_speed_limits(
         &self,
-        body: &ForwardBody,
+        body: &ForwardPayload,
         row: &mut ForwardRow,
         normal: bool,
     ) -> Result<(), ForwardRejection> {
@@ -372,7 +372,7 @@ impl Panel<'_, '_> {
     }
 
     /// The port of an edit: the one asked for, else the forward's lowest, else a free one.
-    fn update_port(&self, body: &ForwardBody, id: i64, entries: &[i64]) -> i64 {
+    fn update_port(&self, body: &ForwardPayload, id: i64, entries: &[i64]) -> i64 {
         let port = GoText::int(&body.in_port, 0);
         if port > 0 {
             return port;

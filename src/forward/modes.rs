@@ -3,7 +3,7 @@
 //! "forward-vectors.jsonl"), and the forward sync the tunnel paths end with.
 
 use super::agents::Agents;
-use super::input::{ForwardBody, ForwardContext, ForwardPortRow, ForwardTables, UserInput};
+use super::input::{ForwardContext, ForwardPayload, ForwardPortRow, ForwardTables, ForwardUser};
 use super::rejection::ForwardRejection;
 use super::store::{Store, TunnelRow};
 use super::{validate, Panel};
@@ -87,7 +87,7 @@ fn panel_on<'s>(
     outcome: &'s Outcome,
     ctx: &ForwardContext,
     federation: Option<&'s Value>,
-    user: UserInput,
+    user: ForwardUser,
 ) -> Panel<'s, 's> {
     seat_tunnel(&mut store, outcome);
     Panel {
@@ -157,7 +157,7 @@ pub fn plan(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     let last = create_unrecorded(&mut panel, &ctx.create_forwards);
     let answer = match mode {
         Mode::ForwardUpdate => {
-            let mut body: ForwardBody = body;
+            let mut body: ForwardPayload = body;
             if body.id.is_none() {
                 body.id = last.map(|id| crate::coerce::GoText(id.to_string()));
             }
@@ -311,7 +311,7 @@ pub fn redeploy_forwards(
         &outcome,
         ctx,
         tunnel.federation,
-        UserInput::default(),
+        ForwardUser::default(),
     );
     sync_redeployed_forwards(panel, &outcome)
 }
@@ -430,7 +430,7 @@ fn read_edit<'i>(input: &'i Value, limits: &Limits) -> Result<TunnelEdit<'i>, Pl
 
 /// Creates `setups` on the panel as it stood before the request: nothing
 /// they send is recorded, nor any warning. The id of the last one created.
-fn create_unrecorded(panel: &mut Panel<'_, '_>, setups: &[ForwardBody]) -> Option<i64> {
+fn create_unrecorded(panel: &mut Panel<'_, '_>, setups: &[ForwardPayload]) -> Option<i64> {
     panel.agents.recording = false;
     let mut last = None;
     for setup in setups {

@@ -3,7 +3,7 @@
 //! runs on them.
 
 use super::config::{ForwardDb, ForwardPortOut, ForwardRowOut};
-use super::input::{ForwardPortRow, ForwardRow, SpeedLimitRow, UserInput, UserTunnelRow};
+use super::input::{ForwardPortRow, ForwardRow, ForwardUser, SpeedLimitRow, UserTunnelRow};
 use litemap::LiteMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,7 +34,7 @@ pub struct Store {
     /// set only grows, and no removal is compiled for it.
     by_node: BTreeSet<(i64, i64, i64, usize)>,
     pub(crate) speeds: LiteMap<i64, i64>,
-    pub(crate) users: LiteMap<i64, UserInput>,
+    pub(crate) users: LiteMap<i64, ForwardUser>,
     pub user_tunnels: Vec<UserTunnelRow>,
     /// `(node_id, port)` of every chain row with a port.
     pub chain_ports: Vec<(i64, i64)>,
@@ -56,7 +56,7 @@ impl Store {
         forwards: Vec<ForwardRow>,
         ports: Vec<ForwardPortRow>,
         speed_limits: &[SpeedLimitRow],
-        users: Vec<UserInput>,
+        users: Vec<ForwardUser>,
         user_tunnels: Vec<UserTunnelRow>,
     ) -> Store {
         let mut store = Store {
@@ -150,7 +150,7 @@ impl Store {
         self.speeds.get(&id).copied()
     }
 
-    pub fn user(&self, id: i64) -> Option<&UserInput> {
+    pub fn user(&self, id: i64) -> Option<&ForwardUser> {
         self.users.get(&id)
     }
 

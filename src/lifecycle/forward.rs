@@ -17,7 +17,7 @@ use crate::coerce::loose;
 use crate::error::ApiError;
 use crate::forward::agents::Agents;
 use crate::forward::input::{
-    AgentInput, Entries, ForwardBody, SpeedLimitRow, UserInput, UserTunnelRow,
+    AgentState, Entries, ForwardPayload, ForwardUser, SpeedLimitRow, UserTunnelRow,
 };
 use crate::forward::rejection::ForwardRejection;
 use crate::forward::store::{Store, TunnelRow};
@@ -75,13 +75,13 @@ impl ForwardOp {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 struct ForwardStep {
-    forward: Option<ForwardBody>,
+    forward: Option<ForwardPayload>,
     #[serde(deserialize_with = "loose::nullable_int")]
     id: Option<i64>,
-    user: Option<UserInput>,
+    user: Option<ForwardUser>,
     speed_limits: Vec<SpeedLimitRow>,
     user_tunnel: Option<UserTunnelRow>,
-    agents: Entries<AgentInput>,
+    agents: Entries<AgentState>,
     config: Entries<crate::coerce::GoText>,
     #[serde(deserialize_with = "loose::ints")]
     offline: Vec<i64>,
@@ -102,8 +102,8 @@ fn row_id(row: &Value) -> i64 {
 
 /// The request a step makes.
 enum Request {
-    Create(ForwardBody),
-    Edit(ForwardBody),
+    Create(ForwardPayload),
+    Edit(ForwardPayload),
     Control(ForwardOp, i64),
 }
 
@@ -216,7 +216,7 @@ impl Forwards {
 
     /// Keeps the rows a step gives (a later row of the same id replaces
     /// the earlier one); the requester's row is stored when it is new.
-    fn absorb(&mut self, step: &ForwardStep) -> UserInput {
+    fn absorb(&mut self, step: &ForwardStep) -> ForwardUser {
         for s in &step.speed_limits {
             self.store.speeds.insert(s.id, s.speed);
         }
@@ -277,8 +277,8 @@ impl Forwards {
     fn run(
         &mut self,
         step: &ForwardStep,
-        user: UserInput,
-        agents: &Entries<AgentInput>,
+        user: ForwardUser,
+        agents: &Entries<AgentState>,
         request: &Request,
     ) -> Ran {
         let world = self.world(&self.tunnels_read(request));
@@ -417,13 +417,13 @@ impl Replay {
     /// What each agent holds, as the forward paths' agents read it: the
     /// replay's registries, plus what a step says an agent also holds and
     /// whether it is an older one (`legacy`).
-    fn agent_entries(&self, given: &Entries<AgentInput>) -> Entries<AgentInput> {
+    fn agent_entries(&self, given: &Entries<AgentState>) -> Entries<AgentState> {
         let names = |list: &[(String, super::state::Config)]| -> Vec<String> {
             list.iter().map(|(n, _)| n.clone()).collect()
         };
-        let mut out: Vec<(String, AgentInput)> = Vec::new();
+        let mut out: Vec<(String, AgentState)> = Vec::new();
         for (id, n) in &self.nodes {
-            let agent = AgentInput {
+            let agent = AgentState {
                 legacy: false,
                 services: names(&n.services),
                 limiters: names(&n.limiters),
