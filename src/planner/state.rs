@@ -165,44 +165,38 @@ pub fn prepare(
     })
 }
 
-/// The entries of the payload (`inNodeId`), numbered by their place in it;
-/// a tunnel needs at least one.
+/// The nodes listed under `key` (`inNodeId`, `outNodeId`), numbered by
+/// their place in the list; an item without a node id is skipped.
+fn listed(tunnel: &Map<String, Value>, key: &str, role: Role) -> Vec<TunnelNode> {
+    let items = map_slice(tunnel.get(key)).into_iter().enumerate();
+    items
+        .filter_map(|(i, item)| {
+            let mut n = TunnelNode::from_item(item, role);
+            n.inx = i as i64 + 1;
+            (n.node_id > 0).then_some(n)
+        })
+        .collect()
+}
+
+/// The entries of the payload (`inNodeId`); a tunnel needs at least one.
 fn read_entries(tunnel: &Map<String, Value>) -> Result<Vec<TunnelNode>> {
-    let mut entries = Vec::new();
-    for (i, item) in map_slice(tunnel.get("inNodeId")).into_iter().enumerate() {
-        let mut n = TunnelNode::from_item(item, Role::Entry);
-        if n.node_id <= 0 {
-            continue;
-        }
-        n.inx = i as i64 + 1;
-        entries.push(n);
-    }
+    let entries = listed(tunnel, "inNodeId", Role::Entry);
     if entries.is_empty() {
         return Err(Rejection::NoEntries);
     }
     Ok(entries)
 }
 
-/// The exits of the payload (`outNodeId`), numbered by their place in it,
-/// each with its port; a relaying tunnel needs at least one.
+/// The exits of the payload (`outNodeId`), each with its port; a relaying
+/// tunnel needs at least one.
 fn read_exits(
     tunnel: &Map<String, Value>,
     nodes: &NodeTable,
     picked: &mut PortPicks,
 ) -> Result<Vec<TunnelNode>> {
-    let raw_exits = map_slice(tunnel.get("outNodeId"));
-    if raw_exits.is_empty() {
-        return Err(Rejection::NoExits);
-    }
-    let mut exits = Vec::new();
-    for (i, item) in raw_exits.into_iter().enumerate() {
-        let mut n = TunnelNode::from_item(item, Role::Exit);
-        if n.node_id <= 0 {
-            continue;
-        }
-        n.inx = i as i64 + 1;
-        n.port = picked.payload_port(&n, nodes)?;
-        exits.push(n);
+    let mut exits = listed(tunnel, "outNodeId", Role::Exit);
+    for n in exits.iter_mut() {
+        n.port = picked.payload_port(n, nodes)?;
     }
     if exits.is_empty() {
         return Err(Rejection::NoExits);
