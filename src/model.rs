@@ -1,11 +1,14 @@
 //! The planner's input model: panel node rows, tunnel payload items and the
 //! preview's federation answers, read with the server's loose coercions.
 
+use crate::coerce::GoText;
 use crate::coerce::{default_string, go_int, go_string, map_slice};
 use crate::go::coerce::parse_int;
 use crate::go::net::{parse_ip, IpKind};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use tsify_next::Tsify;
 
 /// One node row, as the server's node record holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -380,21 +383,41 @@ pub struct TunnelNode {
     pub runtime_id: Option<i64>,
 }
 
+/// One node of a tunnel as the panel's tunnel payload lists it (an item of
+/// `inNodeId`, of a hop of `chainNodes`, of `outNodeId`), read as the server
+/// reads it (`asInt`, `asString`).
+#[derive(Debug, Default, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TunnelNodeRef {
+    #[tsify(type = "Loose")]
+    pub node_id: Option<GoText>,
+    #[tsify(optional, type = "Protocol | null")]
+    pub protocol: Option<GoText>,
+    #[tsify(optional, type = "Strategy | null")]
+    pub strategy: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
+    pub port: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
+    pub connect_ip: Option<GoText>,
+}
+
 impl TunnelNode {
+    /// The node `item` lists, in `role`: an entry has no port or connect IP
+    /// of its own (the server ignores them), a protocol defaults to `tls`
+    /// and a strategy to `round`.
     pub fn from_item(item: &Map<String, Value>, role: Role) -> TunnelNode {
+        // Every field reads any JSON value: an object always deserializes.
+        let r = TunnelNodeRef::deserialize(item).unwrap_or_default();
+        let entry = role == Role::Entry;
         TunnelNode {
-            node_id: go_int(item.get("nodeId"), 0),
-            protocol: default_string(&go_string(item.get("protocol")), "tls"),
-            strategy: default_string(&go_string(item.get("strategy")), "round"),
-            port: if role == Role::Entry {
-                0
-            } else {
-                go_int(item.get("port"), 0)
-            },
-            connect_ip: if role == Role::Entry {
+            node_id: GoText::int(&r.node_id, 0),
+            protocol: default_string(GoText::text(&r.protocol), "tls"),
+            strategy: default_string(GoText::text(&r.strategy), "round"),
+            port: if entry { 0 } else { GoText::int(&r.port, 0) },
+            connect_ip: if entry {
                 String::new()
             } else {
-                go_string(item.get("connectIp"))
+                GoText::text(&r.connect_ip).to_string()
             },
             role,
             hop: 0,

@@ -13,6 +13,7 @@
 #![allow(clippy::large_enum_variant, dead_code)]
 
 use crate::forward::input::{AgentState, ForwardPayload, ForwardUser};
+use crate::model::TunnelNodeRef;
 use crate::plan::{
     Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
 };
@@ -47,23 +48,6 @@ pub enum Loose {
     Number(#[tsify(type = "number")] serde_json::Number),
     String(String),
     Null(()),
-}
-
-/// One node of a tunnel as the panel's tunnel payload lists it.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct TunnelNodeRef {
-    pub node_id: Loose,
-    #[tsify(optional)]
-    #[tsify(type = "Protocol | null")]
-    pub protocol: Option<Loose>,
-    #[tsify(optional)]
-    #[tsify(type = "Strategy | null")]
-    pub strategy: Option<Loose>,
-    #[tsify(optional)]
-    pub port: Option<Loose>,
-    #[tsify(optional)]
-    pub connect_ip: Option<Loose>,
 }
 
 /// The panel's tunnel mutation payload.

@@ -126,7 +126,7 @@ fn shipped() -> Declarations {
         i::JsonValue,
         i::Token,
         i::Loose,
-        i::TunnelNodeRef,
+        crate::model::TunnelNodeRef,
         i::TunnelPayload,
         i::NodeRow,
         i::FederationAllocation,
