@@ -445,6 +445,29 @@ pub struct FederationInfo {
     pub runtime_id_given: bool,
 }
 
+/// What a provider panel allocates for one remote node (the preview's
+/// `federation` input, keyed by node id); each field read as the server
+/// reads it.
+#[derive(Debug, Default, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct FederationAllocation {
+    #[tsify(optional, type = "Loose")]
+    pub runtime_id: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
+    pub allocated_port: Option<GoText>,
+    /// Stored untrimmed.
+    #[serde(default, deserialize_with = "crate::coerce::loose::column")]
+    #[tsify(optional, type = "Loose")]
+    pub tcp_listen_addr: String,
+    #[tsify(optional, type = "Loose")]
+    pub interface_name: Option<GoText>,
+    /// The share's port range (default: the row's `remoteConfig`).
+    #[tsify(optional, type = "Loose")]
+    pub port_range_start: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
+    pub port_range_end: Option<GoText>,
+}
+
 impl FederationInfo {
     /// The preview answer for `node_id`, with the documented defaults for
     /// whatever the input leaves out.
@@ -453,27 +476,29 @@ impl FederationInfo {
             .and_then(Value::as_object)
             .and_then(|m| m.get(&node_id.to_string()))
             .and_then(Value::as_object);
-        let get = |k: &str| entry.and_then(|e| e.get(k));
-        let given_id = go_int(get("runtimeId"), 0);
+        // Every field reads any JSON value: an object always deserializes.
+        let a = entry
+            .and_then(|e| FederationAllocation::deserialize(e).ok())
+            .unwrap_or_default();
+        let given_id = GoText::int(&a.runtime_id, 0);
         let runtime_id = if given_id > 0 {
             given_id
         } else {
             node_id.saturating_mul(10)
         };
-        let allocated = go_int(get("allocatedPort"), 0);
-        let listen = raw_string(get("tcpListenAddr"));
+        let allocated = GoText::int(&a.allocated_port, 0);
         FederationInfo {
             runtime_id,
-            allocated_port: if allocated > 0 { Some(allocated) } else { None },
-            tcp_listen_addr: if listen.is_empty() {
+            allocated_port: (allocated > 0).then_some(allocated),
+            tcp_listen_addr: if a.tcp_listen_addr.is_empty() {
                 "[::]".to_string()
             } else {
-                listen
+                a.tcp_listen_addr
             },
-            interface_name: go_string(get("interfaceName")),
+            interface_name: GoText::text(&a.interface_name).to_string(),
             port_range: (
-                go_int(get("portRangeStart"), 0),
-                go_int(get("portRangeEnd"), 0),
+                GoText::int(&a.port_range_start, 0),
+                GoText::int(&a.port_range_end, 0),
             ),
             given: entry.is_some(),
             runtime_id_given: given_id > 0,

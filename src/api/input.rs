@@ -13,7 +13,7 @@
 #![allow(clippy::large_enum_variant, dead_code)]
 
 use crate::forward::input::{AgentState, ForwardPayload, ForwardUser};
-use crate::model::TunnelNodeRef;
+use crate::model::{FederationAllocation, TunnelNodeRef};
 use crate::plan::{
     Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
 };
@@ -122,25 +122,6 @@ pub struct NodeRow {
     pub remote_config: Option<Loose>,
     #[tsify(optional)]
     pub inx: Option<Loose>,
-}
-
-/// What a provider panel allocates for one remote node (preview input).
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct FederationAllocation {
-    #[tsify(optional)]
-    pub runtime_id: Option<Loose>,
-    #[tsify(optional)]
-    pub allocated_port: Option<Loose>,
-    #[tsify(optional)]
-    pub tcp_listen_addr: Option<Loose>,
-    #[tsify(optional)]
-    pub interface_name: Option<Loose>,
-    /// The share's port range (default: the row's `remoteConfig`).
-    #[tsify(optional)]
-    pub port_range_start: Option<Loose>,
-    #[tsify(optional)]
-    pub port_range_end: Option<Loose>,
 }
 
 /// The input of a create (`{tunnel, nodes, federation?}`) or an edit

@@ -129,7 +129,7 @@ fn shipped() -> Declarations {
         crate::model::TunnelNodeRef,
         i::TunnelPayload,
         i::NodeRow,
-        i::FederationAllocation,
+        crate::model::FederationAllocation,
         i::TunnelInput,
         i::RequestContext,
         crate::forward::input::ForwardPayload,
