@@ -4,9 +4,10 @@
 
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
-use crate::coerce::{go_int, go_string, map_slice};
+use crate::coerce::{go_int, go_string, loose, map_slice};
 use crate::limits::{LimitError, Limits};
 use crate::model::{NodeRecord, NodeTable, Role, RowKeys, TunnelNode};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// One `tunnel` row: what a redeploy and an audit read of it.
@@ -34,18 +35,30 @@ pub struct ChainRow {
     pub connect_ip: Option<String>,
 }
 
-/// One `federation_tunnel_binding` row.
-#[derive(Debug, Clone, PartialEq)]
+/// One `federation_tunnel_binding` row, each column read as the server
+/// reads it (`asInt`, `asString`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct BindingRow {
+    #[serde(deserialize_with = "loose::int")]
     pub id: i64,
+    #[serde(deserialize_with = "loose::int")]
     pub tunnel_id: i64,
+    #[serde(deserialize_with = "loose::int")]
     pub node_id: i64,
+    #[serde(deserialize_with = "loose::int")]
     pub chain_type: i64,
+    #[serde(deserialize_with = "loose::int")]
     pub hop_inx: i64,
+    #[serde(deserialize_with = "loose::string")]
     pub remote_url: String,
+    #[serde(deserialize_with = "loose::string")]
     pub resource_key: String,
+    #[serde(deserialize_with = "loose::int")]
     pub remote_binding_id: i64,
+    #[serde(deserialize_with = "loose::int")]
     pub allocated_port: i64,
+    #[serde(deserialize_with = "loose::int")]
     pub status: i64,
 }
 
@@ -242,18 +255,8 @@ impl ChainRow {
 
 impl BindingRow {
     pub fn from_row(row: &Map<String, Value>) -> BindingRow {
-        BindingRow {
-            id: go_int(row.get("id"), 0),
-            tunnel_id: go_int(row.get("tunnel_id"), 0),
-            node_id: go_int(row.get("node_id"), 0),
-            chain_type: go_int(row.get("chain_type"), 0),
-            hop_inx: go_int(row.get("hop_inx"), 0),
-            remote_url: go_string(row.get("remote_url")),
-            resource_key: go_string(row.get("resource_key")),
-            remote_binding_id: go_int(row.get("remote_binding_id"), 0),
-            allocated_port: go_int(row.get("allocated_port"), 0),
-            status: go_int(row.get("status"), 0),
-        }
+        // Every column reads any JSON value: an object always deserializes.
+        BindingRow::deserialize(row).unwrap_or_default()
     }
 }
 
