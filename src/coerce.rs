@@ -200,7 +200,25 @@ impl<'de> serde::Deserialize<'de> for GoText {
     }
 }
 
+/// A nullable text column as stored: `Option<Column>` is `None` for SQL
+/// NULL (or an absent key), else the string as it is (untrimmed), or any
+/// other value's `asString` text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Column(pub String);
+
+impl<'de> serde::Deserialize<'de> for Column {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        loose::column(d).map(Column)
+    }
+}
+
 impl GoText {
+    /// A nullable integer column: `None` for SQL NULL, else `asInt64`
+    /// (0 when it does not read as one).
+    pub fn nullable_int(field: &Option<GoText>) -> Option<i64> {
+        field.as_ref().map(|t| parse_int(&t.0).unwrap_or(0))
+    }
+
     /// `asInt` / `asInt64` on this field.
     pub fn int(field: &Option<GoText>, default: i64) -> i64 {
         field

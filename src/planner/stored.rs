@@ -4,7 +4,7 @@
 
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
-use crate::coerce::{go_int, go_string, loose, map_slice};
+use crate::coerce::{go_string, loose, map_slice, Column, GoText};
 use crate::limits::{LimitError, Limits};
 use crate::model::{NodeRecord, NodeTable, Role, RowKeys, TunnelNode};
 use serde::Deserialize;
@@ -82,18 +82,6 @@ pub(super) fn nullable_string(v: Option<&Value>) -> Option<String> {
     }
 }
 
-fn nullable_int(v: Option<&Value>) -> Option<i64> {
-    match v {
-        None | Some(Value::Null) => None,
-        other => Some(go_int(other, 0)),
-    }
-}
-
-/// An `omitempty` integer of the backup export: absent (or 0) was NULL in the database.
-fn omitted_int(v: Option<&Value>) -> Option<i64> {
-    Some(go_int(v, 0)).filter(|n| *n != 0)
-}
-
 pub(super) fn text_cell(v: &Option<String>) -> Value {
     v.clone().map_or(Value::Null, Value::String)
 }
@@ -102,26 +90,46 @@ fn int_cell(v: Option<i64>) -> Value {
     v.map_or(Value::Null, Value::from)
 }
 
+/// The columns of a `tunnel` row, and of a backup export's tunnel (json
+/// tags: the same names but `ipPreference`), each kept apart so that one
+/// source's key never stands in for the other's.
+#[derive(Debug, Default, Deserialize)]
+struct TunnelColumns {
+    id: Option<GoText>,
+    name: Option<Column>,
+    #[serde(rename = "type")]
+    kind: Option<GoText>,
+    status: Option<GoText>,
+    ip_preference: Option<Column>,
+    #[serde(rename = "ipPreference")]
+    ip_preference_export: Option<Column>,
+}
+
 impl TunnelRow {
-    /// A `tunnel` row, or (`ip_preference` = `"ipPreference"`) a backup
-    /// export's tunnel, whose json tags differ from the columns only there.
-    fn read(row: &Map<String, Value>, ip_preference: &str) -> TunnelRow {
+    fn read(row: &Map<String, Value>, export: bool) -> TunnelRow {
+        // Every column reads any JSON value: an object always deserializes.
+        let c = TunnelColumns::deserialize(row).unwrap_or_default();
+        let ip_preference = if export {
+            c.ip_preference_export
+        } else {
+            c.ip_preference
+        };
         TunnelRow {
-            id: go_int(row.get("id"), 0),
-            name: nullable_string(row.get("name")),
-            kind: go_int(row.get("type"), 0),
-            status: go_int(row.get("status"), 0),
-            ip_preference: nullable_string(row.get(ip_preference)).unwrap_or_default(),
+            id: GoText::int(&c.id, 0),
+            name: c.name.map(|n| n.0),
+            kind: GoText::int(&c.kind, 0),
+            status: GoText::int(&c.status, 0),
+            ip_preference: ip_preference.map(|p| p.0).unwrap_or_default(),
         }
     }
 
     pub fn from_row(row: &Map<String, Value>) -> TunnelRow {
-        TunnelRow::read(row, "ip_preference")
+        TunnelRow::read(row, false)
     }
 
     /// A tunnel of a backup export (`BackupData`'s json tags).
     pub fn from_export(item: &Map<String, Value>) -> TunnelRow {
-        TunnelRow::read(item, "ipPreference")
+        TunnelRow::read(item, true)
     }
 
     /// The name as the panel shows it (trimmed).
@@ -141,61 +149,73 @@ impl TunnelRow {
     }
 }
 
-/// Where a chain row keeps what differs between the `chain_tunnel` table and
-/// a backup export's `chainTunnels` (json tags): the export omits a port or
-/// `inx` of 0 (NULL in the database) and leaves `connect_ip` out.
-struct ChainKeys {
-    chain_type: &'static str,
-    node_id: &'static str,
-    /// `None`: the source has no such field (the export leaves it out).
-    connect_ip: Option<&'static str>,
-    zero_is_null: bool,
-}
-
-impl ChainKeys {
-    const DATABASE: ChainKeys = ChainKeys {
-        chain_type: "chain_type",
-        node_id: "node_id",
-        connect_ip: Some("connect_ip"),
-        zero_is_null: false,
-    };
-    const BACKUP: ChainKeys = ChainKeys {
-        chain_type: "chainType",
-        node_id: "nodeId",
-        connect_ip: None,
-        zero_is_null: true,
-    };
+/// The columns of a `chain_tunnel` row and of a backup export's
+/// `chainTunnels` item (json tags: `chainType`, `nodeId`; the export omits
+/// a port or `inx` of 0, NULL in the database, and leaves `connect_ip`
+/// out), each kept apart so that one source's key never stands in for the
+/// other's.
+#[derive(Debug, Default, Deserialize)]
+struct ChainColumns {
+    id: Option<GoText>,
+    tunnel_id: Option<GoText>,
+    chain_type: Option<Column>,
+    #[serde(rename = "chainType")]
+    chain_type_export: Option<Column>,
+    node_id: Option<GoText>,
+    #[serde(rename = "nodeId")]
+    node_id_export: Option<GoText>,
+    port: Option<GoText>,
+    strategy: Option<Column>,
+    inx: Option<GoText>,
+    protocol: Option<Column>,
+    connect_ip: Option<Column>,
 }
 
 impl ChainRow {
-    fn read(row: &Map<String, Value>, keys: &ChainKeys, tunnel_id: Option<i64>) -> ChainRow {
-        let int = if keys.zero_is_null {
-            omitted_int
-        } else {
-            nullable_int
-        };
-        ChainRow {
-            id: go_int(row.get("id"), 0),
-            tunnel_id,
-            chain_type: nullable_string(row.get(keys.chain_type)),
-            node_id: go_int(row.get(keys.node_id), 0),
-            port: int(row.get("port")),
-            strategy: nullable_string(row.get("strategy")),
-            inx: int(row.get("inx")),
-            protocol: nullable_string(row.get("protocol")),
-            connect_ip: nullable_string(keys.connect_ip.and_then(|k| row.get(k))),
+    /// A row of the database (`export`: of a backup export, its tunnel
+    /// given by its place there).
+    fn read(row: &Map<String, Value>, export: Option<i64>) -> ChainRow {
+        // Every column reads any JSON value: an object always deserializes.
+        let c = ChainColumns::deserialize(row).unwrap_or_default();
+        let text = |v: Option<Column>| v.map(|t| t.0);
+        match export {
+            None => ChainRow {
+                id: GoText::int(&c.id, 0),
+                tunnel_id: GoText::nullable_int(&c.tunnel_id),
+                chain_type: text(c.chain_type),
+                node_id: GoText::int(&c.node_id, 0),
+                port: GoText::nullable_int(&c.port),
+                strategy: text(c.strategy),
+                inx: GoText::nullable_int(&c.inx),
+                protocol: text(c.protocol),
+                connect_ip: text(c.connect_ip),
+            },
+            Some(tunnel_id) => {
+                // An `omitempty` integer: absent (or 0) was NULL.
+                let omitted = |v: &Option<GoText>| Some(GoText::int(v, 0)).filter(|n| *n != 0);
+                ChainRow {
+                    id: GoText::int(&c.id, 0),
+                    tunnel_id: Some(tunnel_id),
+                    chain_type: text(c.chain_type_export),
+                    node_id: GoText::int(&c.node_id_export, 0),
+                    port: omitted(&c.port),
+                    strategy: text(c.strategy),
+                    inx: omitted(&c.inx),
+                    protocol: text(c.protocol),
+                    connect_ip: None,
+                }
+            }
         }
     }
 
     pub fn from_row(row: &Map<String, Value>) -> ChainRow {
-        let tunnel_id = nullable_int(row.get("tunnel_id"));
-        ChainRow::read(row, &ChainKeys::DATABASE, tunnel_id)
+        ChainRow::read(row, None)
     }
 
     /// A chain row of a backup export's tunnel `tunnel_id` (the row's own
     /// `tunnelId` is not what groups it: its place in the export is).
     pub fn from_export(item: &Map<String, Value>, tunnel_id: i64) -> ChainRow {
-        ChainRow::read(item, &ChainKeys::BACKUP, Some(tunnel_id))
+        ChainRow::read(item, Some(tunnel_id))
     }
 
     /// The row as the database stores it.
