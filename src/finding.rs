@@ -1,5 +1,5 @@
 //! The finding shape shared by the checker and the lifecycle replay
-//! (`policy-rules.md`): one problem, where it is, and how to repair it.
+//! (README, "Rules"): one problem, where it is, and how to repair it.
 
 use crate::encode::{shape, Encode, Writer};
 use serde::Serialize;

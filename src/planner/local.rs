@@ -1,4 +1,5 @@
-//! Section 2 of the contract: what the panel sends its own nodes (and,
+//! What the panel sends its own nodes (go-backend
+//! `internal/http/handler/mutations.go:3495-3576`; and,
 //! relayed through a provider, its remote entries) for a type-2 tunnel:
 //! entry chains, then per hop node its chain and service, then exit services.
 

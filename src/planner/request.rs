@@ -1,4 +1,5 @@
-//! Section 0 of the contract: the server's request paths, in its order.
+//! The server's request paths, in its order (go-backend
+//! `internal/http/handler/mutations.go`: `tunnelCreate` 585-763).
 //! `tunnelCreate`, `tunnelUpdate` and `redeployTunnelAndForwards` each run
 //! their validations, prepare (or rebuild) the tunnel state, apply federated
 //! nodes on their provider panels, then apply the panel's own nodes.
