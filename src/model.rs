@@ -401,13 +401,247 @@ pub struct TunnelNodeRef {
     pub connect_ip: Option<GoText>,
 }
 
+/// A list of tunnel nodes as the server reads one (`asMapSlice`): the
+/// object items of an array, in order; anything else lists none.
+#[derive(Debug, Default)]
+pub struct NodeItems(pub Vec<TunnelNodeRef>);
+
+/// The `chainNodes` of a payload: each entry a hop's [`NodeItems`] (an
+/// entry that is not an array is an empty hop, still counted in order).
+#[derive(Debug, Default)]
+pub struct Hops(pub Vec<NodeItems>);
+
+/// A probe target field as given, with the JSON type the server tests.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProbeCell {
+    Null,
+    Str(String),
+    Num(serde_json::Number),
+    /// A boolean, array or object.
+    Other,
+}
+
+/// The panel's tunnel mutation payload, read as the server reads it.
+#[derive(Debug, Default, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct TunnelPayload {
+    /// The tunnel id; a create may leave it out (the server assigns one,
+    /// the preview assumes 1 and says so in `plan.assumed`).
+    #[tsify(optional, type = "Loose")]
+    pub id: Option<GoText>,
+    #[tsify(optional, type = "Loose")]
+    pub name: Option<GoText>,
+    /// 1 = port forward, 2 = tunnel forward.
+    #[serde(rename = "type")]
+    #[tsify(optional, type = "TunnelType | null")]
+    pub kind: Option<GoText>,
+    /// `""`, `"v4"` or `"v6"`.
+    #[tsify(optional, type = "Loose")]
+    pub ip_preference: Option<GoText>,
+    /// Entries.
+    #[serde(default)]
+    #[tsify(optional, type = "TunnelNodeRef[]")]
+    pub in_node_id: NodeItems,
+    /// Middle hops, each a list of nodes.
+    #[serde(default)]
+    #[tsify(optional, type = "TunnelNodeRef[][]")]
+    pub chain_nodes: Hops,
+    /// Exits.
+    #[serde(default)]
+    #[tsify(optional, type = "TunnelNodeRef[]")]
+    pub out_node_id: NodeItems,
+    /// The tunnel's probe target; validated when either field is present
+    /// (even `null`).
+    #[serde(default, deserialize_with = "present")]
+    #[tsify(optional, type = "Loose")]
+    pub probe_target_host: Option<ProbeCell>,
+    #[serde(default, deserialize_with = "present")]
+    #[tsify(optional, type = "Loose")]
+    pub probe_target_port: Option<ProbeCell>,
+}
+
+impl TunnelPayload {
+    /// A payload object (every field reads any JSON value, so an object
+    /// always deserializes).
+    pub fn of(payload: &Map<String, Value>) -> TunnelPayload {
+        TunnelPayload::deserialize(payload).unwrap_or_default()
+    }
+
+    /// Every node item it lists: entries, exits, then the hops' items.
+    pub fn items(&self) -> impl Iterator<Item = &TunnelNodeRef> {
+        let hops = self.chain_nodes.0.iter().flat_map(|h| h.0.iter());
+        self.in_node_id
+            .0
+            .iter()
+            .chain(&self.out_node_id.0)
+            .chain(hops)
+    }
+}
+
+/// A field given at all: `Some` even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+mod payload_de {
+    //! The payload's loose cells: lists read as `asMapSlice` reads them,
+    //! probe cells with their JSON type.
+    use super::{Hops, NodeItems, ProbeCell, TunnelNodeRef};
+    use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde_json::Number;
+    use std::fmt;
+
+    /// An item of a node list: a node when it is an object.
+    struct Item(Option<TunnelNodeRef>);
+
+    impl<'de> Deserialize<'de> for Item {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(ItemVisitor).map(Item)
+        }
+    }
+
+    struct ItemVisitor;
+
+    impl<'de> Visitor<'de> for ItemVisitor {
+        type Value = Option<TunnelNodeRef>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            TunnelNodeRef::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+
+    /// A list of `T`s when the value is an array, else none.
+    struct ListVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(x) = seq.next_element::<T>()? {
+                out.push(x);
+            }
+            Ok(out)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map
+                .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                .is_some()
+            {}
+            Ok(Vec::new())
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+    }
+
+    impl<'de> Deserialize<'de> for NodeItems {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let items: Vec<Item> = d.deserialize_any(ListVisitor(std::marker::PhantomData))?;
+            Ok(NodeItems(items.into_iter().filter_map(|i| i.0).collect()))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Hops {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(ListVisitor(std::marker::PhantomData))
+                .map(Hops)
+        }
+    }
+
+    struct CellVisitor;
+
+    impl<'de> Visitor<'de> for CellVisitor {
+        type Value = ProbeCell;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<ProbeCell, E> {
+            Ok(ProbeCell::Null)
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<ProbeCell, E> {
+            Ok(ProbeCell::Str(s.to_string()))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<ProbeCell, E> {
+            Ok(ProbeCell::Num(n.into()))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<ProbeCell, E> {
+            Ok(ProbeCell::Num(n.into()))
+        }
+        fn visit_f64<E: de::Error>(self, f: f64) -> Result<ProbeCell, E> {
+            Ok(Number::from_f64(f).map_or(ProbeCell::Other, ProbeCell::Num))
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<ProbeCell, E> {
+            Ok(ProbeCell::Other)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ProbeCell, A::Error> {
+            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+            Ok(ProbeCell::Other)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProbeCell, A::Error> {
+            while map
+                .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                .is_some()
+            {}
+            Ok(ProbeCell::Other)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for ProbeCell {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(CellVisitor)
+        }
+    }
+}
+
 impl TunnelNode {
-    /// The node `item` lists, in `role`: an entry has no port or connect IP
+    /// The node `r` lists, in `role`: an entry has no port or connect IP
     /// of its own (the server ignores them), a protocol defaults to `tls`
     /// and a strategy to `round`.
-    pub fn from_item(item: &Map<String, Value>, role: Role) -> TunnelNode {
-        // Every field reads any JSON value: an object always deserializes.
-        let r = TunnelNodeRef::deserialize(item).unwrap_or_default();
+    pub fn from_ref(r: &TunnelNodeRef, role: Role) -> TunnelNode {
         let entry = role == Role::Entry;
         TunnelNode {
             node_id: GoText::int(&r.node_id, 0),

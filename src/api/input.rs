@@ -13,7 +13,7 @@
 #![allow(clippy::large_enum_variant, dead_code)]
 
 use crate::forward::input::{AgentState, ForwardPayload, ForwardUser};
-use crate::model::{FederationAllocation, TunnelNodeRef};
+use crate::model::{FederationAllocation, TunnelPayload};
 use crate::plan::{
     Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
 };
@@ -48,39 +48,6 @@ pub enum Loose {
     Number(#[tsify(type = "number")] serde_json::Number),
     String(String),
     Null(()),
-}
-
-/// The panel's tunnel mutation payload.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct TunnelPayload {
-    /// The tunnel id; a create may leave it out (the server assigns one,
-    /// the preview assumes 1 and says so in `plan.assumed`).
-    #[tsify(optional)]
-    pub id: Option<Loose>,
-    #[tsify(optional)]
-    pub name: Option<Loose>,
-    /// 1 = port forward, 2 = tunnel forward.
-    #[tsify(optional, type = "TunnelType | null")]
-    #[serde(rename = "type")]
-    pub kind: Option<Loose>,
-    /// `""`, `"v4"` or `"v6"`.
-    #[tsify(optional)]
-    pub ip_preference: Option<Loose>,
-    /// Entries.
-    #[tsify(optional)]
-    pub in_node_id: Option<Vec<TunnelNodeRef>>,
-    /// Middle hops, each a list of nodes.
-    #[tsify(optional)]
-    pub chain_nodes: Option<Vec<Vec<TunnelNodeRef>>>,
-    /// Exits.
-    #[tsify(optional)]
-    pub out_node_id: Option<Vec<TunnelNodeRef>>,
-    /// The tunnel's probe target; validated when either field is present.
-    #[tsify(optional)]
-    pub probe_target_host: Option<Loose>,
-    #[tsify(optional)]
-    pub probe_target_port: Option<Loose>,
 }
 
 /// A row of the panel's node list API. Unknown keys are ignored by the planner.

@@ -3,7 +3,7 @@
 
 use super::rejection::{Rejection, Result};
 use crate::go::net::parse_addr;
-use serde_json::{Map, Value};
+use crate::model::{ProbeCell, TunnelPayload};
 use std::net::IpAddr;
 
 const HOST: &str = "/tunnel/probeTargetHost";
@@ -35,15 +35,15 @@ fn has_scheme_or_path() -> Rejection {
 
 /// Validates the probe target when the payload has either field (even null);
 /// a payload with neither keeps the default target.
-pub fn validate(tunnel: &Map<String, Value>) -> Result<()> {
-    let (host, port) = (tunnel.get("probeTargetHost"), tunnel.get("probeTargetPort"));
+pub fn validate(tunnel: &TunnelPayload) -> Result<()> {
+    let (host, port) = (&tunnel.probe_target_host, &tunnel.probe_target_port);
     if host.is_none() && port.is_none() {
         return Ok(());
     }
     let host = match host {
-        None | Some(Value::Null) => "",
-        Some(Value::String(s)) if s.trim() != s => return Err(has_scheme_or_path()),
-        Some(Value::String(s)) => s.as_str(),
+        None | Some(ProbeCell::Null) => "",
+        Some(ProbeCell::Str(s)) if s.trim() != s => return Err(has_scheme_or_path()),
+        Some(ProbeCell::Str(s)) => s.as_str(),
         Some(_) => return Err(bad_format()),
     };
     let port = read_port(port)?;
@@ -77,7 +77,7 @@ pub fn validate(tunnel: &Map<String, Value>) -> Result<()> {
     Ok(())
 }
 
-fn read_port(v: Option<&Value>) -> Result<i64> {
+fn read_port(v: &Option<ProbeCell>) -> Result<i64> {
     let not_integer = || {
         refuse(
             "测试目标端口必须是整数",
@@ -86,15 +86,15 @@ fn read_port(v: Option<&Value>) -> Result<i64> {
         )
     };
     match v {
-        None | Some(Value::Null) => Ok(0),
-        Some(Value::Number(n)) => match crate::coerce::exact_int(n) {
+        None | Some(ProbeCell::Null) => Ok(0),
+        Some(ProbeCell::Num(n)) => match crate::coerce::exact_int(n) {
             Some(i) => Ok(i),
             None => Err(not_integer()),
         },
-        Some(Value::String(s)) if s.is_empty() => Ok(0),
-        Some(Value::String(s)) if s.trim() != s => Err(not_integer()),
-        Some(Value::String(s)) => crate::go::coerce::parse_int(s).ok_or_else(not_integer),
-        Some(_) => Err(not_integer()),
+        Some(ProbeCell::Str(s)) if s.is_empty() => Ok(0),
+        Some(ProbeCell::Str(s)) if s.trim() != s => Err(not_integer()),
+        Some(ProbeCell::Str(s)) => crate::go::coerce::parse_int(s).ok_or_else(not_integer),
+        Some(ProbeCell::Other) => Err(not_integer()),
     }
 }
 
@@ -141,10 +141,10 @@ fn host_is_valid(host: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn check(v: Value) -> std::result::Result<(), &'static str> {
-        validate(v.as_object().unwrap()).map_err(|e| match e {
+        validate(&TunnelPayload::of(v.as_object().unwrap())).map_err(|e| match e {
             Rejection::ProbeTarget { message, .. } => message,
             _ => "other",
         })

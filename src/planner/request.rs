@@ -13,9 +13,9 @@ use super::state::{
     check_connect_ips, prepare, store_chain_rows, stored_node_ids, Rules, TunnelState, TunnelType,
 };
 use super::stored::StoredTunnel;
-use crate::coerce::{go_int, go_string};
+use crate::coerce::{go_int, GoText};
 use crate::limits::Limits;
-use crate::model::{node_table, NodeTable};
+use crate::model::{node_table, NodeTable, TunnelPayload};
 use crate::plan::{Assumption, Command, MetaValue};
 use serde_json::{Map, Value};
 
@@ -31,18 +31,14 @@ pub struct Outcome {
 /// The mutation payload: `null` reads as empty (as the server reads a `null`
 /// body), anything else but an object is refused; a missing one is the
 /// caller's mistake, not a decision of the server.
-fn payload<'a>(
-    v: Option<&'a Value>,
-    empty: &'a Map<String, Value>,
-    what: &str,
-) -> Result<&'a Map<String, Value>> {
+fn payload(v: Option<&Value>, what: &str) -> Result<TunnelPayload> {
     match v {
         None => Err(Rejection::InvalidInput(format!(
             "{} is missing: give the panel's tunnel payload (a node list alone is not enough)",
             what
         ))),
-        Some(Value::Null) => Ok(empty),
-        Some(Value::Object(m)) => Ok(m),
+        Some(Value::Null) => Ok(TunnelPayload::default()),
+        Some(Value::Object(m)) => Ok(TunnelPayload::of(m)),
         Some(_) => Err(Rejection::InvalidInput(format!(
             "{} must be an object (the panel's tunnel payload)",
             what
@@ -52,12 +48,11 @@ fn payload<'a>(
 
 /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
 pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
-    let empty = Map::new();
-    let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
+    let tunnel = payload(input.get("tunnel"), "/tunnel")?;
     let nodes = node_table(input.get("nodes"));
     let mut providers = Providers::default();
     let mut assumed = Vec::new();
-    let given_id = go_int(tunnel.get("id"), 0);
+    let given_id = GoText::int(&tunnel.id, 0);
     let id = if given_id > 0 {
         given_id
     } else {
@@ -70,7 +65,7 @@ pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
         1
     };
     let mut outcome = create_on(
-        tunnel,
+        &tunnel,
         id,
         nodes,
         input.get("federation"),
@@ -84,7 +79,7 @@ pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
 }
 
 fn create_on(
-    tunnel: &Map<String, Value>,
+    tunnel: &TunnelPayload,
     id: i64,
     nodes: NodeTable,
     federation: Option<&Value>,
@@ -94,7 +89,7 @@ fn create_on(
 ) -> Result<Outcome> {
     check_connect_ips(tunnel)?;
     // The tunnel an edit starts from was created under some name.
-    if matches!(rules, Rules::Create) && go_string(tunnel.get("name")).is_empty() {
+    if matches!(rules, Rules::Create) && GoText::text(&tunnel.name).is_empty() {
         return Err(Rejection::NameEmpty);
     }
     probe::validate(tunnel)?;
@@ -150,17 +145,20 @@ fn update_into(
     limits: &Limits,
     created_out: &mut Option<Outcome>,
 ) -> Result<Outcome> {
-    let empty = Map::new();
-    let tunnel = payload(input.get("tunnel"), &empty, "/tunnel")?;
+    let tunnel = payload(input.get("tunnel"), "/tunnel")?;
+    let before_given;
     let before = match input.get("before") {
         // Without the tunnel as it was, the edit starts from the tunnel as it is.
-        None | Some(Value::Null) => tunnel,
-        Some(v) => payload(Some(v), &empty, "/before")?,
+        None | Some(Value::Null) => &tunnel,
+        Some(v) => {
+            before_given = payload(Some(v), "/before")?;
+            &before_given
+        }
     };
     let nodes = node_table(input.get("nodes"));
     let federation = input.get("federation");
-    let id = go_int(tunnel.get("id"), 0);
-    let before_id = [id, go_int(before.get("id"), 0)]
+    let id = GoText::int(&tunnel.id, 0);
+    let before_id = [id, GoText::int(&before.id, 0)]
         .into_iter()
         .find(|i| *i > 0)
         .unwrap_or(1);
@@ -179,19 +177,19 @@ fn update_into(
     let stored_type2 = TunnelType::of(created.state.kind).relays();
     let created = created_out.insert(created);
 
-    check_connect_ips(tunnel)?;
+    check_connect_ips(&tunnel)?;
     if id <= 0 {
         return Err(Rejection::TunnelIdMissing);
     }
-    if tunnel.contains_key("probeTargetHost") || tunnel.contains_key("probeTargetPort") {
-        probe::validate(tunnel)?;
+    if tunnel.probe_target_host.is_some() || tunnel.probe_target_port.is_some() {
+        probe::validate(&tunnel)?;
     }
     // Every federation binding is released before the state checks, whatever they say.
     release(&mut providers, &created.federation.bindings);
 
     let stored = stored_node_ids(before);
     let mut state = prepare(
-        tunnel,
+        &tunnel,
         id,
         &nodes,
         Rules::Update {
@@ -200,7 +198,7 @@ fn update_into(
     )?;
     let fed = apply_federation(&mut state, &nodes, federation, &mut providers)?;
     if !TunnelType::of(state.kind).relays() {
-        store_chain_rows(tunnel, &nodes)?;
+        store_chain_rows(&tunnel, &nodes)?;
     }
     let verb = if stored_type2 {
         Verb::Update

@@ -4,10 +4,11 @@
 //! `internal/http/handler/mutations.go`).
 
 use super::rejection::{Rejection, Result};
-use crate::coerce::{any_slice, go_int, go_string, map_slice};
+use crate::coerce::GoText;
 use crate::limits::{LimitError, Limits};
-use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
-use serde_json::{Map, Value};
+use crate::model::{
+    NodeItems, NodeRecord, NodeTable, Role, TunnelNode, TunnelNodeRef, TunnelPayload,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A tunnel's `type` as the server tells them apart: 2 relays traffic from
@@ -98,14 +99,14 @@ impl TunnelState {
 /// `validateTunnelConnectIPConstraints`, on the raw payload: a custom
 /// connect IP is refused on any exit of a multi-exit tunnel, then on any node
 /// of a hop with several nodes.
-pub fn check_connect_ips(tunnel: &Map<String, Value>) -> Result<()> {
-    let has_connect_ip = |item: &&Map<String, Value>| !go_string(item.get("connectIp")).is_empty();
-    let exits = map_slice(tunnel.get("outNodeId"));
+pub fn check_connect_ips(tunnel: &TunnelPayload) -> Result<()> {
+    let has_connect_ip = |item: &TunnelNodeRef| !GoText::text(&item.connect_ip).is_empty();
+    let exits = &tunnel.out_node_id.0;
     if exits.len() > 1 && exits.iter().any(has_connect_ip) {
         return Err(Rejection::ConnectIpMultiExit);
     }
-    for (i, hop) in any_slice(tunnel.get("chainNodes")).iter().enumerate() {
-        let nodes = map_slice(Some(hop));
+    for (i, hop) in tunnel.chain_nodes.0.iter().enumerate() {
+        let nodes = &hop.0;
         if nodes.len() > 1 && nodes.iter().any(has_connect_ip) {
             return Err(Rejection::ConnectIpMultiNodeHop { hop: i + 1 });
         }
@@ -129,12 +130,12 @@ pub enum Rules<'a> {
 /// `prepareTunnelCreateState` (mutations.go:2944-3115): the first error
 /// stops everything.
 pub fn prepare(
-    tunnel: &Map<String, Value>,
+    tunnel: &TunnelPayload,
     id: i64,
     nodes: &NodeTable,
     rules: Rules<'_>,
 ) -> Result<TunnelState> {
-    let kind = go_int(tunnel.get("type"), 1);
+    let kind = GoText::int(&tunnel.kind, 1);
     let entries = read_entries(tunnel)?;
     let (exits, hops) = if TunnelType::of(kind).relays() {
         let mut picked = PortPicks::default();
@@ -158,20 +159,20 @@ pub fn prepare(
     Ok(TunnelState {
         id,
         kind,
-        ip_preference: go_string(tunnel.get("ipPreference")),
+        ip_preference: GoText::text(&tunnel.ip_preference).to_string(),
         entries,
         hops,
         exits,
     })
 }
 
-/// The nodes listed under `key` (`inNodeId`, `outNodeId`), numbered by
-/// their place in the list; an item without a node id is skipped.
-fn listed(tunnel: &Map<String, Value>, key: &str, role: Role) -> Vec<TunnelNode> {
-    let items = map_slice(tunnel.get(key)).into_iter().enumerate();
+/// The nodes of a list (`inNodeId`, `outNodeId`), numbered by their place
+/// in it; an item without a node id is skipped.
+fn listed(items: &NodeItems, role: Role) -> Vec<TunnelNode> {
+    let items = items.0.iter().enumerate();
     items
         .filter_map(|(i, item)| {
-            let mut n = TunnelNode::from_item(item, role);
+            let mut n = TunnelNode::from_ref(item, role);
             n.inx = i as i64 + 1;
             (n.node_id > 0).then_some(n)
         })
@@ -179,8 +180,8 @@ fn listed(tunnel: &Map<String, Value>, key: &str, role: Role) -> Vec<TunnelNode>
 }
 
 /// The entries of the payload (`inNodeId`); a tunnel needs at least one.
-fn read_entries(tunnel: &Map<String, Value>) -> Result<Vec<TunnelNode>> {
-    let entries = listed(tunnel, "inNodeId", Role::Entry);
+fn read_entries(tunnel: &TunnelPayload) -> Result<Vec<TunnelNode>> {
+    let entries = listed(&tunnel.in_node_id, Role::Entry);
     if entries.is_empty() {
         return Err(Rejection::NoEntries);
     }
@@ -190,11 +191,11 @@ fn read_entries(tunnel: &Map<String, Value>) -> Result<Vec<TunnelNode>> {
 /// The exits of the payload (`outNodeId`), each with its port; a relaying
 /// tunnel needs at least one.
 fn read_exits(
-    tunnel: &Map<String, Value>,
+    tunnel: &TunnelPayload,
     nodes: &NodeTable,
     picked: &mut PortPicks,
 ) -> Result<Vec<TunnelNode>> {
-    let mut exits = listed(tunnel, "outNodeId", Role::Exit);
+    let mut exits = listed(&tunnel.out_node_id, Role::Exit);
     for n in exits.iter_mut() {
         n.port = picked.payload_port(n, nodes)?;
     }
@@ -208,15 +209,15 @@ fn read_exits(
 /// empty hop is dropped, so `hop` counts the hops kept while `inx` keeps
 /// the payload's place.
 fn read_hops(
-    tunnel: &Map<String, Value>,
+    tunnel: &TunnelPayload,
     nodes: &NodeTable,
     picked: &mut PortPicks,
 ) -> Result<Vec<Vec<TunnelNode>>> {
     let mut hops: Vec<Vec<TunnelNode>> = Vec::new();
-    for (raw_index, raw_hop) in any_slice(tunnel.get("chainNodes")).iter().enumerate() {
+    for (raw_index, raw_hop) in tunnel.chain_nodes.0.iter().enumerate() {
         let mut hop = Vec::new();
-        for item in map_slice(Some(raw_hop)) {
-            let mut n = TunnelNode::from_item(item, Role::Middle);
+        for item in &raw_hop.0 {
+            let mut n = TunnelNode::from_ref(item, Role::Middle);
             if n.node_id <= 0 {
                 continue;
             }
@@ -318,19 +319,16 @@ fn check_remote_port(node: &NodeRecord, port: i64) -> Result<()> {
 /// picked where the payload gives none (ports already stored for the node in
 /// this request are taken). For type 2 every port is set by then and nothing
 /// can fail here.
-pub fn store_chain_rows(tunnel: &Map<String, Value>, nodes: &NodeTable) -> Result<()> {
+pub fn store_chain_rows(tunnel: &TunnelPayload, nodes: &NodeTable) -> Result<()> {
     let mut picks = PortPicks::default();
     let mut stored: Vec<(i64, i64)> = Vec::new();
-    let exits = map_slice(tunnel.get("outNodeId"));
-    let hop_items = any_slice(tunnel.get("chainNodes"))
-        .iter()
-        .flat_map(|hop| map_slice(Some(hop)));
-    for item in exits.into_iter().chain(hop_items) {
-        let node_id = go_int(item.get("nodeId"), 0);
+    let hop_items = tunnel.chain_nodes.0.iter().flat_map(|hop| hop.0.iter());
+    for item in tunnel.out_node_id.0.iter().chain(hop_items) {
+        let node_id = GoText::int(&item.node_id, 0);
         if node_id <= 0 {
             continue;
         }
-        let mut port = go_int(item.get("port"), 0);
+        let mut port = GoText::int(&item.port, 0);
         if port <= 0 {
             let node = nodes.get(node_id).ok_or(Rejection::NodeNotFound)?;
             let used: Vec<i64> = stored
@@ -346,17 +344,10 @@ pub fn store_chain_rows(tunnel: &Map<String, Value>, nodes: &NodeTable) -> Resul
 }
 
 /// The node ids a payload stores chain rows for (every type stores them).
-pub fn stored_node_ids(tunnel: &Map<String, Value>) -> BTreeSet<i64> {
-    let entries = map_slice(tunnel.get("inNodeId"));
-    let exits = map_slice(tunnel.get("outNodeId"));
-    let hop_items = any_slice(tunnel.get("chainNodes"))
-        .iter()
-        .flat_map(|hop| map_slice(Some(hop)));
-    entries
-        .into_iter()
-        .chain(exits)
-        .chain(hop_items)
-        .map(|item| go_int(item.get("nodeId"), 0))
+pub fn stored_node_ids(tunnel: &TunnelPayload) -> BTreeSet<i64> {
+    tunnel
+        .items()
+        .map(|item| GoText::int(&item.node_id, 0))
         .filter(|id| *id > 0)
         .collect()
 }

@@ -127,7 +127,7 @@ fn shipped() -> Declarations {
         i::Token,
         i::Loose,
         crate::model::TunnelNodeRef,
-        i::TunnelPayload,
+        crate::model::TunnelPayload,
         i::NodeRow,
         crate::model::FederationAllocation,
         i::TunnelInput,
