@@ -36,6 +36,8 @@ pub mod forward;
 pub mod go;
 pub(crate) mod gost;
 pub mod json;
+#[cfg(test)]
+mod json_tree_tests;
 pub mod lifecycle;
 pub mod limits;
 pub mod model;

@@ -53,6 +53,7 @@ pub(crate) mod tree;
 mod write;
 
 pub use pointer::pointer_token;
+pub use read::from_str;
 pub(crate) use read::RECURSION_LIMIT;
 
 pub(crate) use write::{push_hex, shortest_digits, write_number, write_value, write_with, Leaves};
@@ -138,19 +139,6 @@ impl JsonError {
             line: 1,
             column: 0,
         }
-    }
-}
-
-/// Reads one JSON document (surrounding whitespace allowed), with no limit
-/// but serde_json's recursion limit.
-pub fn from_str(text: &str) -> Result<Value, JsonError> {
-    match read::read(text, read::ValueBuilder, None) {
-        Ok((v, _)) => Ok(v),
-        Err(e) => match e.into_read_error() {
-            ReadError::NotJson(e) => Err(e),
-            // No limits were given: only the recursion limit stops a read.
-            ReadError::TooLarge(_) => Err(JsonError::recursion_limit()),
-        },
     }
 }
 

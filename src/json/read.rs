@@ -234,6 +234,19 @@ pub(crate) fn read<'t, B: Build<'t>>(
     }
 }
 
+/// Reads one JSON document (surrounding whitespace allowed) into a
+/// `serde_json::Value`, with no limit but serde_json's recursion limit.
+pub fn from_str(text: &str) -> std::result::Result<Value, JsonError> {
+    match read(text, ValueBuilder, None) {
+        Ok((v, _)) => Ok(v),
+        Err(e) => match e.into_read_error() {
+            super::ReadError::NotJson(e) => Err(e),
+            // No limits were given: only the recursion limit stops a read.
+            super::ReadError::TooLarge(_) => Err(JsonError::recursion_limit()),
+        },
+    }
+}
+
 /// serde_json's recursion limit: the 128th nested container is refused.
 pub(crate) const RECURSION_LIMIT: usize = 128;
 
@@ -735,7 +748,6 @@ impl<'t> Cursor<'t> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::from_str;
     use super::*;
 
     fn same(text: &str) {
