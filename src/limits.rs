@@ -576,24 +576,24 @@ fn limit_at(
 pub(crate) fn nests_past_reader<N: Node>(v: &N) -> bool {
     let mut stack = vec![(v, 1usize)];
     while let Some((cur, depth)) = stack.pop() {
-        let children: Vec<&N> = match cur.shape() {
-            Shape::Arr(items) => items.iter().collect(),
-            Shape::Object => cur.entries().map(|(_, c)| c).collect(),
-            _ => continue,
-        };
-        if depth >= crate::json::RECURSION_LIMIT {
-            return true;
+        let deep = depth >= crate::json::RECURSION_LIMIT;
+        match cur.shape() {
+            Shape::Arr(_) | Shape::Object if deep => return true,
+            Shape::Arr(items) => stack.extend(items.iter().map(|c| (c, depth + 1))),
+            Shape::Object => stack.extend(cur.entries().map(|(_, c)| (c, depth + 1))),
+            _ => {}
         }
-        stack.extend(children.into_iter().map(|c| (c, depth + 1)));
     }
     false
 }
 
 /// What [`read_tree_within`] says of a built value's text, without the
-/// text: the reader's own bounds (depth, string and key length) in the
-/// order it meets them (keys in order, each before its value), then the
-/// count rules ([`check_value_counting`], which also counts the values).
-/// For a value within serde_json's recursion limit ([`nests_past_reader`]).
+/// text, in one walk: the reader's own bounds (depth, string and key
+/// length) in the order it meets them (keys in order, each before its
+/// value) come first; then the first count rule over its limit
+/// ([`object_counts`], objects in the same order); else how many values it
+/// holds. For a value within serde_json's recursion limit
+/// ([`nests_past_reader`]).
 pub(crate) fn check_value_as_read<N: Node>(v: &N, limits: &Limits) -> Result<usize, LimitError> {
     enum Next<'n, N> {
         Value(&'n N, usize, usize),
@@ -602,20 +602,27 @@ pub(crate) fn check_value_as_read<N: Node>(v: &N, limits: &Limits) -> Result<usi
     let mut arena: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
     let mut stack = vec![Next::Value(v, 0, 0)];
     let (max_len, max_depth) = (limits.max_string_len, limits.max_depth);
-    let long = |s: &str| s.len() > max_len && s.chars().count() > max_len;
+    // Characters of a string over the length limit (bytes bound them).
+    let over_len = |s: &str| {
+        (s.len() > max_len)
+            .then(|| s.chars().count())
+            .filter(|&n| n > max_len)
+    };
+    let (mut count, mut counts_over) = (0usize, None);
     while let Some(next) = stack.pop() {
         let (cur, at, depth) = match next {
-            Next::Key(k, at) if long(k) => {
-                let n = k.chars().count();
-                return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
-            }
-            Next::Key(..) => continue,
+            Next::Key(k, at) => match over_len(k) {
+                Some(n) => return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[])),
+                None => continue,
+            },
             Next::Value(cur, at, depth) => (cur, at, depth),
         };
+        count += 1;
         match cur.shape() {
-            Shape::Str(s) if long(s) => {
-                let n = s.chars().count();
-                return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
+            Shape::Str(s) => {
+                if let Some(n) = over_len(s) {
+                    return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
+                }
             }
             Shape::Arr(_) | Shape::Object if depth + 1 > max_depth => {
                 return Err(limit_at(
@@ -632,16 +639,23 @@ pub(crate) fn check_value_as_read<N: Node>(v: &N, limits: &Limits) -> Result<usi
                 }
             }
             Shape::Object => {
+                if counts_over.is_none() {
+                    if let Err(o) = object_counts(cur, depth == 0, limits) {
+                        let extra: Vec<&str> = o.path.iter().map(String::as_str).collect();
+                        counts_over =
+                            Some(limit_at(&arena, (o.limit, o.actual, o.max), at, &extra));
+                    }
+                }
                 for (k, child) in cur.entries().rev() {
                     arena.push((at, Token::Key(k)));
                     stack.push(Next::Value(child, arena.len() - 1, depth + 1));
                     stack.push(Next::Key(k, at));
                 }
             }
-            _ => {}
+            Shape::Other => {}
         }
     }
-    check_value_counting(v, limits)
+    counts_over.map_or(Ok(count), Err)
 }
 
 /// A count over its limit, found by [`object_counts`]: the path from the
