@@ -313,18 +313,19 @@ where
     B: Build<'t>,
     B::Value: Node,
 {
-    let counting = Counting {
+    let mut counting = Counting {
         inner: build,
         limits,
         depth: 0,
         over: false,
     };
-    let ((v, over), values) = crate::json::read_into(text, &limits.read_limits(), counting)
-        .map_err(|e| match e {
+    let (v, values) = crate::json::read_into(text, &limits.read_limits(), &mut counting).map_err(
+        |e| match e {
             crate::json::ReadError::NotJson(e) => ReadError::NotJson(e),
             crate::json::ReadError::TooLarge(e) => ReadError::Limit(e.into()),
-        })?;
-    if over {
+        },
+    )?;
+    if counting.over {
         check_value_counting(&v, limits).map_err(ReadError::Limit)?;
     }
     Ok((v, values))
@@ -332,7 +333,7 @@ where
 
 /// A builder that runs the count rules ([`object_counts`]) on every object
 /// with a `nodes`, `tunnel` or `hops` key as it is finished, until one is
-/// over; the root value comes out with that flag.
+/// over (`over`, read once the reader is done).
 struct Counting<'l, B> {
     inner: B,
     limits: &'l Limits,
@@ -341,28 +342,26 @@ struct Counting<'l, B> {
     over: bool,
 }
 
-impl<'t, B> Build<'t> for Counting<'_, B>
+impl<'t, B> Build<'t> for &mut Counting<'_, B>
 where
     B: Build<'t>,
     B::Value: Node,
 {
-    /// A value, and (for the root, once the read ends) whether a count is
-    /// over.
-    type Value = (B::Value, bool);
+    type Value = B::Value;
     type Items = B::Items;
     /// An object's entries, and whether a key the count rules read is there.
     type Entries = (B::Entries, bool);
     fn null(&mut self) -> Self::Value {
-        (self.inner.null(), self.over)
+        self.inner.null()
     }
     fn bool(&mut self, b: bool) -> Self::Value {
-        (self.inner.bool(b), self.over)
+        self.inner.bool(b)
     }
     fn number(&mut self, n: serde_json::Number) -> Self::Value {
-        (self.inner.number(n), self.over)
+        self.inner.number(n)
     }
     fn string(&mut self, s: Cow<'t, str>) -> Self::Value {
-        (self.inner.string(s), self.over)
+        self.inner.string(s)
     }
     fn own(&mut self, s: &str) -> Cow<'t, str> {
         self.inner.own(s)
@@ -372,11 +371,11 @@ where
         self.inner.array()
     }
     fn push(&mut self, items: &mut Self::Items, v: Self::Value) {
-        self.inner.push(items, v.0)
+        self.inner.push(items, v)
     }
     fn end_array(&mut self, items: Self::Items) -> Self::Value {
         self.depth = self.depth.saturating_sub(1);
-        (self.inner.end_array(items), self.over)
+        self.inner.end_array(items)
     }
     fn object(&mut self) -> Self::Entries {
         self.depth += 1;
@@ -384,7 +383,7 @@ where
     }
     fn insert(&mut self, entries: &mut Self::Entries, key: Cow<'t, str>, v: Self::Value) {
         entries.1 |= matches!(key.as_ref(), "nodes" | "tunnel" | "hops");
-        self.inner.insert(&mut entries.0, key, v.0)
+        self.inner.insert(&mut entries.0, key, v)
     }
     fn end_object(&mut self, (entries, counted): Self::Entries) -> Self::Value {
         let root = self.depth == 1;
@@ -393,7 +392,7 @@ where
         if counted && !self.over {
             self.over = object_counts(&v, root, self.limits).is_err();
         }
-        (v, self.over)
+        v
     }
 }
 
