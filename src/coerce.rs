@@ -50,6 +50,14 @@ pub fn default_string(v: &str, def: &str) -> String {
     }
 }
 
+/// A typed row or payload read from a JSON object whose every field reads
+/// any JSON value the way the server reads it (the `loose` readers,
+/// `GoText`, `Column`): such an object always deserializes, so the default
+/// is only a guard.
+pub fn from_object<'a, T: serde::Deserialize<'a> + Default>(m: &'a Map<String, Value>) -> T {
+    T::deserialize(m).unwrap_or_default()
+}
+
 /// The server's `asMapSlice`: the objects of an array, skipping non-objects.
 pub fn map_slice(v: Option<&Value>) -> Vec<&Map<String, Value>> {
     match v {

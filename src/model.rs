@@ -464,7 +464,7 @@ impl TunnelPayload {
     /// A payload object (every field reads any JSON value, so an object
     /// always deserializes).
     pub fn of(payload: &Map<String, Value>) -> TunnelPayload {
-        TunnelPayload::deserialize(payload).unwrap_or_default()
+        crate::coerce::from_object(payload)
     }
 
     /// Every node item it lists: entries, exits, then the hops' items.
@@ -710,10 +710,7 @@ impl FederationInfo {
             .and_then(Value::as_object)
             .and_then(|m| m.get(&node_id.to_string()))
             .and_then(Value::as_object);
-        // Every field reads any JSON value: an object always deserializes.
-        let a = entry
-            .and_then(|e| FederationAllocation::deserialize(e).ok())
-            .unwrap_or_default();
+        let a: FederationAllocation = entry.map(crate::coerce::from_object).unwrap_or_default();
         let given_id = GoText::int(&a.runtime_id, 0);
         let runtime_id = if given_id > 0 {
             given_id

@@ -4,7 +4,7 @@
 
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
-use crate::coerce::{go_string, loose, map_slice, Column, GoText};
+use crate::coerce::{from_object, go_string, loose, map_slice, Column, GoText};
 use crate::limits::{LimitError, Limits};
 use crate::model::{NodeRecord, NodeTable, Role, RowKeys, TunnelNode};
 use serde::Deserialize;
@@ -107,8 +107,7 @@ struct TunnelColumns {
 
 impl TunnelRow {
     fn read(row: &Map<String, Value>, export: bool) -> TunnelRow {
-        // Every column reads any JSON value: an object always deserializes.
-        let c = TunnelColumns::deserialize(row).unwrap_or_default();
+        let c: TunnelColumns = from_object(row);
         let ip_preference = if export {
             c.ip_preference_export
         } else {
@@ -175,8 +174,7 @@ impl ChainRow {
     /// A row of the database (`export`: of a backup export, its tunnel
     /// given by its place there).
     fn read(row: &Map<String, Value>, export: Option<i64>) -> ChainRow {
-        // Every column reads any JSON value: an object always deserializes.
-        let c = ChainColumns::deserialize(row).unwrap_or_default();
+        let c: ChainColumns = from_object(row);
         let text = |v: Option<Column>| v.map(|t| t.0);
         match export {
             None => ChainRow {
@@ -275,8 +273,7 @@ impl ChainRow {
 
 impl BindingRow {
     pub fn from_row(row: &Map<String, Value>) -> BindingRow {
-        // Every column reads any JSON value: an object always deserializes.
-        BindingRow::deserialize(row).unwrap_or_default()
+        from_object(row)
     }
 }
 
