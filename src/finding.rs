@@ -65,7 +65,7 @@ impl Encode for Severity {
 /// Sorts findings the way every output presents them: severity, then path,
 /// then code, then message, so the same input always gives the same list.
 pub fn sort_findings(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| {
+    crate::sorting::sort_by(findings, |a, b| {
         a.severity
             .cmp(&b.severity)
             .then_with(|| a.path.cmp(&b.path))

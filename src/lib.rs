@@ -46,6 +46,7 @@ pub mod plan;
 pub mod planner;
 pub mod redact;
 pub mod simulate;
+pub(crate) mod sorting;
 pub(crate) mod strings;
 pub mod wasm;
 

@@ -378,11 +378,15 @@ fn rename_value(v: &Value, from: i64, to: i64) -> Value {
             v.clone()
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| rename_value(x, from, to)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), rename_value(x, from, to)))
-                .collect(),
-        ),
+        Value::Object(o) => {
+            // Inserted one by one: `collect` sorts its entries first, one
+            // more compiled sort (the keys are already unique).
+            let mut renamed = serde_json::Map::new();
+            for (k, x) in o {
+                renamed.insert(k.clone(), rename_value(x, from, to));
+            }
+            Value::Object(renamed)
+        }
         other => other.clone(),
     }
 }

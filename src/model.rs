@@ -287,7 +287,7 @@ pub fn port_ranges(spec: &str) -> Vec<(i64, i64)> {
         };
         out.push(range);
     }
-    out.sort_unstable();
+    crate::sorting::sort(&mut out);
     out
 }
 

@@ -733,7 +733,7 @@ mod tests {
         let bad = json!({"name": "c", "hops": [{"selector": {"strategy": "FIFO", "maxFails": 1.5, "failTimeout": "600s"},
             "nodes": [{"addr": "1.2.3.4"}]}]});
         let mut c = codes(Mode::Chain, &CHAIN, bad);
-        c.sort();
+        crate::sorting::sort(&mut c);
         assert_eq!(c, vec!["AC001", "AC002", "AC004", "AC006"]);
     }
 }

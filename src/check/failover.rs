@@ -318,7 +318,7 @@ fn lone_hop_nodes(table: &[super::model::TableNode]) -> Vec<&super::model::Table
         .filter(|r| r.role == "middle" || r.role == "exit")
         .map(hop_of)
         .collect();
-    keys.sort_unstable();
+    crate::sorting::sort(&mut keys);
     let count = |k: (&str, i64)| {
         let from = keys.partition_point(|x| *x < k);
         keys.get(from..)

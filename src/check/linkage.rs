@@ -43,7 +43,7 @@ pub(crate) fn sorted_entries(
                 .collect()
         })
         .unwrap_or_default();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sorting::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
     out
 }
 
@@ -408,7 +408,7 @@ impl Group {
             .filter_map(|&i| Some((doc.services.get(i)?.node_id?, i)))
             .collect();
         // Sorted by (id, index): the first of each id is its lowest index.
-        nodes.sort_unstable();
+        crate::sorting::sort(&mut nodes);
         nodes.dedup_by_key(|n| n.0);
         Some(Group { first, nodes })
     }
@@ -557,7 +557,7 @@ impl<'d> Index<'d> {
                 .enumerate()
                 .flat_map(|(row, n)| n.hosts.iter().map(move |h| (h.as_str(), row)))
                 .collect();
-            pairs.sort_unstable();
+            crate::sorting::sort(&mut pairs);
             pairs.dedup();
             let mut hosts = BTreeMap::new();
             for same in pairs.chunk_by(|a, b| a.0 == b.0) {

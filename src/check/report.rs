@@ -26,7 +26,7 @@ pub fn report_text(report: &CheckReport) -> String {
         .iter()
         .map(|f| (f.node_id.map_or((true, 0), |id| (false, id)), f))
         .collect();
-    keyed.sort_by_key(|k| k.0);
+    crate::sorting::sort_by_key(&mut keyed, |k| k.0);
     for group in keyed.chunk_by(|a, b| a.0 == b.0) {
         let Some(&((doc_level, id), _)) = group.first() else {
             continue;

@@ -73,7 +73,7 @@ impl<'a> Agents<'a> {
         Agents {
             nodes,
             federation,
-            agents: agents.into_iter().collect(),
+            agents: crate::sorting::sorted_map(agents),
             offline,
             log: Vec::new(),
             recording: true,

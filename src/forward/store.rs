@@ -60,13 +60,15 @@ impl Store {
         user_tunnels: Vec<UserTunnelRow>,
     ) -> Store {
         let mut store = Store {
-            speeds: speed_limits.iter().map(|s| (s.id, s.speed)).collect(),
-            users: users.into_iter().map(|u| (u.id, u)).collect(),
+            speeds: crate::sorting::sorted_map(
+                speed_limits.iter().map(|s| (s.id, s.speed)).collect(),
+            ),
+            users: crate::sorting::sorted_map(users.into_iter().map(|u| (u.id, u)).collect()),
             user_tunnels,
             ..Store::default()
         };
         let mut forwards = forwards;
-        forwards.sort_by_key(|f| f.id);
+        crate::sorting::sort_by_key(&mut forwards, |f| f.id);
         let mut ports = ports;
         // Rows listed with their forward get the next ids, in input order.
         for f in &mut forwards {
@@ -86,7 +88,7 @@ impl Store {
         store.next_forward_id = forwards.iter().map(|f| f.id).max().unwrap_or(0);
         store.forwards = forwards;
         // By id; a repeated row id keeps the last row.
-        let ports: LiteMap<i64, ForwardPortRow> = ports.into_iter().map(|p| (p.id, p)).collect();
+        let ports = crate::sorting::sorted_map(ports.into_iter().map(|p| (p.id, p)).collect());
         for (_, p) in ports {
             store.index_port(p);
         }
@@ -302,7 +304,7 @@ impl Store {
 }
 
 fn sort_by_id(rows: &mut [ForwardPortRow]) {
-    rows.sort_by_key(|p| p.id);
+    crate::sorting::sort_by_key(rows, |p| p.id);
 }
 
 fn row_out(f: &ForwardRow) -> ForwardRowOut {

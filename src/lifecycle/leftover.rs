@@ -100,7 +100,7 @@ impl Replay {
             self.sort_node(*id, node, &mut out);
         }
         for list in [&mut out.0, &mut out.1] {
-            list.sort_unstable();
+            crate::sorting::sort(list);
             list.dedup();
         }
         out

@@ -354,7 +354,7 @@ impl State {
             }
             listed.push((id.to_string(), n));
         }
-        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::sorting::sort_by(&mut listed, |a, b| a.0.cmp(&b.0));
         redact_in_place(&mut runtimes);
         redact_in_place(&mut tunnels);
         State {

@@ -665,7 +665,12 @@ fn forwards_by_tunnel(
 /// Each id's position among `ids` (a repeated id: its last row, as a table
 /// read by id keeps one).
 fn position_by_id(ids: impl Iterator<Item = i64>) -> BTreeMap<i64, usize> {
-    ids.enumerate().map(|(at, id)| (id, at)).collect()
+    // Inserted one by one: `collect` sorts first, a sort compiled per caller.
+    let mut positions = BTreeMap::new();
+    for (at, id) in ids.enumerate() {
+        positions.insert(id, at);
+    }
+    positions
 }
 
 /// The rows of `table` named by `ids`, in id order, each once.
@@ -744,7 +749,7 @@ pub fn each_tunnel_rows<'t, 'a>(tables: &'t Tables<'a>, f: &mut dyn FnMut(Tunnel
         let mut nodes: Vec<usize> = node_ids
             .filter_map(|id| node_at.get(&id).copied())
             .collect();
-        nodes.sort_unstable();
+        crate::sorting::sort(&mut nodes);
         nodes.dedup();
         let federated = nodes
             .iter()

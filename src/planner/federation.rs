@@ -42,7 +42,7 @@ impl FederationOutcome {
             .iter()
             .map(|b| b.resource_key.as_str())
             .collect();
-        keys.sort();
+        crate::sorting::sort(&mut keys);
         match keys.windows(2).any(|pair| pair.first() == pair.last()) {
             true => Err(super::rejection::Rejection::BindingNotUnique),
             false => Ok(()),

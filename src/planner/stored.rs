@@ -338,7 +338,7 @@ impl StoredTunnel {
             .filter(|r| r.tunnel_id.is_none_or(|t| t == id))
             .collect();
         // `ORDER BY chain_type, inx, id` as SQLite sorts: text bytewise, NULL first.
-        chain_rows.sort_by(|a, b| {
+        crate::sorting::sort_by(&mut chain_rows, |a, b| {
             a.chain_type()
                 .as_bytes()
                 .cmp(b.chain_type().as_bytes())
@@ -349,7 +349,7 @@ impl StoredTunnel {
             .into_iter()
             .filter(|b| b.tunnel_id == id && b.status == 1)
             .collect();
-        bindings.sort_by_key(|b| (b.chain_type, b.hop_inx, b.id));
+        crate::sorting::sort_by_key(&mut bindings, |b| (b.chain_type, b.hop_inx, b.id));
         Ok(StoredTunnel {
             id,
             kind: row.kind,
@@ -431,7 +431,7 @@ fn hop_group<'g>(
 /// The hop groups in `inx` order, their nodes numbered with their hop
 /// (1-based).
 fn numbered_hops(mut groups: Vec<(i64, Vec<TunnelNode>)>) -> Vec<Vec<TunnelNode>> {
-    groups.sort_by_key(|(inx, _)| *inx);
+    crate::sorting::sort_by_key(&mut groups, |(inx, _)| *inx);
     groups
         .into_iter()
         .enumerate()

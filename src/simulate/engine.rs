@@ -348,7 +348,7 @@ impl<'w> Simulation<'w> {
                 }
             }
         }
-        self.dead_ports.sort_by_key(|&(port, _)| port);
+        crate::sorting::sort_by_key(&mut self.dead_ports, |&(port, _)| port);
         Ok(())
     }
 

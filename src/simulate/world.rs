@@ -886,7 +886,7 @@ impl<'a> Tunnel<'a> {
             }
         }
         for signature in &mut signatures {
-            signature.sort();
+            crate::sorting::sort(signature);
         }
         Tunnel {
             agents,
@@ -1008,9 +1008,9 @@ impl<'a> Tunnel<'a> {
         for (idx, ports) in self.listen_ports.iter().enumerate() {
             listeners.extend(first_of_each(ports).map(|&p| (p, idx)));
         }
-        table_by_port.sort_by_key(|&(port, _)| port);
-        listeners.sort_by_key(|&(port, _)| port);
-        table_by_host.sort_by_key(|&(host, _)| host);
+        crate::sorting::sort_by_key(&mut table_by_port, |&(port, _)| port);
+        crate::sorting::sort_by_key(&mut listeners, |&(port, _)| port);
+        crate::sorting::sort_by_key(&mut table_by_host, |&(host, _)| host);
         Indexes {
             table_by_port,
             table_by_host,
