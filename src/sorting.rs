@@ -65,8 +65,7 @@ fn positions(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> V
 fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
     for start in 0..order.len() {
         let mut at = start;
-        loop {
-            let Some(slot) = order.get_mut(at) else { break };
+        while let Some(slot) = order.get_mut(at) {
             let from = std::mem::replace(slot, at);
             if from == start || from == at {
                 break;
