@@ -220,6 +220,34 @@ impl<'de> serde::Deserialize<'de> for Column {
     }
 }
 
+/// A share token cell as it was given: the presence marker (`true` /
+/// `false`), text as stored, or any other value as its `asString` text;
+/// `Absent` for a missing key or `null`. Its `Debug` never shows the token.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub enum TokenCell {
+    #[default]
+    Absent,
+    Marker(bool),
+    Text(String),
+    Other(String),
+}
+
+impl std::fmt::Debug for TokenCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TokenCell::Absent => "TokenCell::Absent",
+            TokenCell::Marker(_) => "TokenCell::Marker(<redacted>)",
+            TokenCell::Text(_) | TokenCell::Other(_) => "TokenCell(<redacted>)",
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TokenCell {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(loose::TokenVisitor)
+    }
+}
+
 impl GoText {
     /// A nullable integer column: `None` for SQL NULL, else `asInt64`
     /// (0 when it does not read as one).
@@ -310,6 +338,44 @@ pub mod loose {
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<String, A::Error> {
             let v = AnyVisitor.visit_map(map)?;
             Ok(super::go_string(Some(&v)))
+        }
+    }
+
+    /// A [`super::TokenCell`]: booleans and raw text kept apart from
+    /// the other values, which read as their `asString` text.
+    pub(crate) struct TokenVisitor;
+
+    impl<'de> Visitor<'de> for TokenVisitor {
+        type Value = super::TokenCell;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
+            Ok(super::TokenCell::Marker(b))
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            Ok(super::TokenCell::Text(s.to_string()))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(super::TokenCell::Absent)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(super::TokenCell::Absent)
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Self::Value, E> {
+            TextVisitor.visit_i64(n).map(super::TokenCell::Other)
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Self::Value, E> {
+            TextVisitor.visit_u64(n).map(super::TokenCell::Other)
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
+            TextVisitor.visit_f64(n).map(super::TokenCell::Other)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            TextVisitor.visit_seq(seq).map(super::TokenCell::Other)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            TextVisitor.visit_map(map).map(super::TokenCell::Other)
         }
     }
 

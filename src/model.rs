@@ -1,8 +1,9 @@
 //! The planner's input model: panel node rows, tunnel payload items and the
 //! preview's federation answers, read with the server's loose coercions.
 
-use crate::coerce::GoText;
-use crate::coerce::{default_string, go_int, go_string, map_slice};
+use crate::coerce::loose;
+use crate::coerce::{default_string, go_int, map_slice};
+use crate::coerce::{from_object, GoText, TokenCell};
 use crate::go::coerce::parse_int;
 use crate::go::net::{parse_ip, IpKind};
 use serde::Deserialize;
@@ -41,25 +42,16 @@ pub struct NodeRecord {
     pub remote_config: String,
 }
 
-/// A share token is configured: a non-blank string, or the marker `true`.
-fn token_present(v: Option<&Value>) -> bool {
-    match v {
-        Some(Value::Bool(b)) => *b,
-        other => !go_string(other).is_empty(),
-    }
-}
-
 /// The identity of a share token, kept only to compare two rows.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ShareIdentity(String);
 
 impl ShareIdentity {
-    /// The trimmed token; a row with only the presence marker is a share of its own.
-    pub(crate) fn of(node_id: i64, token: Option<&Value>) -> ShareIdentity {
+    /// The trimmed token; a row with only the presence marker (or none) is
+    /// a share of its own.
+    pub(crate) fn of(node_id: i64, token: &TokenCell) -> ShareIdentity {
         match token {
-            Some(Value::String(t)) if !t.trim().is_empty() => {
-                ShareIdentity(format!("t:{}", t.trim()))
-            }
+            TokenCell::Text(t) if !t.trim().is_empty() => ShareIdentity(format!("t:{}", t.trim())),
             _ => ShareIdentity(format!("n:{}", node_id)),
         }
     }
@@ -78,122 +70,148 @@ impl std::fmt::Debug for ShareIdentity {
     }
 }
 
-/// A string field that the server stores untrimmed.
-fn raw_string(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        other => go_string(other),
-    }
+/// Declares a node row's fields once, with the key each source gives them:
+/// the node list API and a backup export (`BackupData`'s json tags) use the
+/// camelCase `key`, the `node` table the `column` of model.go. Each field
+/// is read by the server's rule for it (`asString`, `asInt`, or the text as
+/// stored).
+macro_rules! node_row {
+    ($($(#[$attr:meta])* $field:ident: $ty:ty = $column:literal / $key:literal by $read:literal;)*) => {
+        /// A row of the panel's node list API, or a node of a backup export.
+        /// Unknown keys are ignored.
+        #[derive(Debug, Default, Deserialize, Tsify)]
+        #[serde(default)]
+        pub struct NodeRow {
+            $($(#[$attr])* #[serde(rename = $key, deserialize_with = $read)] pub $field: $ty,)*
+            /// The node's place in the panel's list; not read.
+            #[tsify(optional, type = "Loose")]
+            pub inx: serde::de::IgnoredAny,
+        }
+
+        /// A row of the `node` table: [`NodeRow`]'s fields under the
+        /// database's column names.
+        #[derive(Debug, Default, Deserialize)]
+        #[serde(default)]
+        struct NodeColumns {
+            $(#[serde(rename = $column, deserialize_with = $read)] $field: $ty,)*
+        }
+
+        impl From<NodeColumns> for NodeRow {
+            fn from(c: NodeColumns) -> NodeRow {
+                NodeRow { $($field: c.$field,)* inx: serde::de::IgnoredAny }
+            }
+        }
+
+        /// Each field as (the `node` table's column, the export's key).
+        pub const NODE_KEYS: &[(&str, &str)] = &[$(($column, $key),)*];
+    };
 }
 
-/// The column names a node row uses: the node list API's or the database's.
-#[derive(Debug, Clone, Copy)]
-pub struct RowKeys {
-    pub name: &'static str,
-    pub server_ip: &'static str,
-    pub server_ipv4: &'static str,
-    pub server_ipv6: &'static str,
-    pub tcp_listen_addr: &'static str,
-    pub udp_listen_addr: &'static str,
-    pub interface_name: &'static str,
-    pub is_remote: &'static str,
-    pub remote_url: &'static str,
-    pub remote_token: &'static str,
-    pub remote_config: &'static str,
-    /// `remoteToken: true` marks a configured token without showing it (a
-    /// browser that never sees tokens); where tokens are stored as text (a
-    /// backup export), any non-text value reads as its text instead.
-    pub token_marker: bool,
+node_row! {
+    #[tsify(type = "Loose")]
+    id: i64 = "id" / "id" by "loose::int";
+    #[tsify(optional, type = "Loose")]
+    name: String = "name" / "name" by "loose::column";
+    #[tsify(optional, type = "Loose")]
+    server_ip: String = "server_ip" / "serverIp" by "loose::column";
+    #[tsify(optional, type = "Loose")]
+    server_ip_v4: String = "server_ip_v4" / "serverIpV4" by "loose::string";
+    #[tsify(optional, type = "Loose")]
+    server_ip_v6: String = "server_ip_v6" / "serverIpV6" by "loose::string";
+    #[doc = " Port range spec such as `\"40000-40100,50000\"`."]
+    #[tsify(optional, type = "Loose")]
+    port: String = "port" / "port" by "loose::column";
+    #[tsify(optional, type = "Loose")]
+    interface_name: String = "interface_name" / "interfaceName" by "loose::string";
+    #[tsify(optional, type = "Loose")]
+    tcp_listen_addr: String = "tcp_listen_addr" / "tcpListenAddr" by "loose::column";
+    #[tsify(optional, type = "Loose")]
+    udp_listen_addr: String = "udp_listen_addr" / "udpListenAddr" by "loose::column";
+    #[tsify(optional, type = "Loose")]
+    remote_url: String = "remote_url" / "remoteUrl" by "loose::string";
+    #[doc = " The share token, or `true`: a token is configured but the browser"]
+    #[doc = " does not see it. Only its presence counts; never copied into any output."]
+    #[tsify(optional, type = "Token")]
+    remote_token: TokenCell = "remote_token" / "remoteToken" by "serde::Deserialize::deserialize";
+    #[doc = " JSON text; `portRangeStart`/`portRangeEnd` bound a share's ports."]
+    #[tsify(optional, type = "Loose")]
+    remote_config: String = "remote_config" / "remoteConfig" by "loose::string";
+    #[doc = " 1 = online."]
+    #[tsify(optional, type = "Loose")]
+    status: i64 = "status" / "status" by "loose::int";
+    #[doc = " 1 = shared by another panel (federated)."]
+    #[tsify(optional, type = "Loose")]
+    is_remote: i64 = "is_remote" / "isRemote" by "loose::int";
 }
 
-impl RowKeys {
-    /// `ListNodes` of the panel's API (camelCase).
-    pub const API: RowKeys = RowKeys {
-        name: "name",
-        server_ip: "serverIp",
-        server_ipv4: "serverIpV4",
-        server_ipv6: "serverIpV6",
-        tcp_listen_addr: "tcpListenAddr",
-        udp_listen_addr: "udpListenAddr",
-        interface_name: "interfaceName",
-        is_remote: "isRemote",
-        remote_url: "remoteUrl",
-        remote_token: "remoteToken",
-        remote_config: "remoteConfig",
-        token_marker: true,
-    };
-    /// A backup export's nodes (`BackupData`'s json tags: the API's names).
-    pub const BACKUP: RowKeys = RowKeys {
-        token_marker: false,
-        ..RowKeys::API
-    };
+/// Where a node row comes from: which keys it uses, and how its share
+/// token reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeSource {
+    /// `ListNodes` of the panel's API: `remoteToken: true` marks a
+    /// configured token without showing it (a browser never sees tokens).
+    Api,
+    /// A backup export: the API's keys, tokens stored as text (any other
+    /// value reads as its text).
+    Backup,
     /// The `node` table (column names of model.go).
-    pub const DATABASE: RowKeys = RowKeys {
-        name: "name",
-        server_ip: "server_ip",
-        server_ipv4: "server_ip_v4",
-        server_ipv6: "server_ip_v6",
-        tcp_listen_addr: "tcp_listen_addr",
-        udp_listen_addr: "udp_listen_addr",
-        interface_name: "interface_name",
-        is_remote: "is_remote",
-        remote_url: "remote_url",
-        remote_token: "remote_token",
-        remote_config: "remote_config",
-        token_marker: true,
-    };
+    Database,
 }
 
 impl NodeRecord {
     /// A row read the way the repository's `nodeRecordFromModel` reads it.
-    pub fn from_row(row: &Map<String, Value>, keys: RowKeys) -> NodeRecord {
-        let id = go_int(row.get("id"), 0);
+    pub fn from_row(row: &Map<String, Value>, source: NodeSource) -> NodeRecord {
+        let cells: NodeRow = match source {
+            NodeSource::Database => from_object::<NodeColumns>(row).into(),
+            NodeSource::Api | NodeSource::Backup => from_object(row),
+        };
+        NodeRecord::from_cells(cells, source == NodeSource::Backup)
+    }
+
+    fn from_cells(row: NodeRow, token_as_text: bool) -> NodeRecord {
+        let id = row.id;
         // The repository keeps the name untrimmed; messages show it trimmed.
-        let name = raw_string(row.get(keys.name));
-        let (name, row_name) = if name.trim().is_empty() {
+        let (name, row_name) = if row.name.trim().is_empty() {
             (format!("node_{}", id), format!("node_{}", id))
         } else {
-            (name.trim().to_string(), name)
+            (row.name.trim().to_string(), row.name)
         };
-        let token = row.get(keys.remote_token);
-        let token_text;
-        let token = match token {
-            Some(Value::String(_)) | Some(Value::Null) | None => token,
-            Some(_) if keys.token_marker => token,
-            Some(other) => {
-                token_text = Value::String(go_string(Some(other)));
-                Some(&token_text)
+        let token = match row.remote_token {
+            TokenCell::Marker(b) if token_as_text => TokenCell::Text(b.to_string()),
+            TokenCell::Other(t) if token_as_text => TokenCell::Text(t),
+            token => token,
+        };
+        let has_remote_token = match &token {
+            TokenCell::Absent => false,
+            TokenCell::Marker(b) => *b,
+            TokenCell::Text(t) => !t.trim().is_empty(),
+            TokenCell::Other(t) => !t.is_empty(),
+        };
+        // Exactly "" reads as every address.
+        let listen = |addr: String| {
+            if addr.is_empty() {
+                "[::]".to_string()
+            } else {
+                addr
             }
-        };
-        let tcp_listen_addr = raw_string(row.get(keys.tcp_listen_addr));
-        let tcp_listen_addr = if tcp_listen_addr.is_empty() {
-            "[::]".to_string()
-        } else {
-            tcp_listen_addr
-        };
-        let udp_listen_addr = raw_string(row.get(keys.udp_listen_addr));
-        let udp_listen_addr = if udp_listen_addr.is_empty() {
-            "[::]".to_string()
-        } else {
-            udp_listen_addr
         };
         NodeRecord {
             id,
             name,
             row_name,
-            udp_listen_addr,
-            server_ip: raw_string(row.get(keys.server_ip)),
-            server_ipv4: go_string(row.get(keys.server_ipv4)),
-            server_ipv6: go_string(row.get(keys.server_ipv6)),
-            port_range: raw_string(row.get("port")),
-            tcp_listen_addr,
-            interface_name: go_string(row.get(keys.interface_name)),
-            status: go_int(row.get("status"), 0),
-            is_remote: go_int(row.get(keys.is_remote), 0) == 1,
-            remote_url: go_string(row.get(keys.remote_url)),
-            has_remote_token: token_present(token),
-            share_identity: ShareIdentity::of(id, token),
-            remote_config: go_string(row.get(keys.remote_config)),
+            udp_listen_addr: listen(row.udp_listen_addr),
+            server_ip: row.server_ip,
+            server_ipv4: row.server_ip_v4,
+            server_ipv6: row.server_ip_v6,
+            port_range: row.port,
+            tcp_listen_addr: listen(row.tcp_listen_addr),
+            interface_name: row.interface_name,
+            status: row.status,
+            is_remote: row.is_remote == 1,
+            remote_url: row.remote_url,
+            has_remote_token,
+            share_identity: ShareIdentity::of(id, &token),
+            remote_config: row.remote_config,
         }
     }
 
@@ -342,7 +360,7 @@ pub fn node_table(nodes: Option<&Value>) -> NodeTable {
     NodeTable::new(
         map_slice(nodes)
             .into_iter()
-            .map(|row| NodeRecord::from_row(row, RowKeys::API)),
+            .map(|row| NodeRecord::from_row(row, NodeSource::Api)),
     )
 }
 
@@ -734,5 +752,76 @@ impl FederationInfo {
             given: entry.is_some(),
             runtime_id_given: given_id > 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(row: Value, source: NodeSource) -> NodeRecord {
+        match row {
+            Value::Object(m) => NodeRecord::from_row(&m, source),
+            _ => unreachable!("a test row is an object"),
+        }
+    }
+
+    #[test]
+    fn a_token_reads_by_its_source() {
+        // (token, source, configured, the same share as the text "t")
+        let cases = [
+            (json!(true), NodeSource::Api, true, false),
+            (json!(false), NodeSource::Api, false, false),
+            (json!(true), NodeSource::Backup, true, false),
+            (json!(false), NodeSource::Backup, true, false),
+            (json!(" t "), NodeSource::Api, true, true),
+            (json!("  "), NodeSource::Database, false, false),
+            (json!(7), NodeSource::Api, true, false),
+            (json!(null), NodeSource::Backup, false, false),
+        ];
+        let text = read(json!({"id": 9, "remoteToken": "t"}), NodeSource::Api);
+        for (token, source, configured, same_share) in cases {
+            let key = match source {
+                NodeSource::Database => "remote_token",
+                _ => "remoteToken",
+            };
+            let row = read(json!({"id": 9, key: token}), source);
+            assert_eq!(row.has_remote_token, configured, "{token} {source:?}");
+            assert_eq!(
+                row.share_identity == text.share_identity,
+                same_share,
+                "{token} {source:?}"
+            );
+        }
+        // A backup's number is its text: two rows with token 7 are one share.
+        let a = read(json!({"id": 1, "remoteToken": 7}), NodeSource::Backup);
+        let b = read(json!({"id": 2, "remoteToken": "7"}), NodeSource::Backup);
+        assert_eq!(a.share_identity, b.share_identity);
+        let c = read(json!({"id": 1, "remoteToken": 7}), NodeSource::Api);
+        let d = read(json!({"id": 2, "remoteToken": 7}), NodeSource::Api);
+        assert_ne!(c.share_identity, d.share_identity);
+    }
+
+    #[test]
+    fn each_source_reads_its_own_keys() {
+        let api = json!({"id": "4", "name": " n ", "serverIp": "10.0.0.1", "server_ip": "10.0.0.2",
+            "tcpListenAddr": "", "isRemote": 1.0, "status": "1", "port": " 1-2 "});
+        let row = read(api.clone(), NodeSource::Api);
+        assert_eq!(
+            (row.id, row.name.as_str(), row.row_name.as_str()),
+            (4, "n", " n ")
+        );
+        assert_eq!(row.server_ip, "10.0.0.1");
+        assert_eq!(row.tcp_listen_addr, "[::]");
+        assert_eq!(
+            (row.is_remote, row.status, row.port_range.as_str()),
+            (true, 1, " 1-2 ")
+        );
+        let db = read(api, NodeSource::Database);
+        assert_eq!(db.server_ip, "10.0.0.2");
+        assert!(!db.is_remote);
+        let unnamed = read(json!({"id": 5}), NodeSource::Database);
+        assert_eq!(unnamed.name, "node_5");
     }
 }

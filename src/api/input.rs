@@ -13,7 +13,7 @@
 #![allow(clippy::large_enum_variant, dead_code)]
 
 use crate::forward::input::{AgentState, ForwardPayload, ForwardUser};
-use crate::model::{FederationAllocation, TunnelPayload};
+use crate::model::{FederationAllocation, NodeRow, TunnelPayload};
 use crate::plan::{
     Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
 };
@@ -48,47 +48,6 @@ pub enum Loose {
     Number(#[tsify(type = "number")] serde_json::Number),
     String(String),
     Null(()),
-}
-
-/// A row of the panel's node list API. Unknown keys are ignored by the planner.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct NodeRow {
-    pub id: Loose,
-    #[tsify(optional)]
-    pub name: Option<Loose>,
-    #[tsify(optional)]
-    pub server_ip: Option<Loose>,
-    #[tsify(optional)]
-    pub server_ip_v4: Option<Loose>,
-    #[tsify(optional)]
-    pub server_ip_v6: Option<Loose>,
-    /// Port range spec such as `"40000-40100,50000"`.
-    #[tsify(optional)]
-    pub port: Option<Loose>,
-    #[tsify(optional)]
-    pub tcp_listen_addr: Option<Loose>,
-    #[tsify(optional)]
-    pub udp_listen_addr: Option<Loose>,
-    #[tsify(optional)]
-    pub interface_name: Option<Loose>,
-    /// 1 = online.
-    #[tsify(optional)]
-    pub status: Option<Loose>,
-    /// 1 = shared by another panel (federated).
-    #[tsify(optional)]
-    pub is_remote: Option<Loose>,
-    #[tsify(optional)]
-    pub remote_url: Option<Loose>,
-    /// The share token, or `true`: a token is configured but the browser
-    /// does not see it. Only its presence counts; never copied into any output.
-    #[tsify(optional)]
-    pub remote_token: Option<Token>,
-    /// JSON text; `portRangeStart`/`portRangeEnd` bound a share's ports.
-    #[tsify(optional)]
-    pub remote_config: Option<Loose>,
-    #[tsify(optional)]
-    pub inx: Option<Loose>,
 }
 
 /// The input of a create (`{tunnel, nodes, federation?}`) or an edit

@@ -25,7 +25,7 @@ use crate::coerce::{go_int, go_string, map_slice};
 use crate::error::ApiError;
 use crate::forward::input::ForwardTables;
 use crate::json::object;
-use crate::model::{NodeRecord, RowKeys};
+use crate::model::{NodeRecord, NodeSource, NODE_KEYS};
 use crate::redact;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -44,31 +44,13 @@ crate::encode::shape! {
     }
 }
 
-/// A backup's node as its `node` row (column, export key): integers where the
-/// column is one in [`COLUMNS`] (missing is 0), text as given otherwise
-/// (missing is NULL).
-/// The keys are those [`RowKeys::BACKUP`] reads; the secret is not copied.
-const NODE_FIELDS: &[(&str, &str)] = &[
-    ("id", "id"),
-    ("name", RowKeys::BACKUP.name),
-    ("server_ip", RowKeys::BACKUP.server_ip),
-    ("server_ip_v4", RowKeys::BACKUP.server_ipv4),
-    ("server_ip_v6", RowKeys::BACKUP.server_ipv6),
-    ("port", "port"),
-    ("interface_name", RowKeys::BACKUP.interface_name),
-    ("tcp_listen_addr", RowKeys::BACKUP.tcp_listen_addr),
-    ("udp_listen_addr", "udpListenAddr"),
-    ("remote_url", RowKeys::BACKUP.remote_url),
-    ("remote_token", RowKeys::BACKUP.remote_token),
-    ("remote_config", RowKeys::BACKUP.remote_config),
-    ("status", "status"),
-    ("is_remote", RowKeys::BACKUP.is_remote),
-];
-
+/// A backup's node as its `node` row: integers where the column is one in
+/// [`COLUMNS`] (missing is 0), text as given otherwise (missing is NULL);
+/// each column under the export's key for it ([`NODE_KEYS`]).
 /// A backup's node as the database stores it.
 fn node_row_of(item: &Map<String, Value>) -> Map<String, Value> {
     let mut row = Map::new();
-    for &(column, key) in NODE_FIELDS {
+    for &(column, key) in NODE_KEYS {
         let v = item.get(key);
         let integer = COLUMNS[0].1.iter().any(|&(c, kind)| {
             c == column && matches!(kind, Column::Integer | Column::IntegerOrNull)
@@ -302,7 +284,7 @@ impl<'a> Tables<'a> {
         };
         Ok(Tables {
             source: Source::Database,
-            node: rows(node, |r| NodeRecord::from_row(r, RowKeys::DATABASE)),
+            node: rows(node, |r| NodeRecord::from_row(r, NodeSource::Database)),
             tunnel: rows(tunnel, TunnelRow::from_row),
             chain_tunnel: rows(chain_tunnel, ChainRow::from_row),
             federation_tunnel_binding: rows(federation_tunnel_binding, BindingRow::from_row),
@@ -358,7 +340,7 @@ impl<'a> Tables<'a> {
             ));
         }
         let node = rows(map_slice(obj.get("nodes")), |r| {
-            NodeRecord::from_row(r, RowKeys::BACKUP)
+            NodeRecord::from_row(r, NodeSource::Backup)
         });
         let mut forwards = ForwardTables {
             forward: typed_rows(obj, "forwards")?,

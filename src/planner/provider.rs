@@ -99,7 +99,7 @@ impl Share {
     /// panel URLs): a panel of its own, without a port range.
     pub fn of_node(node_id: i64) -> Share {
         Share {
-            key: ShareIdentity::of(node_id, None),
+            key: ShareIdentity::of(node_id, &crate::coerce::TokenCell::Absent),
             url: format!("node {node_id}"),
             range: (0, 0),
             listen_addr: String::new(),

@@ -6,7 +6,7 @@ use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
 use crate::coerce::{from_object, go_string, loose, map_slice, Column, GoText};
 use crate::limits::{LimitError, Limits};
-use crate::model::{NodeRecord, NodeTable, Role, RowKeys, TunnelNode};
+use crate::model::{NodeRecord, NodeSource, NodeTable, Role, TunnelNode};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -308,7 +308,7 @@ impl StoredTunnel {
                 .map(BindingRow::from_row)
                 .collect(),
             rows("node")
-                .map(|r| NodeRecord::from_row(r, RowKeys::DATABASE))
+                .map(|r| NodeRecord::from_row(r, NodeSource::Database))
                 .collect(),
             tunnel_id,
         )

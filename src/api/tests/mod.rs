@@ -128,7 +128,7 @@ fn shipped() -> Declarations {
         i::Loose,
         crate::model::TunnelNodeRef,
         crate::model::TunnelPayload,
-        i::NodeRow,
+        crate::model::NodeRow,
         crate::model::FederationAllocation,
         i::TunnelInput,
         i::RequestContext,
