@@ -11,7 +11,7 @@
 //!
 //! * `{"op": "apply", "plan": PLAN}` or `{"op": "apply", "input": {tunnel, nodes, federation?}}`
 //!   (`input` is planned along the server's request path: the step's `mode`,
-//!   else what the input asks for, see [`crate::planner::Mode::detect`]; an
+//!   else what the input asks for, see [`crate::planner::PlanMode::detect`]; an
 //!   edit is best given as `{tunnel, before, nodes}`; a `plan` is read by
 //!   [`crate::plan::Plan::from_json`], and every command in it needs an
 //!   integer `nodeId`). The first apply of a
@@ -1504,8 +1504,8 @@ fn step_plan(
         }
         // The request path: the step's `mode`, else what the input asks for.
         let mode = match step.get("mode").and_then(Value::as_str) {
-            None => crate::planner::Mode::detect(input),
-            Some(m) => crate::planner::Mode::parse(m).ok_or_else(|| {
+            None => crate::planner::PlanMode::detect(input),
+            Some(m) => crate::planner::PlanMode::parse(m).ok_or_else(|| {
                 ApiError::new(
                     "IN001",
                     format!("mode must be create, update or redeploy, not {m:?}"),

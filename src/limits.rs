@@ -50,9 +50,10 @@ pub const DEFAULT_MAX_STRING_LEN: usize = 65536;
 pub const DEFAULT_MAX_DEPTH: usize = 64;
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024 * 1024;
 
-/// Size limits for one document. See the module docs for the defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// Size limits for one document; each one left out keeps its default
+/// (README lists them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, tsify_next::Tsify)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Limits {
     /// JSON text longer than this many bytes is refused.
     pub max_input_bytes: usize,

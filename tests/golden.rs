@@ -1,7 +1,7 @@
 //! Parity with the upstream server: every golden vector's plan (create,
 //! update, redeploy) must equal the expected one, compared as JSON values.
 
-use hop_policy::planner::{plan_opts, Mode, PlanOptions};
+use hop_policy::planner::{plan_opts, PlanMode, PlanOptions};
 use serde_json::Value;
 mod golden_vectors;
 use golden_vectors::{all_vectors, mode_of, redeploy_vectors, update_vectors, vectors};
@@ -71,14 +71,14 @@ fn all_create_vectors_match() {
 #[test]
 fn all_update_vectors_match() {
     let v = update_vectors();
-    assert!(v.iter().all(|v| mode_of(v) == Mode::Update));
+    assert!(v.iter().all(|v| mode_of(v) == PlanMode::Update));
     run(&v, 200, "update");
 }
 
 #[test]
 fn all_redeploy_vectors_match() {
     let v = redeploy_vectors();
-    assert!(v.iter().all(|v| mode_of(v) == Mode::Redeploy));
+    assert!(v.iter().all(|v| mode_of(v) == PlanMode::Redeploy));
     run(&v, 309, "redeploy");
 }
 

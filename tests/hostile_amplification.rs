@@ -225,7 +225,7 @@ fn a_tunnel_over_a_limit_found_while_planning_is_in001_not_a_server_rejection() 
 #[test]
 fn a_counted_text_length_is_the_written_one() {
     use hop_policy::encode::{text_len, to_string};
-    use hop_policy::planner::{plan_opts, Mode, PlanOptions};
+    use hop_policy::planner::{plan_opts, PlanMode, PlanOptions};
     let all = [
         golden_vectors::vectors(),
         golden_vectors::update_vectors(),
@@ -233,7 +233,7 @@ fn a_counted_text_length_is_the_written_one() {
     ];
     for v in all.iter().flatten() {
         let options = PlanOptions {
-            mode: Mode::parse(v["mode"].as_str().unwrap_or("create")),
+            mode: PlanMode::parse(v["mode"].as_str().unwrap_or("create")),
             ..PlanOptions::default()
         };
         let plan = plan_opts(&v["input"], &options);

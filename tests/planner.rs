@@ -1,7 +1,7 @@
 //! Planner behaviour the golden vectors exercise rarely or not at all.
 
 use hop_policy::plan;
-use hop_policy::planner::{plan_opts, Mode, PlanOptions};
+use hop_policy::planner::{plan_opts, PlanMode, PlanOptions};
 use serde_json::{json, Value};
 
 fn node(id: i64, remote: bool) -> Value {
@@ -146,7 +146,7 @@ fn garbage_never_panics() {
     assert_eq!(refused.code, "IN001");
 }
 
-fn error_in(v: &Value, mode: Mode) -> Option<(String, String)> {
+fn error_in(v: &Value, mode: PlanMode) -> Option<(String, String)> {
     let p = serde_json::to_value(plan_opts(v, &PlanOptions::along(mode))).unwrap();
     p["error"].as_object().map(|e| {
         (
@@ -251,7 +251,7 @@ fn an_edit_with_a_remote_entry_fails_as_upstream_does() {
     assert!(created["error"].is_null(), "{}", created["error"]);
     assert_eq!(created["local"][0]["command"], "AddChains");
     v["before"] = v["tunnel"].clone();
-    let (code, message) = error_in(&v, Mode::Update).unwrap();
+    let (code, message) = error_in(&v, PlanMode::Update).unwrap();
     assert_eq!(code, "REMOTE_ENTRY_UPDATE_REFUSED");
     assert_eq!(
         message,
@@ -268,8 +268,8 @@ fn an_edit_tolerates_offline_nodes_already_in_the_tunnel() {
     );
     v["before"] = v["tunnel"].clone();
     v["nodes"][1]["status"] = json!(0);
-    assert_eq!(error_in(&v, Mode::Create).unwrap().0, "NODE_OFFLINE");
-    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(Mode::Update))).unwrap();
+    assert_eq!(error_in(&v, PlanMode::Create).unwrap().0, "NODE_OFFLINE");
+    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(PlanMode::Update))).unwrap();
     assert!(p["error"].is_null(), "{}", p["error"]);
     // The offline exit gets no service; the entry is updated, not added.
     assert_eq!(p["local"].as_array().unwrap().len(), 1);
@@ -278,10 +278,10 @@ fn an_edit_tolerates_offline_nodes_already_in_the_tunnel() {
     // A node the edit adds must be online.
     v["tunnel"]["outNodeId"] = json!([{"nodeId": 3}, {"nodeId": 4}]);
     v["nodes"][2]["status"] = json!(0);
-    assert_eq!(error_in(&v, Mode::Update).unwrap().0, "NODE_OFFLINE");
+    assert_eq!(error_in(&v, PlanMode::Update).unwrap().0, "NODE_OFFLINE");
     v["tunnel"]["id"] = json!(0);
     assert_eq!(
-        error_in(&v, Mode::Update),
+        error_in(&v, PlanMode::Update),
         Some(("TUNNEL_ID_MISSING".into(), "隧道ID不能为空".into()))
     );
 }
@@ -290,16 +290,16 @@ fn an_edit_tolerates_offline_nodes_already_in_the_tunnel() {
 fn redeploy_without_the_tunnel_row() {
     let v = json!({"db": {"tunnel": null, "chain_tunnel": [], "node": []}, "tunnelId": 5});
     assert_eq!(
-        error_in(&v, Mode::Redeploy),
+        error_in(&v, PlanMode::Redeploy),
         Some(("TUNNEL_NOT_FOUND".into(), "隧道不存在".into()))
     );
     let v = json!({"db": {"tunnel": {"id": 5, "type": 1}, "chain_tunnel": [], "node": []}});
-    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(Mode::Redeploy))).unwrap();
+    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(PlanMode::Redeploy))).unwrap();
     assert!(p["error"].is_null());
     assert_eq!(p["local"], json!([]));
     assert_eq!(p["mode"], "redeploy");
     assert_eq!(
-        error_in(&json!({"db": 1}), Mode::Redeploy).unwrap().0,
+        error_in(&json!({"db": 1}), PlanMode::Redeploy).unwrap().0,
         "INVALID_INPUT"
     );
 }

@@ -203,36 +203,6 @@ pub enum PlanInput {
     Redeploy(RedeployInput),
 }
 
-/// The request path a plan follows.
-#[derive(Tsify)]
-#[serde(rename_all = "kebab-case")]
-pub enum PlanMode {
-    /// `tunnelCreate` (the default for an input without `before`, `db` or `forward`).
-    Create,
-    /// `tunnelUpdate`: the input carries `before`.
-    Update,
-    /// `redeployTunnelAndForwards`: the input is `{db, tunnelId?}`.
-    Redeploy,
-    /// `forward/create` on the input's tunnel: the input carries `forward`.
-    ForwardCreate,
-    /// `forward/update`: the input carries `forward` and `createForwards`.
-    ForwardUpdate,
-}
-
-/// Options of `planTunnel` and `checkTunnel`.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct PlanOptions {
-    /// Default: `redeploy` when the input has `db` (and no `tunnel`),
-    /// `update` when it has `before`, `forward-update` when it has `forward`
-    /// and `createForwards`, `forward-create` when it has `forward`, else
-    /// `create`.
-    #[tsify(optional)]
-    pub mode: Option<PlanMode>,
-    #[tsify(optional)]
-    pub limits: Option<Limits>,
-}
-
 /// The role of a federated node.
 #[derive(Tsify)]
 #[serde(rename_all = "lowercase")]
@@ -282,7 +252,8 @@ pub struct PlanDocument {
     #[tsify(optional)]
     pub nodes: Option<Vec<PlanNode>>,
     #[tsify(optional)]
-    pub mode: Option<PlanMode>,
+    #[tsify(type = "PlanMode")]
+    pub mode: Option<crate::planner::PlanMode>,
     #[tsify(optional)]
     pub assumed: Option<Vec<Assumption>>,
 }
@@ -319,26 +290,6 @@ pub enum SimulateDocument {
     Plan(Plan),
     PlanDocument(PlanDocument),
     Config(NodeConfig),
-}
-
-/// Input size limits (see the README for the defaults).
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct Limits {
-    #[tsify(optional)]
-    pub max_input_bytes: Option<u32>,
-    #[tsify(optional)]
-    pub max_nodes: Option<u32>,
-    #[tsify(optional)]
-    pub max_hops: Option<u32>,
-    #[tsify(optional)]
-    pub max_nodes_per_hop: Option<u32>,
-    #[tsify(optional)]
-    pub max_string_len: Option<u32>,
-    #[tsify(optional)]
-    pub max_depth: Option<u32>,
-    #[tsify(optional)]
-    pub max_output_bytes: Option<u32>,
 }
 
 #[derive(Tsify)]

@@ -50,9 +50,9 @@ pub struct CheckOptions {
     )]
     pub kind: Option<String>,
     /// The request path a tunnel input is planned along (default: what the
-    /// input asks for, [`crate::planner::Mode::detect`]).
+    /// input asks for, [`crate::planner::PlanMode::detect`]).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "PlanMode"))]
-    pub mode: Option<crate::planner::Mode>,
+    pub mode: Option<crate::planner::PlanMode>,
     /// Size limits for the document; omitted fields keep their defaults
     /// ([`crate::limits`]).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "Limits"))]
@@ -240,7 +240,7 @@ fn kind_of<'d>(doc: &'d TreeValue<'d>, options: &'d CheckOptions) -> Result<Kind
 fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
     let mode = options
         .mode
-        .unwrap_or_else(|| crate::planner::Mode::detect(doc));
+        .unwrap_or_else(|| crate::planner::PlanMode::detect(doc));
     if !doc.is_object() {
         let shape = crate::planner::input_shape(mode);
         return unreadable("tunnel", Reason::TunnelShape(shape));
@@ -322,7 +322,7 @@ fn check_read(
 
 /// The panel's pre-submit check: plans the tunnel (along the path
 /// `options` names, else the one it asks for, see
-/// [`crate::planner::Mode::detect`]) and checks the plan.
+/// [`crate::planner::PlanMode::detect`]) and checks the plan.
 pub fn check_tunnel(input: &Value, options: &crate::planner::PlanOptions) -> TunnelCheck {
     let (plan, mut findings) = plan_and_findings(crate::planner::plan_opts(input, options), None);
     sort_findings(&mut findings);

@@ -10,7 +10,7 @@ use super::{validate, Panel};
 use crate::limits::Limits;
 use crate::plan::{Plan, PlanError};
 use crate::planner::request::Outcome;
-use crate::planner::{Mode, Rejection};
+use crate::planner::{PlanMode, Rejection};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -125,7 +125,7 @@ fn panel<'s>(
 
 /// Plans `forward-create` or `forward-update`: the tunnel is created first
 /// (unreported), then the forwards of `createForwards`, then the request.
-pub fn plan(input: &Value, mode: Mode, limits: &Limits) -> Plan {
+pub fn plan(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
     let refused = |e: PlanError| Plan::rejected(e, mode.as_str());
     let Some(obj) = input.as_object() else {
         return refused(
@@ -156,7 +156,7 @@ pub fn plan(input: &Value, mode: Mode, limits: &Limits) -> Plan {
     let mut panel = panel(&ctx, &outcome, obj.get("federation"));
     let last = create_unrecorded(&mut panel, &ctx.create_forwards);
     let answer = match mode {
-        Mode::ForwardUpdate => {
+        PlanMode::ForwardUpdate => {
             let mut body: ForwardPayload = body;
             if body.id.is_none() {
                 body.id = last.map(|id| crate::coerce::GoText(id.to_string()));
@@ -171,7 +171,7 @@ pub fn plan(input: &Value, mode: Mode, limits: &Limits) -> Plan {
 fn finish(
     panel: Panel<'_, '_>,
     outcome: &Outcome,
-    mode: Mode,
+    mode: PlanMode,
     answer: Result<(), ForwardRejection>,
 ) -> Plan {
     let tunnel_id = outcome.state.id;
@@ -200,7 +200,7 @@ pub fn redeploy_plan(
     outcome: crate::planner::rejection::Result<Outcome>,
     limits: &Limits,
 ) -> Plan {
-    let mode = Mode::Redeploy.as_str();
+    let mode = PlanMode::Redeploy.as_str();
     // A dump without forward rows of this tunnel (an older backup's, or a
     // panel's whose forwards ride on other tunnels) is the tunnel alone, as
     // the audit plans it.
@@ -267,8 +267,8 @@ pub fn redeploy_stored(
 /// A redeploy of a tunnel no forward rides on: its own apply, or its rejection.
 fn tunnel_alone(outcome: crate::planner::rejection::Result<Outcome>) -> Plan {
     match outcome {
-        Ok(outcome) => crate::planner::to_plan(outcome, Mode::Redeploy),
-        Err(rejection) => Plan::rejected(rejection.to_plan_error(), Mode::Redeploy.as_str()),
+        Ok(outcome) => crate::planner::to_plan(outcome, PlanMode::Redeploy),
+        Err(rejection) => Plan::rejected(rejection.to_plan_error(), PlanMode::Redeploy.as_str()),
     }
 }
 
@@ -280,7 +280,7 @@ pub fn redeploy_forwards(
     tables: ForwardTables,
     limits: &Limits,
 ) -> Plan {
-    let mode = Mode::Redeploy.as_str();
+    let mode = PlanMode::Redeploy.as_str();
     // Each forward is synced with lookups in the grants: both count as rows.
     for (rows, path) in [
         (tables.forward.len(), "/db/forward"),
@@ -333,14 +333,14 @@ fn stored_tunnel_id(input: &Value) -> i64 {
 /// tunnel's own commands; the first error is the answer.
 fn sync_redeployed_forwards(mut panel: Panel<'_, '_>, outcome: &Outcome) -> Plan {
     let tunnel_id = outcome.state.id;
-    let mut plan = crate::planner::tunnel_plan(outcome, Mode::Redeploy);
+    let mut plan = crate::planner::tunnel_plan(outcome, PlanMode::Redeploy);
     for forward in panel.store.forwards_of_tunnel(tunnel_id) {
         let synced = panel.sync(forward.id);
         plan.warnings.extend(synced.warnings);
         if let Some(e) = synced.error {
             let mut plan = Plan::rejected(
                 ForwardRejection::SyncFailed(e).to_plan_error(),
-                Mode::Redeploy.as_str(),
+                PlanMode::Redeploy.as_str(),
             );
             plan.db = Some(panel.store.tunnel_rows(tunnel_id));
             return plan;
@@ -364,7 +364,7 @@ pub fn has_forwards(input: &Value) -> bool {
 /// their rows, applies the tunnel, then re-syncs every forward when the type
 /// or the entry set changed (errors ignored).
 pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
-    let mode = Mode::Update.as_str();
+    let mode = PlanMode::Update.as_str();
     let TunnelEdit {
         obj,
         ctx,
@@ -496,7 +496,7 @@ fn applied_edit_plan(
             panel.warnings.extend(synced.warnings);
         }
     }
-    let mut plan = crate::planner::tunnel_plan(edited, Mode::Update);
+    let mut plan = crate::planner::tunnel_plan(edited, PlanMode::Update);
     // The apply skips what an offline agent refuses and goes on (mutations.go:3517).
     plan.local.retain(|c| !panel.agents.is_offline(c.node_id));
     plan.local = cleanup

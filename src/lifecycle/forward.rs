@@ -632,9 +632,9 @@ impl Replay {
         }
         let mut map = input.as_object()?.clone();
         let mode = step.get("mode").and_then(Value::as_str);
-        let mode = mode.and_then(crate::planner::Mode::parse);
-        if mode.unwrap_or_else(|| crate::planner::Mode::detect(input))
-            == crate::planner::Mode::Redeploy
+        let mode = mode.and_then(crate::planner::PlanMode::parse);
+        if mode.unwrap_or_else(|| crate::planner::PlanMode::detect(input))
+            == crate::planner::PlanMode::Redeploy
         {
             let db = map.get_mut("db")?.as_object_mut()?;
             if db.contains_key("forward") {

@@ -902,7 +902,7 @@ mod tests {
         );
         let plan = crate::planner::plan_opts(
             &tunnels[0].input,
-            &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
+            &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
         );
         assert!(plan.error.is_none(), "{:?}", plan.error);
         assert_eq!(plan.federation.len(), 1);
@@ -962,7 +962,7 @@ mod tests {
         assert_eq!(rows["node"][1]["remote_token"], "share-1");
         let plan = crate::planner::plan_opts(
             &t.input,
-            &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
+            &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
         );
         assert!(plan.error.is_none(), "{:?}", plan.error);
         assert_eq!(plan.federation.len(), 1);
@@ -1000,7 +1000,7 @@ mod tests {
         let plan_of = |t: &BackupTunnel| {
             crate::encode::to_string(&crate::planner::plan_opts(
                 &t.input,
-                &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
+                &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
             ))
         };
         let from_db = read_panel(&db).unwrap();
@@ -1072,7 +1072,7 @@ mod tests {
     fn plan_text(input: &Value) -> String {
         crate::encode::to_string(&crate::planner::plan_opts(
             input,
-            &crate::planner::PlanOptions::along(crate::planner::Mode::Redeploy),
+            &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
         ))
     }
 

@@ -33,8 +33,9 @@ use request::Outcome;
 use serde_json::Value;
 
 /// Which request path a plan follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, tsify_next::Tsify)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanMode {
     /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
     #[default]
     Create,
@@ -49,7 +50,7 @@ pub enum Mode {
     ForwardUpdate,
 }
 
-impl Mode {
+impl PlanMode {
     pub const NAMES: [&'static str; 5] = [
         "create",
         "update",
@@ -58,13 +59,13 @@ impl Mode {
         "forward-update",
     ];
 
-    pub fn parse(name: &str) -> Option<Mode> {
+    pub fn parse(name: &str) -> Option<PlanMode> {
         match name {
-            "create" => Some(Mode::Create),
-            "update" => Some(Mode::Update),
-            "redeploy" => Some(Mode::Redeploy),
-            "forward-create" => Some(Mode::ForwardCreate),
-            "forward-update" => Some(Mode::ForwardUpdate),
+            "create" => Some(PlanMode::Create),
+            "update" => Some(PlanMode::Update),
+            "redeploy" => Some(PlanMode::Redeploy),
+            "forward-create" => Some(PlanMode::ForwardCreate),
+            "forward-update" => Some(PlanMode::ForwardUpdate),
             _ => None,
         }
     }
@@ -72,34 +73,40 @@ impl Mode {
     /// The mode an input asks for when none is given: a redeploy input has
     /// `db` (and no `tunnel`), an edit has `before`, a forward request has
     /// `forward` (an edit also `createForwards`); anything else is a create.
-    pub fn detect(input: &Value) -> Mode {
+    pub fn detect(input: &Value) -> PlanMode {
         match input.as_object() {
-            Some(o) if o.contains_key("db") && !o.contains_key("tunnel") => Mode::Redeploy,
-            Some(o) if o.contains_key("before") => Mode::Update,
+            Some(o) if o.contains_key("db") && !o.contains_key("tunnel") => PlanMode::Redeploy,
+            Some(o) if o.contains_key("before") => PlanMode::Update,
             Some(o) if o.contains_key("forward") && o.contains_key("createForwards") => {
-                Mode::ForwardUpdate
+                PlanMode::ForwardUpdate
             }
-            Some(o) if o.contains_key("forward") => Mode::ForwardCreate,
-            _ => Mode::Create,
+            Some(o) if o.contains_key("forward") => PlanMode::ForwardCreate,
+            _ => PlanMode::Create,
         }
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Mode::Create => "create",
-            Mode::Update => "update",
-            Mode::Redeploy => "redeploy",
-            Mode::ForwardCreate => "forward-create",
-            Mode::ForwardUpdate => "forward-update",
+            PlanMode::Create => "create",
+            PlanMode::Update => "update",
+            PlanMode::Redeploy => "redeploy",
+            PlanMode::ForwardCreate => "forward-create",
+            PlanMode::ForwardUpdate => "forward-update",
         }
     }
 }
 
-/// Options of a plan: the request path and the input size limits.
-#[derive(Debug, Clone, Default)]
+/// Options of `planTunnel` and `checkTunnel`: the request path and the
+/// input size limits.
+#[derive(Debug, Clone, Default, tsify_next::Tsify)]
 pub struct PlanOptions {
-    /// `None`: what the input asks for ([`Mode::detect`]).
-    pub mode: Option<Mode>,
+    /// Default, what the input asks for: `redeploy` when the input has `db` (and
+    /// no `tunnel`), `update` when it has `before`, `forward-update` when it
+    /// has `forward` and `createForwards`, `forward-create` when it has
+    /// `forward`, else `create`.
+    #[tsify(optional, type = "PlanMode")]
+    pub mode: Option<PlanMode>,
+    #[tsify(optional)]
     pub limits: Limits,
 }
 
@@ -118,7 +125,7 @@ impl PlanOptions {
     }
 
     /// Along the request path of `mode`, within the default limits.
-    pub fn along(mode: Mode) -> PlanOptions {
+    pub fn along(mode: PlanMode) -> PlanOptions {
         PlanOptions {
             mode: Some(mode),
             limits: Limits::default(),
@@ -126,23 +133,23 @@ impl PlanOptions {
     }
 
     /// The mode for `input`: the one given, else what the input asks for.
-    pub fn mode_for(&self, input: &Value) -> Mode {
-        self.mode.unwrap_or_else(|| Mode::detect(input))
+    pub fn mode_for(&self, input: &Value) -> PlanMode {
+        self.mode.unwrap_or_else(|| PlanMode::detect(input))
     }
 }
 
 /// The `mode` field of some options.
 pub(crate) fn read_mode(
     f: &crate::options::Fields<'_>,
-) -> Result<Option<Mode>, crate::options::OptionError> {
+) -> Result<Option<PlanMode>, crate::options::OptionError> {
     match f.string("mode")? {
         None => Ok(None),
-        Some(m) => Mode::parse(m.trim())
+        Some(m) => PlanMode::parse(m.trim())
             .map(Some)
             .ok_or_else(|| crate::options::OptionError {
                 message: format!(
                     "mode must be one of {}, but it is {:?}",
-                    Mode::NAMES.join(", "),
+                    PlanMode::NAMES.join(", "),
                     m
                 ),
                 path: f.path_of("mode"),
@@ -150,7 +157,7 @@ pub(crate) fn read_mode(
     }
 }
 
-/// Plans one input along the request path it asks for ([`Mode::detect`]).
+/// Plans one input along the request path it asks for ([`PlanMode::detect`]).
 /// Never panics: a rejected or unreadable input gives a plan whose `error`
 /// says why.
 pub fn plan(input: &Value) -> Plan {
@@ -171,11 +178,11 @@ pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
 /// [`plan_opts`]'s walk, or counted while its text was read); what only the
 /// rows tell (a redeploy's stored nodes and chain rows) is counted against
 /// `limits` as they are read.
-pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
-    if matches!(mode, Mode::ForwardCreate | Mode::ForwardUpdate) {
+pub(crate) fn plan_within(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
+    if matches!(mode, PlanMode::ForwardCreate | PlanMode::ForwardUpdate) {
         return crate::forward::modes::plan(input, mode, limits);
     }
-    if mode == Mode::Update && crate::forward::modes::has_forwards(input) {
+    if mode == PlanMode::Update && crate::forward::modes::has_forwards(input) {
         return crate::forward::modes::update_plan(input, limits);
     }
     let outcome = match input.as_object() {
@@ -184,12 +191,12 @@ pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
             input_shape(mode)
         ))),
         Some(obj) => match mode {
-            Mode::Create => request::create(obj, limits),
-            Mode::Update => request::update(obj, limits),
+            PlanMode::Create => request::create(obj, limits),
+            PlanMode::Update => request::update(obj, limits),
             _ => request::redeploy(obj, limits),
         },
     };
-    if mode == Mode::Redeploy {
+    if mode == PlanMode::Redeploy {
         return crate::forward::modes::redeploy_plan(input, outcome, limits);
     }
     match outcome {
@@ -200,7 +207,7 @@ pub(crate) fn plan_within(input: &Value, mode: Mode, limits: &Limits) -> Plan {
 
 /// The redeploy of tunnel `tunnel_id` read from its stored rows
 /// ([`stored::StoredTunnel::from_rows`]) with its forwards' rows, as
-/// [`plan_opts`] plans its `db` input in [`Mode::Redeploy`]: rows that cannot
+/// [`plan_opts`] plans its `db` input in [`PlanMode::Redeploy`]: rows that cannot
 /// be read, or are over `limits`, are its rejection.
 pub fn plan_stored(
     stored: rejection::Result<stored::StoredTunnel>,
@@ -213,17 +220,17 @@ pub fn plan_stored(
 }
 
 /// The input shape of each mode, for messages.
-pub fn input_shape(mode: Mode) -> &'static str {
+pub fn input_shape(mode: PlanMode) -> &'static str {
     match mode {
-        Mode::Create => "{tunnel, nodes, federation?}",
-        Mode::Update => "{tunnel, before, nodes, federation?}",
-        Mode::Redeploy => {
+        PlanMode::Create => "{tunnel, nodes, federation?}",
+        PlanMode::Update => "{tunnel, before, nodes, federation?}",
+        PlanMode::Redeploy => {
             "{db: {tunnel, chain_tunnel, node, federation_tunnel_binding?}, tunnelId?, federation?}"
         }
-        Mode::ForwardCreate => {
+        PlanMode::ForwardCreate => {
             "{tunnel, nodes, federation?, forward, user?, forwards?, agents?, ...}"
         }
-        Mode::ForwardUpdate => {
+        PlanMode::ForwardUpdate => {
             "{tunnel, nodes, federation?, createForwards, forward, user?, forwards?, agents?, ...}"
         }
     }
@@ -255,7 +262,7 @@ pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error
     ))
 }
 
-pub(crate) fn to_plan(outcome: Outcome, mode: Mode) -> Plan {
+pub(crate) fn to_plan(outcome: Outcome, mode: PlanMode) -> Plan {
     let nodes = node_summary(&outcome);
     Plan {
         error: None,
@@ -271,7 +278,7 @@ pub(crate) fn to_plan(outcome: Outcome, mode: Mode) -> Plan {
 }
 
 /// The plan of a tunnel's outcome, for the forward modes to complete.
-pub(crate) fn tunnel_plan(outcome: &Outcome, mode: Mode) -> Plan {
+pub(crate) fn tunnel_plan(outcome: &Outcome, mode: PlanMode) -> Plan {
     Plan {
         error: None,
         federation: outcome.federation.steps.clone(),

@@ -373,7 +373,7 @@ fn world_of(doc: &Value, limits: &crate::limits::Limits) -> Result<world::World,
     if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
         // Within the limits already (walked or read so): planned as
         // `plan` plans it, without a second walk.
-        let mode = crate::planner::Mode::detect(doc);
+        let mode = crate::planner::PlanMode::detect(doc);
         let plan = crate::planner::plan_within(doc, mode, limits);
         return world::from_plan(&plan.to_json_value());
     }

@@ -3,7 +3,7 @@
 //! `update` and `redeploy`, byte-identical copies of `shared/golden/`.
 #![allow(dead_code)]
 
-use hop_policy::planner::Mode;
+use hop_policy::planner::PlanMode;
 use serde_json::Value;
 
 fn read(text: &str) -> Vec<Value> {
@@ -43,8 +43,8 @@ pub fn all_vectors() -> Vec<Value> {
 }
 
 /// The request path a vector follows (its `mode`, default create).
-pub fn mode_of(v: &Value) -> Mode {
-    Mode::parse(v["mode"].as_str().unwrap_or("create")).expect("known mode")
+pub fn mode_of(v: &Value) -> PlanMode {
+    PlanMode::parse(v["mode"].as_str().unwrap_or("create")).expect("known mode")
 }
 
 /// The create vector called `name`.

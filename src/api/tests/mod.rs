@@ -140,8 +140,8 @@ fn shipped() -> Declarations {
         i::StoredTables,
         i::RedeployInput,
         i::PlanInput,
-        i::PlanMode,
-        i::PlanOptions,
+        crate::planner::PlanMode,
+        crate::planner::PlanOptions,
         i::Role,
         i::NodeRole,
         i::NodeConfig,
@@ -149,7 +149,7 @@ fn shipped() -> Declarations {
         i::CheckDocument,
         i::SimulateDocument,
         crate::check::CheckOptions,
-        i::Limits,
+        crate::limits::Limits,
         i::DocumentKind,
         i::CommandName,
         i::NodeSelector,
@@ -428,7 +428,7 @@ fn every_check_output_is_declared() {
     );
     let tunnel = crate::check::check_tunnel(
         &seed["input"],
-        &planner::PlanOptions::along(planner::Mode::Create),
+        &planner::PlanOptions::along(planner::PlanMode::Create),
     );
     accepted(&d, "TunnelCheck", &encoded(&tunnel));
     accepted(&d, "RuleInfo[]", &encoded(&crate::check::rules()));
