@@ -140,12 +140,14 @@ use crate::plan::{
 use crate::planner::provider::{ApplyKind, Providers, Released, Runtime, Share, Usage};
 use crate::simulate::world::is_plan;
 use leftover::Leftover;
+pub use op::LifecycleOp;
 use serde_json::{Map, Value};
 use state::{Node, State};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod forward;
 mod leftover;
+mod op;
 mod report;
 mod state;
 
@@ -505,11 +507,11 @@ fn as_sent(edit: bool, command: &str, data: CommandData) -> (&str, CommandData) 
 /// plan's local commands; `None` for other ops.
 fn fail_spec<'s>(
     step: &'s Value,
-    op: &str,
+    op: LifecycleOp,
     local: &[Command],
     i: usize,
 ) -> Result<Option<&'s Value>, ApiError> {
-    if op != "applyError" {
+    if op != LifecycleOp::ApplyError {
         return Ok(None);
     }
     let spec = step.get("failAt");
@@ -1059,7 +1061,7 @@ impl Replay {
     }
 
     /// An apply step, and LC002 for forward objects it left behind.
-    fn step_apply(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
+    fn step_apply(&mut self, i: usize, step: &Value, op: LifecycleOp) -> Result<(), ApiError> {
         let accounted = self.forward_objects().1;
         self.apply_step(i, step, op)?;
         let left = self.orphaned_among(&accounted);
@@ -1067,7 +1069,7 @@ impl Replay {
         Ok(())
     }
 
-    fn apply_step(&mut self, i: usize, step: &Value, op: &str) -> Result<(), ApiError> {
+    fn apply_step(&mut self, i: usize, step: &Value, op: LifecycleOp) -> Result<(), ApiError> {
         let with_forwards = self.with_forwards(step);
         let (mut plan, plan_at) = step_plan(step, with_forwards.as_ref(), i)?;
         if let Some(err) = &plan.error {
@@ -1143,14 +1145,14 @@ impl Replay {
         &mut self,
         i: usize,
         step: &'s Value,
-        op: &str,
+        op: LifecycleOp,
         t: i64,
         local: &[Command],
     ) -> Result<ApplyRun<'s>, ApiError> {
         let unreachable = ids(step, &["unreachable"]);
         let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
         let edit = self.tunnel(t).is_some_and(|r| r.exists);
-        if op == "edit" && !edit {
+        if op == LifecycleOp::Edit && !edit {
             return Err(ApiError::new(
                 "IN001",
                 format!("step {i}: edit of tunnel {t}, which was never applied"),
@@ -1165,7 +1167,7 @@ impl Replay {
             i,
             "begin",
             object([
-                ("op", Value::from(op)),
+                ("op", Value::from(op.as_str())),
                 ("tunnelId", Value::from(t)),
                 ("mode", Value::from(if edit { "edit" } else { "create" })),
             ]),
@@ -1585,25 +1587,25 @@ pub(crate) fn replay_within(steps: &Value) -> Result<ReplayReport, ApiError> {
     }
     let mut r = Replay::default();
     for (i, step) in list.iter().enumerate() {
-        let op = step
+        let name = step
             .get("op")
             .and_then(Value::as_str)
             .ok_or_else(|| ApiError::new("IN001", "a step needs an op", step_path(i, "/op")))?;
-        match op {
-            "apply" | "create" | "edit" | "applyError" => r.step_apply(i, step, op)?,
-            "release" => r.step_release(i, step, false),
-            "delete" => r.step_release(i, step, true),
-            "report" => r.step_report(i, step)?,
-            other => match forward::ForwardOp::parse(other) {
-                Some(op) => r.step_forward(i, step, op)?,
-                None => return Err(ApiError::new(
-                    "IN001",
-                    format!(
-                        "unknown op {other:?} (apply, edit, applyError, release, delete, report, forwardCreate, forwardEdit, forwardPause, forwardResume, forwardDelete)"
-                    ),
-                    step_path(i, "/op"),
-                )),
-            },
+        let op = LifecycleOp::parse(name).ok_or_else(|| {
+            ApiError::new(
+                "IN001",
+                format!(
+                    "unknown op {name:?} (apply, edit, applyError, release, delete, report, forwardCreate, forwardEdit, forwardPause, forwardResume, forwardDelete)"
+                ),
+                step_path(i, "/op"),
+            )
+        })?;
+        match (op, op.forward()) {
+            (_, Some(forward)) => r.step_forward(i, step, forward)?,
+            (LifecycleOp::Release, _) => r.step_release(i, step, false),
+            (LifecycleOp::Delete, _) => r.step_release(i, step, true),
+            (LifecycleOp::Report, _) => r.step_report(i, step)?,
+            _ => r.step_apply(i, step, op)?,
         }
     }
     let mut findings = std::mem::take(&mut r.findings);

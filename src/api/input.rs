@@ -309,32 +309,6 @@ pub enum NodeSelector {
     Text(String),
 }
 
-#[derive(Tsify)]
-pub enum LifecycleOp {
-    #[serde(rename = "apply")]
-    Apply,
-    #[serde(rename = "edit")]
-    Edit,
-    #[serde(rename = "applyError")]
-    ApplyError,
-    #[serde(rename = "release")]
-    Release,
-    #[serde(rename = "delete")]
-    Delete,
-    #[serde(rename = "report")]
-    Report,
-    #[serde(rename = "forwardCreate")]
-    ForwardCreate,
-    #[serde(rename = "forwardEdit")]
-    ForwardEdit,
-    #[serde(rename = "forwardPause")]
-    ForwardPause,
-    #[serde(rename = "forwardResume")]
-    ForwardResume,
-    #[serde(rename = "forwardDelete")]
-    ForwardDelete,
-}
-
 /// A local command picked by index into the plan's `local`, or by node
 /// (and command name).
 #[derive(Tsify)]
@@ -353,7 +327,7 @@ pub enum CommandSelector {
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct LifecycleStep {
-    pub op: LifecycleOp,
+    pub op: crate::lifecycle::LifecycleOp,
     /// The plan applied (`apply`, `edit`, `applyError`)...
     #[tsify(optional)]
     pub plan: Option<PlanDocument>,

@@ -39,23 +39,8 @@ pub(super) enum ForwardOp {
 }
 
 impl ForwardOp {
-    const ALL: [(ForwardOp, &'static str); 5] = [
-        (ForwardOp::Create, "forwardCreate"),
-        (ForwardOp::Edit, "forwardEdit"),
-        (ForwardOp::Pause, "forwardPause"),
-        (ForwardOp::Resume, "forwardResume"),
-        (ForwardOp::Delete, "forwardDelete"),
-    ];
-
-    pub(super) fn parse(op: &str) -> Option<ForwardOp> {
-        Self::ALL.iter().find(|(_, n)| *n == op).map(|(o, _)| *o)
-    }
-
     pub(super) fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(o, _)| *o == self)
-            .map_or("", |(_, n)| n)
+        super::LifecycleOp::from(self).as_str()
     }
 
     /// Why what this request leaves behind stays, by whether it failed.

@@ -154,7 +154,7 @@ fn shipped() -> Declarations {
         i::CommandName,
         i::NodeSelector,
         crate::simulate::Scenario,
-        i::LifecycleOp,
+        crate::lifecycle::LifecycleOp,
         i::CommandSelector,
         i::LifecycleStep,
     ];
