@@ -75,3 +75,34 @@ fn seed_input_and_plan_simulate_alike() {
         assert!(!out.contains("secret-share-token") && !out.contains("remoteToken"));
     }
 }
+
+#[test]
+fn the_state_as_a_value_is_the_state_the_text_prints() {
+    for file in [
+        "lifecycle-lc001.json",
+        "lifecycle-lc001-inputs.json",
+        "lifecycle-report.json",
+    ] {
+        let steps = load(file);
+        let report = lifecycle(&steps).unwrap();
+        let text = hop_policy::api::lifecycle(&steps.to_string()).unwrap();
+        let printed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(report.state, printed["state"], "{file}");
+        assert!(
+            report.state["nodes"]
+                .as_object()
+                .is_some_and(|n| !n.is_empty()),
+            "{file}"
+        );
+    }
+    // A pasted plan with credentials: redacted the same way in both.
+    let path = format!(
+        "{}/tests/data/hostile/regressions/lifecycle-state-echoes-credentials.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let steps: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let text = hop_policy::api::lifecycle(&steps.to_string()).unwrap();
+    let printed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(lifecycle(&steps).unwrap().state, printed["state"]);
+    assert!(!printed.to_string().contains("CANARY"));
+}

@@ -14,7 +14,7 @@ use crate::plan::{ChainConfig, CommandData, DeleteServicesData, ServiceConfig};
 use crate::redact::{is_secret_key, redact_in_place, scrub_urls, REDACTED};
 use crate::simulate::world::RawNode;
 use serde::Deserialize;
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut, Range};
 use std::sync::OnceLock;
@@ -364,11 +364,28 @@ impl State {
         }
     }
 
-    /// The state as the value its text reads into.
+    /// The state as the value its text reads into, built without the text.
     pub(crate) fn to_value(&self) -> Value {
-        let mut text = String::new();
-        self.write(&mut text);
-        crate::limits::from_str(&text).unwrap_or(Value::Null)
+        let mut nodes = Map::new();
+        for (id, n) in &self.nodes {
+            let mut node = Map::new();
+            node.insert("chains".into(), list_value(&n.chains));
+            node.insert("services".into(), list_value(&n.services));
+            for (key, list) in [("limiters", &n.limiters), ("climiters", &n.climiters)] {
+                if !list.is_empty() {
+                    node.insert(key.into(), list_value(list));
+                }
+            }
+            if !n.paused.is_empty() {
+                node.insert("paused".into(), Value::from(n.paused.clone()));
+            }
+            nodes.insert(id.clone(), Value::Object(node));
+        }
+        crate::json::object([
+            ("nodes", Value::Object(nodes)),
+            ("runtimes", self.runtimes.clone()),
+            ("tunnels", self.tunnels.clone()),
+        ])
     }
 
     /// `{"nodes": {"id": {"chains": [...], "services": [...], "limiters"?:
@@ -421,6 +438,18 @@ impl Encode for State {
             build => build.value(&self.to_value()),
         }
     }
+}
+
+/// A list of configs as values: redacted as [`Config::write`] writes them.
+fn list_value(list: &[(String, Config)]) -> Value {
+    let value = |c: &Config| match c {
+        Config::Json(v) => v.clone(),
+        Config::Chain(c) => crate::redact::redact(&crate::encode::to_value(c)),
+        Config::Service(s) => crate::redact::redact(&crate::encode::to_value(s)),
+        Config::Forward(s) => crate::redact::redact(&crate::encode::to_value(s)),
+        Config::Limiter(l) => crate::redact::redact(&crate::encode::to_value(l)),
+    };
+    Value::Array(list.iter().map(|(_, c)| value(c)).collect())
 }
 
 fn write_list(list: &[(String, Config)], out: &mut String, cache: &mut Cache) {
