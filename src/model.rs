@@ -2,7 +2,7 @@
 //! preview's federation answers, read with the server's loose coercions.
 
 use crate::coerce::loose;
-use crate::coerce::{default_string, go_int, map_slice};
+use crate::coerce::{default_string, map_slice};
 use crate::coerce::{from_object, GoText, TokenCell};
 use crate::go::coerce::parse_int;
 use crate::go::net::{parse_ip, IpKind};
@@ -39,7 +39,9 @@ pub struct NodeRecord {
     /// Which share the row points at: rows with the same URL and token are one
     /// share. Compared only; never printed (its `Debug` is redacted).
     pub share_identity: ShareIdentity,
-    pub remote_config: String,
+    /// `portRangeStart`/`portRangeEnd` of a remote share's `remoteConfig`
+    /// (JSON text), read with the row; (0, 0) when unset.
+    pub remote_port_range: (i64, i64),
 }
 
 /// The identity of a share token, kept only to compare two rows.
@@ -144,6 +146,33 @@ node_row! {
     is_remote: i64 = "is_remote" / "isRemote" by "loose::int";
 }
 
+/// The ports a share's `remoteConfig` allows (the server's `asInt` on each
+/// bound of the JSON object in that text).
+#[derive(Debug, Default, Deserialize)]
+struct RemotePorts {
+    #[serde(default, rename = "portRangeStart", deserialize_with = "loose::int")]
+    start: i64,
+    #[serde(default, rename = "portRangeEnd", deserialize_with = "loose::int")]
+    end: i64,
+}
+
+impl RemotePorts {
+    /// (start, end) of the config text; (0, 0) for blank text, text that is
+    /// not JSON or JSON that is not an object.
+    fn of(config: &str) -> (i64, i64) {
+        if config.is_empty() {
+            return (0, 0);
+        }
+        match crate::limits::from_str(config) {
+            Ok(Value::Object(cfg)) => {
+                let ports: RemotePorts = from_object(&cfg);
+                (ports.start, ports.end)
+            }
+            _ => (0, 0),
+        }
+    }
+}
+
 /// Where a node row comes from: which keys it uses, and how its share
 /// token reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,7 +240,10 @@ impl NodeRecord {
             remote_url: row.remote_url,
             has_remote_token,
             share_identity: ShareIdentity::of(id, &token),
-            remote_config: row.remote_config,
+            remote_port_range: match row.is_remote == 1 {
+                true => RemotePorts::of(&row.remote_config),
+                false => (0, 0),
+            },
         }
     }
 
@@ -264,16 +296,7 @@ impl NodeRecord {
 
     /// `portRangeStart`/`portRangeEnd` of a remote share, (0, 0) when unset.
     pub fn remote_port_range(&self) -> (i64, i64) {
-        if !self.is_remote || self.remote_config.is_empty() {
-            return (0, 0);
-        }
-        match crate::limits::from_str(&self.remote_config) {
-            Ok(Value::Object(cfg)) => (
-                go_int(cfg.get("portRangeStart"), 0),
-                go_int(cfg.get("portRangeEnd"), 0),
-            ),
-            _ => (0, 0),
-        }
+        self.remote_port_range
     }
 
     /// The first port of the node's range spec not in `used` (the preview's
@@ -823,5 +846,27 @@ mod tests {
         assert!(!db.is_remote);
         let unnamed = read(json!({"id": 5}), NodeSource::Database);
         assert_eq!(unnamed.name, "node_5");
+    }
+
+    #[test]
+    fn a_share_config_is_read_with_its_row() {
+        let config = r#"{"portRangeStart": "45000", "portRangeEnd": 45010.0}"#;
+        let shared = read(
+            json!({"id": 1, "isRemote": 1, "remoteConfig": config}),
+            NodeSource::Api,
+        );
+        assert_eq!(shared.remote_port_range(), (45000, 45010));
+        let local = read(
+            json!({"id": 1, "isRemote": 0, "remoteConfig": config}),
+            NodeSource::Api,
+        );
+        assert_eq!(local.remote_port_range(), (0, 0));
+        for text in ["", "not json", "[45000]", "{\"portRangeStart\": \"x\"}"] {
+            let row = read(
+                json!({"id": 1, "is_remote": 1, "remote_config": text}),
+                NodeSource::Database,
+            );
+            assert_eq!(row.remote_port_range(), (0, 0), "{text}");
+        }
     }
 }
