@@ -148,19 +148,19 @@ fn bench_lifecycle(budget: Duration) -> Value {
         Value::from(list).to_string()
     };
     let (one, three) = (steps(&["apply"]), steps(&["apply", "release", "apply"]));
-    let lifecycle = |text: &str| match hop_policy::api::lifecycle(text) {
+    let lifecycle = |text: &str| match hop_policy::api::lifecycle_json(text) {
         Ok(out) => out.len(),
         Err(e) => {
             eprintln!("lifecycle 64x64: {}", e.message);
             std::process::exit(1)
         }
     };
-    let plan_bytes = hop_policy::api::plan(&input_text, None).map_or(0, |t| t.len());
+    let plan_bytes = hop_policy::api::plan_json(&input_text, None).map_or(0, |t| t.len());
     let report_bytes = lifecycle(&three);
     // Timed in round robin (each round calls the three once), so a change of
     // the machine's load falls on all of them; ratios are per round.
     let calls: [&dyn Fn() -> usize; 3] = [
-        &|| hop_policy::api::plan(&input_text, None).map_or(0, |t| t.len()),
+        &|| hop_policy::api::plan_json(&input_text, None).map_or(0, |t| t.len()),
         &|| lifecycle(&one),
         &|| lifecycle(&three),
     ];
@@ -332,7 +332,7 @@ fn main() {
         let t_plan = median_ns(|| plan(&input), budget);
         let t_to_string = median_ns(|| plan_to_json(&p).len(), budget);
         let t_plan_json = median_ns(
-            || hop_policy::api::plan(&input_text, None).map(|t| t.len()),
+            || hop_policy::api::plan_json(&input_text, None).map(|t| t.len()),
             budget,
         );
         let t_to_value = median_ns(|| serde_json::to_value(&p).map(|v| v.is_object()), budget);
@@ -425,13 +425,13 @@ fn main() {
         let table_options = table["options"].to_string();
         let time = |text: &str| {
             median_ns(
-                || hop_policy::api::plan(text, Some(&table_options)).map(|t| t.len()),
+                || hop_policy::api::plan_json(text, Some(&table_options)).map(|t| t.len()),
                 budget,
             )
         };
         let (plain, colliding) = (read(&file("plain")), read(&file("colliding")));
         for (name, text) in [("plain", &plain), ("colliding", &colliding)] {
-            let planned = hop_policy::api::plan(text, Some(&table_options))
+            let planned = hop_policy::api::plan_json(text, Some(&table_options))
                 .map(|t| serde_json::from_str::<Value>(&t).unwrap_or(Value::Null));
             match planned {
                 Ok(p) if p["error"].is_null() => {}

@@ -35,24 +35,24 @@ object_export! {
     #[doc = " federation. A server rejection is returned in `plan.error`; only an input"]
     #[doc = " that cannot be turned into JSON throws."]
     plan_tunnel = planTunnel("PlanInput", options: "PlanOptions") -> "Plan";
-    "the tunnel input", "the plan options", api::plan, Reader::Plan
+    "the tunnel input", "the plan options", api::plan_json, Reader::Plan
 }
 
 text_export! {
     #[doc = " [`plan_tunnel`] over JSON text: the same plan, as JSON text."]
-    plan_tunnel_json = planTunnelJson(optionsJson); "the tunnel input", api::plan, Reader::Plan
+    plan_tunnel_json = planTunnelJson(optionsJson); "the tunnel input", api::plan_json, Reader::Plan
 }
 
 object_export! {
     #[doc = " `checkTunnel`: plans a tunnel input and checks the plan in one call"]
     #[doc = " (the panel's pre-submit check): `{plan, findings}`."]
     check_tunnel = checkTunnel("PlanInput", options: "PlanOptions") -> "TunnelCheck";
-    "the tunnel input", "the plan options", api::check_tunnel, Reader::CheckTunnel
+    "the tunnel input", "the plan options", api::check_tunnel_json, Reader::CheckTunnel
 }
 
 text_export! {
     #[doc = " `checkTunnel` over JSON text."]
-    check_tunnel_json = checkTunnelJson(optionsJson); "the tunnel input", api::check_tunnel, Reader::CheckTunnel
+    check_tunnel_json = checkTunnelJson(optionsJson); "the tunnel input", api::check_tunnel_json, Reader::CheckTunnel
 }
 
 /// Checks a tunnel input, a plan, one node's GOST config or a command list.
@@ -122,11 +122,11 @@ pub fn simulate_js(
 
 text_export! {
     #[doc = " [`simulate_js`] over JSON text."]
-    simulate_json = simulateJson(scenarioJson); "the document", api::simulate, Reader::Simulate
+    simulate_json = simulateJson(scenarioJson); "the document", api::simulate_json, Reader::Simulate
 }
 
 /// The lifecycle replay as a text operation (it takes no options).
-const LIFECYCLE: args::TextOp = |steps, _| api::lifecycle(steps);
+const LIFECYCLE: args::TextOp = |steps, _| api::lifecycle_json(steps);
 
 /// Replays applies, releases and failures and reports what they leave behind.
 #[wasm_bindgen(js_name = lifecycle, unchecked_return_type = "LifecycleReport")]
@@ -155,14 +155,14 @@ text_export! {
     #[doc = " assumed}]`, `input` a redeploy input for `planTunnel(input, {mode:"]
     #[doc = " 'redeploy'})`. Node secrets are dropped and share tokens become pseudonyms."]
     #[doc = " `optionsJson`: `{limits}` over the panel defaults (README, 'Limits')."]
-    backup_tunnels_json = backupTunnelsJson(optionsJson); "the backup", api::backup_tunnels, Reader::Panel
+    backup_tunnels_json = backupTunnelsJson(optionsJson); "the backup", api::backup_tunnels_json, Reader::Panel
 }
 
 text_export! {
     #[doc = " Every tunnel of a panel (what [`backup_tunnels_json`] reads) planned as a"]
     #[doc = " redeploy pushes it and checked, in one call: `[{id, name, type, assumed,"]
     #[doc = " plan, findings}]`. `optionsJson` as for [`backup_tunnels_json`]."]
-    audit_panel_json = auditPanelJson(optionsJson); "the backup", api::audit_panel, Reader::Panel
+    audit_panel_json = auditPanelJson(optionsJson); "the backup", api::audit_panel_json, Reader::Panel
 }
 
 /// The package version (the crate's version).

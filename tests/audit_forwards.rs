@@ -28,7 +28,7 @@ fn panel_database(db: &Value) -> Value {
 }
 
 fn audited(panel: &Value) -> Vec<Value> {
-    let text = hop_policy::api::audit_panel(&panel.to_string(), None).unwrap();
+    let text = hop_policy::api::audit_panel_json(&panel.to_string(), None).unwrap();
     serde_json::from_str::<Value>(&text)
         .unwrap()
         .as_array()
@@ -122,7 +122,7 @@ fn a_backup_exports_forwards_and_the_audit_syncs_them() {
         "speedLimits": [{"id": 4, "name": "8M", "speed": 8, "status": 1}]
     });
     let text = backup.to_string();
-    let out = hop_policy::api::audit_panel(&text, None).unwrap();
+    let out = hop_policy::api::audit_panel_json(&text, None).unwrap();
     assert!(!out.contains("hash-never-shown"));
     let tunnels: Value = serde_json::from_str(&out).unwrap();
     let t = &tunnels[0];
@@ -179,14 +179,15 @@ fn a_backup_exports_forwards_and_the_audit_syncs_them() {
     assert!(!codes.contains(&"FO001"), "{codes:?}");
     // The split-out redeploy input carries the forward tables; checking it alone agrees.
     let inputs: Value =
-        serde_json::from_str(&hop_policy::api::backup_tunnels(&text, None).unwrap()).unwrap();
+        serde_json::from_str(&hop_policy::api::backup_tunnels_json(&text, None).unwrap()).unwrap();
     let input = &inputs[0]["input"];
     assert_eq!(
         input["db"]["user"],
         json!([{"id": 2, "role_id": 1, "user": "alice", "max_conn": 0, "status": 1, "exp_time": 0, "flow": 100, "in_flow": 0, "out_flow": 0, "num": 10}])
     );
     let one =
-        hop_policy::api::check_tunnel(&input.to_string(), Some(r#"{"mode":"redeploy"}"#)).unwrap();
+        hop_policy::api::check_tunnel_json(&input.to_string(), Some(r#"{"mode":"redeploy"}"#))
+            .unwrap();
     let one: Value = serde_json::from_str(&one).unwrap();
     assert_eq!(one["plan"], t["plan"]);
     assert_eq!(one["findings"], t["findings"]);
@@ -234,7 +235,7 @@ fn lk004(tunnel: &Value) -> Vec<(String, String)> {
 fn the_audit_finds_services_of_two_tunnels_on_one_port() {
     let clash = two_tunnels_on_node_1(1200).to_string();
     let tunnels: Value =
-        serde_json::from_str(&hop_policy::api::audit_panel(&clash, None).unwrap()).unwrap();
+        serde_json::from_str(&hop_policy::api::audit_panel_json(&clash, None).unwrap()).unwrap();
     let (direct, relayed) = (lk004(&tunnels[0]), lk004(&tunnels[1]));
     assert_eq!(direct.len(), 1, "{direct:?}");
     assert_eq!(relayed.len(), 1, "{relayed:?}");
@@ -255,18 +256,20 @@ fn the_audit_finds_services_of_two_tunnels_on_one_port() {
     );
     // Checked alone, neither tunnel has the clash.
     let inputs: Value =
-        serde_json::from_str(&hop_policy::api::backup_tunnels(&clash, None).unwrap()).unwrap();
+        serde_json::from_str(&hop_policy::api::backup_tunnels_json(&clash, None).unwrap()).unwrap();
     for t in inputs.as_array().unwrap() {
-        let one =
-            hop_policy::api::check_tunnel(&t["input"].to_string(), Some(r#"{"mode":"redeploy"}"#))
-                .unwrap();
+        let one = hop_policy::api::check_tunnel_json(
+            &t["input"].to_string(),
+            Some(r#"{"mode":"redeploy"}"#),
+        )
+        .unwrap();
         let one: Value = serde_json::from_str(&one).unwrap();
         assert!(lk004(&one).is_empty());
     }
     // A port apart: no clash.
     let apart = two_tunnels_on_node_1(1201).to_string();
     let tunnels: Value =
-        serde_json::from_str(&hop_policy::api::audit_panel(&apart, None).unwrap()).unwrap();
+        serde_json::from_str(&hop_policy::api::audit_panel_json(&apart, None).unwrap()).unwrap();
     assert!(tunnels
         .as_array()
         .unwrap()

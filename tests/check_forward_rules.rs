@@ -128,7 +128,7 @@ fn fo006_two_targets_over_a_tunnel_are_blacked_out_by_a_dead_node() {
 #[test]
 fn fo006_names_tunnel_nodes_from_the_plan() {
     let text = std::fs::read_to_string("examples/tunnel-with-forwards.json").unwrap();
-    let report = hop_policy::api::check_tunnel(&text, None).unwrap();
+    let report = hop_policy::api::check_tunnel_json(&text, None).unwrap();
     let report: Value = serde_json::from_str(&report).unwrap();
     let fo006: Vec<&Value> = report["findings"]
         .as_array()

@@ -12,7 +12,7 @@ fn every_forward_vector_checks_with_its_mode() {
     for v in forward_vectors().iter().step_by(7) {
         let text = serde_json::to_string(&v["input"]).unwrap();
         let options = format!(r#"{{"mode":"{}"}}"#, mode_of(v).as_str());
-        let report = hop_policy::api::check_tunnel(&text, Some(&options))
+        let report = hop_policy::api::check_tunnel_json(&text, Some(&options))
             .unwrap_or_else(|e| panic!("{}: {:?}", v["name"], e));
         let report: Value = serde_json::from_str(&report).unwrap();
         let plan = &report["plan"];
@@ -35,7 +35,7 @@ fn every_forward_vector_checks_with_its_mode() {
 #[test]
 fn the_shipped_forward_example_plans_as_the_server_would() {
     let text = std::fs::read_to_string("examples/tunnel-with-forwards.json").unwrap();
-    let plan = hop_policy::api::plan(&text, None).unwrap();
+    let plan = hop_policy::api::plan_json(&text, None).unwrap();
     let plan: Value = serde_json::from_str(&plan).unwrap();
     assert_eq!(plan["mode"], "forward-create");
     assert!(plan["error"].is_null(), "{}", plan["error"]);
@@ -85,7 +85,7 @@ fn a_forward_fan_out_over_the_output_limit_is_refused_first() {
     .unwrap();
     input["createForwards"] = Value::Array(vec![input["forward"].clone(); 400]);
     let text = input.to_string();
-    let plan = hop_policy::api::plan(
+    let plan = hop_policy::api::plan_json(
         &text,
         Some(r#"{"mode":"forward-update","limits":{"maxOutputBytes":100000}}"#),
     )
@@ -97,7 +97,7 @@ fn a_forward_fan_out_over_the_output_limit_is_refused_first() {
         .unwrap()
         .contains("maxOutputBytes"));
     // Within the default limit the same input plans.
-    let plan = hop_policy::api::plan(&text, Some(r#"{"mode":"forward-update"}"#)).unwrap();
+    let plan = hop_policy::api::plan_json(&text, Some(r#"{"mode":"forward-update"}"#)).unwrap();
     assert!(!plan.contains("LIMIT_EXCEEDED"));
 }
 
@@ -114,11 +114,11 @@ fn credentials_in_a_forward_target_never_reach_the_plan() {
     input["nodes"][1]["remoteToken"] = "share-secret-77".into();
     // A normal user's URL target is refused (Go's SplitHostPort: too many
     // colons); the refusal quotes the target without its credentials.
-    let refused = hop_policy::api::plan(&input.to_string(), None).unwrap();
+    let refused = hop_policy::api::plan_json(&input.to_string(), None).unwrap();
     assert!(refused.contains("UNSAFE_TARGET"), "{refused}");
     // An administrator's is planned.
     input["user"]["roleId"] = 0.into();
-    let plan = hop_policy::api::plan(&input.to_string(), None).unwrap();
+    let plan = hop_policy::api::plan_json(&input.to_string(), None).unwrap();
     for secret in ["hunter2", "abc123", "share-secret-77"] {
         assert!(!plan.contains(secret), "{secret} in {plan}");
         assert!(!refused.contains(secret), "{secret} in {refused}");

@@ -98,7 +98,7 @@ fn text_api_prints_what_serde_prints() {
     for v in vectors().iter().step_by(7) {
         let text = serde_json::to_string(&v["input"]).unwrap();
         assert_eq!(
-            hop_policy::api::plan(&text, None).unwrap(),
+            hop_policy::api::plan_json(&text, None).unwrap(),
             hop_policy::encode::to_string(&hop_policy::plan(&v["input"])),
             "{}",
             v["name"]

@@ -40,7 +40,7 @@ fn redeploy_rows(per_group: usize, groups: usize) -> Value {
 }
 
 fn plan(input: &Value, options: Value) -> Value {
-    let text = api::plan(&input.to_string(), Some(&options.to_string())).unwrap();
+    let text = api::plan_json(&input.to_string(), Some(&options.to_string())).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -136,7 +136,7 @@ fn the_plan_size_floor_holds_for_every_golden_plan_and_a_wide_one() {
     ];
     for v in all.iter().flatten() {
         let options = json!({"mode": v["mode"].as_str().unwrap_or("create")});
-        let text = api::plan(&v["input"].to_string(), Some(&options.to_string())).unwrap();
+        let text = api::plan_json(&v["input"].to_string(), Some(&options.to_string())).unwrap();
         let p: Value = serde_json::from_str(&text).unwrap();
         if !p["error"].is_null() || p["nodes"].as_array().is_none_or(Vec::is_empty) {
             continue;
@@ -152,7 +152,7 @@ fn the_plan_size_floor_holds_for_every_golden_plan_and_a_wide_one() {
     }
     assert!(checked > 500, "{checked}");
     let options = json!({"mode": "redeploy", "limits": {"maxNodesPerHop": 100}});
-    let text = api::plan(
+    let text = api::plan_json(
         &redeploy_rows(100, 3).to_string(),
         Some(&options.to_string()),
     )
@@ -172,14 +172,14 @@ fn every_result_is_refused_over_the_output_limit() {
     ))
     .unwrap();
     let small = r#"{"limits": {"maxOutputBytes": 1000}}"#;
-    let p: Value = serde_json::from_str(&api::plan(&seed, Some(small)).unwrap()).unwrap();
+    let p: Value = serde_json::from_str(&api::plan_json(&seed, Some(small)).unwrap()).unwrap();
     assert_eq!(limit_of(&p).0, "maxOutputBytes");
-    let e = api::check_tunnel(&seed, Some(small)).unwrap_err();
+    let e = api::check_tunnel_json(&seed, Some(small)).unwrap_err();
     assert_eq!(e.code, "LIMIT_EXCEEDED");
     assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
-    let plan_text = api::plan(&seed, None).unwrap();
+    let plan_text = api::plan_json(&seed, None).unwrap();
     let report: Value = serde_json::from_str(
-        &api::check(&plan_text, Some(r#"{"limits": {"maxOutputBytes": 100}}"#)).unwrap(),
+        &api::check_json(&plan_text, Some(r#"{"limits": {"maxOutputBytes": 100}}"#)).unwrap(),
     )
     .unwrap();
     assert_eq!(report["findings"][0]["code"], "IN001");
@@ -189,21 +189,21 @@ fn every_result_is_refused_over_the_output_limit() {
         .contains("limits.maxOutputBytes"));
     // A trace lists every candidate of every dial: counted as it is recorded.
     let scenario = r#"{"dead": [3], "requests": 10000, "limits": {"maxOutputBytes": 200000}}"#;
-    let e = api::simulate(&seed, Some(scenario)).unwrap_err();
+    let e = api::simulate_json(&seed, Some(scenario)).unwrap_err();
     assert_eq!(e.code, "LIMIT_EXCEEDED");
     assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
     let e = api::simulate_text(&seed, &api::scenario(Some(scenario)).unwrap()).unwrap_err();
     assert_eq!(e.code, "LIMIT_EXCEEDED");
     // The same scenario within the default limit answers.
     let fine = r#"{"dead": [3], "requests": 50}"#;
-    assert!(api::simulate(&seed, Some(fine)).is_ok());
+    assert!(api::simulate_json(&seed, Some(fine)).is_ok());
 }
 
 #[test]
 fn a_tunnel_over_a_limit_found_while_planning_is_in001_not_a_server_rejection() {
     let input = redeploy_rows(300, 2).to_string();
     let report: Value = serde_json::from_str(
-        &api::check(&input, Some(r#"{"kind": "tunnel", "mode": "redeploy"}"#)).unwrap(),
+        &api::check_json(&input, Some(r#"{"kind": "tunnel", "mode": "redeploy"}"#)).unwrap(),
     )
     .unwrap();
     let findings = report["findings"].as_array().unwrap();
@@ -213,9 +213,10 @@ fn a_tunnel_over_a_limit_found_while_planning_is_in001_not_a_server_rejection() 
         .as_str()
         .unwrap()
         .starts_with("too many nodes in one hop at /db/chain_tunnel: 65 > 64"));
-    let checked: Value =
-        serde_json::from_str(&api::check_tunnel(&input, Some(r#"{"mode": "redeploy"}"#)).unwrap())
-            .unwrap();
+    let checked: Value = serde_json::from_str(
+        &api::check_tunnel_json(&input, Some(r#"{"mode": "redeploy"}"#)).unwrap(),
+    )
+    .unwrap();
     assert_eq!(checked["plan"]["error"]["code"], "LIMIT_EXCEEDED");
     assert_eq!(checked["findings"][0]["code"], "IN001");
 }

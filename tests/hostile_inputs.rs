@@ -29,7 +29,7 @@ fn plan_error_code(plan_json: &str) -> Option<String> {
 /// What the text entry point (`planTunnelJson`) answers `text`: its plan's
 /// error code, or the code of the refusal of text that is not JSON.
 fn text_answer_code(text: &str) -> Option<String> {
-    match hop_policy::api::plan(text, None) {
+    match hop_policy::api::plan_json(text, None) {
         Ok(plan) => plan_error_code(&plan),
         Err(e) => Some(e.code),
     }
@@ -180,7 +180,8 @@ fn hundred_thousand_brackets_are_an_error_not_a_crash() {
             ("{\"a\":".repeat(100_000), &objects),
             ("[".repeat(100_000) + &"]".repeat(100_000), &arrays),
         ] {
-            let plan = hop_policy::api::plan(&text, None).expect("a refused plan, not a throw");
+            let plan =
+                hop_policy::api::plan_json(&text, None).expect("a refused plan, not a throw");
             let error = &serde_json::from_str::<Value>(&plan).expect("a plan is JSON")["error"];
             assert_eq!(error["code"], "LIMIT_EXCEEDED");
             let message = error["messageEn"].as_str().unwrap_or_default();
@@ -354,7 +355,8 @@ fn ten_megabyte_strings_are_handled() {
     }
     // as text, and as a bare string document
     let text = serde_json::to_string(&json!(big)).unwrap();
-    let plan: Value = serde_json::from_str(&hop_policy::api::plan(&text, None).unwrap()).unwrap();
+    let plan: Value =
+        serde_json::from_str(&hop_policy::api::plan_json(&text, None).unwrap()).unwrap();
     assert_eq!(plan["error"]["code"], "LIMIT_EXCEEDED");
     let message = plan["error"]["messageEn"].as_str().unwrap_or_default();
     assert!(
@@ -599,7 +601,7 @@ fn odd_numbers_and_numeric_text() {
     for (text, want) in &cases {
         let report = check::check_text(text, &CheckOptions::default());
         let found = code_paths(&report);
-        match (hop_policy::api::plan(text, None), want) {
+        match (hop_policy::api::plan_json(text, None), want) {
             (Err(e), Err(why)) => {
                 assert_eq!(e.code, "IN001", "{text}");
                 assert!(e.message.contains(why), "{text}: {}", e.message);
@@ -788,7 +790,7 @@ fn wrong_types_everywhere() {
                     }
                     assert_eq!(
                         to_json(&p),
-                        hop_policy::api::plan(&d.to_string(), None).unwrap(),
+                        hop_policy::api::plan_json(&d.to_string(), None).unwrap(),
                         "{name} {path}: object and text plans differ"
                     );
                     let c = check::check(&d, &CheckOptions::default());
@@ -805,7 +807,7 @@ fn wrong_types_everywhere() {
                     // object and as text (`lifecycleJson`).
                     let steps = json!([{"op": "apply", "plan": d}]);
                     let replay = hop_policy::lifecycle::lifecycle(&steps);
-                    let as_text = hop_policy::api::lifecycle(&steps.to_string());
+                    let as_text = hop_policy::api::lifecycle_json(&steps.to_string());
                     match (&replay, &as_text) {
                         (Ok(r), Ok(t)) => assert_eq!(&to_json(r), t, "{name} {path}"),
                         (Err(a), Err(b)) => assert_eq!(a, b, "{name} {path}"),

@@ -85,7 +85,7 @@ fn the_state_as_a_value_is_the_state_the_text_prints() {
     ] {
         let steps = load(file);
         let report = lifecycle(&steps).unwrap();
-        let text = hop_policy::api::lifecycle(&steps.to_string()).unwrap();
+        let text = hop_policy::api::lifecycle_json(&steps.to_string()).unwrap();
         let printed: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(report.state, printed["state"], "{file}");
         assert!(
@@ -101,7 +101,7 @@ fn the_state_as_a_value_is_the_state_the_text_prints() {
         env!("CARGO_MANIFEST_DIR")
     );
     let steps: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let text = hop_policy::api::lifecycle(&steps.to_string()).unwrap();
+    let text = hop_policy::api::lifecycle_json(&steps.to_string()).unwrap();
     let printed: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(lifecycle(&steps).unwrap().state, printed["state"]);
     assert!(!printed.to_string().contains("CANARY"));

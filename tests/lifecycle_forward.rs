@@ -89,7 +89,7 @@ fn create(t: i64) -> Value {
 fn run(steps: Value) -> LifecycleReport {
     let report = lifecycle(&steps).unwrap();
     // The state as a value is the state the report's text prints.
-    let text = hop_policy::api::lifecycle(&steps.to_string()).unwrap();
+    let text = hop_policy::api::lifecycle_json(&steps.to_string()).unwrap();
     let printed: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(report.state, printed["state"]);
     report

@@ -142,7 +142,7 @@ fn garbage_never_panics() {
         let p = serde_json::to_value(plan(&v)).unwrap();
         assert!(p["error"]["code"].is_string(), "{}", v);
     }
-    let refused = hop_policy::api::plan("{not json", None).unwrap_err();
+    let refused = hop_policy::api::plan_json("{not json", None).unwrap_err();
     assert_eq!(refused.code, "IN001");
 }
 

@@ -17,7 +17,7 @@ fn example() -> Value {
 
 fn plan_in(input: &Value, mode: &str) -> Value {
     let options = json!({ "mode": mode }).to_string();
-    let text = hop_policy::api::plan(&input.to_string(), Some(&options)).unwrap();
+    let text = hop_policy::api::plan_json(&input.to_string(), Some(&options)).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 

@@ -267,7 +267,8 @@ fn json_text_arguments_are_read_exactly() {
     )
     .expect("JSON");
     let native: Value =
-        serde_json::from_str(&hop_policy::api::check(doc, None).expect("check")).expect("JSON");
+        serde_json::from_str(&hop_policy::api::check_json(doc, None).expect("check"))
+            .expect("JSON");
     assert_eq!(via_js, native);
     // A long non-ASCII tail after a long ASCII head (the two-step encoding).
     let long = format!(
@@ -280,7 +281,8 @@ fn json_text_arguments_are_read_exactly() {
     )
     .expect("JSON");
     let native: Value =
-        serde_json::from_str(&hop_policy::api::check(&long, None).expect("check")).expect("JSON");
+        serde_json::from_str(&hop_policy::api::check_json(&long, None).expect("check"))
+            .expect("JSON");
     assert_eq!(via_js, native);
     // A lone surrogate inside a JS string becomes U+FFFD.
     let lone: js_sys::JsString = JSON::parse("\"{\\\"services\\\":[],\\\"x\\\":\\\"\\ud800\\\"}\"")
@@ -290,7 +292,7 @@ fn json_text_arguments_are_read_exactly() {
         serde_json::from_str(&wasm::check_document_json(&lone, None).expect("checkDocumentJson"))
             .expect("JSON");
     let native: Value = serde_json::from_str(
-        &hop_policy::api::check("{\"services\":[],\"x\":\"\u{fffd}\"}", None).expect("check"),
+        &hop_policy::api::check_json("{\"services\":[],\"x\":\"\u{fffd}\"}", None).expect("check"),
     )
     .expect("JSON");
     assert_eq!(report, native);

@@ -29,7 +29,9 @@ crate::encode::shape! {
 /// with its forwards and checked, in one call: the panel is read once and
 /// no tunnel input goes through JSON text again. Then the one rule no
 /// single tunnel can see: services of two tunnels on one node's port (LK004).
-pub fn audit_panel(text: &str, options: Option<&str>) -> Result<String, ApiError> {
+/// Text only: each tunnel is written as it is audited, so a whole panel's
+/// audits never sit in memory as values at once.
+pub fn audit_panel_json(text: &str, options: Option<&str>) -> Result<String, ApiError> {
     let limits = panel_options(options)?.limits;
     let value = super::parse_within(text, "the backup", &limits)?;
     let tables = tables_within(Tables::of_panel(&value)?, &limits)?;

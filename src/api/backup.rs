@@ -4,6 +4,7 @@ use crate::encode;
 use crate::error::ApiError;
 use crate::limits::{LimitError, Limits};
 use crate::planner::backup::Tables;
+use serde_json::Value;
 
 /// A whole panel's bounds: bytes, depth and string lengths, its node rows
 /// (`maxNodes`, here a panel's, not a tunnel's) and the text of the audit;
@@ -77,7 +78,17 @@ pub(super) fn tables_within<'a>(
 /// rows, as a redeploy input. A whole panel is larger than one tunnel input:
 /// bytes, depth and string lengths are bounded, and no count applies (its
 /// tables are not tunnel inputs).
-pub fn backup_tunnels(text: &str, options: Option<&str>) -> Result<String, ApiError> {
+pub fn backup_tunnels(
+    panel: &Value,
+    options: &PanelOptions,
+) -> Result<Vec<crate::planner::backup::BackupTunnel>, ApiError> {
+    crate::limits::check_value(panel, &options.limits).map_err(|e| e.to_api_error())?;
+    tables_within(Tables::of_panel(panel)?, &options.limits)?;
+    crate::planner::backup::read_panel(panel)
+}
+
+/// [`backup_tunnels`] on JSON text.
+pub fn backup_tunnels_json(text: &str, options: Option<&str>) -> Result<String, ApiError> {
     let limits = panel_options(options)?.limits;
     let value = super::parse_within(text, "the backup", &limits)?;
     tables_within(Tables::of_panel(&value)?, &limits)?;
@@ -99,15 +110,15 @@ mod tests {
         ))
         .unwrap();
         let audited: Value =
-            crate::json::from_str(&crate::api::audit_panel(&text, None).unwrap()).unwrap();
+            crate::json::from_str(&crate::api::audit_panel_json(&text, None).unwrap()).unwrap();
         let tunnels: Value =
-            crate::json::from_str(&super::backup_tunnels(&text, None).unwrap()).unwrap();
+            crate::json::from_str(&super::backup_tunnels_json(&text, None).unwrap()).unwrap();
         let audited = audited.as_array().unwrap();
         let tunnels = tunnels.as_array().unwrap();
         assert_eq!(audited.len(), tunnels.len());
         assert!(audited.len() >= 10);
         for (a, t) in audited.iter().zip(tunnels) {
-            let one = crate::api::check_tunnel(
+            let one = crate::api::check_tunnel_json(
                 &crate::json::to_text(&t["input"]),
                 Some(r#"{"mode":"redeploy"}"#),
             )
@@ -118,7 +129,7 @@ mod tests {
             assert_eq!(a["plan"], one["plan"], "tunnel {}", t["id"]);
             assert_eq!(a["findings"], one["findings"], "tunnel {}", t["id"]);
         }
-        assert!(crate::api::audit_panel("{}", None)
+        assert!(crate::api::audit_panel_json("{}", None)
             .unwrap_err()
             .message
             .contains("\"version\""));
@@ -133,7 +144,8 @@ mod tests {
             "/examples/panel-backup.json"
         ))
         .unwrap();
-        let e = crate::api::audit_panel(&text, Some(r#"{"limits": {"maxNodes": 2}}"#)).unwrap_err();
+        let e = crate::api::audit_panel_json(&text, Some(r#"{"limits": {"maxNodes": 2}}"#))
+            .unwrap_err();
         assert_eq!(
             (e.code.as_str(), e.path.as_str()),
             ("LIMIT_EXCEEDED", "/nodes")
@@ -143,14 +155,15 @@ mod tests {
             "{}",
             e.message
         );
-        let e = crate::api::audit_panel(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#))
-            .unwrap_err();
+        let e =
+            crate::api::audit_panel_json(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#))
+                .unwrap_err();
         assert_eq!(e.code, "LIMIT_EXCEEDED");
         assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
-        let e = super::backup_tunnels(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#))
+        let e = super::backup_tunnels_json(&text, Some(r#"{"limits": {"maxOutputBytes": 1000}}"#))
             .unwrap_err();
         assert!(e.message.contains("limits.maxOutputBytes"), "{}", e.message);
-        let e = crate::api::audit_panel(&text, Some(r#"{"limits": 5}"#)).unwrap_err();
+        let e = crate::api::audit_panel_json(&text, Some(r#"{"limits": 5}"#)).unwrap_err();
         assert_eq!(
             (e.code.as_str(), e.path.as_str()),
             ("BAD_OPTIONS", "/limits")
@@ -158,8 +171,8 @@ mod tests {
         // Raised, the same panel is audited as without options.
         let raised = r#"{"limits": {"maxNodes": 200000, "maxOutputBytes": 1000000000}}"#;
         assert_eq!(
-            crate::api::audit_panel(&text, Some(raised)).unwrap(),
-            crate::api::audit_panel(&text, None).unwrap()
+            crate::api::audit_panel_json(&text, Some(raised)).unwrap(),
+            crate::api::audit_panel_json(&text, None).unwrap()
         );
     }
 }

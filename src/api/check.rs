@@ -1,4 +1,5 @@
-//! `checkDocumentJson`, `checkUnreadableJson` and `checkDocumentFormatted`.
+//! `checkDocument` / `checkDocumentJson`, `checkUnreadableJson` and
+//! `checkDocumentFormatted`.
 
 use crate::check::{self, CheckOptions, CheckReport};
 use crate::encode;
@@ -47,9 +48,15 @@ pub fn unreadable_report(reason: &str, options: &CheckOptions) -> CheckReport {
     report
 }
 
-/// Never fails on the document itself (text that is not JSON is one IN001
-/// finding); fails only on malformed options.
-pub fn check(doc: &str, options: Option<&str>) -> Result<String, ApiError> {
+/// The findings on one document (a tunnel input, a plan, a node's config or
+/// a command list); one it cannot read is an IN001 finding.
+pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
+    check::check(doc, options)
+}
+
+/// [`check`] on JSON text. Never fails on the document itself (text that
+/// is not JSON is one IN001 finding); fails only on malformed options.
+pub fn check_json(doc: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = check_options(options)?;
     let report = encode::to_string(&check::check_text(doc, &options));
     Ok(super::within_output(report, &options.limits)

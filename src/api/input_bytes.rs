@@ -94,15 +94,15 @@ mod tests {
         assert_eq!(max_input_bytes(Reader::Plan, Some(options)), 30);
         assert_eq!(
             over_limit(Reader::Plan, Some(options), 40),
-            super::super::plan(&text, Some(options))
+            super::super::plan_json(&text, Some(options))
         );
         assert_eq!(
             over_limit(Reader::CheckTunnel, Some(options), 40),
-            super::super::check_tunnel(&text, Some(options))
+            super::super::check_tunnel_json(&text, Some(options))
         );
         assert_eq!(
             over_limit(Reader::Check, Some(options), 40),
-            super::super::check(&text, Some(options))
+            super::super::check_json(&text, Some(options))
         );
         for format in ["text", "sarif", "json", "yaml"] {
             assert_eq!(
@@ -122,11 +122,11 @@ mod tests {
         );
         assert_eq!(
             over_limit(Reader::Lifecycle, None, big),
-            super::super::lifecycle(&text)
+            super::super::lifecycle_json(&text)
         );
         assert_eq!(
             over_limit(Reader::Simulate, None, big),
-            super::super::simulate(&text, None)
+            super::super::simulate_json(&text, None)
         );
         assert_eq!(max_input_bytes(Reader::Panel, None), 256 << 20);
         let err = over_limit(Reader::Panel, None, 300 << 20).unwrap_err();
@@ -150,11 +150,11 @@ mod tests {
         let text = " ".repeat(DEFAULT_MAX_INPUT_BYTES + 1);
         assert_eq!(
             over_limit(Reader::Check, Some(bad), text.len()),
-            super::super::check(&text, Some(bad))
+            super::super::check_json(&text, Some(bad))
         );
         assert_eq!(
             over_limit(Reader::Simulate, Some("[1]"), text.len()),
-            super::super::simulate(&text, Some("[1]"))
+            super::super::simulate_json(&text, Some("[1]"))
         );
     }
 }

@@ -1,8 +1,12 @@
-//! JSON text in, JSON text out: every operation of the package as plain Rust,
-//! the layer the JS bindings (`crate::wasm`) convert to and from. One file
-//! per operation (`plan`, `check`, `check_tunnel`, `simulate`, `lifecycle`,
-//! `backup`, `audit`); each takes the JSON text of its input (and of its
-//! options) and returns the JSON text of its answer, or an [`ApiError`].
+//! Every operation of the package as plain Rust, the layer the JS bindings
+//! (`crate::wasm`) convert to and from. One file per operation (`plan`,
+//! `check`, `check_tunnel`, `simulate`, `lifecycle`, `backup`, `audit`),
+//! each with the same two functions: the typed one (`plan`: the input as a
+//! `serde_json::Value`, the options parsed, the answer a typed value that
+//! encodes to its JSON) and its JSON twin (`plan_json`: the input and the
+//! options as JSON text, the answer as the text the typed one's answer
+//! prints; tested equal in `api::tests`). The whole-panel audit is text
+//! only: each tunnel is written as it is audited.
 //!
 //! What is an error and what is an answer, for every operation:
 //! * an [`ApiError`] (thrown in JS): the call itself is wrong: options or a
@@ -28,13 +32,15 @@ mod simulate;
 #[cfg(test)]
 mod tests;
 
-pub use audit::audit_panel;
-pub use backup::backup_tunnels;
-pub use check::{check, check_formatted, check_options, check_unreadable, unreadable_report};
-pub use check_tunnel::check_tunnel;
-pub use lifecycle::lifecycle;
-pub use plan::{plan, plan_options};
-pub use simulate::{scenario, simulate, simulate_text};
+pub use audit::audit_panel_json;
+pub use backup::{backup_tunnels, backup_tunnels_json, panel_options, PanelOptions};
+pub use check::{
+    check, check_formatted, check_json, check_options, check_unreadable, unreadable_report,
+};
+pub use check_tunnel::{check_tunnel, check_tunnel_json};
+pub use lifecycle::{lifecycle, lifecycle_json};
+pub use plan::{plan, plan_json, plan_options};
+pub use simulate::{scenario, simulate, simulate_json, simulate_text};
 
 use crate::error::ApiError;
 use crate::options::OptionError;

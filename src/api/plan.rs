@@ -1,8 +1,17 @@
-//! `planTunnelJson`.
+//! `planTunnel` / `planTunnelJson`: the plan of one tunnel input.
 
 use crate::encode;
 use crate::error::ApiError;
+use crate::plan::Plan;
 use crate::planner::{self, PlanOptions};
+use serde_json::Value;
+
+/// The plan of one tunnel input: what the server computes for it along the
+/// request path `options` names. A server rejection is a plan too (its
+/// `error` is set).
+pub fn plan(input: &Value, options: &PlanOptions) -> Plan {
+    planner::plan_opts(input, options)
+}
 
 pub fn plan_options(options: Option<&str>) -> Result<PlanOptions, ApiError> {
     super::parse_options(
@@ -13,9 +22,9 @@ pub fn plan_options(options: Option<&str>) -> Result<PlanOptions, ApiError> {
     )
 }
 
-/// The plan of one tunnel input. A server rejection is a normal plan (its
-/// `error` is set); only text that is not JSON fails.
-pub fn plan(input: &str, options: Option<&str>) -> Result<String, ApiError> {
+/// [`plan`] on JSON text; only text that is not JSON (or over a limit)
+/// fails.
+pub fn plan_json(input: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = plan_options(options)?;
     let plan = planner::plan_text(input, &options)?;
     // Counted first: a plan's chain node lists are shared, so its text can be

@@ -1,8 +1,9 @@
-//! `simulateJson` and `simulateText`.
+//! `simulate` / `simulateJson` and `simulateText`.
 
 use crate::encode;
 use crate::error::ApiError;
-use crate::simulate::{self, Scenario};
+use crate::simulate::{self, Scenario, Trace};
+use serde_json::Value;
 
 pub fn scenario(text: Option<&str>) -> Result<Scenario, ApiError> {
     super::parse_options(
@@ -13,8 +14,14 @@ pub fn scenario(text: Option<&str>) -> Result<Scenario, ApiError> {
     )
 }
 
-/// The failover trace of `doc` under the scenario in `scenario_text`.
-pub fn simulate(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
+/// The failover trace of `doc` (a plan, a tunnel input, a node config or a
+/// lifecycle state) under `scenario`.
+pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
+    simulate::simulate(doc, scenario)
+}
+
+/// [`simulate`] on JSON text, the scenario as JSON text too.
+pub fn simulate_json(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
     let scenario = scenario(scenario_text)?;
     let value = super::parse_within(doc, "the document", &scenario.limits)?;
     let trace = simulate::simulate_within(&value, &scenario)?;

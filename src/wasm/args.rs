@@ -349,7 +349,7 @@ pub(super) fn check_object(doc: &JsValue, options: Option<JsValue>) -> Result<Js
     let max = input_bytes::max_input_bytes(Reader::Check, options);
     let out = match stringify(doc, "the document", max) {
         Ok(doc) => doc.answer(Reader::Check, options, |doc| {
-            crate::api::check(doc, options)
+            crate::api::check_json(doc, options)
         }),
         Err(e) => crate::api::check_unreadable(&e.message, options),
     };
@@ -366,7 +366,7 @@ pub(super) fn check_text(
     let max = input_bytes::max_input_bytes(Reader::Check, options);
     match read_string(text, "the document", max) {
         Ok(text) => text.answer(Reader::Check, options, |text| {
-            crate::api::check(text, options)
+            crate::api::check_json(text, options)
         }),
         Err(e) => crate::api::check_unreadable(&e.message, options),
     }
@@ -434,7 +434,7 @@ pub(super) fn simulate_object(
     let scenario = scenario.as_deref();
     let out = doc
         .answer(Reader::Simulate, scenario, |doc| {
-            crate::api::simulate(doc, scenario)
+            crate::api::simulate_json(doc, scenario)
         })
         .map_err(throw)?;
     parse(&out)

@@ -78,7 +78,7 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
     out.push(("plan", to_json(&hop_policy::plan(doc))));
     if let Ok(text) = serde_json::to_string(doc) {
         // Text that serde_json wrote is JSON: the text entry point plans it.
-        if let Ok(plan) = hop_policy::api::plan(&text, None) {
+        if let Ok(plan) = hop_policy::api::plan_json(&text, None) {
             out.push(("api::plan", plan));
         }
         out.push((
@@ -135,9 +135,9 @@ pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
 /// Text entry points on raw text, plus the value entry points when it parses.
 pub fn outputs_for_text(text: &str) -> Vec<(&'static str, String)> {
     let mut out = vec![
-        match hop_policy::api::plan(text, None) {
+        match hop_policy::api::plan_json(text, None) {
             Ok(plan) => ("api::plan", plan),
-            Err(e) => ("api::plan(err)", to_json(&e) + &e.to_string()),
+            Err(e) => ("api::plan_json(err)", to_json(&e) + &e.to_string()),
         },
         (
             "check_text",

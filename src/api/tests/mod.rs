@@ -459,7 +459,7 @@ fn every_simulate_output_is_declared() {
     }
     // Requests entering at a forward: the target loop's trace.
     let example = include_str!("../../../examples/tunnel-with-forwards.json");
-    let plan = api::plan(example, Some(r#"{"mode": "forward-create"}"#)).expect("plan");
+    let plan = api::plan_json(example, Some(r#"{"mode": "forward-create"}"#)).expect("plan");
     let plan: Value = serde_json::from_str(&plan).expect("JSON");
     let text = r#"{"dead": [2], "deadTargets": [2], "forward": "web", "maxFails": 2,
         "failTimeout": "30s", "retries": 1, "reviveAtMs": 2000, "requests": 3}"#;
@@ -508,13 +508,13 @@ fn every_lifecycle_and_panel_output_is_declared() {
     let tunnels = planner::backup::read_panel(&backup).expect("reads");
     assert!(!tunnels.is_empty());
     accepted(&d, "BackupTunnel[]", &encoded(&tunnels));
-    let error = api::plan("{", None).unwrap_err();
+    let error = api::plan_json("{", None).unwrap_err();
     accepted(&d, "HopPolicyErrorFields", &encoded(&error));
 }
 
 #[test]
 fn text_plan_rejects_non_json_with_in001() {
-    let e = api::plan("{\"tunnel\": ", None).unwrap_err();
+    let e = api::plan_json("{\"tunnel\": ", None).unwrap_err();
     assert_eq!(e.code, "IN001");
     assert!(e.message.contains("not valid JSON"), "{}", e.message);
 }
@@ -523,7 +523,7 @@ fn text_plan_rejects_non_json_with_in001() {
 fn text_plan_equals_core_plan() {
     for v in vectors().iter().take(50) {
         let via_text: Value =
-            serde_json::from_str(&api::plan(&v["input"].to_string(), None).expect("plans"))
+            serde_json::from_str(&api::plan_json(&v["input"].to_string(), None).expect("plans"))
                 .expect("JSON");
         let direct = serde_json::to_value(planner::plan(&v["input"])).expect("JSON");
         assert_eq!(via_text, direct);
@@ -532,9 +532,10 @@ fn text_plan_equals_core_plan() {
 
 #[test]
 fn unreadable_document_is_one_in001_finding() {
-    let report: Value =
-        serde_json::from_str(&api::check("not json", None).expect("never fails on the document"))
-            .expect("JSON");
+    let report: Value = serde_json::from_str(
+        &api::check_json("not json", None).expect("never fails on the document"),
+    )
+    .expect("JSON");
     let findings = report["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 1, "{report}");
     assert_eq!(findings[0]["code"], "IN001");
@@ -551,14 +552,19 @@ fn unreadable_document_is_one_in001_finding() {
 #[test]
 fn malformed_options_are_reported_not_ignored() {
     assert_eq!(
-        api::check("{}", Some("{\"kind\": 3}")).unwrap_err().code,
+        api::check_json("{}", Some("{\"kind\": 3}"))
+            .unwrap_err()
+            .code,
         "BAD_OPTIONS"
     );
-    assert_eq!(api::check("{}", Some("{")).unwrap_err().code, "BAD_OPTIONS");
-    assert!(api::check("{}", Some("null")).is_ok());
-    assert!(api::check("{}", Some("{\"kind\": \"plan\"}")).is_ok());
     assert_eq!(
-        api::simulate("{}", Some("{\"requests\": -1}"))
+        api::check_json("{}", Some("{")).unwrap_err().code,
+        "BAD_OPTIONS"
+    );
+    assert!(api::check_json("{}", Some("null")).is_ok());
+    assert!(api::check_json("{}", Some("{\"kind\": \"plan\"}")).is_ok());
+    assert_eq!(
+        api::simulate_json("{}", Some("{\"requests\": -1}"))
             .unwrap_err()
             .code,
         "BAD_SCENARIO"
@@ -568,7 +574,7 @@ fn malformed_options_are_reported_not_ignored() {
 /// A wrong option names the field, by message and by JSON Pointer.
 #[test]
 fn a_wrong_option_points_at_its_field() {
-    let e = api::check("{}", Some(r#"{"limits": {"maxDepth": "5"}}"#)).unwrap_err();
+    let e = api::check_json("{}", Some(r#"{"limits": {"maxDepth": "5"}}"#)).unwrap_err();
     assert_eq!(
         (e.code.as_str(), e.path.as_str()),
         ("BAD_OPTIONS", "/limits/maxDepth")
@@ -580,7 +586,7 @@ fn a_wrong_option_points_at_its_field() {
         "{}",
         e.message
     );
-    let e = api::simulate("{}", Some(r#"{"requests": 2, "clientIp": 3}"#)).unwrap_err();
+    let e = api::simulate_json("{}", Some(r#"{"requests": 2, "clientIp": 3}"#)).unwrap_err();
     assert_eq!(
         (e.code.as_str(), e.path.as_str()),
         ("BAD_SCENARIO", "/clientIp")
@@ -592,7 +598,7 @@ fn a_wrong_option_points_at_its_field() {
         e.message
     );
     // Unknown keys are ignored and null keeps a default, as before.
-    assert!(api::check("{}", Some(r#"{"limits": null, "other": 1}"#)).is_ok());
+    assert!(api::check_json("{}", Some(r#"{"limits": null, "other": 1}"#)).is_ok());
 }
 
 #[test]
@@ -604,7 +610,7 @@ fn remote_token_never_reaches_a_plan() {
                 n["remoteToken"] = Value::String("SECRET-TOKEN-3f9a".into());
             }
         }
-        let out = api::plan(&input.to_string(), None).expect("plans");
+        let out = api::plan_json(&input.to_string(), None).expect("plans");
         assert!(!out.contains("SECRET-TOKEN-3f9a"));
     }
 }
@@ -649,4 +655,54 @@ fn commands_in(v: &Value, out: &mut Vec<String>) {
         Value::Array(items) => items.iter().for_each(|x| commands_in(x, out)),
         _ => {}
     }
+}
+
+/// Each operation's typed function answers what its JSON twin prints.
+#[test]
+fn each_typed_operation_answers_what_its_json_twin_prints() {
+    let file = |path: &str| {
+        std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let text_of = |v: &dyn encode::Encode| encode::to_string(v);
+    let inputs = [
+        file("examples/tunnel-with-forwards.json"),
+        file("examples/seed-federated-middle.json"),
+        file("tests/data/sim/seed-input.json"),
+    ];
+    for text in &inputs {
+        let v: Value = crate::json::from_str(text).unwrap();
+        let options = planner::PlanOptions::default();
+        assert_eq!(
+            text_of(&api::plan(&v, &options)),
+            api::plan_json(text, None).unwrap()
+        );
+        let check_options = crate::check::CheckOptions::default();
+        assert_eq!(
+            text_of(&api::check(&v, &check_options)),
+            api::check_json(text, None).unwrap()
+        );
+        assert_eq!(
+            text_of(&api::check_tunnel(&v, &options)),
+            api::check_tunnel_json(text, None).unwrap()
+        );
+        let scenario = crate::simulate::Scenario::default();
+        assert_eq!(
+            text_of(&api::simulate(&v, &scenario).unwrap()),
+            api::simulate_json(text, None).unwrap()
+        );
+    }
+    let steps = file("tests/data/sim/lifecycle-lc001-inputs.json");
+    let v: Value = crate::json::from_str(&steps).unwrap();
+    assert_eq!(
+        text_of(&api::lifecycle(&v).unwrap()),
+        api::lifecycle_json(&steps).unwrap()
+    );
+    let panel = file("examples/panel-backup.json");
+    let v: Value = crate::json::from_str(&panel).unwrap();
+    let tunnels = api::backup_tunnels(&v, &api::PanelOptions::default()).unwrap();
+    assert!(tunnels.len() > 1);
+    assert_eq!(
+        text_of(&tunnels),
+        api::backup_tunnels_json(&panel, None).unwrap()
+    );
 }
