@@ -607,6 +607,133 @@ pub mod loose {
     pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
         d.deserialize_any(TextsVisitor)
     }
+
+    /// A node id as a plan or the user names it
+    /// ([`crate::go::coerce::loose_id`]): a whole number or a numeric
+    /// string; `None` for anything else.
+    pub fn id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        d.deserialize_any(IdVisitor)
+    }
+
+    /// A list of node ids, each read by [`id`] (the others dropped); not a
+    /// list: none.
+    pub fn ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
+        struct Ids;
+        impl<'de> Visitor<'de> for Ids {
+            type Value = Vec<i64>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<i64>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(LooseId(id)) = seq.next_element()? {
+                    out.extend(id);
+                }
+                Ok(out)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<i64>, A::Error> {
+                de::IgnoredAny.visit_map(map).map(|_| Vec::new())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Vec<i64>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Vec<i64>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Vec<i64>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Vec<i64>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Vec<i64>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Vec<i64>, E> {
+                Ok(Vec::new())
+            }
+        }
+        d.deserialize_any(Ids)
+    }
+
+    /// Text only when the value is a string (`Value::as_str`): anything
+    /// else reads as absent.
+    pub fn str_only<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        struct StrOnly;
+        impl<'de> Visitor<'de> for StrOnly {
+            type Value = Option<String>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
+                Ok(Some(s.to_string()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<String>, A::Error> {
+                de::IgnoredAny.visit_seq(seq).map(|_| None)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<String>, A::Error> {
+                de::IgnoredAny.visit_map(map).map(|_| None)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+        }
+        d.deserialize_any(StrOnly)
+    }
+
+    /// One item of an id list, read by [`id`].
+    pub(crate) struct LooseId(pub Option<i64>);
+
+    impl<'de> de::Deserialize<'de> for LooseId {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(IdVisitor).map(LooseId)
+        }
+    }
+
+    pub(crate) struct IdVisitor;
+
+    impl<'de> Visitor<'de> for IdVisitor {
+        type Value = Option<i64>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<i64>, E> {
+            Ok(super::parse_int(s.trim()))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<i64>, E> {
+            Ok(crate::go::coerce::json_whole_number(&Number::from(n)))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<i64>, E> {
+            Ok(crate::go::coerce::json_whole_number(&Number::from(n)))
+        }
+        fn visit_f64<E: de::Error>(self, f: f64) -> Result<Option<i64>, E> {
+            Ok(Number::from_f64(f).and_then(|n| crate::go::coerce::json_whole_number(&n)))
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<i64>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Option<i64>, E> {
+            Ok(None)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<i64>, A::Error> {
+            de::IgnoredAny.visit_seq(seq).map(|_| None)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<i64>, A::Error> {
+            de::IgnoredAny.visit_map(map).map(|_| None)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -131,7 +131,6 @@
 use crate::encode::{shape, Encode, Object, Writer};
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
-use crate::go::coerce::loose_id;
 use crate::json::object;
 use crate::plan::{
     Command, CommandData, DeleteChainData, DeleteServicesData, FederationStep, Plan,
@@ -144,12 +143,14 @@ pub use op::LifecycleOp;
 use serde_json::{Map, Value};
 use state::{Node, State};
 use std::collections::{BTreeMap, BTreeSet};
+use step::{CommandSelector, TunnelStep};
 
 mod forward;
 mod leftover;
 mod op;
 mod report;
 mod state;
+mod step;
 
 shape! {
     #[doc = " What a replay leaves behind."]
@@ -393,41 +394,10 @@ fn rename_value(v: &Value, from: i64, to: i64) -> Value {
     }
 }
 
-/// The node ids listed under `keys` of a step, sorted.
-fn ids(step: &Value, keys: &[&str]) -> Vec<i64> {
-    let set: BTreeSet<i64> = keys
-        .iter()
-        .filter_map(|key| step.get(key).and_then(Value::as_array))
-        .flatten()
-        .filter_map(loose_id)
-        .collect();
+/// The ids of `lists` together, sorted, each once.
+fn ids(lists: &[&[i64]]) -> Vec<i64> {
+    let set: BTreeSet<i64> = lists.iter().flat_map(|l| l.iter().copied()).collect();
     set.into_iter().collect()
-}
-
-/// Does `spec` (an index or `{nodeId, command}`) select local command `i`?
-fn selects(spec: &Value, i: usize, cmd: &Command, first_match: &mut bool) -> bool {
-    let (node, command) = (&cmd.node_id, cmd.command.as_str());
-    if let Some(n) = spec.as_u64() {
-        return n as usize == i;
-    }
-    if *first_match {
-        return false;
-    }
-    let node_ok = spec
-        .get("nodeId")
-        .and_then(loose_id)
-        .map(|n| *node == n)
-        .unwrap_or(true);
-    let cmd_ok = spec
-        .get("command")
-        .and_then(Value::as_str)
-        .map(|c| command == c || command.replace("Add", "Update") == c)
-        .unwrap_or(true);
-    if node_ok && cmd_ok && spec.is_object() {
-        *first_match = true;
-        return true;
-    }
-    false
 }
 
 /// The config of a `DeleteChains`.
@@ -461,7 +431,7 @@ struct ApplyRun<'s> {
     t: i64,
     edit: bool,
     /// The step's `failAt`, for an `applyError`.
-    fail_at: Option<&'s Value>,
+    fail_at: Option<&'s CommandSelector>,
     /// Providers out of reach for the whole step, sorted.
     unreachable: Vec<i64>,
     /// Those and the ones that miss only the step's releases, sorted.
@@ -506,23 +476,22 @@ fn as_sent(edit: bool, command: &str, data: CommandData) -> (&str, CommandData) 
 /// The `failAt` of an `applyError` step, which must select one of the
 /// plan's local commands; `None` for other ops.
 fn fail_spec<'s>(
-    step: &'s Value,
+    fields: &'s TunnelStep,
     op: LifecycleOp,
     local: &[Command],
     i: usize,
-) -> Result<Option<&'s Value>, ApiError> {
+) -> Result<Option<&'s CommandSelector>, ApiError> {
     if op != LifecycleOp::ApplyError {
         return Ok(None);
     }
-    let spec = step.get("failAt");
+    let spec = fields.fail_at.as_ref();
     let mut first = false;
     let hit = spec.is_some_and(|spec| {
-        (spec.is_u64() || spec.is_object())
-            && local
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| !forward::is_forward_command(c))
-                .any(|(k, c)| selects(spec, k, c, &mut first))
+        local
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !forward::is_forward_command(c))
+            .any(|(k, c)| spec.selects(k, c, &mut first))
     });
     if !hit {
         return Err(ApiError::new(
@@ -1070,8 +1039,9 @@ impl Replay {
     }
 
     fn apply_step(&mut self, i: usize, step: &Value, op: LifecycleOp) -> Result<(), ApiError> {
-        let with_forwards = self.with_forwards(step);
-        let (mut plan, plan_at) = step_plan(step, with_forwards.as_ref(), i)?;
+        let fields = TunnelStep::of(step);
+        let with_forwards = self.with_forwards(step, &fields);
+        let (mut plan, plan_at) = step_plan(step, &fields, with_forwards.as_ref(), i)?;
         if let Some(err) = &plan.error {
             self.reject_plan(i, plan_at, err.message.clone());
             return Ok(());
@@ -1079,11 +1049,11 @@ impl Replay {
         self.note_remote(&plan);
         // The plan's commands move into the node state, typed.
         let local = std::mem::take(&mut plan.local);
-        let t = self.apply_tunnel_id(step, &plan, &local);
+        let t = self.apply_tunnel_id(step, &fields, &plan, &local);
         if with_forwards.is_some() {
             self.fwd.adopt_ports(t, plan.db.take());
         }
-        let run = self.begin_apply(i, step, op, t, &local)?;
+        let run = self.begin_apply(i, step, &fields, op, t, &local)?;
         if run.edit {
             self.unreachable(&run.release_unreachable);
             self.release_all(i, t, "release");
@@ -1105,7 +1075,7 @@ impl Replay {
             rec.exists = true;
             rec.bindings = refs.clone();
         }
-        let applied = self.apply_local(i, t, step, local, run.edit, run.fail_at);
+        let applied = self.apply_local(i, t, &fields.timeouts, local, run.edit, run.fail_at);
         self.finish_apply(run, applied, &refs);
         Ok(())
     }
@@ -1126,10 +1096,15 @@ impl Replay {
     /// The tunnel an apply step is about: its `tunnelId`, else the plan's,
     /// else its input's, else the last apply's; it is the last apply's from
     /// now on.
-    fn apply_tunnel_id(&mut self, step: &Value, plan: &Plan, local: &[Command]) -> i64 {
-        let t = step
-            .get("tunnelId")
-            .and_then(loose_id)
+    fn apply_tunnel_id(
+        &mut self,
+        step: &Value,
+        fields: &TunnelStep,
+        plan: &Plan,
+        local: &[Command],
+    ) -> i64 {
+        let t = fields
+            .tunnel_id
             .or_else(|| plan_tunnel_id(plan, local))
             .or_else(|| forward::input_tunnel_id(step))
             .or(self.last_tunnel)
@@ -1145,12 +1120,13 @@ impl Replay {
         &mut self,
         i: usize,
         step: &'s Value,
+        fields: &'s TunnelStep,
         op: LifecycleOp,
         t: i64,
         local: &[Command],
     ) -> Result<ApplyRun<'s>, ApiError> {
-        let unreachable = ids(step, &["unreachable"]);
-        let release_unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
+        let unreachable = ids(&[&fields.unreachable]);
+        let release_unreachable = ids(&[&fields.unreachable, &fields.release_unreachable]);
         let edit = self.tunnel(t).is_some_and(|r| r.exists);
         if op == LifecycleOp::Edit && !edit {
             return Err(ApiError::new(
@@ -1159,7 +1135,7 @@ impl Replay {
                 step_path(i, ""),
             ));
         }
-        let fail_at = fail_spec(step, op, local, i)?;
+        let fail_at = fail_spec(fields, op, local, i)?;
         let before = self.owned(t);
         let (old_chain_nodes, old_service_nodes) =
             self.tunnel(t).map(TunnelRec::nodes).unwrap_or_default();
@@ -1223,15 +1199,11 @@ impl Replay {
         &mut self,
         i: usize,
         t: i64,
-        step: &Value,
+        timeouts: &[CommandSelector],
         local: Vec<Command>,
         edit: bool,
-        fail_at: Option<&Value>,
+        fail_at: Option<&CommandSelector>,
     ) -> LocalApply {
-        let timeouts: &[Value] = step
-            .get("timeouts")
-            .and_then(Value::as_array)
-            .map_or(&[], Vec::as_slice);
         let mut out = LocalApply::default();
         let mut fail_first = false;
         let mut to_first: Vec<bool> = vec![false; timeouts.len()];
@@ -1254,11 +1226,11 @@ impl Replay {
             if out.failed {
                 continue;
             }
-            let fails_here = fail_at.is_some_and(|f| selects(f, k, &cmd, &mut fail_first));
+            let fails_here = fail_at.is_some_and(|f| f.selects(k, &cmd, &mut fail_first));
             let timed_out = timeouts
                 .iter()
                 .zip(to_first.iter_mut())
-                .any(|(spec, first)| selects(spec, k, &cmd, first));
+                .any(|(spec, first)| spec.selects(k, &cmd, first));
             // The config moves into the node's state.
             let (sent_cmd, payload) = as_sent(edit, &cmd.command, cmd.data);
             if fails_here {
@@ -1350,12 +1322,9 @@ impl Replay {
     }
 
     fn step_release(&mut self, i: usize, step: &Value, delete: bool) {
-        let t = step
-            .get("tunnelId")
-            .and_then(loose_id)
-            .or(self.last_tunnel)
-            .unwrap_or(0);
-        let unreachable = ids(step, &["unreachable", "releaseUnreachable"]);
+        let fields = TunnelStep::of(step);
+        let t = fields.tunnel_id.or(self.last_tunnel).unwrap_or(0);
+        let unreachable = ids(&[&fields.unreachable, &fields.release_unreachable]);
         self.log(
             i,
             "begin",
@@ -1481,6 +1450,7 @@ fn step_path(i: usize, rest: &str) -> String {
 /// a pointer below the step); `input` stands for the step's own.
 fn step_plan(
     step: &Value,
+    fields: &TunnelStep,
     input: Option<&Value>,
     i: usize,
 ) -> Result<(Plan, &'static str), ApiError> {
@@ -1505,7 +1475,7 @@ fn step_plan(
             ));
         }
         // The request path: the step's `mode`, else what the input asks for.
-        let mode = match step.get("mode").and_then(Value::as_str) {
+        let mode = match fields.mode.as_deref() {
             None => crate::planner::PlanMode::detect(input),
             Some(m) => crate::planner::PlanMode::parse(m).ok_or_else(|| {
                 ApiError::new(

@@ -605,10 +605,10 @@ impl Replay {
     /// the rows added to its `db`). `None`: the step's input as it is (a
     /// plan, a first apply, an input that brings its own forwards, a tunnel
     /// without forwards).
-    pub(super) fn with_forwards(&self, step: &Value) -> Option<Value> {
+    pub(super) fn with_forwards(&self, step: &Value, fields: &super::TunnelStep) -> Option<Value> {
         let input = step.get("input")?;
-        let given = step.get("tunnelId").and_then(crate::go::coerce::loose_id);
-        let t = given
+        let t = fields
+            .tunnel_id
             .or_else(|| input_tunnel_id(step))
             .or(self.last_tunnel)?;
         let has = !self.fwd.store.forwards_of_tunnel(t).is_empty();
@@ -616,8 +616,10 @@ impl Replay {
             return None;
         }
         let mut map = input.as_object()?.clone();
-        let mode = step.get("mode").and_then(Value::as_str);
-        let mode = mode.and_then(crate::planner::PlanMode::parse);
+        let mode = fields
+            .mode
+            .as_deref()
+            .and_then(crate::planner::PlanMode::parse);
         if mode.unwrap_or_else(|| crate::planner::PlanMode::detect(input))
             == crate::planner::PlanMode::Redeploy
         {
