@@ -1,13 +1,13 @@
-//! TypeScript declarations of what the package's functions take: tunnel
-//! inputs, documents, options and lifecycle steps, plus the closed
-//! sets the core writes as plain strings (`Role`, `PlanMode`, `CommandName`, ...).
-//!
-//! The core reads these inputs from a `serde_json::Value` (loosely, as the Go
-//! server does), so these types exist only to describe that JSON to
-//! TypeScript; no code builds them. (The scenario and the check options are
-//! declared on their core types, `simulate::Scenario` and `check::CheckOptions`.) The tests in `api::tests` check every
-//! golden input against these declarations, and every output the core writes
-//! against the declarations derived on the output types.
+//! TypeScript declarations of the inputs the code does not yet read as one
+//! serde type (a tunnel input and a redeploy input as wholes, the stored
+//! tables' generic rows, a lifecycle step, the document unions), plus the
+//! closed sets the core writes as plain strings (`Role`, `NodeRole`,
+//! `CommandName`, ...). No code builds these types. The inputs the code
+//! does read as serde types carry their own declarations (`model::NodeRow`,
+//! `model::TunnelPayload`, the forward inputs, `planner::PlanOptions`,
+//! `limits::Limits`, `simulate::Scenario`, `check::CheckOptions`, ...).
+//! `tests/node/declarations.test.mjs` checks every golden input and every
+//! kind of output against the shipped `.d.ts` with `tsc --strict`.
 
 // Declarations only, never built on a hot path.
 #![allow(clippy::large_enum_variant, dead_code)]
@@ -368,7 +368,8 @@ pub struct LifecycleStep {
     pub context: RequestContext,
 }
 
-/// The closed sets (read by the declaration tests too).
+/// The closed sets, hand-written (`FindingCode` is tested against the
+/// checker's rule table in `tests/node/declarations.test.mjs`).
 /// wasm-bindgen copies the text into the declarations at compile time.
 pub const CLOSED_SETS_TS: &str = r#"
 /**
