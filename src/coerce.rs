@@ -618,42 +618,52 @@ pub mod loose {
     /// A list of node ids, each read by [`id`] (the others dropped); not a
     /// list: none.
     pub fn ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
-        struct Ids;
-        impl<'de> Visitor<'de> for Ids {
-            type Value = Vec<i64>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<i64>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(LooseId(id)) = seq.next_element()? {
-                    out.extend(id);
-                }
-                Ok(out)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<i64>, A::Error> {
-                de::IgnoredAny.visit_map(map).map(|_| Vec::new())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Vec<i64>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Vec<i64>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Vec<i64>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Vec<i64>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Vec<i64>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Vec<i64>, E> {
-                Ok(Vec::new())
-            }
+        let items: Vec<LooseId> = list(d)?;
+        Ok(items.into_iter().filter_map(|LooseId(id)| id).collect())
+    }
+
+    /// A list of `T`s when the value is an array; any other value: none.
+    pub fn list<'de, D: Deserializer<'de>, T: de::Deserialize<'de>>(
+        d: D,
+    ) -> Result<Vec<T>, D::Error> {
+        d.deserialize_any(ListVisitor(std::marker::PhantomData))
+    }
+
+    struct ListVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: de::Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
         }
-        d.deserialize_any(Ids)
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(x) = seq.next_element::<T>()? {
+                out.push(x);
+            }
+            Ok(out)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            de::IgnoredAny.visit_map(map).map(|_| Vec::new())
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
     }
 
     /// Text only when the value is a string (`Value::as_str`): anything

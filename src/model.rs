@@ -577,59 +577,16 @@ mod payload_de {
         }
     }
 
-    /// A list of `T`s when the value is an array, else none.
-    struct ListVisitor<T>(std::marker::PhantomData<T>);
-
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
-        type Value = Vec<T>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(x) = seq.next_element::<T>()? {
-                out.push(x);
-            }
-            Ok(out)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map
-                .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
-                .is_some()
-            {}
-            Ok(Vec::new())
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-    }
-
     impl<'de> Deserialize<'de> for NodeItems {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let items: Vec<Item> = d.deserialize_any(ListVisitor(std::marker::PhantomData))?;
+            let items: Vec<Item> = crate::coerce::loose::list(d)?;
             Ok(NodeItems(items.into_iter().filter_map(|i| i.0).collect()))
         }
     }
 
     impl<'de> Deserialize<'de> for Hops {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(ListVisitor(std::marker::PhantomData))
-                .map(Hops)
+            crate::coerce::loose::list(d).map(Hops)
         }
     }
 

@@ -28,7 +28,7 @@ pub(super) struct TunnelStep {
     #[serde(deserialize_with = "loose::str_only")]
     pub mode: Option<String>,
     /// Local commands that time out at the panel but take effect.
-    #[serde(deserialize_with = "selectors")]
+    #[serde(deserialize_with = "loose::list")]
     pub timeouts: Vec<CommandSelector>,
     /// `applyError`: the local command that fails.
     pub fail_at: Option<CommandSelector>,
@@ -81,46 +81,6 @@ impl<'de> Deserialize<'de> for CommandSelector {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(SelectorVisitor)
     }
-}
-
-/// A list of selectors; not a list: none.
-fn selectors<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<CommandSelector>, D::Error> {
-    struct List;
-    impl<'de> Visitor<'de> for List {
-        type Value = Vec<CommandSelector>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut out = Vec::new();
-            while let Some(s) = seq.next_element()? {
-                out.push(s);
-            }
-            Ok(out)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            de::IgnoredAny.visit_map(map).map(|_| Vec::new())
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-    }
-    d.deserialize_any(List)
 }
 
 struct SelectorVisitor;
