@@ -700,15 +700,40 @@ pub struct FederationAllocation {
     pub port_range_end: Option<GoText>,
 }
 
+/// The preview's `federation` input read once: each node's provider
+/// answer, by its key as written (a value that is not an object gives
+/// none; the input not an object: none at all).
+#[derive(Debug, Default)]
+pub struct FederationAnswers(BTreeMap<String, FederationAllocation>);
+
+impl FederationAnswers {
+    pub fn read(federation: Option<&Value>) -> FederationAnswers {
+        federation
+            .and_then(Value::as_object)
+            .map(FederationAnswers::of)
+            .unwrap_or_default()
+    }
+
+    /// The answers of a `federation` object.
+    pub fn of(federation: &Map<String, Value>) -> FederationAnswers {
+        let objects = federation
+            .iter()
+            .filter_map(|(k, v)| Some((k, v.as_object()?)));
+        FederationAnswers(
+            objects
+                .map(|(k, v)| (k.clone(), crate::coerce::from_object(v)))
+                .collect(),
+        )
+    }
+}
+
 impl FederationInfo {
     /// The preview answer for `node_id`, with the documented defaults for
     /// whatever the input leaves out.
-    pub fn lookup(federation: Option<&Value>, node_id: i64) -> FederationInfo {
-        let entry = federation
-            .and_then(Value::as_object)
-            .and_then(|m| m.get(&node_id.to_string()))
-            .and_then(Value::as_object);
-        let a: FederationAllocation = entry.map(crate::coerce::from_object).unwrap_or_default();
+    pub fn lookup(federation: &FederationAnswers, node_id: i64) -> FederationInfo {
+        let entry = federation.0.get(&node_id.to_string());
+        let none = FederationAllocation::default();
+        let a = entry.unwrap_or(&none);
         let given_id = GoText::int(&a.runtime_id, 0);
         let runtime_id = if given_id > 0 {
             given_id
@@ -722,7 +747,7 @@ impl FederationInfo {
             tcp_listen_addr: if a.tcp_listen_addr.is_empty() {
                 "[::]".to_string()
             } else {
-                a.tcp_listen_addr
+                a.tcp_listen_addr.clone()
             },
             interface_name: GoText::text(&a.interface_name).to_string(),
             port_range: (
@@ -803,6 +828,26 @@ mod tests {
         assert!(!db.is_remote);
         let unnamed = read(json!({"id": 5}), NodeSource::Database);
         assert_eq!(unnamed.name, "node_5");
+    }
+
+    #[test]
+    fn federation_answers_are_the_object_entries_by_their_key() {
+        let given =
+            json!({"2": {"runtimeId": "21", "allocatedPort": 0}, "3": 7, " 4": {"runtimeId": 41}});
+        let answers = FederationAnswers::read(Some(&given));
+        let two = FederationInfo::lookup(&answers, 2);
+        assert_eq!(
+            (two.given, two.runtime_id, two.allocated_port),
+            (true, 21, None)
+        );
+        let three = FederationInfo::lookup(&answers, 3);
+        assert_eq!((three.given, three.runtime_id), (false, 30));
+        assert!(
+            !FederationInfo::lookup(&answers, 4).given,
+            "keys are compared as written"
+        );
+        let none = FederationAnswers::read(Some(&json!([1])));
+        assert_eq!(FederationInfo::lookup(&none, 2).tcp_listen_addr, "[::]");
     }
 
     #[test]

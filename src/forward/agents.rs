@@ -6,11 +6,10 @@
 //! refusal it got.
 
 use super::input::{AgentState, Entries};
-use crate::model::{NodeRecord, NodeTable};
+use crate::model::{FederationAnswers, NodeRecord, NodeTable};
 use crate::plan::{Command, CommandData};
 use crate::planner::provider::share_of;
 use litemap::LiteMap;
-use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// What the websocket layer answers for a node that is not connected.
@@ -28,7 +27,7 @@ struct Agent {
 /// Every node's agent, the nodes that are offline, and the commands sent.
 pub struct Agents<'a> {
     nodes: &'a NodeTable,
-    federation: Option<&'a Value>,
+    federation: &'a FederationAnswers,
     agents: LiteMap<i64, Agent>,
     /// Sorted.
     offline: Vec<i64>,
@@ -41,7 +40,7 @@ pub struct Agents<'a> {
 impl<'a> Agents<'a> {
     pub fn new(
         nodes: &'a NodeTable,
-        federation: Option<&'a Value>,
+        federation: &'a FederationAnswers,
         given: &Entries<AgentState>,
         offline: &[i64],
     ) -> Agents<'a> {

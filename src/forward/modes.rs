@@ -8,6 +8,7 @@ use super::rejection::ForwardRejection;
 use super::store::{Store, TunnelRow};
 use super::{validate, Panel};
 use crate::limits::Limits;
+use crate::model::FederationAnswers;
 use crate::plan::{Plan, PlanError};
 use crate::planner::request::Outcome;
 use crate::planner::{PlanMode, Rejection};
@@ -86,7 +87,7 @@ fn panel_on<'s>(
     mut store: Store,
     outcome: &'s Outcome,
     ctx: &ForwardContext,
-    federation: Option<&'s Value>,
+    federation: &'s FederationAnswers,
     user: ForwardUser,
 ) -> Panel<'s, 's> {
     seat_tunnel(&mut store, outcome);
@@ -107,7 +108,7 @@ fn panel_on<'s>(
 fn panel<'s>(
     ctx: &ForwardContext,
     outcome: &'s Outcome,
-    federation: Option<&'s Value>,
+    federation: &'s FederationAnswers,
 ) -> Panel<'s, 's> {
     let store = Store::new(
         ctx.forwards.clone(),
@@ -153,7 +154,8 @@ pub fn plan(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
     if let Err(e) = fan_out_within(created + ctx.forwards.len(), created, entries, limits) {
         return refused(e);
     }
-    let mut panel = panel(&ctx, &outcome, obj.get("federation"));
+    let federation = FederationAnswers::read(obj.get("federation"));
+    let mut panel = panel(&ctx, &outcome, &federation);
     let last = create_unrecorded(&mut panel, &ctx.create_forwards);
     let answer = match mode {
         PlanMode::ForwardUpdate => {
@@ -227,7 +229,7 @@ pub fn redeploy_plan(
         Ok((ctx, tables)) => {
             let tunnel = TunnelRedeploy {
                 outcome,
-                federation: input.get("federation"),
+                federation: FederationAnswers::read(input.get("federation")),
                 tunnel_id,
             };
             redeploy_forwards(tunnel, &ctx, tables, limits)
@@ -237,10 +239,10 @@ pub fn redeploy_plan(
 }
 
 /// A tunnel's own redeploy, as the forward sync that follows it sees it.
-pub struct TunnelRedeploy<'f> {
+pub struct TunnelRedeploy {
     pub outcome: Result<Outcome, PlanError>,
     /// The providers' answers, as a redeploy input gives them.
-    pub federation: Option<&'f Value>,
+    pub federation: FederationAnswers,
     pub tunnel_id: i64,
 }
 
@@ -258,7 +260,7 @@ pub fn redeploy_stored(
     }
     let tunnel = TunnelRedeploy {
         outcome: outcome.map_err(|r| r.to_plan_error()),
-        federation: None,
+        federation: FederationAnswers::default(),
         tunnel_id,
     };
     redeploy_forwards(tunnel, &ForwardContext::default(), tables, limits)
@@ -275,7 +277,7 @@ fn tunnel_alone(outcome: crate::planner::rejection::Result<Outcome>) -> Plan {
 /// The forward half of a redeploy: every forward of the tunnel synced on
 /// the agents `ctx` describes, after the tunnel's own commands.
 pub fn redeploy_forwards(
-    tunnel: TunnelRedeploy<'_>,
+    tunnel: TunnelRedeploy,
     ctx: &ForwardContext,
     tables: ForwardTables,
     limits: &Limits,
@@ -310,7 +312,7 @@ pub fn redeploy_forwards(
         store,
         &outcome,
         ctx,
-        tunnel.federation,
+        &tunnel.federation,
         ForwardUser::default(),
     );
     sync_redeployed_forwards(panel, &outcome)
@@ -379,7 +381,8 @@ pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
     if let Err(e) = fan_out_within(moved, moved, widest, limits) {
         return Plan::rejected(e, mode);
     }
-    let mut panel = panel(&ctx, &before, obj.get("federation"));
+    let federation = FederationAnswers::read(obj.get("federation"));
+    let mut panel = panel(&ctx, &before, &federation);
     create_unrecorded(&mut panel, &ctx.create_forwards);
     let tunnel_id = before.state.id;
     let (edited, entries_changed) = edit_entries(&mut panel, obj, &before, edited);

@@ -162,7 +162,7 @@ pub(super) struct Forwards {
 /// The panel's node table and tunnel rows, as the applied inputs create them.
 struct World {
     table: NodeTable,
-    federation: Value,
+    federation: crate::model::FederationAnswers,
     tunnels: Vec<TunnelRow>,
 }
 
@@ -252,7 +252,7 @@ impl Forwards {
         }
         World {
             table: crate::model::node_table(Some(&nodes)),
-            federation,
+            federation: crate::model::FederationAnswers::of(&self.federation),
             tunnels,
         }
     }
@@ -272,7 +272,7 @@ impl Forwards {
         let mut panel = Panel {
             store,
             nodes: &world.table,
-            agents: Agents::new(&world.table, Some(&world.federation), agents, &step.offline),
+            agents: Agents::new(&world.table, &world.federation, agents, &step.offline),
             user,
             allow_local: crate::forward::allows_local(&step.config),
             now: step.now.or_else(crate::forward::clock_now),

@@ -9,11 +9,10 @@ use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
 use crate::builders::{self, Flavor, ServiceSpec};
 use crate::coerce::default_string;
-use crate::model::{FederationInfo, NodeRecord, NodeTable, TunnelNode};
+use crate::model::{FederationAnswers, FederationInfo, NodeRecord, NodeTable, TunnelNode};
 use crate::plan::{
     Apply, Assumption, Command, CommandData, FederationStep, MetaValue, Reserve, UpdateChainData,
 };
-use serde_json::Value;
 
 /// A runtime the request applied on a provider (a `federation_tunnel_binding`).
 #[derive(Debug, Clone)]
@@ -79,7 +78,7 @@ impl Place {
 pub fn apply_federation(
     state: &mut TunnelState,
     nodes: &NodeTable,
-    federation: Option<&Value>,
+    federation: &FederationAnswers,
     providers: &mut Providers,
 ) -> Result<FederationOutcome> {
     let places = remote_order(state);
@@ -112,7 +111,7 @@ fn remote_order(state: &TunnelState) -> Vec<Place> {
 struct FederationApply<'a> {
     state: &'a mut TunnelState,
     nodes: &'a NodeTable,
-    federation: Option<&'a Value>,
+    federation: &'a FederationAnswers,
     providers: &'a mut Providers,
     out: FederationOutcome,
 }

@@ -215,7 +215,8 @@ pub fn plan_stored(
     forwards: crate::forward::input::ForwardTables,
     limits: &Limits,
 ) -> Plan {
-    let outcome = stored.and_then(|stored| request::redeploy_stored(stored, None, limits));
+    let outcome =
+        stored.and_then(|stored| request::redeploy_stored(stored, &Default::default(), limits));
     crate::forward::modes::redeploy_stored(outcome, tunnel_id, forwards, limits)
 }
 

@@ -6,8 +6,7 @@
 //! path: an edit first creates the tunnel as it was, releases its bindings,
 //! then reserves again, and a released key is re-reserved in place.
 
-use crate::model::{FederationInfo, NodeRecord, ShareIdentity};
-use serde_json::Value;
+use crate::model::{FederationAnswers, FederationInfo, NodeRecord, ShareIdentity};
 
 /// One reservation on a provider panel (`peer_share_runtime`).
 #[derive(Debug, Clone)]
@@ -374,7 +373,7 @@ fn pick_port(
 /// The share of a remote node row: the first row in input order with the
 /// same URL and token stands for the share (its range and the provider's
 /// record of the node come from that row).
-pub fn share_of(node: &NodeRecord, rows: &[NodeRecord], federation: Option<&Value>) -> Share {
+pub fn share_of(node: &NodeRecord, rows: &[NodeRecord], federation: &FederationAnswers) -> Share {
     let first = rows
         .iter()
         .find(|r| {

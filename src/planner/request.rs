@@ -15,7 +15,7 @@ use super::state::{
 use super::stored::StoredTunnel;
 use crate::coerce::{go_int, GoText};
 use crate::limits::Limits;
-use crate::model::{node_table, NodeTable, TunnelPayload};
+use crate::model::{node_table, FederationAnswers, NodeTable, TunnelPayload};
 use crate::plan::{Assumption, Command, MetaValue};
 use serde_json::{Map, Value};
 
@@ -68,7 +68,7 @@ pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
         &tunnel,
         id,
         nodes,
-        input.get("federation"),
+        &FederationAnswers::read(input.get("federation")),
         &mut providers,
         Rules::Create,
         limits,
@@ -82,7 +82,7 @@ fn create_on(
     tunnel: &TunnelPayload,
     id: i64,
     nodes: NodeTable,
-    federation: Option<&Value>,
+    federation: &FederationAnswers,
     providers: &mut Providers,
     rules: Rules<'_>,
     limits: &Limits,
@@ -156,7 +156,7 @@ fn update_into(
         }
     };
     let nodes = node_table(input.get("nodes"));
-    let federation = input.get("federation");
+    let federation = &FederationAnswers::read(input.get("federation"));
     let id = GoText::int(&tunnel.id, 0);
     let before_id = [id, GoText::int(&before.id, 0)]
         .into_iter()
@@ -226,7 +226,7 @@ pub fn redeploy(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> 
     };
     redeploy_stored(
         StoredTunnel::read(db, tunnel_id)?,
-        input.get("federation"),
+        &FederationAnswers::read(input.get("federation")),
         limits,
     )
 }
@@ -234,7 +234,7 @@ pub fn redeploy(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> 
 /// [`redeploy`] of a tunnel already read from its rows.
 pub fn redeploy_stored(
     stored: StoredTunnel,
-    federation: Option<&Value>,
+    federation: &FederationAnswers,
     limits: &Limits,
 ) -> Result<Outcome> {
     stored.node_rows_within(limits)?;
