@@ -716,14 +716,15 @@ impl FederationAnswers {
 
     /// The answers of a `federation` object.
     pub fn of(federation: &Map<String, Value>) -> FederationAnswers {
-        let objects = federation
-            .iter()
-            .filter_map(|(k, v)| Some((k, v.as_object()?)));
-        FederationAnswers(
-            objects
-                .map(|(k, v)| (k.clone(), crate::coerce::from_object(v)))
-                .collect(),
-        )
+        // Inserted one by one: `collect` would sort first, one more compiled
+        // sort (the keys come sorted and once).
+        let mut answers = BTreeMap::new();
+        for (k, v) in federation {
+            if let Some(v) = v.as_object() {
+                answers.insert(k.clone(), crate::coerce::from_object(v));
+            }
+        }
+        FederationAnswers(answers)
     }
 }
 
