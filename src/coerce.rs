@@ -703,6 +703,92 @@ pub mod loose {
         d.deserialize_any(StrOnly)
     }
 
+    /// A value read as `T` when it is an object; anything else reads as
+    /// `None` (the server's `asMap` on a value).
+    pub struct ObjectOnly<T>(pub Option<T>);
+
+    impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for ObjectOnly<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(ObjectOnlyVisitor(std::marker::PhantomData))
+        }
+    }
+
+    struct ObjectOnlyVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: de::Deserialize<'de>> Visitor<'de> for ObjectOnlyVisitor<T> {
+        type Value = ObjectOnly<T>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| ObjectOnly(Some(t)))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            de::IgnoredAny.visit_seq(seq).map(|_| ObjectOnly(None))
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(ObjectOnly(None))
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(ObjectOnly(None))
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(ObjectOnly(None))
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(ObjectOnly(None))
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(ObjectOnly(None))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(ObjectOnly(None))
+        }
+    }
+
+    /// The entries of an object whose values are objects, each read as
+    /// `T`, in key order; any other value: none.
+    pub fn object_entries<'de, D: Deserializer<'de>, T: de::Deserialize<'de>>(
+        d: D,
+    ) -> Result<Vec<(String, T)>, D::Error> {
+        struct Entries<T>(std::marker::PhantomData<T>);
+        impl<'de, T: de::Deserialize<'de>> Visitor<'de> for Entries<T> {
+            type Value = Vec<(String, T)>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, ObjectOnly(v))) = map.next_entry::<String, ObjectOnly<T>>()? {
+                    out.extend(v.map(|v| (k, v)));
+                }
+                Ok(out)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                de::IgnoredAny.visit_seq(seq).map(|_| Vec::new())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Vec::new())
+            }
+        }
+        d.deserialize_any(Entries(std::marker::PhantomData))
+    }
+
     /// One item of an id list, read by [`id`].
     pub(crate) struct LooseId(pub Option<i64>);
 

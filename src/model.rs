@@ -716,15 +716,34 @@ impl FederationAnswers {
 
     /// The answers of a `federation` object.
     pub fn of(federation: &Map<String, Value>) -> FederationAnswers {
+        crate::coerce::from_object(federation)
+    }
+}
+
+impl<'de> Deserialize<'de> for FederationAnswers {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         // Inserted one by one: `collect` would sort first, one more compiled
         // sort (the keys come sorted and once).
         let mut answers = BTreeMap::new();
-        for (k, v) in federation {
-            if let Some(v) = v.as_object() {
-                answers.insert(k.clone(), crate::coerce::from_object(v));
-            }
+        for (k, v) in loose::object_entries::<D, FederationAllocation>(d)? {
+            answers.insert(k, v);
         }
-        FederationAnswers(answers)
+        Ok(FederationAnswers(answers))
+    }
+}
+
+/// A node list as the panel's API gives it: the rows of its objects
+/// (anything else in it, or a value that is not a list, gives none).
+#[derive(Debug, Default)]
+pub struct ApiNodeRows(pub NodeTable);
+
+impl<'de> Deserialize<'de> for ApiNodeRows {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let rows: Vec<loose::ObjectOnly<NodeRow>> = loose::list(d)?;
+        let records = rows.into_iter().filter_map(|r| r.0);
+        Ok(ApiNodeRows(NodeTable::new(
+            records.map(|row| NodeRecord::from_cells(row, false)),
+        )))
     }
 }
 

@@ -15,8 +15,10 @@ use super::state::{
 use super::stored::StoredTunnel;
 use crate::coerce::{go_int, GoText};
 use crate::limits::Limits;
-use crate::model::{node_table, FederationAnswers, NodeTable, TunnelPayload};
+use crate::model::{ApiNodeRows, FederationAnswers, NodeTable, TunnelPayload};
 use crate::plan::{Assumption, Command, MetaValue};
+use serde::de::{self, MapAccess, Visitor};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// What a request deploys once the server accepts it.
@@ -28,18 +30,88 @@ pub struct Outcome {
     pub assumed: Vec<Assumption>,
 }
 
+/// The top level of a create or an update input (`{tunnel, before?, nodes,
+/// federation?}`), each part read by its own type.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct TunnelRequest {
+    tunnel: PayloadCell,
+    before: PayloadCell,
+    nodes: ApiNodeRows,
+    federation: FederationAnswers,
+}
+
+impl TunnelRequest {
+    fn read(input: &Map<String, Value>) -> TunnelRequest {
+        crate::coerce::from_object(input)
+    }
+}
+
+/// A mutation payload as given: absent, `null`, an object, or another value.
+#[derive(Default)]
+enum PayloadCell {
+    #[default]
+    Absent,
+    Null,
+    Object(Box<TunnelPayload>),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for PayloadCell {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(PayloadVisitor)
+    }
+}
+
+struct PayloadVisitor;
+
+impl<'de> Visitor<'de> for PayloadVisitor {
+    type Value = PayloadCell;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<PayloadCell, A::Error> {
+        let payload = TunnelPayload::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        Ok(PayloadCell::Object(Box::new(payload)))
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<PayloadCell, E> {
+        Ok(PayloadCell::Null)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(
+        self,
+        seq: A,
+    ) -> std::result::Result<PayloadCell, A::Error> {
+        de::IgnoredAny.visit_seq(seq).map(|_| PayloadCell::Other)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<PayloadCell, E> {
+        Ok(PayloadCell::Other)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<PayloadCell, E> {
+        Ok(PayloadCell::Other)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<PayloadCell, E> {
+        Ok(PayloadCell::Other)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<PayloadCell, E> {
+        Ok(PayloadCell::Other)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<PayloadCell, E> {
+        Ok(PayloadCell::Other)
+    }
+}
+
 /// The mutation payload: `null` reads as empty (as the server reads a `null`
 /// body), anything else but an object is refused; a missing one is the
 /// caller's mistake, not a decision of the server.
-fn payload(v: Option<&Value>, what: &str) -> Result<TunnelPayload> {
+fn payload(v: PayloadCell, what: &str) -> Result<TunnelPayload> {
     match v {
-        None => Err(Rejection::InvalidInput(format!(
+        PayloadCell::Absent => Err(Rejection::InvalidInput(format!(
             "{} is missing: give the panel's tunnel payload (a node list alone is not enough)",
             what
         ))),
-        Some(Value::Null) => Ok(TunnelPayload::default()),
-        Some(Value::Object(m)) => Ok(TunnelPayload::of(m)),
-        Some(_) => Err(Rejection::InvalidInput(format!(
+        PayloadCell::Null => Ok(TunnelPayload::default()),
+        PayloadCell::Object(p) => Ok(*p),
+        PayloadCell::Other => Err(Rejection::InvalidInput(format!(
             "{} must be an object (the panel's tunnel payload)",
             what
         ))),
@@ -48,8 +120,9 @@ fn payload(v: Option<&Value>, what: &str) -> Result<TunnelPayload> {
 
 /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
 pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
-    let tunnel = payload(input.get("tunnel"), "/tunnel")?;
-    let nodes = node_table(input.get("nodes"));
+    let request = TunnelRequest::read(input);
+    let tunnel = payload(request.tunnel, "/tunnel")?;
+    let nodes = request.nodes.0;
     let mut providers = Providers::default();
     let mut assumed = Vec::new();
     let given_id = GoText::int(&tunnel.id, 0);
@@ -68,7 +141,7 @@ pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
         &tunnel,
         id,
         nodes,
-        &FederationAnswers::read(input.get("federation")),
+        &request.federation,
         &mut providers,
         Rules::Create,
         limits,
@@ -145,18 +218,19 @@ fn update_into(
     limits: &Limits,
     created_out: &mut Option<Outcome>,
 ) -> Result<Outcome> {
-    let tunnel = payload(input.get("tunnel"), "/tunnel")?;
+    let request = TunnelRequest::read(input);
+    let tunnel = payload(request.tunnel, "/tunnel")?;
     let before_given;
-    let before = match input.get("before") {
+    let before = match request.before {
         // Without the tunnel as it was, the edit starts from the tunnel as it is.
-        None | Some(Value::Null) => &tunnel,
-        Some(v) => {
-            before_given = payload(Some(v), "/before")?;
+        PayloadCell::Absent | PayloadCell::Null => &tunnel,
+        given => {
+            before_given = payload(given, "/before")?;
             &before_given
         }
     };
-    let nodes = node_table(input.get("nodes"));
-    let federation = &FederationAnswers::read(input.get("federation"));
+    let nodes = request.nodes.0;
+    let federation = &request.federation;
     let id = GoText::int(&tunnel.id, 0);
     let before_id = [id, GoText::int(&before.id, 0)]
         .into_iter()
@@ -280,4 +354,47 @@ pub fn redeploy_stored(
     let mut state = stored.reconstruct(limits)?;
     let fed = apply_federation(&mut state, &nodes, federation, &mut providers)?;
     deploy(state, nodes, fed, Verb::Add, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::planner::{plan_opts, PlanMode, PlanOptions};
+    use serde_json::json;
+
+    /// The English message of the plan's error (`invalid input: ...`
+    /// stripped).
+    fn error_of(input: serde_json::Value, mode: PlanMode) -> Option<String> {
+        let error = plan_opts(&input, &PlanOptions::along(mode)).error?;
+        Some(
+            error
+                .message_en
+                .trim_start_matches("invalid input: ")
+                .to_string(),
+        )
+    }
+
+    #[test]
+    fn the_payloads_read_as_the_server_tells_them_apart() {
+        let nodes = json!([{"id": 1, "status": 1}, 7, {"id": 2, "status": 1}]);
+        let missing = error_of(json!({"nodes": nodes}), PlanMode::Create).unwrap();
+        assert!(missing.starts_with("/tunnel is missing"), "{missing}");
+        let wrong = error_of(json!({"tunnel": [1], "nodes": nodes}), PlanMode::Create).unwrap();
+        assert!(wrong.starts_with("/tunnel must be an object"), "{wrong}");
+        let tunnel = json!({"name": "t", "inNodeId": [{"nodeId": 1}], "outNodeId": [{"nodeId": 2, "port": 40001}]});
+        let before = error_of(
+            json!({"tunnel": tunnel, "before": "x", "nodes": nodes}),
+            PlanMode::Update,
+        );
+        assert!(before.unwrap().starts_with("/before must be an object"));
+        // `null` reads as an empty payload: the server's own check answers.
+        let null = error_of(json!({"tunnel": null, "nodes": nodes}), PlanMode::Create).unwrap();
+        assert!(!null.starts_with("/tunnel"), "{null}");
+        // A `before` of `null` is the tunnel itself.
+        let same = error_of(
+            json!({"tunnel": tunnel, "before": null, "nodes": nodes}),
+            PlanMode::Update,
+        );
+        let absent = error_of(json!({"tunnel": tunnel, "nodes": nodes}), PlanMode::Update);
+        assert_eq!(same, absent);
+    }
 }
