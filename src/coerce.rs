@@ -244,7 +244,32 @@ impl std::fmt::Debug for TokenCell {
 
 impl<'de> serde::Deserialize<'de> for TokenCell {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(loose::TokenVisitor)
+        loose::any(d)
+    }
+}
+
+/// Booleans and raw text kept apart from the other values, which read as
+/// their `asString` text.
+impl<'de> loose::AnyValue<'de> for TokenCell {
+    fn other() -> Self {
+        TokenCell::Absent
+    }
+    fn boolean(b: bool) -> Self {
+        TokenCell::Marker(b)
+    }
+    fn text(s: &str) -> Self {
+        TokenCell::Text(s.to_string())
+    }
+    fn number(n: serde_json::Number) -> Self {
+        TokenCell::Other(go_string(Some(&Value::Number(n))))
+    }
+    fn list<A: serde::de::SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+        use serde::de::Visitor;
+        loose::TextVisitor.visit_seq(seq).map(TokenCell::Other)
+    }
+    fn object<A: serde::de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        use serde::de::Visitor;
+        loose::TextVisitor.visit_map(map).map(TokenCell::Other)
     }
 }
 
@@ -341,44 +366,6 @@ pub mod loose {
         }
     }
 
-    /// A [`super::TokenCell`]: booleans and raw text kept apart from
-    /// the other values, which read as their `asString` text.
-    pub(crate) struct TokenVisitor;
-
-    impl<'de> Visitor<'de> for TokenVisitor {
-        type Value = super::TokenCell;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
-            Ok(super::TokenCell::Marker(b))
-        }
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-            Ok(super::TokenCell::Text(s.to_string()))
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(super::TokenCell::Absent)
-        }
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(super::TokenCell::Absent)
-        }
-        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Self::Value, E> {
-            TextVisitor.visit_i64(n).map(super::TokenCell::Other)
-        }
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Self::Value, E> {
-            TextVisitor.visit_u64(n).map(super::TokenCell::Other)
-        }
-        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
-            TextVisitor.visit_f64(n).map(super::TokenCell::Other)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            TextVisitor.visit_seq(seq).map(super::TokenCell::Other)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            TextVisitor.visit_map(map).map(super::TokenCell::Other)
-        }
-    }
-
     /// A whole value, for the rare list or object in a text field (its
     /// `asString` is its JSON text).
     struct AnyVisitor;
@@ -444,55 +431,6 @@ pub mod loose {
                 out.insert(k, v);
             }
             Ok(Value::Object(out))
-        }
-    }
-
-    /// The items of a list, each through `asString`; anything but a list is
-    /// no items (the server's `asAnySlice`).
-    struct TextsVisitor;
-
-    impl<'de> Visitor<'de> for TextsVisitor {
-        type Value = Vec<String>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a list")
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
-            let mut out = Vec::new();
-            while let Some(t) = seq.next_element::<super::GoText>()? {
-                out.push(t.0);
-            }
-            Ok(out)
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<String>, A::Error> {
-            AnyVisitor.visit_map(map)?;
-            Ok(vec![])
-        }
-
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Vec<String>, E> {
-            Ok(vec![])
-        }
-
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Vec<String>, E> {
-            Ok(vec![])
-        }
-
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Vec<String>, E> {
-            Ok(vec![])
-        }
-
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Vec<String>, E> {
-            Ok(vec![])
-        }
-
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Vec<String>, E> {
-            Ok(vec![])
-        }
-
-        fn visit_unit<E: de::Error>(self) -> Result<Vec<String>, E> {
-            Ok(vec![])
         }
     }
 
@@ -599,20 +537,25 @@ pub mod loose {
 
     /// A list of integers, each read by `asInt64` (unreadable ones dropped).
     pub fn ints<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
-        let texts = d.deserialize_any(TextsVisitor)?;
-        Ok(texts.iter().filter_map(|t| super::parse_int(t)).collect())
+        let texts: Vec<super::GoText> = list(d)?;
+        Ok(texts
+            .iter()
+            .filter_map(|t| super::parse_int(&t.0))
+            .collect())
     }
 
-    /// A list of names, each read by `asString`.
+    /// A list of names, each read by `asString` (the server's
+    /// `asAnySlice`: anything but a list is no names).
     pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        d.deserialize_any(TextsVisitor)
+        let texts: Vec<super::GoText> = list(d)?;
+        Ok(texts.into_iter().map(|t| t.0).collect())
     }
 
     /// A node id as a plan or the user names it
     /// ([`crate::go::coerce::loose_id`]): a whole number or a numeric
     /// string; `None` for anything else.
     pub fn id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-        d.deserialize_any(IdVisitor)
+        any(d).map(|LooseId(id)| id)
     }
 
     /// A list of node ids, each read by [`id`] (the others dropped); not a
@@ -622,127 +565,127 @@ pub mod loose {
         Ok(items.into_iter().filter_map(|LooseId(id)| id).collect())
     }
 
+    /// A type read from any JSON value: the kinds of value it takes, and
+    /// what every other value reads as ([`AnyValue::other`]). Each kind
+    /// not overridden reads as `other()` (a list or object is skipped).
+    pub trait AnyValue<'de>: Sized {
+        fn other() -> Self;
+        fn null() -> Self {
+            Self::other()
+        }
+        fn boolean(_: bool) -> Self {
+            Self::other()
+        }
+        fn number(_: Number) -> Self {
+            Self::other()
+        }
+        fn text(_: &str) -> Self {
+            Self::other()
+        }
+        fn list<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+            de::IgnoredAny.visit_seq(seq).map(|_| Self::other())
+        }
+        fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+            de::IgnoredAny.visit_map(map).map(|_| Self::other())
+        }
+    }
+
+    /// Reads a `T` from whatever value the deserializer holds.
+    pub fn any<'de, D: Deserializer<'de>, T: AnyValue<'de>>(d: D) -> Result<T, D::Error> {
+        d.deserialize_any(AnyValueVisitor(std::marker::PhantomData))
+    }
+
+    struct AnyValueVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: AnyValue<'de>> Visitor<'de> for AnyValueVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+            Ok(T::null())
+        }
+        fn visit_none<E: de::Error>(self) -> Result<T, E> {
+            Ok(T::null())
+        }
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<T, E> {
+            Ok(T::boolean(b))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<T, E> {
+            Ok(T::number(n.into()))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<T, E> {
+            Ok(T::number(n.into()))
+        }
+        fn visit_f64<E: de::Error>(self, f: f64) -> Result<T, E> {
+            Ok(Number::from_f64(f).map_or_else(T::other, T::number))
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+            Ok(T::text(s))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
+            T::list(seq)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::object(map)
+        }
+    }
+
     /// A list of `T`s when the value is an array; any other value: none.
     pub fn list<'de, D: Deserializer<'de>, T: de::Deserialize<'de>>(
         d: D,
     ) -> Result<Vec<T>, D::Error> {
-        d.deserialize_any(ListVisitor(std::marker::PhantomData))
+        any(d).map(|List(items)| items)
     }
 
-    struct ListVisitor<T>(std::marker::PhantomData<T>);
+    struct List<T>(Vec<T>);
 
-    impl<'de, T: de::Deserialize<'de>> Visitor<'de> for ListVisitor<T> {
-        type Value = Vec<T>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
+    impl<'de, T: de::Deserialize<'de>> AnyValue<'de> for List<T> {
+        fn other() -> Self {
+            List(Vec::new())
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        fn list<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
             let mut out = Vec::new();
             while let Some(x) = seq.next_element::<T>()? {
                 out.push(x);
             }
-            Ok(out)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            de::IgnoredAny.visit_map(map).map(|_| Vec::new())
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(Vec::new())
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(Vec::new())
+            Ok(List(out))
         }
     }
 
     /// Text only when the value is a string (`Value::as_str`): anything
     /// else reads as absent.
     pub fn str_only<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-        struct StrOnly;
-        impl<'de> Visitor<'de> for StrOnly {
-            type Value = Option<String>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
-                Ok(Some(s.to_string()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<String>, A::Error> {
-                de::IgnoredAny.visit_seq(seq).map(|_| None)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<String>, A::Error> {
-                de::IgnoredAny.visit_map(map).map(|_| None)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<String>, E> {
-                Ok(None)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Option<String>, E> {
-                Ok(None)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Option<String>, E> {
-                Ok(None)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Option<String>, E> {
-                Ok(None)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Option<String>, E> {
-                Ok(None)
-            }
+        any(d).map(|StrOnly(s)| s)
+    }
+
+    struct StrOnly(Option<String>);
+
+    impl<'de> AnyValue<'de> for StrOnly {
+        fn other() -> Self {
+            StrOnly(None)
         }
-        d.deserialize_any(StrOnly)
+        fn text(s: &str) -> Self {
+            StrOnly(Some(s.to_string()))
+        }
     }
 
     /// A value read as `T` when it is an object; anything else reads as
     /// `None` (the server's `asMap` on a value).
     pub struct ObjectOnly<T>(pub Option<T>);
 
-    impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for ObjectOnly<T> {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(ObjectOnlyVisitor(std::marker::PhantomData))
+    impl<'de, T: de::Deserialize<'de>> AnyValue<'de> for ObjectOnly<T> {
+        fn other() -> Self {
+            ObjectOnly(None)
+        }
+        fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| ObjectOnly(Some(t)))
         }
     }
 
-    struct ObjectOnlyVisitor<T>(std::marker::PhantomData<T>);
-
-    impl<'de, T: de::Deserialize<'de>> Visitor<'de> for ObjectOnlyVisitor<T> {
-        type Value = ObjectOnly<T>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| ObjectOnly(Some(t)))
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            de::IgnoredAny.visit_seq(seq).map(|_| ObjectOnly(None))
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(ObjectOnly(None))
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(ObjectOnly(None))
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(ObjectOnly(None))
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(ObjectOnly(None))
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(ObjectOnly(None))
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(ObjectOnly(None))
+    impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for ObjectOnly<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            any(d)
         }
     }
 
@@ -751,83 +694,42 @@ pub mod loose {
     pub fn object_entries<'de, D: Deserializer<'de>, T: de::Deserialize<'de>>(
         d: D,
     ) -> Result<Vec<(String, T)>, D::Error> {
-        struct Entries<T>(std::marker::PhantomData<T>);
-        impl<'de, T: de::Deserialize<'de>> Visitor<'de> for Entries<T> {
-            type Value = Vec<(String, T)>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, ObjectOnly(v))) = map.next_entry::<String, ObjectOnly<T>>()? {
-                    out.extend(v.map(|v| (k, v)));
-                }
-                Ok(out)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                de::IgnoredAny.visit_seq(seq).map(|_| Vec::new())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-        }
-        d.deserialize_any(Entries(std::marker::PhantomData))
+        any(d).map(|Entries(entries)| entries)
     }
 
-    /// One item of an id list, read by [`id`].
+    struct Entries<T>(Vec<(String, T)>);
+
+    impl<'de, T: de::Deserialize<'de>> AnyValue<'de> for Entries<T> {
+        fn other() -> Self {
+            Entries(Vec::new())
+        }
+        fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+            let mut out = Vec::new();
+            while let Some((k, ObjectOnly(v))) = map.next_entry::<String, ObjectOnly<T>>()? {
+                out.extend(v.map(|v| (k, v)));
+            }
+            Ok(Entries(out))
+        }
+    }
+
+    /// A node id read by [`id`].
     pub(crate) struct LooseId(pub Option<i64>);
+
+    impl<'de> AnyValue<'de> for LooseId {
+        fn other() -> Self {
+            LooseId(None)
+        }
+        fn text(s: &str) -> Self {
+            LooseId(crate::go::coerce::id_text(s))
+        }
+        fn number(n: Number) -> Self {
+            LooseId(crate::go::coerce::json_whole_number(&n))
+        }
+    }
 
     impl<'de> de::Deserialize<'de> for LooseId {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(IdVisitor).map(LooseId)
-        }
-    }
-
-    pub(crate) struct IdVisitor;
-
-    impl<'de> Visitor<'de> for IdVisitor {
-        type Value = Option<i64>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<i64>, E> {
-            Ok(super::parse_int(s.trim()))
-        }
-        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<i64>, E> {
-            Ok(crate::go::coerce::json_whole_number(&Number::from(n)))
-        }
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<i64>, E> {
-            Ok(crate::go::coerce::json_whole_number(&Number::from(n)))
-        }
-        fn visit_f64<E: de::Error>(self, f: f64) -> Result<Option<i64>, E> {
-            Ok(Number::from_f64(f).and_then(|n| crate::go::coerce::json_whole_number(&n)))
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Option<i64>, E> {
-            Ok(None)
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Option<i64>, E> {
-            Ok(None)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<i64>, A::Error> {
-            de::IgnoredAny.visit_seq(seq).map(|_| None)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<i64>, A::Error> {
-            de::IgnoredAny.visit_map(map).map(|_| None)
+            any(d)
         }
     }
 }

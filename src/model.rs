@@ -530,107 +530,42 @@ mod payload_de {
     //! The payload's loose cells: lists read as `asMapSlice` reads them,
     //! probe cells with their JSON type.
     use super::{Hops, NodeItems, ProbeCell, TunnelNodeRef};
-    use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use crate::coerce::loose::{self, AnyValue, ObjectOnly};
+    use serde::de::{Deserialize, Deserializer};
     use serde_json::Number;
-    use std::fmt;
-
-    /// An item of a node list: a node when it is an object.
-    struct Item(Option<TunnelNodeRef>);
-
-    impl<'de> Deserialize<'de> for Item {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(ItemVisitor).map(Item)
-        }
-    }
-
-    struct ItemVisitor;
-
-    impl<'de> Visitor<'de> for ItemVisitor {
-        type Value = Option<TunnelNodeRef>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            TunnelNodeRef::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-            Ok(None)
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    }
 
     impl<'de> Deserialize<'de> for NodeItems {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let items: Vec<Item> = crate::coerce::loose::list(d)?;
+            let items: Vec<ObjectOnly<TunnelNodeRef>> = loose::list(d)?;
             Ok(NodeItems(items.into_iter().filter_map(|i| i.0).collect()))
         }
     }
 
     impl<'de> Deserialize<'de> for Hops {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            crate::coerce::loose::list(d).map(Hops)
+            loose::list(d).map(Hops)
         }
     }
 
-    struct CellVisitor;
-
-    impl<'de> Visitor<'de> for CellVisitor {
-        type Value = ProbeCell;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
+    /// A probe field with its JSON type: `null`, text, a number, or other.
+    impl<'de> AnyValue<'de> for ProbeCell {
+        fn other() -> Self {
+            ProbeCell::Other
         }
-        fn visit_unit<E: de::Error>(self) -> Result<ProbeCell, E> {
-            Ok(ProbeCell::Null)
+        fn null() -> Self {
+            ProbeCell::Null
         }
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<ProbeCell, E> {
-            Ok(ProbeCell::Str(s.to_string()))
+        fn text(s: &str) -> Self {
+            ProbeCell::Str(s.to_string())
         }
-        fn visit_i64<E: de::Error>(self, n: i64) -> Result<ProbeCell, E> {
-            Ok(ProbeCell::Num(n.into()))
-        }
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<ProbeCell, E> {
-            Ok(ProbeCell::Num(n.into()))
-        }
-        fn visit_f64<E: de::Error>(self, f: f64) -> Result<ProbeCell, E> {
-            Ok(Number::from_f64(f).map_or(ProbeCell::Other, ProbeCell::Num))
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<ProbeCell, E> {
-            Ok(ProbeCell::Other)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ProbeCell, A::Error> {
-            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-            Ok(ProbeCell::Other)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProbeCell, A::Error> {
-            while map
-                .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
-                .is_some()
-            {}
-            Ok(ProbeCell::Other)
+        fn number(n: Number) -> Self {
+            ProbeCell::Num(n)
         }
     }
 
     impl<'de> Deserialize<'de> for ProbeCell {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(CellVisitor)
+            loose::any(d)
         }
     }
 }

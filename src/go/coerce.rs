@@ -53,9 +53,14 @@ pub(crate) fn json_int<N: crate::json::node::Node>(v: &N) -> Option<i64> {
 /// string (trimmed, [`parse_int`]).
 pub(crate) fn loose_id<N: crate::json::node::Node>(v: &N) -> Option<i64> {
     match v.shape() {
-        crate::json::node::Shape::Str(s) => parse_int(s.trim()),
+        crate::json::node::Shape::Str(s) => id_text(s),
         _ => json_int(v),
     }
+}
+
+/// A node id written as text: trimmed, then [`parse_int`].
+pub(crate) fn id_text(s: &str) -> Option<i64> {
+    parse_int(s.trim())
 }
 
 /// Go's `strconv.ParseInt(s, 10, 64)` (and `strconv.Atoi`): an optional

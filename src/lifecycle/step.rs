@@ -6,10 +6,9 @@
 
 use crate::coerce::loose;
 use crate::plan::Command;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess};
 use serde::Deserialize;
 use serde_json::Value;
-use std::fmt;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -79,62 +78,36 @@ impl CommandSelector {
 
 impl<'de> Deserialize<'de> for CommandSelector {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(SelectorVisitor)
+        loose::any(d)
     }
 }
 
-struct SelectorVisitor;
-
-impl<'de> Visitor<'de> for SelectorVisitor {
-    type Value = CommandSelector;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
+/// An index is a non-negative integer; an object picks by node and name.
+impl<'de> loose::AnyValue<'de> for CommandSelector {
+    fn other() -> Self {
+        CommandSelector::Nothing
     }
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<CommandSelector, E> {
-        Ok(CommandSelector::Index(n))
+    fn number(n: serde_json::Number) -> Self {
+        n.as_u64()
+            .map_or(CommandSelector::Nothing, CommandSelector::Index)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CommandSelector, A::Error> {
-        let (mut node_id, mut command) = (None, None);
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "nodeId" => node_id = map.next_value::<loose::LooseId>()?.0,
-                "command" => command = map.next_value::<StrOnly>()?.0,
-                _ => {
-                    map.next_value::<de::IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(CommandSelector::Node { node_id, command })
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<CommandSelector, E> {
-        Ok(CommandSelector::Nothing)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<CommandSelector, E> {
-        Ok(CommandSelector::Nothing)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<CommandSelector, E> {
-        Ok(CommandSelector::Nothing)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<CommandSelector, E> {
-        Ok(CommandSelector::Nothing)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<CommandSelector, E> {
-        Ok(CommandSelector::Nothing)
-    }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<CommandSelector, A::Error> {
-        de::IgnoredAny
-            .visit_seq(seq)
-            .map(|_| CommandSelector::Nothing)
+    fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+        let fields = NodeAndName::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        Ok(CommandSelector::Node {
+            node_id: fields.node_id,
+            command: fields.command,
+        })
     }
 }
 
-/// A command name read by [`loose::str_only`].
-struct StrOnly(Option<String>);
-
-impl<'de> Deserialize<'de> for StrOnly {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        loose::str_only(d).map(StrOnly)
-    }
+/// The parts of a `{nodeId, command}` selector.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeAndName {
+    #[serde(default, deserialize_with = "loose::id")]
+    node_id: Option<i64>,
+    #[serde(default, deserialize_with = "loose::str_only")]
+    command: Option<String>,
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::coerce::{go_int, GoText};
 use crate::limits::Limits;
 use crate::model::{ApiNodeRows, FederationAnswers, NodeTable, TunnelPayload};
 use crate::plan::{Assumption, Command, MetaValue};
-use serde::de::{self, MapAccess, Visitor};
+use serde::de::{self, MapAccess};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -59,44 +59,20 @@ enum PayloadCell {
 
 impl<'de> Deserialize<'de> for PayloadCell {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_any(PayloadVisitor)
+        crate::coerce::loose::any(d)
     }
 }
 
-struct PayloadVisitor;
-
-impl<'de> Visitor<'de> for PayloadVisitor {
-    type Value = PayloadCell;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
+impl<'de> crate::coerce::loose::AnyValue<'de> for PayloadCell {
+    fn other() -> Self {
+        PayloadCell::Other
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<PayloadCell, A::Error> {
+    fn null() -> Self {
+        PayloadCell::Null
+    }
+    fn object<A: MapAccess<'de>>(map: A) -> std::result::Result<Self, A::Error> {
         let payload = TunnelPayload::deserialize(de::value::MapAccessDeserializer::new(map))?;
         Ok(PayloadCell::Object(Box::new(payload)))
-    }
-    fn visit_unit<E: de::Error>(self) -> std::result::Result<PayloadCell, E> {
-        Ok(PayloadCell::Null)
-    }
-    fn visit_seq<A: de::SeqAccess<'de>>(
-        self,
-        seq: A,
-    ) -> std::result::Result<PayloadCell, A::Error> {
-        de::IgnoredAny.visit_seq(seq).map(|_| PayloadCell::Other)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<PayloadCell, E> {
-        Ok(PayloadCell::Other)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<PayloadCell, E> {
-        Ok(PayloadCell::Other)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<PayloadCell, E> {
-        Ok(PayloadCell::Other)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<PayloadCell, E> {
-        Ok(PayloadCell::Other)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<PayloadCell, E> {
-        Ok(PayloadCell::Other)
     }
 }
 
