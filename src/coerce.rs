@@ -204,7 +204,7 @@ pub struct GoText(pub String);
 
 impl<'de> serde::Deserialize<'de> for GoText {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(loose::TextVisitor).map(GoText)
+        loose::any(d)
     }
 }
 
@@ -216,7 +216,7 @@ pub struct Column(pub String);
 
 impl<'de> serde::Deserialize<'de> for Column {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        loose::column(d).map(Column)
+        loose::any(d)
     }
 }
 
@@ -261,15 +261,13 @@ impl<'de> loose::AnyValue<'de> for TokenCell {
         TokenCell::Text(s.to_string())
     }
     fn number(n: serde_json::Number) -> Self {
-        TokenCell::Other(go_string(Some(&Value::Number(n))))
+        TokenCell::Other(<GoText as loose::AnyValue>::number(n).0)
     }
     fn list<A: serde::de::SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
-        use serde::de::Visitor;
-        loose::TextVisitor.visit_seq(seq).map(TokenCell::Other)
+        <GoText as loose::AnyValue>::list(seq).map(|t| TokenCell::Other(t.0))
     }
     fn object<A: serde::de::MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        use serde::de::Visitor;
-        loose::TextVisitor.visit_map(map).map(TokenCell::Other)
+        <GoText as loose::AnyValue>::object(map).map(|t| TokenCell::Other(t.0))
     }
 }
 
@@ -312,171 +310,102 @@ pub mod loose {
     use serde_json::{Map, Number, Value};
     use std::fmt;
 
-    /// `asString` of whatever value the deserializer holds.
-    pub(crate) struct TextVisitor;
-
-    impl<'de> Visitor<'de> for TextVisitor {
-        type Value = String;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
+    /// `asString` of any value: trimmed text, numbers in Go's form, a
+    /// list or object as its JSON text; `null` is "".
+    impl<'de> AnyValue<'de> for super::GoText {
+        fn other() -> Self {
+            super::GoText(String::new())
         }
-
-        fn visit_bool<E: de::Error>(self, b: bool) -> Result<String, E> {
-            Ok(if b { "true" } else { "false" }.into())
+        fn boolean(b: bool) -> Self {
+            super::GoText(if b { "true" } else { "false" }.into())
         }
-
-        fn visit_i64<E: de::Error>(self, n: i64) -> Result<String, E> {
-            Ok(super::go_string(Some(&Value::Number(n.into()))))
+        fn number(n: Number) -> Self {
+            super::GoText(super::go_string(Some(&Value::Number(n))))
         }
-
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<String, E> {
-            Ok(super::go_string(Some(&Value::Number(n.into()))))
+        fn text(s: &str) -> Self {
+            super::GoText(crate::strings::trim(s).to_string())
         }
-
-        fn visit_f64<E: de::Error>(self, f: f64) -> Result<String, E> {
-            Ok(Number::from_f64(f)
-                .map_or_else(String::new, |n| super::go_string(Some(&Value::Number(n)))))
+        fn list<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+            let Any(v) = Any::list(seq)?;
+            Ok(super::GoText(super::go_string(Some(&v))))
         }
-
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
-            Ok(crate::strings::trim(s).to_string())
+        fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+            let Any(v) = Any::object(map)?;
+            Ok(super::GoText(super::go_string(Some(&v))))
         }
+    }
 
-        fn visit_unit<E: de::Error>(self) -> Result<String, E> {
-            Ok(String::new())
+    /// A text column: the string as stored (untrimmed), any other value as
+    /// its `asString` text.
+    impl<'de> AnyValue<'de> for super::Column {
+        fn other() -> Self {
+            super::Column(String::new())
         }
-
-        fn visit_none<E: de::Error>(self) -> Result<String, E> {
-            Ok(String::new())
+        fn boolean(b: bool) -> Self {
+            super::Column(super::GoText::boolean(b).0)
         }
-
-        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-            d.deserialize_any(self)
+        fn number(n: Number) -> Self {
+            super::Column(super::GoText::number(n).0)
         }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<String, A::Error> {
-            let v = AnyVisitor.visit_seq(seq)?;
-            Ok(super::go_string(Some(&v)))
+        fn text(s: &str) -> Self {
+            super::Column(s.to_string())
         }
-
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<String, A::Error> {
-            let v = AnyVisitor.visit_map(map)?;
-            Ok(super::go_string(Some(&v)))
+        fn list<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+            super::GoText::list(seq).map(|t| super::Column(t.0))
+        }
+        fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+            super::GoText::object(map).map(|t| super::Column(t.0))
         }
     }
 
     /// A whole value, for the rare list or object in a text field (its
     /// `asString` is its JSON text).
-    struct AnyVisitor;
-
     struct Any(Value);
 
-    impl<'de> de::Deserialize<'de> for Any {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_any(AnyVisitor).map(Any)
+    impl<'de> AnyValue<'de> for Any {
+        fn other() -> Self {
+            Any(Value::Null)
         }
-    }
-
-    impl<'de> Visitor<'de> for AnyVisitor {
-        type Value = Value;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
+        fn boolean(b: bool) -> Self {
+            Any(Value::Bool(b))
         }
-
-        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
-            Ok(Value::Bool(b))
+        fn number(n: Number) -> Self {
+            Any(Value::Number(n))
         }
-
-        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
-            Ok(Value::Number(n.into()))
+        fn text(s: &str) -> Self {
+            Any(Value::String(s.to_string()))
         }
-
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
-            Ok(Value::Number(n.into()))
-        }
-
-        fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
-            Ok(Number::from_f64(f).map_or(Value::Null, Value::Number))
-        }
-
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
-            Ok(Value::String(s.to_string()))
-        }
-
-        fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-            Ok(Value::Null)
-        }
-
-        fn visit_none<E: de::Error>(self) -> Result<Value, E> {
-            Ok(Value::Null)
-        }
-
-        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-            d.deserialize_any(self)
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        fn list<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
             let mut items = Vec::new();
             while let Some(Any(v)) = seq.next_element()? {
                 items.push(v);
             }
-            Ok(Value::Array(items))
+            Ok(Any(Value::Array(items)))
         }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        fn object<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
             let mut out = Map::new();
             while let Some((k, Any(v))) = map.next_entry::<String, Any>()? {
                 out.insert(k, v);
             }
-            Ok(Value::Object(out))
+            Ok(Any(Value::Object(out)))
+        }
+    }
+
+    impl<'de> de::Deserialize<'de> for Any {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            any(d)
         }
     }
 
     /// `asString`: trimmed text; numbers in Go's form; null is "".
     pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        d.deserialize_any(TextVisitor)
+        any(d).map(|t: super::GoText| t.0)
     }
 
     /// A text column: the string as stored (untrimmed); `null` is "", any
     /// other value its `asString` text.
     pub fn column<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        struct Column;
-        impl<'de> Visitor<'de> for Column {
-            type Value = String;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("text")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<String, E> {
-                Ok(s.to_string())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_none<E: de::Error>(self) -> Result<String, E> {
-                Ok(String::new())
-            }
-            fn visit_bool<E: de::Error>(self, b: bool) -> Result<String, E> {
-                TextVisitor.visit_bool(b)
-            }
-            fn visit_i64<E: de::Error>(self, n: i64) -> Result<String, E> {
-                TextVisitor.visit_i64(n)
-            }
-            fn visit_u64<E: de::Error>(self, n: u64) -> Result<String, E> {
-                TextVisitor.visit_u64(n)
-            }
-            fn visit_f64<E: de::Error>(self, n: f64) -> Result<String, E> {
-                TextVisitor.visit_f64(n)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<String, A::Error> {
-                TextVisitor.visit_seq(seq)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<String, A::Error> {
-                TextVisitor.visit_map(map)
-            }
-        }
-        d.deserialize_any(Column)
+        any(d).map(|c: super::Column| c.0)
     }
 
     /// A field whose presence the server tests apart from its value
@@ -484,43 +413,33 @@ pub mod loose {
     pub fn keyed<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<Option<Option<super::GoText>>, D::Error> {
-        let text = d.deserialize_any(KeyedVisitor)?;
-        Ok(Some(text.map(super::GoText)))
+        any(d).map(|Keyed(text)| Some(text))
     }
 
-    struct KeyedVisitor;
+    /// A value's `asString` text, `None` for `null`.
+    struct Keyed(Option<super::GoText>);
 
-    impl<'de> Visitor<'de> for KeyedVisitor {
-        type Value = Option<String>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any JSON value")
+    impl<'de> AnyValue<'de> for Keyed {
+        fn other() -> Self {
+            Keyed(Some(super::GoText::other()))
         }
-        fn visit_unit<E: de::Error>(self) -> Result<Option<String>, E> {
-            Ok(None)
+        fn null() -> Self {
+            Keyed(None)
         }
-        fn visit_none<E: de::Error>(self) -> Result<Option<String>, E> {
-            Ok(None)
+        fn boolean(b: bool) -> Self {
+            Keyed(Some(super::GoText::boolean(b)))
         }
-        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Option<String>, E> {
-            TextVisitor.visit_bool(b).map(Some)
+        fn number(n: Number) -> Self {
+            Keyed(Some(super::GoText::number(n)))
         }
-        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<String>, E> {
-            TextVisitor.visit_i64(n).map(Some)
+        fn text(s: &str) -> Self {
+            Keyed(Some(<super::GoText as AnyValue>::text(s)))
         }
-        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<String>, E> {
-            TextVisitor.visit_u64(n).map(Some)
+        fn list<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+            super::GoText::list(seq).map(|t| Keyed(Some(t)))
         }
-        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Option<String>, E> {
-            TextVisitor.visit_f64(n).map(Some)
-        }
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<Option<String>, E> {
-            TextVisitor.visit_str(s).map(Some)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<String>, A::Error> {
-            TextVisitor.visit_seq(seq).map(Some)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<String>, A::Error> {
-            TextVisitor.visit_map(map).map(Some)
+        fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+            super::GoText::object(map).map(|t| Keyed(Some(t)))
         }
     }
 
@@ -607,6 +526,9 @@ pub mod loose {
         }
         fn visit_none<E: de::Error>(self) -> Result<T, E> {
             Ok(T::null())
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+            d.deserialize_any(self)
         }
         fn visit_bool<E: de::Error>(self, b: bool) -> Result<T, E> {
             Ok(T::boolean(b))
