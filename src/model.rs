@@ -764,6 +764,19 @@ mod tests {
     }
 
     #[test]
+    fn a_read_row_never_shows_its_token() {
+        let given = json!({"id": 3, "isRemote": 1, "remoteUrl": "https://p", "remoteToken": "tok-SECRET-1"});
+        let Value::Object(m) = &given else {
+            unreachable!()
+        };
+        let row: NodeRow = crate::coerce::from_object(m);
+        assert!(!format!("{row:?}").contains("SECRET"), "{row:?}");
+        let record = NodeRecord::from_row(m, NodeSource::Api);
+        assert!(record.has_remote_token);
+        assert!(!format!("{record:?}").contains("SECRET"), "{record:?}");
+    }
+
+    #[test]
     fn each_source_reads_its_own_keys() {
         let api = json!({"id": "4", "name": " n ", "serverIp": "10.0.0.1", "server_ip": "10.0.0.2",
             "tcpListenAddr": "", "isRemote": 1.0, "status": "1", "port": " 1-2 "});

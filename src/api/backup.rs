@@ -83,17 +83,27 @@ pub fn backup_tunnels(
     options: &PanelOptions,
 ) -> Result<Vec<crate::planner::backup::BackupTunnel>, ApiError> {
     crate::limits::check_value(panel, &options.limits).map_err(|e| e.to_api_error())?;
-    tables_within(Tables::of_panel(panel)?, &options.limits)?;
-    crate::planner::backup::read_panel(panel)
+    tunnels_within(panel, &options.limits)
 }
 
 /// [`backup_tunnels`] on JSON text.
 pub fn backup_tunnels_json(text: &str, options: Option<&str>) -> Result<String, ApiError> {
     let limits = panel_options(options)?.limits;
     let value = super::parse_within(text, "the backup", &limits)?;
-    tables_within(Tables::of_panel(&value)?, &limits)?;
-    let tunnels = crate::planner::backup::read_panel(&value)?;
+    let tunnels = tunnels_within(&value, &limits)?;
     Ok(super::within_output(encode::to_string(&tunnels), &limits)?)
+}
+
+/// The tunnels of a panel already within the byte and depth limits, its
+/// tables read once.
+fn tunnels_within(
+    panel: &Value,
+    limits: &Limits,
+) -> Result<Vec<crate::planner::backup::BackupTunnel>, ApiError> {
+    let tables = tables_within(Tables::of_panel(panel)?, limits)?;
+    let mut tunnels = Vec::new();
+    crate::planner::backup::each_tunnel(&tables, &mut |t| tunnels.push(t));
+    Ok(tunnels)
 }
 
 #[cfg(test)]
