@@ -1,8 +1,8 @@
 //! The planner's input model: panel node rows, tunnel payload items and the
 //! preview's federation answers, read with the server's loose coercions.
 
+use crate::coerce::default_string;
 use crate::coerce::loose;
-use crate::coerce::{default_string, map_slice};
 use crate::coerce::{from_object, GoText, TokenCell};
 use crate::go::coerce::parse_int;
 use crate::go::net::{parse_ip, IpKind};
@@ -378,13 +378,12 @@ impl NodeTable {
     }
 }
 
-/// The node rows of a node list (the panel API's camelCase rows).
+/// The node rows of a node list (the panel API's camelCase rows), read as
+/// [`ApiNodeRows`].
 pub fn node_table(nodes: Option<&Value>) -> NodeTable {
-    NodeTable::new(
-        map_slice(nodes)
-            .into_iter()
-            .map(|row| NodeRecord::from_row(row, NodeSource::Api)),
-    )
+    nodes
+        .and_then(|v| ApiNodeRows::deserialize(v).ok())
+        .map_or_else(NodeTable::default, |rows| rows.0)
 }
 
 /// The kind of place a node holds in the tunnel.
