@@ -596,6 +596,12 @@ pub mod loose {
     /// `None` (the server's `asMap` on a value).
     pub struct ObjectOnly<T>(pub Option<T>);
 
+    impl<T> Default for ObjectOnly<T> {
+        fn default() -> Self {
+            ObjectOnly(None)
+        }
+    }
+
     impl<'de, T: de::Deserialize<'de>> AnyValue<'de> for ObjectOnly<T> {
         fn other() -> Self {
             ObjectOnly(None)
@@ -631,6 +637,31 @@ pub mod loose {
                 out.extend(v.map(|v| (k, v)));
             }
             Ok(Entries(out))
+        }
+    }
+
+    /// The rows of a stored table: one row object, or the objects of a list
+    /// (other items skipped, as `asMapSlice` skips them); anything else:
+    /// none.
+    pub fn rows<'de, D: Deserializer<'de>, T: de::Deserialize<'de>>(
+        d: D,
+    ) -> Result<Vec<T>, D::Error> {
+        any(d).map(|Rows(rows)| rows)
+    }
+
+    struct Rows<T>(Vec<T>);
+
+    impl<'de, T: de::Deserialize<'de>> AnyValue<'de> for Rows<T> {
+        fn other() -> Self {
+            Rows(Vec::new())
+        }
+        fn list<A: SeqAccess<'de>>(seq: A) -> Result<Self, A::Error> {
+            let List(items) = List::<ObjectOnly<T>>::list(seq)?;
+            Ok(Rows(items.into_iter().filter_map(|row| row.0).collect()))
+        }
+        fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+            let ObjectOnly(row) = ObjectOnly::object(map)?;
+            Ok(Rows(row.into_iter().collect()))
         }
     }
 

@@ -94,7 +94,7 @@ macro_rules! node_row {
         /// database's column names.
         #[derive(Debug, Default, Deserialize)]
         #[serde(default)]
-        struct NodeColumns {
+        pub struct NodeColumns {
             $(#[serde(rename = $column, deserialize_with = $read)] $field: $ty,)*
         }
 
@@ -195,6 +195,11 @@ impl NodeRecord {
             NodeSource::Api | NodeSource::Backup => from_object(row),
         };
         NodeRecord::from_cells(cells, source == NodeSource::Backup)
+    }
+
+    /// A row of the `node` table, read.
+    pub fn from_columns(row: NodeColumns) -> NodeRecord {
+        NodeRecord::from_cells(row.into(), false)
     }
 
     fn from_cells(row: NodeRow, token_as_text: bool) -> NodeRecord {

@@ -1,22 +1,26 @@
-//! TypeScript declarations of the inputs the code does not yet read as one
-//! serde type (a tunnel input and a redeploy input as wholes, the stored
-//! tables' generic rows, a lifecycle step, the document unions), plus the
-//! closed sets the core writes as plain strings (`Role`, `NodeRole`,
-//! `CommandName`, ...). No code builds these types. The inputs the code
-//! does read as serde types carry their own declarations (`model::NodeRow`,
-//! `model::TunnelPayload`, the forward inputs, `planner::PlanOptions`,
-//! `limits::Limits`, `simulate::Scenario`, `check::CheckOptions`, ...).
+//! TypeScript declarations of what the code does not read as one serde
+//! type: the stored tables' generic row (`DbRow`), the loose values
+//! (`JsonValue`, `Loose`, `Token`), a lifecycle step, the document unions,
+//! and the closed sets the core writes as plain strings (`Role`,
+//! `NodeRole`, `CommandName`, ...). No code builds these types. The inputs
+//! the code reads as serde types carry their own declarations
+//! (`planner::request::TunnelRequest` and `RedeployInput`,
+//! `planner::stored::StoredTables`, `model::NodeRow`, `model::TunnelPayload`,
+//! `forward::input::ForwardContext` and the forward bodies,
+//! `planner::PlanOptions`, `limits::Limits`, `simulate::Scenario`,
+//! `check::CheckOptions`, ...); `TunnelInput` is the alias
+//! `TunnelRequest & ForwardContext`.
 //! `tests/node/declarations.test.mjs` checks every golden input and every
 //! kind of output against the shipped `.d.ts` with `tsc --strict`.
 
 // Declarations only, never built on a hot path.
 #![allow(clippy::large_enum_variant, dead_code)]
 
-use crate::forward::input::{AgentState, ForwardPayload, ForwardUser};
-use crate::model::{FederationAllocation, NodeRow, TunnelPayload};
+use crate::forward::input::{ForwardContext, ForwardPayload};
 use crate::plan::{
     Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
 };
+use crate::planner::request::TunnelRequest;
 use std::collections::BTreeMap;
 use tsify_next::Tsify;
 
@@ -50,87 +54,6 @@ pub enum Loose {
     Null(()),
 }
 
-/// The input of a create (`{tunnel, nodes, federation?}`) or an edit
-/// (the same plus `before`, the payload the tunnel was created with).
-/// `forward-create` adds `forward` and the forward context (`user`,
-/// `speedLimits`, `userTunnel`, `forwards`, `agents`, `config`, `offline`,
-/// `now`; the tunnel is created first, unreported); `forward-update` adds
-/// `createForwards` too; an edit may carry the context and `createForwards`
-/// (the forwards on the `before` tunnel), which it re-syncs.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct TunnelInput {
-    pub tunnel: TunnelPayload,
-    /// Edit only: the tunnel as it was (default: `tunnel`).
-    #[tsify(optional)]
-    pub before: Option<TunnelPayload>,
-    pub nodes: Vec<NodeRow>,
-    /// Keyed by node id.
-    #[tsify(optional)]
-    pub federation: Option<BTreeMap<String, FederationAllocation>>,
-    /// `forward-create`: the create body; `forward-update`: the update body
-    /// (`id` default: the last created forward's).
-    #[tsify(optional)]
-    pub forward: Option<ForwardPayload>,
-    /// `forward-update` and edits: create bodies run first, by `user`.
-    #[tsify(optional)]
-    pub create_forwards: Option<Vec<ForwardPayload>>,
-    /// Who asks, and what the panel and its agents hold.
-    #[serde(flatten)]
-    pub context: RequestContext,
-    /// The `user` rows of other owners of `forwards` (each forward is
-    /// synced under its own owner's rows).
-    #[tsify(optional)]
-    pub users: Option<Vec<DbRow>>,
-    /// Their `user_tunnel` rows.
-    #[tsify(optional)]
-    pub user_tunnels: Option<Vec<DbRow>>,
-    /// Forwards already stored, each `forward` row with its `forward_port` rows as `ports`.
-    #[tsify(optional)]
-    pub forwards: Option<Vec<StoredForward>>,
-}
-
-/// The forward paths' request context, in a forward-mode input and in a
-/// lifecycle forward step (which keeps its rows for later steps).
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct RequestContext {
-    /// The user making the request (default: the administrator, id 1).
-    #[tsify(optional)]
-    pub user: Option<ForwardUser>,
-    /// `speed_limit` rows: `{id, speed, ...}` (speed in Mbit/s).
-    #[tsify(optional)]
-    pub speed_limits: Option<Vec<DbRow>>,
-    /// The `user_tunnel` row of a normal user's grant of the tunnel:
-    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
-    #[tsify(optional, type = "DbRow | null")]
-    pub user_tunnel: Option<DbRow>,
-    /// What each node's agent holds before the request, keyed by node id
-    /// (an older agent: `legacy`).
-    #[tsify(optional)]
-    pub agents: Option<BTreeMap<String, AgentState>>,
-    /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
-    #[tsify(optional)]
-    pub config: Option<BTreeMap<String, Loose>>,
-    /// Ids of nodes whose agent is not connected (no command, a warning).
-    #[tsify(optional)]
-    pub offline: Option<Vec<Loose>>,
-    /// The request's time, Unix milliseconds (expiry checks; default: now).
-    #[tsify(optional)]
-    pub now: Option<Loose>,
-}
-
-/// A stored `forward` row (`{id, user_id, user_name, name, tunnel_id,
-/// remote_addr, strategy, in_flow, out_flow, status, inx, speed_id,
-/// max_conn, ip_max_conn, ip_speed_id, proxy_protocol, ...}`) with its
-/// `forward_port` rows (`{id, forward_id, node_id, port, in_ip}`) as `ports`.
-#[derive(Tsify)]
-#[serde(transparent)]
-pub struct StoredForward(
-    #[tsify(type = "{ ports: DbRow[]; [column: string]: JsonValue }")]
-    pub  BTreeMap<String, JsonValue>,
-);
-
 /// A row of a table as the panel's database stores it: column names of
 /// model.go, SQL NULL as `null`. Columns the server does not read are allowed.
 #[derive(Tsify)]
@@ -139,68 +62,12 @@ pub struct DbRow(
     #[tsify(type = "{ [column: string]: JsonValue }")] pub BTreeMap<String, JsonValue>,
 );
 
-/// The tables a redeploy reads (`db.tunnel` may also be a list of rows).
-#[derive(Tsify)]
-pub struct StoredTables {
-    /// `{id, name, type, ip_preference, ...}` (`null`: no such tunnel).
-    #[tsify(type = "DbRow | DbRow[] | null")]
-    pub tunnel: JsonValue,
-    /// `{id, tunnel_id, chain_type, node_id, port, strategy, inx, protocol, connect_ip}`.
-    pub chain_tunnel: Vec<DbRow>,
-    /// `{id, name, server_ip, server_ip_v4, server_ip_v6, port, tcp_listen_addr, interface_name, status, is_remote, remote_url, remote_token, remote_config, ...}`.
-    pub node: Vec<DbRow>,
-    /// `{tunnel_id, node_id, chain_type, hop_inx, remote_url, resource_key, remote_binding_id, allocated_port, status}`.
-    #[tsify(optional)]
-    pub federation_tunnel_binding: Option<Vec<DbRow>>,
-    /// The tunnel's forwards, re-synced after its redeploy: `{id, user_id,
-    /// user_name, name, tunnel_id, remote_addr, strategy, in_flow, out_flow,
-    /// status, inx, speed_id, max_conn, ip_max_conn, ip_speed_id, proxy_protocol}`.
-    #[tsify(optional)]
-    pub forward: Option<Vec<DbRow>>,
-    /// `{id, forward_id, node_id, port, in_ip}`.
-    #[tsify(optional)]
-    pub forward_port: Option<Vec<DbRow>>,
-    /// `{id, speed, ...}`.
-    #[tsify(optional)]
-    pub speed_limit: Option<Vec<DbRow>>,
-    /// `{id, user, role_id, max_conn, status, exp_time, flow, in_flow, out_flow, num, ...}`.
-    #[tsify(optional)]
-    pub user: Option<Vec<DbRow>>,
-    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
-    #[tsify(optional)]
-    pub user_tunnel: Option<Vec<DbRow>>,
-}
-
-/// The input of a redeploy: the tunnel as the database stores it.
-#[derive(Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct RedeployInput {
-    pub db: StoredTables,
-    /// Default: `db.tunnel.id`.
-    #[tsify(optional)]
-    pub tunnel_id: Option<Loose>,
-    #[tsify(optional)]
-    pub federation: Option<BTreeMap<String, FederationAllocation>>,
-    /// What each node's agent holds before the forwards' sync, keyed by node id.
-    #[tsify(optional)]
-    pub agents: Option<BTreeMap<String, AgentState>>,
-    /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
-    #[tsify(optional)]
-    pub config: Option<BTreeMap<String, Loose>>,
-    /// Ids of nodes whose agent is not connected.
-    #[tsify(optional)]
-    pub offline: Option<Vec<Loose>>,
-    /// The request's time, Unix milliseconds (default: now).
-    #[tsify(optional)]
-    pub now: Option<Loose>,
-}
-
 /// What `planTunnel` and `checkTunnel` take.
 #[derive(Tsify)]
 #[serde(untagged)]
 pub enum PlanInput {
-    Tunnel(TunnelInput),
-    Redeploy(RedeployInput),
+    Tunnel(#[tsify(type = "TunnelInput")] TunnelRequest),
+    Redeploy(crate::planner::request::RedeployInput),
 }
 
 /// The role of a federated node.
@@ -274,7 +141,7 @@ pub struct NodeConfig {
 #[derive(Tsify)]
 #[serde(untagged)]
 pub enum CheckDocument {
-    Tunnel(TunnelInput),
+    Tunnel(#[tsify(type = "TunnelInput")] TunnelRequest),
     Plan(Plan),
     PlanDocument(PlanDocument),
     Config(NodeConfig),
@@ -286,7 +153,7 @@ pub enum CheckDocument {
 #[derive(Tsify)]
 #[serde(untagged)]
 pub enum SimulateDocument {
-    Tunnel(TunnelInput),
+    Tunnel(#[tsify(type = "TunnelInput")] TunnelRequest),
     Plan(Plan),
     PlanDocument(PlanDocument),
     Config(NodeConfig),
@@ -332,8 +199,8 @@ pub struct LifecycleStep {
     #[tsify(optional)]
     pub plan: Option<PlanDocument>,
     /// ...or the tunnel input, planned first.
-    #[tsify(optional)]
-    pub input: Option<TunnelInput>,
+    #[tsify(optional, type = "TunnelInput | RedeployInput")]
+    pub input: Option<TunnelRequest>,
     /// Remote nodes whose provider panel cannot be reached during this step.
     #[tsify(optional)]
     pub unreachable: Option<Vec<i64>>,
@@ -365,13 +232,24 @@ pub struct LifecycleStep {
     /// for later steps; an agent's state is what it holds beyond what the
     /// replay deployed).
     #[serde(flatten)]
-    pub context: RequestContext,
+    pub context: ForwardContext,
 }
 
 /// The closed sets, hand-written (`FindingCode` is tested against the
-/// checker's rule table in `tests/node/declarations.test.mjs`).
+/// checker's rule table in `tests/node/declarations.test.mjs`), and the
+/// tunnel input's alias.
 /// wasm-bindgen copies the text into the declarations at compile time.
 pub const CLOSED_SETS_TS: &str = r#"
+/**
+ * The input of a create (`{tunnel, nodes, federation?}`) or an edit (the
+ * same plus `before`). `forward-create` adds `forward` and the forward
+ * context (`user`, `speedLimits`, `userTunnel`, `forwards`, `agents`,
+ * `config`, `offline`, `now`; the tunnel is created first, unreported);
+ * `forward-update` adds `createForwards` too; an edit may carry the context
+ * and `createForwards` (the forwards on the `before` tunnel), which it
+ * re-syncs.
+ */
+export type TunnelInput = TunnelRequest & ForwardContext;
 /**
  * Closed sets, each with an escape for values this version does not know:
  * `(string & {})` accepts any other string without losing the suggestions.

@@ -302,33 +302,54 @@ pub struct AgentState {
 }
 
 /// What the forward modes add to a tunnel input (`tests/data/README.md`,
-/// "forward-vectors.jsonl").
-#[derive(Debug, Clone, Default, Deserialize)]
+/// "forward-vectors.jsonl"): who asks, and what the panel and its agents
+/// hold; a lifecycle forward step carries it too (its rows kept for later
+/// steps).
+#[derive(Debug, Clone, Default, Deserialize, Tsify)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ForwardContext {
-    /// The request body of `forward-create` / `forward-update`.
+    /// `forward-create`: the create body; `forward-update`: the update body
+    /// (`id` default: the last created forward's).
+    #[tsify(optional, type = "ForwardPayload | null")]
     pub forward: Option<ForwardPayload>,
-    /// Forwards created (by the same user) before the request.
+    /// `forward-update` and edits: create bodies run first, by `user`.
+    #[tsify(optional)]
     pub create_forwards: Vec<ForwardPayload>,
+    /// The user making the request (default: the administrator, id 1).
+    #[tsify(optional)]
     pub user: ForwardUser,
+    /// `speed_limit` rows: `{id, speed, ...}` (speed in Mbit/s).
+    #[tsify(optional, type = "DbRow[]")]
     pub speed_limits: Vec<SpeedLimitRow>,
+    /// The `user_tunnel` row of a normal user's grant of the tunnel:
+    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
+    #[tsify(optional, type = "DbRow | null")]
     pub user_tunnel: Option<UserTunnelRow>,
-    /// More `user` and `user_tunnel` rows: the owners of stored forwards
-    /// other than the requesting user (a tunnel edit re-syncs each forward
-    /// under its own owner's rows).
+    /// The `user` rows of other owners of `forwards` (a tunnel edit
+    /// re-syncs each forward under its own owner's rows).
+    #[tsify(optional, type = "DbRow[]")]
     pub users: Vec<ForwardUser>,
+    /// Their `user_tunnel` rows.
+    #[tsify(optional, type = "DbRow[]")]
     pub user_tunnels: Vec<UserTunnelRow>,
-    /// Forwards already stored, each with its `ports`.
+    /// Forwards already stored, each `forward` row with its `forward_port`
+    /// rows as `ports`.
+    #[tsify(optional, type = "(DbRow & { ports?: DbRow[] })[]")]
     pub forwards: Vec<ForwardRow>,
-    /// By node id.
+    /// What each node's agent holds before the request, keyed by node id
+    /// (an older agent: `legacy`).
+    #[tsify(optional, type = "{ [nodeId: string]: AgentState }")]
     pub agents: Entries<AgentState>,
-    /// The panel's `vite_config` values (`allow_local_remote_addr`).
+    /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
+    #[tsify(optional, type = "{ [key: string]: Loose }")]
     pub config: Entries<GoText>,
-    /// Nodes whose agent is not connected.
+    /// Ids of nodes whose agent is not connected (no command, a warning).
     #[serde(deserialize_with = "loose::ints")]
+    #[tsify(optional, type = "Loose[]")]
     pub offline: Vec<i64>,
-    /// The request's time, Unix milliseconds (expiry checks); default: now.
+    /// The request's time, Unix milliseconds (expiry checks; default: now).
     #[serde(deserialize_with = "loose::nullable_int")]
+    #[tsify(optional, type = "Loose")]
     pub now: Option<i64>,
 }
 
@@ -374,9 +395,9 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Entries<V> {
     }
 }
 
-/// The forward tables of a redeploy's `db`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+/// The forward tables of a redeploy's `db`
+/// ([`crate::planner::stored::StoredTables`]).
+#[derive(Debug, Clone, Default)]
 pub struct ForwardTables {
     pub forward: Vec<ForwardRow>,
     pub forward_port: Vec<ForwardPortRow>,

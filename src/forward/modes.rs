@@ -10,7 +10,8 @@ use super::{validate, Panel};
 use crate::limits::Limits;
 use crate::model::FederationAnswers;
 use crate::plan::{Plan, PlanError};
-use crate::planner::request::Outcome;
+use crate::planner::request::{Outcome, Redeploy};
+use crate::planner::stored::StoredTunnel;
 use crate::planner::{PlanMode, Rejection};
 use serde::Deserialize;
 use serde_json::Value;
@@ -197,45 +198,32 @@ fn finish(
 /// A redeploy: the tunnel's apply, then every forward of the tunnel synced
 /// (`redeployTunnelAndForwards`, mutations.go:1617); the first error is the
 /// answer, and the forward rows stay as stored.
-pub fn redeploy_plan(
-    input: &Value,
-    outcome: crate::planner::rejection::Result<Outcome>,
-    limits: &Limits,
-) -> Plan {
-    let mode = PlanMode::Redeploy.as_str();
+pub fn redeploy_plan(input: Result<Redeploy, PlanError>, limits: &Limits) -> Plan {
+    let redeploy = match input {
+        Ok(redeploy) => redeploy,
+        Err(e) => return Plan::rejected(e, PlanMode::Redeploy.as_str()),
+    };
+    let tunnel_id = redeploy.named_tunnel();
+    let outcome = StoredTunnel::read(redeploy.tunnel, redeploy.tunnel_id).and_then(|stored| {
+        crate::planner::request::redeploy_stored(stored, &redeploy.federation, limits)
+    });
     // A dump without forward rows of this tunnel (an older backup's, or a
     // panel's whose forwards ride on other tunnels) is the tunnel alone, as
     // the audit plans it.
-    let tunnel_id = stored_tunnel_id(input);
-    let has_forwards = input
-        .get("db")
-        .and_then(|db| db.get("forward"))
-        .and_then(Value::as_array)
-        .is_some_and(|rows| {
-            rows.iter()
-                .any(|r| crate::coerce::go_int(r.get("tunnel_id"), 0) == tunnel_id)
-        });
-    if !has_forwards {
+    if !redeploy
+        .forwards
+        .forward
+        .iter()
+        .any(|f| f.tunnel_id == tunnel_id)
+    {
         return tunnel_alone(outcome);
     }
-    let outcome = outcome.map_err(|r| r.to_plan_error());
-    // The input is an object with a `db` here (it has forward rows).
-    let read = context(input).and_then(|ctx| {
-        let db = input.get("db").map(ForwardTables::deserialize).transpose();
-        let db = db.map_err(|e| ForwardRejection::InvalidInput(e.to_string()))?;
-        Ok((ctx, db.unwrap_or_default()))
-    });
-    match read {
-        Ok((ctx, tables)) => {
-            let tunnel = TunnelRedeploy {
-                outcome,
-                federation: FederationAnswers::read(input.get("federation")),
-                tunnel_id,
-            };
-            redeploy_forwards(tunnel, &ctx, tables, limits)
-        }
-        Err(e) => Plan::rejected(e.to_plan_error(), mode),
-    }
+    let tunnel = TunnelRedeploy {
+        outcome: outcome.map_err(|r| r.to_plan_error()),
+        federation: redeploy.federation,
+        tunnel_id,
+    };
+    redeploy_forwards(tunnel, &redeploy.context, redeploy.forwards, limits)
 }
 
 /// A tunnel's own redeploy, as the forward sync that follows it sees it.
@@ -316,19 +304,6 @@ pub fn redeploy_forwards(
         ForwardUser::default(),
     );
     sync_redeployed_forwards(panel, &outcome)
-}
-
-/// The tunnel a redeploy names: `tunnelId`, else its `db.tunnel` row's id.
-fn stored_tunnel_id(input: &Value) -> i64 {
-    let given = crate::coerce::go_int(input.get("tunnelId"), 0);
-    if given > 0 {
-        return given;
-    }
-    let row = match input.get("db").and_then(|db| db.get("tunnel")) {
-        Some(Value::Array(rows)) => rows.first(),
-        other => other,
-    };
-    crate::coerce::go_int(row.and_then(|r| r.get("id")), 0)
 }
 
 /// The end of a redeploy: every forward of the tunnel synced after the

@@ -185,20 +185,17 @@ pub(crate) fn plan_within(input: &Value, mode: PlanMode, limits: &Limits) -> Pla
     if mode == PlanMode::Update && crate::forward::modes::has_forwards(input) {
         return crate::forward::modes::update_plan(input, limits);
     }
+    if mode == PlanMode::Redeploy {
+        return crate::forward::modes::redeploy_plan(request::Redeploy::read(input), limits);
+    }
     let outcome = match input.as_object() {
         None => Err(Rejection::InvalidInput(format!(
             "the input must be an object ({})",
             input_shape(mode)
         ))),
-        Some(obj) => match mode {
-            PlanMode::Create => request::create(obj, limits),
-            PlanMode::Update => request::update(obj, limits),
-            _ => request::redeploy(obj, limits),
-        },
+        Some(obj) if mode == PlanMode::Update => request::update(obj, limits),
+        Some(obj) => request::create(obj, limits),
     };
-    if mode == PlanMode::Redeploy {
-        return crate::forward::modes::redeploy_plan(input, outcome, limits);
-    }
     match outcome {
         Ok(outcome) => to_plan(outcome, mode),
         Err(rejection) => Plan::rejected(rejection.to_plan_error(), mode.as_str()),

@@ -12,14 +12,18 @@ use super::rejection::{Rejection, Result};
 use super::state::{
     check_connect_ips, prepare, store_chain_rows, stored_node_ids, Rules, TunnelState, TunnelType,
 };
-use super::stored::StoredTunnel;
-use crate::coerce::{go_int, GoText};
+use super::stored::{StoredTables, StoredTunnel, TunnelTables};
+use crate::coerce::loose::{self, ObjectOnly};
+use crate::coerce::GoText;
+use crate::forward::input::{AgentState, Entries, ForwardContext, ForwardTables};
+use crate::forward::rejection::ForwardRejection;
 use crate::limits::Limits;
 use crate::model::{ApiNodeRows, FederationAnswers, NodeTable, TunnelPayload};
-use crate::plan::{Assumption, Command, MetaValue};
+use crate::plan::{Assumption, Command, MetaValue, PlanError};
 use serde::de::{self, MapAccess};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use tsify_next::Tsify;
 
 /// What a request deploys once the server accepts it.
 pub struct Outcome {
@@ -31,13 +35,23 @@ pub struct Outcome {
 }
 
 /// The top level of a create or an update input (`{tunnel, before?, nodes,
-/// federation?}`), each part read by its own type.
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct TunnelRequest {
+/// federation?}`), each part read by its own type; a forward request adds
+/// a [`ForwardContext`] (`TunnelInput` in the TypeScript declarations).
+#[derive(Default, Deserialize, Tsify)]
+pub struct TunnelRequest {
+    /// The panel's tunnel payload (absent: refused as the caller's mistake).
+    #[tsify(type = "TunnelPayload")]
     tunnel: PayloadCell,
+    /// Edit only: the tunnel as it was (default: `tunnel`).
+    #[serde(default)]
+    #[tsify(optional, type = "TunnelPayload | null")]
     before: PayloadCell,
+    #[serde(default)]
+    #[tsify(type = "NodeRow[]")]
     nodes: ApiNodeRows,
+    /// Keyed by node id.
+    #[serde(default)]
+    #[tsify(optional, type = "{ [nodeId: string]: FederationAllocation }")]
     federation: FederationAnswers,
 }
 
@@ -264,21 +278,90 @@ fn release(providers: &mut Providers, bindings: &[Binding]) {
     }
 }
 
-/// `redeployTunnelAndForwards` on `{db: {...rows}, tunnelId?, federation?}`.
-pub fn redeploy(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
-    let db = match input.get("db") {
-        Some(Value::Object(db)) => db,
-        _ => return Err(Rejection::InvalidInput("/db must be an object of tables {tunnel, chain_tunnel, node, federation_tunnel_binding?}".into())),
-    };
-    let tunnel_id = match input.get("tunnelId") {
-        None | Some(Value::Null) => None,
-        v => Some(go_int(v, 0)),
-    };
-    redeploy_stored(
-        StoredTunnel::read(db, tunnel_id)?,
-        &FederationAnswers::read(input.get("federation")),
-        limits,
-    )
+/// The input of a redeploy: the tunnel as the database stores it, and what
+/// the forwards' sync after it sees (`redeployTunnelAndForwards`,
+/// mutations.go:1617).
+#[derive(Default, Deserialize, Tsify)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RedeployInput {
+    #[tsify(type = "StoredTables")]
+    pub db: ObjectOnly<StoredTables>,
+    /// Default: `db.tunnel.id`.
+    #[serde(deserialize_with = "loose::nullable_int")]
+    #[tsify(optional, type = "Loose")]
+    pub tunnel_id: Option<i64>,
+    #[tsify(optional, type = "{ [nodeId: string]: FederationAllocation }")]
+    pub federation: FederationAnswers,
+    /// What each node's agent holds before the forwards' sync, keyed by node id.
+    #[tsify(optional, type = "{ [nodeId: string]: AgentState }")]
+    pub agents: Entries<AgentState>,
+    /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
+    #[tsify(optional, type = "{ [key: string]: Loose }")]
+    pub config: Entries<GoText>,
+    /// Ids of nodes whose agent is not connected.
+    #[serde(deserialize_with = "loose::ints")]
+    #[tsify(optional, type = "Loose[]")]
+    pub offline: Vec<i64>,
+    /// The request's time, Unix milliseconds (default: now).
+    #[serde(deserialize_with = "loose::nullable_int")]
+    #[tsify(optional, type = "Loose")]
+    pub now: Option<i64>,
+}
+
+/// A redeploy input, read: each part as the request path uses it.
+#[derive(Debug)]
+pub struct Redeploy {
+    pub tunnel: TunnelTables,
+    pub forwards: ForwardTables,
+    /// The tunnel asked for (`tunnelId`), as given.
+    pub tunnel_id: Option<i64>,
+    pub federation: FederationAnswers,
+    /// The agents, the config, the offline nodes and the time.
+    pub context: ForwardContext,
+}
+
+impl Redeploy {
+    /// Reads `input` (its forward rows and context are read whole, whether
+    /// or not a forward rides on the tunnel).
+    pub fn read(input: &Value) -> std::result::Result<Redeploy, PlanError> {
+        let Some(object) = input.as_object() else {
+            let shape = super::input_shape(super::PlanMode::Redeploy);
+            let why = format!("the input must be an object ({shape})");
+            return Err(Rejection::InvalidInput(why).to_plan_error());
+        };
+        let read = RedeployInput::deserialize(object);
+        let input =
+            read.map_err(|e| ForwardRejection::InvalidInput(e.to_string()).to_plan_error())?;
+        let Some(db) = input.db.0 else {
+            let why = "/db must be an object of tables {tunnel, chain_tunnel, node, federation_tunnel_binding?}";
+            return Err(Rejection::InvalidInput(why.into()).to_plan_error());
+        };
+        let (tunnel, forwards) = db.split();
+        let context = ForwardContext {
+            agents: input.agents,
+            config: input.config,
+            offline: input.offline,
+            now: input.now,
+            ..ForwardContext::default()
+        };
+        Ok(Redeploy {
+            tunnel,
+            forwards,
+            tunnel_id: input.tunnel_id,
+            federation: input.federation,
+            context,
+        })
+    }
+
+    /// The tunnel whose forwards the redeploy re-syncs: `tunnelId`, else
+    /// the first tunnel row's id.
+    pub fn named_tunnel(&self) -> i64 {
+        let given = self.tunnel_id.unwrap_or(0);
+        if given > 0 {
+            return given;
+        }
+        self.tunnel.tunnel.first().map_or(0, |t| t.id)
+    }
 }
 
 /// [`redeploy`] of a tunnel already read from its rows.
@@ -372,5 +455,67 @@ mod tests {
         );
         let absent = error_of(json!({"tunnel": tunnel, "nodes": nodes}), PlanMode::Update);
         assert_eq!(same, absent);
+    }
+
+    /// A stored tunnel of one entry and one exit, its tables as `db`.
+    fn stored_db() -> serde_json::Value {
+        json!({
+            "tunnel": {"id": 5, "name": "t", "type": 2, "status": 1},
+            "chain_tunnel": [
+                {"id": 1, "tunnel_id": 5, "chain_type": "1", "node_id": 1},
+                "not a row",
+                {"id": 2, "tunnel_id": 5, "chain_type": "3", "node_id": 2, "port": 40001, "protocol": "tls", "strategy": "round"}
+            ],
+            "node": [
+                {"id": 1, "status": 1, "port": "40000-40100", "server_ip": "10.0.0.1", "server_ip_v4": "10.0.0.1"},
+                {"id": 2, "status": 1, "port": "40000-40100", "server_ip": "10.0.0.2", "server_ip_v4": "10.0.0.2"}
+            ]
+        })
+    }
+
+    #[test]
+    fn a_redeploy_reads_its_tables_as_rows() {
+        use super::Redeploy;
+        let read =
+            Redeploy::read(&json!({"db": stored_db(), "tunnelId": " 5 ", "offline": ["2", 3.5]}))
+                .unwrap();
+        // One row object is a table of one row; items that are not rows are skipped.
+        assert_eq!(read.tunnel.tunnel.len(), 1);
+        assert_eq!(read.tunnel.chain_tunnel.len(), 2);
+        assert_eq!(read.tunnel_id, Some(5));
+        assert_eq!(read.named_tunnel(), 5);
+        assert_eq!(read.context.offline, [2]);
+        let plan = plan_opts(
+            &json!({"db": stored_db()}),
+            &PlanOptions::along(PlanMode::Redeploy),
+        );
+        assert!(plan.error.is_none(), "{:?}", plan.error);
+        let sent: Vec<_> = plan
+            .local
+            .iter()
+            .map(|c| (c.node_id, c.command.as_str()))
+            .collect();
+        assert_eq!(sent, [(1, "AddChains"), (2, "AddService")]);
+        // No tunnelId: the tunnel row's.
+        let unnamed = Redeploy::read(&json!({"db": stored_db(), "tunnelId": null})).unwrap();
+        assert_eq!((unnamed.tunnel_id, unnamed.named_tunnel()), (None, 5));
+    }
+
+    #[test]
+    fn a_redeploy_refuses_a_db_that_is_no_object_and_forward_rows_it_cannot_read() {
+        let no_db = error_of(json!({"db": [stored_db()]}), PlanMode::Redeploy).unwrap();
+        assert!(no_db.starts_with("/db must be an object"), "{no_db}");
+        let not_object = error_of(json!([1]), PlanMode::Redeploy).unwrap();
+        assert!(
+            not_object.starts_with("the input must be an object"),
+            "{not_object}"
+        );
+        // A port's `in_ip` is text or NULL: a number is refused, even when no
+        // forward of the tunnel is among the rows.
+        let mut db = stored_db();
+        db["forward_port"] =
+            json!([{"id": 1, "forward_id": 9, "node_id": 1, "port": 1000, "in_ip": 7}]);
+        let bad = error_of(json!({"db": db}), PlanMode::Redeploy).unwrap();
+        assert!(bad.contains("expected a string"), "{bad}");
     }
 }

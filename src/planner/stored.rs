@@ -4,11 +4,15 @@
 
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
-use crate::coerce::{from_object, go_string, loose, map_slice, Column, GoText};
+use crate::coerce::{from_object, go_string, loose, Column, GoText};
+use crate::forward::input::{
+    ForwardPortRow, ForwardRow, ForwardTables, ForwardUser, SpeedLimitRow, UserTunnelRow,
+};
 use crate::limits::{LimitError, Limits};
-use crate::model::{NodeRecord, NodeSource, NodeTable, Role, TunnelNode};
+use crate::model::{NodeColumns, NodeRecord, NodeTable, Role, TunnelNode};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use tsify_next::Tsify;
 
 /// One `tunnel` row: what a redeploy and an audit read of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,11 +94,98 @@ fn int_cell(v: Option<i64>) -> Value {
     v.map_or(Value::Null, Value::from)
 }
 
+/// The tables of a redeploy input's `db`, column names of model.go: each
+/// table a list of rows (or one row object); columns the server does not
+/// read are ignored.
+#[derive(Debug, Default, Deserialize, Tsify)]
+#[serde(default)]
+pub struct StoredTables {
+    /// `{id, name, type, ip_preference, ...}` (none: no such tunnel).
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow | DbRow[] | null")]
+    pub tunnel: Vec<TunnelColumns>,
+    /// `{id, tunnel_id, chain_type, node_id, port, strategy, inx, protocol, connect_ip}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub chain_tunnel: Vec<ChainColumns>,
+    /// `{id, name, server_ip, server_ip_v4, server_ip_v6, port, tcp_listen_addr, interface_name, status, is_remote, remote_url, remote_token, remote_config, ...}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub node: Vec<NodeColumns>,
+    /// `{tunnel_id, node_id, chain_type, hop_inx, remote_url, resource_key, remote_binding_id, allocated_port, status}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub federation_tunnel_binding: Vec<BindingRow>,
+    /// The tunnel's forwards, re-synced after its redeploy: `{id, user_id,
+    /// user_name, name, tunnel_id, remote_addr, strategy, in_flow, out_flow,
+    /// status, inx, speed_id, max_conn, ip_max_conn, ip_speed_id, proxy_protocol}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub forward: Vec<ForwardRow>,
+    /// `{id, forward_id, node_id, port, in_ip}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub forward_port: Vec<ForwardPortRow>,
+    /// `{id, speed, ...}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub speed_limit: Vec<SpeedLimitRow>,
+    /// `{id, user, role_id, max_conn, status, exp_time, flow, in_flow, out_flow, num, ...}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub user: Vec<ForwardUser>,
+    /// `{id, user_id, tunnel_id, speed_id, num, flow, in_flow, out_flow, exp_time, status}`.
+    #[serde(deserialize_with = "loose::rows")]
+    #[tsify(type = "DbRow[]")]
+    pub user_tunnel: Vec<UserTunnelRow>,
+}
+
+/// The tables a tunnel's own redeploy reads, each row read.
+#[derive(Debug, Default)]
+pub struct TunnelTables {
+    pub tunnel: Vec<TunnelRow>,
+    pub chain_tunnel: Vec<ChainRow>,
+    pub federation_tunnel_binding: Vec<BindingRow>,
+    pub node: Vec<NodeRecord>,
+}
+
+impl StoredTables {
+    /// The tunnel's own tables and the forward tables its redeploy re-syncs.
+    pub fn split(self) -> (TunnelTables, ForwardTables) {
+        let tunnel = TunnelTables {
+            tunnel: self
+                .tunnel
+                .into_iter()
+                .map(|c| TunnelRow::from_columns(c, false))
+                .collect(),
+            chain_tunnel: self
+                .chain_tunnel
+                .into_iter()
+                .map(|c| ChainRow::from_columns(c, None))
+                .collect(),
+            federation_tunnel_binding: self.federation_tunnel_binding,
+            node: self
+                .node
+                .into_iter()
+                .map(NodeRecord::from_columns)
+                .collect(),
+        };
+        let forwards = ForwardTables {
+            forward: self.forward,
+            forward_port: self.forward_port,
+            speed_limit: self.speed_limit,
+            user: self.user,
+            user_tunnel: self.user_tunnel,
+        };
+        (tunnel, forwards)
+    }
+}
+
 /// The columns of a `tunnel` row, and of a backup export's tunnel (json
 /// tags: the same names but `ipPreference`), each kept apart so that one
 /// source's key never stands in for the other's.
 #[derive(Debug, Default, Deserialize)]
-struct TunnelColumns {
+pub struct TunnelColumns {
     id: Option<GoText>,
     name: Option<Column>,
     #[serde(rename = "type")]
@@ -107,7 +198,10 @@ struct TunnelColumns {
 
 impl TunnelRow {
     fn read(row: &Map<String, Value>, export: bool) -> TunnelRow {
-        let c: TunnelColumns = from_object(row);
+        TunnelRow::from_columns(from_object(row), export)
+    }
+
+    fn from_columns(c: TunnelColumns, export: bool) -> TunnelRow {
         let ip_preference = if export {
             c.ip_preference_export
         } else {
@@ -154,7 +248,7 @@ impl TunnelRow {
 /// out), each kept apart so that one source's key never stands in for the
 /// other's.
 #[derive(Debug, Default, Deserialize)]
-struct ChainColumns {
+pub struct ChainColumns {
     id: Option<GoText>,
     tunnel_id: Option<GoText>,
     chain_type: Option<Column>,
@@ -174,7 +268,10 @@ impl ChainRow {
     /// A row of the database (`export`: of a backup export, its tunnel
     /// given by its place there).
     fn read(row: &Map<String, Value>, export: Option<i64>) -> ChainRow {
-        let c: ChainColumns = from_object(row);
+        ChainRow::from_columns(from_object(row), export)
+    }
+
+    fn from_columns(c: ChainColumns, export: Option<i64>) -> ChainRow {
         let text = |v: Option<Column>| v.map(|t| t.0);
         match export {
             None => ChainRow {
@@ -287,35 +384,22 @@ fn chain_rows_within(limit: &'static str, count: usize, max: usize) -> Result<()
     Ok(())
 }
 
-/// Rows of a table: one row object, or a list of them.
-fn table_rows(v: Option<&Value>) -> Vec<&Map<String, Value>> {
-    match v {
-        Some(Value::Object(row)) => vec![row],
-        other => map_slice(other),
-    }
-}
-
 impl StoredTunnel {
     /// Reads the rows of tunnel `tunnel_id` (default: the tunnel row's id,
-    /// else the first chain row's, else 1) out of `{tunnel, chain_tunnel,
-    /// node, federation_tunnel_binding?}`. No tunnel row: `隧道不存在`.
-    pub fn read(db: &Map<String, Value>, tunnel_id: Option<i64>) -> Result<StoredTunnel> {
-        let rows = |table| table_rows(db.get(table)).into_iter();
+    /// else the first chain row's, else 1) out of a redeploy's tables. No
+    /// tunnel row: `隧道不存在`.
+    pub fn read(tables: TunnelTables, tunnel_id: Option<i64>) -> Result<StoredTunnel> {
         StoredTunnel::from_rows(
-            rows("tunnel").map(TunnelRow::from_row).collect(),
-            rows("chain_tunnel").map(ChainRow::from_row).collect(),
-            rows("federation_tunnel_binding")
-                .map(BindingRow::from_row)
-                .collect(),
-            rows("node")
-                .map(|r| NodeRecord::from_row(r, NodeSource::Database))
-                .collect(),
+            tables.tunnel,
+            tables.chain_tunnel,
+            tables.federation_tunnel_binding,
+            tables.node,
             tunnel_id,
         )
     }
 
-    /// [`StoredTunnel::read`] on rows already read (a whole panel's, for one
-    /// tunnel's audit).
+    /// [`StoredTunnel::read`] on rows of any source (a whole panel's, for
+    /// one tunnel's audit).
     #[inline(never)]
     pub fn from_rows(
         tunnels: Vec<TunnelRow>,

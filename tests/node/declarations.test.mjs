@@ -24,15 +24,15 @@ const DECLARED_NAMES = [
   'AgentState', 'Apply', 'Assumption', 'Attempt', 'AuditedTunnel', 'BackupTunnel', 'Candidate', 'Chain', 'ChainNode',
   'CheckDocument', 'CheckOptions', 'CheckReport', 'Command', 'CommandData', 'CommandName', 'CommandSelector',
   'DbRow', 'DeleteChainData', 'DeleteServicesData', 'DocumentKind', 'ErrorCode', 'FederationAllocation',
-  'FederationStep', 'Finding', 'FindingCode', 'Fix', 'ForwardDb', 'ForwardPayload', 'ForwardPortRow',
+  'FederationStep', 'Finding', 'FindingCode', 'Fix', 'ForwardContext', 'ForwardDb', 'ForwardPayload', 'ForwardPortRow',
   'ForwardRow', 'ForwardService', 'ForwardUser', 'Forwarder', 'ForwarderNode', 'ForwarderSelector', 'Handler',
   'Hop', 'HopPolicyError', 'HopPolicyErrorFields', 'JsonValue', 'LifecycleOp', 'LifecycleReport', 'LifecycleStep',
   'LimiterData', 'Limits', 'Loose', 'MetaValue', 'NodeConfig', 'NodeRole', 'NodeRow', 'NodeSelector', 'Plan',
   'PlanDocument', 'PlanError', 'PlanErrorCode', 'PlanInput', 'PlanMode', 'PlanNode', 'PlanOptions', 'Plugin',
-  'Protocol', 'RedeployInput', 'RequestContext', 'RequestTrace', 'Reserve', 'Role', 'RuleInfo', 'Scenario',
-  'Selector', 'Service', 'Severity', 'SimulateDocument', 'SkippedTarget', 'StoredForward', 'StoredTables',
+  'Protocol', 'RedeployInput', 'RequestTrace', 'Reserve', 'Role', 'RuleInfo', 'Scenario',
+  'Selector', 'Service', 'Severity', 'SimulateDocument', 'SkippedTarget', 'StoredTables',
   'Strategy', 'Summary', 'Target', 'TargetTry', 'Token', 'Trace', 'TraceForward', 'TraceSummary', 'TunnelCheck',
-  'TunnelDeploy', 'TunnelInput', 'TunnelNodeRef', 'TunnelPayload', 'TunnelType', 'UpdateChainData',
+  'TunnelDeploy', 'TunnelInput', 'TunnelNodeRef', 'TunnelPayload', 'TunnelRequest', 'TunnelType', 'UpdateChainData',
   'UpdateLimiterData',
 ].sort();
 
@@ -195,6 +195,10 @@ test('the declarations reject what they do not declare', () => {
     ['Plan', { ...plan, federation: [{ ...plan.federation[0], role: 'entry' }] }, `'"entry"' is not assignable to type 'Role'`],
     ['Plan', { ...plan, local: [(({ nodeId, ...rest }) => rest)(plan.local[0])] }, "Property 'nodeId' is missing"],
     ['Finding', { code: 1 }, "Type 'number' is not assignable to type 'FindingCode'"],
+    ['TunnelInput', { nodes: [] }, "Property 'tunnel' is missing"],
+    ['TunnelInput', { tunnel: {}, nodes: [], offline: [1], extra: 1 }, "'\"extra\"' does not exist in type 'TunnelInput'"],
+    ['RedeployInput', { db: { tunnel: 5 } }, "Type 'number' is not assignable"],
+    ['RedeployInput', { db: { node: [] }, tunnelId: [5] }, "is not assignable to type 'Loose"],
   ];
   assert.equal(tsc({ 'accepted.ts': module([['Plan', plan]]) }).code, 0);
   for (const [type, value, message] of cases) {
