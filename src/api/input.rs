@@ -159,15 +159,6 @@ pub enum SimulateDocument {
     Config(NodeConfig),
 }
 
-#[derive(Tsify)]
-#[serde(rename_all = "lowercase")]
-pub enum DocumentKind {
-    Tunnel,
-    Plan,
-    Config,
-    Commands,
-}
-
 /// A dead node: a node id (number or numeric string), a node name or `"host:port"`.
 #[derive(Tsify)]
 #[serde(untagged)]

@@ -113,38 +113,44 @@ shape! {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+/// What a checked document is (`CheckOptions.kind` forces one; an
+/// unknown name there is reported as unreadable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, tsify_next::Tsify)]
+#[serde(rename_all = "lowercase")]
+pub enum DocumentKind {
+    /// A tunnel input: planned first, its plan checked.
     Tunnel,
     Plan,
+    /// One node's GOST config (`{services?, chains?}`).
     Config,
+    /// A list of commands.
     Commands,
 }
 
-impl Kind {
+impl DocumentKind {
     fn as_str(self) -> &'static str {
         match self {
-            Kind::Tunnel => "tunnel",
-            Kind::Plan => "plan",
-            Kind::Config => "config",
-            Kind::Commands => "commands",
+            DocumentKind::Tunnel => "tunnel",
+            DocumentKind::Plan => "plan",
+            DocumentKind::Config => "config",
+            DocumentKind::Commands => "commands",
         }
     }
 }
 
-fn detect<'d>(doc: &'d TreeValue<'d>) -> Result<Kind, Reason<'d>> {
+fn detect<'d>(doc: &'d TreeValue<'d>) -> Result<DocumentKind, Reason<'d>> {
     match doc {
-        TreeValue::Arr(_) => Ok(Kind::Commands),
+        TreeValue::Arr(_) => Ok(DocumentKind::Commands),
         TreeValue::Object(o) => {
             if o.contains_key("tunnel") || o.contains_key("db") {
-                Ok(Kind::Tunnel)
+                Ok(DocumentKind::Tunnel)
             } else if o.contains_key("local") || o.contains_key("federation") {
-                Ok(Kind::Plan)
+                Ok(DocumentKind::Plan)
             } else if o
                 .keys()
                 .any(|k| k.eq_ignore_ascii_case("services") || k.eq_ignore_ascii_case("chains"))
             {
-                Ok(Kind::Config)
+                Ok(DocumentKind::Config)
             } else {
                 Err(Reason::Unrecognised)
             }
@@ -220,17 +226,20 @@ fn too_many_values() -> CheckReport {
 
 /// The kind to check `doc` as (forced by the options or detected), or why
 /// it cannot be checked.
-fn kind_of<'d>(doc: &'d TreeValue<'d>, options: &'d CheckOptions) -> Result<Kind, Reason<'d>> {
+fn kind_of<'d>(
+    doc: &'d TreeValue<'d>,
+    options: &'d CheckOptions,
+) -> Result<DocumentKind, Reason<'d>> {
     match options
         .kind
         .as_deref()
         .map(str::trim)
         .filter(|k| !k.is_empty())
     {
-        Some("tunnel") => Ok(Kind::Tunnel),
-        Some("plan") => Ok(Kind::Plan),
-        Some("config") => Ok(Kind::Config),
-        Some("commands") => Ok(Kind::Commands),
+        Some("tunnel") => Ok(DocumentKind::Tunnel),
+        Some("plan") => Ok(DocumentKind::Plan),
+        Some("config") => Ok(DocumentKind::Config),
+        Some("commands") => Ok(DocumentKind::Commands),
         Some(other) => Err(Reason::UnknownKind(other)),
         None => detect(doc),
     }
@@ -250,34 +259,34 @@ fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
         limits: options.limits,
     };
     let (_, findings) = plan_and_findings(crate::planner::plan_opts(doc, &options), None);
-    finish(Kind::Tunnel.as_str(), "plan", findings)
+    finish(DocumentKind::Tunnel.as_str(), "plan", findings)
 }
 
 /// Checks a plan, config or command list (not a tunnel input).
-fn check_kind(doc: &TreeValue<'_>, kind: Kind) -> CheckReport {
+fn check_kind(doc: &TreeValue<'_>, kind: DocumentKind) -> CheckReport {
     match kind {
-        Kind::Tunnel | Kind::Plan => match doc.as_object() {
+        DocumentKind::Tunnel | DocumentKind::Plan => match doc.as_object() {
             Some(o) => match plan_findings(o, None) {
-                Ok(f) => finish(Kind::Plan.as_str(), "document", f),
+                Ok(f) => finish(DocumentKind::Plan.as_str(), "document", f),
                 Err((en, zh)) => unreadable("plan", Reason::Read(&en, &zh)),
             },
             None => unreadable("plan", Reason::PlanShape),
         },
-        Kind::Config => match doc.as_object() {
+        DocumentKind::Config => match doc.as_object() {
             Some(o) => {
                 let mut sink = Sink::default();
                 let d = Document::from_config(&mut sink, o);
                 run_rules(&d, false, &mut sink);
-                finish(Kind::Config.as_str(), "document", sink.findings)
+                finish(DocumentKind::Config.as_str(), "document", sink.findings)
             }
             None => unreadable("config", Reason::ConfigShape),
         },
-        Kind::Commands => match doc {
+        DocumentKind::Commands => match doc {
             TreeValue::Arr(_) => {
                 let mut sink = Sink::default();
                 let d = Document::from_commands(&mut sink, doc);
                 run_rules(&d, false, &mut sink);
-                finish(Kind::Commands.as_str(), "document", sink.findings)
+                finish(DocumentKind::Commands.as_str(), "document", sink.findings)
             }
             _ => unreadable("commands", Reason::CommandsShape),
         },
@@ -313,8 +322,8 @@ fn check_read(
     match (kind_of(tree, options), value) {
         // The planner reads a `serde_json::Value`: the tree writes the one
         // its text reads into, without reading the text again.
-        (Ok(Kind::Tunnel), Some(value)) => tunnel_report(value, options),
-        (Ok(Kind::Tunnel), None) => tunnel_report(&crate::encode::to_value(tree), options),
+        (Ok(DocumentKind::Tunnel), Some(value)) => tunnel_report(value, options),
+        (Ok(DocumentKind::Tunnel), None) => tunnel_report(&crate::encode::to_value(tree), options),
         (Ok(kind), _) => check_kind(tree, kind),
         (Err(reason), _) => unreadable("unknown", reason),
     }
