@@ -619,7 +619,7 @@ pub struct FederationInfo {
 /// What a provider panel allocates for one remote node (the preview's
 /// `federation` input, keyed by node id); each field read as the server
 /// reads it.
-#[derive(Debug, Default, Deserialize, Tsify)]
+#[derive(Debug, Clone, Default, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct FederationAllocation {
     #[tsify(optional, type = "Loose")]
@@ -642,7 +642,7 @@ pub struct FederationAllocation {
 /// The preview's `federation` input read once: each node's provider
 /// answer, by its key as written (a value that is not an object gives
 /// none; the input not an object: none at all).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FederationAnswers(BTreeMap<String, FederationAllocation>);
 
 impl FederationAnswers {

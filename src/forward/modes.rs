@@ -10,7 +10,7 @@ use super::{validate, Panel};
 use crate::limits::Limits;
 use crate::model::FederationAnswers;
 use crate::plan::{Plan, PlanError};
-use crate::planner::request::{Outcome, Redeploy};
+use crate::planner::request::{Outcome, Redeploy, TunnelRequest};
 use crate::planner::stored::StoredTunnel;
 use crate::planner::{PlanMode, Rejection};
 use serde::Deserialize;
@@ -146,7 +146,9 @@ pub fn plan(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
             .to_plan_error(),
         );
     };
-    let outcome = match crate::planner::request::create(obj, limits) {
+    let request = TunnelRequest::read(obj);
+    let federation = request.federation().clone();
+    let outcome = match request.create(limits) {
         Ok(outcome) => outcome,
         Err(rejection) => return refused(rejection.to_plan_error()),
     };
@@ -155,7 +157,6 @@ pub fn plan(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
     if let Err(e) = fan_out_within(created + ctx.forwards.len(), created, entries, limits) {
         return refused(e);
     }
-    let federation = FederationAnswers::read(obj.get("federation"));
     let mut panel = panel(&ctx, &outcome, &federation);
     let last = create_unrecorded(&mut panel, &ctx.create_forwards);
     let answer = match mode {
@@ -343,7 +344,8 @@ pub fn has_forwards(input: &Value) -> bool {
 pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
     let mode = PlanMode::Update.as_str();
     let TunnelEdit {
-        obj,
+        entries,
+        federation,
         ctx,
         before,
         edited,
@@ -351,16 +353,15 @@ pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
         Ok(edit) => edit,
         Err(error) => return Plan::rejected(error, mode),
     };
-    let widest = before.state.entries.len().max(payload_entries(obj).len());
+    let widest = before.state.entries.len().max(entries.len());
     let moved = ctx.create_forwards.len() + ctx.forwards.len();
     if let Err(e) = fan_out_within(moved, moved, widest, limits) {
         return Plan::rejected(e, mode);
     }
-    let federation = FederationAnswers::read(obj.get("federation"));
     let mut panel = panel(&ctx, &before, &federation);
     create_unrecorded(&mut panel, &ctx.create_forwards);
     let tunnel_id = before.state.id;
-    let (edited, entries_changed) = edit_entries(&mut panel, obj, &before, edited);
+    let (edited, entries_changed) = edit_entries(&mut panel, entries, &before, edited);
     match edited {
         Ok(edited) => {
             let resync = entries_changed || before.state.kind != edited.state.kind;
@@ -374,10 +375,12 @@ pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
     }
 }
 
-/// A tunnel edit's input as read: the payload, its forward context, the
-/// tunnel as it was and the edit's own outcome.
-struct TunnelEdit<'i> {
-    obj: &'i serde_json::Map<String, Value>,
+/// A tunnel edit's input as read: the entries its payload lists, the
+/// providers' answers, its forward context, the tunnel as it was and the
+/// edit's own outcome.
+struct TunnelEdit {
+    entries: Vec<i64>,
+    federation: FederationAnswers,
     ctx: ForwardContext,
     before: Outcome,
     edited: crate::planner::rejection::Result<Outcome>,
@@ -385,12 +388,15 @@ struct TunnelEdit<'i> {
 
 /// Reads an edit's input; refused when it is not an object, its context
 /// cannot be read or the tunnel as it was cannot be created.
-fn read_edit<'i>(input: &'i Value, limits: &Limits) -> Result<TunnelEdit<'i>, PlanError> {
+fn read_edit(input: &Value, limits: &Limits) -> Result<TunnelEdit, PlanError> {
     let Some(obj) = input.as_object() else {
         return Err(Rejection::InvalidInput("the input must be an object".into()).to_plan_error());
     };
     let ctx = context(input).map_err(|e| e.to_plan_error())?;
-    let (before, edited) = crate::planner::request::update_stages(obj, limits);
+    let request = TunnelRequest::read(obj);
+    let entries = request.entry_ids();
+    let federation = request.federation().clone();
+    let (before, edited) = request.update_stages(limits);
     let Some(before) = before else {
         let error = edited.err().map(|r| r.to_plan_error());
         return Err(error.unwrap_or_else(|| {
@@ -399,7 +405,8 @@ fn read_edit<'i>(input: &'i Value, limits: &Limits) -> Result<TunnelEdit<'i>, Pl
         }));
     };
     Ok(TunnelEdit {
-        obj,
+        entries,
+        federation,
         ctx,
         before,
         edited,
@@ -428,7 +435,7 @@ fn create_unrecorded(panel: &mut Panel<'_, '_>, setups: &[ForwardPayload]) -> Op
 /// entry set changed.
 fn edit_entries(
     panel: &mut Panel<'_, '_>,
-    obj: &serde_json::Map<String, Value>,
+    payload_entries: Vec<i64>,
     before: &Outcome,
     edited: crate::planner::rejection::Result<Outcome>,
 ) -> (Result<Outcome, PlanError>, bool) {
@@ -436,7 +443,7 @@ fn edit_entries(
     let old_entries = tunnel_row(before).entries;
     let new_entries = match &edited {
         Ok(outcome) => tunnel_row(outcome).entries,
-        Err(_) => payload_entries(obj),
+        Err(_) => payload_entries,
     };
     // Only the entry chain's refusal comes after the rows are committed.
     let committed = matches!(&edited, Ok(_) | Err(Rejection::EntryChainRefused { .. }));
@@ -486,15 +493,6 @@ fn applied_edit_plan(
     plan.assumed.extend(panel.assumed);
     plan.db = Some(panel.store.tunnel_rows(tunnel_id));
     plan
-}
-
-/// The entry nodes an edit's payload names, in order.
-fn payload_entries(input: &serde_json::Map<String, Value>) -> Vec<i64> {
-    crate::coerce::map_slice(input.get("tunnel").and_then(|t| t.get("inNodeId")))
-        .into_iter()
-        .map(|item| crate::coerce::go_int(item.get("nodeId"), 0))
-        .filter(|id| *id > 0)
-        .collect()
 }
 
 /// `validateTunnelEntryPortConflictsForNewEntriesTx`: each forward's port

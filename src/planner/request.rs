@@ -56,8 +56,25 @@ pub struct TunnelRequest {
 }
 
 impl TunnelRequest {
-    fn read(input: &Map<String, Value>) -> TunnelRequest {
+    pub fn read(input: &Map<String, Value>) -> TunnelRequest {
         crate::coerce::from_object(input)
+    }
+
+    /// The providers' answers the input gives.
+    pub fn federation(&self) -> &FederationAnswers {
+        &self.federation
+    }
+
+    /// The entry nodes the payload lists (`inNodeId`), in order: what an
+    /// edit the server refuses would have made the entry set.
+    pub fn entry_ids(&self) -> Vec<i64> {
+        let PayloadCell::Object(tunnel) = &self.tunnel else {
+            return Vec::new();
+        };
+        let ids = tunnel.in_node_id.0.iter();
+        ids.map(|item| GoText::int(&item.node_id, 0))
+            .filter(|id| *id > 0)
+            .collect()
     }
 }
 
@@ -110,7 +127,26 @@ fn payload(v: PayloadCell, what: &str) -> Result<TunnelPayload> {
 
 /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
 pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
-    let request = TunnelRequest::read(input);
+    TunnelRequest::read(input).create(limits)
+}
+
+impl TunnelRequest {
+    /// `tunnelCreate` on the request.
+    pub fn create(self, limits: &Limits) -> Result<Outcome> {
+        create_request(self, limits)
+    }
+
+    /// `tunnelUpdate` on the request, with the tunnel as `before` created
+    /// it (`None` when `before` itself is refused): what the forwards
+    /// created on it see.
+    pub fn update_stages(self, limits: &Limits) -> (Option<Outcome>, Result<Outcome>) {
+        let mut created = None;
+        let edited = update_into(self, limits, &mut created);
+        (created, edited)
+    }
+}
+
+fn create_request(request: TunnelRequest, limits: &Limits) -> Result<Outcome> {
     let tunnel = payload(request.tunnel, "/tunnel")?;
     let nodes = request.nodes.0;
     let mut providers = Providers::default();
@@ -189,26 +225,14 @@ fn deploy(
 /// `tunnelUpdate` on `{tunnel, before?, nodes, federation?}`: the tunnel is
 /// first created as `before` was (default: as `tunnel`), then edited.
 pub fn update(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
-    update_stages(input, limits).1
-}
-
-/// [`update`], with the tunnel as `before` created it (`None` when `before`
-/// itself is refused): what the forwards created on it see.
-pub fn update_stages(
-    input: &Map<String, Value>,
-    limits: &Limits,
-) -> (Option<Outcome>, Result<Outcome>) {
-    let mut created = None;
-    let edited = update_into(input, limits, &mut created);
-    (created, edited)
+    TunnelRequest::read(input).update_stages(limits).1
 }
 
 fn update_into(
-    input: &Map<String, Value>,
+    request: TunnelRequest,
     limits: &Limits,
     created_out: &mut Option<Outcome>,
 ) -> Result<Outcome> {
-    let request = TunnelRequest::read(input);
     let tunnel = payload(request.tunnel, "/tunnel")?;
     let before_given;
     let before = match request.before {
