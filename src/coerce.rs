@@ -397,6 +397,13 @@ pub mod loose {
         }
     }
 
+    /// The whole value as a `serde_json::Value`, built by [`AnyValue`]
+    /// (serde_json's own `Value` visitor would bring its text parser into
+    /// the `.wasm`: `raw_value` checks a map's first key).
+    pub fn value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        any(d).map(|Any(v)| v)
+    }
+
     /// `asString`: trimmed text; numbers in Go's form; null is "".
     pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
         any(d).map(|t: super::GoText| t.0)

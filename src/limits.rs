@@ -38,7 +38,8 @@ use crate::json::node::{Node, Shape};
 use crate::json::read::Build;
 use crate::json::tree::{Arena, TreeBuilder, TreeValue};
 use crate::json::{Bound, JsonError, ReadLimits, TooLarge};
-use serde::Serialize;
+use crate::options::field;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -87,36 +88,47 @@ impl Default for Limits {
     }
 }
 
-impl Limits {
-    /// Reads a limits object found at `path` in some options: each field it
-    /// names (camelCase, a whole number) replaces the default; unknown keys
-    /// are ignored.
-    pub fn read(v: &Value, path: &str) -> Result<Limits, crate::options::OptionError> {
-        Limits::read_onto(v, path, Limits::default())
-    }
+/// The limits an options object names (camelCase, each a whole number),
+/// each over a default; unknown keys are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LimitFields {
+    #[serde(deserialize_with = "field::size")]
+    max_input_bytes: Option<usize>,
+    #[serde(deserialize_with = "field::size")]
+    max_nodes: Option<usize>,
+    #[serde(deserialize_with = "field::size")]
+    max_hops: Option<usize>,
+    #[serde(deserialize_with = "field::size")]
+    max_nodes_per_hop: Option<usize>,
+    #[serde(deserialize_with = "field::size")]
+    max_string_len: Option<usize>,
+    #[serde(deserialize_with = "field::size")]
+    max_depth: Option<usize>,
+    #[serde(deserialize_with = "field::size")]
+    max_output_bytes: Option<usize>,
+}
 
-    /// [`Limits::read`] over other defaults (a whole panel's).
-    pub fn read_onto(
-        v: &Value,
-        path: &str,
-        base: Limits,
-    ) -> Result<Limits, crate::options::OptionError> {
-        let f = crate::options::Fields::of(v, path)?;
-        let mut l = base;
-        for (key, slot) in [
-            ("maxInputBytes", &mut l.max_input_bytes),
-            ("maxNodes", &mut l.max_nodes),
-            ("maxHops", &mut l.max_hops),
-            ("maxNodesPerHop", &mut l.max_nodes_per_hop),
-            ("maxStringLen", &mut l.max_string_len),
-            ("maxDepth", &mut l.max_depth),
-            ("maxOutputBytes", &mut l.max_output_bytes),
-        ] {
-            if let Some(n) = f.size(key)? {
-                *slot = n;
-            }
+impl LimitFields {
+    /// `base` with each limit named here in its place.
+    pub fn onto(self, base: Limits) -> Limits {
+        Limits {
+            max_input_bytes: self.max_input_bytes.unwrap_or(base.max_input_bytes),
+            max_nodes: self.max_nodes.unwrap_or(base.max_nodes),
+            max_hops: self.max_hops.unwrap_or(base.max_hops),
+            max_nodes_per_hop: self.max_nodes_per_hop.unwrap_or(base.max_nodes_per_hop),
+            max_string_len: self.max_string_len.unwrap_or(base.max_string_len),
+            max_depth: self.max_depth.unwrap_or(base.max_depth),
+            max_output_bytes: self.max_output_bytes.unwrap_or(base.max_output_bytes),
         }
-        Ok(l)
+    }
+}
+
+impl Limits {
+    /// `deserialize_with` reader of an options object's `limits`: the
+    /// limits it names over the defaults (`null`: the defaults).
+    pub fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Limits, D::Error> {
+        field::group::<D, LimitFields>(d).map(|given| given.onto(Limits::default()))
     }
 }
 
@@ -781,26 +793,34 @@ mod tests {
 
     #[test]
     fn options_override_some_fields_and_reject_bad_ones() {
-        let l = Limits::read(
-            &json!({"maxNodes": 5, "maxDepth": 9, "other": 1}),
-            "/limits",
-        )
-        .unwrap();
+        #[derive(Debug, Default, Deserialize)]
+        struct Options {
+            #[serde(default, deserialize_with = "Limits::given")]
+            limits: Limits,
+        }
+        let read = |limits: Value| {
+            crate::options::read::<Options>(&json!({ "limits": limits })).map(|o| o.limits)
+        };
+        let l = read(json!({"maxNodes": 5, "maxDepth": 9, "other": 1})).unwrap();
         assert_eq!(
             (l.max_nodes, l.max_depth, l.max_hops),
             (5, 9, DEFAULT_MAX_HOPS)
         );
-        assert_eq!(
-            Limits::read(&json!({}), "/limits").unwrap(),
-            Limits::default()
-        );
-        let e = Limits::read(&json!({"maxNodes": -1}), "/limits").unwrap_err();
+        assert_eq!(read(json!({})).unwrap(), Limits::default());
+        assert_eq!(read(Value::Null).unwrap(), Limits::default());
+        let e = read(json!({"maxNodes": -1})).unwrap_err();
         assert_eq!(e.path, "/limits/maxNodes");
-        assert!(Limits::read(&json!({"maxNodes": "5"}), "/limits").is_err());
-        assert!(Limits::read(&json!({"maxNodes": 1.5}), "/limits").is_err());
+        assert!(read(json!({"maxNodes": "5"})).is_err());
+        assert!(read(json!({"maxNodes": 1.5})).is_err());
+        assert_eq!(read(json!(7)).unwrap_err().path, "/limits");
+        let panel = LimitFields {
+            max_nodes: Some(3),
+            ..LimitFields::default()
+        };
+        assert_eq!(panel.onto(Limits::NONE).max_nodes, 3);
         assert_eq!(
-            Limits::read(&json!(7), "/limits").unwrap_err().path,
-            "/limits"
+            LimitFields::default().onto(Limits::NONE).max_hops,
+            usize::MAX
         );
     }
 

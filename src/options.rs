@@ -1,17 +1,16 @@
-//! Option objects (check options, size limits, a simulation scenario), read
-//! field by field from a JSON value.
+//! Option objects (plan and check options, size limits, a simulation
+//! scenario, the panel options) are serde types; this module holds the
+//! readers their fields use ([`field`]) and [`read`], which names a wrong
+//! field by its JSON Pointer.
 //!
-//! The rules are those the derived deserializers applied before: a missing
-//! field keeps its default, unknown keys are ignored, `null` clears a field
-//! that is optional, and a value of the wrong type or out of range is an
-//! error, which now names the field by its JSON Pointer. One difference: a
-//! `null` for a whole group with defaults (the check options' `limits`)
-//! keeps the defaults instead of being refused. Reading by hand keeps
-//! serde_json's `Value` deserializer and the derived visitors out of the
-//! `.wasm` (BENCH.md).
+//! The rules: a missing field keeps its default, unknown keys are ignored,
+//! `null` clears a field that is optional (and keeps the defaults of a
+//! group such as `limits`), and a value of the wrong type or out of range
+//! is an error naming the field.
 
 use crate::finding::pointer_token;
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 
 /// Why an option could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,121 +21,166 @@ pub struct OptionError {
     pub path: String,
 }
 
-/// The fields of one options object, located at `path` (a JSON Pointer).
-pub(crate) struct Fields<'a> {
-    obj: &'a Map<String, Value>,
-    path: &'a str,
+/// Starts a field reader's message that [`read`] completes with the
+/// field's path (`` `/limits/maxNodes` must be ... ``).
+const FIELD: &str = "\u{1}";
+
+/// Reads options `T` from `value` (an object).
+pub fn read<'a, T: Deserialize<'a>>(value: &'a Value) -> Result<T, OptionError> {
+    if !value.is_object() {
+        return Err(OptionError {
+            message: format!(
+                "{} must be an object, but it is {}",
+                shown_path(""),
+                shown(value)
+            ),
+            path: String::new(),
+        });
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path: String = e.path().iter().map(segment_pointer).collect();
+        let inner = e.into_inner().to_string();
+        let message = match inner.strip_prefix(FIELD) {
+            Some(rest) => format!("{} {rest}", shown_path(&path)),
+            None => inner,
+        };
+        OptionError { message, path }
+    })
 }
 
-impl<'a> Fields<'a> {
-    /// `value` as an options object, or an error when it is not an object.
-    pub fn of(value: &'a Value, path: &'a str) -> Result<Self, OptionError> {
-        match value {
-            Value::Object(obj) => Ok(Fields { obj, path }),
-            other => Err(OptionError {
-                message: format!(
-                    "{} must be an object, but it is {}",
-                    shown_path(path),
-                    shown(other)
-                ),
-                path: path.to_string(),
-            }),
-        }
+/// One step of a field's path as a JSON Pointer step.
+fn segment_pointer(segment: &serde_path_to_error::Segment) -> String {
+    use serde_path_to_error::Segment;
+    match segment {
+        Segment::Seq { index } => format!("/{index}"),
+        Segment::Map { key } => format!("/{}", pointer_token(key)),
+        Segment::Enum { variant } => format!("/{}", pointer_token(variant)),
+        Segment::Unknown => String::new(),
+    }
+}
+
+/// `deserialize_with` readers of option fields, each with the message
+/// [`read`] completes with the field's path.
+pub mod field {
+    use super::{shown, FIELD};
+    use serde::de::{self, Deserializer, MapAccess, Visitor};
+    use serde::Deserialize;
+    use serde_json::Value;
+    use std::fmt;
+
+    /// The error for a field holding `found` where `expected` belongs.
+    pub(crate) fn wrong<E: de::Error>(expected: &str, found: &Value) -> E {
+        E::custom(format_args!(
+            "{FIELD}must be {expected}, but it is {}",
+            shown(found)
+        ))
     }
 
-    /// The JSON Pointer of field `key`.
-    pub fn path_of(&self, key: &str) -> String {
-        format!("{}/{}", self.path, pointer_token(key))
+    /// The field's value, `None` for `null`.
+    pub fn given<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+        Ok(Some(crate::coerce::loose::value(d)?).filter(|v| !v.is_null()))
     }
 
-    #[cold]
-    #[inline(never)]
-    fn wrong(&self, key: &str, expected: &str, found: &Value) -> OptionError {
-        let path = self.path_of(key);
-        OptionError {
-            message: format!(
-                "{} must be {}, but it is {}",
-                shown_path(&path),
-                expected,
-                shown(found)
-            ),
-            path,
-        }
-    }
-
-    /// The value of `key`, when present and not `null`.
-    pub fn get(&self, key: &str) -> Option<&'a Value> {
-        self.obj.get(key).filter(|v| !v.is_null())
-    }
-
-    /// `v` (the value of `key`) as a whole number from 0 to `max`, which is
-    /// `T`'s largest value.
-    fn whole<T: TryFrom<u64>>(&self, key: &str, v: &Value, max: u64) -> Result<T, OptionError> {
+    /// `v` as a whole number from 0 to `T`'s largest value, `max`.
+    fn whole<T: TryFrom<u64>, E: de::Error>(v: &Value, max: u64) -> Result<T, E> {
         v.as_u64()
             .and_then(|n| T::try_from(n).ok())
-            .ok_or_else(|| self.wrong(key, &format!("a whole number from 0 to {max}"), v))
+            .ok_or_else(|| wrong(&format!("a whole number from 0 to {max}"), v))
     }
 
-    /// A whole number from 0 to `T`'s maximum; absent or `null` is `None`.
-    pub fn unsigned<T: TryFrom<u64> + Into<u64> + Bounded>(
-        &self,
-        key: &str,
-    ) -> Result<Option<T>, OptionError> {
-        self.get(key)
-            .map(|v| self.whole(key, v, T::MAX.into()))
-            .transpose()
+    /// A whole number from 0 to `u32::MAX`; `null` is `None`.
+    pub fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        given(d)?.map(|v| whole(&v, u32::MAX.into())).transpose()
     }
 
-    /// A whole number from 0 up that must not be `null` when present
-    /// (a size limit). Absent is `None`.
-    pub fn size(&self, key: &str) -> Result<Option<usize>, OptionError> {
-        self.obj
-            .get(key)
-            .map(|v| self.whole(key, v, usize::MAX as u64))
-            .transpose()
+    /// A whole number from 0 to `u64::MAX`; `null` is `None`.
+    pub fn unsigned<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        given(d)?.map(|v| whole(&v, u64::MAX)).transpose()
     }
 
-    /// A whole number that fits in 64 signed bits; absent or `null` is `None`.
-    pub fn signed(&self, key: &str) -> Result<Option<i64>, OptionError> {
-        let Some(v) = self.get(key) else {
+    /// A size limit: a whole number from 0 up, never `null`.
+    pub fn size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+        let v = crate::coerce::loose::value(d)?;
+        whole(&v, usize::MAX as u64).map(Some)
+    }
+
+    /// A whole number that fits in 64 signed bits; `null` is `None`.
+    pub fn signed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        let Some(v) = given(d)? else {
             return Ok(None);
         };
         v.as_i64()
             .map(Some)
-            .ok_or_else(|| self.wrong(key, "a whole number (64-bit)", v))
+            .ok_or_else(|| wrong("a whole number (64-bit)", &v))
     }
 
-    /// A string; absent or `null` is `None`.
-    pub fn string(&self, key: &str) -> Result<Option<String>, OptionError> {
-        let Some(v) = self.get(key) else {
-            return Ok(None);
-        };
-        v.as_str()
-            .map(|s| Some(s.to_string()))
-            .ok_or_else(|| self.wrong(key, "a string", v))
-    }
-
-    /// A list; absent is `None`, and `null` is an error (as it always was).
-    pub fn list(&self, key: &str) -> Result<Option<Vec<Value>>, OptionError> {
-        match self.obj.get(key) {
+    /// A string; `null` is `None`.
+    pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        match given(d)? {
             None => Ok(None),
-            Some(Value::Array(items)) => Ok(Some(items.clone())),
-            Some(other) => Err(self.wrong(key, "a list", other)),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(wrong("a string", &other)),
         }
     }
-}
 
-/// The largest value of an unsigned field type, for messages.
-pub(crate) trait Bounded {
-    const MAX: Self;
-}
+    /// A list (of any values); `null` is not a list.
+    pub fn list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
+        match crate::coerce::loose::value(d)? {
+            Value::Array(items) => Ok(items),
+            other => Err(wrong("a list", &other)),
+        }
+    }
 
-impl Bounded for u32 {
-    const MAX: Self = u32::MAX;
-}
+    /// A group of fields read as `T`; `null` keeps `T`'s defaults. Read in
+    /// place (not through a copied value), so that a wrong field inside
+    /// it is named by its whole path.
+    pub fn group<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        d.deserialize_any(GroupVisitor(std::marker::PhantomData))
+    }
 
-impl Bounded for u64 {
-    const MAX: Self = u64::MAX;
+    struct GroupVisitor<T>(std::marker::PhantomData<T>);
+
+    impl<T> GroupVisitor<T> {
+        fn not_a_group<E: de::Error>(found: Value) -> Result<T, E> {
+            Err(wrong("an object", &found))
+        }
+    }
+
+    impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for GroupVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_none<E: de::Error>(self) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<T, E> {
+            Self::not_a_group(Value::Bool(b))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<T, E> {
+            Self::not_a_group(Value::from(n))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<T, E> {
+            Self::not_a_group(Value::from(n))
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<T, E> {
+            Self::not_a_group(Value::from(n))
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+            Self::not_a_group(Value::from(s))
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<T, A::Error> {
+            Self::not_a_group(Value::Array(Vec::new()))
+        }
+    }
 }
 
 fn shown_path(path: &str) -> String {
@@ -172,52 +216,76 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Every kind of field, under `/opts`.
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(default)]
+    struct Opts {
+        #[serde(deserialize_with = "field::group")]
+        opts: Fields,
+    }
+
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(default)]
+    struct Fields {
+        #[serde(deserialize_with = "field::count")]
+        n: Option<u32>,
+        #[serde(deserialize_with = "field::unsigned")]
+        big: Option<u64>,
+        #[serde(deserialize_with = "field::signed")]
+        neg: Option<i64>,
+        #[serde(deserialize_with = "field::string")]
+        s: Option<String>,
+        #[serde(deserialize_with = "field::list")]
+        l: Vec<Value>,
+        #[serde(deserialize_with = "field::size")]
+        size: Option<usize>,
+    }
+
+    fn opts(fields: Value) -> Result<Fields, OptionError> {
+        read::<Opts>(&json!({ "opts": fields })).map(|o| o.opts)
+    }
+
+    fn message(fields: Value) -> String {
+        opts(fields).unwrap_err().message
+    }
+
     #[test]
     fn reads_each_field_type_and_names_the_field_when_wrong() {
-        let v = json!({"n": 5, "neg": -3, "big": 5_000_000_000u64, "frac": 1.5, "s": "x", "nul": null, "l": [1, "a"]});
-        let f = Fields::of(&v, "/opts").unwrap();
-        assert_eq!(f.unsigned::<u32>("n").unwrap(), Some(5));
-        assert_eq!(f.unsigned::<u32>("absent").unwrap(), None);
-        assert_eq!(f.unsigned::<u32>("nul").unwrap(), None);
-        let e = f.unsigned::<u32>("big").unwrap_err();
-        assert_eq!(e.path, "/opts/big");
-        assert_eq!(e.message, "`/opts/big` must be a whole number from 0 to 4294967295, but it is a number (5000000000)");
-        assert_eq!(f.unsigned::<u64>("big").unwrap(), Some(5_000_000_000));
-        assert!(f
-            .unsigned::<u64>("neg")
-            .unwrap_err()
-            .message
-            .contains("a negative number (-3)"));
-        assert!(f
-            .unsigned::<u64>("frac")
-            .unwrap_err()
-            .message
-            .contains("a fractional number (1.5)"));
-        assert_eq!(f.signed("neg").unwrap(), Some(-3));
-        assert!(f.signed("frac").is_err());
-        assert!(f
-            .signed("s")
-            .unwrap_err()
-            .message
-            .contains("a string (\"x\")"));
-        assert_eq!(f.string("s").unwrap().as_deref(), Some("x"));
-        assert!(f.string("n").is_err());
-        assert_eq!(f.list("l").unwrap(), Some(vec![json!(1), json!("a")]));
-        assert!(f.list("nul").is_err(), "null is not a list");
-        assert_eq!(f.size("n").unwrap(), Some(5));
-        assert!(f.size("nul").is_err(), "a size limit cannot be null");
-        assert!(f.size("neg").is_err());
+        let f = opts(json!({"n": 5, "big": 5_000_000_000u64, "neg": -3, "s": "x", "l": [1, "a"], "size": 7, "other": true})).unwrap();
+        assert_eq!(
+            (f.n, f.big, f.neg, f.s.as_deref(), f.size),
+            (Some(5), Some(5_000_000_000), Some(-3), Some("x"), Some(7))
+        );
+        assert_eq!(f.l, [json!(1), json!("a")]);
+        let cleared = opts(json!({"n": null, "big": null, "neg": null, "s": null})).unwrap();
+        assert_eq!(
+            (cleared.n, cleared.big, cleared.neg, cleared.s),
+            (None, None, None, None)
+        );
+        let e = opts(json!({"n": 5_000_000_000u64})).unwrap_err();
+        assert_eq!(e.path, "/opts/n");
+        assert_eq!(e.message, "`/opts/n` must be a whole number from 0 to 4294967295, but it is a number (5000000000)");
+        assert!(message(json!({"big": -3})).contains("a negative number (-3)"));
+        assert!(message(json!({"big": 1.5})).contains("a fractional number (1.5)"));
+        assert!(message(json!({"neg": 1.5})).contains("a whole number (64-bit)"));
+        assert!(message(json!({"neg": "x"})).contains("a string (\"x\")"));
+        assert!(message(json!({"s": 5})).contains("must be a string"));
+        assert!(message(json!({"l": null})).contains("must be a list, but it is null"));
+        assert!(message(json!({"size": null})).contains("`/opts/size` must be a whole number"));
+        assert!(message(json!({"size": -1})).contains("a negative number"));
     }
 
     #[test]
     fn a_non_object_is_refused_with_its_path() {
-        let e = Fields::of(&json!([1]), "").err().unwrap();
+        let e = read::<Opts>(&json!([1])).unwrap_err();
         assert_eq!(
             (e.message.as_str(), e.path.as_str()),
             ("the options must be an object, but it is a list", "")
         );
-        let long = json!("y".repeat(60));
-        let e = Fields::of(&long, "/limits").err().unwrap();
-        assert_eq!(e.message, "`/limits` must be an object, but it is a string");
+        let e = read::<Opts>(&json!({"opts": "y".repeat(60)})).unwrap_err();
+        assert_eq!(e.message, "`/opts` must be an object, but it is a string");
+        assert_eq!(e.path, "/opts");
+        // `null` keeps the group's defaults.
+        assert_eq!(read::<Opts>(&json!({"opts": null})).unwrap().opts.n, None);
     }
 }

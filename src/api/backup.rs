@@ -21,7 +21,10 @@ pub(super) fn panel_limits() -> Limits {
 }
 
 /// The options of the whole-panel calls: `{limits}` over [`panel_limits`].
+#[derive(serde::Deserialize)]
+#[serde(default)]
 pub struct PanelOptions {
+    #[serde(deserialize_with = "given_panel_limits")]
     pub limits: Limits,
 }
 
@@ -33,14 +36,15 @@ impl Default for PanelOptions {
     }
 }
 
+/// The limits the panel options name, over [`panel_limits`] (`null`: those).
+fn given_panel_limits<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Limits, D::Error> {
+    let given: crate::limits::LimitFields = crate::options::field::group(d)?;
+    Ok(given.onto(panel_limits()))
+}
+
 impl PanelOptions {
     fn from_json(v: &serde_json::Value) -> Result<Self, crate::options::OptionError> {
-        let f = crate::options::Fields::of(v, "")?;
-        let limits = match f.get("limits") {
-            Some(l) => Limits::read_onto(l, &f.path_of("limits"), panel_limits())?,
-            None => panel_limits(),
-        };
-        Ok(PanelOptions { limits })
+        crate::options::read(v)
     }
 }
 

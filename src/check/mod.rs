@@ -35,15 +35,14 @@ pub const MAX_TEXT_BYTES: usize = 16 * 1024 * 1024;
 /// Largest number of JSON values (objects, arrays, scalars) a document may hold.
 pub const MAX_VALUES: usize = 1_000_000;
 
-/// Options for [`check`] (`checkDocument`'s options).
-#[derive(Debug, Clone, Default)]
-#[cfg_attr(
-    any(test, target_arch = "wasm32"),
-    derive(tsify_next::Tsify),
-    serde(rename_all = "camelCase")
-)]
+/// Options for [`check`] (`checkDocument`'s options; unknown keys are
+/// ignored, `null` keeps a default).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
+#[serde(rename_all = "camelCase", default)]
 pub struct CheckOptions {
     /// Forces the document kind instead of detecting it.
+    #[serde(deserialize_with = "crate::options::field::string")]
     #[cfg_attr(
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "DocumentKind")
@@ -51,28 +50,20 @@ pub struct CheckOptions {
     pub kind: Option<String>,
     /// The request path a tunnel input is planned along (default: what the
     /// input asks for, [`crate::planner::PlanMode::detect`]).
+    #[serde(deserialize_with = "crate::planner::PlanMode::given")]
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "PlanMode"))]
     pub mode: Option<crate::planner::PlanMode>,
     /// Size limits for the document; omitted fields keep their defaults
     /// ([`crate::limits`]).
+    #[serde(deserialize_with = "crate::limits::Limits::given")]
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "Limits"))]
     pub limits: crate::limits::Limits,
 }
 
 impl CheckOptions {
-    /// Reads `{kind?, limits?}` (unknown keys are ignored; `null` keeps a default).
+    /// Reads `{kind?, mode?, limits?}`.
     pub fn from_json(v: &Value) -> Result<CheckOptions, crate::options::OptionError> {
-        let f = crate::options::Fields::of(v, "")?;
-        let limits = match f.get("limits") {
-            Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
-            None => Default::default(),
-        };
-        let mode = crate::planner::read_mode(&f)?;
-        Ok(CheckOptions {
-            kind: f.string("kind")?,
-            mode,
-            limits,
-        })
+        crate::options::read(v)
     }
 }
 

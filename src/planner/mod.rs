@@ -98,14 +98,17 @@ impl PlanMode {
 
 /// Options of `planTunnel` and `checkTunnel`: the request path and the
 /// input size limits.
-#[derive(Debug, Clone, Default, tsify_next::Tsify)]
+#[derive(Debug, Clone, Default, serde::Deserialize, tsify_next::Tsify)]
+#[serde(default)]
 pub struct PlanOptions {
     /// Default, what the input asks for: `redeploy` when the input has `db` (and
     /// no `tunnel`), `update` when it has `before`, `forward-update` when it
     /// has `forward` and `createForwards`, `forward-create` when it has
     /// `forward`, else `create`.
+    #[serde(deserialize_with = "PlanMode::given")]
     #[tsify(optional, type = "PlanMode")]
     pub mode: Option<PlanMode>,
+    #[serde(deserialize_with = "Limits::given")]
     #[tsify(optional)]
     pub limits: Limits,
 }
@@ -113,15 +116,7 @@ pub struct PlanOptions {
 impl PlanOptions {
     /// Reads `{mode?, limits?}` (unknown keys are ignored; `null` keeps a default).
     pub fn from_json(v: &Value) -> Result<PlanOptions, crate::options::OptionError> {
-        let f = crate::options::Fields::of(v, "")?;
-        let limits = match f.get("limits") {
-            Some(l) => Limits::read(l, &f.path_of("limits"))?,
-            None => Limits::default(),
-        };
-        Ok(PlanOptions {
-            mode: read_mode(&f)?,
-            limits,
-        })
+        crate::options::read(v)
     }
 
     /// Along the request path of `mode`, within the default limits.
@@ -138,22 +133,21 @@ impl PlanOptions {
     }
 }
 
-/// The `mode` field of some options.
-pub(crate) fn read_mode(
-    f: &crate::options::Fields<'_>,
-) -> Result<Option<PlanMode>, crate::options::OptionError> {
-    match f.string("mode")? {
-        None => Ok(None),
-        Some(m) => PlanMode::parse(m.trim())
-            .map(Some)
-            .ok_or_else(|| crate::options::OptionError {
-                message: format!(
-                    "mode must be one of {}, but it is {:?}",
-                    PlanMode::NAMES.join(", "),
-                    m
-                ),
-                path: f.path_of("mode"),
-            }),
+impl PlanMode {
+    /// `deserialize_with` reader of an options object's `mode`: one of
+    /// [`PlanMode::NAMES`] (spaces around it ignored); `null` is none.
+    pub fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PlanMode>, D::Error> {
+        let Some(name) = crate::options::field::string(d)? else {
+            return Ok(None);
+        };
+        match PlanMode::parse(name.trim()) {
+            Some(mode) => Ok(Some(mode)),
+            None => Err(serde::de::Error::custom(format_args!(
+                "mode must be one of {}, but it is {:?}",
+                PlanMode::NAMES.join(", "),
+                name
+            ))),
+        }
     }
 }
 

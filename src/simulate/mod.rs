@@ -68,48 +68,57 @@ pub(crate) mod world;
 
 use crate::encode::shape;
 use crate::error::ApiError;
-use serde::Serialize;
+use serde::Deserialize;
 use serde_json::Value;
 
 pub use text::trace_text;
 
 /// What to simulate: every field is optional, unknown keys are ignored.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Scenario {
     /// Dead nodes: node ids (numbers or numeric strings), node names or `host:port` strings.
     #[cfg_attr(
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "NodeSelector[]")
     )]
+    #[serde(deserialize_with = "crate::options::field::list")]
     pub dead: Vec<Value>,
     /// Number of requests (default 3).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::count")]
     pub requests: Option<u32>,
     /// Time of the first request in milliseconds (default 0).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::signed")]
     pub start_ms: Option<i64>,
     /// Time between requests in milliseconds (default 1000).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::signed")]
     pub gap_ms: Option<i64>,
     /// Seed for `rand` and for `hash` without a source (default 1).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::unsigned")]
     pub seed: Option<u64>,
     /// Entry node (default: the first entry).
     #[cfg_attr(
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "NodeSelector")
     )]
+    #[serde(deserialize_with = "crate::options::field::given")]
     pub entry: Option<Value>,
     /// Retries of the entry's forward service (default 0, as flvx deploys it).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::signed")]
     pub entry_retries: Option<i64>,
     /// Client address the entry sees (the `hash` strategy's source there).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::string")]
     pub client_ip: Option<String>,
     /// Requested destination (`hash: host` source).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::string")]
     pub destination: Option<String>,
     /// The forward whose service requests enter at, when the document
     /// deploys forwards: its id (number or numeric string), its services'
@@ -120,6 +129,7 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "number | string")
     )]
+    #[serde(deserialize_with = "crate::options::field::given")]
     pub forward: Option<Value>,
     /// Dead targets of that forward: addresses exactly as written in its
     /// `forwarder.nodes` (strings), or 1-based positions in that list (numbers).
@@ -127,24 +137,30 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "(number | string)[]")
     )]
+    #[serde(deserialize_with = "crate::options::field::list")]
     pub dead_targets: Vec<Value>,
     /// What if: the forward's target selector's `maxFails` (flvx: 1).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::signed")]
     pub max_fails: Option<i64>,
     /// What if: its `failTimeout`, a Go duration (`"30s"`) or nanoseconds (flvx: `"600s"`).
     #[cfg_attr(
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "number | string")
     )]
+    #[serde(deserialize_with = "crate::options::field::given")]
     pub fail_timeout: Option<Value>,
     /// What if: the forward service's `handler.retries` (flvx sets none: 0).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::signed")]
     pub retries: Option<i64>,
     /// From this time on (ms) every dead node, address and target is alive again.
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
+    #[serde(deserialize_with = "crate::options::field::signed")]
     pub revive_at_ms: Option<i64>,
     /// Size limits of the document and of the trace (`maxOutputBytes`).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional, type = "Limits"))]
+    #[serde(deserialize_with = "crate::limits::Limits::given")]
     pub limits: crate::limits::Limits,
 }
 
@@ -152,28 +168,7 @@ impl Scenario {
     /// Reads a scenario object (camelCase keys, every field optional,
     /// unknown keys ignored, `null` for "use the default").
     pub fn from_json(v: &Value) -> Result<Scenario, crate::options::OptionError> {
-        let f = crate::options::Fields::of(v, "")?;
-        Ok(Scenario {
-            dead: f.list("dead")?.unwrap_or_default(),
-            requests: f.unsigned("requests")?,
-            start_ms: f.signed("startMs")?,
-            gap_ms: f.signed("gapMs")?,
-            seed: f.unsigned("seed")?,
-            entry: f.get("entry").cloned(),
-            entry_retries: f.signed("entryRetries")?,
-            client_ip: f.string("clientIp")?,
-            destination: f.string("destination")?,
-            forward: f.get("forward").cloned(),
-            dead_targets: f.list("deadTargets")?.unwrap_or_default(),
-            max_fails: f.signed("maxFails")?,
-            fail_timeout: f.get("failTimeout").cloned(),
-            retries: f.signed("retries")?,
-            revive_at_ms: f.signed("reviveAtMs")?,
-            limits: match f.get("limits") {
-                Some(l) => crate::limits::Limits::read(l, &f.path_of("limits"))?,
-                None => crate::limits::Limits::default(),
-            },
-        })
+        crate::options::read(v)
     }
 }
 
