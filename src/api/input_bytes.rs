@@ -1,8 +1,10 @@
 //! The byte limit an operation reads its document within, known from its
-//! options before the document is read. UTF-8 takes at least one byte per
-//! UTF-16 unit, so the bindings can refuse a JS string of more units than
-//! the limit without copying it into memory that never shrinks; the answer
-//! is the one the operation gives for any text over its byte limit.
+//! options before the document is read, and the order every entry point
+//! follows: options first, then the document as far as that limit allows,
+//! then the operation. UTF-8 takes at least one byte per UTF-16 unit, so
+//! the bindings can refuse a JS string of more units than the limit without
+//! copying it into memory that never shrinks; the answer is the one the
+//! operation gives for any text over its byte limit.
 
 use crate::encode;
 use crate::error::ApiError;
@@ -25,6 +27,62 @@ pub enum Reader {
     Lifecycle,
     /// `backupTunnels`, `auditPanel`: a whole panel's limits, raised by their options.
     Panel,
+}
+
+/// A document as the bindings read it: its text, or its length when that
+/// alone puts it over the byte limit (it was then never copied).
+pub enum Text {
+    Read(String),
+    Over(usize),
+}
+
+/// `op` on the document `read` gives within the byte limit `options` set
+/// for `reader`; a document over it gets the operation's answer for one.
+pub fn within(
+    reader: Reader,
+    options: Option<&str>,
+    read: impl FnOnce(usize) -> Result<Text, ApiError>,
+    op: impl FnOnce(&str) -> Result<String, ApiError>,
+) -> Result<String, ApiError> {
+    match read(max_input_bytes(reader, options))? {
+        Text::Read(text) => op(&text),
+        Text::Over(bytes) => over_limit(reader, options, bytes),
+    }
+}
+
+/// `checkDocument`: as [`within`], but a document that cannot be read at
+/// all (not text, no JSON form) is reported as an `IN001` finding, as any
+/// unreadable document is; only bad options are an error.
+pub fn check_within(
+    options: Option<&str>,
+    read: impl FnOnce(usize) -> Result<Text, ApiError>,
+) -> Result<String, ApiError> {
+    match read(max_input_bytes(Reader::Check, options)) {
+        Ok(Text::Read(text)) => super::check_json(&text, options),
+        Ok(Text::Over(bytes)) => over_limit(Reader::Check, options, bytes),
+        Err(e) => super::check_unreadable(&e.message, options),
+    }
+}
+
+/// `checkDocumentFormatted`: [`check_within`] rendered as `format`; with
+/// `read_error` the caller could not read the document at all.
+pub fn check_formatted_within(
+    format: &str,
+    options: Option<&str>,
+    uri: Option<&str>,
+    read_error: Option<&str>,
+    read: impl FnOnce(usize) -> Result<Text, ApiError>,
+) -> Result<String, ApiError> {
+    let read = match read_error {
+        Some(reason) => Err(reason.to_string()),
+        None => match read(max_input_bytes(Reader::Check, options)) {
+            Ok(Text::Read(text)) => Ok(text),
+            Ok(Text::Over(bytes)) => return over_limit_formatted(format, options, uri, bytes),
+            Err(e) => Err(e.message),
+        },
+    };
+    let document = read.as_deref().map_err(String::as_str);
+    super::check_formatted(document, format, options, uri)
 }
 
 /// The byte limit `reader` applies with `options`. Options it cannot read
@@ -135,6 +193,48 @@ mod tests {
             err.message.contains("limits.maxInputBytes"),
             "{}",
             err.message
+        );
+    }
+
+    /// Each entry point's order: the document is read within the options'
+    /// limit, over it is the operation's answer, unreadable is the
+    /// checker's finding (and the others' error).
+    #[test]
+    fn documents_are_read_within_the_options_limit() {
+        let options = r#"{"limits": {"maxInputBytes": 30}}"#;
+        let seen = std::cell::Cell::new(0);
+        let read = |max: usize| {
+            seen.set(max);
+            Ok(Text::Over(40))
+        };
+        let over = within(Reader::Plan, Some(options), read, |_| unreachable!());
+        assert_eq!(seen.get(), 30);
+        assert_eq!(over, over_limit(Reader::Plan, Some(options), 40));
+        let text = |t: &str| {
+            let t = t.to_string();
+            move |_: usize| Ok(Text::Read(t))
+        };
+        assert_eq!(
+            within(Reader::Check, None, text("[]"), |t| Ok(format!("<{t}>"))),
+            Ok("<[]>".to_string())
+        );
+        let unreadable = |_: usize| Err(ApiError::new("IN001", "no JSON form", ""));
+        assert_eq!(
+            check_within(None, unreadable),
+            super::super::check_unreadable("no JSON form", None)
+        );
+        assert!(within(Reader::Plan, None, unreadable, |_| unreachable!()).is_err());
+        assert_eq!(
+            check_within(Some(options), text("{}")),
+            super::super::check_json("{}", Some(options))
+        );
+        assert_eq!(
+            check_formatted_within("text", None, None, Some("cannot open"), |_| unreachable!()),
+            super::super::check_formatted(Err("cannot open"), "text", None, None)
+        );
+        assert_eq!(
+            check_formatted_within("sarif", Some(options), Some("a.json"), None, read),
+            over_limit_formatted("sarif", Some(options), Some("a.json"), 40)
         );
     }
 

@@ -2,7 +2,7 @@
 //! errors back into JS values: the conversions of the bindings
 //! ([`super`]), in one place.
 
-use crate::api::input_bytes::{self, Reader};
+use crate::api::input_bytes::{self, Reader, Text};
 use crate::error::ApiError;
 use crate::limits::DEFAULT_MAX_INPUT_BYTES;
 use wasm_bindgen::prelude::*;
@@ -109,31 +109,6 @@ fn encode_into(source: &js_sys::JsString, dest: &mut [u8]) -> (usize, usize) {
         let done = encoder.encode_into(source, &view);
         (done.read() as usize, done.written() as usize)
     })
-}
-
-/// A string argument read as far as its length allows.
-enum Text {
-    /// Its text.
-    Read(String),
-    /// Its length, which alone puts it over the byte limit (UTF-8 takes at
-    /// least a byte per UTF-16 unit): it was not copied into wasm memory,
-    /// which never shrinks.
-    Over(usize),
-}
-
-impl Text {
-    /// `op` on the text, or what `reader` answers for a text over its limit.
-    fn answer(
-        self,
-        reader: Reader,
-        options: Option<&str>,
-        op: impl FnOnce(&str) -> Result<String, ApiError>,
-    ) -> Result<String, ApiError> {
-        match self {
-            Text::Read(text) => op(&text),
-            Text::Over(bytes) => input_bytes::over_limit(reader, options, bytes),
-        }
-    }
 }
 
 /// A JS string argument as a Rust `String`, or [`Text::Over`] when it has
@@ -300,9 +275,9 @@ pub(super) fn parse(text: &str) -> Result<JsValue, JsValue> {
 pub(super) type TextOp = fn(&str, Option<&str>) -> Result<String, ApiError>;
 
 /// A text-form entry point: the optional text is read first, then as much
-/// of the main text as its limit there allows, then `op` runs.
-/// One function for all of them, so that each export is only its own
-/// wasm-bindgen glue.
+/// of the main text as its limit there allows, then `op` runs
+/// ([`input_bytes::within`]). One function for all of them, so that each
+/// export is only its own wasm-bindgen glue.
 #[inline(never)]
 pub(super) fn text_form(
     text: &js_sys::JsString,
@@ -314,10 +289,8 @@ pub(super) fn text_form(
 ) -> Result<String, JsValue> {
     let extra = optional_text(extra, extra_what).map_err(throw)?;
     let extra = extra.as_deref();
-    let max = input_bytes::max_input_bytes(reader, extra);
-    read_string(text, what, max)
-        .and_then(|text| text.answer(reader, extra, |text| op(text, extra)))
-        .map_err(throw)
+    let read = |max| read_string(text, what, max);
+    input_bytes::within(reader, extra, read, |text| op(text, extra)).map_err(throw)
 }
 
 /// An object-form entry point: the optional value is stringified first,
@@ -334,26 +307,16 @@ pub(super) fn object_form(
 ) -> Result<JsValue, JsValue> {
     let extra = stringify_optional(extra, extra_what).map_err(throw)?;
     let extra = extra.as_deref();
-    let max = input_bytes::max_input_bytes(reader, extra);
-    let out = stringify(value, what, max)
-        .and_then(|text| text.answer(reader, extra, |text| op(text, extra)))
-        .map_err(throw)?;
-    parse(&out)
+    let read = |max| stringify(value, what, max);
+    parse(&input_bytes::within(reader, extra, read, |text| op(text, extra)).map_err(throw)?)
 }
 
 /// `checkDocument`: a document that cannot be made JSON is an `IN001`
-/// finding, like any unreadable one; only bad options throw.
+/// finding ([`input_bytes::check_within`]); only bad options throw.
 pub(super) fn check_object(doc: &JsValue, options: Option<JsValue>) -> Result<JsValue, JsValue> {
     let options = stringify_optional(options, "the check options").map_err(throw)?;
-    let options = options.as_deref();
-    let max = input_bytes::max_input_bytes(Reader::Check, options);
-    let out = match stringify(doc, "the document", max) {
-        Ok(doc) => doc.answer(Reader::Check, options, |doc| {
-            crate::api::check_json(doc, options)
-        }),
-        Err(e) => crate::api::check_unreadable(&e.message, options),
-    };
-    parse(&out.map_err(throw)?)
+    let read = |max| stringify(doc, "the document", max);
+    parse(&input_bytes::check_within(options.as_deref(), read).map_err(throw)?)
 }
 
 /// `checkDocumentJson`: as [`check_object`], over text.
@@ -362,15 +325,8 @@ pub(super) fn check_text(
     options: Option<JsValue>,
 ) -> Result<String, JsValue> {
     let options = optional_text(options, "optionsJson").map_err(throw)?;
-    let options = options.as_deref();
-    let max = input_bytes::max_input_bytes(Reader::Check, options);
-    match read_string(text, "the document", max) {
-        Ok(text) => text.answer(Reader::Check, options, |text| {
-            crate::api::check_json(text, options)
-        }),
-        Err(e) => crate::api::check_unreadable(&e.message, options),
-    }
-    .map_err(throw)
+    let read = |max| read_string(text, "the document", max);
+    input_bytes::check_within(options.as_deref(), read).map_err(throw)
 }
 
 /// `checkDocumentFormatted`: with `read_error` the document could not be
@@ -386,21 +342,9 @@ pub(super) fn check_formatted(
     let uri = optional_text(uri, "uri").map_err(throw)?;
     let read_error = optional_text(read_error, "readError").map_err(throw)?;
     let options = optional_text(options, "optionsJson").map_err(throw)?;
-    let (options, uri) = (options.as_deref(), uri.as_deref());
-    let max = input_bytes::max_input_bytes(Reader::Check, options);
-    let document = match read_error {
-        Some(reason) => Err(reason),
-        None => match read_string(text, "the document", max) {
-            Ok(Text::Read(text)) => Ok(text),
-            Ok(Text::Over(bytes)) => {
-                return input_bytes::over_limit_formatted(&format, options, uri, bytes)
-                    .map_err(throw)
-            }
-            Err(e) => Err(e.message),
-        },
-    };
-    let document = document.as_deref().map_err(String::as_str);
-    crate::api::check_formatted(document, &format, options, uri).map_err(throw)
+    let read = |max| read_string(text, "the document", max);
+    let (options, uri, read_error) = (options.as_deref(), uri.as_deref(), read_error.as_deref());
+    input_bytes::check_formatted_within(&format, options, uri, read_error, read).map_err(throw)
 }
 
 /// `simulateText`: the scenario is read (and must be valid) before the
@@ -412,14 +356,9 @@ pub(super) fn simulate_text(
     let scenario_text = optional_text(scenario, "scenarioJson").map_err(throw)?;
     let scenario_text = scenario_text.as_deref();
     let scenario = crate::api::scenario(scenario_text).map_err(throw)?;
-    let max = input_bytes::max_input_bytes(Reader::Simulate, scenario_text);
-    read_string(text, "the document", max)
-        .and_then(|text| {
-            text.answer(Reader::Simulate, scenario_text, |text| {
-                crate::api::simulate_text(text, &scenario)
-            })
-        })
-        .map_err(throw)
+    let read = |max| read_string(text, "the document", max);
+    let op = |text: &str| crate::api::simulate_text(text, &scenario);
+    input_bytes::within(Reader::Simulate, scenario_text, read, op).map_err(throw)
 }
 
 /// `simulate`: the document is stringified first (its limit does not
@@ -432,12 +371,8 @@ pub(super) fn simulate_object(
     let doc = stringify(doc, "the document", max).map_err(throw)?;
     let scenario = stringify_optional(scenario, "the scenario").map_err(throw)?;
     let scenario = scenario.as_deref();
-    let out = doc
-        .answer(Reader::Simulate, scenario, |doc| {
-            crate::api::simulate_json(doc, scenario)
-        })
-        .map_err(throw)?;
-    parse(&out)
+    let op = |doc: &str| crate::api::simulate_json(doc, scenario);
+    parse(&input_bytes::within(Reader::Simulate, scenario, |_| Ok(doc), op).map_err(throw)?)
 }
 
 /// `checkUnreadableJson`: the report for a document that could not be read.
