@@ -16,7 +16,6 @@
 // Declarations only, never built on a hot path.
 #![allow(clippy::large_enum_variant, dead_code)]
 
-use crate::forward::input::{ForwardContext, ForwardPayload};
 use crate::plan::{
     Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
 };
@@ -167,24 +166,14 @@ pub enum NodeSelector {
     Text(String),
 }
 
-/// A local command picked by index into the plan's `local`, or by node
-/// (and command name).
-#[derive(Tsify)]
-#[serde(untagged)]
-pub enum CommandSelector {
-    Index(i64),
-    Node {
-        #[serde(rename = "nodeId")]
-        node_id: i64,
-        #[tsify(optional)]
-        command: Option<CommandName>,
-    },
-}
-
-/// One lifecycle step (see the lifecycle module docs for the semantics).
+/// What every lifecycle step has beside the fields the replay reads as
+/// serde types (`lifecycle::step::TunnelStep`, the forward and report
+/// steps' own): its `op`, and an apply's document, taken as it is (the
+/// plan reader or the planner reads it). `LifecycleStep` is their
+/// intersection.
 #[derive(Tsify)]
 #[serde(rename_all = "camelCase")]
-pub struct LifecycleStep {
+pub struct StepHead {
     pub op: crate::lifecycle::LifecycleOp,
     /// The plan applied (`apply`, `edit`, `applyError`)...
     #[tsify(optional)]
@@ -192,43 +181,11 @@ pub struct LifecycleStep {
     /// ...or the tunnel input, planned first.
     #[tsify(optional, type = "TunnelInput | RedeployInput")]
     pub input: Option<TunnelRequest>,
-    /// Remote nodes whose provider panel cannot be reached during this step.
-    #[tsify(optional)]
-    pub unreachable: Option<Vec<i64>>,
-    /// Providers that miss only this step's releases.
-    #[tsify(optional)]
-    pub release_unreachable: Option<Vec<i64>>,
-    /// Local commands that time out at the panel but still take effect.
-    #[tsify(optional)]
-    pub timeouts: Option<Vec<CommandSelector>>,
-    /// `applyError`: the local command that fails.
-    #[tsify(optional)]
-    pub fail_at: Option<CommandSelector>,
-    #[tsify(optional)]
-    pub tunnel_id: Option<i64>,
-    /// `report`: the node that reports its config (default: every node).
-    #[tsify(optional)]
-    pub node_id: Option<i64>,
-    /// `report`: by remote node id, the tunnel ids its provider panel holds
-    /// (default: none).
-    #[tsify(optional)]
-    pub provider_tunnels: Option<BTreeMap<String, Vec<i64>>>,
-    /// `forwardCreate` / `forwardEdit`: the forward form's body.
-    #[tsify(optional)]
-    pub forward: Option<ForwardPayload>,
-    /// `forwardPause` / `forwardResume` / `forwardDelete`: the forward's id.
-    #[tsify(optional)]
-    pub id: Option<Loose>,
-    /// Forward steps: who asks and what the panel and agents hold (kept
-    /// for later steps; an agent's state is what it holds beyond what the
-    /// replay deployed).
-    #[serde(flatten)]
-    pub context: ForwardContext,
 }
 
 /// The closed sets, hand-written (`FindingCode` is tested against the
 /// checker's rule table in `tests/node/declarations.test.mjs`), and the
-/// tunnel input's alias.
+/// aliases of the tunnel input and the lifecycle step.
 /// wasm-bindgen copies the text into the declarations at compile time.
 pub const CLOSED_SETS_TS: &str = r#"
 /**
@@ -241,6 +198,8 @@ pub const CLOSED_SETS_TS: &str = r#"
  * re-syncs.
  */
 export type TunnelInput = TunnelRequest & ForwardContext;
+/** One lifecycle step (see the lifecycle module docs for the semantics). */
+export type LifecycleStep = StepHead & TunnelStep & ForwardStep & ReportStep;
 /**
  * Closed sets, each with an escape for values this version does not know:
  * `(string & {})` accepts any other string without losing the suggestions.

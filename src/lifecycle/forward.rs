@@ -27,6 +27,7 @@ use crate::model::NodeTable;
 use crate::plan::Command;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use tsify_next::Tsify;
 
 /// A forward request of the forward list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,20 +58,38 @@ impl ForwardOp {
 
 /// A forward step as written: the form's body or the forward's id, and the
 /// context of the forward modes (README, "Forwards").
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Tsify)]
 #[serde(default, rename_all = "camelCase")]
 struct ForwardStep {
+    /// `forwardCreate` / `forwardEdit`: the forward form's body.
+    #[tsify(optional, type = "ForwardPayload | null")]
     forward: Option<ForwardPayload>,
+    /// `forwardPause` / `forwardResume` / `forwardDelete`: the forward's id.
     #[serde(deserialize_with = "loose::nullable_int")]
+    #[tsify(optional, type = "Loose")]
     id: Option<i64>,
+    /// Who asks (kept for later steps; default: the administrator).
+    #[tsify(optional, type = "ForwardUser | null")]
     user: Option<ForwardUser>,
+    /// `speed_limit` rows, kept for later steps.
+    #[tsify(optional, type = "DbRow[]")]
     speed_limits: Vec<SpeedLimitRow>,
+    /// The user's `user_tunnel` row, kept for later steps.
+    #[tsify(optional, type = "DbRow | null")]
     user_tunnel: Option<UserTunnelRow>,
+    /// What each agent holds beyond what the replay deployed, by node id.
+    #[tsify(optional, type = "{ [nodeId: string]: AgentState }")]
     agents: Entries<AgentState>,
+    /// The panel's `vite_config` values.
+    #[tsify(optional, type = "{ [key: string]: Loose }")]
     config: Entries<crate::coerce::GoText>,
+    /// Nodes whose agent is not connected.
     #[serde(deserialize_with = "loose::ints")]
+    #[tsify(optional, type = "Loose[]")]
     offline: Vec<i64>,
+    /// The request's time, Unix milliseconds.
     #[serde(deserialize_with = "loose::nullable_int")]
+    #[tsify(optional, type = "Loose")]
     now: Option<i64>,
 }
 

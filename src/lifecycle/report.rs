@@ -22,14 +22,18 @@ use crate::plan::CommandData;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use tsify_next::Tsify;
 
 /// A `report` step as written.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Tsify)]
 #[serde(default, rename_all = "camelCase")]
 struct ReportStep {
     /// The node that reports; every node that runs something when absent.
+    #[tsify(optional, type = "Loose")]
     node_id: Option<GoText>,
-    /// By remote node id: the tunnel ids its provider panel holds.
+    /// By remote node id: the tunnel ids its provider panel holds (default:
+    /// none).
+    #[tsify(optional, type = "{ [nodeId: string]: Loose[] }")]
     provider_tunnels: BTreeMap<String, TunnelIds>,
 }
 

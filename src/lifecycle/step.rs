@@ -9,27 +9,36 @@ use crate::plan::Command;
 use serde::de::{self, Deserializer, MapAccess};
 use serde::Deserialize;
 use serde_json::Value;
+use tsify_next::Tsify;
 
-#[derive(Debug, Default, Deserialize)]
+/// The fields of a tunnel step (`apply`, `edit`, `applyError`, `release`,
+/// `delete`) beside its `op` and its document.
+#[derive(Debug, Default, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", default)]
 pub(super) struct TunnelStep {
     /// The tunnel it is about (default: the plan's, the input's, the last
     /// apply's).
     #[serde(deserialize_with = "loose::id")]
+    #[tsify(optional, type = "Loose")]
     pub tunnel_id: Option<i64>,
     /// Remote nodes whose provider panel cannot be reached in this step.
     #[serde(deserialize_with = "loose::ids")]
+    #[tsify(optional, type = "Loose[]")]
     pub unreachable: Vec<i64>,
     /// Providers that miss only this step's releases.
     #[serde(deserialize_with = "loose::ids")]
+    #[tsify(optional, type = "Loose[]")]
     pub release_unreachable: Vec<i64>,
     /// The request path of the step's `input` (default: what it asks for).
     #[serde(deserialize_with = "loose::str_only")]
+    #[tsify(optional, type = "PlanMode")]
     pub mode: Option<String>,
-    /// Local commands that time out at the panel but take effect.
+    /// Local commands that time out at the panel but still take effect.
     #[serde(deserialize_with = "loose::list")]
+    #[tsify(optional)]
     pub timeouts: Vec<CommandSelector>,
     /// `applyError`: the local command that fails.
+    #[tsify(optional)]
     pub fail_at: Option<CommandSelector>,
 }
 
@@ -45,13 +54,18 @@ impl TunnelStep {
 /// A local command picked by its index among the plan's local commands, or
 /// by node and command name (`{nodeId?, command?}`: an absent or unreadable
 /// part matches any); any other value picks none.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Tsify)]
+#[serde(untagged)]
 pub(super) enum CommandSelector {
     Index(u64),
     Node {
+        #[serde(rename = "nodeId")]
+        #[tsify(optional, type = "Loose")]
         node_id: Option<i64>,
+        #[tsify(optional, type = "CommandName")]
         command: Option<String>,
     },
+    #[serde(skip)]
     Nothing,
 }
 

@@ -25,14 +25,14 @@ const DECLARED_NAMES = [
   'CheckDocument', 'CheckOptions', 'CheckReport', 'Command', 'CommandData', 'CommandName', 'CommandSelector',
   'DbRow', 'DeleteChainData', 'DeleteServicesData', 'DocumentKind', 'ErrorCode', 'FederationAllocation',
   'FederationStep', 'Finding', 'FindingCode', 'Fix', 'ForwardContext', 'ForwardDb', 'ForwardPayload', 'ForwardPortRow',
-  'ForwardRow', 'ForwardService', 'ForwardUser', 'Forwarder', 'ForwarderNode', 'ForwarderSelector', 'Handler',
+  'ForwardRow', 'ForwardService', 'ForwardStep', 'ForwardUser', 'Forwarder', 'ForwarderNode', 'ForwarderSelector', 'Handler',
   'Hop', 'HopPolicyError', 'HopPolicyErrorFields', 'JsonValue', 'LifecycleOp', 'LifecycleReport', 'LifecycleStep',
   'LimiterData', 'Limits', 'Loose', 'MetaValue', 'NodeConfig', 'NodeRole', 'NodeRow', 'NodeSelector', 'Plan',
   'PlanDocument', 'PlanError', 'PlanErrorCode', 'PlanInput', 'PlanMode', 'PlanNode', 'PlanOptions', 'Plugin',
-  'Protocol', 'RedeployInput', 'RequestTrace', 'Reserve', 'Role', 'RuleInfo', 'Scenario',
-  'Selector', 'Service', 'Severity', 'SimulateDocument', 'SkippedTarget', 'StoredTables',
+  'Protocol', 'RedeployInput', 'ReportStep', 'RequestTrace', 'Reserve', 'Role', 'RuleInfo', 'Scenario',
+  'Selector', 'Service', 'Severity', 'SimulateDocument', 'SkippedTarget', 'StepHead', 'StoredTables',
   'Strategy', 'Summary', 'Target', 'TargetTry', 'Token', 'Trace', 'TraceForward', 'TraceSummary', 'TunnelCheck',
-  'TunnelDeploy', 'TunnelInput', 'TunnelNodeRef', 'TunnelPayload', 'TunnelRequest', 'TunnelType', 'UpdateChainData',
+  'TunnelDeploy', 'TunnelInput', 'TunnelNodeRef', 'TunnelPayload', 'TunnelRequest', 'TunnelStep', 'TunnelType', 'UpdateChainData',
   'UpdateLimiterData',
 ].sort();
 
@@ -199,6 +199,8 @@ test('the declarations reject what they do not declare', () => {
     ['TunnelInput', { tunnel: {}, nodes: [], offline: [1], extra: 1 }, "'\"extra\"' does not exist in type 'TunnelInput'"],
     ['RedeployInput', { db: { tunnel: 5 } }, "Type 'number' is not assignable"],
     ['RedeployInput', { db: { node: [] }, tunnelId: [5] }, "is not assignable to type 'Loose"],
+    ['LifecycleStep', { op: 'jump' }, "is not assignable to type 'LifecycleOp'"],
+    ['LifecycleStep', { op: 'applyError', failAt: 'x' }, "is not assignable to type 'CommandSelector"],
   ];
   assert.equal(tsc({ 'accepted.ts': module([['Plan', plan]]) }).code, 0);
   for (const [type, value, message] of cases) {
