@@ -132,6 +132,7 @@ use crate::encode::{shape, Encode, Object, Writer};
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::object;
+use crate::plan::CommandName::{self, *};
 use crate::plan::{
     Command, CommandData, DeleteChainData, DeleteServicesData, FederationStep, Plan,
     UpdateChainData,
@@ -454,22 +455,22 @@ fn departed(old: &[i64], new: &[i64]) -> Vec<i64> {
 /// What the server sends for a local command: on an edit, `AddChains` is
 /// `UpdateChains` of `{chain, data}` and `AddService` is `UpdateService`.
 fn as_sent(edit: bool, command: &str, data: CommandData) -> (&str, CommandData) {
-    match (edit, command, data) {
-        (true, "AddChains", CommandData::Chain(c)) => (
-            "UpdateChains",
+    match (edit, CommandName::parse(command), data) {
+        (true, Some(AddChains), CommandData::Chain(c)) => (
+            UpdateChains.as_str(),
             CommandData::UpdateChain(UpdateChainData {
                 chain: c.name.clone(),
                 data: c,
             }),
         ),
-        (true, "AddChains", other) => {
+        (true, Some(AddChains), other) => {
             let data = into_json(other);
             let chain = data.get("name").cloned().unwrap_or(Value::Null);
             let payload = object([("chain", chain), ("data", data)]);
-            ("UpdateChains", CommandData::Json(payload))
+            (UpdateChains.as_str(), CommandData::Json(payload))
         }
-        (true, "AddService", data) => ("UpdateService", data),
-        (_, command, data) => (command, data),
+        (true, Some(AddService), data) => (UpdateService.as_str(), data),
+        (_, _, data) => (command, data),
     }
 }
 
@@ -596,12 +597,12 @@ impl Replay {
     /// agent (the agent then rejects the whole command).
     fn clash(&self, node: i64, command: &str, data: &CommandData) -> Option<String> {
         let n = self.nodes.get(&node)?;
-        match command {
-            "AddChains" => {
+        match CommandName::parse(command)? {
+            AddChains => {
                 let name = name_field(data)?;
                 n.has_chain(name).then(|| format!("chain {name}"))
             }
-            "AddService" => listed_services(data)
+            AddService => listed_services(data)
                 .into_iter()
                 .find_map(|name| n.has_service(name).then(|| format!("service {name}"))),
             _ => None,
@@ -613,16 +614,16 @@ impl Replay {
         let Some(TunnelRec { created, .. }) = self.tunnel_entry(t) else {
             return;
         };
-        match (command, data) {
-            ("AddChains" | "UpdateChains", _) => {
+        match (CommandName::parse(command), data) {
+            (Some(AddChains | UpdateChains), _) => {
                 add_sorted(created, (node, "chain", chain_of(data)));
             }
-            ("AddService" | "UpdateService", CommandData::Services(list)) => {
+            (Some(AddService | UpdateService), CommandData::Services(list)) => {
                 for svc in list {
                     add_sorted(created, (node, "service", svc.name.clone()));
                 }
             }
-            ("AddService" | "UpdateService", CommandData::Json(v)) => {
+            (Some(AddService | UpdateService), CommandData::Json(v)) => {
                 for svc in v.as_array().into_iter().flatten() {
                     let name = svc.get("name").and_then(Value::as_str).unwrap_or_default();
                     add_sorted(created, (node, "service", name.to_string()));
@@ -661,12 +662,12 @@ impl Replay {
         note: &str,
     ) {
         let (command, data) = if chain {
-            ("DeleteChains", chain_delete(format!("chains_{t}")))
+            (DeleteChains, chain_delete(format!("chains_{t}")))
         } else {
-            ("DeleteService", services_delete(tunnel_service_names(t)))
+            (DeleteService, services_delete(tunnel_service_names(t)))
         };
         for node in nodes {
-            self.send(step, phase, *node, command, &data, note);
+            self.send(step, phase, *node, command.as_str(), &data, note);
         }
     }
 
@@ -756,10 +757,10 @@ impl Replay {
             Released::Runtime(rt) if rt.applied => {
                 let note = "provider releases the runtime";
                 let services = services_delete(vec![rt.service_name()]);
-                self.send(step, phase, node, "DeleteService", &services, note);
+                self.send(step, phase, node, DeleteService.as_str(), &services, note);
                 if let Some(chain) = rt.chain_name() {
                     let data = chain_delete(chain);
-                    self.send(step, phase, node, "DeleteChains", &data, note);
+                    self.send(step, phase, node, DeleteChains.as_str(), &data, note);
                 }
             }
             Released::Runtime(_) => {}
@@ -906,7 +907,7 @@ impl Replay {
     ) {
         let node = fed.node_id;
         let chain_name = applied.chain_name().unwrap_or_default();
-        if let Some(c) = fed.commands.iter().find(|c| c.command == "AddChains") {
+        if let Some(c) = fed.commands.iter().find(|c| c.is(AddChains)) {
             let data = match rename_runtime(c.data.clone(), plan_r, r_id) {
                 CommandData::Chain(data) => CommandData::UpdateChain(UpdateChainData {
                     chain: chain_name.clone(),
@@ -918,7 +919,7 @@ impl Replay {
                 ])),
             };
             let note = "runtime still applied: the provider only updates the chain";
-            self.send_owned(step, "federation", node, "UpdateChains", data, note);
+            self.send_owned(step, "federation", node, UpdateChains.as_str(), data, note);
         }
         self.check_kept_retries(step, fed, applied, plan_at, j);
         let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
@@ -944,7 +945,7 @@ impl Replay {
         let service_name = applied.service_name();
         let chain_name = applied.chain_name().unwrap_or_default();
         let targets = fed.apply.targets.as_ref().map_or(0, |t| t.len());
-        let service = |c: &Command| c.command == "AddService";
+        let service = |c: &Command| c.is(AddService);
         let fresh = fed
             .commands
             .iter()
@@ -1014,7 +1015,7 @@ impl Replay {
                         step,
                         "federation",
                         node,
-                        "DeleteChains",
+                        DeleteChains.as_str(),
                         chain_delete(chain),
                         note,
                     );
@@ -1024,7 +1025,7 @@ impl Replay {
             self.remember(t, node, &command, &data);
             let note = "provider applies the runtime";
             self.send_owned(step, "federation", node, &command, data, note);
-            chain_added |= command == "AddChains";
+            chain_added |= command == AddChains.as_str();
         }
         Ok(())
     }
@@ -1216,7 +1217,7 @@ impl Replay {
                 continue;
             }
             let node = cmd.node_id;
-            let is_chain = cmd.command == "AddChains" || cmd.command == "UpdateChains";
+            let is_chain = cmd.is(AddChains) || cmd.is(UpdateChains);
             let nodes = if is_chain {
                 &mut out.chain_nodes
             } else {

@@ -391,20 +391,22 @@ pub fn node_table(nodes: Option<&Value>) -> NodeTable {
         .map_or_else(NodeTable::default, |rows| rows.0)
 }
 
-/// The kind of place a node holds in the tunnel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+/// The kind of place a node holds in the tunnel (a plan's `role`; a
+/// federated node is a middle or an exit: `Role`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Tsify)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeRole {
     Entry,
     Middle,
     Exit,
 }
 
-impl Role {
+impl NodeRole {
     pub fn as_str(self) -> &'static str {
         match self {
-            Role::Entry => "entry",
-            Role::Middle => "middle",
-            Role::Exit => "exit",
+            NodeRole::Entry => "entry",
+            NodeRole::Middle => "middle",
+            NodeRole::Exit => "exit",
         }
     }
 }
@@ -417,7 +419,7 @@ pub struct TunnelNode {
     pub strategy: String,
     pub port: i64,
     pub connect_ip: String,
-    pub role: Role,
+    pub role: NodeRole,
     /// 1-based hop number among surviving hops for middles, 0 otherwise
     /// (resource keys and bindings use it).
     pub hop: i64,
@@ -578,8 +580,8 @@ impl TunnelNode {
     /// The node `r` lists, in `role`: an entry has no port or connect IP
     /// of its own (the server ignores them), a protocol defaults to `tls`
     /// and a strategy to `round`.
-    pub fn from_ref(r: &TunnelNodeRef, role: Role) -> TunnelNode {
-        let entry = role == Role::Entry;
+    pub fn from_ref(r: &TunnelNodeRef, role: NodeRole) -> TunnelNode {
+        let entry = role == NodeRole::Entry;
         TunnelNode {
             node_id: GoText::int(&r.node_id, 0),
             protocol: default_string(GoText::text(&r.protocol), "tls"),

@@ -233,14 +233,13 @@ fn no_node(list: &str, i: usize) -> PlanReadError {
 }
 
 fn command_of(v: &Value, node_id: i64) -> Command {
-    let mut command = Command::new(
+    Command {
         node_id,
-        &text(v, "command"),
-        CommandData::Json(v.get("data").cloned().unwrap_or(Value::Null)),
-    );
-    command.relay = v.get("relay").and_then(Value::as_bool);
-    command.failed = v.get("failed").and_then(Value::as_str).map(str::to_string);
-    command
+        command: text(v, "command"),
+        data: CommandData::Json(v.get("data").cloned().unwrap_or(Value::Null)),
+        relay: v.get("relay").and_then(Value::as_bool),
+        failed: v.get("failed").and_then(Value::as_str).map(str::to_string),
+    }
 }
 
 shape! {
@@ -306,7 +305,7 @@ shape! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct Command {
         pub node_id: i64 => "nodeId",
-        #[doc = " `AddChains`, `AddService`, `UpdateChains`, `DeleteService`, `DeleteChains`."]
+        #[doc = " A [`CommandName`] (a pasted plan may carry any other name)."]
         pub command: String => "command": "CommandName",
         pub data: CommandData => "data",
         #[doc = " Sent to a remote (federated) node through its provider panel's"]
@@ -319,15 +318,87 @@ shape! {
 
 impl Command {
     /// A command the agent takes.
-    pub fn new(node_id: i64, command: &str, data: CommandData) -> Command {
+    pub fn new(node_id: i64, command: CommandName, data: CommandData) -> Command {
         Command {
             node_id,
-            command: command.to_string(),
+            command: command.as_str().to_string(),
             data,
             relay: None,
             failed: None,
         }
     }
+
+    /// Is it the command `name`? (A pasted plan may carry any name.)
+    pub fn is(&self, name: CommandName) -> bool {
+        self.command == name.as_str()
+    }
+
+    /// Its name when the agent knows it.
+    pub fn name(&self) -> Option<CommandName> {
+        CommandName::parse(&self.command)
+    }
+}
+
+/// Declares the command names once: the enum, its wire names and the list.
+macro_rules! command_names {
+    ($($name:ident,)*) => {
+        /// The commands the panel sends an agent (the ones the planner, the
+        /// forward paths and the lifecycle replay send), by their names on
+        /// the wire.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, tsify_next::Tsify)]
+        pub enum CommandName {
+            $($name,)*
+        }
+
+        impl CommandName {
+            pub const ALL: &'static [CommandName] = &[$(CommandName::$name,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(CommandName::$name => stringify!($name),)*
+                }
+            }
+
+            /// Does a provider panel relay it to a shared node?
+            /// (`isFederationRuntimeCommandAllowed`, go-backend
+            /// internal/http/handler/federation.go:1576: chain updates and
+            /// the connection limiters are not on its list.)
+            pub fn provider_relays(self) -> bool {
+                !matches!(
+                    self,
+                    CommandName::UpdateChains
+                        | CommandName::AddCLimiters
+                        | CommandName::UpdateCLimiters
+                        | CommandName::DeleteCLimiters
+                )
+            }
+
+            /// The command of a wire name (exactly as the agent spells it).
+            pub fn parse(name: &str) -> Option<CommandName> {
+                match name {
+                    $(stringify!($name) => Some(CommandName::$name),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+command_names! {
+    AddChains,
+    AddService,
+    UpdateChains,
+    UpdateService,
+    DeleteService,
+    DeleteChains,
+    PauseService,
+    ResumeService,
+    AddLimiters,
+    UpdateLimiters,
+    DeleteLimiters,
+    AddCLimiters,
+    UpdateCLimiters,
+    DeleteCLimiters,
 }
 
 /// The payload of one command, by command.
@@ -610,6 +681,41 @@ impl Encode for MetaValue {
 pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn command_names_read_back_and_the_provider_relays_its_list() {
+        for name in CommandName::ALL {
+            assert_eq!(CommandName::parse(name.as_str()), Some(*name));
+        }
+        assert_eq!(CommandName::ALL.len(), 14);
+        assert_eq!(
+            CommandName::parse("addservice"),
+            None,
+            "the wire name is exact"
+        );
+        // federation.go:1576's list, lower-cased (`TcpPing` and `Reload` are
+        // not commands this package sends).
+        let relayed: Vec<String> = CommandName::ALL
+            .iter()
+            .filter(|c| c.provider_relays())
+            .map(|c| c.as_str().to_ascii_lowercase())
+            .collect();
+        assert_eq!(
+            relayed,
+            [
+                "addchains",
+                "addservice",
+                "updateservice",
+                "deleteservice",
+                "deletechains",
+                "pauseservice",
+                "resumeservice",
+                "addlimiters",
+                "updatelimiters",
+                "deletelimiters"
+            ]
+        );
+    }
 
     /// A tunnel of three nodes whose middle is federated (node 2, shared
     /// with a token), for tests across the crate.

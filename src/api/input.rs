@@ -69,43 +69,6 @@ pub enum PlanInput {
     Redeploy(crate::planner::request::RedeployInput),
 }
 
-/// The role of a federated node.
-#[derive(Tsify)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Exit,
-    Middle,
-}
-
-/// The role of any tunnel node.
-#[derive(Tsify)]
-#[serde(rename_all = "lowercase")]
-pub enum NodeRole {
-    Entry,
-    Middle,
-    Exit,
-}
-
-/// The command names the agent knows (the ones the planner, the forward
-/// paths and the lifecycle replay send).
-#[derive(Tsify)]
-pub enum CommandName {
-    AddChains,
-    AddService,
-    UpdateChains,
-    UpdateService,
-    DeleteService,
-    DeleteChains,
-    PauseService,
-    ResumeService,
-    AddLimiters,
-    UpdateLimiters,
-    DeleteLimiters,
-    AddCLimiters,
-    UpdateCLimiters,
-    DeleteCLimiters,
-}
-
 /// A plan as a document to check or simulate: the node table is optional
 /// (golden vectors and plans captured elsewhere have none).
 #[derive(Tsify)]
@@ -198,6 +161,8 @@ pub const CLOSED_SETS_TS: &str = r#"
  * re-syncs.
  */
 export type TunnelInput = TunnelRequest & ForwardContext;
+/** The role of a federated node. */
+export type Role = Exclude<NodeRole, 'entry'>;
 /** One lifecycle step (see the lifecycle module docs for the semantics). */
 export type LifecycleStep = StepHead & TunnelStep & ForwardStep & ReportStep;
 /**

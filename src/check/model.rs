@@ -9,6 +9,7 @@ use super::tree::{TreeObject, TreeValue, NULL};
 use super::util::{get_ci, go_int, join, join_i, json_type, json_type_zh, Pointer};
 use crate::go::coerce::loose_id;
 use crate::gost;
+use crate::plan::CommandName::{self, *};
 
 /// A service of the document: its config ([`gost::Service`]) and where it sits.
 pub(crate) struct Service<'a> {
@@ -218,10 +219,12 @@ impl<'a> Document<'a> {
         }
         self.limiter(name, data, node_id);
         let dpath = join(path, "data");
-        match name {
-            "AddService" | "UpdateService" => self.service_list(sink, data, &dpath, node_id, group),
-            "AddChains" => self.chain(sink, data, &dpath, None, node_id, group),
-            "UpdateChains" => {
+        match CommandName::parse(name) {
+            Some(AddService | UpdateService) => {
+                self.service_list(sink, data, &dpath, node_id, group)
+            }
+            Some(AddChains) => self.chain(sink, data, &dpath, None, node_id, group),
+            Some(UpdateChains) => {
                 // The agent first tries `{chain, data}`, then a bare chain config.
                 let wrapped = data.as_object().and_then(|o| {
                     let inner = get_ci(o, "data")?;
@@ -243,14 +246,15 @@ impl<'a> Document<'a> {
     /// Records the limiter an `Add`/`Update` `[C]Limiters` command sends
     /// (`{name, limits}`, or `{limiter, data}` for an update).
     fn limiter(&mut self, command: &str, data: &'a TreeValue<'a>, node_id: Option<i64>) {
+        let command = CommandName::parse(command);
         let kind = match command {
-            "AddLimiters" | "UpdateLimiters" => LimiterKind::Traffic,
-            "AddCLimiters" | "UpdateCLimiters" => LimiterKind::Connections,
+            Some(AddLimiters | UpdateLimiters) => LimiterKind::Traffic,
+            Some(AddCLimiters | UpdateCLimiters) => LimiterKind::Connections,
             _ => return,
         };
         let Some(obj) = data.as_object() else { return };
         let named = |o: &'a TreeObject<'a>, key: &str| o.get(key).and_then(|v| v.as_str());
-        let name = if command.starts_with("Update") {
+        let name = if matches!(command, Some(UpdateLimiters | UpdateCLimiters)) {
             named(obj, "limiter")
         } else {
             named(obj, "name")

@@ -7,7 +7,7 @@
 
 use super::input::{AgentState, Entries};
 use crate::model::{FederationAnswers, NodeRecord, NodeTable};
-use crate::plan::{Command, CommandData};
+use crate::plan::{Command, CommandData, CommandName};
 use crate::planner::provider::share_of;
 use litemap::LiteMap;
 use std::collections::BTreeSet;
@@ -87,7 +87,12 @@ impl<'a> Agents<'a> {
     /// sees, or `Ok`. A local node's agent answers itself; a remote node's
     /// command goes through its provider, whose refusals come back as
     /// `remote api error: ...`.
-    pub fn send(&mut self, node_id: i64, command: &str, data: CommandData) -> Result<(), String> {
+    pub fn send(
+        &mut self,
+        node_id: i64,
+        command: CommandName,
+        data: CommandData,
+    ) -> Result<(), String> {
         let nodes = self.nodes;
         let node = nodes.get(node_id);
         match node {
@@ -107,13 +112,21 @@ impl<'a> Agents<'a> {
 
     /// The provider's `/runtime/command`: its allow-list, its port range for
     /// services, then its own agent.
-    fn relay(&mut self, node: &NodeRecord, command: &str, data: CommandData) -> Result<(), String> {
+    fn relay(
+        &mut self,
+        node: &NodeRecord,
+        command: CommandName,
+        data: CommandData,
+    ) -> Result<(), String> {
         if node.remote_url.is_empty() || !node.has_remote_token {
             return Err("远程节点缺少共享配置".into());
         }
-        let answer = if !relay_allowed(command) {
+        let answer = if !command.provider_relays() {
             Err("command not allowed".to_string())
-        } else if matches!(command, "AddService" | "UpdateService") {
+        } else if matches!(
+            command,
+            CommandName::AddService | CommandName::UpdateService
+        ) {
             self.share_ports(node, &data)
         } else {
             Ok(())
@@ -163,7 +176,7 @@ impl<'a> Agents<'a> {
     fn record(
         &mut self,
         node_id: i64,
-        command: &str,
+        command: CommandName,
         data: CommandData,
         relay: Option<bool>,
         failed: Option<&String>,
@@ -177,31 +190,12 @@ impl<'a> Agents<'a> {
     }
 }
 
-/// `isFederationRuntimeCommandAllowed`: what a provider relays.
-fn relay_allowed(command: &str) -> bool {
-    matches!(
-        command.to_ascii_lowercase().as_str(),
-        "addservice"
-            | "updateservice"
-            | "deleteservice"
-            | "pauseservice"
-            | "resumeservice"
-            | "addchains"
-            | "deletechains"
-            | "addlimiters"
-            | "updatelimiters"
-            | "deletelimiters"
-            | "tcpping"
-            | "reload"
-    )
-}
-
 impl Agent {
     /// One command on this agent's registries, answered as go-gost's
     /// `x/socket` handlers answer it.
-    fn apply(&mut self, command: &str, data: &CommandData) -> Result<(), String> {
+    fn apply(&mut self, command: CommandName, data: &CommandData) -> Result<(), String> {
         match (command, data) {
-            ("UpdateService", CommandData::ForwardServices(list)) => {
+            (CommandName::UpdateService, CommandData::ForwardServices(list)) => {
                 let names = list.iter().map(|s| s.name.as_str());
                 if self.legacy {
                     if let Some(missing) = names.clone().find(|n| !self.services.contains(*n)) {
@@ -211,35 +205,38 @@ impl Agent {
                 self.services.extend(names.map(String::from));
                 Ok(())
             }
-            ("AddService", CommandData::ForwardServices(list)) => {
+            (CommandName::AddService, CommandData::ForwardServices(list)) => {
                 if let Some(s) = list.iter().find(|s| self.services.contains(&s.name)) {
                     return Err(format!("service {} already exists", s.name));
                 }
                 self.services.extend(list.iter().map(|s| s.name.clone()));
                 Ok(())
             }
-            ("DeleteService", CommandData::DeleteServices(d)) => {
+            (CommandName::DeleteService, CommandData::DeleteServices(d)) => {
                 for n in &d.services {
                     self.services.remove(n);
                 }
                 Ok(())
             }
             // Both refuse a service the agent lacks (go-gost x/socket/service.go:264-267, :375-378).
-            ("PauseService" | "ResumeService", CommandData::DeleteServices(d)) => {
-                match d.services.iter().find(|n| !self.services.contains(*n)) {
-                    Some(missing) => Err(format!("service {missing} not found")),
-                    None => Ok(()),
-                }
+            (
+                CommandName::PauseService | CommandName::ResumeService,
+                CommandData::DeleteServices(d),
+            ) => match d.services.iter().find(|n| !self.services.contains(*n)) {
+                Some(missing) => Err(format!("service {missing} not found")),
+                None => Ok(()),
+            },
+            (CommandName::AddLimiters, CommandData::Limiter(l)) => {
+                add(&mut self.limiters, &l.name, "limiter")
             }
-            ("AddLimiters", CommandData::Limiter(l)) => add(&mut self.limiters, &l.name, "limiter"),
-            ("AddCLimiters", CommandData::Limiter(l)) => {
+            (CommandName::AddCLimiters, CommandData::Limiter(l)) => {
                 add(&mut self.climiters, &l.name, "conn limiter")
             }
-            ("UpdateLimiters", CommandData::UpdateLimiter(u)) => {
+            (CommandName::UpdateLimiters, CommandData::UpdateLimiter(u)) => {
                 self.limiters.insert(u.limiter.clone());
                 Ok(())
             }
-            ("UpdateCLimiters", CommandData::UpdateLimiter(u)) => {
+            (CommandName::UpdateCLimiters, CommandData::UpdateLimiter(u)) => {
                 self.climiters.insert(u.limiter.clone());
                 Ok(())
             }

@@ -7,6 +7,7 @@ use super::input::ForwardRow;
 use super::rejection::ForwardRejection;
 use super::sync::is_offline_error;
 use super::Panel;
+use crate::plan::CommandName;
 
 impl Panel<'_, '_> {
     /// `forwardDelete` (mutations.go:2191): every name the forward's
@@ -34,7 +35,7 @@ impl Panel<'_, '_> {
     /// then the row's status 0.
     pub fn pause(&mut self, id: i64) -> Result<(), ForwardRejection> {
         let forward = self.accessible(id)?;
-        self.control(&forward, "PauseService")?;
+        self.control(&forward, CommandName::PauseService)?;
         self.set_status(id, 0);
         Ok(())
     }
@@ -44,14 +45,18 @@ impl Panel<'_, '_> {
     pub fn resume(&mut self, id: i64) -> Result<(), ForwardRejection> {
         let forward = self.accessible(id)?;
         self.user_allowed(forward.user_id, forward.tunnel_id)?;
-        self.control(&forward, "ResumeService")?;
+        self.control(&forward, CommandName::ResumeService)?;
         self.set_status(id, 1);
         Ok(())
     }
 
     /// `controlForwardServices` without its not-found tolerance; its error
     /// is the answer.
-    fn control(&mut self, forward: &ForwardRow, command: &str) -> Result<(), ForwardRejection> {
+    fn control(
+        &mut self,
+        forward: &ForwardRow,
+        command: CommandName,
+    ) -> Result<(), ForwardRejection> {
         self.syncer()
             .control(forward, command)
             .map_err(ForwardRejection::SyncFailed)

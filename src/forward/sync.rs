@@ -10,7 +10,7 @@ use super::config::{
 use super::input::{ForwardPortRow, ForwardRow};
 use super::store::Store;
 use crate::model::NodeTable;
-use crate::plan::{CommandData, DeleteServicesData};
+use crate::plan::{CommandData, CommandName, DeleteServicesData};
 
 /// The warnings of a sync, and its error (the server's text) if it failed.
 #[derive(Debug, Default)]
@@ -68,7 +68,7 @@ impl Syncer<'_, '_> {
     fn send(
         &mut self,
         node_id: i64,
-        command: &str,
+        command: CommandName,
         data: CommandData,
         tolerate_exists: bool,
         tolerate_not_found: bool,
@@ -88,7 +88,7 @@ impl Syncer<'_, '_> {
             return out;
         }
         if forward.status != 1 {
-            if let Err(e) = self.control(forward, "PauseService") {
+            if let Err(e) = self.control(forward, CommandName::PauseService) {
                 out.error = Some(e);
             }
         }
@@ -222,8 +222,8 @@ impl Syncer<'_, '_> {
         words: Option<(&str, &str)>,
     ) -> Result<(), String> {
         let (add, update) = match kind {
-            LimiterKind::Traffic => ("AddLimiters", "UpdateLimiters"),
-            LimiterKind::Connection => ("AddCLimiters", "UpdateCLimiters"),
+            LimiterKind::Traffic => (CommandName::AddLimiters, CommandName::UpdateLimiters),
+            LimiterKind::Connection => (CommandName::AddCLimiters, CommandName::UpdateCLimiters),
         };
         let wrap = |prefix: Option<&str>, e: String| match prefix {
             Some(p) => format!("{p}: {e}"),
@@ -296,7 +296,7 @@ impl Syncer<'_, '_> {
             fp.in_ip.as_deref().unwrap_or("").trim(),
         );
         let data = || CommandData::ForwardServices(services.clone());
-        let mut sent = self.send(fp.node_id, "UpdateService", data(), true, false);
+        let mut sent = self.send(fp.node_id, CommandName::UpdateService, data(), true, false);
         if let Err(e) = &sent {
             if is_not_found(e) {
                 if let Err(d) = self.delete_on_node(forward, fp.node_id) {
@@ -305,7 +305,7 @@ impl Syncer<'_, '_> {
                     }
                 }
             }
-            sent = self.send(fp.node_id, "AddService", data(), true, false);
+            sent = self.send(fp.node_id, CommandName::AddService, data(), true, false);
         }
         match sent {
             Err(e) if is_offline_error(&e) => {
@@ -354,13 +354,13 @@ impl Syncer<'_, '_> {
             return Ok(());
         }
         let data = CommandData::DeleteServices(DeleteServicesData { services: names });
-        self.send(node_id, "DeleteService", data, false, true)
+        self.send(node_id, CommandName::DeleteService, data, false, true)
     }
 
     /// `controlForwardServices` for `PauseService` / `ResumeService`: each
     /// name alone on each entry node; a node where none was found heals the
     /// forward by a sync once, then tries again.
-    pub fn control(&mut self, forward: &ForwardRow, command: &str) -> Result<(), String> {
+    pub fn control(&mut self, forward: &ForwardRow, command: CommandName) -> Result<(), String> {
         let ports = self.store.ports_of(forward.id);
         let bases = self.bases(forward);
         let mut seen = Vec::new();
@@ -397,7 +397,7 @@ impl Syncer<'_, '_> {
         &mut self,
         node_id: i64,
         bases: &[String],
-        command: &str,
+        command: CommandName,
     ) -> Result<Control, String> {
         let mut not_found = None;
         for base in bases {

@@ -491,16 +491,20 @@ pub(super) fn input_tunnel_id(step: &Value) -> Option<i64> {
 /// Whether a plan's local command is one the forward paths sent (a
 /// forward's data, or an agent's answer on it), not the tunnel's own.
 pub(super) fn is_forward_command(cmd: &Command) -> bool {
-    use crate::plan::CommandData as D;
+    use crate::plan::{CommandData as D, CommandName};
     match &cmd.data {
         _ if cmd.failed.is_some() => true,
         D::ForwardServices(_) | D::Limiter(_) | D::UpdateLimiter(_) | D::DeleteServices(_) => true,
-        D::Json(_) => match cmd.command.as_str() {
-            "DeleteService" | "PauseService" | "ResumeService" => true,
-            "AddService" | "UpdateService" => super::listed_services(&cmd.data)
-                .first()
-                .is_some_and(|name| crate::forward::parse_service_name(name).is_some()),
-            other => other.contains("Limiters"),
+        D::Json(_) => match cmd.name() {
+            Some(
+                CommandName::DeleteService | CommandName::PauseService | CommandName::ResumeService,
+            ) => true,
+            Some(CommandName::AddService | CommandName::UpdateService) => {
+                super::listed_services(&cmd.data)
+                    .first()
+                    .is_some_and(|name| crate::forward::parse_service_name(name).is_some())
+            }
+            _ => cmd.command.contains("Limiters"),
         },
         _ => false,
     }

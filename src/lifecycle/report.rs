@@ -18,7 +18,7 @@ use crate::coerce::{loose, GoText};
 use crate::error::ApiError;
 use crate::go::coerce::parse_int;
 use crate::json::object;
-use crate::plan::CommandData;
+use crate::plan::{CommandData, CommandName};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -174,14 +174,28 @@ impl Replay {
             let gone = deleted_services(service, rows);
             if !gone.is_empty() {
                 let data = services_delete(gone);
-                self.send_owned(i, "report", node, "DeleteService", data, note);
+                self.send_owned(
+                    i,
+                    "report",
+                    node,
+                    CommandName::DeleteService.as_str(),
+                    data,
+                    note,
+                );
             }
         }
         for chain in chains.iter().filter(|c| deletes_chain(c, rows)) {
             // The panel names the chain trimmed (flow_policy.go:609, :622):
             // one whose name has spaces around it stays on the agent.
             let data = chain_delete(chain.trim().to_string());
-            self.send_owned(i, "report", node, "DeleteChains", data, note);
+            self.send_owned(
+                i,
+                "report",
+                node,
+                CommandName::DeleteChains.as_str(),
+                data,
+                note,
+            );
             if self.nodes.get(&node).is_some_and(|n| n.has_chain(chain)) {
                 continue;
             }
@@ -193,7 +207,14 @@ impl Replay {
         for limiter in limiters.iter().filter(|l| deletes_limiter(l, rows)) {
             // Named trimmed, as chains are (flow_policy.go:628-632).
             let data = CommandData::Json(object([("limiter", Value::from(limiter.trim()))]));
-            self.send_owned(i, "report", node, "DeleteLimiters", data, note);
+            self.send_owned(
+                i,
+                "report",
+                node,
+                CommandName::DeleteLimiters.as_str(),
+                data,
+                note,
+            );
             if self
                 .nodes
                 .get(&node)

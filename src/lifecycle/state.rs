@@ -10,6 +10,7 @@
 use crate::encode::{Encode, Events, Writer};
 use crate::forward::{ForwardService, LimiterData};
 use crate::json::{write_string, write_value};
+use crate::plan::CommandName::{self, *};
 use crate::plan::{ChainConfig, CommandData, DeleteServicesData, ServiceConfig};
 use crate::redact::{is_secret_key, redact_in_place, scrub_urls, REDACTED};
 use crate::simulate::world::RawNode;
@@ -223,29 +224,29 @@ fn is_conn(command: &str) -> bool {
 /// Applies one agent command to `node`; a typed config is kept typed, any
 /// other pairing of command and config is applied as its JSON reads.
 pub(super) fn apply(node: &mut Node, command: &str, data: CommandData) {
-    match (command, data) {
-        ("AddLimiters" | "AddCLimiters", CommandData::Limiter(l)) => {
+    match (CommandName::parse(command), data) {
+        (Some(AddLimiters | AddCLimiters), CommandData::Limiter(l)) => {
             node.put_limiter(is_conn(command), l.name.clone(), Config::Limiter(l))
         }
-        ("UpdateLimiters" | "UpdateCLimiters", CommandData::UpdateLimiter(u)) => {
+        (Some(UpdateLimiters | UpdateCLimiters), CommandData::UpdateLimiter(u)) => {
             node.put_limiter(is_conn(command), u.limiter, Config::Limiter(u.data))
         }
-        (command, data) if command.contains("Limiters") => apply_json_limiter(node, command, data),
-        ("PauseService" | "ResumeService", data) => {
-            node.mark_paused(&control_names(data), command == "PauseService")
+        (_, data) if command.contains("Limiters") => apply_json_limiter(node, command, data),
+        (Some(name @ (PauseService | ResumeService)), data) => {
+            node.mark_paused(&control_names(data), name == PauseService)
         }
-        ("AddService" | "UpdateService", CommandData::ForwardServices(list)) => {
+        (Some(AddService | UpdateService), CommandData::ForwardServices(list)) => {
             let names: Vec<String> = list.iter().map(|s| s.name.clone()).collect();
             node.mark_paused(&names, false);
             for s in list {
                 node.put_service(s.name.clone(), Config::Forward(s));
             }
         }
-        ("DeleteService", CommandData::DeleteServices(d)) => {
+        (Some(DeleteService), CommandData::DeleteServices(d)) => {
             node.mark_paused(&d.services, false);
             apply_raw(node, command, CommandData::DeleteServices(d))
         }
-        (command, data) => apply_raw(node, command, data),
+        (_, data) => apply_raw(node, command, data),
     }
 }
 
@@ -263,12 +264,12 @@ fn apply_json_limiter(node: &mut Node, command: &str, data: CommandData) {
     let conn = is_conn(command);
     let v = into_value(data);
     let names = JsonNames::of(&v);
-    match command {
-        "AddLimiters" | "AddCLimiters" => {
+    match CommandName::parse(command) {
+        Some(AddLimiters | AddCLimiters) => {
             let name = names.name.unwrap_or_default();
             node.put_limiter(conn, name, Config::Json(v));
         }
-        "UpdateLimiters" | "UpdateCLimiters" => {
+        Some(UpdateLimiters | UpdateCLimiters) => {
             let config = v.get("data").cloned().unwrap_or(Value::Null);
             node.put_limiter(
                 conn,
@@ -276,7 +277,7 @@ fn apply_json_limiter(node: &mut Node, command: &str, data: CommandData) {
                 Config::Json(config),
             );
         }
-        "DeleteLimiters" | "DeleteCLimiters" => {
+        Some(DeleteLimiters | DeleteCLimiters) => {
             node.delete_limiter(conn, names.limiter.as_deref().unwrap_or_default())
         }
         _ => {}
@@ -292,25 +293,25 @@ fn into_value(data: CommandData) -> Value {
 
 /// A service or chain command on the node's [`RawNode`].
 fn apply_raw(node: &mut Node, command: &str, data: CommandData) {
-    match (command, data) {
-        ("AddChains" | "UpdateChains", CommandData::Chain(c)) => {
+    match (CommandName::parse(command), data) {
+        (Some(AddChains | UpdateChains), CommandData::Chain(c)) => {
             node.put_chain(c.name.clone(), Config::Chain(c))
         }
-        ("AddChains" | "UpdateChains", CommandData::UpdateChain(d)) => {
+        (Some(AddChains | UpdateChains), CommandData::UpdateChain(d)) => {
             node.put_chain(d.chain, Config::Chain(d.data))
         }
-        ("AddService" | "UpdateService", CommandData::Services(list)) => {
+        (Some(AddService | UpdateService), CommandData::Services(list)) => {
             for s in list {
                 node.put_service(s.name.clone(), Config::Service(s));
             }
         }
-        ("DeleteService", CommandData::DeleteServices(d)) => {
+        (Some(DeleteService), CommandData::DeleteServices(d)) => {
             let names: Vec<&str> = d.services.iter().map(String::as_str).collect();
             node.delete_services(&names)
         }
-        ("DeleteChains", CommandData::DeleteChain(d)) => node.delete_chain(&d.chain),
-        (command, CommandData::Json(v)) => node.apply_owned(command, v),
-        (command, other) => node.apply_owned(command, other.to_json()),
+        (Some(DeleteChains), CommandData::DeleteChain(d)) => node.delete_chain(&d.chain),
+        (_, CommandData::Json(v)) => node.apply_owned(command, v),
+        (_, other) => node.apply_owned(command, other.to_json()),
     }
     let Node { raw, paused, .. } = node;
     paused.retain(|name| raw.has_service(name));

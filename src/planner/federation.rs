@@ -11,7 +11,8 @@ use crate::builders::{self, Flavor, ServiceSpec};
 use crate::coerce::default_string;
 use crate::model::{FederationAnswers, FederationInfo, NodeRecord, NodeTable, TunnelNode};
 use crate::plan::{
-    Apply, Assumption, Command, CommandData, FederationStep, MetaValue, Reserve, UpdateChainData,
+    Apply, Assumption, Command, CommandData, CommandName, FederationStep, MetaValue, Reserve,
+    UpdateChainData,
 };
 
 /// A runtime the request applied on a provider (a `federation_tunnel_binding`).
@@ -334,7 +335,7 @@ fn provider_commands(
             Some(data) if targets.is_some_and(|t| !t.is_empty()) => {
                 vec![Command::new(
                     node_id,
-                    "UpdateChains",
+                    CommandName::UpdateChains,
                     CommandData::UpdateChain(UpdateChainData {
                         chain: chain_name,
                         data,
@@ -362,13 +363,13 @@ fn provider_commands(
     if let Some(chain) = chain {
         commands.push(Command::new(
             node_id,
-            "AddChains",
+            CommandName::AddChains,
             CommandData::Chain(chain),
         ));
     }
     commands.push(Command::new(
         node_id,
-        "AddService",
+        CommandName::AddService,
         CommandData::Services(vec![service]),
     ));
     commands

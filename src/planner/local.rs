@@ -7,9 +7,10 @@ use super::rejection::{Rejection, Result};
 use super::state::{TunnelState, TunnelType};
 use crate::builders::{self, ChainTarget, Flavor, ServiceSpec};
 use crate::coerce::default_string;
-use crate::model::{NodeRecord, NodeTable, Role, TunnelNode};
+use crate::model::{NodeRecord, NodeRole, NodeTable, TunnelNode};
 use crate::plan::{
-    ChainConfig, Command, CommandData, NodeConfig, ServiceConfig, Shared, UpdateChainData,
+    ChainConfig, Command, CommandData, CommandName, NodeConfig, ServiceConfig, Shared,
+    UpdateChainData,
 };
 use crate::strings::trim;
 use std::collections::BTreeMap;
@@ -19,28 +20,6 @@ use std::collections::BTreeMap;
 pub enum Verb {
     Add,
     Update,
-}
-
-/// The relay of a provider panel allows these commands only (case-insensitive).
-const RELAY_ALLOWED: [&str; 12] = [
-    "AddService",
-    "UpdateService",
-    "DeleteService",
-    "PauseService",
-    "ResumeService",
-    "AddChains",
-    "DeleteChains",
-    "AddLimiters",
-    "UpdateLimiters",
-    "DeleteLimiters",
-    "TcpPing",
-    "Reload",
-];
-
-fn relay_allows(command: &str) -> bool {
-    RELAY_ALLOWED
-        .iter()
-        .any(|c| c.eq_ignore_ascii_case(command))
 }
 
 /// The host `from` dials to reach `to`: the target's connect IP, else the
@@ -148,7 +127,7 @@ pub fn apply_local(state: &TunnelState, nodes: &NodeTable, verb: Verb) -> Result
                 });
             }
             let command = chain_command_name(verb);
-            if !relay_allows(command) {
+            if !command.provider_relays() {
                 return Err(Rejection::EntryChainRefused {
                     name: from.name.clone(),
                     reason: "remote api error: command not allowed".into(),
@@ -192,10 +171,10 @@ pub fn apply_local(state: &TunnelState, nodes: &NodeTable, verb: Verb) -> Result
     Ok(out)
 }
 
-fn chain_command_name(verb: Verb) -> &'static str {
+fn chain_command_name(verb: Verb) -> CommandName {
     match verb {
-        Verb::Add => "AddChains",
-        Verb::Update => "UpdateChains",
+        Verb::Add => CommandName::AddChains,
+        Verb::Update => CommandName::UpdateChains,
     }
 }
 
@@ -212,8 +191,8 @@ fn chain_command(node_id: i64, chain: ChainConfig, verb: Verb) -> Command {
 
 fn service_command(node_id: i64, service: ServiceConfig, verb: Verb) -> Command {
     let command = match verb {
-        Verb::Add => "AddService",
-        Verb::Update => "UpdateService",
+        Verb::Add => CommandName::AddService,
+        Verb::Update => CommandName::UpdateService,
     };
     Command::new(node_id, command, CommandData::Services(vec![service]))
 }
@@ -248,7 +227,7 @@ fn local_service(
 ) -> ServiceConfig {
     let protocol = default_string(&n.protocol, "tls");
     let host = default_string(trim(&n.connect_ip), &rec.tcp_listen_addr);
-    let is_middle = n.role == Role::Middle;
+    let is_middle = n.role == NodeRole::Middle;
     builders::service(ServiceSpec {
         name: builders::numbered("tunnel_", state.id),
         addr: crate::address::process_server_address(&crate::address::host_port(&host, n.port)),
@@ -259,7 +238,7 @@ fn local_service(
             None
         },
         candidates,
-        interface: if n.role == Role::Exit {
+        interface: if n.role == NodeRole::Exit {
             Some(&rec.interface_name)
         } else {
             None

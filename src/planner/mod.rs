@@ -26,7 +26,7 @@ pub use federation::resource_key;
 pub use rejection::Rejection;
 
 use crate::limits::Limits;
-use crate::model::Role;
+use crate::model::NodeRole;
 use crate::plan::{Plan, PlanNode};
 use rejection::limit_error;
 use request::Outcome;
@@ -321,7 +321,7 @@ fn node_summary(outcome: &Outcome) -> Vec<PlanNode> {
             strategy: n.strategy.clone(),
             port: n.port,
             addresses,
-            runtime_id: if rec.is_remote && n.role != Role::Entry {
+            runtime_id: if rec.is_remote && n.role != NodeRole::Entry {
                 n.runtime_id
             } else {
                 None

@@ -7,7 +7,7 @@ use super::rejection::{Rejection, Result};
 use crate::coerce::GoText;
 use crate::limits::{LimitError, Limits};
 use crate::model::{
-    NodeItems, NodeRecord, NodeTable, Role, TunnelNode, TunnelNodeRef, TunnelPayload,
+    NodeItems, NodeRecord, NodeRole, NodeTable, TunnelNode, TunnelNodeRef, TunnelPayload,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -168,7 +168,7 @@ pub fn prepare(
 
 /// The nodes of a list (`inNodeId`, `outNodeId`), numbered by their place
 /// in it; an item without a node id is skipped.
-fn listed(items: &NodeItems, role: Role) -> Vec<TunnelNode> {
+fn listed(items: &NodeItems, role: NodeRole) -> Vec<TunnelNode> {
     let items = items.0.iter().enumerate();
     items
         .filter_map(|(i, item)| {
@@ -181,7 +181,7 @@ fn listed(items: &NodeItems, role: Role) -> Vec<TunnelNode> {
 
 /// The entries of the payload (`inNodeId`); a tunnel needs at least one.
 fn read_entries(tunnel: &TunnelPayload) -> Result<Vec<TunnelNode>> {
-    let entries = listed(&tunnel.in_node_id, Role::Entry);
+    let entries = listed(&tunnel.in_node_id, NodeRole::Entry);
     if entries.is_empty() {
         return Err(Rejection::NoEntries);
     }
@@ -195,7 +195,7 @@ fn read_exits(
     nodes: &NodeTable,
     picked: &mut PortPicks,
 ) -> Result<Vec<TunnelNode>> {
-    let mut exits = listed(&tunnel.out_node_id, Role::Exit);
+    let mut exits = listed(&tunnel.out_node_id, NodeRole::Exit);
     for n in exits.iter_mut() {
         n.port = picked.payload_port(n, nodes)?;
     }
@@ -217,7 +217,7 @@ fn read_hops(
     for (raw_index, raw_hop) in tunnel.chain_nodes.0.iter().enumerate() {
         let mut hop = Vec::new();
         for item in &raw_hop.0 {
-            let mut n = TunnelNode::from_ref(item, Role::Middle);
+            let mut n = TunnelNode::from_ref(item, NodeRole::Middle);
             if n.node_id <= 0 {
                 continue;
             }

@@ -9,7 +9,7 @@ use crate::forward::input::{
     ForwardPortRow, ForwardRow, ForwardTables, ForwardUser, SpeedLimitRow, UserTunnelRow,
 };
 use crate::limits::{LimitError, Limits};
-use crate::model::{NodeColumns, NodeRecord, NodeTable, Role, TunnelNode};
+use crate::model::{NodeColumns, NodeRecord, NodeRole, NodeTable, TunnelNode};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tsify_next::Tsify;
@@ -337,9 +337,9 @@ impl ChainRow {
     /// defaults; an entry has no port or connect IP of its own.
     fn tunnel_node(&self) -> Option<TunnelNode> {
         let role = match self.chain_type().trim().parse::<i64>() {
-            Ok(1) => Role::Entry,
-            Ok(2) => Role::Middle,
-            Ok(3) => Role::Exit,
+            Ok(1) => NodeRole::Entry,
+            Ok(2) => NodeRole::Middle,
+            Ok(3) => NodeRole::Exit,
             _ => return None,
         };
         let blank_default = |v: &Option<String>, def: &str| match v {
@@ -350,12 +350,12 @@ impl ChainRow {
             node_id: self.node_id,
             protocol: blank_default(&self.protocol, "tls"),
             strategy: blank_default(&self.strategy, "round"),
-            port: if role == Role::Entry {
+            port: if role == NodeRole::Entry {
                 0
             } else {
                 self.port.unwrap_or(0)
             },
-            connect_ip: if role == Role::Entry {
+            connect_ip: if role == NodeRole::Entry {
                 String::new()
             } else {
                 self.connect_ip.clone().unwrap_or_default()
@@ -467,9 +467,9 @@ impl StoredTunnel {
         let mut groups: Vec<(i64, Vec<TunnelNode>)> = Vec::new();
         for node in self.chain_rows.iter().filter_map(ChainRow::tunnel_node) {
             let group = match node.role {
-                Role::Entry => &mut entries,
-                Role::Exit => &mut exits,
-                Role::Middle => match hop_group(&mut groups, node.inx, limits)? {
+                NodeRole::Entry => &mut entries,
+                NodeRole::Exit => &mut exits,
+                NodeRole::Middle => match hop_group(&mut groups, node.inx, limits)? {
                     Some(g) => g,
                     None => continue,
                 },

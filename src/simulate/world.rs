@@ -12,6 +12,7 @@ use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
 use crate::gost::{self, Metadata};
 use crate::json::tree::{Arena, TreeObject, TreeValue};
+use crate::plan::CommandName::{self, *};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -258,8 +259,8 @@ impl RawNode {
 impl<C: From<Value>> RawNode<C> {
     /// [`RawNode::apply`] of a config the caller gives up: it is kept, not copied.
     pub fn apply_owned(&mut self, command: &str, data: Value) {
-        match command {
-            "AddChains" | "UpdateChains" => {
+        match CommandName::parse(command) {
+            Some(AddChains | UpdateChains) => {
                 let (name, cfg) = match data {
                     Value::Object(mut obj)
                         if obj.contains_key("chain") && obj.contains_key("data") =>
@@ -275,7 +276,7 @@ impl<C: From<Value>> RawNode<C> {
                 };
                 self.put_chain(name, cfg.into());
             }
-            "AddService" | "UpdateService" => {
+            Some(AddService | UpdateService) => {
                 let list = match data {
                     Value::Array(a) => a,
                     obj @ Value::Object(_) => vec![obj],
@@ -286,14 +287,14 @@ impl<C: From<Value>> RawNode<C> {
                     self.put_service(name, s.into());
                 }
             }
-            "DeleteService" => {
+            Some(DeleteService) => {
                 let names: Vec<&str> = list_at(&data, "services")
                     .iter()
                     .filter_map(Value::as_str)
                     .collect();
                 self.delete_services(&names);
             }
-            "DeleteChains" => self.delete_chain(str_at(&data, "chain")),
+            Some(DeleteChains) => self.delete_chain(str_at(&data, "chain")),
             _ => {}
         }
     }
@@ -622,10 +623,10 @@ pub fn from_state(doc: &Value) -> Result<World, ApiError> {
         };
         let r = raw.entry(id).or_default();
         for c in list_at(n, "chains") {
-            r.apply("AddChains", c);
+            r.apply(AddChains.as_str(), c);
         }
         for sv in list_at(n, "services") {
-            r.apply("AddService", sv);
+            r.apply(AddService.as_str(), sv);
         }
     }
     from_raw(raw, &Value::Null)
@@ -707,10 +708,10 @@ pub fn from_node_config(doc: &Value) -> World {
     let mut notes = Vec::new();
     let mut raw = RawNode::default();
     for c in list_at(doc, "chains") {
-        raw.apply("AddChains", c);
+        raw.apply(AddChains.as_str(), c);
     }
     for s in list_at(doc, "services") {
-        raw.apply("AddService", s);
+        raw.apply(AddService.as_str(), s);
     }
     let mut a = build_agent(None, "", &raw, &mut notes);
     a.role = Some("entry".into());
