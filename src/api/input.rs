@@ -66,7 +66,7 @@ pub struct DbRow(
 #[serde(untagged)]
 pub enum PlanInput {
     Tunnel(#[tsify(type = "TunnelInput")] TunnelRequest),
-    Redeploy(crate::planner::request::RedeployInput),
+    Redeploy(#[tsify(type = "RedeployInput")] crate::planner::request::RedeployRequest),
 }
 
 /// A plan as a document to check or simulate: the node table is optional
@@ -161,6 +161,12 @@ pub const CLOSED_SETS_TS: &str = r#"
  * re-syncs.
  */
 export type TunnelInput = TunnelRequest & ForwardContext;
+/**
+ * The input of a redeploy: the tunnel as the database stores it, and what
+ * the forwards' sync after it sees of the agents (read only when forwards
+ * ride on the tunnel).
+ */
+export type RedeployInput = RedeployRequest & Pick<ForwardContext, 'agents' | 'config' | 'offline' | 'now'>;
 /** The role of a federated node. */
 export type Role = Exclude<NodeRole, 'entry'>;
 /** One lifecycle step (see the lifecycle module docs for the semantics). */

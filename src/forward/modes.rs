@@ -199,8 +199,8 @@ fn finish(
 /// A redeploy: the tunnel's apply, then every forward of the tunnel synced
 /// (`redeployTunnelAndForwards`, mutations.go:1617); the first error is the
 /// answer, and the forward rows stay as stored.
-pub fn redeploy_plan(input: Result<Redeploy, PlanError>, limits: &Limits) -> Plan {
-    let redeploy = match input {
+pub fn redeploy_plan(input: &Value, read: Result<Redeploy, PlanError>, limits: &Limits) -> Plan {
+    let redeploy = match read {
         Ok(redeploy) => redeploy,
         Err(e) => return Plan::rejected(e, PlanMode::Redeploy.as_str()),
     };
@@ -219,12 +219,17 @@ pub fn redeploy_plan(input: Result<Redeploy, PlanError>, limits: &Limits) -> Pla
     {
         return tunnel_alone(outcome);
     }
+    // The agents' part of the context: what the forwards' sync sees.
+    let ctx = match context(input) {
+        Ok(ctx) => ctx,
+        Err(e) => return Plan::rejected(e.to_plan_error(), PlanMode::Redeploy.as_str()),
+    };
     let tunnel = TunnelRedeploy {
         outcome: outcome.map_err(|r| r.to_plan_error()),
         federation: redeploy.federation,
         tunnel_id,
     };
-    redeploy_forwards(tunnel, &redeploy.context, redeploy.forwards, limits)
+    redeploy_forwards(tunnel, &ctx, redeploy.forwards, limits)
 }
 
 /// A tunnel's own redeploy, as the forward sync that follows it sees it.

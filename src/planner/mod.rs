@@ -180,7 +180,8 @@ pub(crate) fn plan_within(input: &Value, mode: PlanMode, limits: &Limits) -> Pla
         return crate::forward::modes::update_plan(input, limits);
     }
     if mode == PlanMode::Redeploy {
-        return crate::forward::modes::redeploy_plan(request::Redeploy::read(input), limits);
+        let read = request::Redeploy::read(input);
+        return crate::forward::modes::redeploy_plan(input, read, limits);
     }
     let outcome = match input.as_object() {
         None => Err(Rejection::InvalidInput(format!(

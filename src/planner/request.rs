@@ -15,7 +15,7 @@ use super::state::{
 use super::stored::{StoredTables, StoredTunnel, TunnelTables};
 use crate::coerce::loose::{self, ObjectOnly};
 use crate::coerce::GoText;
-use crate::forward::input::{AgentState, Entries, ForwardContext, ForwardTables};
+use crate::forward::input::ForwardTables;
 use crate::forward::rejection::ForwardRejection;
 use crate::limits::Limits;
 use crate::model::{ApiNodeRows, FederationAnswers, NodeTable, TunnelPayload};
@@ -302,12 +302,13 @@ fn release(providers: &mut Providers, bindings: &[Binding]) {
     }
 }
 
-/// The input of a redeploy: the tunnel as the database stores it, and what
-/// the forwards' sync after it sees (`redeployTunnelAndForwards`,
-/// mutations.go:1617).
+/// The top level of a redeploy input (`redeployTunnelAndForwards`,
+/// mutations.go:1617): the tunnel as the database stores it; the forwards'
+/// sync after it reads the agents' part of a [`ForwardContext`]
+/// (`RedeployInput` in the TypeScript declarations).
 #[derive(Default, Deserialize, Tsify)]
 #[serde(default, rename_all = "camelCase")]
-pub struct RedeployInput {
+pub struct RedeployRequest {
     #[tsify(type = "StoredTables")]
     pub db: ObjectOnly<StoredTables>,
     /// Default: `db.tunnel.id`.
@@ -316,20 +317,6 @@ pub struct RedeployInput {
     pub tunnel_id: Option<i64>,
     #[tsify(optional, type = "{ [nodeId: string]: FederationAllocation }")]
     pub federation: FederationAnswers,
-    /// What each node's agent holds before the forwards' sync, keyed by node id.
-    #[tsify(optional, type = "{ [nodeId: string]: AgentState }")]
-    pub agents: Entries<AgentState>,
-    /// The panel's `vite_config` values (`allow_local_remote_addr`: `"true"`).
-    #[tsify(optional, type = "{ [key: string]: Loose }")]
-    pub config: Entries<GoText>,
-    /// Ids of nodes whose agent is not connected.
-    #[serde(deserialize_with = "loose::ints")]
-    #[tsify(optional, type = "Loose[]")]
-    pub offline: Vec<i64>,
-    /// The request's time, Unix milliseconds (default: now).
-    #[serde(deserialize_with = "loose::nullable_int")]
-    #[tsify(optional, type = "Loose")]
-    pub now: Option<i64>,
 }
 
 /// A redeploy input, read: each part as the request path uses it.
@@ -340,20 +327,18 @@ pub struct Redeploy {
     /// The tunnel asked for (`tunnelId`), as given.
     pub tunnel_id: Option<i64>,
     pub federation: FederationAnswers,
-    /// The agents, the config, the offline nodes and the time.
-    pub context: ForwardContext,
 }
 
 impl Redeploy {
-    /// Reads `input` (its forward rows and context are read whole, whether
-    /// or not a forward rides on the tunnel).
+    /// Reads `input` (its forward rows whole, whether or not a forward
+    /// rides on the tunnel).
     pub fn read(input: &Value) -> std::result::Result<Redeploy, PlanError> {
         let Some(object) = input.as_object() else {
             let shape = super::input_shape(super::PlanMode::Redeploy);
             let why = format!("the input must be an object ({shape})");
             return Err(Rejection::InvalidInput(why).to_plan_error());
         };
-        let read = RedeployInput::deserialize(object);
+        let read = RedeployRequest::deserialize(object);
         let input =
             read.map_err(|e| ForwardRejection::InvalidInput(e.to_string()).to_plan_error())?;
         let Some(db) = input.db.0 else {
@@ -361,19 +346,11 @@ impl Redeploy {
             return Err(Rejection::InvalidInput(why.into()).to_plan_error());
         };
         let (tunnel, forwards) = db.split();
-        let context = ForwardContext {
-            agents: input.agents,
-            config: input.config,
-            offline: input.offline,
-            now: input.now,
-            ..ForwardContext::default()
-        };
         Ok(Redeploy {
             tunnel,
             forwards,
             tunnel_id: input.tunnel_id,
             federation: input.federation,
-            context,
         })
     }
 
@@ -500,15 +477,12 @@ mod tests {
     #[test]
     fn a_redeploy_reads_its_tables_as_rows() {
         use super::Redeploy;
-        let read =
-            Redeploy::read(&json!({"db": stored_db(), "tunnelId": " 5 ", "offline": ["2", 3.5]}))
-                .unwrap();
+        let read = Redeploy::read(&json!({"db": stored_db(), "tunnelId": " 5 "})).unwrap();
         // One row object is a table of one row; items that are not rows are skipped.
         assert_eq!(read.tunnel.tunnel.len(), 1);
         assert_eq!(read.tunnel.chain_tunnel.len(), 2);
         assert_eq!(read.tunnel_id, Some(5));
         assert_eq!(read.named_tunnel(), 5);
-        assert_eq!(read.context.offline, [2]);
         let plan = plan_opts(
             &json!({"db": stored_db()}),
             &PlanOptions::along(PlanMode::Redeploy),

@@ -29,7 +29,7 @@ const DECLARED_NAMES = [
   'Hop', 'HopPolicyError', 'HopPolicyErrorFields', 'JsonValue', 'LifecycleOp', 'LifecycleReport', 'LifecycleStep',
   'LimiterData', 'Limits', 'Loose', 'MetaValue', 'NodeConfig', 'NodeRole', 'NodeRow', 'NodeSelector', 'Plan',
   'PlanDocument', 'PlanError', 'PlanErrorCode', 'PlanInput', 'PlanMode', 'PlanNode', 'PlanOptions', 'Plugin',
-  'Protocol', 'RedeployInput', 'ReportStep', 'RequestTrace', 'Reserve', 'Role', 'RuleInfo', 'Scenario',
+  'Protocol', 'RedeployInput', 'RedeployRequest', 'ReportStep', 'RequestTrace', 'Reserve', 'Role', 'RuleInfo', 'Scenario',
   'Selector', 'Service', 'Severity', 'SimulateDocument', 'SkippedTarget', 'StepHead', 'StoredTables',
   'Strategy', 'Summary', 'Target', 'TargetTry', 'Token', 'Trace', 'TraceForward', 'TraceSummary', 'TunnelCheck',
   'TunnelDeploy', 'TunnelInput', 'TunnelNodeRef', 'TunnelPayload', 'TunnelRequest', 'TunnelStep', 'TunnelType', 'UpdateChainData',
