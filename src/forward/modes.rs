@@ -208,28 +208,13 @@ pub fn redeploy_plan(input: &Value, read: Result<Redeploy, PlanError>, limits: &
     let outcome = StoredTunnel::read(redeploy.tunnel, redeploy.tunnel_id).and_then(|stored| {
         crate::planner::request::redeploy_stored(stored, &redeploy.federation, limits)
     });
-    // A dump without forward rows of this tunnel (an older backup's, or a
-    // panel's whose forwards ride on other tunnels) is the tunnel alone, as
-    // the audit plans it.
-    if !redeploy
-        .forwards
-        .forward
-        .iter()
-        .any(|f| f.tunnel_id == tunnel_id)
-    {
-        return tunnel_alone(outcome);
-    }
-    // The agents' part of the context: what the forwards' sync sees.
-    let ctx = match context(input) {
-        Ok(ctx) => ctx,
-        Err(e) => return Plan::rejected(e.to_plan_error(), PlanMode::Redeploy.as_str()),
-    };
     let tunnel = TunnelRedeploy {
         outcome: outcome.map_err(|r| r.to_plan_error()),
         federation: redeploy.federation,
         tunnel_id,
     };
-    redeploy_forwards(tunnel, &ctx, redeploy.forwards, limits)
+    // The agents' part of the context: what the forwards' sync sees.
+    redeploy_with_forwards(tunnel, redeploy.forwards, || context(input), limits)
 }
 
 /// A tunnel's own redeploy, as the forward sync that follows it sees it.
@@ -241,30 +226,45 @@ pub struct TunnelRedeploy {
 }
 
 /// A redeploy of a tunnel read from its stored rows (the whole-panel audit)
-/// with its forward `tables`: the tunnel alone when none of them rides on
-/// it, else [`redeploy_forwards`] with agents that hold nothing yet.
+/// with its forward `tables`, on agents that hold nothing yet.
 pub fn redeploy_stored(
     outcome: crate::planner::rejection::Result<Outcome>,
     tunnel_id: i64,
     tables: ForwardTables,
     limits: &Limits,
 ) -> Plan {
-    if !tables.forward.iter().any(|f| f.tunnel_id == tunnel_id) {
-        return tunnel_alone(outcome);
-    }
     let tunnel = TunnelRedeploy {
         outcome: outcome.map_err(|r| r.to_plan_error()),
         federation: FederationAnswers::default(),
         tunnel_id,
     };
-    redeploy_forwards(tunnel, &ForwardContext::default(), tables, limits)
+    redeploy_with_forwards(tunnel, tables, || Ok(ForwardContext::default()), limits)
 }
 
-/// A redeploy of a tunnel no forward rides on: its own apply, or its rejection.
-fn tunnel_alone(outcome: crate::planner::rejection::Result<Outcome>) -> Plan {
-    match outcome {
-        Ok(outcome) => crate::planner::to_plan(outcome, PlanMode::Redeploy),
-        Err(rejection) => Plan::rejected(rejection.to_plan_error(), PlanMode::Redeploy.as_str()),
+/// A redeploy with the forward `tables`: the tunnel alone when none of them
+/// rides on it (an older backup's dump, or a panel's whose forwards ride on
+/// other tunnels), else [`redeploy_forwards`] on the agents `context` reads
+/// (read only then).
+fn redeploy_with_forwards(
+    tunnel: TunnelRedeploy,
+    tables: ForwardTables,
+    context: impl FnOnce() -> Result<ForwardContext, ForwardRejection>,
+    limits: &Limits,
+) -> Plan {
+    let mode = PlanMode::Redeploy;
+    if !tables
+        .forward
+        .iter()
+        .any(|f| f.tunnel_id == tunnel.tunnel_id)
+    {
+        return match tunnel.outcome {
+            Ok(outcome) => crate::planner::to_plan(outcome, mode),
+            Err(error) => Plan::rejected(error, mode.as_str()),
+        };
+    }
+    match context() {
+        Ok(ctx) => redeploy_forwards(tunnel, &ctx, tables, limits),
+        Err(e) => Plan::rejected(e.to_plan_error(), mode.as_str()),
     }
 }
 
