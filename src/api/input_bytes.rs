@@ -44,7 +44,18 @@ pub fn within(
     read: impl FnOnce(usize) -> Result<Text, ApiError>,
     op: impl FnOnce(&str) -> Result<String, ApiError>,
 ) -> Result<String, ApiError> {
-    match read(max_input_bytes(reader, options))? {
+    answer(reader, options, read(max_input_bytes(reader, options))?, op)
+}
+
+/// `op` on a document already read, or `reader`'s answer for one over its
+/// byte limit.
+pub fn answer(
+    reader: Reader,
+    options: Option<&str>,
+    document: Text,
+    op: impl FnOnce(&str) -> Result<String, ApiError>,
+) -> Result<String, ApiError> {
+    match document {
         Text::Read(text) => op(&text),
         Text::Over(bytes) => over_limit(reader, options, bytes),
     }

@@ -372,7 +372,7 @@ pub(super) fn simulate_object(
     let scenario = stringify_optional(scenario, "the scenario").map_err(throw)?;
     let scenario = scenario.as_deref();
     let op = |doc: &str| crate::api::simulate_json(doc, scenario);
-    parse(&input_bytes::within(Reader::Simulate, scenario, |_| Ok(doc), op).map_err(throw)?)
+    parse(&input_bytes::answer(Reader::Simulate, scenario, doc, op).map_err(throw)?)
 }
 
 /// `checkUnreadableJson`: the report for a document that could not be read.
