@@ -42,20 +42,9 @@ fn given_panel_limits<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Limits, 
     Ok(given.onto(panel_limits()))
 }
 
-impl PanelOptions {
-    fn from_json(v: &serde_json::Value) -> Result<Self, crate::options::OptionError> {
-        crate::options::read(v)
-    }
-}
-
 /// Reads the whole-panel calls' options text.
 pub fn panel_options(options: Option<&str>) -> Result<PanelOptions, ApiError> {
-    super::parse_options(
-        options,
-        "BAD_OPTIONS",
-        "the panel options",
-        PanelOptions::from_json,
-    )
+    super::parse_options(options, "BAD_OPTIONS", "the panel options")
 }
 
 /// A panel's node rows, by default: far more than any panel runs, few enough

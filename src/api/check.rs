@@ -8,12 +8,7 @@ use crate::finding::{Finding, Severity};
 use serde_json::Value;
 
 pub fn check_options(options: Option<&str>) -> Result<CheckOptions, ApiError> {
-    super::parse_options(
-        options,
-        "BAD_OPTIONS",
-        "the check options",
-        CheckOptions::from_json,
-    )
+    super::parse_options(options, "BAD_OPTIONS", "the check options")
 }
 
 /// The report for a document that could not be read at all: the checker's

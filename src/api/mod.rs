@@ -92,11 +92,10 @@ pub(crate) fn within_output(
 
 /// Reads optional options text: absent, blank or `null` is the default;
 /// text that is not JSON or has the wrong shape is `code`.
-fn parse_options<T: Default>(
+fn parse_options<T: serde::de::DeserializeOwned + Default>(
     text: Option<&str>,
     code: &str,
     what: &str,
-    read: fn(&Value) -> Result<T, OptionError>,
 ) -> Result<T, ApiError> {
     let text = match text {
         None => return Ok(T::default()),
@@ -108,7 +107,7 @@ fn parse_options<T: Default>(
     if value.is_null() {
         return Ok(T::default());
     }
-    read(&value).map_err(|e| {
+    crate::options::read(&value).map_err(|e: OptionError| {
         ApiError::new(
             code,
             format!("{what} have the wrong shape: {}", e.message),

@@ -14,12 +14,7 @@ pub fn plan(input: &Value, options: &PlanOptions) -> Plan {
 }
 
 pub fn plan_options(options: Option<&str>) -> Result<PlanOptions, ApiError> {
-    super::parse_options(
-        options,
-        "BAD_OPTIONS",
-        "the plan options",
-        PlanOptions::from_json,
-    )
+    super::parse_options(options, "BAD_OPTIONS", "the plan options")
 }
 
 /// [`plan`] on JSON text; only text that is not JSON (or over a limit)

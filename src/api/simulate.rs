@@ -6,12 +6,7 @@ use crate::simulate::{self, Scenario, Trace};
 use serde_json::Value;
 
 pub fn scenario(text: Option<&str>) -> Result<Scenario, ApiError> {
-    super::parse_options(
-        text,
-        "BAD_SCENARIO",
-        "the scenario fields",
-        Scenario::from_json,
-    )
+    super::parse_options(text, "BAD_SCENARIO", "the scenario fields")
 }
 
 /// The failover trace of `doc` (a plan, a tunnel input, a node config or a
