@@ -1488,7 +1488,10 @@ fn step_plan(
         };
         // The whole step list was counted against the limits when it was
         // read (or walked, natively), this input with it: no second walk.
-        let plan = crate::planner::plan_within(input, mode, &Default::default());
+        // The planner reads a document tree, built from the step's value.
+        let arena = crate::json::tree::Arena::new();
+        let doc = crate::encode::to_tree(input, &arena);
+        let plan = crate::planner::plan_within(&doc, mode, &Default::default());
         return Ok((plan, "/input"));
     }
     Err(ApiError::new(

@@ -208,7 +208,7 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
     };
     let arena = tree::Arena::new();
     let tree = crate::encode::to_tree(doc, &arena);
-    check_read(&tree, Some(doc), values, options)
+    check_read(&tree, values, options)
 }
 
 fn too_many_values() -> CheckReport {
@@ -236,8 +236,9 @@ fn kind_of<'d>(
     }
 }
 
-/// A tunnel input is planned first: the planner reads a `serde_json::Value`.
-fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
+/// A tunnel input is planned first, from the tree it was read into (within
+/// the limits already: the planner does not walk it again).
+fn tunnel_report(doc: &TreeValue<'_>, options: &CheckOptions) -> CheckReport {
     let mode = options
         .mode
         .unwrap_or_else(|| crate::planner::PlanMode::detect(doc));
@@ -245,11 +246,8 @@ fn tunnel_report(doc: &Value, options: &CheckOptions) -> CheckReport {
         let shape = crate::planner::input_shape(mode);
         return unreadable("tunnel", Reason::TunnelShape(shape));
     }
-    let options = crate::planner::PlanOptions {
-        mode: Some(mode),
-        limits: options.limits,
-    };
-    let (_, findings) = plan_and_findings(crate::planner::plan_opts(doc, &options), None);
+    let plan = crate::planner::plan_within(doc, mode, &options.limits);
+    let (_, findings) = plan_and_findings(plan, None);
     finish(DocumentKind::Tunnel.as_str(), "plan", findings)
 }
 
@@ -296,27 +294,18 @@ pub fn check_text(text: &str, options: &CheckOptions) -> CheckReport {
             return unreadable("unknown", Reason::NotJson(&e));
         }
     };
-    check_read(&tree, None, values, options)
+    check_read(&tree, values, options)
 }
 
-/// The report on a document read (`values` JSON values in its `tree`;
-/// `value` the same document as a `serde_json::Value`, when there is one).
-fn check_read(
-    tree: &TreeValue<'_>,
-    value: Option<&Value>,
-    values: usize,
-    options: &CheckOptions,
-) -> CheckReport {
+/// The report on a document read (`values` JSON values in its `tree`).
+fn check_read(tree: &TreeValue<'_>, values: usize, options: &CheckOptions) -> CheckReport {
     if values > MAX_VALUES {
         return too_many_values();
     }
-    match (kind_of(tree, options), value) {
-        // The planner reads a `serde_json::Value`: the tree writes the one
-        // its text reads into, without reading the text again.
-        (Ok(DocumentKind::Tunnel), Some(value)) => tunnel_report(value, options),
-        (Ok(DocumentKind::Tunnel), None) => tunnel_report(&crate::encode::to_value(tree), options),
-        (Ok(kind), _) => check_kind(tree, kind),
-        (Err(reason), _) => unreadable("unknown", reason),
+    match kind_of(tree, options) {
+        Ok(DocumentKind::Tunnel) => tunnel_report(tree, options),
+        Ok(kind) => check_kind(tree, kind),
+        Err(reason) => unreadable("unknown", reason),
     }
 }
 

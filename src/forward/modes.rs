@@ -7,6 +7,8 @@ use super::input::{ForwardContext, ForwardPayload, ForwardPortRow, ForwardTables
 use super::rejection::ForwardRejection;
 use super::store::{Store, TunnelRow};
 use super::{validate, Panel};
+use crate::json::node::Node;
+use crate::json::tree::TreeValue;
 use crate::limits::Limits;
 use crate::model::FederationAnswers;
 use crate::plan::{Plan, PlanError};
@@ -14,7 +16,6 @@ use crate::planner::request::{Outcome, Redeploy, TunnelRequest};
 use crate::planner::stored::StoredTunnel;
 use crate::planner::{PlanMode, Rejection};
 use serde::Deserialize;
-use serde_json::Value;
 
 /// The fewest bytes one forward port takes in a plan: its `UpdateService`
 /// pair, whatever its values (src/forward/config.rs).
@@ -48,7 +49,7 @@ fn fan_out_within(
 }
 
 /// The forward context of an input (absent fields read as empty).
-pub fn context(input: &Value) -> Result<ForwardContext, ForwardRejection> {
+pub(crate) fn context(input: &TreeValue<'_>) -> Result<ForwardContext, ForwardRejection> {
     ForwardContext::deserialize(input).map_err(|e| ForwardRejection::InvalidInput(e.to_string()))
 }
 
@@ -127,13 +128,13 @@ fn panel<'s>(
 
 /// Plans `forward-create` or `forward-update`: the tunnel is created first
 /// (unreported), then the forwards of `createForwards`, then the request.
-pub fn plan(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
+pub(crate) fn plan(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Plan {
     let refused = |e: PlanError| Plan::rejected(e, mode.as_str());
-    let Some(obj) = input.as_object() else {
+    if !input.is_object() {
         return refused(
             Rejection::InvalidInput("the input must be an object".into()).to_plan_error(),
         );
-    };
+    }
     let ctx = match context(input) {
         Ok(ctx) => ctx,
         Err(e) => return refused(e.to_plan_error()),
@@ -146,7 +147,7 @@ pub fn plan(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
             .to_plan_error(),
         );
     };
-    let request = TunnelRequest::read(obj);
+    let request = TunnelRequest::read(input);
     let federation = request.federation().clone();
     let outcome = match request.create(limits) {
         Ok(outcome) => outcome,
@@ -199,7 +200,11 @@ fn finish(
 /// A redeploy: the tunnel's apply, then every forward of the tunnel synced
 /// (`redeployTunnelAndForwards`, mutations.go:1617); the first error is the
 /// answer, and the forward rows stay as stored.
-pub fn redeploy_plan(input: &Value, read: Result<Redeploy, PlanError>, limits: &Limits) -> Plan {
+pub(crate) fn redeploy_plan(
+    input: &TreeValue<'_>,
+    read: Result<Redeploy, PlanError>,
+    limits: &Limits,
+) -> Plan {
     let redeploy = match read {
         Ok(redeploy) => redeploy,
         Err(e) => return Plan::rejected(e, PlanMode::Redeploy.as_str()),
@@ -335,10 +340,8 @@ fn sync_redeployed_forwards(mut panel: Panel<'_, '_>, outcome: &Outcome) -> Plan
 }
 
 /// Whether a tunnel edit's input carries forwards to re-sync.
-pub fn has_forwards(input: &Value) -> bool {
-    input
-        .as_object()
-        .is_some_and(|o| o.contains_key("createForwards") || o.contains_key("forwards"))
+pub(crate) fn has_forwards<N: Node>(input: &N) -> bool {
+    input.field("createForwards").is_some() || input.field("forwards").is_some()
 }
 
 /// A tunnel edit with forwards (`tunnelUpdate`, mutations.go:878-1062): the
@@ -346,7 +349,7 @@ pub fn has_forwards(input: &Value) -> bool {
 /// on added entries, deletes their services on dropped entries and moves
 /// their rows, applies the tunnel, then re-syncs every forward when the type
 /// or the entry set changed (errors ignored).
-pub fn update_plan(input: &Value, limits: &Limits) -> Plan {
+pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
     let mode = PlanMode::Update.as_str();
     let TunnelEdit {
         entries,
@@ -393,12 +396,12 @@ struct TunnelEdit {
 
 /// Reads an edit's input; refused when it is not an object, its context
 /// cannot be read or the tunnel as it was cannot be created.
-fn read_edit(input: &Value, limits: &Limits) -> Result<TunnelEdit, PlanError> {
-    let Some(obj) = input.as_object() else {
+fn read_edit(input: &TreeValue<'_>, limits: &Limits) -> Result<TunnelEdit, PlanError> {
+    if !input.is_object() {
         return Err(Rejection::InvalidInput("the input must be an object".into()).to_plan_error());
-    };
+    }
     let ctx = context(input).map_err(|e| e.to_plan_error())?;
-    let request = TunnelRequest::read(obj);
+    let request = TunnelRequest::read(input);
     let entries = request.entry_ids();
     let federation = request.federation().clone();
     let (before, edited) = request.update_stages(limits);

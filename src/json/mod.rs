@@ -46,6 +46,7 @@
 //! a [`read::Build`] as the reader does (a test in `tests/layers.rs` keeps
 //! it so).
 
+mod de;
 pub(crate) mod node;
 mod pointer;
 pub(crate) mod read;

@@ -265,7 +265,16 @@ impl Forwards {
         let limits = crate::limits::Limits::default();
         for payload in ids.iter().filter_map(|t| self.payload(*t)) {
             input.insert("tunnel".into(), payload.clone());
-            if let Ok(outcome) = crate::planner::request::create(&input, &limits) {
+            // The planner reads a document tree: this one built from the
+            // replay's own value (no text).
+            let arena = crate::json::tree::Arena::new();
+            let doc = Value::Object(std::mem::take(&mut input));
+            let created =
+                crate::planner::request::create(&crate::encode::to_tree(&doc, &arena), &limits);
+            if let Value::Object(back) = doc {
+                input = back;
+            }
+            if let Ok(outcome) = created {
                 tunnels.push(crate::forward::modes::tunnel_row(&outcome));
             }
         }

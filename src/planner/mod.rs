@@ -25,6 +25,8 @@ pub mod stored;
 pub use federation::resource_key;
 pub use rejection::Rejection;
 
+use crate::json::node::Node;
+use crate::json::tree::{Arena, TreeValue};
 use crate::limits::Limits;
 use crate::model::NodeRole;
 use crate::plan::{Plan, PlanNode};
@@ -73,15 +75,18 @@ impl PlanMode {
     /// The mode an input asks for when none is given: a redeploy input has
     /// `db` (and no `tunnel`), an edit has `before`, a forward request has
     /// `forward` (an edit also `createForwards`); anything else is a create.
-    pub fn detect(input: &Value) -> PlanMode {
-        match input.as_object() {
-            Some(o) if o.contains_key("db") && !o.contains_key("tunnel") => PlanMode::Redeploy,
-            Some(o) if o.contains_key("before") => PlanMode::Update,
-            Some(o) if o.contains_key("forward") && o.contains_key("createForwards") => {
-                PlanMode::ForwardUpdate
-            }
-            Some(o) if o.contains_key("forward") => PlanMode::ForwardCreate,
-            _ => PlanMode::Create,
+    pub(crate) fn detect<N: Node>(input: &N) -> PlanMode {
+        let has = |key: &str| input.field(key).is_some();
+        if has("db") && !has("tunnel") {
+            PlanMode::Redeploy
+        } else if has("before") {
+            PlanMode::Update
+        } else if has("forward") && has("createForwards") {
+            PlanMode::ForwardUpdate
+        } else if has("forward") {
+            PlanMode::ForwardCreate
+        } else {
+            PlanMode::Create
         }
     }
 
@@ -128,7 +133,7 @@ impl PlanOptions {
     }
 
     /// The mode for `input`: the one given, else what the input asks for.
-    pub fn mode_for(&self, input: &Value) -> PlanMode {
+    pub(crate) fn mode_for<N: Node>(&self, input: &N) -> PlanMode {
         self.mode.unwrap_or_else(|| PlanMode::detect(input))
     }
 }
@@ -165,14 +170,18 @@ pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
     if let Err(e) = crate::limits::check_value(input, &options.limits) {
         return Plan::rejected(limit_error(&e), options.mode.unwrap_or_default().as_str());
     }
-    plan_within(input, options.mode_for(input), &options.limits)
+    // The planner reads the document tree the text would read into, built
+    // from the value (no text).
+    let arena = Arena::new();
+    let tree = crate::encode::to_tree(input, &arena);
+    plan_within(&tree, options.mode_for(input), &options.limits)
 }
 
 /// Plans an input already known to be within its limits (checked by
 /// [`plan_opts`]'s walk, or counted while its text was read); what only the
 /// rows tell (a redeploy's stored nodes and chain rows) is counted against
 /// `limits` as they are read.
-pub(crate) fn plan_within(input: &Value, mode: PlanMode, limits: &Limits) -> Plan {
+pub(crate) fn plan_within(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Plan {
     if matches!(mode, PlanMode::ForwardCreate | PlanMode::ForwardUpdate) {
         return crate::forward::modes::plan(input, mode, limits);
     }
@@ -183,13 +192,13 @@ pub(crate) fn plan_within(input: &Value, mode: PlanMode, limits: &Limits) -> Pla
         let read = request::Redeploy::read(input);
         return crate::forward::modes::redeploy_plan(input, read, limits);
     }
-    let outcome = match input.as_object() {
-        None => Err(Rejection::InvalidInput(format!(
+    let outcome = match input {
+        TreeValue::Object(_) if mode == PlanMode::Update => request::update(input, limits),
+        TreeValue::Object(_) => request::create(input, limits),
+        _ => Err(Rejection::InvalidInput(format!(
             "the input must be an object ({})",
             input_shape(mode)
         ))),
-        Some(obj) if mode == PlanMode::Update => request::update(obj, limits),
-        Some(obj) => request::create(obj, limits),
     };
     match outcome {
         Ok(outcome) => to_plan(outcome, mode),
@@ -234,8 +243,9 @@ pub fn input_shape(mode: PlanMode) -> &'static str {
 /// not JSON is an `IN001` error.
 pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error::ApiError> {
     let mode_name = options.mode.unwrap_or_default().as_str();
-    let value = match crate::limits::from_str_within(text, &options.limits) {
-        Ok(value) => value,
+    let arena = Arena::new();
+    let tree = match crate::limits::read_tree_within(text, &options.limits, &arena) {
+        Ok((tree, _)) => tree,
         Err(crate::limits::ReadError::Limit(e)) => {
             return Ok(Plan::rejected(limit_error(&e), mode_name))
         }
@@ -248,11 +258,7 @@ pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error
         }
     };
     // Read within the limits: no walk of the value is needed again.
-    Ok(plan_within(
-        &value,
-        options.mode_for(&value),
-        &options.limits,
-    ))
+    Ok(plan_within(&tree, options.mode_for(&tree), &options.limits))
 }
 
 pub(crate) fn to_plan(outcome: Outcome, mode: PlanMode) -> Plan {

@@ -17,12 +17,12 @@ use crate::coerce::loose::{self, ObjectOnly};
 use crate::coerce::GoText;
 use crate::forward::input::ForwardTables;
 use crate::forward::rejection::ForwardRejection;
+use crate::json::tree::TreeValue;
 use crate::limits::Limits;
 use crate::model::{ApiNodeRows, FederationAnswers, NodeTable, TunnelPayload};
 use crate::plan::{Assumption, Command, MetaValue, PlanError};
 use serde::de::{self, MapAccess};
 use serde::Deserialize;
-use serde_json::{Map, Value};
 use tsify_next::Tsify;
 
 /// What a request deploys once the server accepts it.
@@ -56,8 +56,10 @@ pub struct TunnelRequest {
 }
 
 impl TunnelRequest {
-    pub fn read(input: &Map<String, Value>) -> TunnelRequest {
-        crate::coerce::from_object(input)
+    /// Reads an input object (a field that cannot be read leaves the
+    /// whole request empty, as the loose readers rarely refuse anything).
+    pub(crate) fn read(input: &TreeValue<'_>) -> TunnelRequest {
+        TunnelRequest::deserialize(input).unwrap_or_default()
     }
 
     /// The providers' answers the input gives.
@@ -126,7 +128,7 @@ fn payload(v: PayloadCell, what: &str) -> Result<TunnelPayload> {
 }
 
 /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
-pub fn create(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
+pub(crate) fn create(input: &TreeValue<'_>, limits: &Limits) -> Result<Outcome> {
     TunnelRequest::read(input).create(limits)
 }
 
@@ -224,7 +226,7 @@ fn deploy(
 
 /// `tunnelUpdate` on `{tunnel, before?, nodes, federation?}`: the tunnel is
 /// first created as `before` was (default: as `tunnel`), then edited.
-pub fn update(input: &Map<String, Value>, limits: &Limits) -> Result<Outcome> {
+pub(crate) fn update(input: &TreeValue<'_>, limits: &Limits) -> Result<Outcome> {
     TunnelRequest::read(input).update_stages(limits).1
 }
 
@@ -332,13 +334,13 @@ pub struct Redeploy {
 impl Redeploy {
     /// Reads `input` (its forward rows whole, whether or not a forward
     /// rides on the tunnel).
-    pub fn read(input: &Value) -> std::result::Result<Redeploy, PlanError> {
-        let Some(object) = input.as_object() else {
+    pub(crate) fn read(input: &TreeValue<'_>) -> std::result::Result<Redeploy, PlanError> {
+        if !input.is_object() {
             let shape = super::input_shape(super::PlanMode::Redeploy);
             let why = format!("the input must be an object ({shape})");
             return Err(Rejection::InvalidInput(why).to_plan_error());
-        };
-        let read = RedeployRequest::deserialize(object);
+        }
+        let read = RedeployRequest::deserialize(input);
         let input =
             read.map_err(|e| ForwardRejection::InvalidInput(e.to_string()).to_plan_error())?;
         let Some(db) = input.db.0 else {
@@ -419,7 +421,7 @@ pub fn redeploy_stored(
 #[cfg(test)]
 mod tests {
     use crate::planner::{plan_opts, PlanMode, PlanOptions};
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     /// The English message of the plan's error (`invalid input: ...`
     /// stripped).
@@ -477,7 +479,9 @@ mod tests {
     #[test]
     fn a_redeploy_reads_its_tables_as_rows() {
         use super::Redeploy;
-        let read = Redeploy::read(&json!({"db": stored_db(), "tunnelId": " 5 "})).unwrap();
+        let arena = crate::json::tree::Arena::new();
+        let tree = |v: Value| crate::encode::to_tree(&v, &arena);
+        let read = Redeploy::read(&tree(json!({"db": stored_db(), "tunnelId": " 5 "}))).unwrap();
         // One row object is a table of one row; items that are not rows are skipped.
         assert_eq!(read.tunnel.tunnel.len(), 1);
         assert_eq!(read.tunnel.chain_tunnel.len(), 2);
@@ -495,7 +499,7 @@ mod tests {
             .collect();
         assert_eq!(sent, [(1, "AddChains"), (2, "AddService")]);
         // No tunnelId: the tunnel row's.
-        let unnamed = Redeploy::read(&json!({"db": stored_db(), "tunnelId": null})).unwrap();
+        let unnamed = Redeploy::read(&tree(json!({"db": stored_db(), "tunnelId": null}))).unwrap();
         assert_eq!((unnamed.tunnel_id, unnamed.named_tunnel()), (None, 5));
     }
 

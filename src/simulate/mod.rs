@@ -369,7 +369,8 @@ fn world_of(doc: &Value, limits: &crate::limits::Limits) -> Result<world::World,
         // Within the limits already (walked or read so): planned as
         // `plan` plans it, without a second walk.
         let mode = crate::planner::PlanMode::detect(doc);
-        let plan = crate::planner::plan_within(doc, mode, limits);
+        let arena = crate::json::tree::Arena::new();
+        let plan = crate::planner::plan_within(&crate::encode::to_tree(doc, &arena), mode, limits);
         return world::from_plan(&plan.to_json_value());
     }
     let state = Some(doc)
