@@ -65,12 +65,31 @@ pub fn parse_within(
     what: &str,
     limits: &crate::limits::Limits,
 ) -> Result<Value, ApiError> {
-    crate::limits::from_str_within(text, limits).map_err(|e| match e {
+    crate::limits::from_str_within(text, limits).map_err(|e| read_error(e, what))
+}
+
+/// Reads a document into the document tree in `arena`, within `limits`;
+/// text that is not JSON is `IN001`.
+pub(crate) fn read_within<'a>(
+    text: &'a str,
+    what: &str,
+    limits: &crate::limits::Limits,
+    arena: &'a crate::json::tree::Arena,
+) -> Result<crate::json::tree::TreeValue<'a>, ApiError> {
+    match crate::limits::read_tree_within(text, limits, arena) {
+        Ok((tree, _)) => Ok(tree),
+        Err(e) => Err(read_error(e, what)),
+    }
+}
+
+/// Why `what` could not be read: a limit's own error, or `IN001`.
+fn read_error(e: crate::limits::ReadError, what: &str) -> ApiError {
+    match e {
         crate::limits::ReadError::Limit(e) => e.to_api_error(),
         crate::limits::ReadError::NotJson(e) => {
             ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), "")
         }
-    })
+    }
 }
 
 /// A result's text within `limits.maxOutputBytes`: the last bound, for

@@ -2,6 +2,7 @@
 
 use crate::encode;
 use crate::error::ApiError;
+use crate::json::tree::Arena;
 use crate::simulate::{self, Scenario, Trace};
 use serde_json::Value;
 
@@ -18,8 +19,9 @@ pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
 /// [`simulate`] on JSON text, the scenario as JSON text too.
 pub fn simulate_json(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
     let scenario = scenario(scenario_text)?;
-    let value = super::parse_within(doc, "the document", &scenario.limits)?;
-    let trace = simulate::simulate_within(&value, &scenario)?;
+    let arena = Arena::new();
+    let tree = super::read_within(doc, "the document", &scenario.limits, &arena)?;
+    let trace = simulate::simulate_within(&tree, &scenario)?;
     Ok(super::within_output(
         encode::to_string(&trace),
         &scenario.limits,
@@ -29,8 +31,9 @@ pub fn simulate_json(doc: &str, scenario_text: Option<&str>) -> Result<String, A
 /// The trace of `doc` under `scenario`, as a readable report.
 #[inline]
 pub fn simulate_text(doc: &str, scenario: &Scenario) -> Result<String, ApiError> {
-    let value = super::parse_within(doc, "the document", &scenario.limits)?;
-    let trace = simulate::simulate_within(&value, scenario)?;
+    let arena = Arena::new();
+    let tree = super::read_within(doc, "the document", &scenario.limits, &arena)?;
+    let trace = simulate::simulate_within(&tree, scenario)?;
     Ok(super::within_output(
         simulate::trace_text(&trace),
         &scenario.limits,

@@ -313,7 +313,22 @@ fn check_read(tree: &TreeValue<'_>, values: usize, options: &CheckOptions) -> Ch
 /// `options` names, else the one it asks for, see
 /// [`crate::planner::PlanMode::detect`]) and checks the plan.
 pub fn check_tunnel(input: &Value, options: &crate::planner::PlanOptions) -> TunnelCheck {
-    let (plan, mut findings) = plan_and_findings(crate::planner::plan_opts(input, options), None);
+    checked(crate::planner::plan_opts(input, options))
+}
+
+/// [`check_tunnel`] of an input read into its tree within `options`'
+/// limits (no second walk).
+pub(crate) fn check_tunnel_within(
+    input: &TreeValue<'_>,
+    options: &crate::planner::PlanOptions,
+) -> TunnelCheck {
+    let mode = options.mode_for(input);
+    checked(crate::planner::plan_within(input, mode, &options.limits))
+}
+
+/// A plan and its findings, sorted, each once.
+fn checked(plan: Plan) -> TunnelCheck {
+    let (plan, mut findings) = plan_and_findings(plan, None);
     sort_findings(&mut findings);
     findings.dedup();
     TunnelCheck { plan, findings }

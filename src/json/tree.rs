@@ -83,6 +83,9 @@ pub(crate) enum KeyMatch {
 }
 
 impl<'a> TreeObject<'a> {
+    /// The object without entries.
+    pub const EMPTY: TreeObject<'static> = TreeObject(&[]);
+
     /// Puts `entries` in their stored order (see [`TreeObject`]); `false` when a
     /// key repeats (see [`TreeObject::keep_last`]).
     #[inline]

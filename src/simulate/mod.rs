@@ -68,6 +68,7 @@ pub(crate) mod world;
 
 use crate::encode::shape;
 use crate::error::ApiError;
+use crate::json::tree::{Arena, TreeValue};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -350,28 +351,31 @@ shape! {
 /// cannot be simulated at all (unreadable, rejected by the server, no entry).
 pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
     crate::limits::check_value(doc, &scenario.limits).map_err(|e| e.to_api_error())?;
-    simulate_within(doc, scenario)
+    // The simulator reads a document tree: this one built from the value.
+    let arena = Arena::new();
+    simulate_within(&crate::encode::to_tree(doc, &arena), scenario)
 }
 
-/// [`simulate`] of a document already read within the scenario's limits
-/// (`simulateJson`'s text, counted while it was read).
-pub fn simulate_within(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
+/// [`simulate`] of a document tree already read within the scenario's
+/// limits (`simulateJson`'s text, counted while it was read).
+pub(crate) fn simulate_within(doc: &TreeValue<'_>, scenario: &Scenario) -> Result<Trace, ApiError> {
     engine::run(&world_of(doc, &scenario.limits)?, scenario)
 }
 
 /// The world of a plan, a tunnel input, a lifecycle state (or a report
 /// holding one) or a node config, tried in that order.
-fn world_of(doc: &Value, limits: &crate::limits::Limits) -> Result<world::World, ApiError> {
+fn world_of(doc: &TreeValue<'_>, limits: &crate::limits::Limits) -> Result<world::World, ApiError> {
     if world::is_plan(doc) {
         return world::from_plan(doc);
     }
     if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
         // Within the limits already (walked or read so): planned as
-        // `plan` plans it, without a second walk.
+        // `plan` plans it, without a second walk; the plan read as the
+        // tree its text would read into (no text).
         let mode = crate::planner::PlanMode::detect(doc);
-        let arena = crate::json::tree::Arena::new();
-        let plan = crate::planner::plan_within(&crate::encode::to_tree(doc, &arena), mode, limits);
-        return world::from_plan(&plan.to_json_value());
+        let plan = crate::planner::plan_within(doc, mode, limits);
+        let arena = Arena::new();
+        return world::from_plan(&crate::encode::to_tree(&plan, &arena));
     }
     let state = Some(doc)
         .filter(|d| world::is_state(d))

@@ -2,7 +2,7 @@
 //! of plans and configs, integer fields, CRC-32 and a deterministic PRNG, built on Go's rules in [`crate::go`]. None of them
 //! panics on any input.
 
-use serde_json::Value;
+use crate::json::node::{Node, Shape};
 
 /// Adds a note to a trace's notes. Out of line: one compiled push for the
 /// notes of every call site.
@@ -18,16 +18,22 @@ pub fn owned(text: &str) -> String {
     text.to_string()
 }
 
-/// The array under `key` of a JSON object; empty when there is none.
-pub fn list_at<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+/// The array under `key` of a JSON object (either tree); empty when there
+/// is none.
+pub fn list_at<'a, N: Node>(v: &'a N, key: &str) -> &'a [N] {
+    match v.field(key).map(Node::shape) {
+        Some(Shape::Arr(items)) => items,
+        _ => &[],
+    }
 }
 
-/// The string under `key` of a JSON object; `""` when there is none.
-pub fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
+/// The string under `key` of a JSON object (either tree); `""` when there
+/// is none.
+pub fn str_at<'a, N: Node>(v: &'a N, key: &str) -> &'a str {
+    match v.field(key).map(Node::shape) {
+        Some(Shape::Str(s)) => s,
+        _ => "",
+    }
 }
 
 /// CRC-32 (IEEE), as Go's `crc32.ChecksumIEEE`.

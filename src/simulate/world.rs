@@ -11,7 +11,8 @@ use crate::go::coerce::json_int;
 use crate::go::duration::parse_duration;
 use crate::go::net::normalize_host;
 use crate::gost::{self, Metadata};
-use crate::json::tree::{Arena, TreeObject, TreeValue};
+use crate::json::node::{Node, Shape};
+use crate::json::tree::{TreeObject, TreeValue, NULL};
 use crate::plan::CommandName::{self, *};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -170,7 +171,7 @@ impl World {
 /// order. Configs are JSON as the agent keeps them; the lifecycle replay
 /// keeps its planned ones typed (`C`) and the pasted ones as JSON.
 #[derive(Debug, Clone)]
-pub struct RawNode<C = Value> {
+pub struct RawNode<C> {
     pub services: Vec<(String, C)>,
     pub chains: Vec<(String, C)>,
     /// Positions in `services` / `chains` by name: an add or update is a
@@ -248,11 +249,43 @@ impl<C> RawNode<C> {
     }
 }
 
-impl RawNode {
+/// A node's configs as a pasted document gives them: borrowed from its tree.
+pub type DocNode<'a> = RawNode<&'a TreeValue<'a>>;
+
+impl<'a> DocNode<'a> {
     /// Applies one agent command (`AddChains`, `UpdateChains`, `AddService`,
-    /// `UpdateService`, `DeleteService`, `DeleteChains`) to the node.
-    pub fn apply(&mut self, command: &str, data: &Value) {
-        self.apply_owned(command, data.clone())
+    /// `UpdateService`, `DeleteService`, `DeleteChains`) of a document to
+    /// the node, as [`RawNode::apply_owned`] applies a value.
+    pub fn apply(&mut self, command: &str, data: &'a TreeValue<'a>) {
+        match CommandName::parse(command) {
+            Some(AddChains | UpdateChains) => {
+                let wrapped = data.get("chain").zip(data.get("data"));
+                let (name, cfg) = match wrapped {
+                    Some((name, cfg)) => (name.as_str().unwrap_or_default(), cfg),
+                    None => (str_at(data, "name"), data),
+                };
+                self.put_chain(owned(name), cfg);
+            }
+            Some(AddService | UpdateService) => {
+                let list = match data {
+                    TreeValue::Arr(items) => items,
+                    TreeValue::Object(_) => std::slice::from_ref(data),
+                    _ => &[],
+                };
+                for s in list {
+                    self.put_service(owned(str_at(s, "name")), s);
+                }
+            }
+            Some(DeleteService) => {
+                let names: Vec<&str> = list_at(data, "services")
+                    .iter()
+                    .filter_map(TreeValue::as_str)
+                    .collect();
+                self.delete_services(&names);
+            }
+            Some(DeleteChains) => self.delete_chain(str_at(data, "chain")),
+            _ => {}
+        }
     }
 }
 
@@ -304,16 +337,16 @@ impl<C: From<Value>> RawNode<C> {
 /// order) into per-node raw state. A forward mode's plan carries what the
 /// tunnel already runs under `deployed` (same shape), replayed first. A
 /// command the agent refused (`failed`) deployed nothing.
-pub fn plan_nodes(plan: &Value) -> BTreeMap<i64, RawNode> {
-    let mut out: BTreeMap<i64, RawNode> = BTreeMap::new();
-    let mut run = |cmd: &Value| {
+pub fn plan_nodes<'a>(plan: &'a TreeValue<'a>) -> BTreeMap<i64, DocNode<'a>> {
+    let mut out: BTreeMap<i64, DocNode<'a>> = BTreeMap::new();
+    let mut run = |cmd: &'a TreeValue<'a>| {
         if cmd.get("failed").is_some_and(|f| !f.is_null()) {
             return;
         }
         let node = cmd.get("nodeId").and_then(json_int);
-        let command = cmd.get("command").and_then(Value::as_str);
+        let command = cmd.get("command").and_then(TreeValue::as_str);
         if let (Some(node), Some(command)) = (node, command) {
-            let data = cmd.get("data").unwrap_or(&Value::Null);
+            let data = cmd.get("data").unwrap_or(&NULL);
             out.entry(node).or_default().apply(command, data);
         }
     };
@@ -511,20 +544,22 @@ fn forwarder(s: &gost::Service<'_>, notes: &mut Vec<String>, who: &str) -> Optio
     })
 }
 
-/// `v` as a tree in `arena`; a config that is not an object reads as an
-/// empty one (as its fields read absent).
-fn object_of<'a>(v: &'a Value, arena: &'a Arena) -> &'a TreeObject<'a> {
-    let tree: &'a TreeValue<'a> = arena.alloc(crate::encode::to_tree(v, arena));
-    match tree.as_object() {
-        Some(o) => o,
-        None => arena.alloc(TreeObject::default()),
-    }
+/// A config's object; one that is not an object reads as an empty one (as
+/// its fields read absent).
+fn object_of<'a>(v: &'a TreeValue<'a>) -> &'a TreeObject<'a> {
+    static EMPTY: TreeObject<'static> = TreeObject::EMPTY;
+    v.as_object().unwrap_or(&EMPTY)
 }
 
 /// An agent running what `raw` holds: each config read into the model
 /// ([`gost`]) from its tree. Its label names node `node_id` (with `name`
 /// when there is one), or "this node" for a node config.
-fn build_agent(node_id: Option<i64>, name: &str, raw: &RawNode, notes: &mut Vec<String>) -> Agent {
+fn build_agent(
+    node_id: Option<i64>,
+    name: &str,
+    raw: &DocNode<'_>,
+    notes: &mut Vec<String>,
+) -> Agent {
     let label = match node_id {
         None => owned("this node"),
         Some(id) if name.is_empty() => format!("node {id}"),
@@ -535,8 +570,6 @@ fn build_agent(node_id: Option<i64>, name: &str, raw: &RawNode, notes: &mut Vec<
     for (i, (name, _)) in raw.chains.iter().enumerate() {
         chain_at.entry(name.clone()).or_insert(i);
     }
-    let arena = Arena::new();
-    let object = |v| object_of(v, &arena);
     Agent {
         node_id,
         name: None,
@@ -546,41 +579,40 @@ fn build_agent(node_id: Option<i64>, name: &str, raw: &RawNode, notes: &mut Vec<
         services: raw
             .services
             .iter()
-            .map(|(_, v)| service(&gost::Service::read(object(v)), notes, &who))
+            .map(|(_, v)| service(&gost::Service::read(object_of(v)), notes, &who))
             .collect(),
         chains: raw
             .chains
             .iter()
-            .map(|(n, v)| chain(n, &gost::Chain::read(object(v)), notes, &who))
+            .map(|(n, v)| chain(n, &gost::Chain::read(object_of(v)), notes, &who))
             .collect(),
         chain_at,
     }
 }
 
 /// Is this document a plan (golden `expected` shape, with or without `nodes`)?
-pub fn is_plan(doc: &Value) -> bool {
-    doc.is_object()
-        && (doc.get("local").map(Value::is_array).unwrap_or(false)
-            || doc.get("federation").map(Value::is_array).unwrap_or(false))
+pub(crate) fn is_plan<N: Node>(doc: &N) -> bool {
+    has_list(doc, "local") || has_list(doc, "federation")
 }
 
 /// Is this document one node's GOST config?
-pub fn is_node_config(doc: &Value) -> bool {
-    doc.is_object()
-        && (doc.get("services").map(Value::is_array).unwrap_or(false)
-            || doc.get("chains").map(Value::is_array).unwrap_or(false))
+pub(crate) fn is_node_config<N: Node>(doc: &N) -> bool {
+    has_list(doc, "services") || has_list(doc, "chains")
+}
+
+fn has_list<N: Node>(doc: &N, key: &str) -> bool {
+    matches!(doc.field(key).map(Node::shape), Some(Shape::Arr(_)))
 }
 
 /// Builds the world from a plan.
-pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
+pub fn from_plan(plan: &TreeValue<'_>) -> Result<World, ApiError> {
     if let Some(err) = plan.get("error").filter(|e| !e.is_null()) {
         let text = match err {
-            Value::String(s) => s.clone(),
+            TreeValue::Str(s) => owned(s),
             other => other
                 .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| crate::json::to_text(other)),
+                .and_then(TreeValue::as_str)
+                .map_or_else(|| other.to_string(), owned),
         };
         return Err(ApiError::new(
             "PLAN_ERROR",
@@ -598,26 +630,22 @@ pub fn from_plan(plan: &Value) -> Result<World, ApiError> {
 }
 
 /// Is this a lifecycle `state` (`{nodes: {"id": {services, chains}}}`)?
-pub fn is_state(doc: &Value) -> bool {
+pub(crate) fn is_state(doc: &TreeValue<'_>) -> bool {
     doc.get("nodes")
-        .and_then(Value::as_object)
+        .and_then(TreeValue::as_object)
         .map(|m| {
-            !m.is_empty()
-                && m.values()
-                    .all(|n| n.get("services").is_some() || n.get("chains").is_some())
+            m.len() > 0
+                && m.iter_any()
+                    .all(|(_, n)| n.get("services").is_some() || n.get("chains").is_some())
         })
         .unwrap_or(false)
 }
 
 /// Builds the world from a lifecycle report's `state`: what every node runs.
-pub fn from_state(doc: &Value) -> Result<World, ApiError> {
-    let mut raw: BTreeMap<i64, RawNode> = BTreeMap::new();
-    for (id, n) in doc
-        .get("nodes")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+pub fn from_state(doc: &TreeValue<'_>) -> Result<World, ApiError> {
+    let mut raw: BTreeMap<i64, DocNode<'_>> = BTreeMap::new();
+    let nodes = doc.get("nodes").and_then(TreeValue::as_object);
+    for (id, n) in nodes.into_iter().flat_map(|o| o.iter()) {
         let Ok(id) = id.trim().parse::<i64>() else {
             continue;
         };
@@ -629,10 +657,10 @@ pub fn from_state(doc: &Value) -> Result<World, ApiError> {
             r.apply(AddService.as_str(), sv);
         }
     }
-    from_raw(raw, &Value::Null)
+    from_raw(raw, &NULL)
 }
 
-fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError> {
+fn from_raw(raw: BTreeMap<i64, DocNode<'_>>, plan: &TreeValue<'_>) -> Result<World, ApiError> {
     let mut notes = Vec::new();
     let size: usize = raw
         .values()
@@ -641,7 +669,7 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         + raw
             .values()
             .flat_map(|r| r.chains.iter())
-            .map(|(_, c)| crate::encode::text_len(c) / 64)
+            .map(|(_, c)| crate::encode::text_len(*c) / 64)
             .sum::<usize>();
     if raw.len() > MAX_NODES || size > MAX_OBJECTS {
         return Err(ApiError::new("IN001", format!("the plan is too large to simulate (more than {MAX_NODES} nodes or {MAX_OBJECTS} objects)"), ""));
@@ -656,18 +684,18 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
         if agents.iter().any(|a| a.node_id == Some(id)) {
             continue;
         }
-        let empty = RawNode::default();
+        let empty = DocNode::default();
         let r = raw.get(&id).unwrap_or(&empty);
         let name = str_at(row, "name");
         let mut a = build_agent(Some(id), name, r, &mut notes);
-        a.role = row.get("role").and_then(Value::as_str).map(owned);
+        a.role = row.get("role").and_then(TreeValue::as_str).map(owned);
         a.name = Some(owned(name)).filter(|n| !n.is_empty());
         a.addresses = row
             .get("addresses")
-            .and_then(Value::as_array)
+            .and_then(TreeValue::as_array)
             .map(|v| {
                 v.iter()
-                    .filter_map(Value::as_str)
+                    .filter_map(TreeValue::as_str)
                     .map(normalize_host)
                     .collect()
             })
@@ -704,9 +732,9 @@ fn from_raw(raw: BTreeMap<i64, RawNode>, plan: &Value) -> Result<World, ApiError
 }
 
 /// Builds the world from one node's config: every chain node is outside the document.
-pub fn from_node_config(doc: &Value) -> World {
+pub fn from_node_config(doc: &TreeValue<'_>) -> World {
     let mut notes = Vec::new();
-    let mut raw = RawNode::default();
+    let mut raw = DocNode::default();
     for c in list_at(doc, "chains") {
         raw.apply(AddChains.as_str(), c);
     }
@@ -1226,7 +1254,8 @@ mod tests {
                 {"Nodes": [{"addr": "10.0.0.3:80"}]},
             ]}],
         });
-        let world = from_node_config(&doc);
+        let arena = crate::json::tree::Arena::new();
+        let world = from_node_config(&crate::encode::to_tree(&doc, &arena));
         assert_eq!(
             world.notes,
             [
