@@ -132,6 +132,7 @@ use crate::encode::{shape, Encode, Object, Writer};
 use crate::error::ApiError;
 use crate::finding::{sort_findings, Finding, Severity};
 use crate::json::object;
+use crate::json::tree::TreeValue;
 use crate::plan::CommandName::{self, *};
 use crate::plan::{
     Command, CommandData, DeleteChainData, DeleteServicesData, FederationStep, Plan,
@@ -428,7 +429,7 @@ struct LocalApply {
 /// tunnel had before the step.
 struct ApplyRun<'s> {
     i: usize,
-    step: &'s Value,
+    step: &'s TreeValue<'s>,
     t: i64,
     edit: bool,
     /// The step's `failAt`, for an `applyError`.
@@ -1031,7 +1032,12 @@ impl Replay {
     }
 
     /// An apply step, and LC002 for forward objects it left behind.
-    fn step_apply(&mut self, i: usize, step: &Value, op: LifecycleOp) -> Result<(), ApiError> {
+    fn step_apply(
+        &mut self,
+        i: usize,
+        step: &TreeValue<'_>,
+        op: LifecycleOp,
+    ) -> Result<(), ApiError> {
         let accounted = self.forward_objects().1;
         self.apply_step(i, step, op)?;
         let left = self.orphaned_among(&accounted);
@@ -1039,10 +1045,21 @@ impl Replay {
         Ok(())
     }
 
-    fn apply_step(&mut self, i: usize, step: &Value, op: LifecycleOp) -> Result<(), ApiError> {
+    fn apply_step(
+        &mut self,
+        i: usize,
+        step: &TreeValue<'_>,
+        op: LifecycleOp,
+    ) -> Result<(), ApiError> {
         let fields = TunnelStep::of(step);
         let with_forwards = self.with_forwards(step, &fields);
-        let (mut plan, plan_at) = step_plan(step, &fields, with_forwards.as_ref(), i)?;
+        // The planner reads a document tree: the input the replay built is
+        // encoded into one (no text).
+        let arena = crate::json::tree::Arena::new();
+        let built = with_forwards
+            .as_ref()
+            .map(|v| &*arena.alloc(crate::encode::to_tree(v, &arena)));
+        let (mut plan, plan_at) = step_plan(step, &fields, built, i)?;
         if let Some(err) = &plan.error {
             self.reject_plan(i, plan_at, err.message.clone());
             return Ok(());
@@ -1099,7 +1116,7 @@ impl Replay {
     /// now on.
     fn apply_tunnel_id(
         &mut self,
-        step: &Value,
+        step: &TreeValue<'_>,
         fields: &TunnelStep,
         plan: &Plan,
         local: &[Command],
@@ -1120,7 +1137,7 @@ impl Replay {
     fn begin_apply<'s>(
         &mut self,
         i: usize,
-        step: &'s Value,
+        step: &'s TreeValue<'s>,
         fields: &'s TunnelStep,
         op: LifecycleOp,
         t: i64,
@@ -1322,7 +1339,7 @@ impl Replay {
         self.end(i, false);
     }
 
-    fn step_release(&mut self, i: usize, step: &Value, delete: bool) {
+    fn step_release(&mut self, i: usize, step: &TreeValue<'_>, delete: bool) {
         let fields = TunnelStep::of(step);
         let t = fields.tunnel_id.or(self.last_tunnel).unwrap_or(0);
         let unreachable = ids(&[&fields.unreachable, &fields.release_unreachable]);
@@ -1450,9 +1467,9 @@ fn step_path(i: usize, rest: &str) -> String {
 /// The plan of an apply step and where it came from (`/plan` or `/input`,
 /// a pointer below the step); `input` stands for the step's own.
 fn step_plan(
-    step: &Value,
+    step: &TreeValue<'_>,
     fields: &TunnelStep,
-    input: Option<&Value>,
+    input: Option<&TreeValue<'_>>,
     i: usize,
 ) -> Result<(Plan, &'static str), ApiError> {
     if let Some(p) = step.get("plan") {
@@ -1463,7 +1480,7 @@ fn step_plan(
                 step_path(i, "/plan"),
             ));
         }
-        let plan = Plan::from_json(p)
+        let plan = Plan::from_tree(p)
             .map_err(|e| ApiError::new("IN001", e.message, format!("/{i}/plan{}", e.path)))?;
         return Ok((plan, "/plan"));
     }
@@ -1488,10 +1505,7 @@ fn step_plan(
         };
         // The whole step list was counted against the limits when it was
         // read (or walked, natively), this input with it: no second walk.
-        // The planner reads a document tree, built from the step's value.
-        let arena = crate::json::tree::Arena::new();
-        let doc = crate::encode::to_tree(input, &arena);
-        let plan = crate::planner::plan_within(&doc, mode, &Default::default());
+        let plan = crate::planner::plan_within(input, mode, &Default::default());
         return Ok((plan, "/input"));
     }
     Err(ApiError::new(
@@ -1505,12 +1519,14 @@ fn step_plan(
 pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
     crate::limits::check_value(steps, &crate::limits::Limits::default())
         .map_err(|e| e.to_api_error())?;
-    lifecycle_within(steps)
+    // The replay reads a document tree: this one built from the value.
+    let arena = crate::json::tree::Arena::new();
+    lifecycle_within(&crate::encode::to_tree(steps, &arena))
 }
 
 /// [`lifecycle`] of steps already read within the default limits
 /// (`lifecycleJson`'s text, counted while it was read).
-pub fn lifecycle_within(steps: &Value) -> Result<LifecycleReport, ApiError> {
+pub(crate) fn lifecycle_within(steps: &TreeValue<'_>) -> Result<LifecycleReport, ApiError> {
     let report = replay_within(steps)?;
     Ok(LifecycleReport {
         log: report.log,
@@ -1539,10 +1555,10 @@ impl Encode for ReplayReport {
 }
 
 /// [`lifecycle_within`], its report's state not built as a value.
-pub(crate) fn replay_within(steps: &Value) -> Result<ReplayReport, ApiError> {
+pub(crate) fn replay_within(steps: &TreeValue<'_>) -> Result<ReplayReport, ApiError> {
     let list = match steps {
-        Value::Array(a) => Some(a),
-        Value::Object(o) => o.get("steps").and_then(Value::as_array),
+        TreeValue::Arr(a) => Some(*a),
+        TreeValue::Object(o) => o.get("steps").and_then(TreeValue::as_array),
         _ => None,
     };
     let Some(list) = list else {
@@ -1563,7 +1579,7 @@ pub(crate) fn replay_within(steps: &Value) -> Result<ReplayReport, ApiError> {
     for (i, step) in list.iter().enumerate() {
         let name = step
             .get("op")
-            .and_then(Value::as_str)
+            .and_then(TreeValue::as_str)
             .ok_or_else(|| ApiError::new("IN001", "a step needs an op", step_path(i, "/op")))?;
         let op = LifecycleOp::parse(name).ok_or_else(|| {
             ApiError::new(

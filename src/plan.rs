@@ -3,6 +3,7 @@
 //! to know which node owns which address. Field names follow the golden vectors.
 
 use crate::encode::{shape, Encode, Writer};
+use crate::json::tree::{Arena, TreeValue, NULL};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -102,12 +103,18 @@ impl Plan {
     /// `error` is set reads as that rejection alone; its `message` is the
     /// error's text, or its `message` field, or the error as JSON text.
     pub fn from_json(doc: &Value) -> Result<Plan, PlanReadError> {
+        let arena = Arena::new();
+        Plan::from_tree(&crate::encode::to_tree(doc, &arena))
+    }
+
+    /// [`Plan::from_json`] of a plan in a document tree.
+    pub(crate) fn from_tree(doc: &TreeValue<'_>) -> Result<Plan, PlanReadError> {
         let mode = text(doc, "mode");
         if let Some(err) = doc.get("error").filter(|e| !e.is_null()) {
             let message = err
                 .as_str()
-                .or_else(|| err.get("message").and_then(Value::as_str))
-                .map_or_else(|| crate::json::to_text(err), str::to_string);
+                .or_else(|| err.get("message").and_then(TreeValue::as_str))
+                .map_or_else(|| err.to_string(), str::to_string);
             let error = PlanError {
                 code: text(err, "code"),
                 message_en: message.clone(),
@@ -148,14 +155,14 @@ impl PlanReadError {
 }
 
 /// A plan's `federation` steps, as [`Plan::from_json`] reads them.
-fn read_federation(doc: &Value) -> Result<Vec<FederationStep>, PlanReadError> {
+fn read_federation(doc: &TreeValue<'_>) -> Result<Vec<FederationStep>, PlanReadError> {
     let mut federation = Vec::new();
     for (j, step) in list(doc, "federation").iter().enumerate() {
         let node_id = node_of(step).ok_or_else(|| no_node("federation", j))?;
-        let reserve = step.get("reserve").unwrap_or(&Value::Null);
-        let apply = step.get("apply").unwrap_or(&Value::Null);
-        let targets = apply.get("targets").and_then(Value::as_array).map(|t| {
-            let read = |t: &Value| Target {
+        let reserve = step.get("reserve").unwrap_or(&NULL);
+        let apply = step.get("apply").unwrap_or(&NULL);
+        let targets = apply.get("targets").and_then(TreeValue::as_array).map(|t| {
+            let read = |t: &TreeValue<'_>| Target {
                 host: text(t, "host"),
                 port: int(t, "port"),
                 protocol: text(t, "protocol"),
@@ -189,7 +196,7 @@ fn read_federation(doc: &Value) -> Result<Vec<FederationStep>, PlanReadError> {
 }
 
 /// A plan's command list `key`, as [`Plan::from_json`] reads it.
-fn read_local(doc: &Value, key: &str) -> Result<Vec<Command>, PlanReadError> {
+fn read_local(doc: &TreeValue<'_>, key: &str) -> Result<Vec<Command>, PlanReadError> {
     let mut local = Vec::new();
     for (k, c) in list(doc, key).iter().enumerate() {
         local.push(command_of(c, node_of(c).ok_or_else(|| no_node(key, k))?));
@@ -199,27 +206,25 @@ fn read_local(doc: &Value, key: &str) -> Result<Vec<Command>, PlanReadError> {
 
 // The readers of `Plan::from_json`: a missing or mistyped value reads as empty.
 
-fn text(v: &Value, key: &str) -> String {
+fn text(v: &TreeValue<'_>, key: &str) -> String {
     v.get(key)
-        .and_then(Value::as_str)
+        .and_then(TreeValue::as_str)
         .unwrap_or_default()
         .to_string()
 }
 
-fn int(v: &Value, key: &str) -> i64 {
+fn int(v: &TreeValue<'_>, key: &str) -> i64 {
     v.get(key)
         .and_then(crate::go::coerce::json_int)
         .unwrap_or(0)
 }
 
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+fn list<'a>(v: &TreeValue<'a>, key: &str) -> &'a [TreeValue<'a>] {
+    v.get(key).and_then(TreeValue::as_array).unwrap_or_default()
 }
 
 /// The integer id of the node a command goes to.
-fn node_of(v: &Value) -> Option<i64> {
+fn node_of(v: &TreeValue<'_>) -> Option<i64> {
     v.get("nodeId").and_then(crate::go::coerce::json_int)
 }
 
@@ -232,13 +237,25 @@ fn no_node(list: &str, i: usize) -> PlanReadError {
     }
 }
 
-fn command_of(v: &Value, node_id: i64) -> Command {
+/// A command of a pasted plan; its config kept as the value the agent is
+/// sent ([`CommandData::Json`]).
+fn command_of(v: &TreeValue<'_>, node_id: i64) -> Command {
+    let data = v
+        .get("data")
+        .map_or(Value::Null, |d| crate::encode::to_value(d));
+    let relay = match v.get("relay") {
+        Some(TreeValue::Bool(b)) => Some(*b),
+        _ => None,
+    };
     Command {
         node_id,
         command: text(v, "command"),
-        data: CommandData::Json(v.get("data").cloned().unwrap_or(Value::Null)),
-        relay: v.get("relay").and_then(Value::as_bool),
-        failed: v.get("failed").and_then(Value::as_str).map(str::to_string),
+        data: CommandData::Json(data),
+        relay,
+        failed: v
+            .get("failed")
+            .and_then(TreeValue::as_str)
+            .map(str::to_string),
     }
 }
 

@@ -13,8 +13,9 @@ pub fn lifecycle(steps: &Value) -> Result<LifecycleReport, ApiError> {
 /// [`lifecycle`] on JSON text.
 pub fn lifecycle_json(steps: &str) -> Result<String, ApiError> {
     let limits = crate::limits::Limits::default();
-    let value = super::parse_within(steps, "the step list", &limits)?;
+    let arena = crate::json::tree::Arena::new();
+    let tree = super::read_within(steps, "the step list", &limits, &arena)?;
     // The report's state is written as text, never built as a value.
-    let report = crate::lifecycle::replay_within(&value)?;
+    let report = crate::lifecycle::replay_within(&tree)?;
     Ok(super::within_output(encode::to_string(&report), &limits)?)
 }

@@ -23,6 +23,7 @@ use crate::forward::rejection::ForwardRejection;
 use crate::forward::store::{Store, TunnelRow};
 use crate::forward::Panel;
 use crate::json::object;
+use crate::json::tree::TreeValue;
 use crate::model::NodeTable;
 use crate::plan::Command;
 use serde::Deserialize;
@@ -131,22 +132,23 @@ struct TunnelIdField {
 
 impl TunnelParts {
     /// The parts of `input`; `None` when one has the wrong JSON type. The
-    /// parts are taken as they are: reading them through serde's `Value`
-    /// deserializer would compile serde_json's text parser into the
-    /// module (`raw_value`'s check of a map's first key).
-    fn of(input: &Value) -> Option<TunnelParts> {
+    /// parts are kept as values: the replay builds later inputs from them
+    /// ([`Forwards::world`], `with_forwards`).
+    fn of(input: &TreeValue<'_>) -> Option<TunnelParts> {
         let obj = input.as_object()?;
         let given = |key: &str| obj.get(key).filter(|v| !v.is_null());
+        let value = |v: &TreeValue<'_>| crate::encode::to_value(v);
         let nodes = match given("nodes") {
             None => None,
-            Some(v) => Some(v.as_array()?.clone()),
+            Some(v) => Some(v.as_array()?.iter().map(value).collect()),
         };
-        let federation = match given("federation") {
+        let federation = match given("federation").map(value) {
             None => None,
-            Some(v) => Some(v.as_object()?.clone()),
+            Some(Value::Object(map)) => Some(map),
+            Some(_) => return None,
         };
         Some(TunnelParts {
-            tunnel: given("tunnel").cloned(),
+            tunnel: given("tunnel").map(value),
             nodes,
             federation,
             tunnel_id: TunnelIdField::deserialize(input).ok()?.tunnel_id,
@@ -188,7 +190,7 @@ struct World {
 impl Forwards {
     /// Remembers the input tunnel `t` was applied with (a `{db}` input
     /// gives no payload: forward requests then find no such tunnel).
-    pub(super) fn remember(&mut self, t: i64, input: &Value) {
+    pub(super) fn remember(&mut self, t: i64, input: &TreeValue<'_>) {
         let Some(parts) = TunnelParts::of(input) else {
             return;
         };
@@ -337,7 +339,7 @@ struct Ran {
 }
 
 /// Reads a forward step: its context and the request it makes.
-fn read(step: &Value, op: ForwardOp, i: usize) -> Result<(ForwardStep, Request), ApiError> {
+fn read(step: &TreeValue<'_>, op: ForwardOp, i: usize) -> Result<(ForwardStep, Request), ApiError> {
     let bad = |what: String, at: &str| ApiError::new("IN001", what, step_path(i, at));
     let mut read = ForwardStep::deserialize(step).map_err(|e| bad(e.to_string(), ""))?;
     let name = op.as_str();
@@ -366,7 +368,7 @@ impl Replay {
     pub(super) fn step_forward(
         &mut self,
         i: usize,
-        step: &Value,
+        step: &TreeValue<'_>,
         op: ForwardOp,
     ) -> Result<(), ApiError> {
         let (read, request) = read(step, op, i)?;
@@ -491,7 +493,7 @@ impl Replay {
 
 /// The id an apply step's `input` gives its tunnel (`tunnel.id`, a
 /// redeploy's `tunnelId`).
-pub(super) fn input_tunnel_id(step: &Value) -> Option<i64> {
+pub(super) fn input_tunnel_id(step: &TreeValue<'_>) -> Option<i64> {
     let parts = TunnelParts::of(step.get("input")?)?;
     let named = parts.tunnel.map(|p| row_id(&p)).or(parts.tunnel_id);
     named.filter(|id| *id > 0)
@@ -637,7 +639,11 @@ impl Replay {
     /// the rows added to its `db`). `None`: the step's input as it is (a
     /// plan, a first apply, an input that brings its own forwards, a tunnel
     /// without forwards).
-    pub(super) fn with_forwards(&self, step: &Value, fields: &super::TunnelStep) -> Option<Value> {
+    pub(super) fn with_forwards(
+        &self,
+        step: &TreeValue<'_>,
+        fields: &super::TunnelStep,
+    ) -> Option<Value> {
         let input = step.get("input")?;
         let t = fields
             .tunnel_id
@@ -647,7 +653,10 @@ impl Replay {
         if !has || !self.tunnel(t).is_some_and(|r| r.exists) {
             return None;
         }
-        let mut map = input.as_object()?.clone();
+        // A new input: the step's, as a value the replay adds its rows to.
+        let Value::Object(mut map) = crate::encode::to_value(input) else {
+            return None;
+        };
         let mode = fields
             .mode
             .as_deref()

@@ -18,6 +18,7 @@ use crate::coerce::{loose, GoText};
 use crate::error::ApiError;
 use crate::go::coerce::parse_int;
 use crate::json::object;
+use crate::json::tree::TreeValue;
 use crate::plan::{CommandData, CommandName};
 use serde::Deserialize;
 use serde_json::Value;
@@ -47,7 +48,7 @@ struct Reading {
     providers: BTreeMap<i64, PanelRows>,
 }
 
-fn read(step: &Value, i: usize) -> Result<Reading, ApiError> {
+fn read(step: &TreeValue<'_>, i: usize) -> Result<Reading, ApiError> {
     let bad = |what: String, at: &str| ApiError::new("IN001", what, step_path(i, at));
     let step = ReportStep::deserialize(step).map_err(|e| bad(e.to_string(), ""))?;
     let node = match &step.node_id {
@@ -95,7 +96,7 @@ impl Owner {
 
 impl Replay {
     /// Replays a `report` step (see the module docs).
-    pub(super) fn step_report(&mut self, i: usize, step: &Value) -> Result<(), ApiError> {
+    pub(super) fn step_report(&mut self, i: usize, step: &TreeValue<'_>) -> Result<(), ApiError> {
         let reading = read(step, i)?;
         let nodes: Vec<i64> = match reading.node {
             Some(node) => vec![node],

@@ -5,10 +5,10 @@
 //! the planner and the plan reader read them.
 
 use crate::coerce::loose;
+use crate::json::tree::TreeValue;
 use crate::plan::Command;
 use serde::de::{self, Deserializer, MapAccess};
 use serde::Deserialize;
-use serde_json::Value;
 use tsify_next::Tsify;
 
 /// The fields of a tunnel step (`apply`, `edit`, `applyError`, `release`,
@@ -44,10 +44,11 @@ pub(super) struct TunnelStep {
 
 impl TunnelStep {
     /// The fields of `step` (an object: a step without one has no `op`).
-    pub(super) fn of(step: &Value) -> TunnelStep {
-        step.as_object()
-            .map(crate::coerce::from_object)
-            .unwrap_or_default()
+    pub(super) fn of(step: &TreeValue<'_>) -> TunnelStep {
+        match step {
+            TreeValue::Object(_) => TunnelStep::deserialize(step).unwrap_or_default(),
+            _ => TunnelStep::default(),
+        }
     }
 }
 
@@ -128,7 +129,13 @@ struct NodeAndName {
 mod tests {
     use super::*;
     use crate::plan::CommandData;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    /// The fields of a step given as a value, read from its tree.
+    fn step_of(v: Value) -> TunnelStep {
+        let arena = crate::json::tree::Arena::new();
+        TunnelStep::of(&crate::encode::to_tree(&v, &arena))
+    }
 
     fn command(node_id: i64, name: &str) -> Command {
         Command {
@@ -142,7 +149,7 @@ mod tests {
 
     #[test]
     fn each_field_reads_loosely() {
-        let step = TunnelStep::of(&json!({
+        let step = step_of(json!({
             "tunnelId": " 7 ", "unreachable": [2, "3", 4.0, 4.5, "x", null, [1]],
             "releaseUnreachable": "5", "mode": 1, "timeouts": {"nodeId": 1}, "failAt": -1
         }));
@@ -152,7 +159,7 @@ mod tests {
         assert_eq!(step.mode, None);
         assert!(step.timeouts.is_empty());
         assert_eq!(step.fail_at, Some(CommandSelector::Nothing));
-        let none = TunnelStep::of(&json!({"tunnelId": true, "failAt": null, "mode": "update"}));
+        let none = step_of(json!({"tunnelId": true, "failAt": null, "mode": "update"}));
         assert_eq!(
             (none.tunnel_id, none.fail_at, none.mode.as_deref()),
             (None, None, Some("update"))
@@ -167,7 +174,7 @@ mod tests {
             command(2, "AddService"),
         ];
         let picks = |spec: Value| {
-            let s = TunnelStep::of(&json!({"failAt": spec}))
+            let s = step_of(json!({"failAt": spec}))
                 .fail_at
                 .unwrap_or(CommandSelector::Nothing);
             let mut first = false;
