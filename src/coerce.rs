@@ -58,6 +58,27 @@ pub fn from_object<'a, T: serde::Deserialize<'a> + Default>(m: &'a Map<String, V
     T::deserialize(m).unwrap_or_default()
 }
 
+/// A row or object of a document tree read as `T`, each field by its own
+/// loose rule; what cannot be read at all reads as `T`'s default.
+pub(crate) fn from_tree<T: serde::de::DeserializeOwned + Default>(
+    v: &crate::json::tree::TreeValue<'_>,
+) -> T {
+    T::deserialize(v).unwrap_or_default()
+}
+
+/// The objects of a tree's array (the server's `asMapSlice`), skipping
+/// non-objects.
+pub(crate) fn tree_rows<'a>(
+    v: Option<&'a crate::json::tree::TreeValue<'a>>,
+) -> Vec<&'a crate::json::tree::TreeValue<'a>> {
+    let items = v.and_then(crate::json::tree::TreeValue::as_array);
+    items
+        .unwrap_or_default()
+        .iter()
+        .filter(|i| i.is_object())
+        .collect()
+}
+
 /// The server's `asMapSlice`: the objects of an array, skipping non-objects.
 pub fn map_slice(v: Option<&Value>) -> Vec<&Map<String, Value>> {
     match v {

@@ -3,9 +3,10 @@
 
 use crate::coerce::default_string;
 use crate::coerce::loose;
-use crate::coerce::{from_object, GoText, TokenCell};
+use crate::coerce::{from_object, from_tree, GoText, TokenCell};
 use crate::go::coerce::parse_int;
 use crate::go::net::{parse_ip, IpKind};
+use crate::json::tree::TreeValue;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -189,10 +190,10 @@ pub enum NodeSource {
 
 impl NodeRecord {
     /// A row read the way the repository's `nodeRecordFromModel` reads it.
-    pub fn from_row(row: &Map<String, Value>, source: NodeSource) -> NodeRecord {
+    pub(crate) fn from_row(row: &TreeValue<'_>, source: NodeSource) -> NodeRecord {
         let cells: NodeRow = match source {
-            NodeSource::Database => from_object::<NodeColumns>(row).into(),
-            NodeSource::Api | NodeSource::Backup => from_object(row),
+            NodeSource::Database => from_tree::<NodeColumns>(row).into(),
+            NodeSource::Api | NodeSource::Backup => from_tree(row),
         };
         NodeRecord::from_cells(cells, source == NodeSource::Backup)
     }
@@ -727,10 +728,8 @@ mod tests {
     use serde_json::json;
 
     fn read(row: Value, source: NodeSource) -> NodeRecord {
-        match row {
-            Value::Object(m) => NodeRecord::from_row(&m, source),
-            _ => unreachable!("a test row is an object"),
-        }
+        let arena = crate::json::tree::Arena::new();
+        NodeRecord::from_row(&crate::encode::to_tree(&row, &arena), source)
     }
 
     #[test]
@@ -777,7 +776,7 @@ mod tests {
         };
         let row: NodeRow = crate::coerce::from_object(m);
         assert!(!format!("{row:?}").contains("SECRET"), "{row:?}");
-        let record = NodeRecord::from_row(m, NodeSource::Api);
+        let record = read(given.clone(), NodeSource::Api);
         assert!(record.has_remote_token);
         assert!(!format!("{record:?}").contains("SECRET"), "{record:?}");
     }

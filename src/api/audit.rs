@@ -33,8 +33,9 @@ crate::encode::shape! {
 /// audits never sit in memory as values at once.
 pub fn audit_panel_json(text: &str, options: Option<&str>) -> Result<String, ApiError> {
     let limits = panel_options(options)?.limits;
-    let value = super::parse_within(text, "the backup", &limits)?;
-    let tables = tables_within(Tables::of_panel(&value)?, &limits)?;
+    let arena = crate::json::tree::Arena::new();
+    let tree = super::read_within(text, "the backup", &limits, &arena)?;
+    let tables = tables_within(Tables::of_panel(&tree)?, &limits)?;
     let mut audited = audit_tunnels(&tables, &limits)?;
     add_panel_port_clashes(&tables, &mut audited);
     let mut out = String::from("[");

@@ -2,6 +2,7 @@
 
 use crate::encode;
 use crate::error::ApiError;
+use crate::json::tree::{Arena, TreeValue};
 use crate::limits::{LimitError, Limits};
 use crate::planner::backup::Tables;
 use serde_json::Value;
@@ -76,21 +77,23 @@ pub fn backup_tunnels(
     options: &PanelOptions,
 ) -> Result<Vec<crate::planner::backup::BackupTunnel>, ApiError> {
     crate::limits::check_value(panel, &options.limits).map_err(|e| e.to_api_error())?;
-    tunnels_within(panel, &options.limits)
+    let arena = Arena::new();
+    tunnels_within(&crate::encode::to_tree(panel, &arena), &options.limits)
 }
 
 /// [`backup_tunnels`] on JSON text.
 pub fn backup_tunnels_json(text: &str, options: Option<&str>) -> Result<String, ApiError> {
     let limits = panel_options(options)?.limits;
-    let value = super::parse_within(text, "the backup", &limits)?;
-    let tunnels = tunnels_within(&value, &limits)?;
+    let arena = Arena::new();
+    let tree = super::read_within(text, "the backup", &limits, &arena)?;
+    let tunnels = tunnels_within(&tree, &limits)?;
     Ok(super::within_output(encode::to_string(&tunnels), &limits)?)
 }
 
 /// The tunnels of a panel already within the byte and depth limits, its
 /// tables read once.
 fn tunnels_within(
-    panel: &Value,
+    panel: &TreeValue<'_>,
     limits: &Limits,
 ) -> Result<Vec<crate::planner::backup::BackupTunnel>, ApiError> {
     let tables = tables_within(Tables::of_panel(panel)?, limits)?;

@@ -21,10 +21,11 @@
 //! secret values (`redact::redact_json_text`).
 
 use super::stored::{nullable_string, text_cell, BindingRow, ChainRow, TunnelRow};
-use crate::coerce::{go_int, go_string, map_slice};
+use crate::coerce::{go_int, go_string, tree_rows};
 use crate::error::ApiError;
 use crate::forward::input::ForwardTables;
 use crate::json::object;
+use crate::json::tree::{Arena, TreeObject, TreeValue};
 use crate::model::{NodeRecord, NodeSource, NODE_KEYS};
 use crate::redact;
 use serde_json::{Map, Value};
@@ -48,10 +49,11 @@ crate::encode::shape! {
 /// [`COLUMNS`] (missing is 0), text as given otherwise (missing is NULL);
 /// each column under the export's key for it ([`NODE_KEYS`]).
 /// A backup's node as the database stores it.
-fn node_row_of(item: &Map<String, Value>) -> Map<String, Value> {
+fn node_row_of(item: &TreeValue<'_>) -> Map<String, Value> {
     let mut row = Map::new();
     for &(column, key) in NODE_KEYS {
-        let v = item.get(key);
+        let v = item.get(key).map(|v| crate::encode::to_value(v));
+        let v = v.as_ref();
         let integer = COLUMNS[0].1.iter().any(|&(c, kind)| {
             c == column && matches!(kind, Column::Integer | Column::IntegerOrNull)
         });
@@ -77,13 +79,13 @@ pub enum Source {
 #[derive(Debug)]
 pub struct Row<'a, T> {
     pub read: T,
-    pub stored: &'a Map<String, Value>,
+    pub(crate) stored: &'a TreeValue<'a>,
 }
 
 /// Each stored row with what `read` makes of it.
 fn rows<'a, T>(
-    list: Vec<&'a Map<String, Value>>,
-    read: impl Fn(&Map<String, Value>) -> T,
+    list: Vec<&'a TreeValue<'a>>,
+    read: impl Fn(&TreeValue<'_>) -> T,
 ) -> Vec<Row<'a, T>> {
     list.into_iter()
         .map(|stored| Row {
@@ -118,7 +120,7 @@ enum Column {
 }
 
 impl Column {
-    fn accepts(self, v: &Value) -> bool {
+    fn accepts(self, v: &TreeValue<'_>) -> bool {
         let integer = v.as_i64().is_some();
         match self {
             Column::Integer => integer,
@@ -201,15 +203,15 @@ const COLUMNS: [(&str, &[(&str, Column)]); 4] = [
     ),
 ];
 
-fn json_type(v: &Value) -> &'static str {
+fn json_type(v: &TreeValue<'_>) -> &'static str {
     match v {
-        Value::Null => "NULL",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a non-integer number",
-        Value::Number(_) => "an integer",
-        Value::String(_) => "text",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
+        TreeValue::Null => "NULL",
+        TreeValue::Bool(_) => "a boolean",
+        TreeValue::Num(n) if n.is_f64() => "a non-integer number",
+        TreeValue::Num(_) => "an integer",
+        TreeValue::Str(_) => "text",
+        TreeValue::Arr(_) => "a list",
+        TreeValue::Object(_) => "an object",
     }
 }
 
@@ -217,7 +219,7 @@ impl<'a> Tables<'a> {
     /// Reads `{node, tunnel, chain_tunnel, federation_tunnel_binding}` (each
     /// a list of rows), checking every column a redeploy reads. An error names
     /// the table, the row's id and the column.
-    pub fn read(db: &'a Value) -> Result<Tables<'a>, ApiError> {
+    pub(crate) fn read(db: &'a TreeValue<'a>) -> Result<Tables<'a>, ApiError> {
         let Some(db) = db.as_object() else {
             return Err(ApiError::new(
                 "IN001",
@@ -228,7 +230,7 @@ impl<'a> Tables<'a> {
         let missing: Vec<&str> = COLUMNS
             .iter()
             .map(|(table, _)| *table)
-            .filter(|table| !db.contains_key(*table))
+            .filter(|table| !db.contains_key(table))
             .collect();
         if !missing.is_empty() {
             return Err(ApiError::new(
@@ -240,9 +242,9 @@ impl<'a> Tables<'a> {
                 "",
             ));
         }
-        let mut read: [Vec<&'a Map<String, Value>>; 4] = Default::default();
+        let mut read: [Vec<&'a TreeValue<'a>>; 4] = Default::default();
         for (&(table, columns), out) in COLUMNS.iter().zip(read.iter_mut()) {
-            let Some(items) = db[table].as_array() else {
+            let Some(items) = db.get(table).and_then(TreeValue::as_array) else {
                 return Err(ApiError::new(
                     "IN001",
                     format!("table {table} must be a list of rows"),
@@ -270,7 +272,7 @@ impl<'a> Tables<'a> {
                         return Err(column_error(table, index, row, column, kind, value));
                     }
                 }
-                rows.push(row);
+                rows.push(item);
             }
             *out = rows;
         }
@@ -297,7 +299,7 @@ impl<'a> Tables<'a> {
     /// (`omitempty`): a panel without tunnels has no `tunnels` key. A partial
     /// export (`types` without "nodes") has tunnels but no nodes to plan them
     /// on; that is refused, not planned as if every node had been deleted.
-    pub fn from_backup(backup: &'a Value) -> Result<Tables<'a>, ApiError> {
+    pub(crate) fn from_backup(backup: &'a TreeValue<'a>) -> Result<Tables<'a>, ApiError> {
         let Some(obj) = backup.as_object() else {
             return Err(ApiError::new(
                 "IN001",
@@ -311,7 +313,7 @@ impl<'a> Tables<'a> {
         for key in ["nodes", "tunnels"] {
             if !matches!(
                 obj.get(key),
-                None | Some(Value::Array(_)) | Some(Value::Null)
+                None | Some(TreeValue::Arr(_)) | Some(TreeValue::Null)
             ) {
                 return Err(ApiError::new(
                     "IN001",
@@ -322,9 +324,9 @@ impl<'a> Tables<'a> {
         }
         let mut tunnel = Vec::new();
         let mut chain_tunnel = Vec::new();
-        for stored in map_slice(obj.get("tunnels")) {
+        for stored in tree_rows(obj.get("tunnels")) {
             let read = TunnelRow::from_export(stored);
-            for c in map_slice(stored.get("chainTunnels")) {
+            for c in tree_rows(stored.get("chainTunnels")) {
                 chain_tunnel.push(Row {
                     read: ChainRow::from_export(c, read.id),
                     stored: c,
@@ -339,7 +341,7 @@ impl<'a> Tables<'a> {
                 "",
             ));
         }
-        let node = rows(map_slice(obj.get("nodes")), |r| {
+        let node = rows(tree_rows(obj.get("nodes")), |r| {
             NodeRecord::from_row(r, NodeSource::Backup)
         });
         let mut forwards = ForwardTables {
@@ -363,9 +365,11 @@ impl<'a> Tables<'a> {
     /// A panel's tables, from its backup export or its database rows (told
     /// apart by the backup's `version` key and the database's `chain_tunnel`
     /// table).
-    pub fn of_panel(doc: &'a Value) -> Result<Tables<'a>, ApiError> {
+    pub(crate) fn of_panel(doc: &'a TreeValue<'a>) -> Result<Tables<'a>, ApiError> {
         match doc {
-            Value::Object(o) if o.contains_key("chain_tunnel") && !o.contains_key("version") => {
+            TreeValue::Object(o)
+                if o.contains_key("chain_tunnel") && !o.contains_key("version") =>
+            {
                 Tables::read(doc)
             }
             _ => Tables::from_backup(doc),
@@ -377,12 +381,12 @@ impl<'a> Tables<'a> {
 /// list), each read as `T` the way the server reads its columns; absent or
 /// NULL is none. An error names the table and the row.
 fn typed_rows<T: serde::de::DeserializeOwned>(
-    source: &Map<String, Value>,
+    source: &TreeObject<'_>,
     table: &str,
 ) -> Result<Vec<T>, ApiError> {
     let items = match source.get(table) {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
+        None | Some(TreeValue::Null) => return Ok(Vec::new()),
+        Some(TreeValue::Arr(items)) => items,
         Some(_) => {
             return Err(ApiError::new(
                 "IN001",
@@ -391,7 +395,7 @@ fn typed_rows<T: serde::de::DeserializeOwned>(
             ))
         }
     };
-    let row = |(index, item): (usize, &Value)| {
+    let row = |(index, item): (usize, &TreeValue<'_>)| {
         T::deserialize(item).map_err(|e| {
             ApiError::new(
                 "IN001",
@@ -429,12 +433,12 @@ fn as_imported(tables: &mut ForwardTables) {
 fn column_error(
     table: &str,
     index: usize,
-    row: &Map<String, Value>,
+    row: &TreeObject<'_>,
     column: &str,
     kind: Column,
-    value: &Value,
+    value: &TreeValue<'_>,
 ) -> ApiError {
-    let id = match row.get("id").and_then(Value::as_i64) {
+    let id = match row.get("id").and_then(TreeValue::as_i64) {
         Some(id) => id.to_string(),
         None => format!("#{}", index + 1),
     };
@@ -442,9 +446,8 @@ fn column_error(
     let message = match value {
         // A whole number the column cannot hold: its type is right, its size
         // is not (an integer column is never a credential, so it is shown).
-        Value::Number(n) if integer && whole_beyond_i64(n) => format!(
-            "table {table}, row id {id}: column {column} must be an integer that fits in 64 bits, not {}",
-            crate::json::to_text(value)
+        TreeValue::Num(n) if integer && whole_beyond_i64(n) => format!(
+            "table {table}, row id {id}: column {column} must be an integer that fits in 64 bits, not {value}"
         ),
         _ => format!(
             "table {table}, row id {id}: column {column} must be {}, not {}",
@@ -508,9 +511,9 @@ fn redacted_node(
 
 /// A binding row as a redeploy input carries it: redacted, with its
 /// provider's URL shown as its node's is.
-fn redacted_binding(row: &Map<String, Value>, urls: &mut UrlNames) -> Value {
-    let mut out = redact::redact_object(row);
-    if let (Some(Value::String(url)), Value::Object(out)) = (row.get("remote_url"), &mut out) {
+fn redacted_binding(row: &TreeValue<'_>, urls: &mut UrlNames) -> Value {
+    let mut out = redact::redact(&crate::encode::to_value(row));
+    if let (Some(TreeValue::Str(url)), Value::Object(out)) = (row.get("remote_url"), &mut out) {
         out.insert("remote_url".into(), Value::String(urls.of(url)));
     }
     out
@@ -764,7 +767,7 @@ pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
         .node
         .iter()
         .map(|n| match database {
-            true => redacted_node(n.stored, &mut pseudonyms, &mut urls),
+            true => redacted_node(&stored_row(n.stored), &mut pseudonyms, &mut urls),
             false => redacted_node(&node_row_of(n.stored), &mut pseudonyms, &mut urls),
         })
         .collect();
@@ -776,14 +779,14 @@ pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
             .filter_map(|&i| nodes.get(i).cloned())
             .collect();
         let tunnel = match database {
-            true => redact::redact_object(t.tunnel.stored),
+            true => redact::redact(&crate::encode::to_value(t.tunnel.stored)),
             false => redact::redact(&t.tunnel.read.to_row()),
         };
         let chains = t
             .chains
             .iter()
             .map(|r| match database {
-                true => redact::redact_object(r.stored),
+                true => redact::redact(&crate::encode::to_value(r.stored)),
                 false => redact::redact(&r.read.to_row()),
             })
             .collect();
@@ -842,9 +845,19 @@ fn forward_rows(forwards: ForwardTables, tunnel_id: i64) -> Vec<(String, Value)>
 /// (told apart by the backup's `version` key and the database's
 /// `chain_tunnel` table).
 pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
+    let arena = Arena::new();
+    let tree = crate::encode::to_tree(doc, &arena);
     let mut out = Vec::new();
-    each_tunnel(&Tables::of_panel(doc)?, &mut |t| out.push(t));
+    each_tunnel(&Tables::of_panel(&tree)?, &mut |t| out.push(t));
     Ok(out)
+}
+
+/// A stored row as the value a redeploy input carries it in.
+fn stored_row(row: &TreeValue<'_>) -> Map<String, Value> {
+    match crate::encode::to_value(row) {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
 }
 
 #[cfg(test)]

@@ -4,14 +4,15 @@
 
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
-use crate::coerce::{from_object, go_string, loose, Column, GoText};
+use crate::coerce::{from_tree, go_string, loose, Column, GoText};
 use crate::forward::input::{
     ForwardPortRow, ForwardRow, ForwardTables, ForwardUser, SpeedLimitRow, UserTunnelRow,
 };
+use crate::json::tree::TreeValue;
 use crate::limits::{LimitError, Limits};
 use crate::model::{NodeColumns, NodeRecord, NodeRole, NodeTable, TunnelNode};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tsify_next::Tsify;
 
 /// One `tunnel` row: what a redeploy and an audit read of it.
@@ -197,8 +198,8 @@ pub struct TunnelColumns {
 }
 
 impl TunnelRow {
-    fn read(row: &Map<String, Value>, export: bool) -> TunnelRow {
-        TunnelRow::from_columns(from_object(row), export)
+    fn read(row: &TreeValue<'_>, export: bool) -> TunnelRow {
+        TunnelRow::from_columns(from_tree(row), export)
     }
 
     fn from_columns(c: TunnelColumns, export: bool) -> TunnelRow {
@@ -216,12 +217,12 @@ impl TunnelRow {
         }
     }
 
-    pub fn from_row(row: &Map<String, Value>) -> TunnelRow {
+    pub(crate) fn from_row(row: &TreeValue<'_>) -> TunnelRow {
         TunnelRow::read(row, false)
     }
 
     /// A tunnel of a backup export (`BackupData`'s json tags).
-    pub fn from_export(item: &Map<String, Value>) -> TunnelRow {
+    pub(crate) fn from_export(item: &TreeValue<'_>) -> TunnelRow {
         TunnelRow::read(item, true)
     }
 
@@ -267,8 +268,8 @@ pub struct ChainColumns {
 impl ChainRow {
     /// A row of the database (`export`: of a backup export, its tunnel
     /// given by its place there).
-    fn read(row: &Map<String, Value>, export: Option<i64>) -> ChainRow {
-        ChainRow::from_columns(from_object(row), export)
+    fn read(row: &TreeValue<'_>, export: Option<i64>) -> ChainRow {
+        ChainRow::from_columns(from_tree(row), export)
     }
 
     fn from_columns(c: ChainColumns, export: Option<i64>) -> ChainRow {
@@ -303,13 +304,13 @@ impl ChainRow {
         }
     }
 
-    pub fn from_row(row: &Map<String, Value>) -> ChainRow {
+    pub(crate) fn from_row(row: &TreeValue<'_>) -> ChainRow {
         ChainRow::read(row, None)
     }
 
     /// A chain row of a backup export's tunnel `tunnel_id` (the row's own
     /// `tunnelId` is not what groups it: its place in the export is).
-    pub fn from_export(item: &Map<String, Value>, tunnel_id: i64) -> ChainRow {
+    pub(crate) fn from_export(item: &TreeValue<'_>, tunnel_id: i64) -> ChainRow {
         ChainRow::read(item, Some(tunnel_id))
     }
 
@@ -369,8 +370,8 @@ impl ChainRow {
 }
 
 impl BindingRow {
-    pub fn from_row(row: &Map<String, Value>) -> BindingRow {
-        from_object(row)
+    pub(crate) fn from_row(row: &TreeValue<'_>) -> BindingRow {
+        from_tree(row)
     }
 }
 
