@@ -296,6 +296,15 @@ pub fn from_str(text: &str) -> Result<Value, JsonError> {
     }
 }
 
+/// [`from_str`] into a document tree in `arena`.
+pub(crate) fn read_tree<'a>(text: &'a str, arena: &'a Arena) -> Result<TreeValue<'a>, JsonError> {
+    match read_tree_within(text, &Limits::NONE, arena) {
+        Ok((tree, _)) => Ok(tree),
+        Err(ReadError::NotJson(e)) => Err(e),
+        Err(ReadError::Limit(_)) => Err(JsonError::recursion_limit()),
+    }
+}
+
 /// Reads one JSON document within `limits`.
 pub fn from_str_within(text: &str, limits: &Limits) -> Result<Value, ReadError> {
     read_within(text, limits, crate::json::read::ValueBuilder).map(|(v, _)| v)
@@ -799,7 +808,7 @@ mod tests {
             limits: Limits,
         }
         let read = |limits: Value| {
-            crate::options::read::<Options>(&json!({ "limits": limits })).map(|o| o.limits)
+            crate::options::read_value::<Options>(&json!({ "limits": limits })).map(|o| o.limits)
         };
         let l = read(json!({"maxNodes": 5, "maxDepth": 9, "other": 1})).unwrap();
         assert_eq!(

@@ -3,12 +3,11 @@
 
 use crate::coerce::default_string;
 use crate::coerce::loose;
-use crate::coerce::{from_object, from_tree, GoText, TokenCell};
+use crate::coerce::{from_tree, GoText, TokenCell};
 use crate::go::coerce::parse_int;
 use crate::go::net::{parse_ip, IpKind};
 use crate::json::tree::TreeValue;
 use serde::Deserialize;
-use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tsify_next::Tsify;
 
@@ -164,9 +163,11 @@ impl RemotePorts {
         if config.is_empty() {
             return (0, 0);
         }
-        match crate::limits::from_str(config) {
-            Ok(Value::Object(cfg)) => {
-                let ports: RemotePorts = from_object(&cfg);
+        // JSON inside a string: read into its own small tree.
+        let arena = crate::json::tree::Arena::new();
+        match crate::limits::read_tree(config, &arena) {
+            Ok(cfg @ TreeValue::Object(_)) => {
+                let ports: RemotePorts = from_tree(&cfg);
                 (ports.start, ports.end)
             }
             _ => (0, 0),
@@ -386,7 +387,7 @@ impl NodeTable {
 
 /// The node rows of a node list (the panel API's camelCase rows), read as
 /// [`ApiNodeRows`].
-pub fn node_table(nodes: Option<&Value>) -> NodeTable {
+pub(crate) fn node_table(nodes: Option<&TreeValue<'_>>) -> NodeTable {
     nodes
         .and_then(|v| ApiNodeRows::deserialize(v).ok())
         .map_or_else(NodeTable::default, |rows| rows.0)
@@ -509,12 +510,6 @@ pub struct TunnelPayload {
 }
 
 impl TunnelPayload {
-    /// A payload object (every field reads any JSON value, so an object
-    /// always deserializes).
-    pub fn of(payload: &Map<String, Value>) -> TunnelPayload {
-        crate::coerce::from_object(payload)
-    }
-
     /// Every node item it lists: entries, exits, then the hops' items.
     pub fn items(&self) -> impl Iterator<Item = &TunnelNodeRef> {
         let hops = self.chain_nodes.0.iter().flat_map(|h| h.0.iter());
@@ -649,16 +644,11 @@ pub struct FederationAllocation {
 pub struct FederationAnswers(BTreeMap<String, FederationAllocation>);
 
 impl FederationAnswers {
-    pub fn read(federation: Option<&Value>) -> FederationAnswers {
-        federation
-            .and_then(Value::as_object)
-            .map(FederationAnswers::of)
-            .unwrap_or_default()
-    }
-
-    /// The answers of a `federation` object.
-    pub fn of(federation: &Map<String, Value>) -> FederationAnswers {
-        crate::coerce::from_object(federation)
+    pub(crate) fn read(federation: Option<&TreeValue<'_>>) -> FederationAnswers {
+        match federation {
+            Some(f @ TreeValue::Object(_)) => from_tree(f),
+            _ => FederationAnswers::default(),
+        }
     }
 }
 
@@ -725,7 +715,7 @@ impl FederationInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn read(row: Value, source: NodeSource) -> NodeRecord {
         let arena = crate::json::tree::Arena::new();
@@ -771,10 +761,8 @@ mod tests {
     #[test]
     fn a_read_row_never_shows_its_token() {
         let given = json!({"id": 3, "isRemote": 1, "remoteUrl": "https://p", "remoteToken": "tok-SECRET-1"});
-        let Value::Object(m) = &given else {
-            unreachable!()
-        };
-        let row: NodeRow = crate::coerce::from_object(m);
+        let arena = crate::json::tree::Arena::new();
+        let row: NodeRow = from_tree(&crate::encode::to_tree(&given, &arena));
         assert!(!format!("{row:?}").contains("SECRET"), "{row:?}");
         let record = read(given.clone(), NodeSource::Api);
         assert!(record.has_remote_token);
@@ -807,7 +795,9 @@ mod tests {
     fn federation_answers_are_the_object_entries_by_their_key() {
         let given =
             json!({"2": {"runtimeId": "21", "allocatedPort": 0}, "3": 7, " 4": {"runtimeId": 41}});
-        let answers = FederationAnswers::read(Some(&given));
+        let arena = crate::json::tree::Arena::new();
+        let tree = |v: &Value| crate::encode::to_tree(v, &arena);
+        let answers = FederationAnswers::read(Some(&tree(&given)));
         let two = FederationInfo::lookup(&answers, 2);
         assert_eq!(
             (two.given, two.runtime_id, two.allocated_port),
@@ -819,7 +809,7 @@ mod tests {
             !FederationInfo::lookup(&answers, 4).given,
             "keys are compared as written"
         );
-        let none = FederationAnswers::read(Some(&json!([1])));
+        let none = FederationAnswers::read(Some(&tree(&json!([1]))));
         assert_eq!(FederationInfo::lookup(&none, 2).tcp_listen_addr, "[::]");
     }
 

@@ -9,6 +9,7 @@
 //! is an error naming the field.
 
 use crate::finding::pointer_token;
+use crate::json::tree::TreeValue;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -25,14 +26,20 @@ pub struct OptionError {
 /// field's path (`` `/limits/maxNodes` must be ... ``).
 const FIELD: &str = "\u{1}";
 
+/// Reads options `T` from a value (an object), through its document tree.
+pub fn read_value<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, OptionError> {
+    let arena = crate::json::tree::Arena::new();
+    read(&crate::encode::to_tree(value, &arena))
+}
+
 /// Reads options `T` from `value` (an object).
-pub fn read<'a, T: Deserialize<'a>>(value: &'a Value) -> Result<T, OptionError> {
+pub(crate) fn read<'a, T: Deserialize<'a>>(value: &'a TreeValue<'a>) -> Result<T, OptionError> {
     if !value.is_object() {
         return Err(OptionError {
             message: format!(
                 "{} must be an object, but it is {}",
                 shown_path(""),
-                shown(value)
+                shown(&crate::encode::to_value(value))
             ),
             path: String::new(),
         });
@@ -242,7 +249,7 @@ mod tests {
     }
 
     fn opts(fields: Value) -> Result<Fields, OptionError> {
-        read::<Opts>(&json!({ "opts": fields })).map(|o| o.opts)
+        read_value::<Opts>(&json!({ "opts": fields })).map(|o| o.opts)
     }
 
     fn message(fields: Value) -> String {
@@ -277,15 +284,18 @@ mod tests {
 
     #[test]
     fn a_non_object_is_refused_with_its_path() {
-        let e = read::<Opts>(&json!([1])).unwrap_err();
+        let e = read_value::<Opts>(&json!([1])).unwrap_err();
         assert_eq!(
             (e.message.as_str(), e.path.as_str()),
             ("the options must be an object, but it is a list", "")
         );
-        let e = read::<Opts>(&json!({"opts": "y".repeat(60)})).unwrap_err();
+        let e = read_value::<Opts>(&json!({"opts": "y".repeat(60)})).unwrap_err();
         assert_eq!(e.message, "`/opts` must be an object, but it is a string");
         assert_eq!(e.path, "/opts");
         // `null` keeps the group's defaults.
-        assert_eq!(read::<Opts>(&json!({"opts": null})).unwrap().opts.n, None);
+        assert_eq!(
+            read_value::<Opts>(&json!({"opts": null})).unwrap().opts.n,
+            None
+        );
     }
 }

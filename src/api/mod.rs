@@ -121,12 +121,13 @@ fn parse_options<T: serde::de::DeserializeOwned + Default>(
         Some(t) if t.trim().is_empty() => return Ok(T::default()),
         Some(t) => t,
     };
-    let value = crate::limits::from_str(text)
+    let arena = crate::json::tree::Arena::new();
+    let tree = crate::limits::read_tree(text, &arena)
         .map_err(|e| ApiError::new(code, format!("{what} are not valid JSON: {e}"), ""))?;
-    if value.is_null() {
+    if tree.is_null() {
         return Ok(T::default());
     }
-    crate::options::read(&value).map_err(|e: OptionError| {
+    crate::options::read(&tree).map_err(|e: OptionError| {
         ApiError::new(
             code,
             format!("{what} have the wrong shape: {}", e.message),

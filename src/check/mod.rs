@@ -63,7 +63,7 @@ pub struct CheckOptions {
 impl CheckOptions {
     /// Reads `{kind?, mode?, limits?}`.
     pub fn from_json(v: &Value) -> Result<CheckOptions, crate::options::OptionError> {
-        crate::options::read(v)
+        crate::options::read_value(v)
     }
 }
 

@@ -258,31 +258,29 @@ impl Forwards {
     /// table of every applied input's nodes.
     fn world(&self, ids: &[i64]) -> World {
         let rows: Vec<Value> = self.nodes.iter().map(|(_, r)| r.clone()).collect();
-        let nodes = Value::from(rows);
-        let federation = Value::Object(self.federation.clone());
         let mut input = Map::new();
-        input.insert("nodes".into(), nodes.clone());
-        input.insert("federation".into(), federation.clone());
-        let mut tunnels = Vec::new();
+        input.insert("nodes".into(), Value::from(rows));
+        input.insert("federation".into(), Value::Object(self.federation.clone()));
+        let mut input = Value::Object(input);
         let limits = crate::limits::Limits::default();
+        let mut tunnels = Vec::new();
         for payload in ids.iter().filter_map(|t| self.payload(*t)) {
-            input.insert("tunnel".into(), payload.clone());
-            // The planner reads a document tree: this one built from the
-            // replay's own value (no text).
-            let arena = crate::json::tree::Arena::new();
-            let doc = Value::Object(std::mem::take(&mut input));
-            let created =
-                crate::planner::request::create(&crate::encode::to_tree(&doc, &arena), &limits);
-            if let Value::Object(back) = doc {
-                input = back;
+            if let Value::Object(fields) = &mut input {
+                fields.insert("tunnel".into(), payload.clone());
             }
-            if let Ok(outcome) = created {
+            // The planner reads a document tree: this one encoded from the
+            // input the replay built (no text).
+            let arena = crate::json::tree::Arena::new();
+            let doc = crate::encode::to_tree(&input, &arena);
+            if let Ok(outcome) = crate::planner::request::create(&doc, &limits) {
                 tunnels.push(crate::forward::modes::tunnel_row(&outcome));
             }
         }
+        let arena = crate::json::tree::Arena::new();
+        let doc = crate::encode::to_tree(&input, &arena);
         World {
-            table: crate::model::node_table(Some(&nodes)),
-            federation: crate::model::FederationAnswers::of(&self.federation),
+            table: crate::model::node_table(doc.get("nodes")),
+            federation: crate::model::FederationAnswers::read(doc.get("federation")),
             tunnels,
         }
     }

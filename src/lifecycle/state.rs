@@ -212,7 +212,8 @@ struct JsonNames {
 
 impl JsonNames {
     fn of(v: &Value) -> JsonNames {
-        JsonNames::deserialize(v).unwrap_or_default()
+        let arena = crate::json::tree::Arena::new();
+        crate::coerce::from_tree(&crate::encode::to_tree(v, &arena))
     }
 }
 

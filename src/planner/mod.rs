@@ -121,7 +121,7 @@ pub struct PlanOptions {
 impl PlanOptions {
     /// Reads `{mode?, limits?}` (unknown keys are ignored; `null` keeps a default).
     pub fn from_json(v: &Value) -> Result<PlanOptions, crate::options::OptionError> {
-        crate::options::read(v)
+        crate::options::read_value(v)
     }
 
     /// Along the request path of `mode`, within the default limits.

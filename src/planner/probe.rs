@@ -144,7 +144,9 @@ mod tests {
     use serde_json::{json, Value};
 
     fn check(v: Value) -> std::result::Result<(), &'static str> {
-        validate(&TunnelPayload::of(v.as_object().unwrap())).map_err(|e| match e {
+        let arena = crate::json::tree::Arena::new();
+        let payload: TunnelPayload = crate::coerce::from_tree(&crate::encode::to_tree(&v, &arena));
+        validate(&payload).map_err(|e| match e {
             Rejection::ProbeTarget { message, .. } => message,
             _ => "other",
         })

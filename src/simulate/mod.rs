@@ -169,7 +169,7 @@ impl Scenario {
     /// Reads a scenario object (camelCase keys, every field optional,
     /// unknown keys ignored, `null` for "use the default").
     pub fn from_json(v: &Value) -> Result<Scenario, crate::options::OptionError> {
-        crate::options::read(v)
+        crate::options::read_value(v)
     }
 }
 
