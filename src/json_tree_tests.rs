@@ -260,3 +260,24 @@ fn a_deep_value_builds_the_tree_its_text_reads_into() {
     }
     assert_eq!(cur.get("k").and_then(TreeValue::as_i64), Some(1));
 }
+
+/// The tree's serde `Deserializer` (`json/de.rs`) hands every document the
+/// tests ship to a visitor as serde_json's `&Value` does: read into a
+/// `Value` through either, each is the same (the value itself, but for the
+/// one object key serde_json's visitor reads as raw JSON text).
+#[test]
+fn the_tree_deserializes_as_serde_json_value_does() {
+    use serde::Deserialize;
+    let mut read = 0;
+    for t in &texts() {
+        let Ok(v) = crate::json::from_str(t) else {
+            continue;
+        };
+        let arena = Arena::new();
+        let tree = crate::encode::to_tree(&v, &arena);
+        let (from_tree, from_value) = (Value::deserialize(&tree), Value::deserialize(&v));
+        assert_eq!(from_tree.ok(), from_value.ok(), "{t}");
+        read += 1;
+    }
+    assert!(read > 1000, "{read} documents");
+}

@@ -32,6 +32,7 @@
 //! itself within `maxInputBytes` and can be checked again: a plan grows with
 //! nodes x nodes-per-hop (100 per hop gave a 22 MB plan, 32 gives about 7 MB).
 
+use crate::encode::Encode;
 use crate::error::ApiError;
 use crate::finding::{pointer_token, Finding, Severity};
 use crate::json::node::{Node, Shape};
@@ -611,55 +612,84 @@ pub(crate) fn nests_past_reader<N: Node>(v: &N) -> bool {
 /// What [`read_tree_within`] says of a built value's text, without the
 /// text, in one walk: the reader's own bounds (depth, string and key
 /// length) in the order it meets them (keys in order, each before its
-/// value) come first; then the first count rule over its limit
-/// ([`object_counts`], objects in the same order); else how many values it
-/// holds. For a value within serde_json's recursion limit
-/// ([`nests_past_reader`]).
-pub(crate) fn check_value_as_read<N: Node>(v: &N, limits: &Limits) -> Result<usize, LimitError> {
+/// value) come first, and the reader's refusal of a container nested past
+/// serde_json's recursion limit, at the column its compact text would put
+/// it in; then the first count rule over its limit ([`object_counts`],
+/// objects in the same order); else how many values it holds.
+pub(crate) fn check_value_as_read<N: Node + Encode>(
+    v: &N,
+    limits: &Limits,
+) -> Result<usize, ReadError> {
     enum Next<'n, N> {
-        Value(&'n N, usize, usize),
-        Key(&'n str, usize),
+        /// A value, where it is, its depth, and whether a comma precedes it.
+        Value(&'n N, usize, usize, bool),
+        Key(&'n str, usize, bool),
+        /// The end of an array or object.
+        Close,
     }
     let mut arena: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
-    let mut stack = vec![Next::Value(v, 0, 0)];
+    let mut stack = vec![Next::Value(v, 0, 0, false)];
     let (max_len, max_depth) = (limits.max_string_len, limits.max_depth);
+    // Bytes of the compact text before the value met: counted only for a
+    // value the reader refuses, to say where.
+    let mut offset = nests_past_reader(v).then_some(0usize);
+    let mut advance = |bytes: &dyn Fn() -> usize| {
+        if let Some(o) = offset.as_mut() {
+            *o += bytes();
+        }
+    };
     // Characters of a string over the length limit (bytes bound them).
     let over_len = |s: &str| {
         (s.len() > max_len)
             .then(|| s.chars().count())
             .filter(|&n| n > max_len)
     };
+    let limit = |e: LimitError| Err(ReadError::Limit(e));
     let (mut count, mut counts_over) = (0usize, None);
     while let Some(next) = stack.pop() {
         let (cur, at, depth) = match next {
-            Next::Key(k, at) => match over_len(k) {
-                Some(n) => return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[])),
-                None => continue,
+            Next::Close => {
+                advance(&|| 1);
+                continue;
+            }
+            Next::Key(k, at, comma) => match over_len(k) {
+                Some(n) => return limit(limit_at(&arena, ("maxStringLen", n, max_len), at, &[])),
+                None => {
+                    advance(&|| usize::from(comma) + crate::json::string_len(k) + 1);
+                    continue;
+                }
             },
-            Next::Value(cur, at, depth) => (cur, at, depth),
+            Next::Value(cur, at, depth, comma) => {
+                advance(&|| usize::from(comma));
+                (cur, at, depth)
+            }
         };
         count += 1;
         match cur.shape() {
             Shape::Str(s) => {
                 if let Some(n) = over_len(s) {
-                    return Err(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
+                    return limit(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
                 }
+                advance(&|| crate::json::string_len(s));
             }
             Shape::Arr(_) | Shape::Object if depth + 1 > max_depth => {
-                return Err(limit_at(
-                    &arena,
-                    ("maxDepth", depth + 1, max_depth),
-                    at,
-                    &[],
-                ));
+                let depth_over = ("maxDepth", depth + 1, max_depth);
+                return limit(limit_at(&arena, depth_over, at, &[]));
+            }
+            Shape::Arr(_) | Shape::Object if depth + 1 >= crate::json::RECURSION_LIMIT => {
+                let column = offset.map_or(0, |o| o + 1);
+                return Err(ReadError::NotJson(JsonError::recursion_limit_at(column)));
             }
             Shape::Arr(items) => {
+                advance(&|| 1);
+                stack.push(Next::Close);
                 for (i, item) in items.iter().enumerate().rev() {
                     arena.push((at, Token::Index(i)));
-                    stack.push(Next::Value(item, arena.len() - 1, depth + 1));
+                    stack.push(Next::Value(item, arena.len() - 1, depth + 1, i > 0));
                 }
             }
             Shape::Object => {
+                advance(&|| 1);
                 if counts_over.is_none() {
                     if let Err(o) = object_counts(cur, depth == 0, limits) {
                         let extra: Vec<&str> = o.path.iter().map(String::as_str).collect();
@@ -667,16 +697,18 @@ pub(crate) fn check_value_as_read<N: Node>(v: &N, limits: &Limits) -> Result<usi
                             Some(limit_at(&arena, (o.limit, o.actual, o.max), at, &extra));
                     }
                 }
-                for (k, child) in cur.entries().rev() {
+                stack.push(Next::Close);
+                let entries: Vec<(&str, &N)> = cur.entries().collect();
+                for (i, (k, child)) in entries.into_iter().enumerate().rev() {
                     arena.push((at, Token::Key(k)));
-                    stack.push(Next::Value(child, arena.len() - 1, depth + 1));
-                    stack.push(Next::Key(k, at));
+                    stack.push(Next::Value(child, arena.len() - 1, depth + 1, false));
+                    stack.push(Next::Key(k, at, i > 0));
                 }
             }
-            Shape::Other => {}
+            Shape::Other => advance(&|| crate::encode::text_len(cur)),
         }
     }
-    counts_over.map_or(Ok(count), Err)
+    counts_over.map_or(Ok(count), limit)
 }
 
 /// A count over its limit, found by [`object_counts`]: the path from the

@@ -194,17 +194,12 @@ fn finish(kind: &str, paths_into: &str, mut findings: Vec<Finding>) -> CheckRepo
 /// its tree built from it (no text). Its size in bytes is not limited (it
 /// was not handed over as text).
 pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
-    if options.limits.max_depth >= crate::json::RECURSION_LIMIT
-        && crate::limits::nests_past_reader(doc)
-    {
-        // The reader refuses it at a place in its text.
-        let mut options = options.clone();
-        options.limits.max_input_bytes = usize::MAX;
-        return check_text(&crate::json::to_text(doc), &options);
-    }
     let values = match crate::limits::check_value_as_read(doc, &options.limits) {
         Ok(values) => values,
-        Err(e) => return limit_report(&e),
+        Err(crate::limits::ReadError::Limit(e)) => return limit_report(&e),
+        Err(crate::limits::ReadError::NotJson(e)) => {
+            return unreadable("unknown", Reason::NotJson(&e))
+        }
     };
     let arena = tree::Arena::new();
     let tree = crate::encode::to_tree(doc, &arena);
@@ -669,6 +664,44 @@ impl Msg<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A built value nested past the reader's recursion limit gets the report
+    /// its text gets: the reader's refusal at the column of the refused
+    /// container, or a limit it meets first; found without printing it.
+    #[test]
+    fn a_value_nested_past_the_reader_is_refused_where_its_text_is() {
+        use serde_json::json;
+        let nest = |mut v: Value, depth: usize, object: bool| {
+            for _ in 0..depth {
+                v = if object {
+                    json!({ "k\u{e9}\"y": v, "a": [1.5, -2, "\n"] })
+                } else {
+                    json!([null, true, v, 1e300])
+                };
+            }
+            v
+        };
+        let docs = [
+            nest(json!(1), 130, false),
+            nest(json!("x"), 127, true),
+            nest(json!([]), 127, false),
+            nest(json!({}), 140, true),
+            json!([{"long": "y".repeat(50)}, nest(json!(0), 130, false)]),
+            json!({"z": nest(json!(0), 130, true), "a": "y".repeat(50)}),
+        ];
+        for max_string_len in [40, 1000] {
+            let mut options = CheckOptions::default();
+            options.limits.max_depth = 500;
+            options.limits.max_string_len = max_string_len;
+            options.limits.max_input_bytes = usize::MAX;
+            for doc in &docs {
+                let text = crate::json::to_text(doc);
+                let (built, read) = (check(doc, &options), check_text(&text, &options));
+                let report = |r: &CheckReport| crate::encode::to_string(r);
+                assert_eq!(report(&built), report(&read), "{max_string_len} {text:.80}");
+            }
+        }
+    }
 
     /// IN003 groups the assumed values by node, in first-seen order, each
     /// finding pointing at its node's first item.

@@ -135,10 +135,16 @@ impl JsonError {
     /// What a read with no bounds of its own reports when one was hit
     /// anyway: only the recursion limit can stop it.
     pub(crate) fn recursion_limit() -> JsonError {
+        JsonError::recursion_limit_at(0)
+    }
+
+    /// The reader's refusal of the container at `column` of a one-line
+    /// text, nested past the recursion limit.
+    pub(crate) fn recursion_limit_at(column: usize) -> JsonError {
         JsonError {
             reason: Reason::RecursionLimit,
             line: 1,
-            column: 0,
+            column,
         }
     }
 }
