@@ -50,16 +50,10 @@ pub fn default_string(v: &str, def: &str) -> String {
     }
 }
 
-/// A typed row or payload read from a JSON object whose every field reads
-/// any JSON value the way the server reads it (the `loose` readers,
-/// `GoText`, `Column`): such an object always deserializes, so the default
-/// is only a guard.
-pub fn from_object<'a, T: serde::Deserialize<'a> + Default>(m: &'a Map<String, Value>) -> T {
-    T::deserialize(m).unwrap_or_default()
-}
-
-/// A row or object of a document tree read as `T`, each field by its own
-/// loose rule; what cannot be read at all reads as `T`'s default.
+/// A typed row or payload read from a document tree's object whose every
+/// field reads any JSON value the way the server reads it (the `loose`
+/// readers, `GoText`, `Column`): such an object always deserializes, so
+/// the default is only a guard.
 pub(crate) fn from_tree<T: serde::de::DeserializeOwned + Default>(
     v: &crate::json::tree::TreeValue<'_>,
 ) -> T {

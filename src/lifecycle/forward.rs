@@ -101,7 +101,7 @@ struct RowId {
     id: i64,
 }
 
-fn row_id(row: &Value) -> i64 {
+fn row_id(row: &TreeValue<'_>) -> i64 {
     RowId::deserialize(row).map_or(0, |r| r.id)
 }
 
@@ -116,8 +116,10 @@ enum Request {
 /// and federation entries, kept as given to be planned again.
 #[derive(Debug, Default)]
 struct TunnelParts {
-    tunnel: Option<Value>,
-    nodes: Option<Vec<Value>>,
+    /// The payload, with its id.
+    tunnel: Option<(i64, Value)>,
+    /// The node rows, each with its id.
+    nodes: Option<Vec<(i64, Value)>>,
     federation: Option<Map<String, Value>>,
     /// A redeploy input's tunnel.
     tunnel_id: Option<i64>,
@@ -138,9 +140,10 @@ impl TunnelParts {
         let obj = input.as_object()?;
         let given = |key: &str| obj.get(key).filter(|v| !v.is_null());
         let value = |v: &TreeValue<'_>| crate::encode::to_value(v);
+        let row = |v: &TreeValue<'_>| (row_id(v), value(v));
         let nodes = match given("nodes") {
             None => None,
-            Some(v) => Some(v.as_array()?.iter().map(value).collect()),
+            Some(v) => Some(v.as_array()?.iter().map(row).collect()),
         };
         let federation = match given("federation").map(value) {
             None => None,
@@ -148,7 +151,7 @@ impl TunnelParts {
             Some(_) => return None,
         };
         Some(TunnelParts {
-            tunnel: given("tunnel").map(value),
+            tunnel: given("tunnel").map(row),
             nodes,
             federation,
             tunnel_id: TunnelIdField::deserialize(input).ok()?.tunnel_id,
@@ -194,12 +197,12 @@ impl Forwards {
         let Some(parts) = TunnelParts::of(input) else {
             return;
         };
-        let Some(tunnel) = parts.tunnel else {
+        let Some((_, tunnel)) = parts.tunnel else {
             return;
         };
         upsert(&mut self.tunnels, t, tunnel);
-        for row in parts.nodes.unwrap_or_default() {
-            upsert(&mut self.nodes, row_id(&row), row);
+        for (id, row) in parts.nodes.unwrap_or_default() {
+            upsert(&mut self.nodes, id, row);
         }
         self.federation.extend(parts.federation.unwrap_or_default());
     }
@@ -493,7 +496,7 @@ impl Replay {
 /// redeploy's `tunnelId`).
 pub(super) fn input_tunnel_id(step: &TreeValue<'_>) -> Option<i64> {
     let parts = TunnelParts::of(step.get("input")?)?;
-    let named = parts.tunnel.map(|p| row_id(&p)).or(parts.tunnel_id);
+    let named = parts.tunnel.map(|(id, _)| id).or(parts.tunnel_id);
     named.filter(|id| *id > 0)
 }
 
