@@ -44,32 +44,11 @@ pub use simulate::{scenario, simulate, simulate_json, simulate_text};
 
 use crate::error::ApiError;
 use crate::options::OptionError;
-use serde_json::Value;
 
-/// Reads a JSON document; anything that is not JSON is `IN001`.
-pub fn parse_document(text: &str, what: &str) -> Result<Value, ApiError> {
-    crate::limits::from_str(text)
-        .map_err(|e| ApiError::new("IN001", format!("{what} is not valid JSON: {e}"), ""))
-}
-
-/// Reads a document within the default limits, counted while it is read
-/// (the byte count first, so an input far over a limit costs no more than
-/// taking its length).
-pub fn parse_within_limits(text: &str, what: &str) -> Result<Value, ApiError> {
-    parse_within(text, what, &crate::limits::Limits::default())
-}
-
-/// Reads a document within `limits`; text that is not JSON is `IN001`.
-pub fn parse_within(
-    text: &str,
-    what: &str,
-    limits: &crate::limits::Limits,
-) -> Result<Value, ApiError> {
-    crate::limits::from_str_within(text, limits).map_err(|e| read_error(e, what))
-}
-
-/// Reads a document into the document tree in `arena`, within `limits`;
-/// text that is not JSON is `IN001`.
+/// Reads a document into the document tree in `arena`, within `limits`
+/// (counted while it is read, the byte count first, so an input far over
+/// a limit costs no more than taking its length); text that is not JSON is
+/// `IN001`.
 pub(crate) fn read_within<'a>(
     text: &'a str,
     what: &str,
