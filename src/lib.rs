@@ -2,9 +2,9 @@
 //! (local commands and federated provider commands), then checks it for
 //! failover defects, simulates GOST failover and replays edit/release lifecycles.
 //!
-//! The core is plain Rust over typed inputs (serde types, read from JSON
-//! text or `serde_json::Value`); `wasm` is the only module that knows about
-//! JavaScript.
+//! The core is plain Rust over typed inputs (serde types, read from the
+//! one document tree every JSON text is read into, `json::tree`); `wasm`
+//! is the only module that knows about JavaScript.
 
 // A panic inside wasm kills the instance the page depends on: non-test code
 // may not unwrap, expect, index or panic.

@@ -9,8 +9,9 @@
 //!   (so deep input never nests further than `maxDepth`), the count rules
 //!   ([`object_counts`]) on every object with one of their keys, as the
 //!   reader hands it to the builder ([`Counting`]).
-//! * A document handed over already built (a `serde_json::Value`, for
-//!   example from JavaScript): [`check_value`] walks it, without recursion.
+//! * A document handed over already built (a `serde_json::Value` given to
+//!   a native function): [`check_value`] walks it, without recursion, before
+//!   it is encoded into a tree.
 //!
 //! Defaults (all settable, camelCase, any field may be omitted):
 //!

@@ -4,8 +4,9 @@
 //! each with the same two functions: the typed one (`plan`: the input as a
 //! `serde_json::Value`, the options parsed, the answer a typed value that
 //! encodes to its JSON) and its JSON twin (`plan_json`: the input and the
-//! options as JSON text, the answer as the text the typed one's answer
-//! prints; tested equal in `api::tests`). The whole-panel audit is text
+//! options as JSON text, read into the document tree ([`read_within`]),
+//! the answer as the text the typed one's answer prints; tested equal in
+//! `api::tests`). The whole-panel audit is text
 //! only: each tunnel is written as it is audited.
 //!
 //! What is an error and what is an answer, for every operation:

@@ -1,16 +1,20 @@
-//! JSON text in and out: the crate's one reader and its writer.
+//! JSON text in and out: the crate's one reader, the one document tree,
+//! and the writer.
 //!
 //! **One reader** ([`read`]), generic over what it builds ([`read::Build`]):
-//! a `serde_json::Value` for the planner, simulator and lifecycle replay
-//! ([`from_str`], [`from_str_within`]), or the checker's arena tree
-//! ([`tree`], [`tree::read_within`]). Why this shape: serde_json's own
-//! `Deserializer` (with a `DeserializeSeed` for the tree) links its generic
-//! deserializer, the `Value` visitor and, through serde's error messages,
-//! the standard float printer into the `.wasm` (the reason this reader was
-//! written); building only the arena tree and the planner's `Value` from it
-//! would convert every planner input a second time. So one small reader,
-//! instantiated for two builders, with what does not depend on the builder
-//! (numbers, strings, errors) written once for both.
+//! every document an entry point is given is read into the arena tree
+//! ([`tree`]; `crate::limits` counts its limits while it reads): the
+//! checker reads it as it is, and
+//! the planner, simulator, lifecycle replay and panel audit read their typed
+//! inputs from it through its serde `Deserializer` ([`de`]). The same
+//! reader builds a `serde_json::Value` ([`from_str`]; within limits,
+//! `crate::limits::from_str_within`) only for the crate's native callers (tests, benches, fuzzing); the
+//! `.wasm` links the tree's builder alone. Why a reader of its own:
+//! serde_json's `Deserializer` (with a `DeserializeSeed` for the tree)
+//! links its generic deserializer, the `Value` visitor and, through serde's
+//! error messages, the standard float printer into the `.wasm`; and
+//! building the arena tree is what makes a large config quick to check
+//! (README, "Layout").
 //!
 //! It reads what `serde_json::from_str::<Value>` reads, and that is tested
 //! (`tests/json_reader.rs` compares the two over every document the tests

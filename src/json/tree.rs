@@ -1,8 +1,10 @@
-//! The document as the checker reads it: a JSON tree, built by the crate's
-//! one reader ([`super::read_into`] with [`TreeBuilder`]), that borrows its
-//! strings from the text, or by an encoder (a typed result or a
-//! `serde_json::Value`, as its text would read), and keeps each object as
-//! a slice sorted by key. It behaves like `serde_json::Value` (same key order,
+//! The one document tree: every document an entry point is given is read
+//! into it by the crate's one reader ([`super::read_into`] with
+//! [`TreeBuilder`]), its strings borrowed from the text, or built by an
+//! encoder (a typed result or a `serde_json::Value`, as its text would
+//! read). The checker reads it as it is; the planner, simulator, lifecycle
+//! replay and audit read their typed inputs from it ([`super::de`]). It
+//! keeps each object as a slice sorted by key. It behaves like `serde_json::Value` (same key order,
 //! same numbers) but lives in one arena ([`Arena`]): building it costs a few
 //! large allocations instead of one per string and one B-tree per object,
 //! and dropping it is one free per arena chunk. That was most of the time of

@@ -36,7 +36,7 @@ pub struct Outcome {
 
 /// The top level of a create or an update input (`{tunnel, before?, nodes,
 /// federation?}`), each part read by its own type; a forward request adds
-/// a [`ForwardContext`] (`TunnelInput` in the TypeScript declarations).
+/// a [`ForwardContext`](crate::forward::input::ForwardContext) (`TunnelInput` in the TypeScript declarations).
 #[derive(Default, Deserialize, Tsify)]
 pub struct TunnelRequest {
     /// The panel's tunnel payload (absent: refused as the caller's mistake).
@@ -306,7 +306,7 @@ fn release(providers: &mut Providers, bindings: &[Binding]) {
 
 /// The top level of a redeploy input (`redeployTunnelAndForwards`,
 /// mutations.go:1617): the tunnel as the database stores it; the forwards'
-/// sync after it reads the agents' part of a [`ForwardContext`]
+/// sync after it reads the agents' part of a [`ForwardContext`](crate::forward::input::ForwardContext)
 /// (`RedeployInput` in the TypeScript declarations).
 #[derive(Default, Deserialize, Tsify)]
 #[serde(default, rename_all = "camelCase")]
@@ -367,7 +367,7 @@ impl Redeploy {
     }
 }
 
-/// [`redeploy`] of a tunnel already read from its rows.
+/// The redeploy path (`redeployTunnelAndForwards`) of a tunnel already read from its rows.
 pub fn redeploy_stored(
     stored: StoredTunnel,
     federation: &FederationAnswers,
