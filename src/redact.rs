@@ -2,7 +2,8 @@
 //! carry GOST `auth` blocks, tokens in metadata or share tokens; anything the
 //! core echoes back from its input passes through here first.
 
-use serde_json::{Map, Value};
+use crate::json::tree::TreeValue;
+use serde_json::Value;
 
 /// What a redacted value is replaced with.
 pub const REDACTED: &str = "[redacted]";
@@ -158,8 +159,11 @@ pub fn redact_json_text(text: &str) -> Option<String> {
     if text.trim().is_empty() {
         return None;
     }
-    match crate::limits::from_str(text) {
-        Ok(doc @ (Value::Object(_) | Value::Array(_))) => {
+    // Read as every document is, into the tree; redacted as a value.
+    let arena = crate::json::tree::Arena::new();
+    match crate::limits::read_tree(text, &arena) {
+        Ok(tree @ (TreeValue::Object(_) | TreeValue::Arr(_))) => {
+            let doc = crate::encode::to_value(&tree);
             let clean = redact(&doc);
             (clean != doc).then(|| crate::json::to_text(&clean))
         }
@@ -196,13 +200,6 @@ pub fn redact_in_place(v: &mut Value) {
         }
         _ => {}
     }
-}
-
-/// [`redact`] of an object.
-pub fn redact_object(map: &Map<String, Value>) -> Value {
-    let mut out = Value::Object(map.clone());
-    redact_in_place(&mut out);
-    out
 }
 
 /// A short rendering of an input value for an error message: redacted and
