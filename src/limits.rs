@@ -621,95 +621,130 @@ pub(crate) fn check_value_as_read<N: Node + Encode>(
     v: &N,
     limits: &Limits,
 ) -> Result<usize, ReadError> {
-    enum Next<'n, N> {
-        /// A value, where it is, its depth, and whether a comma precedes it.
-        Value(&'n N, usize, usize, bool),
-        Key(&'n str, usize, bool),
-        /// The end of an array or object.
-        Close,
+    let mut walk = AsRead {
+        arena: vec![(0, Token::Index(0))],
+        stack: vec![Next::Value(v, 0, 0, false)],
+        limits,
+        offset: nests_past_reader(v).then_some(0),
+        count: 0,
+        counts_over: None,
+    };
+    while let Some(next) = walk.stack.pop() {
+        walk.step(next)?;
     }
-    let mut arena: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
-    let mut stack = vec![Next::Value(v, 0, 0, false)];
-    let (max_len, max_depth) = (limits.max_string_len, limits.max_depth);
-    // Bytes of the compact text before the value met: counted only for a
-    // value the reader refuses, to say where.
-    let mut offset = nests_past_reader(v).then_some(0usize);
-    let mut advance = |bytes: &dyn Fn() -> usize| {
-        if let Some(o) = offset.as_mut() {
+    walk.counts_over
+        .map_or(Ok(walk.count), |e| Err(ReadError::Limit(e)))
+}
+
+/// What [`check_value_as_read`] meets next, in text order.
+enum Next<'n, N> {
+    /// A value, where it is, its depth, and whether a comma precedes it.
+    Value(&'n N, usize, usize, bool),
+    Key(&'n str, usize, bool),
+    /// The end of an array or object.
+    Close,
+}
+
+/// The state of [`check_value_as_read`]'s walk.
+struct AsRead<'n, 'l, N> {
+    /// Each place met: its parent's place and its token.
+    arena: Vec<(usize, Token<'n>)>,
+    stack: Vec<Next<'n, N>>,
+    limits: &'l Limits,
+    /// Bytes of the compact text before what is met: counted only for a
+    /// value the reader refuses, to say where.
+    offset: Option<usize>,
+    count: usize,
+    counts_over: Option<LimitError>,
+}
+
+impl<'n, N: Node + Encode> AsRead<'n, '_, N> {
+    fn advance(&mut self, bytes: impl FnOnce() -> usize) {
+        if let Some(o) = self.offset.as_mut() {
             *o += bytes();
         }
-    };
-    // Characters of a string over the length limit (bytes bound them).
-    let over_len = |s: &str| {
-        (s.len() > max_len)
-            .then(|| s.chars().count())
-            .filter(|&n| n > max_len)
-    };
-    let limit = |e: LimitError| Err(ReadError::Limit(e));
-    let (mut count, mut counts_over) = (0usize, None);
-    while let Some(next) = stack.pop() {
-        let (cur, at, depth) = match next {
-            Next::Close => {
-                advance(&|| 1);
-                continue;
-            }
-            Next::Key(k, at, comma) => match over_len(k) {
-                Some(n) => return limit(limit_at(&arena, ("maxStringLen", n, max_len), at, &[])),
-                None => {
-                    advance(&|| usize::from(comma) + crate::json::string_len(k) + 1);
-                    continue;
-                }
-            },
-            Next::Value(cur, at, depth, comma) => {
-                advance(&|| usize::from(comma));
-                (cur, at, depth)
-            }
-        };
-        count += 1;
-        match cur.shape() {
-            Shape::Str(s) => {
-                if let Some(n) = over_len(s) {
-                    return limit(limit_at(&arena, ("maxStringLen", n, max_len), at, &[]));
-                }
-                advance(&|| crate::json::string_len(s));
-            }
-            Shape::Arr(_) | Shape::Object if depth + 1 > max_depth => {
-                let depth_over = ("maxDepth", depth + 1, max_depth);
-                return limit(limit_at(&arena, depth_over, at, &[]));
-            }
-            Shape::Arr(_) | Shape::Object if depth + 1 >= crate::json::RECURSION_LIMIT => {
-                let column = offset.map_or(0, |o| o + 1);
-                return Err(ReadError::NotJson(JsonError::recursion_limit_at(column)));
-            }
-            Shape::Arr(items) => {
-                advance(&|| 1);
-                stack.push(Next::Close);
-                for (i, item) in items.iter().enumerate().rev() {
-                    arena.push((at, Token::Index(i)));
-                    stack.push(Next::Value(item, arena.len() - 1, depth + 1, i > 0));
-                }
-            }
-            Shape::Object => {
-                advance(&|| 1);
-                if counts_over.is_none() {
-                    if let Err(o) = object_counts(cur, depth == 0, limits) {
-                        let extra: Vec<&str> = o.path.iter().map(String::as_str).collect();
-                        counts_over =
-                            Some(limit_at(&arena, (o.limit, o.actual, o.max), at, &extra));
-                    }
-                }
-                stack.push(Next::Close);
-                let entries: Vec<(&str, &N)> = cur.entries().collect();
-                for (i, (k, child)) in entries.into_iter().enumerate().rev() {
-                    arena.push((at, Token::Key(k)));
-                    stack.push(Next::Value(child, arena.len() - 1, depth + 1, false));
-                    stack.push(Next::Key(k, at, i > 0));
-                }
-            }
-            Shape::Other => advance(&|| crate::encode::text_len(cur)),
+    }
+
+    /// A string or key over the length limit, at `at`.
+    fn string(&self, s: &str, at: usize) -> Result<(), ReadError> {
+        let max = self.limits.max_string_len;
+        match (s.len() > max).then(|| s.chars().count()) {
+            Some(n) if n > max => Err(self.limit(("maxStringLen", n, max), at, &[])),
+            _ => Ok(()),
         }
     }
-    counts_over.map_or(Ok(count), limit)
+
+    fn limit(&self, over: (&'static str, usize, usize), at: usize, extra: &[&str]) -> ReadError {
+        ReadError::Limit(limit_at(&self.arena, over, at, extra))
+    }
+
+    fn step(&mut self, next: Next<'n, N>) -> Result<(), ReadError> {
+        match next {
+            Next::Close => self.advance(|| 1),
+            Next::Key(k, at, comma) => {
+                self.string(k, at)?;
+                self.advance(|| usize::from(comma) + crate::json::string_len(k) + 1);
+            }
+            Next::Value(cur, at, depth, comma) => {
+                self.advance(|| usize::from(comma));
+                self.value(cur, at, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, cur: &'n N, at: usize, depth: usize) -> Result<(), ReadError> {
+        self.count += 1;
+        let container = matches!(cur.shape(), Shape::Arr(_) | Shape::Object);
+        if container && depth + 1 > self.limits.max_depth {
+            return Err(self.limit(("maxDepth", depth + 1, self.limits.max_depth), at, &[]));
+        }
+        if container && depth + 1 >= crate::json::RECURSION_LIMIT {
+            let column = self.offset.map_or(0, |o| o + 1);
+            return Err(ReadError::NotJson(JsonError::recursion_limit_at(column)));
+        }
+        match cur.shape() {
+            Shape::Str(s) => {
+                self.string(s, at)?;
+                self.advance(|| crate::json::string_len(s));
+            }
+            Shape::Arr(items) => {
+                self.advance(|| 1);
+                self.stack.push(Next::Close);
+                for (i, item) in items.iter().enumerate().rev() {
+                    self.arena.push((at, Token::Index(i)));
+                    let place = self.arena.len() - 1;
+                    self.stack.push(Next::Value(item, place, depth + 1, i > 0));
+                }
+            }
+            Shape::Object => self.object(cur, at, depth),
+            Shape::Other => self.advance(|| crate::encode::text_len(cur)),
+        }
+        Ok(())
+    }
+
+    fn object(&mut self, cur: &'n N, at: usize, depth: usize) {
+        self.advance(|| 1);
+        if self.counts_over.is_none() {
+            if let Err(o) = object_counts(cur, depth == 0, self.limits) {
+                let extra: Vec<&str> = o.path.iter().map(String::as_str).collect();
+                self.counts_over = Some(limit_at(
+                    &self.arena,
+                    (o.limit, o.actual, o.max),
+                    at,
+                    &extra,
+                ));
+            }
+        }
+        self.stack.push(Next::Close);
+        let entries: Vec<(&str, &N)> = cur.entries().collect();
+        for (i, (k, child)) in entries.into_iter().enumerate().rev() {
+            self.arena.push((at, Token::Key(k)));
+            let place = self.arena.len() - 1;
+            self.stack.push(Next::Value(child, place, depth + 1, false));
+            self.stack.push(Next::Key(k, at, i > 0));
+        }
+    }
 }
 
 /// A count over its limit, found by [`object_counts`]: the path from the
