@@ -121,14 +121,6 @@ pub enum SimulateDocument {
     Config(NodeConfig),
 }
 
-/// A dead node: a node id (number or numeric string), a node name or `"host:port"`.
-#[derive(Tsify)]
-#[serde(untagged)]
-pub enum NodeSelector {
-    Id(#[tsify(type = "number")] serde_json::Number),
-    Text(String),
-}
-
 /// What every lifecycle step has beside the fields the replay reads as
 /// serde types (`lifecycle::step::TunnelStep`, the forward and report
 /// steps' own): its `op`, and an apply's document, taken as it is (the

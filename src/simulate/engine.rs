@@ -3,14 +3,12 @@
 use super::util::{crc32_ieee, note, owned, Prng};
 use super::world::{filed_under, Agent, Chain, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
-    Attempt, Candidate, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS, MAX_REQUESTS,
-    MAX_ROUNDS,
+    Attempt, Candidate, NodeSelector, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS,
+    MAX_REQUESTS, MAX_ROUNDS,
 };
 use crate::error::ApiError;
-use crate::go::coerce::loose_id;
 use crate::go::net::normalize_host;
 use crate::gost::host_and_port;
-use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -247,30 +245,35 @@ fn summarize(out: &[RequestTrace]) -> Summary {
     summary
 }
 
-/// What a `dead` entry names: a `host:port`, or a node by id or name.
-enum DeadName {
-    Address(String, i64),
+/// What a `dead` entry names: a `host:port` (as written), or a node by id
+/// or name.
+enum DeadName<'d> {
+    Address(&'d str, String, i64),
     Node(i64),
 }
 
 /// Reads `dead` entry `d`; `Err` says what is wrong with it.
-fn dead_name(world: &World, d: &Value, text: &str) -> Result<DeadName, &'static str> {
+fn dead_name<'d>(world: &World, d: &'d NodeSelector) -> Result<DeadName<'d>, &'static str> {
+    const NEITHER: &str = "is neither a node id nor host:port";
+    let NodeSelector::Text(text) = d else {
+        return d.id().map(DeadName::Node).ok_or(NEITHER);
+    };
+    let text = text.trim();
     if text.contains(':') {
         return host_and_port(text)
-            .map(|(h, p)| DeadName::Address(h, p))
+            .map(|(h, p)| DeadName::Address(text, h, p))
             .ok_or("is not host:port");
     }
-    loose_id(d)
+    d.id()
         .or_else(|| {
-            let name = d.as_str()?.trim();
-            world
+            let named = world
                 .agents
                 .iter()
-                .find(|a| a.name.as_deref() == Some(name))
-                .and_then(|a| a.node_id)
+                .find(|a| a.name.as_deref() == Some(text));
+            named.and_then(|a| a.node_id)
         })
         .map(DeadName::Node)
-        .ok_or("is neither a node id nor host:port")
+        .ok_or(NEITHER)
 }
 
 /// Does any chain of the world dial `host:port`?
@@ -311,15 +314,15 @@ impl<'w> Simulation<'w> {
     }
 
     /// Takes in the scenario's `dead` list.
-    fn read_dead(&mut self, dead: &[Value], notes: &mut Vec<String>) -> Result<(), ApiError> {
+    fn read_dead(
+        &mut self,
+        dead: &[NodeSelector],
+        notes: &mut Vec<String>,
+    ) -> Result<(), ApiError> {
         let world = self.world;
         for (i, d) in dead.iter().enumerate() {
-            let text = match d {
-                Value::String(s) => owned(s.trim()),
-                other => crate::json::to_text(other),
-            };
-            match dead_name(world, d, &text) {
-                Ok(DeadName::Address(host, port)) => {
+            match dead_name(world, d) {
+                Ok(DeadName::Address(text, host, port)) => {
                     if !dialed(world, &host, port) {
                         note(
                             notes,
@@ -342,7 +345,10 @@ impl<'w> Simulation<'w> {
                 Err(problem) => {
                     return Err(ApiError::new(
                         "IN001",
-                        format!("dead entry {} {problem}", crate::redact::describe(d)),
+                        format!(
+                            "dead entry {} {problem}",
+                            crate::redact::describe(&d.given_value())
+                        ),
                         format!("/dead/{i}"),
                     ))
                 }
@@ -454,14 +460,8 @@ fn pick_entry<'w>(world: &'w World, sc: &Scenario) -> Result<(usize, &'w Agent),
         ));
     }
     let agents = || world.agents.iter().enumerate();
-    if let Some(e) = sc.entry.as_ref().filter(|e| !e.is_null()) {
-        let id = loose_id(e).ok_or_else(|| {
-            ApiError::new(
-                "IN001",
-                format!("entry {} is not a node id", crate::json::Text(e)),
-                "/entry",
-            )
-        })?;
+    if let Some(e) = &sc.entry {
+        let id = e.id().ok_or_else(|| not_a_node_id(e))?;
         return agents()
             .find(|(_, a)| a.node_id == Some(id))
             .ok_or_else(|| {
@@ -477,6 +477,13 @@ fn pick_entry<'w>(world: &'w World, sc: &Scenario) -> Result<(usize, &'w Agent),
         .find(|(_, a)| entry(a) && !a.chains.is_empty())
         .or_else(|| agents().find(|(_, a)| entry(a)))
         .ok_or_else(|| ApiError::new("NO_ENTRY", "the document has no entry node", ""))
+}
+
+/// The error of a scenario's `entry` that names no node id.
+pub(super) fn not_a_node_id(entry: &NodeSelector) -> ApiError {
+    let given = entry.given_value();
+    let message = format!("entry {} is not a node id", crate::json::Text(&given));
+    ApiError::new("IN001", message, "/entry")
 }
 
 /// The router requests start with: chain index and retries.

@@ -84,8 +84,8 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "NodeSelector[]")
     )]
-    #[serde(deserialize_with = "crate::options::field::list")]
-    pub dead: Vec<Value>,
+    #[serde(deserialize_with = "NodeSelector::list")]
+    pub dead: Vec<NodeSelector>,
     /// Number of requests (default 3).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::count")]
@@ -107,8 +107,8 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "NodeSelector")
     )]
-    #[serde(deserialize_with = "crate::options::field::given")]
-    pub entry: Option<Value>,
+    #[serde(deserialize_with = "NodeSelector::given")]
+    pub entry: Option<NodeSelector>,
     /// Retries of the entry's forward service (default 0, as flvx deploys it).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::signed")]
@@ -170,6 +170,61 @@ impl Scenario {
     /// unknown keys ignored, `null` for "use the default").
     pub fn from_json(v: &Value) -> Result<Scenario, crate::options::OptionError> {
         crate::options::read_value(v)
+    }
+}
+
+/// A node a scenario names: its id (a number, or a numeric string), its
+/// name, or a `host:port` it listens on. Anything else is kept, to be named
+/// in the error it gets.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
+#[cfg_attr(any(test, target_arch = "wasm32"), serde(untagged))]
+pub enum NodeSelector {
+    Id(#[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = "number"))] serde_json::Number),
+    Text(String),
+    #[cfg_attr(any(test, target_arch = "wasm32"), serde(skip))]
+    Other(Value),
+}
+
+impl From<Value> for NodeSelector {
+    fn from(v: Value) -> NodeSelector {
+        match v {
+            Value::Number(n) => NodeSelector::Id(n),
+            Value::String(s) => NodeSelector::Text(s),
+            other => NodeSelector::Other(other),
+        }
+    }
+}
+
+impl NodeSelector {
+    /// `deserialize_with` reader of a scenario's list of selectors.
+    fn list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<NodeSelector>, D::Error> {
+        let items = crate::options::field::list(d)?;
+        Ok(items.into_iter().map(NodeSelector::from).collect())
+    }
+
+    /// `deserialize_with` reader of one selector; `null` is none.
+    fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NodeSelector>, D::Error> {
+        Ok(crate::options::field::given(d)?.map(NodeSelector::from))
+    }
+
+    /// The node id it names: a whole number, or a numeric string (as the
+    /// plan names nodes, [`crate::go::coerce::loose_id`]).
+    pub(crate) fn id(&self) -> Option<i64> {
+        match self {
+            NodeSelector::Id(n) => crate::go::coerce::json_whole_number(n),
+            NodeSelector::Text(s) => crate::go::coerce::id_text(s),
+            NodeSelector::Other(_) => None,
+        }
+    }
+
+    /// The selector as given, for messages.
+    pub(crate) fn given_value(&self) -> Value {
+        match self {
+            NodeSelector::Id(n) => Value::Number(n.clone()),
+            NodeSelector::Text(s) => Value::String(s.clone()),
+            NodeSelector::Other(v) => v.clone(),
+        }
     }
 }
 
@@ -391,4 +446,34 @@ fn world_of(doc: &TreeValue<'_>, limits: &crate::limits::Limits) -> Result<world
         "expected a plan ({error, federation, local}), a tunnel input ({tunnel, nodes}), a node config ({services, chains}) or a lifecycle state",
         "",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_scenario_names_nodes_by_id_name_or_address() {
+        let given = json!({"dead": [3, "4", " 5 ", 2.0, 1.5, "a:1", {"a": 1}, true], "entry": "7"});
+        let sc = Scenario::from_json(&given).unwrap();
+        let ids: Vec<Option<i64>> = sc.dead.iter().map(NodeSelector::id).collect();
+        assert_eq!(
+            ids,
+            [Some(3), Some(4), Some(5), Some(2), None, None, None, None]
+        );
+        assert_eq!(sc.entry.as_ref().and_then(NodeSelector::id), Some(7));
+        let doc = crate::plan::tests::federated_middle_input();
+        let refused = |dead: Value| {
+            let sc = Scenario::from_json(&json!({ "dead": [dead] })).unwrap();
+            simulate(&doc, &sc).map(|_| ()).map_err(|e| e.message)
+        };
+        // A string with a colon is an address; anything else that names no
+        // node is neither (an object too, though its text has a colon).
+        let not_address = "dead entry \"x:y\" is not host:port";
+        assert_eq!(refused(json!("x:y")), Err(not_address.into()));
+        let neither = "dead entry {\"a\":1} is neither a node id nor host:port";
+        assert_eq!(refused(json!({"a": 1})), Err(neither.into()));
+        assert_eq!(refused(json!(1)), Ok(()));
+    }
 }

@@ -6,7 +6,7 @@
 
 use super::super::util::{note, owned};
 use super::super::world::{Agent, Forwarder, Hop, Service, World};
-use super::super::{RequestTrace, Scenario, SkippedTarget, TargetTry, TraceForward};
+use super::super::{NodeSelector, RequestTrace, Scenario, SkippedTarget, TargetTry, TraceForward};
 use super::{fail_limits, whole_seconds, Outcome, Selection, Simulation};
 use crate::error::ApiError;
 use crate::forward::parse_service_name as parse_name;
@@ -91,7 +91,7 @@ pub(in crate::simulate) fn pick(world: &World, sc: &Scenario) -> Result<Option<E
             )),
         };
     };
-    let ai = match sc.entry.as_ref().filter(|e| !e.is_null()) {
+    let ai = match &sc.entry {
         Some(e) => entry_running(world, &all, &svc.name, e)?,
         None => ai,
     };
@@ -127,15 +127,9 @@ fn entry_running(
     world: &World,
     all: &[(usize, &Service, &Forwarder)],
     name: &str,
-    entry: &Value,
+    entry: &NodeSelector,
 ) -> Result<usize, ApiError> {
-    let id = loose_id(entry).ok_or_else(|| {
-        ApiError::new(
-            "IN001",
-            format!("entry {} is not a node id", crate::json::Text(entry)),
-            "/entry",
-        )
-    })?;
+    let id = entry.id().ok_or_else(|| super::not_a_node_id(entry))?;
     all.iter()
         .find(|(ai, s, _)| {
             s.name == name && world.agents.get(*ai).and_then(|a| a.node_id) == Some(id)
