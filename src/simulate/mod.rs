@@ -130,16 +130,16 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "number | string")
     )]
-    #[serde(deserialize_with = "crate::options::field::given")]
-    pub forward: Option<Value>,
+    #[serde(deserialize_with = "NodeSelector::given")]
+    pub forward: Option<NodeSelector>,
     /// Dead targets of that forward: addresses exactly as written in its
     /// `forwarder.nodes` (strings), or 1-based positions in that list (numbers).
     #[cfg_attr(
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "(number | string)[]")
     )]
-    #[serde(deserialize_with = "crate::options::field::list")]
-    pub dead_targets: Vec<Value>,
+    #[serde(deserialize_with = "NodeSelector::list")]
+    pub dead_targets: Vec<NodeSelector>,
     /// What if: the forward's target selector's `maxFails` (flvx: 1).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::signed")]
@@ -149,8 +149,8 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "number | string")
     )]
-    #[serde(deserialize_with = "crate::options::field::given")]
-    pub fail_timeout: Option<Value>,
+    #[serde(deserialize_with = "NodeSelector::given")]
+    pub fail_timeout: Option<NodeSelector>,
     /// What if: the forward service's `handler.retries` (flvx sets none: 0).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::signed")]
@@ -175,7 +175,9 @@ impl Scenario {
 
 /// A node a scenario names: its id (a number, or a numeric string), its
 /// name, or a `host:port` it listens on. Anything else is kept, to be named
-/// in the error it gets.
+/// in the error it gets. The scenario's other fields that take a number or
+/// a text (the forward, its dead targets, a fail timeout) are read as this
+/// type too, each by its own rule.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
 #[cfg_attr(any(test, target_arch = "wasm32"), serde(untagged))]
@@ -215,6 +217,22 @@ impl NodeSelector {
             NodeSelector::Id(n) => crate::go::coerce::json_whole_number(n),
             NodeSelector::Text(s) => crate::go::coerce::id_text(s),
             NodeSelector::Other(_) => None,
+        }
+    }
+
+    /// The text given, trimmed.
+    pub(crate) fn text(&self) -> Option<&str> {
+        match self {
+            NodeSelector::Text(s) => Some(s.trim()),
+            _ => None,
+        }
+    }
+
+    /// The number given.
+    pub(crate) fn number(&self) -> Option<&serde_json::Number> {
+        match self {
+            NodeSelector::Id(n) => Some(n),
+            _ => None,
         }
     }
 

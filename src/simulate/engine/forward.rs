@@ -10,9 +10,7 @@ use super::super::{NodeSelector, RequestTrace, Scenario, SkippedTarget, TargetTr
 use super::{fail_limits, whole_seconds, Outcome, Selection, Simulation};
 use crate::error::ApiError;
 use crate::forward::parse_service_name as parse_name;
-use crate::go::coerce::loose_id;
 use crate::go::duration::parse_duration;
-use serde_json::Value;
 
 /// The forward service requests enter at, with the scenario's overrides.
 pub(in crate::simulate) struct Entry {
@@ -29,12 +27,12 @@ pub(in crate::simulate) struct Entry {
 }
 
 /// Does service `name` belong to the forward `wanted` names?
-fn names_forward(world: &World, name: &str, wanted: &Value) -> bool {
+fn names_forward(world: &World, name: &str, wanted: &NodeSelector) -> bool {
     let parsed = parse_name(name);
-    if let Some(id) = loose_id(wanted) {
+    if let Some(id) = wanted.id() {
         return parsed.is_some_and(|(fid, _)| fid == id);
     }
-    let Some(text) = wanted.as_str().map(str::trim) else {
+    let Some(text) = wanted.text() else {
         return false;
     };
     let named = |fid: i64| {
@@ -68,7 +66,7 @@ pub(in crate::simulate) fn pick(world: &World, sc: &Scenario) -> Result<Option<E
     } else {
         forward_services(world)
     };
-    let wanted = sc.forward.as_ref().filter(|v| !v.is_null());
+    let wanted = sc.forward.as_ref();
     let Some(&(ai, svc, fwd)) = all
         .iter()
         .find(|(_, s, _)| wanted.is_none_or(|w| names_forward(world, &s.name, w)))
@@ -84,7 +82,7 @@ pub(in crate::simulate) fn pick(world: &World, sc: &Scenario) -> Result<Option<E
                 "IN001",
                 format!(
                     "forward {} is not deployed by this document{}",
-                    crate::redact::describe(w),
+                    crate::redact::describe(&w.given_value()),
                     listed(&all)
                 ),
                 "/forward",
@@ -160,17 +158,17 @@ fn overridden(hop: &Hop, sc: &Scenario) -> Result<Hop, ApiError> {
     if let Some(m) = sc.max_fails {
         hop.max_fails = m;
     }
-    if let Some(v) = sc.fail_timeout.as_ref().filter(|v| !v.is_null()) {
-        let ns = match v {
-            Value::String(s) => parse_duration(s.trim()).ok(),
-            other => other.as_i64(),
+    if let Some(v) = &sc.fail_timeout {
+        let ns = match v.text() {
+            Some(text) => parse_duration(text).ok(),
+            None => v.number().and_then(serde_json::Number::as_i64),
         };
         hop.fail_timeout_ns = ns.map(i128::from).ok_or_else(|| {
             ApiError::new(
                 "IN001",
                 format!(
                     "failTimeout {} is neither a Go duration nor nanoseconds",
-                    crate::redact::describe(v)
+                    crate::redact::describe(&v.given_value())
                 ),
                 "/failTimeout",
             )
@@ -182,12 +180,15 @@ fn overridden(hop: &Hop, sc: &Scenario) -> Result<Hop, ApiError> {
 /// The scenario's `deadTargets` as flags by position in `forwarder.nodes`:
 /// a string is a target's address as written there, a number its 1-based
 /// position.
-pub(in crate::simulate) fn dead_targets(hop: &Hop, list: &[Value]) -> Result<Vec<bool>, ApiError> {
+pub(in crate::simulate) fn dead_targets(
+    hop: &Hop,
+    list: &[NodeSelector],
+) -> Result<Vec<bool>, ApiError> {
     let mut dead = vec![false; hop.nodes.len()];
     for (i, v) in list.iter().enumerate() {
-        let at = match v {
-            Value::String(s) => hop.nodes.iter().position(|n| n.addr == s.trim()),
-            Value::Number(n) => n
+        let at = match (v.text(), v.number()) {
+            (Some(addr), _) => hop.nodes.iter().position(|n| n.addr == addr),
+            (_, Some(n)) => n
                 .as_u64()
                 .and_then(|k| usize::try_from(k).ok())
                 .filter(|k| (1..=hop.nodes.len()).contains(k))
@@ -199,7 +200,7 @@ pub(in crate::simulate) fn dead_targets(hop: &Hop, list: &[Value]) -> Result<Vec
                 "IN001",
                 format!(
                     "dead target {} is neither an address of the forward's targets nor a position from 1 to {}",
-                    crate::redact::describe(v),
+                    crate::redact::describe(&v.given_value()),
                     hop.nodes.len()
                 ),
                 format!("/deadTargets/{i}"),
