@@ -113,14 +113,11 @@ enum Request {
 }
 
 /// A tunnel input as a forward request needs it: its payload, node rows
-/// and federation entries, kept as given to be planned again.
-#[derive(Debug, Default)]
-struct TunnelParts {
-    /// The payload, with its id.
-    tunnel: Option<(i64, Value)>,
-    /// The node rows, each with its id.
-    nodes: Option<Vec<(i64, Value)>>,
-    federation: Option<Map<String, Value>>,
+/// and federation entries, in the step's tree.
+struct TunnelParts<'a> {
+    tunnel: Option<&'a TreeValue<'a>>,
+    nodes: Option<&'a [TreeValue<'a>]>,
+    federation: Option<&'a TreeValue<'a>>,
     /// A redeploy input's tunnel.
     tunnel_id: Option<i64>,
 }
@@ -132,26 +129,22 @@ struct TunnelIdField {
     tunnel_id: Option<i64>,
 }
 
-impl TunnelParts {
-    /// The parts of `input`; `None` when one has the wrong JSON type. The
-    /// parts are kept as values: the replay builds later inputs from them
-    /// ([`Forwards::world`], `with_forwards`).
-    fn of(input: &TreeValue<'_>) -> Option<TunnelParts> {
+impl<'a> TunnelParts<'a> {
+    /// The parts of `input`; `None` when one has the wrong JSON type.
+    fn of(input: &'a TreeValue<'a>) -> Option<TunnelParts<'a>> {
         let obj = input.as_object()?;
         let given = |key: &str| obj.get(key).filter(|v| !v.is_null());
-        let value = |v: &TreeValue<'_>| crate::encode::to_value(v);
-        let row = |v: &TreeValue<'_>| (row_id(v), value(v));
         let nodes = match given("nodes") {
             None => None,
-            Some(v) => Some(v.as_array()?.iter().map(row).collect()),
+            Some(v) => Some(v.as_array()?),
         };
-        let federation = match given("federation").map(value) {
+        let federation = match given("federation") {
             None => None,
-            Some(Value::Object(map)) => Some(map),
+            Some(v @ TreeValue::Object(_)) => Some(v),
             Some(_) => return None,
         };
         Some(TunnelParts {
-            tunnel: given("tunnel").map(row),
+            tunnel: given("tunnel"),
             nodes,
             federation,
             tunnel_id: TunnelIdField::deserialize(input).ok()?.tunnel_id,
@@ -193,18 +186,23 @@ struct World {
 impl Forwards {
     /// Remembers the input tunnel `t` was applied with (a `{db}` input
     /// gives no payload: forward requests then find no such tunnel).
+    /// The parts are kept as values: the replay builds later inputs from
+    /// them ([`Forwards::world`], `with_forwards`).
     pub(super) fn remember(&mut self, t: i64, input: &TreeValue<'_>) {
         let Some(parts) = TunnelParts::of(input) else {
             return;
         };
-        let Some((_, tunnel)) = parts.tunnel else {
+        let Some(tunnel) = parts.tunnel else {
             return;
         };
-        upsert(&mut self.tunnels, t, tunnel);
-        for (id, row) in parts.nodes.unwrap_or_default() {
-            upsert(&mut self.nodes, id, row);
+        let value = |v: &TreeValue<'_>| crate::encode::to_value(v);
+        upsert(&mut self.tunnels, t, value(tunnel));
+        for row in parts.nodes.unwrap_or_default() {
+            upsert(&mut self.nodes, row_id(row), value(row));
         }
-        self.federation.extend(parts.federation.unwrap_or_default());
+        if let Some(Value::Object(federation)) = parts.federation.map(value) {
+            self.federation.extend(federation);
+        }
     }
 
     /// The payload tunnel `t` was last applied with.
@@ -496,7 +494,7 @@ impl Replay {
 /// redeploy's `tunnelId`).
 pub(super) fn input_tunnel_id(step: &TreeValue<'_>) -> Option<i64> {
     let parts = TunnelParts::of(step.get("input")?)?;
-    let named = parts.tunnel.map(|(id, _)| id).or(parts.tunnel_id);
+    let named = parts.tunnel.map(row_id).or(parts.tunnel_id);
     named.filter(|id| *id > 0)
 }
 
