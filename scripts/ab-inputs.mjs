@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// A/B of two builds of the Node package on what scripts/ab.mjs does not
+// vary: the panel operations on damaged panels, the scenario fields, and
+// the lifecycle replay's speed. Not part of the tests.
+//
+//   node scripts/ab-inputs.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]
+//
+// 1. Panels: `auditPanelJson` and `backupTunnelsJson` on the shipped backup,
+//    the database rows of www/examples/redeploy-from-rows.json and the audit
+//    seeds, each also with about 60 of its leaves set to each of 8 wrong
+//    values and cut in half; answers (or thrown code, message, path) compared.
+// 2. Scenarios: `simulateJson` on the forward example and the simulate
+//    seeds with `dead`, `entry`, `forward`, `deadTargets` and `failTimeout`
+//    each set to 17 values (alone, and beside a valid one); answers compared.
+// 3. Speed: `lifecycleJson` of apply, release, apply on the `large` and
+//    `large-x4` workloads (scripts/workloads.mjs), the builds alternating
+//    (scripts/timing.mjs); the median of the per-round ratios NEW/OLD.
+
+import { createRequire } from 'node:module';
+import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join, resolve, dirname, basename } from 'node:path';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { roundRobin, fmtMs } from './timing.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const roundsAt = args.indexOf('--rounds');
+const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 30;
+if (args.length < 2 || !(rounds > 0)) {
+  console.error('usage: node scripts/ab-inputs.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]');
+  process.exit(2);
+}
+const require = createRequire(import.meta.url);
+const load = (dir) => require(resolve(dir, 'hop_policy.js'));
+const [oldM, newM] = [load(args[0]), load(args[1])];
+let wl = args[2];
+if (!wl) {
+  wl = mkdtempSync(join(tmpdir(), 'hop-policy-ab.'));
+  const dir = wl;
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'workloads.mjs'), wl], { stdio: 'ignore' });
+}
+
+const text = (path) => readFileSync(join(ROOT, path), 'utf8');
+const filesIn = (dir) => readdirSync(join(ROOT, dir)).map((f) => join(dir, f));
+
+/** The answer of `fn`, or what it throws. */
+function answer(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    return `THROW ${e?.code ?? ''} ${e?.message ?? e} ${e?.path ?? ''}`;
+  }
+}
+
+/** Calls `call(module, ...args)` on both builds; prints the first differences. */
+function compare(what, cases, call) {
+  let calls = 0;
+  let differ = 0;
+  for (const c of cases) {
+    calls++;
+    const [a, b] = [answer(() => call(oldM, c)), answer(() => call(newM, c))];
+    if (a !== b && differ++ < 5) {
+      console.log(`differs: ${what} ${JSON.stringify(c).slice(0, 160)}\n  old: ${a.slice(0, 200)}\n  new: ${b.slice(0, 200)}`);
+    }
+  }
+  console.log(`${what}: ${calls} calls, ${differ} differ`);
+}
+
+/** `doc` and its damaged copies: leaves set to wrong values, cut in half. */
+function damaged(doc) {
+  const out = [doc];
+  const leaves = [];
+  (function walk(v, path) {
+    if (v && typeof v === 'object') for (const k of Object.keys(v)) walk(v[k], [...path, k]);
+    else leaves.push(path);
+  })(JSON.parse(doc), []);
+  const step = Math.max(1, Math.floor(leaves.length / 60));
+  for (let i = 0; i < leaves.length; i += step) {
+    for (const wrong of [null, 'x', 1.5, 12345678901234567890, [], {}, true, -1]) {
+      const copy = JSON.parse(doc);
+      const path = leaves[i];
+      let at = copy;
+      for (const k of path.slice(0, -1)) at = at[k];
+      at[path[path.length - 1]] = wrong;
+      out.push(JSON.stringify(copy));
+    }
+  }
+  out.push(doc.slice(0, doc.length >> 1));
+  return out;
+}
+
+// 1. Panels.
+const rows = JSON.parse(text('www/examples/redeploy-from-rows.json')).db;
+for (const t of ['tunnel', 'chain_tunnel', 'node', 'federation_tunnel_binding']) {
+  if (!Array.isArray(rows[t])) rows[t] = rows[t] ? [rows[t]] : [];
+}
+const panels = [text('examples/panel-backup.json'), JSON.stringify(rows), ...filesIn('fuzz/corpus/seed-audit').map(text)];
+const panelCases = panels.flatMap(damaged).flatMap((doc) => [['auditPanelJson', doc], ['backupTunnelsJson', doc]]);
+compare('panel operations', panelCases, (m, [op, doc]) => m[op](doc));
+
+// 2. Scenarios.
+const values = [1, '1', ' 2 ', 2.0, 1.5, 'x:1', '10.0.0.1:443', { a: 1 }, [1], [], true, null, '10s', 5e9, 'bad', -1, 'n1'];
+const lists = new Set(['dead', 'deadTargets']);
+const scenarioCases = [];
+for (const doc of ['examples/tunnel-with-forwards.json', ...filesIn('fuzz/corpus/seed-simulate')]) {
+  for (const field of ['dead', 'entry', 'forward', 'deadTargets', 'failTimeout']) {
+    for (const v of values) {
+      const alone = lists.has(field) ? [v] : v;
+      const beside = lists.has(field) ? [v, 1] : v;
+      scenarioCases.push([doc, { [field]: alone }], [doc, { [field]: beside, requests: 2 }]);
+    }
+  }
+}
+const docs = new Map();
+compare('scenarios', scenarioCases, (m, [doc, scenario]) => {
+  if (!docs.has(doc)) docs.set(doc, text(doc));
+  return m.simulateJson(docs.get(doc), JSON.stringify(scenario));
+});
+
+// 3. Speed.
+for (const name of ['large', 'large-x4']) {
+  const input = readFileSync(join(wl, `${name}.json`), 'utf8');
+  const steps = `[{"op":"apply","input":${input}},{"op":"release"},{"op":"apply","input":${input}}]`;
+  const rr = roundRobin([() => oldM.lifecycleJson(steps), () => newM.lifecycleJson(steps)], 0, rounds);
+  console.log(`lifecycleJson ${name}: old ${fmtMs(rr.ms[0])}, new ${fmtMs(rr.ms[1])}, median ratio new/old ${rr.ratio[1].toFixed(3)} (${rounds} rounds)`);
+}
