@@ -12,7 +12,10 @@
 // 2. Scenarios: `simulateJson` on the forward example and the simulate
 //    seeds with `dead`, `entry`, `forward`, `deadTargets` and `failTimeout`
 //    each set to 17 values (alone, and beside a valid one); answers compared.
-// 3. Speed: `lifecycleJson` of apply, release, apply on the `large` and
+// 3. Options: 42 option texts (wrong types, ranges, `null`s, nested limits,
+//    two wrong fields) through `planTunnelJson`, `checkDocumentJson`,
+//    `simulateJson` and `backupTunnelsJson`; answers compared.
+// 4. Speed: `lifecycleJson` of apply, release, apply on the `large` and
 //    `large-x4` workloads (scripts/workloads.mjs), the builds alternating
 //    (scripts/timing.mjs); the median of the per-round ratios NEW/OLD.
 
@@ -120,7 +123,28 @@ compare('scenarios', scenarioCases, (m, [doc, scenario]) => {
   return m.simulateJson(docs.get(doc), JSON.stringify(scenario));
 });
 
-// 3. Speed.
+// 3. Options.
+const tunnel = JSON.stringify({
+  tunnel: { name: 't', inNodeId: [{ nodeId: 1 }], outNodeId: [{ nodeId: 2, port: 40001 }] },
+  nodes: [1, 2].map((id) => ({ id, status: 1, serverIp: `10.0.0.${id}`, port: '40000-40100' })),
+});
+const options = [
+  '[1]', '"x"', '5', 'null', '{}', '{"mode": 5}', '{"mode": "nope"}', '{"mode": " update "}', '{"mode": null}',
+  '{"limits": 7}', '{"limits": null}', '{"limits": [1]}', '{"limits": {"maxNodes": -1}}', '{"limits": {"maxNodes": 1.5}}',
+  '{"limits": {"maxNodes": "5"}}', '{"limits": {"maxNodes": null}}', '{"limits": {"maxDepth": 99999999999999999999}}',
+  '{"kind": 5}', '{"kind": "plan"}', '{"kind": "zzz"}', '{"kind": null, "limits": {"maxHops": 2}}',
+  '{"requests": -1}', '{"requests": 5000000000}', '{"seed": 1.5}', '{"seed": -2}', '{"startMs": "1"}', '{"gapMs": 1.5}',
+  '{"dead": null}', '{"dead": 5}', '{"dead": [1, "a"]}', '{"entry": null}', '{"clientIp": 5}', '{"deadTargets": {}}',
+  '{"failTimeout": "3s"}', '{"retries": true}', '{"reviveAtMs": [1]}', '{"limits": {"maxOutputBytes": 10}}',
+  '{"x": 1, "mode": "create"}', `{"limits": {"maxNodes": "${'y'.repeat(50)}"}}`, '{"kind": 1, "limits": 2}',
+  '{"mode": 1, "limits": 2}', '{"seed": 1.5, "requests": -1}',
+];
+const emptyBackup = '{"version":"1","nodes":[],"tunnels":[]}';
+const optionCases = ['planTunnelJson', 'checkDocumentJson', 'simulateJson', 'backupTunnelsJson']
+  .flatMap((op) => options.map((o) => [op, o]));
+compare('options', optionCases, (m, [op, o]) => m[op](op === 'backupTunnelsJson' ? emptyBackup : tunnel, o));
+
+// 4. Speed.
 for (const name of ['large', 'large-x4']) {
   const input = readFileSync(join(wl, `${name}.json`), 'utf8');
   const steps = `[{"op":"apply","input":${input}},{"op":"release"},{"op":"apply","input":${input}}]`;
