@@ -383,8 +383,11 @@ impl<'de> VariantAccess<'de> for Variant<'de> {
 }
 
 #[cfg(test)]
+use super::tree::{read, Arena};
+
+#[cfg(test)]
 mod tests {
-    use super::super::tree::{read, Arena};
+    use super::{read, Arena};
     use serde::Deserialize;
     use serde_json::Value;
     use std::collections::BTreeMap;
