@@ -475,15 +475,16 @@ fn whole_beyond_i64(n: &serde_json::Number) -> bool {
 /// Only the columns a redeploy reads are carried (`COLUMNS`), so no other
 /// column of the database (the node's `secret` among them) reaches the input.
 fn redacted_node(
-    row: &Map<String, Value>,
+    cell: impl Fn(&str) -> Option<Value>,
     pseudonyms: &mut std::collections::BTreeMap<String, usize>,
     urls: &mut UrlNames,
 ) -> Value {
     let mut out = Map::new();
     for (column, _) in COLUMNS[0].1 {
-        let Some(value) = row.get(*column) else {
+        let Some(value) = cell(column) else {
             continue;
         };
+        let value = &value;
         let value = if *column == "remote_token" {
             let token = go_string(Some(value));
             if token.is_empty() {
@@ -512,7 +513,7 @@ fn redacted_node(
 /// A binding row as a redeploy input carries it: redacted, with its
 /// provider's URL shown as its node's is.
 fn redacted_binding(row: &TreeValue<'_>, urls: &mut UrlNames) -> Value {
-    let mut out = redact::redact(&crate::encode::to_value(row));
+    let mut out = redacted(row);
     if let (Some(TreeValue::Str(url)), Value::Object(out)) = (row.get("remote_url"), &mut out) {
         out.insert("remote_url".into(), Value::String(urls.of(url)));
     }
@@ -767,8 +768,18 @@ pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
         .node
         .iter()
         .map(|n| match database {
-            true => redacted_node(&stored_row(n.stored), &mut pseudonyms, &mut urls),
-            false => redacted_node(&node_row_of(n.stored), &mut pseudonyms, &mut urls),
+            true => {
+                let cell = |column: &str| n.stored.get(column).map(|v| crate::encode::to_value(v));
+                redacted_node(cell, &mut pseudonyms, &mut urls)
+            }
+            false => {
+                let row = node_row_of(n.stored);
+                redacted_node(
+                    |column| row.get(column).cloned(),
+                    &mut pseudonyms,
+                    &mut urls,
+                )
+            }
         })
         .collect();
     each_tunnel_rows(tables, &mut |mut t| {
@@ -779,14 +790,14 @@ pub fn each_tunnel(tables: &Tables<'_>, f: &mut dyn FnMut(BackupTunnel)) {
             .filter_map(|&i| nodes.get(i).cloned())
             .collect();
         let tunnel = match database {
-            true => redact::redact(&crate::encode::to_value(t.tunnel.stored)),
+            true => redacted(t.tunnel.stored),
             false => redact::redact(&t.tunnel.read.to_row()),
         };
         let chains = t
             .chains
             .iter()
             .map(|r| match database {
-                true => redact::redact(&crate::encode::to_value(r.stored)),
+                true => redacted(r.stored),
                 false => redact::redact(&r.read.to_row()),
             })
             .collect();
@@ -852,12 +863,12 @@ pub fn read_panel(doc: &Value) -> Result<Vec<BackupTunnel>, ApiError> {
     Ok(out)
 }
 
-/// A stored row as the value a redeploy input carries it in.
-fn stored_row(row: &TreeValue<'_>) -> Map<String, Value> {
-    match crate::encode::to_value(row) {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
+/// A stored row as the value a redeploy input carries it in, redacted
+/// ([`redact::redact_in_place`]).
+fn redacted(row: &TreeValue<'_>) -> Value {
+    let mut value = crate::encode::to_value(row);
+    redact::redact_in_place(&mut value);
+    value
 }
 
 #[cfg(test)]
