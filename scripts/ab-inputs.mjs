@@ -19,32 +19,13 @@
 //    `large-x4` workloads (scripts/workloads.mjs), the builds alternating
 //    (scripts/timing.mjs); the median of the per-round ratios NEW/OLD.
 
-import { createRequire } from 'node:module';
-import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve, dirname, basename } from 'node:path';
-import { tmpdir } from 'node:os';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { roundRobin, fmtMs } from './timing.mjs';
+import { abArgs, ROOT } from './ab-args.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const roundsAt = args.indexOf('--rounds');
-const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 30;
-if (args.length < 2 || !(rounds > 0)) {
-  console.error('usage: node scripts/ab-inputs.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]');
-  process.exit(2);
-}
-const require = createRequire(import.meta.url);
-const load = (dir) => require(resolve(dir, 'hop_policy.js'));
-const [oldM, newM] = [load(args[0]), load(args[1])];
-let wl = args[2];
-if (!wl) {
-  wl = mkdtempSync(join(tmpdir(), 'hop-policy-ab.'));
-  const dir = wl;
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'workloads.mjs'), wl], { stdio: 'ignore' });
-}
+const usage = 'node scripts/ab-inputs.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]';
+const { oldM, newM, wl, rounds } = abArgs(usage, 30);
 
 const text = (path) => readFileSync(join(ROOT, path), 'utf8');
 const filesIn = (dir) => readdirSync(join(ROOT, dir)).map((f) => join(dir, f));

@@ -21,35 +21,15 @@
 //    both share the machine's load. Prints the median time of each and the
 //    median of the per-round ratios NEW/OLD.
 
-import { createRequire } from 'node:module';
-import { readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, resolve, dirname } from 'node:path';
-import { tmpdir } from 'node:os';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { roundRobin, fmtMs } from './timing.mjs';
 import { corpusFiles, jsonLines } from './corpus.mjs';
+import { abArgs, ROOT } from './ab-args.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const roundsAt = args.indexOf('--rounds');
-const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 40;
-const ignoreAt = args.indexOf('--ignore-codes');
-const ignored = new Set(ignoreAt >= 0 ? args.splice(ignoreAt, 2)[1].split(',') : []);
-if (args.length < 2 || !(rounds > 0)) {
-  console.error('usage: node scripts/ab.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N] [--ignore-codes A,B]');
-  process.exit(2);
-}
-const require = createRequire(import.meta.url);
-const load = (dir) => require(resolve(dir, 'hop_policy.js'));
-const [oldM, newM] = [load(args[0]), load(args[1])];
-let wl = args[2];
-if (!wl) {
-  const dir = mkdtempSync(join(tmpdir(), 'hop-policy-ab.'));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  wl = dir;
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'workloads.mjs'), wl], { stdio: 'ignore' });
-}
+const usage = 'node scripts/ab.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N] [--ignore-codes A,B]';
+const { oldM, newM, wl, rounds, flags } = abArgs(usage, 40, ['--ignore-codes']);
+const ignored = new Set(flags['--ignore-codes'] ? flags['--ignore-codes'].split(',') : []);
 
 // 1. Same outputs.
 const ENTRY = ['checkDocumentJson', 'checkTunnelJson', 'planTunnelJson', 'simulateJson', 'lifecycleJson'];
