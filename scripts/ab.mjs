@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A/B of two builds of the Node package, for measuring one change (issue 7).
+// A/B of two builds of the Node package, for measuring one change.
 // Not part of the tests.
 //
 //   node scripts/ab.mjs OLD_PKG_NODE NEW_PKG_NODE [WORKLOAD_DIR] [--rounds N]

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Node/wasm benchmark (issue 7). Usually run through `scripts/bench`.
+// Node/wasm benchmark (figures: BENCH.md). Usually run through `scripts/bench`.
 //
 //   node scripts/bench.mjs WORKLOAD_DIR [--pkg DIR] [--native native.json] [--budget-ms N]
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Size of the release .wasm by the entry points it exports (issue 7). Not part
+// Size of the release .wasm by the entry points it exports. Not part
 // of the tests.
 //
 //   node scripts/size-by-exports.mjs

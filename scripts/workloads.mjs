@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark workloads (issue 7): the one generator used by both the native
+// Benchmark workloads: the one generator used by both the native
 // bench (examples/bench_native.rs) and the Node bench (scripts/bench.mjs), so
 // both time byte-identical inputs.
 //
