@@ -316,6 +316,54 @@ impl GoText {
     }
 }
 
+/// The TypeScript of what the loose readers ([`loose`]) accept: any JSON
+/// value, a loose scalar, a share token, a stored row. Declarations only:
+/// the readers take these from the document tree, never as these types.
+#[cfg(any(test, target_arch = "wasm32"))]
+pub mod accepted {
+    #![allow(dead_code)]
+    use std::collections::BTreeMap;
+    use tsify_next::Tsify;
+
+    /// Any JSON value.
+    #[derive(Tsify)]
+    #[serde(untagged)]
+    pub enum JsonValue {
+        Null(()),
+        Bool(bool),
+        Number(#[tsify(type = "number")] serde_json::Number),
+        String(String),
+        Array(Vec<JsonValue>),
+        Object(#[tsify(type = "{ [key: string]: JsonValue }")] BTreeMap<String, JsonValue>),
+    }
+
+    /// A share token, or the presence marker `true` (`false` or `null`: none).
+    #[derive(Tsify)]
+    #[serde(untagged)]
+    pub enum Token {
+        Marker(bool),
+        Value(Loose),
+    }
+
+    /// A loosely typed panel value: the server coerces numbers given as
+    /// strings and trims strings; null means empty.
+    #[derive(Tsify)]
+    #[serde(untagged)]
+    pub enum Loose {
+        Number(#[tsify(type = "number")] serde_json::Number),
+        String(String),
+        Null(()),
+    }
+
+    /// A row of a table as the panel's database stores it: column names of
+    /// model.go, SQL NULL as `null`. Columns the server does not read are allowed.
+    #[derive(Tsify)]
+    #[serde(transparent)]
+    pub struct DbRow(
+        #[tsify(type = "{ [column: string]: JsonValue }")] pub BTreeMap<String, JsonValue>,
+    );
+}
+
 /// `deserialize_with` readers for typed inputs, one per rule of the
 /// server's: a field read through `asString` / `asInt` accepts any JSON
 /// value, as the server's untyped decoder does. They read scalars straight

@@ -44,3 +44,26 @@ impl std::fmt::Display for ApiError {
 }
 
 impl std::error::Error for ApiError {}
+
+/// The TypeScript of the error every function throws (its class is defined
+/// in the bindings' JS snippet, `src/wasm/glue.js`) and of its codes.
+pub const HOP_POLICY_ERROR_TS: &str = r#"
+/** What a `HopPolicyError` says went wrong. */
+export type ErrorCode = 'IN001' | 'BAD_ARGUMENT' | 'BAD_OPTIONS' | 'BAD_SCENARIO' | 'LIMIT_EXCEEDED' | 'NOT_INITIALISED' | 'STACK_EXHAUSTED' | 'INTERNAL' | (string & {});
+
+/**
+ * What every function throws when it cannot produce its result (a server
+ * rejection is not thrown: it is the plan's `error`). `code` is stable:
+ * `IN001` (unreadable input), `BAD_ARGUMENT`, `BAD_OPTIONS`, `BAD_SCENARIO`,
+ * `LIMIT_EXCEEDED`, `NOT_INITIALISED` (web build: `init()` not awaited yet),
+ * `STACK_EXHAUSTED` / `INTERNAL` (the call failed inside the module, which was
+ * reset: the next call works), or a code from the core. `path` is a JSON
+ * Pointer into the input.
+ */
+export class HopPolicyError extends Error {
+  readonly name: 'HopPolicyError';
+  readonly code: ErrorCode;
+  readonly path: string;
+  constructor(code: ErrorCode, message: string, path?: string);
+}
+"#;

@@ -76,3 +76,17 @@ pub fn sort_findings(findings: &mut [Finding]) {
 }
 
 pub use crate::json::pointer_token;
+
+/// The TypeScript of a [`Finding`]'s code: the checker's rule table
+/// (`check::rules()`; `tests/node/declarations.test.mjs` compares the two).
+pub const FINDING_CODE_TS: &str = r#"
+/** The checker's rule codes (see `rules()`). */
+export type FindingCode =
+  | 'AC001' | 'AC002' | 'AC003' | 'AC004' | 'AC005' | 'AC006'
+  | 'FO001' | 'FO002' | 'FO003' | 'FO004' | 'FO005' | 'FO006'
+  | 'LK001' | 'LK002' | 'LK003' | 'LK004' | 'LK005'
+  | 'PA001' | 'PA002' | 'PA003' | 'PA004' | 'PA005'
+  | 'LC001' | 'LC002' | 'LC003' | 'LC004'
+  | 'IN001' | 'IN002' | 'IN003' | 'IN004'
+  | (string & {});
+"#;

@@ -145,6 +145,7 @@ pub use op::LifecycleOp;
 use serde_json::{Map, Value};
 use state::{Node, State};
 use std::collections::{BTreeMap, BTreeSet};
+pub use step::LIFECYCLE_STEP_TS;
 use step::{CommandSelector, TunnelStep};
 
 mod forward;

@@ -712,6 +712,21 @@ impl FederationInfo {
     }
 }
 
+/// The TypeScript of the payload's open closed sets ([`TunnelPayload`]'s
+/// `protocol`, `strategy` and `type`): the values the server knows, and any other.
+pub const PAYLOAD_SETS_TS: &str = r#"
+/**
+ * A link protocol. Each closed set has an escape for values this version
+ * does not know: `(string & {})` accepts any other string without losing
+ * the suggestions.
+ */
+export type Protocol = 'tls' | 'mtls' | 'wss' | 'mwss' | 'ws' | 'mws' | 'tcp' | 'mtcp' | 'kcp' | 'quic' | 'grpc' | 'h2' | 'http2' | (string & {});
+/** GOST's selector strategies (`best` is the panel's; the agent runs it as `fifo`). */
+export type Strategy = 'round' | 'rr' | 'rand' | 'random' | 'fifo' | 'ha' | 'hash' | 'best' | (string & {});
+/** 1 = port forward, 2 = tunnel forward (anything but 2 acts as 1). */
+export type TunnelType = 1 | 2 | '1' | '2' | (number & {});
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;

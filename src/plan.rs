@@ -694,6 +694,28 @@ impl Encode for MetaValue {
     }
 }
 
+/// The TypeScript of a federated node's role (a [`PlanNode`] role other than
+/// `entry`) and of the codes a [`PlanError`] carries (the planner's and the
+/// forward paths' rejection tables).
+pub const PLAN_SETS_TS: &str = r#"
+/** The role of a federated node. */
+export type Role = Exclude<NodeRole, 'entry'>;
+/** Why the server refuses a tunnel (`plan.error.code`). */
+export type PlanErrorCode =
+  | 'INVALID_INPUT' | 'CONNECT_IP_MULTI_EXIT' | 'CONNECT_IP_MULTI_NODE_HOP' | 'NAME_EMPTY' | 'TUNNEL_ID_MISSING'
+  | 'TUNNEL_NOT_FOUND' | 'PROBE_TARGET_INVALID' | 'NO_ENTRIES' | 'NO_EXITS' | 'PORTS_EXHAUSTED' | 'PORT_RANGE_MISSING'
+  | 'DUPLICATE_NODE' | 'NODE_NOT_FOUND' | 'NODE_OFFLINE' | 'REMOTE_PORT_OUT_OF_RANGE' | 'REMOTE_SHARE_MISSING'
+  | 'REMOTE_RESERVE_FAILED' | 'REMOTE_APPLY_FAILED' | 'LINK_INCOMPATIBLE' | 'PORT_MISSING'
+  | 'REMOTE_ENTRY_UPDATE_REFUSED' | 'BEFORE_REJECTED' | 'LIMIT_EXCEEDED'
+  | 'FORWARD_TUNNEL_ID_MISSING' | 'FORWARD_ID_MISSING' | 'FORWARD_NOT_FOUND' | 'FORWARD_TUNNEL_NOT_FOUND'
+  | 'FORWARD_NAME_OR_TARGET_EMPTY' | 'FORWARD_REMOTE_PORT_OUT_OF_RANGE' | 'FORWARD_PORT_OUT_OF_RANGE'
+  | 'FORWARD_PORT_TAKEN' | 'FORWARD_ENTRY_PORT_CONFLICT' | 'FORWARD_SYNC_FAILED' | 'NO_TUNNEL_PERMISSION'
+  | 'TUNNEL_DISABLED' | 'UNSAFE_TARGET' | 'SPEED_LIMIT_FORBIDDEN' | 'IN_IP_MULTI_ENTRY'
+  | 'USER_NOT_FOUND' | 'USER_DISABLED' | 'USER_EXPIRED' | 'USER_FLOW_EXCEEDED' | 'USER_FORWARD_LIMIT'
+  | 'USER_TUNNEL_DISABLED' | 'USER_TUNNEL_EXPIRED' | 'USER_TUNNEL_FLOW_EXCEEDED' | 'USER_TUNNEL_FORWARD_LIMIT'
+  | (string & {});
+"#;
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

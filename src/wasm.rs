@@ -17,11 +17,16 @@ use crate::api::{self, input_bytes::Reader};
 use args::{object_form, parse, text_form};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(typescript_custom_section)]
-const CLOSED_SETS: &str = api::input::CLOSED_SETS_TS;
-
-#[wasm_bindgen(typescript_custom_section)]
-const HOP_POLICY_ERROR: &str = api::input::HOP_POLICY_ERROR_TS;
+// TypeScript written beside the code it describes (aliases, open closed
+// sets, the thrown error), copied into the declarations at compile time.
+typescript_sections! {
+    crate::planner::request::INPUT_ALIASES_TS,
+    crate::model::PAYLOAD_SETS_TS,
+    crate::plan::PLAN_SETS_TS,
+    crate::finding::FINDING_CODE_TS,
+    crate::lifecycle::LIFECYCLE_STEP_TS,
+    crate::error::HOP_POLICY_ERROR_TS,
+}
 
 /// Runs once when the module is instantiated: the forward paths' expiry
 /// checks take the page's clock (`Date.now()`) when an input gives no `now`.

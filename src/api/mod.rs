@@ -24,8 +24,6 @@ mod audit;
 mod backup;
 mod check;
 mod check_tunnel;
-#[cfg(any(test, target_arch = "wasm32"))]
-pub mod input;
 pub mod input_bytes;
 mod lifecycle;
 mod plan;

@@ -6,6 +6,18 @@ use crate::plan::Plan;
 use crate::planner::{self, PlanOptions};
 use serde_json::Value;
 
+// A TypeScript declaration only: the planner reads the input from its
+// tree by the request path it asks for (`planner::PlanMode::detect`).
+/// What `planTunnel` and `checkTunnel` take.
+#[cfg(any(test, target_arch = "wasm32"))]
+#[allow(dead_code, clippy::large_enum_variant)]
+#[derive(tsify_next::Tsify)]
+#[serde(untagged)]
+pub enum PlanInput {
+    Tunnel(#[tsify(type = "TunnelInput")] crate::planner::request::TunnelRequest),
+    Redeploy(#[tsify(type = "RedeployInput")] crate::planner::request::RedeployRequest),
+}
+
 /// The plan of one tunnel input: what the server computes for it along the
 /// request path `options` names. A server rejection is a plan too (its
 /// `error` is set).

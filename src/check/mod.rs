@@ -129,6 +129,62 @@ impl DocumentKind {
     }
 }
 
+/// The TypeScript of the documents the checker reads ([`detect`] tells
+/// them apart by their shape in the tree; a tunnel input is planned first).
+/// Declarations only: no code builds these types.
+#[cfg(any(test, target_arch = "wasm32"))]
+pub mod documents {
+    #![allow(dead_code, clippy::large_enum_variant)]
+    use crate::coerce::accepted::JsonValue;
+    use crate::plan::{
+        Assumption, ChainConfig, Command, FederationStep, Plan, PlanNode, ServiceConfig,
+    };
+    use crate::planner::request::TunnelRequest;
+    use tsify_next::Tsify;
+
+    /// A plan as a document to check or simulate: the node table is optional
+    /// (golden vectors and plans captured elsewhere have none).
+    #[derive(Tsify)]
+    #[serde(rename_all = "camelCase")]
+    pub struct PlanDocument {
+        #[tsify(optional)]
+        pub error: Option<JsonValue>,
+        pub federation: Vec<FederationStep>,
+        pub local: Vec<Command>,
+        #[tsify(optional)]
+        pub nodes: Option<Vec<PlanNode>>,
+        #[tsify(optional)]
+        #[tsify(type = "PlanMode")]
+        pub mode: Option<crate::planner::PlanMode>,
+        #[tsify(optional)]
+        pub assumed: Option<Vec<Assumption>>,
+    }
+
+    /// One node's GOST config.
+    #[derive(Tsify)]
+    pub struct NodeConfig {
+        #[tsify(optional)]
+        #[tsify(type = "Service[]")]
+        pub services: Option<Vec<ServiceConfig>>,
+        #[tsify(optional)]
+        #[tsify(type = "Chain[]")]
+        pub chains: Option<Vec<ChainConfig>>,
+    }
+
+    /// What the checker accepts (it may also be any other JSON value, which it
+    /// reports as unreadable).
+    #[derive(Tsify)]
+    #[serde(untagged)]
+    pub enum CheckDocument {
+        Tunnel(#[tsify(type = "TunnelInput")] TunnelRequest),
+        Plan(Plan),
+        PlanDocument(PlanDocument),
+        Config(NodeConfig),
+        Commands(Vec<Command>),
+        Other(JsonValue),
+    }
+}
+
 fn detect<'d>(doc: &'d TreeValue<'d>) -> Result<DocumentKind, Reason<'d>> {
     match doc {
         TreeValue::Arr(_) => Ok(DocumentKind::Commands),

@@ -52,6 +52,32 @@ impl TunnelStep {
     }
 }
 
+// A TypeScript declaration only: the replay reads a step's `op` and its
+// document from the tree (the plan reader or the planner reads the
+// document); `LifecycleStep` is the intersection (`LIFECYCLE_STEP_TS`).
+/// What every lifecycle step has beside the fields the replay reads as
+/// typed fields (`TunnelStep`, the forward and report steps' own): its
+/// `op`, and an apply's document, taken as it is.
+#[cfg(any(test, target_arch = "wasm32"))]
+#[allow(dead_code)]
+#[derive(Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct StepHead {
+    pub op: super::LifecycleOp,
+    /// The plan applied (`apply`, `edit`, `applyError`)...
+    #[tsify(optional)]
+    pub plan: Option<crate::check::documents::PlanDocument>,
+    /// ...or the tunnel input, planned first.
+    #[tsify(optional, type = "TunnelInput | RedeployInput")]
+    pub input: Option<crate::planner::request::TunnelRequest>,
+}
+
+/// The TypeScript of one step: the head and every kind's fields.
+pub const LIFECYCLE_STEP_TS: &str = r#"
+/** One lifecycle step (see the lifecycle module docs for the semantics). */
+export type LifecycleStep = StepHead & TunnelStep & ForwardStep & ReportStep;
+"#;
+
 /// A local command picked by its index among the plan's local commands, or
 /// by node and command name (`{nodeId?, command?}`: an absent or unreadable
 /// part matches any); any other value picks none.

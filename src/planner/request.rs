@@ -418,6 +418,27 @@ pub fn redeploy_stored(
     deploy(state, nodes, fed, Verb::Add, limits)
 }
 
+/// The TypeScript of the two inputs' full shapes: the typed request and the
+/// forward context the same input carries (`forward::input::ForwardContext`).
+pub const INPUT_ALIASES_TS: &str = r#"
+/**
+ * The input of a create (`{tunnel, nodes, federation?}`) or an edit (the
+ * same plus `before`). `forward-create` adds `forward` and the forward
+ * context (`user`, `speedLimits`, `userTunnel`, `forwards`, `agents`,
+ * `config`, `offline`, `now`; the tunnel is created first, unreported);
+ * `forward-update` adds `createForwards` too; an edit may carry the context
+ * and `createForwards` (the forwards on the `before` tunnel), which it
+ * re-syncs.
+ */
+export type TunnelInput = TunnelRequest & ForwardContext;
+/**
+ * The input of a redeploy: the tunnel as the database stores it, and what
+ * the forwards' sync after it sees of the agents (read only when forwards
+ * ride on the tunnel).
+ */
+export type RedeployInput = RedeployRequest & Pick<ForwardContext, 'agents' | 'config' | 'offline' | 'now'>;
+"#;
+
 #[cfg(test)]
 mod tests {
     use crate::planner::{plan_opts, PlanMode, PlanOptions};

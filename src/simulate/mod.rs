@@ -61,6 +61,27 @@
 //! `maxFails`, `failTimeout` (Go duration or ns) and `retries` (what-if
 //! values for the forward), and `reviveAtMs` (from then on nothing is dead).
 
+/// The TypeScript of what the simulator accepts. A declaration only: the
+/// simulator tells the documents apart by their shape in the tree.
+#[cfg(any(test, target_arch = "wasm32"))]
+mod documents {
+    #![allow(dead_code, clippy::large_enum_variant)]
+    use crate::check::documents::{NodeConfig, PlanDocument};
+    use crate::plan::Plan;
+    use crate::planner::request::TunnelRequest;
+    use tsify_next::Tsify;
+
+    /// What the simulator accepts.
+    #[derive(Tsify)]
+    #[serde(untagged)]
+    pub enum SimulateDocument {
+        Tunnel(#[tsify(type = "TunnelInput")] TunnelRequest),
+        Plan(Plan),
+        PlanDocument(PlanDocument),
+        Config(NodeConfig),
+    }
+}
+
 mod engine;
 mod text;
 pub(crate) mod util;

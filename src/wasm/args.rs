@@ -37,6 +37,18 @@ macro_rules! text_export {
     };
 }
 
+/// Each hand-written TypeScript text as a custom section of the declarations.
+macro_rules! typescript_sections {
+    ($($text:path),* $(,)?) => {
+        $(
+            const _: () = {
+                #[wasm_bindgen(typescript_custom_section)]
+                const TS: &str = $text;
+            };
+        )*
+    };
+}
+
 /// An export over JS values (`$input` and `$extra_ts` in TypeScript,
 /// `$output` out): `$op` on their JSON text, its answer parsed.
 macro_rules! object_export {
