@@ -312,7 +312,7 @@ fn main() {
                 std::process::exit(2)
             }
         };
-        let p = plan(&input);
+        let p = plan(&input, &Default::default());
         let plan_text = plan_to_json(&p);
         if let Some(err) = &p.error {
             eprintln!(
@@ -329,7 +329,7 @@ fn main() {
             || serde_json::from_str::<Value>(&input_text).map(|v| v.is_object()),
             budget,
         );
-        let t_plan = median_ns(|| plan(&input), budget);
+        let t_plan = median_ns(|| plan(&input, &Default::default()), budget);
         let t_to_string = median_ns(|| plan_to_json(&p).len(), budget);
         let t_plan_json = median_ns(
             || hop_policy::api::plan_json(&input_text, None).map(|t| t.len()),

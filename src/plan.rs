@@ -777,7 +777,7 @@ pub(crate) mod tests {
     #[test]
     fn a_plan_read_back_from_its_json_keeps_its_commands_and_federation() {
         let input = federated_middle_input();
-        let plan = crate::planner::plan(&input);
+        let plan = crate::planner::plan(&input, &Default::default());
         assert!(plan.error.is_none(), "{:?}", plan.error);
         let text = crate::encode::to_string(&plan);
         let back = Plan::from_json(&crate::json::from_str(&text).unwrap()).unwrap();

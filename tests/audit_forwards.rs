@@ -6,7 +6,7 @@
 //! and fresh providers, and where the vector itself says exactly that (no
 //! agent state, no provider answers), what the upstream server sent.
 
-use hop_policy::planner::{plan_opts, PlanMode, PlanOptions};
+use hop_policy::planner::{plan, PlanMode, PlanOptions};
 use serde_json::{json, Value};
 mod golden_vectors;
 use golden_vectors::forward_vectors;
@@ -69,7 +69,7 @@ fn a_panel_audit_plans_each_tunnels_forwards_as_its_redeploy_does() {
         let tunnel = &tunnels[0];
         // The same rows as a redeploy input, without what only a live panel knows.
         let bare = json!({"db": input["db"], "tunnelId": input["tunnelId"]});
-        let plan = plan_opts(&bare, &PlanOptions::along(PlanMode::Redeploy));
+        let plan = plan(&bare, &PlanOptions::along(PlanMode::Redeploy));
         let plan: Value = serde_json::from_str(&hop_policy::encode::to_string(&plan)).unwrap();
         assert_eq!(tunnel["plan"], plan, "{}", v["name"]);
         if plan["local"]

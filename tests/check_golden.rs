@@ -338,7 +338,10 @@ fn golden_tunnel_inputs_through_check() {
 fn golden_check_tunnel_returns_the_planners_plan() {
     for v in vectors().into_iter().take(40) {
         let tc = hop_policy::check::check_tunnel(&v["input"], &Default::default());
-        assert_eq!(tc.plan, hop_policy::planner::plan(&v["input"]));
+        assert_eq!(
+            tc.plan,
+            hop_policy::planner::plan(&v["input"], &Default::default())
+        );
         let report = check(&v["input"], &CheckOptions::default());
         assert_eq!(tc.findings, report.findings);
     }

@@ -2,7 +2,7 @@
 //! `forward-vectors.jsonl` (created, edited, and synced by a tunnel's edit or
 //! redeploy) must give the expected error, commands, warnings and rows.
 
-use hop_policy::planner::{plan_opts, PlanOptions};
+use hop_policy::planner::{plan, PlanOptions};
 use serde_json::Value;
 mod golden_vectors;
 use golden_vectors::{forward_vectors, mode_of};
@@ -38,7 +38,7 @@ fn all_forward_vectors_match() {
     let mut by_mode: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for v in &vectors {
         let mode = mode_of(v);
-        let plan = plan_opts(&v["input"], &PlanOptions::along(mode));
+        let plan = plan(&v["input"], &PlanOptions::along(mode));
         let plan: Value = serde_json::from_str(&hop_policy::encode::to_string(&plan)).unwrap();
         let entry = by_mode.entry(mode.as_str().to_string()).or_default();
         entry.0 += 1;

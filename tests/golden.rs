@@ -1,7 +1,7 @@
 //! Parity with the upstream server: every golden vector's plan (create,
 //! update, redeploy) must equal the expected one, compared as JSON values.
 
-use hop_policy::planner::{plan_opts, PlanMode, PlanOptions};
+use hop_policy::planner::{plan, PlanMode, PlanOptions};
 use serde_json::Value;
 mod golden_vectors;
 use golden_vectors::{all_vectors, mode_of, redeploy_vectors, update_vectors, vectors};
@@ -38,7 +38,7 @@ fn run(vectors: &[Value], count: usize, what: &str) {
     let mut failures = Vec::new();
     for v in vectors {
         // The shipped JSON text (`planTunnelJson`), read back by serde_json.
-        let plan = plan_opts(&v["input"], &PlanOptions::along(mode_of(v)));
+        let plan = plan(&v["input"], &PlanOptions::along(mode_of(v)));
         let plan: Value = serde_json::from_str(&hop_policy::encode::to_string(&plan)).unwrap();
         assert_eq!(plan["mode"], mode_of(v).as_str(), "{}", v["name"]);
         if let Some(why) = mismatch(&plan, &v["expected"]) {
@@ -87,7 +87,7 @@ fn all_redeploy_vectors_match() {
 #[test]
 fn text_api_prints_what_serde_prints() {
     for v in all_vectors().iter().step_by(3) {
-        let plan = plan_opts(&v["input"], &PlanOptions::along(mode_of(v)));
+        let plan = plan(&v["input"], &PlanOptions::along(mode_of(v)));
         assert_eq!(
             hop_policy::encode::to_string(&plan),
             serde_json::to_string(&plan).unwrap(),
@@ -99,7 +99,7 @@ fn text_api_prints_what_serde_prints() {
         let text = serde_json::to_string(&v["input"]).unwrap();
         assert_eq!(
             hop_policy::api::plan_json(&text, None).unwrap(),
-            hop_policy::encode::to_string(&hop_policy::plan(&v["input"])),
+            hop_policy::encode::to_string(&hop_policy::plan(&v["input"], &Default::default())),
             "{}",
             v["name"]
         );
@@ -128,10 +128,8 @@ fn credentials_never_appear_in_plans() {
                 }
             }
         }
-        let text = hop_policy::encode::to_string(&plan_opts(
-            &v["input"],
-            &PlanOptions::along(mode_of(&v)),
-        ));
+        let text =
+            hop_policy::encode::to_string(&plan(&v["input"], &PlanOptions::along(mode_of(&v))));
         for t in &secrets {
             assert!(
                 !text.contains(&format!("\"{}\"", t)) && !text.contains(&format!("{}\"", t)),
@@ -149,7 +147,7 @@ fn credentials_never_appear_in_plans() {
 #[test]
 fn assumed_values_are_listed() {
     let v = golden_vectors::vector("seed-federated-middle-as-the-form-sends-it");
-    let plan = hop_policy::plan(&v["input"]).to_json_value();
+    let plan = hop_policy::plan(&v["input"], &Default::default()).to_json_value();
     let assumed = plan["assumed"].as_array().unwrap();
     let paths: Vec<&str> = assumed
         .iter()
@@ -174,7 +172,7 @@ fn assumed_values_are_listed() {
 
     let mut no_id = v["input"].clone();
     no_id["tunnel"].as_object_mut().unwrap().remove("id");
-    let plan = hop_policy::plan(&no_id).to_json_value();
+    let plan = hop_policy::plan(&no_id, &Default::default()).to_json_value();
     assert!(plan["error"].is_null());
     assert_eq!(plan["assumed"][0]["path"], "/tunnel/id");
     assert_eq!(plan["assumed"][0]["value"], 1);
@@ -182,6 +180,6 @@ fn assumed_values_are_listed() {
 
     // With every provider value given, nothing is assumed.
     let seed = golden_vectors::vector("seed-federated-middle-fifo-3-exits");
-    let plan = hop_policy::plan(&seed["input"]).to_json_value();
+    let plan = hop_policy::plan(&seed["input"], &Default::default()).to_json_value();
     assert_eq!(plan["assumed"], serde_json::json!([]));
 }

@@ -226,7 +226,7 @@ fn a_tunnel_over_a_limit_found_while_planning_is_in001_not_a_server_rejection() 
 #[test]
 fn a_counted_text_length_is_the_written_one() {
     use hop_policy::encode::{text_len, to_string};
-    use hop_policy::planner::{plan_opts, PlanMode, PlanOptions};
+    use hop_policy::planner::{plan, PlanMode, PlanOptions};
     let all = [
         golden_vectors::vectors(),
         golden_vectors::update_vectors(),
@@ -237,7 +237,7 @@ fn a_counted_text_length_is_the_written_one() {
             mode: PlanMode::parse(v["mode"].as_str().unwrap_or("create")),
             ..PlanOptions::default()
         };
-        let plan = plan_opts(&v["input"], &options);
+        let plan = plan(&v["input"], &options);
         assert_eq!(text_len(&plan), to_string(&plan).len(), "{}", v["name"]);
         let (checked, _) = hop_policy::check::check_planned(plan);
         assert_eq!(

@@ -274,7 +274,7 @@ fn deep_values_in_every_place_do_not_overflow_a_wasm_sized_stack() {
 /// Every entry point refuses `doc`, whose first value over `maxDepth` is at
 /// `at`, naming the limit and the place: `outs` are its outputs.
 fn assert_refused_as_too_deep(what: &str, doc: &Value, at: &str, outs: &[(&str, String)]) {
-    let plan = hop_policy::plan(doc);
+    let plan = hop_policy::plan(doc, &Default::default());
     let error = plan.error.as_ref().expect("refused");
     assert_eq!(error.code, "LIMIT_EXCEEDED", "{what}");
     assert!(
@@ -335,7 +335,7 @@ fn ten_megabyte_strings_are_handled() {
     ] {
         let mut d = base.clone();
         *d.pointer_mut(at).expect("a field of the seed") = json!(big);
-        let plan = hop_policy::plan(&d);
+        let plan = hop_policy::plan(&d, &Default::default());
         let error = plan.error.as_ref().expect("refused");
         assert_eq!(error.code, "LIMIT_EXCEEDED", "{at}");
         assert!(
@@ -780,7 +780,7 @@ fn wrong_types_everywhere() {
                     if let Some(slot) = d.pointer_mut(&path) {
                         *slot = r.clone();
                     }
-                    let p = hop_policy::plan(&d);
+                    let p = hop_policy::plan(&d, &Default::default());
                     // A refused plan deploys nothing; an accepted one lists its nodes.
                     if p.error.is_some() {
                         assert!(
@@ -858,7 +858,7 @@ fn unreadable_documents_are_in001_or_errors() {
         json!({"tunnel": []}),
         json!({"__proto__": {"tunnel": {}}}),
     ] {
-        let p = hop_policy::plan(&doc);
+        let p = hop_policy::plan(&doc, &Default::default());
         assert!(p.error.is_some(), "{}", doc);
         let r = check::check(&doc, &CheckOptions::default());
         if doc == json!([]) {
@@ -918,7 +918,7 @@ fn prototype_keys_survive_as_plain_data() {
     {
         input["nodes"][i]["name"] = json!(name);
     }
-    let plan = serde_json::to_value(hop_policy::plan(&input)).unwrap();
+    let plan = serde_json::to_value(hop_policy::plan(&input, &Default::default())).unwrap();
     assert!(plan["error"].is_null(), "{}", plan["error"]);
     let names: Vec<&str> = plan["nodes"]
         .as_array()
@@ -955,8 +955,8 @@ fn prototype_keys_survive_as_plain_data() {
         .unwrap()
         .insert("__proto__".into(), json!({"isRemote": 1, "status": 0}));
     assert_eq!(
-        serde_json::to_value(hop_policy::plan(&noisy)).unwrap(),
-        serde_json::to_value(hop_policy::plan(&v["input"])).unwrap()
+        serde_json::to_value(hop_policy::plan(&noisy, &Default::default())).unwrap(),
+        serde_json::to_value(hop_policy::plan(&v["input"], &Default::default())).unwrap()
     );
     // keys inside a plan's metadata survive a lifecycle replay into its deployed state
     let mut plan = v["expected"].clone();

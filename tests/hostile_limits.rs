@@ -131,7 +131,7 @@ fn inputs_at_the_limits_are_planned_in_full() {
     assert!(n <= l.max_nodes && n + width > l.max_nodes, "{} nodes", n);
     let text = serde_json::to_string(&input).unwrap();
     assert_eq!(check_text(&text, &l), Ok(()));
-    let plan = hop_policy::plan(&input);
+    let plan = hop_policy::plan(&input, &Default::default());
     assert!(plan.error.is_none(), "{:?}", plan.error);
     let plan_json = serde_json::to_string(&plan).unwrap();
     let plan_value: Value = serde_json::from_str(&plan_json).unwrap();
@@ -249,7 +249,7 @@ fn inputs_at_the_limits_are_planned_in_full() {
     // section 4) until a mark expires (600 s; the requests span 19 s).
     let long = tunnel_at_limits(2, l.max_hops, 5);
     assert_eq!(check_value(&long, &l), Ok(()));
-    let plan = hop_policy::plan(&long);
+    let plan = hop_policy::plan(&long, &Default::default());
     assert!(plan.error.is_none(), "{:?}", plan.error);
     let sc = hop_policy::simulate::Scenario::from_json(
         &serde_json::json!({"dead": [3, 4, 7], "requests": 20}),

@@ -199,7 +199,8 @@ fn readme_steps_file() {
 #[test]
 fn a_chain_named_with_spaces_survives_its_delete() {
     // The panel deletes the trimmed name, which the agent does not run.
-    let text = hop_policy::encode::to_string(&hop_policy::planner::plan(&seed()));
+    let text =
+        hop_policy::encode::to_string(&hop_policy::planner::plan(&seed(), &Default::default()));
     let text = text.replace("\"fed_chain_31\"", "\" fed_chain_31\"");
     let plan: Value = serde_json::from_str(&text).unwrap();
     let steps = json!([{"op": "apply", "plan": plan}, {"op": "report"}]);

@@ -1,7 +1,7 @@
 //! Planner behaviour the golden vectors exercise rarely or not at all.
 
 use hop_policy::plan;
-use hop_policy::planner::{plan_opts, PlanMode, PlanOptions};
+use hop_policy::planner::{PlanMode, PlanOptions};
 use serde_json::{json, Value};
 
 fn node(id: i64, remote: bool) -> Value {
@@ -25,7 +25,7 @@ fn input(nodes: Vec<Value>, hops: Value, exits: Value) -> Value {
 }
 
 fn error_of(v: &Value) -> Option<(String, String)> {
-    let p = serde_json::to_value(plan(v)).unwrap();
+    let p = serde_json::to_value(plan(v, &Default::default())).unwrap();
     p["error"].as_object().map(|e| {
         (
             e["code"].as_str().unwrap().to_string(),
@@ -72,7 +72,7 @@ fn defaults_defaults_and_port_pick() {
         json!([]),
         json!([{"nodeId": "3", "protocol": " ", "strategy": null}]),
     );
-    let p = serde_json::to_value(plan(&v)).unwrap();
+    let p = serde_json::to_value(plan(&v, &Default::default())).unwrap();
     assert!(p["error"].is_null());
     // entry chain dials the exit at the first port of its range, tls defaults apply
     let chain = &p["local"][0]["data"];
@@ -90,7 +90,7 @@ fn port_forward_tunnels_deploy_nothing() {
         json!([{"nodeId": 3}]),
     );
     v["tunnel"]["type"] = json!(1);
-    let p = serde_json::to_value(plan(&v)).unwrap();
+    let p = serde_json::to_value(plan(&v, &Default::default())).unwrap();
     assert!(p["error"].is_null());
     assert_eq!(p["local"], json!([]));
     assert_eq!(p["federation"], json!([]));
@@ -108,7 +108,7 @@ fn federated_middle_gets_retries_and_its_node_table_entry() {
         json!([[{"nodeId": 2, "port": 45000}]]),
         json!([{"nodeId": 3, "strategy": "fifo"}, {"nodeId": 4}]),
     );
-    let p = serde_json::to_value(plan(&v)).unwrap();
+    let p = serde_json::to_value(plan(&v, &Default::default())).unwrap();
     assert!(p["error"].is_null(), "{}", p["error"]);
     let fed = &p["federation"][0];
     assert_eq!(fed["role"], "middle");
@@ -139,7 +139,7 @@ fn garbage_never_panics() {
         json!({"tunnel": {"inNodeId": "1"}}),
         json!({"tunnel": {"inNodeId": [{"nodeId": 1e300}]}, "nodes": {}}),
     ] {
-        let p = serde_json::to_value(plan(&v)).unwrap();
+        let p = serde_json::to_value(plan(&v, &Default::default())).unwrap();
         assert!(p["error"]["code"].is_string(), "{}", v);
     }
     let refused = hop_policy::api::plan_json("{not json", None).unwrap_err();
@@ -147,7 +147,7 @@ fn garbage_never_panics() {
 }
 
 fn error_in(v: &Value, mode: PlanMode) -> Option<(String, String)> {
-    let p = serde_json::to_value(plan_opts(v, &PlanOptions::along(mode))).unwrap();
+    let p = serde_json::to_value(plan(v, &PlanOptions::along(mode))).unwrap();
     p["error"].as_object().map(|e| {
         (
             e["code"].as_str().unwrap().to_string(),
@@ -196,7 +196,7 @@ fn checks_run_in_the_servers_order() {
             "测试目标 Host 不能包含协议或路径".into()
         ))
     );
-    let p = serde_json::to_value(plan(&v)).unwrap();
+    let p = serde_json::to_value(plan(&v, &Default::default())).unwrap();
     assert_eq!(p["error"]["path"], "/tunnel/probeTargetHost");
 }
 
@@ -209,8 +209,8 @@ fn a_token_presence_marker_plans_as_the_token_would() {
     );
     let mut marker = with_token.clone();
     marker["nodes"][1]["remoteToken"] = json!(true);
-    let a = serde_json::to_value(plan(&with_token)).unwrap();
-    let b = serde_json::to_value(plan(&marker)).unwrap();
+    let a = serde_json::to_value(plan(&with_token, &Default::default())).unwrap();
+    let b = serde_json::to_value(plan(&marker, &Default::default())).unwrap();
     assert!(a["error"].is_null(), "{}", a["error"]);
     assert_eq!(a, b);
     with_token["nodes"][1]["remoteToken"] = json!(false);
@@ -231,7 +231,7 @@ fn a_missing_port_range_is_not_a_full_one() {
         json!([{"nodeId": 3}]),
     );
     v["nodes"][1].as_object_mut().unwrap().remove("port");
-    let p = serde_json::to_value(plan(&v)).unwrap();
+    let p = serde_json::to_value(plan(&v, &Default::default())).unwrap();
     assert_eq!(p["error"]["code"], "PORT_RANGE_MISSING");
     assert_eq!(p["error"]["message"], "节点端口已满，无可用端口");
     assert!(p["error"]["messageEn"].as_str().unwrap().contains("n3"));
@@ -247,7 +247,7 @@ fn an_edit_with_a_remote_entry_fails_as_upstream_does() {
         json!([{"nodeId": 3}]),
     );
     // Creating works: AddChains is on the relay's allow-list.
-    let created = serde_json::to_value(plan(&v)).unwrap();
+    let created = serde_json::to_value(plan(&v, &Default::default())).unwrap();
     assert!(created["error"].is_null(), "{}", created["error"]);
     assert_eq!(created["local"][0]["command"], "AddChains");
     v["before"] = v["tunnel"].clone();
@@ -269,7 +269,7 @@ fn an_edit_tolerates_offline_nodes_already_in_the_tunnel() {
     v["before"] = v["tunnel"].clone();
     v["nodes"][1]["status"] = json!(0);
     assert_eq!(error_in(&v, PlanMode::Create).unwrap().0, "NODE_OFFLINE");
-    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(PlanMode::Update))).unwrap();
+    let p = serde_json::to_value(plan(&v, &PlanOptions::along(PlanMode::Update))).unwrap();
     assert!(p["error"].is_null(), "{}", p["error"]);
     // The offline exit gets no service; the entry is updated, not added.
     assert_eq!(p["local"].as_array().unwrap().len(), 1);
@@ -294,7 +294,7 @@ fn redeploy_without_the_tunnel_row() {
         Some(("TUNNEL_NOT_FOUND".into(), "隧道不存在".into()))
     );
     let v = json!({"db": {"tunnel": {"id": 5, "type": 1}, "chain_tunnel": [], "node": []}});
-    let p = serde_json::to_value(plan_opts(&v, &PlanOptions::along(PlanMode::Redeploy))).unwrap();
+    let p = serde_json::to_value(plan(&v, &PlanOptions::along(PlanMode::Redeploy))).unwrap();
     assert!(p["error"].is_null());
     assert_eq!(p["local"], json!([]));
     assert_eq!(p["mode"], "redeploy");

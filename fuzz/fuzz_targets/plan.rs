@@ -8,8 +8,8 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fn run(input: &Value, planted: bool) {
-    let a = to_json(&hop_policy::plan(input));
-    let b = to_json(&hop_policy::plan(input));
+    let a = to_json(&hop_policy::plan(input, &Default::default()));
+    let b = to_json(&hop_policy::plan(input, &Default::default()));
     assert_output(planted.then_some(input), &a, &b, "plan");
     // The text entry point must agree with the value entry point.
     if let Ok(text) = serde_json::to_string(input) {

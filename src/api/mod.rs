@@ -38,7 +38,7 @@ pub use check::{
 };
 pub use check_tunnel::{check_tunnel, check_tunnel_json};
 pub use lifecycle::{lifecycle, lifecycle_json};
-pub use plan::{plan, plan_json, plan_options};
+pub use plan::{plan, plan_json, plan_options, plan_text};
 pub use simulate::{scenario, simulate, simulate_json, simulate_text};
 
 use crate::error::ApiError;

@@ -22,18 +22,48 @@ pub enum PlanInput {
 /// request path `options` names. A server rejection is a plan too (its
 /// `error` is set).
 pub fn plan(input: &Value, options: &PlanOptions) -> Plan {
-    planner::plan_opts(input, options)
+    planner::plan(input, options)
 }
 
 pub fn plan_options(options: Option<&str>) -> Result<PlanOptions, ApiError> {
     super::parse_options(options, "BAD_OPTIONS", "the plan options")
 }
 
+/// [`plan`] on JSON text, the typed answer of [`plan_json`]. The limits are counted while it is read (an input
+/// over one is a plan with a `LIMIT_EXCEEDED` error); text that is
+/// not JSON is an `IN001` error.
+pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, ApiError> {
+    let mode_name = options.mode.unwrap_or_default().as_str();
+    let arena = crate::json::tree::Arena::new();
+    let tree = match crate::limits::read_tree_within(text, &options.limits, &arena) {
+        Ok((tree, _)) => tree,
+        Err(crate::limits::ReadError::Limit(e)) => {
+            return Ok(Plan::rejected(
+                planner::rejection::limit_error(&e),
+                mode_name,
+            ))
+        }
+        Err(crate::limits::ReadError::NotJson(e)) => {
+            return Err(ApiError::new(
+                "IN001",
+                format!("the tunnel input is not valid JSON: {e}"),
+                "",
+            ))
+        }
+    };
+    // Read within the limits: no walk of the value is needed again.
+    Ok(planner::plan_within(
+        &tree,
+        options.mode_for(&tree),
+        &options.limits,
+    ))
+}
+
 /// [`plan`] on JSON text; only text that is not JSON (or over a limit)
 /// fails.
 pub fn plan_json(input: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = plan_options(options)?;
-    let plan = planner::plan_text(input, &options)?;
+    let plan = plan_text(input, &options)?;
     // Counted first: a plan's chain node lists are shared, so its text can be
     // far larger than the plan itself, and counting writes each list once.
     let max = options.limits.max_output_bytes;

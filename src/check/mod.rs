@@ -364,7 +364,7 @@ fn check_read(tree: &TreeValue<'_>, values: usize, options: &CheckOptions) -> Ch
 /// `options` names, else the one it asks for, see
 /// [`crate::planner::PlanMode::detect`]) and checks the plan.
 pub fn check_tunnel(input: &Value, options: &crate::planner::PlanOptions) -> TunnelCheck {
-    checked(crate::planner::plan_opts(input, options))
+    checked(crate::planner::plan(input, options))
 }
 
 /// [`check_tunnel`] of an input read into its tree within `options`'

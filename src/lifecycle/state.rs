@@ -743,7 +743,10 @@ mod tests {
         assert_eq!(json(serde_json::json!({"Handler": {"chain": "c_1"}})), None);
         assert_eq!(json(serde_json::json!({"handler": {"chain": 1}})), None);
         // A planned middle's service routes through the chain sent with it.
-        let plan = crate::planner::plan(&crate::plan::tests::federated_middle_input());
+        let plan = crate::planner::plan(
+            &crate::plan::tests::federated_middle_input(),
+            &Default::default(),
+        );
         let commands = plan.federation.first().map_or(&[][..], |f| &f.commands);
         let (mut chain, mut service) = (None, None);
         for c in commands {
@@ -762,7 +765,7 @@ mod tests {
     fn planned_configs_print_as_their_redacted_values() {
         let mut input = crate::plan::tests::federated_middle_input();
         input["nodes"][0]["interfaceName"] = "https://u:p@h?token=t".into();
-        let plan = crate::planner::plan(&input);
+        let plan = crate::planner::plan(&input, &Default::default());
         assert!(plan.error.is_none(), "{:?}", plan.error);
         let commands = plan.federation.iter().flat_map(|f| &f.commands);
         for c in commands.chain(&plan.local) {

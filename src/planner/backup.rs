@@ -924,7 +924,7 @@ mod tests {
             !text.contains("node-secret") && !text.contains("share-token-2"),
             "{text}"
         );
-        let plan = crate::planner::plan_opts(
+        let plan = crate::planner::plan(
             &tunnels[0].input,
             &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
         );
@@ -984,7 +984,7 @@ mod tests {
             "{text}"
         );
         assert_eq!(rows["node"][1]["remote_token"], "share-1");
-        let plan = crate::planner::plan_opts(
+        let plan = crate::planner::plan(
             &t.input,
             &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
         );
@@ -1022,7 +1022,7 @@ mod tests {
             {"id": 2, "tunnelId": 5, "chainType": "3", "nodeId": 2, "strategy": "fifo", "inx": 1, "protocol": "tls"}
         ]}]});
         let plan_of = |t: &BackupTunnel| {
-            crate::encode::to_string(&crate::planner::plan_opts(
+            crate::encode::to_string(&crate::planner::plan(
                 &t.input,
                 &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
             ))
@@ -1094,7 +1094,7 @@ mod tests {
     }
 
     fn plan_text(input: &Value) -> String {
-        crate::encode::to_string(&crate::planner::plan_opts(
+        crate::encode::to_string(&crate::planner::plan(
             input,
             &crate::planner::PlanOptions::along(crate::planner::PlanMode::Redeploy),
         ))

@@ -156,17 +156,13 @@ impl PlanMode {
     }
 }
 
-/// Plans one input along the request path it asks for ([`PlanMode::detect`]).
-/// Never panics: a rejected or unreadable input gives a plan whose `error`
-/// says why.
-pub fn plan(input: &Value) -> Plan {
-    plan_opts(input, &PlanOptions::default())
-}
-
-/// Plans `input` with `options`. An input over a limit is refused before it
-/// is read, so its plan names the requested mode (else `create`), not one
-/// read off the input: the same answer as [`plan_text`] gives for its text.
-pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
+/// Plans `input` with `options` (`PlanOptions::default()`: along the
+/// request path the input asks for, [`PlanMode::detect`]). Never panics: a
+/// rejected or unreadable input gives a plan whose `error` says why. An
+/// input over a limit is refused before it is read, so its plan names the
+/// requested mode (else `create`), not one read off the input: the same
+/// answer as `api::plan_json` gives for its text.
+pub fn plan(input: &Value, options: &PlanOptions) -> Plan {
     if let Err(e) = crate::limits::check_value(input, &options.limits) {
         return Plan::rejected(limit_error(&e), options.mode.unwrap_or_default().as_str());
     }
@@ -178,7 +174,7 @@ pub fn plan_opts(input: &Value, options: &PlanOptions) -> Plan {
 }
 
 /// Plans an input already known to be within its limits (checked by
-/// [`plan_opts`]'s walk, or counted while its text was read); what only the
+/// [`plan`]'s walk, or counted while its text was read); what only the
 /// rows tell (a redeploy's stored nodes and chain rows) is counted against
 /// `limits` as they are read.
 pub(crate) fn plan_within(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Plan {
@@ -208,7 +204,7 @@ pub(crate) fn plan_within(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits
 
 /// The redeploy of tunnel `tunnel_id` read from its stored rows
 /// ([`stored::StoredTunnel::from_rows`]) with its forwards' rows, as
-/// [`plan_opts`] plans its `db` input in [`PlanMode::Redeploy`]: rows that cannot
+/// [`plan`] plans its `db` input in [`PlanMode::Redeploy`]: rows that cannot
 /// be read, or are over `limits`, are its rejection.
 pub fn plan_stored(
     stored: rejection::Result<stored::StoredTunnel>,
@@ -236,29 +232,6 @@ pub fn input_shape(mode: PlanMode) -> &'static str {
             "{tunnel, nodes, federation?, createForwards, forward, user?, forwards?, agents?, ...}"
         }
     }
-}
-
-/// Plans JSON text. The limits are counted while it is read (an input
-/// over one is a plan with a `LIMIT_EXCEEDED` error); text that is
-/// not JSON is an `IN001` error.
-pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, crate::error::ApiError> {
-    let mode_name = options.mode.unwrap_or_default().as_str();
-    let arena = Arena::new();
-    let tree = match crate::limits::read_tree_within(text, &options.limits, &arena) {
-        Ok((tree, _)) => tree,
-        Err(crate::limits::ReadError::Limit(e)) => {
-            return Ok(Plan::rejected(limit_error(&e), mode_name))
-        }
-        Err(crate::limits::ReadError::NotJson(e)) => {
-            return Err(crate::error::ApiError::new(
-                "IN001",
-                format!("the tunnel input is not valid JSON: {e}"),
-                "",
-            ))
-        }
-    };
-    // Read within the limits: no walk of the value is needed again.
-    Ok(plan_within(&tree, options.mode_for(&tree), &options.limits))
 }
 
 pub(crate) fn to_plan(outcome: Outcome, mode: PlanMode) -> Plan {

@@ -441,13 +441,13 @@ export type RedeployInput = RedeployRequest & Pick<ForwardContext, 'agents' | 'c
 
 #[cfg(test)]
 mod tests {
-    use crate::planner::{plan_opts, PlanMode, PlanOptions};
+    use crate::planner::{plan, PlanMode, PlanOptions};
     use serde_json::{json, Value};
 
     /// The English message of the plan's error (`invalid input: ...`
     /// stripped).
     fn error_of(input: serde_json::Value, mode: PlanMode) -> Option<String> {
-        let error = plan_opts(&input, &PlanOptions::along(mode)).error?;
+        let error = plan(&input, &PlanOptions::along(mode)).error?;
         Some(
             error
                 .message_en
@@ -508,7 +508,7 @@ mod tests {
         assert_eq!(read.tunnel.chain_tunnel.len(), 2);
         assert_eq!(read.tunnel_id, Some(5));
         assert_eq!(read.named_tunnel(), 5);
-        let plan = plan_opts(
+        let plan = plan(
             &json!({"db": stored_db()}),
             &PlanOptions::along(PlanMode::Redeploy),
         );

@@ -75,7 +75,7 @@ pub fn to_json<T: serde::Serialize + hop_policy::encode::Encode>(t: &T) -> Strin
 /// (the text reports of the CLI included). Labels name the entry point.
 pub fn outputs_for_value(doc: &Value) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    out.push(("plan", to_json(&hop_policy::plan(doc))));
+    out.push(("plan", to_json(&hop_policy::plan(doc, &Default::default()))));
     if let Ok(text) = serde_json::to_string(doc) {
         // Text that serde_json wrote is JSON: the text entry point plans it.
         if let Ok(plan) = hop_policy::api::plan_json(&text, None) {

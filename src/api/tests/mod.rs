@@ -33,7 +33,8 @@ fn text_plan_equals_core_plan() {
         let via_text: Value =
             serde_json::from_str(&api::plan_json(&v["input"].to_string(), None).expect("plans"))
                 .expect("JSON");
-        let direct = serde_json::to_value(planner::plan(&v["input"])).expect("JSON");
+        let direct =
+            serde_json::to_value(planner::plan(&v["input"], &Default::default())).expect("JSON");
         assert_eq!(via_text, direct);
     }
 }
