@@ -49,7 +49,7 @@ pub fn check(doc: &Value, options: &CheckOptions) -> CheckReport {
     check::check(doc, options)
 }
 
-/// [`check`] on JSON text. Never fails on the document itself (text that
+/// [`check()`] on JSON text. Never fails on the document itself (text that
 /// is not JSON is one IN001 finding); fails only on malformed options.
 pub fn check_json(doc: &str, options: Option<&str>) -> Result<String, ApiError> {
     let options = check_options(options)?;

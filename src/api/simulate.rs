@@ -16,7 +16,7 @@ pub fn simulate(doc: &Value, scenario: &Scenario) -> Result<Trace, ApiError> {
     simulate::simulate(doc, scenario)
 }
 
-/// [`simulate`] on JSON text, the scenario as JSON text too.
+/// [`simulate()`] on JSON text, the scenario as JSON text too.
 pub fn simulate_json(doc: &str, scenario_text: Option<&str>) -> Result<String, ApiError> {
     let scenario = scenario(scenario_text)?;
     let arena = Arena::new();

@@ -6,7 +6,7 @@
 //! Many services may share a port and many nodes an address, so the rules
 //! never walk the pairs: services are grouped once by port, listener type and
 //! mux settings, and each chain node asks a group for its first service on
-//! the nodes that own the dialed host ([`Index::first_on`]). One finding per
+//! the nodes that own the dialed host ([`Lookup::first_on`]). One finding per
 //! chain node at most, and an owner list is cut after [`SHOWN_OWNERS`] ids.
 
 use super::model::{Document, Service};
