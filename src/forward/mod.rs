@@ -239,6 +239,11 @@ impl Panel<'_, '_> {
         if port <= 0 {
             port = validate::pick_port(&self.store, self.nodes, &tunnel.entries);
         }
+        // A range may hold port 0 (`parsePorts` takes it) and the pick give
+        // it: the server then takes 10000 (mutations.go:1898-1903).
+        if port <= 0 {
+            port = 10000;
+        }
         let in_ip = GoText::text(&body.in_ip.clone().flatten())
             .trim()
             .to_string();

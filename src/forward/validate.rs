@@ -4,7 +4,7 @@
 
 use super::rejection::{ForwardRejection, UserState};
 use super::store::Store;
-use crate::go::net::{parse_addr, split_host_port, AddrError};
+use crate::go::net::{is_domain_name, parse_addr, split_host_port, AddrError};
 use crate::model::{NodeRecord, NodeTable};
 use std::net::IpAddr;
 
@@ -70,6 +70,7 @@ pub fn user_allowed(
 }
 
 /// What `IsSafeRemoteAddr` found for one target.
+#[derive(Debug, PartialEq, Eq)]
 pub enum TargetCheck {
     Safe,
     /// A host name: the server resolves it, a preview cannot.
@@ -99,9 +100,16 @@ fn safe_target(part: &str) -> Result<TargetCheck, ForwardRejection> {
         }
     };
     let Some(ip) = parse_addr(host) else {
-        // A `user:password@` prefix is no part of a name to resolve, and never output.
-        let name = host.rsplit('@').next().unwrap_or(host);
-        return Ok(TargetCheck::NeedsDns(name.to_string()));
+        // Go's resolver turns down an empty host and a host that is no
+        // domain name before it asks anyone (net/lookup.go `lookupIPAddr`,
+        // net/dnsclient_unix.go `isDomainName`): no DNS answer is assumed.
+        if !is_domain_name(host) {
+            return Err(ForwardRejection::UnsafeTarget(format!(
+                "could not resolve address {}: lookup {host}: no such host",
+                crate::go::strings::quote(part),
+            )));
+        }
+        return Ok(TargetCheck::NeedsDns(host.to_string()));
     };
     if is_loopback_or_private(ip) {
         return Err(ForwardRejection::UnsafeTarget(format!(
@@ -357,6 +365,46 @@ mod tests {
             });
         }
         common.and_then(|c| c.first().copied())
+    }
+
+    /// `IsSafeRemoteAddr` (security_utils.go:44-65) on targets that need no
+    /// DNS answer to judge: IP literals, and hosts Go's resolver refuses
+    /// before any query (empty, or no domain name); a domain name is left to
+    /// DNS.
+    #[test]
+    fn targets_the_resolver_refuses_without_a_query_are_unsafe() {
+        let refused = |addr: &str| match safe_targets(addr) {
+            Err(ForwardRejection::UnsafeTarget(text)) => text,
+            other => panic!("{addr}: {other:?}"),
+        };
+        assert_eq!(
+            refused(":8080"),
+            r#"could not resolve address ":8080": lookup : no such host"#
+        );
+        assert_eq!(
+            refused("[]:80"),
+            r#"could not resolve address "[]:80": lookup : no such host"#
+        );
+        assert_eq!(
+            refused("[::1]"),
+            r#"could not resolve address "[::1]": lookup [::1]: no such host"#
+        );
+        assert_eq!(
+            refused("1.1.1.1:80, user@10.0.0.1:80"),
+            r#"could not resolve address "user@10.0.0.1:80": lookup user@10.0.0.1: no such host"#
+        );
+        assert_eq!(
+            refused("10.1.2.3:22"),
+            r#"address "10.1.2.3:22" resolves to internal IP: 10.1.2.3"#
+        );
+        assert_eq!(
+            safe_targets("example.com:443, 8.8.8.8:53, .:1").ok(),
+            Some(vec![
+                TargetCheck::NeedsDns("example.com".into()),
+                TargetCheck::Safe,
+                TargetCheck::NeedsDns(".".into()),
+            ])
+        );
     }
 
     #[test]

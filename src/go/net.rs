@@ -256,6 +256,10 @@ pub(crate) fn dotted_quad_len(s: &[u8]) -> Option<usize> {
 
 /// Go's `isDomainName` (the pure-Go resolver refuses anything else).
 pub fn is_domain_name(s: &str) -> bool {
+    // The root domain is a name (Go 1.17 on, golang.org/issue/45715).
+    if s == "." {
+        return true;
+    }
     let b = s.as_bytes();
     if b.is_empty() || b.len() > 254 || (b.len() == 254 && b.get(253) != Some(&b'.')) {
         return false;
@@ -646,6 +650,7 @@ mod tests {
             "_srv.example.org",
             "x.y.",
             "1a",
+            ".",
         ] {
             assert!(is_domain_name(good), "{good}");
         }

@@ -1,0 +1,86 @@
+//! The server's answers on inputs the public golden vectors do not reach,
+//! each built from a public vector with one field changed and checked
+//! against what the upstream line named in its doc decides.
+
+use serde_json::{json, Value};
+mod golden_vectors;
+use golden_vectors::{forward_vectors, mode_of, redeploy_vectors};
+
+/// The public vector `name` (any file), its input and its mode.
+fn vector(name: &str) -> (Value, &'static str) {
+    let all = forward_vectors().into_iter().chain(redeploy_vectors());
+    let v = all
+        .into_iter()
+        .find(|v| v["name"] == name)
+        .unwrap_or_else(|| panic!("no vector {name}"));
+    (v["input"].clone(), mode_of(&v).as_str())
+}
+
+fn plan_of(input: &Value, mode: &str) -> Value {
+    let options = format!(r#"{{"mode":"{mode}"}}"#);
+    let text = hop_policy::api::plan_json(&input.to_string(), Some(&options)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The error message of a plan (`null` when it is accepted).
+fn error(plan: &Value) -> &Value {
+    &plan["error"]["message"]
+}
+
+/// `IsSafeRemoteAddr` (security_utils.go:44-65): a target whose host Go's
+/// resolver refuses before any query (empty, or no domain name) is refused
+/// for a normal user, with the resolver's text; a domain name is assumed.
+#[test]
+fn a_normal_users_target_with_no_resolvable_host_is_refused() {
+    let (base, mode) = vector("fwd-create-00113");
+    for (target, message) in [
+        (
+            ":8080",
+            r#"could not resolve address ":8080": lookup : no such host"#,
+        ),
+        (
+            "[::1]",
+            r#"could not resolve address "[::1]": lookup [::1]: no such host"#,
+        ),
+        (
+            "1.1.1.1:53, user@10.0.0.1:80",
+            r#"could not resolve address "user@10.0.0.1:80": lookup user@10.0.0.1: no such host"#,
+        ),
+    ] {
+        let mut input = base.clone();
+        input["forward"]["remoteAddr"] = json!(target);
+        let plan = plan_of(&input, mode);
+        assert_eq!(error(&plan), message, "{target}");
+        assert_eq!(plan["error"]["code"], "UNSAFE_TARGET", "{target}");
+    }
+    let mut input = base;
+    input["forward"]["remoteAddr"] = json!("example.com:443");
+    let plan = plan_of(&input, mode);
+    assert!(error(&plan).is_null(), "{}", plan["error"]);
+    assert!(plan["assumed"].to_string().contains("example.com"));
+}
+
+/// `forwardCreate` (mutations.go:1898-1903): a pick of port 0 (a range that
+/// holds it) becomes 10000, which the node's range then judges
+/// (`validateLocalNodePort`, mutations.go:4882: parts starting at 0 are
+/// left out of the bounds).
+#[test]
+fn a_picked_port_0_becomes_10000() {
+    let (base, mode) = vector("fwd-create-00113");
+    let mut input = base.clone();
+    input["forward"]["inPort"] = Value::Null;
+    input["nodes"][0]["port"] = json!("0-3");
+    let plan = plan_of(&input, mode);
+    assert!(error(&plan).is_null(), "{}", plan["error"]);
+    assert_eq!(plan["db"]["forward_port"][0]["port"], 10000);
+    assert_eq!(plan["local"][0]["data"][0]["addr"], "[::]:10000");
+
+    let mut input = base;
+    input["forward"]["inPort"] = Value::Null;
+    input["nodes"][0]["port"] = json!("0,40001-40005");
+    let plan = plan_of(&input, mode);
+    assert_eq!(
+        error(&plan),
+        "端口 10000 超出节点   padded-1   允许范围 40001-40005"
+    );
+}
