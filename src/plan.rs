@@ -706,7 +706,7 @@ export type PlanErrorCode =
   | 'TUNNEL_NOT_FOUND' | 'PROBE_TARGET_INVALID' | 'NO_ENTRIES' | 'NO_EXITS' | 'PORTS_EXHAUSTED' | 'PORT_RANGE_MISSING'
   | 'DUPLICATE_NODE' | 'NODE_NOT_FOUND' | 'NODE_OFFLINE' | 'REMOTE_PORT_OUT_OF_RANGE' | 'REMOTE_SHARE_MISSING'
   | 'REMOTE_RESERVE_FAILED' | 'REMOTE_APPLY_FAILED' | 'LINK_INCOMPATIBLE' | 'PORT_MISSING'
-  | 'REMOTE_ENTRY_UPDATE_REFUSED' | 'BEFORE_REJECTED' | 'LIMIT_EXCEEDED'
+  | 'REMOTE_ENTRY_UPDATE_REFUSED' | 'BEFORE_REJECTED' | 'LIMIT_EXCEEDED' | 'CHAIN_TARGETS_EMPTY' | 'BINDING_NOT_UNIQUE'
   | 'FORWARD_TUNNEL_ID_MISSING' | 'FORWARD_ID_MISSING' | 'FORWARD_NOT_FOUND' | 'FORWARD_TUNNEL_NOT_FOUND'
   | 'FORWARD_NAME_OR_TARGET_EMPTY' | 'FORWARD_REMOTE_PORT_OUT_OF_RANGE' | 'FORWARD_PORT_OUT_OF_RANGE'
   | 'FORWARD_PORT_TAKEN' | 'FORWARD_ENTRY_PORT_CONFLICT' | 'FORWARD_SYNC_FAILED' | 'NO_TUNNEL_PERMISSION'
@@ -718,6 +718,33 @@ export type PlanErrorCode =
 
 #[cfg(test)]
 pub(crate) mod tests {
+    /// Every code the rejection tables answer with is a literal of the
+    /// `PlanErrorCode` TypeScript union (a new code needs both).
+    #[test]
+    fn every_rejection_code_is_declared_for_typescript() {
+        let union = PLAN_SETS_TS
+            .split("export type PlanErrorCode")
+            .nth(1)
+            .and_then(|rest| rest.split(';').next())
+            .expect("PlanErrorCode is declared");
+        let tables = [
+            include_str!("planner/rejection.rs"),
+            include_str!("forward/rejection.rs"),
+        ];
+        let mut codes = 0;
+        for table in tables {
+            for quoted in table.split('"').skip(1).step_by(2) {
+                let is_code =
+                    quoted.len() > 3 && quoted.bytes().all(|b| b.is_ascii_uppercase() || b == b'_');
+                if is_code {
+                    codes += 1;
+                    assert!(union.contains(&format!("'{quoted}'")), "{quoted}");
+                }
+            }
+        }
+        assert!(codes > 40, "{codes} codes found");
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -84,3 +84,57 @@ fn a_picked_port_0_becomes_10000() {
         "端口 10000 超出节点   padded-1   允许范围 40001-40005"
     );
 }
+
+/// `buildTunnelChainConfig` (mutations.go:3828-3835): a redeploy whose rows
+/// hold an entry but no exit (the only exit row of another chain type, or
+/// none) gives the entry's chain nothing to dial, and the server answers
+/// `转发链目标不能为空` (a create or an edit is refused earlier, `出口不能为空`).
+#[test]
+fn a_redeploy_with_no_exit_row_has_no_chain_targets() {
+    let (base, mode) = vector("redeploy-00009");
+    assert_eq!(mode, "redeploy");
+    let accepted = plan_of(&base, mode);
+    assert!(error(&accepted).is_null(), "{}", accepted["error"]);
+    for rows in [json!([base["db"]["chain_tunnel"][0]]), {
+        let mut rows = base["db"]["chain_tunnel"].clone();
+        rows[1]["chain_type"] = json!("4");
+        rows
+    }] {
+        let mut input = base.clone();
+        input["db"]["chain_tunnel"] = rows;
+        let plan = plan_of(&input, mode);
+        assert_eq!(error(&plan), "转发链目标不能为空");
+        assert_eq!(plan["error"]["code"], "CHAIN_TARGETS_EMPTY");
+        assert_eq!(plan["local"], json!([]));
+    }
+}
+
+/// A remote middle whose next hop has no node (a redeploy's rows with no
+/// exit): its provider refuses the first apply of a middle with no targets
+/// (federation.go:96-103, 1186-1188), which the consumer reports as the
+/// runtime's failure (mutations.go:3377-3380), before any local chain.
+#[test]
+fn a_remote_middle_with_nothing_to_dial_is_refused_by_its_provider() {
+    let node = |id: i64, remote: bool| {
+        json!({"id": id, "name": format!("n{id}"), "secret": "s", "server_ip": format!("10.0.0.{id}"),
+               "server_ip_v4": format!("10.0.0.{id}"), "server_ip_v6": null, "port": "40000-40100",
+               "interface_name": null, "status": 1, "tcp_listen_addr": "[::]", "udp_listen_addr": "[::]",
+               "is_remote": i64::from(remote), "remote_url": if remote { json!("https://p.example.com") } else { Value::Null },
+               "remote_token": if remote { json!("tok") } else { Value::Null },
+               "remote_config": if remote { json!(r#"{"portRangeStart": 45000, "portRangeEnd": 45100}"#) } else { Value::Null }})
+    };
+    let row = |id: i64, chain_type: &str, node_id: i64, port: Value| {
+        json!({"id": id, "tunnel_id": 7, "chain_type": chain_type, "node_id": node_id, "port": port,
+               "strategy": "round", "inx": 1, "protocol": "tls", "connect_ip": null})
+    };
+    let input = json!({"tunnelId": 7, "db": {
+        "tunnel": {"id": 7, "name": "t", "type": 2, "status": 1, "ip_preference": "", "protocol": "tls"},
+        "chain_tunnel": [row(1, "1", 1, Value::Null), row(2, "2", 2, json!(45000))],
+        "node": [node(1, false), node(2, true)]}});
+    let plan = plan_of(&input, "redeploy");
+    assert_eq!(
+        error(&plan),
+        "远程节点 n2 运行时下发失败: remote api error: targets are required for middle role"
+    );
+    assert_eq!(plan["federation"], json!([]));
+}

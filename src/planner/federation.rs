@@ -158,6 +158,14 @@ impl<'a> FederationApply<'a> {
         self.reserve_port(&node)?;
         let (strategy, targets) = self.strategy_and_targets(&node)?;
         let (kind, applied) = self.apply_runtime(&node)?;
+        // A first apply of a middle builds its chain (federation.go:96-103,
+        // 1186-1188): with nothing to dial the provider refuses it.
+        if kind == ApplyKind::Deploy && targets.as_ref().is_some_and(|t| t.is_empty()) {
+            return Err(Rejection::RemoteApplyFailed {
+                name: node.rec.name.clone(),
+                reason: super::provider::api_error("targets are required for middle role"),
+            });
+        }
         let commands = provider_commands(
             node.item.node_id,
             &node.share,

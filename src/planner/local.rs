@@ -205,6 +205,11 @@ fn local_chain(
     target_hop: usize,
     targets: &[TunnelNode],
 ) -> Result<ChainConfig> {
+    // `buildTunnelChainConfig` (mutations.go:3828-3835): a redeploy's rows
+    // may give the entries or a hop nothing to dial.
+    if targets.is_empty() {
+        return Err(Rejection::ChainTargetsEmpty);
+    }
     let (_, chain_nodes) = memo.get(state, nodes, from, target_hop, Flavor::Local)?;
     let strategy = match targets.first() {
         Some(t) => builders::runtime_strategy(&default_string(trim(&t.strategy), "round")),

@@ -117,7 +117,7 @@ pub struct Providers {
 
 /// `remote api error: {msg}`: how the consumer's client reports a provider's refusal.
 #[inline(never)]
-fn api_error(msg: &str) -> String {
+pub(super) fn api_error(msg: &str) -> String {
     format!("remote api error: {}", msg)
 }
 

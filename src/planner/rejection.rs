@@ -58,6 +58,9 @@ pub enum Rejection {
         to_v6: bool,
     },
     PortMissing,
+    /// A chain with nothing to dial: no exit rows (or an empty next hop)
+    /// where the stored rows give the entries or hop nodes a chain.
+    ChainTargetsEmpty,
     /// The provider refused the port reservation.
     RemoteReserveFailed {
         name: String,
@@ -186,6 +189,11 @@ impl Rejection {
                 "PORT_MISSING",
                 format_args!("节点端口不能为空"),
                 format_args!("a next-hop node has no port"),
+            ),
+            Rejection::ChainTargetsEmpty => error(
+                "CHAIN_TARGETS_EMPTY",
+                format_args!("转发链目标不能为空"),
+                format_args!("a chain has no targets: its next hop (or the exits) has no node"),
             ),
             Rejection::RemoteReserveFailed { name, reason } => error(
                 "REMOTE_RESERVE_FAILED",
