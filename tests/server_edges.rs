@@ -138,3 +138,25 @@ fn a_remote_middle_with_nothing_to_dial_is_refused_by_its_provider() {
     );
     assert_eq!(plan["federation"], json!([]));
 }
+
+/// `GetForwardRecord` (repository_flow.go:236) reads a stored forward's
+/// blank strategy as `fifo`; `forwardUpdate` keeps the record's strategy
+/// when the body gives none, so the edit stores `fifo`.
+#[test]
+fn an_edit_stores_fifo_for_a_forward_stored_without_a_strategy() {
+    let (mut input, mode) = vector("fwd-update-00014");
+    assert_eq!(mode, "forward-update");
+    let tunnel_id = input["tunnel"]["id"].clone();
+    input["forwards"] = json!([{"id": 100, "user_id": 1, "user_name": "admin", "name": "old",
+        "tunnel_id": tunnel_id, "remote_addr": "8.8.8.8:53", "strategy": "", "in_flow": 0,
+        "out_flow": 0, "status": 1, "inx": 0, "speed_id": null, "max_conn": 0, "ip_max_conn": 0,
+        "ip_speed_id": null, "proxy_protocol": 0,
+        "ports": [{"node_id": 1, "port": 50001, "in_ip": null}]}]);
+    input["forward"] = json!({"id": 100, "name": "renamed"});
+    let plan = plan_of(&input, mode);
+    assert!(error(&plan).is_null(), "{}", plan["error"]);
+    let rows = plan["db"]["forward"].as_array().unwrap();
+    let edited = rows.iter().find(|r| r["id"] == 100).unwrap();
+    assert_eq!(edited["name"], "renamed");
+    assert_eq!(edited["strategy"], "fifo");
+}

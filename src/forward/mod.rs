@@ -291,7 +291,12 @@ impl Panel<'_, '_> {
         if id <= 0 {
             return Err(ForwardRejection::ForwardIdMissing);
         }
-        let old = self.accessible(id)?;
+        let mut old = self.accessible(id)?;
+        // `GetForwardRecord` (repository_flow.go:236) reads a blank strategy
+        // as `fifo`, which the update (or its rollback) then stores.
+        if old.strategy.trim().is_empty() {
+            old.strategy = "fifo".into();
+        }
         let old_ports = self.store.ports_of(id);
         let tunnel_id = GoText::int(&body.tunnel_id, old.tunnel_id);
         if tunnel_id <= 0 {
