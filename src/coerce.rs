@@ -662,6 +662,40 @@ pub mod loose {
         }
     }
 
+    /// A request body as the server's `decodeJSON` reads it into a map
+    /// (mutations.go:1836-1840): an object; `null`, a nil map, every field
+    /// absent (`T::default()`); any other value does not decode (the
+    /// server's `请求参数错误`).
+    pub fn request_body<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: de::Deserialize<'de> + Default,
+    {
+        match any(d)? {
+            Body::Object(body) => Ok(Some(body)),
+            Body::Null => Ok(Some(T::default())),
+            Body::Other => Err(de::Error::custom("a request body must be a JSON object")),
+        }
+    }
+
+    enum Body<T> {
+        Object(T),
+        Null,
+        Other,
+    }
+
+    impl<'de, T: de::Deserialize<'de>> AnyValue<'de> for Body<T> {
+        fn other() -> Self {
+            Body::Other
+        }
+        fn null() -> Self {
+            Body::Null
+        }
+        fn object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Body::Object)
+        }
+    }
+
     /// A value read as `T` when it is an object; anything else reads as
     /// `None` (the server's `asMap` on a value).
     pub struct ObjectOnly<T>(pub Option<T>);

@@ -160,3 +160,22 @@ fn an_edit_stores_fifo_for_a_forward_stored_without_a_strategy() {
     assert_eq!(edited["name"], "renamed");
     assert_eq!(edited["strategy"], "fifo");
 }
+
+/// `forwardCreate` decodes its body into a map (mutations.go:1836-1847):
+/// a list does not decode (`请求参数错误`); `null` decodes to a nil map, so
+/// the first check that reads it answers (`隧道ID不能为空`).
+#[test]
+fn a_forward_body_that_is_no_object_reads_as_the_server_decodes_it() {
+    let (base, mode) = vector("fwd-create-00113");
+    for (body, code, message) in [
+        (json!([]), "INVALID_INPUT", "请求参数错误"),
+        (json!("x"), "INVALID_INPUT", "请求参数错误"),
+        (Value::Null, "FORWARD_TUNNEL_ID_MISSING", "隧道ID不能为空"),
+    ] {
+        let mut input = base.clone();
+        input["forward"] = body.clone();
+        let plan = plan_of(&input, mode);
+        assert_eq!(error(&plan), message, "{body}");
+        assert_eq!(plan["error"]["code"], code, "{body}");
+    }
+}

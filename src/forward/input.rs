@@ -311,6 +311,7 @@ pub struct ForwardContext {
     /// `forward-create`: the create body; `forward-update`: the update body
     /// (`id` default: the last created forward's).
     #[tsify(optional, type = "ForwardPayload | null")]
+    #[serde(deserialize_with = "loose::request_body")]
     pub forward: Option<ForwardPayload>,
     /// `forward-update` and edits: create bodies run first, by `user`.
     #[tsify(optional)]
