@@ -179,3 +179,26 @@ fn a_forward_body_that_is_no_object_reads_as_the_server_decodes_it() {
         assert_eq!(plan["error"]["code"], code, "{body}");
     }
 }
+
+/// `syncForwardServicesWithWarnings` (control_plane.go:298-345): a traffic
+/// limiter that fails on an online node ends the sync with no warnings
+/// (`return nil, err`), dropping the offline node skipped before it; a
+/// service push that fails keeps them (the public `fwd-create-00285`).
+#[test]
+fn a_sync_that_fails_on_a_limiter_answers_no_warnings() {
+    let (mut input, mode) = vector("fwd-create-00015");
+    input["offline"] = json!([1]);
+    // Entry node 2 a remote node without its share token.
+    input["nodes"][1]["isRemote"] = json!(1);
+    input["nodes"][1]["remoteUrl"] = json!("https://peer9.example.com");
+    input["forwards"] = json!([]);
+    input["forward"]["speedId"] = json!(4);
+    input["forward"]["remoteAddr"] = json!("1.2.3.4:80");
+    let plan = plan_of(&input, mode);
+    assert_eq!(error(&plan), "限速规则下发失败: 远程节点缺少共享配置");
+    assert_eq!(plan["warnings"], json!([]));
+
+    let (input, mode) = vector("fwd-create-00285");
+    let plan = plan_of(&input, mode);
+    assert_eq!(plan["warnings"].as_array().map(Vec::len), Some(1));
+}

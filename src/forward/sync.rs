@@ -63,6 +63,14 @@ fn compact(m: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// A sync that ends in a limiter's failure on an online node, or on a node
+/// with no row, answers no warnings (`return nil, err`,
+/// control_plane.go:313, 330, 344); a failed service push keeps them
+/// (:351, :373).
+fn drop_warnings(warnings: &mut Vec<String>) {
+    warnings.clear();
+}
+
 impl Syncer<'_, '_> {
     /// `sendNodeCommand` with its two tolerances.
     fn send(
@@ -129,8 +137,8 @@ impl Syncer<'_, '_> {
         );
         let conn_names = join_names(&conn);
         for fp in &ports {
-            let Some(traffic) = self.traffic_limiters(forward, fp, limiter, ip_speed, warnings)?
-            else {
+            let traffic = self.traffic_limiters(forward, fp, limiter, ip_speed, warnings);
+            let Some(traffic) = traffic.inspect_err(|_| drop_warnings(warnings))? else {
                 continue;
             };
             for c in &conn {
@@ -286,6 +294,7 @@ impl Syncer<'_, '_> {
         warnings: &mut Vec<String>,
     ) -> Result<(), String> {
         let Some(node) = self.nodes.get(fp.node_id) else {
+            drop_warnings(warnings);
             return Err("节点不存在".into());
         };
         let node_name = node.row_name.clone();
