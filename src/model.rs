@@ -42,6 +42,10 @@ pub struct NodeRecord {
     /// `portRangeStart`/`portRangeEnd` of a remote share's `remoteConfig`
     /// (JSON text), read with the row; (0, 0) when unset.
     pub remote_port_range: (i64, i64),
+    /// Ports the node's `forward_port` rows hold, where the input gives the
+    /// forwards ([`NodeTable::hold_forward_ports`]): a tunnel's port pick
+    /// passes over them (`pickNodePortTx`, repository_mutations.go:525-535).
+    pub forward_ports: Vec<i64>,
 }
 
 /// The identity of a share token, kept only to compare two rows.
@@ -251,6 +255,7 @@ impl NodeRecord {
                 true => RemotePorts::of(&row.remote_config),
                 false => (0, 0),
             },
+            forward_ports: Vec::new(),
         }
     }
 
@@ -308,8 +313,10 @@ impl NodeRecord {
 
     /// The first port of the node's range spec not in `used` (the preview's
     /// pick: the server draws at random on create, takes the first on edit).
+    /// The first port of its range that is not `used` and no forward holds.
     pub fn first_free_port(&self, used: &[i64]) -> Option<i64> {
-        first_free_port(&self.port_range, used)
+        let taken: Vec<i64> = used.iter().chain(&self.forward_ports).copied().collect();
+        first_free_port(&self.port_range, &taken)
     }
 }
 
@@ -382,6 +389,17 @@ impl NodeTable {
 
     pub fn rows(&self) -> &[NodeRecord] {
         &self.rows
+    }
+
+    /// Records the ports forwards hold, `(node id, port)` from their
+    /// `forward_port` rows (ports of 0 or less hold nothing).
+    pub fn hold_forward_ports(&mut self, held: impl IntoIterator<Item = (i64, i64)>) {
+        for (node_id, port) in held {
+            let row = self.index.get(&node_id).and_then(|&i| self.rows.get_mut(i));
+            if let Some(row) = row.filter(|_| port > 0) {
+                row.forward_ports.push(port);
+            }
+        }
     }
 }
 

@@ -202,3 +202,71 @@ fn a_sync_that_fails_on_a_limiter_answers_no_warnings() {
     let plan = plan_of(&input, mode);
     assert_eq!(plan["warnings"].as_array().map(Vec::len), Some(1));
 }
+
+/// A local node of the panel's list (`port` its range).
+fn local_node(id: i64, ports: &str) -> Value {
+    json!({"id": id, "inx": 0, "name": format!("node-{id}"), "status": 1, "port": ports,
+           "tcpListenAddr": "[::]", "udpListenAddr": "[::]", "interfaceName": "", "isRemote": 0,
+           "remoteUrl": null, "remoteToken": null, "remoteConfig": null,
+           "serverIp": format!("23.46.217.{id}"), "serverIpV4": format!("23.46.217.{id}"),
+           "serverIpV6": null})
+}
+
+/// The `addr` of the service the plan sends to `node_id`'s tunnel.
+fn tunnel_service_addr(plan: &Value, node_id: i64) -> Value {
+    let local = plan["local"].as_array().unwrap();
+    let service = local.iter().find(|c| {
+        c["nodeId"] == node_id
+            && ["AddService", "UpdateService"].contains(&c["command"].as_str().unwrap())
+            && c["data"][0]["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("tunnel_")
+    });
+    service.map_or(Value::Null, |c| c["data"][0]["addr"].clone())
+}
+
+/// `pickNodePortTx` (repository_mutations.go:486-566): a tunnel's pick of
+/// an exit or hop port passes over every port a `forward_port` row holds on
+/// the node: the given forwards' on a create, and on an edit also those of
+/// the forwards created on the tunnel as it was (their rows move only after
+/// the edit's commit, mutations.go:1014-1017).
+#[test]
+fn a_tunnel_port_pick_passes_over_the_ports_forwards_hold() {
+    let nodes = json!([
+        local_node(1, "31000-31005"),
+        local_node(2, "31000-31005"),
+        local_node(3, "40000-40100"),
+        local_node(4, "40000-40100")
+    ]);
+    let user = json!({"id": 20, "roleId": 0});
+    let tunnel = |entries: &[i64], exit: i64| {
+        json!({"id": 449, "name": "t0", "type": 2, "ipPreference": "v4",
+               "inNodeId": entries.iter().map(|n| json!({"nodeId": n, "protocol": "tls"})).collect::<Vec<_>>(),
+               "chainNodes": [], "outNodeId": [{"nodeId": exit, "protocol": "tls", "strategy": "fifo"}]})
+    };
+    // An edit that makes node 1, which a forward holds 31000 on, the exit.
+    let edit = json!({"before": tunnel(&[1, 2], 3), "tunnel": tunnel(&[2, 4], 1),
+        "nodes": nodes, "federation": {}, "user": user,
+        "createForwards": [{"tunnelId": 449, "name": "setup-0", "remoteAddr": "9.9.9.9:22", "inPort": 31000}]});
+    let plan = plan_of(&edit, "update");
+    assert!(error(&plan).is_null(), "{}", plan["error"]);
+    assert_eq!(tunnel_service_addr(&plan, 1), "[::]:31001");
+
+    // A forward-create whose tunnel's exit, node 3, has two ports, both
+    // held by forwards of another tunnel: the tunnel cannot be created.
+    let mut nodes = nodes;
+    nodes[2]["port"] = json!("40000-40001");
+    let held = |id: i64, port: i64| {
+        json!({"id": id, "user_id": 20, "name": "other", "tunnel_id": 900, "remote_addr": "8.8.8.8:53",
+               "strategy": "fifo", "status": 1, "ports": [{"node_id": 3, "port": port}]})
+    };
+    let mut create = json!({"tunnel": tunnel(&[1], 3), "nodes": nodes, "federation": {}, "user": user,
+        "forwards": [held(100, 40000), held(101, 40001)],
+        "forward": {"tunnelId": 449, "name": "f", "remoteAddr": "1.1.1.1:53", "inPort": 31002}});
+    let plan = plan_of(&create, "forward-create");
+    assert_eq!(error(&plan), "节点端口已满，无可用端口");
+    create["forwards"] = json!([held(100, 40000)]);
+    let plan = plan_of(&create, "forward-create");
+    assert!(error(&plan).is_null(), "{}", plan["error"]);
+}

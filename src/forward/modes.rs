@@ -147,7 +147,7 @@ pub(crate) fn plan(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Pl
             .to_plan_error(),
         );
     };
-    let request = TunnelRequest::read(input);
+    let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
     let federation = request.federation().clone();
     let outcome = match request.create(limits) {
         Ok(outcome) => outcome,
@@ -367,7 +367,16 @@ pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
         return Plan::rejected(e, mode);
     }
     let mut panel = panel(&ctx, &before, &federation);
-    create_unrecorded(&mut panel, &ctx.create_forwards);
+    let edited = match create_unrecorded(&mut panel, &ctx.create_forwards) {
+        // The edit's picks pass over the ports the forwards just created
+        // hold: it is planned again with them.
+        Some(_) => {
+            let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
+            let held = panel.store.held_ports();
+            request.holding_on_edit(held).update_stages(limits).1
+        }
+        None => edited,
+    };
     let tunnel_id = before.state.id;
     let (edited, entries_changed) = edit_entries(&mut panel, entries, &before, edited);
     match edited {
@@ -401,7 +410,7 @@ fn read_edit(input: &TreeValue<'_>, limits: &Limits) -> Result<TunnelEdit, PlanE
         return Err(Rejection::InvalidInput("the input must be an object".into()).to_plan_error());
     }
     let ctx = context(input).map_err(|e| e.to_plan_error())?;
-    let request = TunnelRequest::read(input);
+    let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
     let entries = request.entry_ids();
     let federation = request.federation().clone();
     let (before, edited) = request.update_stages(limits);

@@ -217,6 +217,15 @@ impl Store {
                 .any(|&(_, _, f, at)| f != forward_id && self.is_listed(at))
     }
 
+    /// `(node_id, port)` of every `forward_port` row listed.
+    pub fn held_ports(&self) -> Vec<(i64, i64)> {
+        let listed = self
+            .by_node
+            .iter()
+            .filter(|&&(_, _, _, at)| self.is_listed(at));
+        listed.map(|&(node, port, _, _)| (node, port)).collect()
+    }
+
     /// `GetUsedPortsOnNodeAsMap`: forward ports and chain ports of the node.
     pub fn used_ports(&self, node_id: i64) -> Vec<i64> {
         let all = (node_id, i64::MIN, i64::MIN, 0)..=(node_id, i64::MAX, i64::MAX, usize::MAX);

@@ -15,7 +15,7 @@ use super::state::{
 use super::stored::{StoredTables, StoredTunnel, TunnelTables};
 use crate::coerce::loose::{self, ObjectOnly};
 use crate::coerce::GoText;
-use crate::forward::input::ForwardTables;
+use crate::forward::input::{ForwardRow, ForwardTables};
 use crate::forward::rejection::ForwardRejection;
 use crate::json::tree::TreeValue;
 use crate::limits::Limits;
@@ -53,6 +53,10 @@ pub struct TunnelRequest {
     #[serde(default)]
     #[tsify(optional, type = "{ [nodeId: string]: FederationAllocation }")]
     federation: FederationAnswers,
+    /// Edit only: ports forwards created on the tunnel as it was hold when
+    /// the edit picks its ports (`(node id, port)`; not part of the input).
+    #[serde(skip)]
+    edit_held: Vec<(i64, i64)>,
 }
 
 impl TunnelRequest {
@@ -60,6 +64,24 @@ impl TunnelRequest {
     /// whole request empty, as the loose readers rarely refuse anything).
     pub(crate) fn read(input: &TreeValue<'_>) -> TunnelRequest {
         TunnelRequest::deserialize(input).unwrap_or_default()
+    }
+
+    /// The request as the server meets it with `forwards` stored: the
+    /// ports their `forward_port` rows hold are taken for the tunnel's picks.
+    pub(crate) fn with_forwards(mut self, forwards: &[ForwardRow]) -> TunnelRequest {
+        let held = forwards.iter().flat_map(|f| f.ports.iter());
+        self.nodes
+            .0
+            .hold_forward_ports(held.map(|p| (p.node_id, p.port)));
+        self
+    }
+
+    /// An edit whose picks also pass over `held` (`(node id, port)`): the
+    /// ports of forwards created on the tunnel as it was, which the server
+    /// moves only after the edit's commit (mutations.go:1014-1017).
+    pub(crate) fn holding_on_edit(mut self, held: Vec<(i64, i64)>) -> TunnelRequest {
+        self.edit_held = held;
+        self
     }
 
     /// The providers' answers the input gives.
@@ -278,6 +300,8 @@ fn update_into(
     release(&mut providers, &created.federation.bindings);
 
     let stored = stored_node_ids(before);
+    let mut nodes = nodes;
+    nodes.hold_forward_ports(request.edit_held);
     let mut state = prepare(
         &tunnel,
         id,
