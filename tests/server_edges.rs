@@ -270,3 +270,32 @@ fn a_tunnel_port_pick_passes_over_the_ports_forwards_hold() {
     let plan = plan_of(&create, "forward-create");
     assert!(error(&plan).is_null(), "{}", plan["error"]);
 }
+
+/// `tunnelUpdate` stores the edited tunnel's chain rows and commits before
+/// it moves the forwards to added entries (mutations.go:982-1017); a new
+/// entry whose range does not take the forward's port gets the first port
+/// free among the rows as they are then: the old tunnel's exit port on that
+/// node no longer counts.
+#[test]
+fn a_new_entry_port_is_picked_among_the_edited_tunnels_rows() {
+    let nodes = json!([
+        local_node(1, "31000-31010"),
+        local_node(2, "40000-40003"),
+        local_node(3, "50000-50010")
+    ]);
+    let tunnel = |entries: &[i64], exit: i64| {
+        json!({"id": 449, "name": "t0", "type": 2, "ipPreference": "v4",
+               "inNodeId": entries.iter().map(|n| json!({"nodeId": n, "protocol": "tls"})).collect::<Vec<_>>(),
+               "chainNodes": [], "outNodeId": [{"nodeId": exit, "protocol": "tls", "strategy": "fifo"}]})
+    };
+    // Node 2, the exit on 40000, becomes an entry; the forward's 31005 is
+    // out of its range.
+    let edit = json!({"before": tunnel(&[1], 2), "tunnel": tunnel(&[1, 2], 3),
+        "nodes": nodes, "federation": {}, "user": {"id": 1, "roleId": 0},
+        "createForwards": [{"tunnelId": 449, "name": "setup-0", "remoteAddr": "9.9.9.9:22", "inPort": 31005}]});
+    let plan = plan_of(&edit, "update");
+    assert!(error(&plan).is_null(), "{}", plan["error"]);
+    let rows = plan["db"]["forward_port"].as_array().unwrap();
+    let on_2 = rows.iter().find(|r| r["node_id"] == 2).unwrap();
+    assert_eq!(on_2["port"], 40000);
+}

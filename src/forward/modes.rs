@@ -464,6 +464,11 @@ fn edit_entries(
     };
     // Only the entry chain's refusal comes after the rows are committed.
     let committed = matches!(&edited, Ok(_) | Err(Rejection::EntryChainRefused { .. }));
+    // The edited tunnel's chain rows are stored by then: a new entry's port
+    // is picked among them, not the old tunnel's (mutations.go:982-1017).
+    if let Ok(outcome) = &edited {
+        panel.store.chain_ports = chain_ports(outcome);
+    }
     let conflict = if committed {
         check_new_entries(panel, tunnel_id, &old_entries, &new_entries).err()
     } else {
