@@ -47,7 +47,11 @@ function compare(what, cases, call) {
     calls++;
     const [a, b] = [answer(() => call(oldM, c)), answer(() => call(newM, c))];
     if (a !== b && differ++ < 5) {
-      console.log(`differs: ${what} ${JSON.stringify(c).slice(0, 160)}\n  old: ${a.slice(0, 200)}\n  new: ${b.slice(0, 200)}`);
+      // Where the two answers part, with some text before it.
+      let at = 0;
+      while (a[at] === b[at]) at++;
+      const from = Math.max(0, at - 60);
+      console.log(`differs: ${what} ${JSON.stringify(c).slice(0, 160)}\n  old (from ${from}): ${a.slice(from, from + 260)}\n  new (from ${from}): ${b.slice(from, from + 260)}`);
     }
   }
   console.log(`${what}: ${calls} calls, ${differ} differ`);
