@@ -67,8 +67,14 @@ impl<'a> Agents<'a> {
                 ))
             })
             .collect();
+        // A local node whose row is not online has no agent connected: it
+        // answers `节点不在线` as a listed one does (the tunnel's own apply
+        // skips it too, `planner::local`).
         let mut offline = offline.to_vec();
+        let down = nodes.rows().iter().filter(|n| !n.is_remote && n.status != 1);
+        offline.extend(down.map(|n| n.id));
         offline.sort_unstable();
+        offline.dedup();
         Agents {
             nodes,
             federation,
