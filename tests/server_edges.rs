@@ -299,3 +299,27 @@ fn a_new_entry_port_is_picked_among_the_edited_tunnels_rows() {
     let on_2 = rows.iter().find(|r| r["node_id"] == 2).unwrap();
     assert_eq!(on_2["port"], 40000);
 }
+
+/// A local node whose row is not online has no agent connected: the
+/// forwards' sync after a redeploy gets `节点不在线` from it and skips it
+/// with a warning (control_plane.go:281-378), as the tunnel's own apply
+/// skips its chain.
+#[test]
+fn a_redeploy_syncs_no_forward_onto_a_down_entry() {
+    let (mut input, mode) = vector("redeploy-fwd-00004");
+    input["db"]["node"][0]["status"] = json!(0);
+    let plan = plan_of(&input, mode);
+    assert!(error(&plan).is_null(), "{}", plan["error"]);
+    let to_1: Vec<&Value> = plan["local"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["nodeId"] == 1)
+        .collect();
+    assert!(to_1.is_empty(), "{to_1:?}");
+    let warnings = plan["warnings"].to_string();
+    assert!(
+        warnings.contains("节点   padded-1   不在线，已跳过下发"),
+        "{warnings}"
+    );
+}

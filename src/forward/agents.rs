@@ -71,7 +71,10 @@ impl<'a> Agents<'a> {
         // answers `节点不在线` as a listed one does (the tunnel's own apply
         // skips it too, `planner::local`).
         let mut offline = offline.to_vec();
-        let down = nodes.rows().iter().filter(|n| !n.is_remote && n.status != 1);
+        let down = nodes
+            .rows()
+            .iter()
+            .filter(|n| !n.is_remote && n.status != 1);
         offline.extend(down.map(|n| n.id));
         offline.sort_unstable();
         offline.dedup();
