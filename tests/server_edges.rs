@@ -323,3 +323,41 @@ fn a_redeploy_syncs_no_forward_onto_a_down_entry() {
         "{warnings}"
     );
 }
+
+/// `tunnelUpdate` commits the edited rows and moves the forwards to added
+/// entries before the local apply (mutations.go:982-1046): an error of the
+/// apply (here no IP family in common with the next hop) still leaves the
+/// rows moved, each new entry's port picked among the edited rows.
+#[test]
+fn an_edit_refused_by_its_local_apply_has_moved_the_forward_rows() {
+    let (mut input, mode) = vector("fwd-tunnel-update-00009-drop-entry-add-entry");
+    // The added entry, node 6, made IPv6-only.
+    input["nodes"][5]["serverIp"] = json!("2001:db8::6");
+    input["nodes"][5]["serverIpV4"] = Value::Null;
+    input["nodes"][5]["serverIpV6"] = json!("2001:db8::6");
+    let plan = plan_of(&input, mode);
+    assert_eq!(plan["error"]["code"], "LINK_INCOMPATIBLE");
+    let ports: Vec<(i64, i64)> = plan["db"]["forward_port"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["node_id"].as_i64().unwrap(), r["port"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(ports, [(1, 50001), (6, 40000)]);
+
+    // The relay refuses the edit's entry chain (the remote entry 2): node 4,
+    // the old exit on 50000, becomes an entry and gets 50000, free among
+    // the edited rows.
+    let (mut input, mode) = vector("fwd-tunnel-update-00048-drop-entry-add-exit");
+    input["tunnel"]["inNodeId"] = json!([{"nodeId": 2, "protocol": "tls", "strategy": "fifo"},
+        {"nodeId": 3, "protocol": "tls", "strategy": "fifo"}, {"nodeId": 4, "protocol": "tls", "strategy": "fifo"}]);
+    input["tunnel"]["outNodeId"] = json!([{"nodeId": 5, "protocol": "tls", "strategy": "fifo"}]);
+    let plan = plan_of(&input, mode);
+    assert_eq!(
+        error(&plan),
+        "入口节点 padded-2 下发转发链失败: remote api error: command not allowed"
+    );
+    let rows = plan["db"]["forward_port"].as_array().unwrap();
+    let on_4 = rows.iter().find(|r| r["node_id"] == 4).unwrap();
+    assert_eq!(on_4["port"], 50000);
+}

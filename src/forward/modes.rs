@@ -12,7 +12,7 @@ use crate::json::tree::TreeValue;
 use crate::limits::Limits;
 use crate::model::FederationAnswers;
 use crate::plan::{Plan, PlanError};
-use crate::planner::request::{Outcome, Redeploy, TunnelRequest};
+use crate::planner::request::{EditStages, Outcome, Redeploy, TunnelRequest};
 use crate::planner::stored::StoredTunnel;
 use crate::planner::{PlanMode, Rejection};
 use serde::Deserialize;
@@ -66,14 +66,7 @@ pub fn tunnel_row(outcome: &Outcome) -> TunnelRow {
 
 /// Ports the tunnel's own chain rows hold.
 fn chain_ports(outcome: &Outcome) -> Vec<(i64, i64)> {
-    let state = &outcome.state;
-    state
-        .hops
-        .iter()
-        .flatten()
-        .chain(state.exits.iter())
-        .map(|n| (n.node_id, n.port))
-        .collect()
+    outcome.state.chain_ports()
 }
 
 /// The tables as the tunnel `outcome` deployed left them: its row and its
@@ -356,6 +349,7 @@ pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
         federation,
         ctx,
         before,
+        committed,
         edited,
     } = match read_edit(input, limits) {
         Ok(edit) => edit,
@@ -367,18 +361,19 @@ pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
         return Plan::rejected(e, mode);
     }
     let mut panel = panel(&ctx, &before, &federation);
-    let edited = match create_unrecorded(&mut panel, &ctx.create_forwards) {
+    let (committed, edited) = match create_unrecorded(&mut panel, &ctx.create_forwards) {
         // The edit's picks pass over the ports the forwards just created
         // hold: it is planned again with them.
         Some(_) => {
             let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
             let held = panel.store.held_ports();
-            request.holding_on_edit(held).update_stages(limits).1
+            let stages = request.holding_on_edit(held).update_stages(limits);
+            (stages.committed, stages.edited)
         }
-        None => edited,
+        None => (committed, edited),
     };
     let tunnel_id = before.state.id;
-    let (edited, entries_changed) = edit_entries(&mut panel, entries, &before, edited);
+    let (edited, entries_changed) = edit_entries(&mut panel, entries, &before, committed, edited);
     match edited {
         Ok(edited) => {
             let resync = entries_changed || before.state.kind != edited.state.kind;
@@ -400,6 +395,8 @@ struct TunnelEdit {
     federation: FederationAnswers,
     ctx: ForwardContext,
     before: Outcome,
+    /// The edited chain rows' ports, once committed.
+    committed: Option<Vec<(i64, i64)>>,
     edited: crate::planner::rejection::Result<Outcome>,
 }
 
@@ -413,7 +410,11 @@ fn read_edit(input: &TreeValue<'_>, limits: &Limits) -> Result<TunnelEdit, PlanE
     let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
     let entries = request.entry_ids();
     let federation = request.federation().clone();
-    let (before, edited) = request.update_stages(limits);
+    let EditStages {
+        created: before,
+        committed,
+        edited,
+    } = request.update_stages(limits);
     let Some(before) = before else {
         let error = edited.err().map(|r| r.to_plan_error());
         return Err(error.unwrap_or_else(|| {
@@ -426,6 +427,7 @@ fn read_edit(input: &TreeValue<'_>, limits: &Limits) -> Result<TunnelEdit, PlanE
         federation,
         ctx,
         before,
+        committed,
         edited,
     })
 }
@@ -454,6 +456,7 @@ fn edit_entries(
     panel: &mut Panel<'_, '_>,
     payload_entries: Vec<i64>,
     before: &Outcome,
+    committed: Option<Vec<(i64, i64)>>,
     edited: crate::planner::rejection::Result<Outcome>,
 ) -> (Result<Outcome, PlanError>, bool) {
     let tunnel_id = before.state.id;
@@ -462,20 +465,20 @@ fn edit_entries(
         Ok(outcome) => tunnel_row(outcome).entries,
         Err(_) => payload_entries,
     };
-    // Only the entry chain's refusal comes after the rows are committed.
-    let committed = matches!(&edited, Ok(_) | Err(Rejection::EntryChainRefused { .. }));
-    // The edited tunnel's chain rows are stored by then: a new entry's port
-    // is picked among them, not the old tunnel's (mutations.go:982-1017).
-    if let Ok(outcome) = &edited {
-        panel.store.chain_ports = chain_ports(outcome);
+    // Once the edit's rows are committed (whatever the local apply says
+    // after), a new entry's port is picked among them, not the old
+    // tunnel's (mutations.go:982-1017).
+    let is_committed = committed.is_some();
+    if let Some(ports) = committed {
+        panel.store.chain_ports = ports;
     }
-    let conflict = if committed {
+    let conflict = if is_committed {
         check_new_entries(panel, tunnel_id, &old_entries, &new_entries).err()
     } else {
         None
     };
     let entries_changed = !same_set(&old_entries, &new_entries);
-    if conflict.is_none() && committed && entries_changed {
+    if conflict.is_none() && is_committed && entries_changed {
         move_forward_entries(panel, tunnel_id, &old_entries, &new_entries);
     }
     let edited = match (edited, conflict) {

@@ -160,13 +160,18 @@ impl TunnelRequest {
         create_request(self, limits)
     }
 
-    /// `tunnelUpdate` on the request, with the tunnel as `before` created
-    /// it (`None` when `before` itself is refused): what the forwards
-    /// created on it see.
-    pub fn update_stages(self, limits: &Limits) -> (Option<Outcome>, Result<Outcome>) {
+    /// `tunnelUpdate` on the request, in its stages: what the forwards
+    /// created on the tunnel as it was see, and what they see once the
+    /// edit's rows are committed.
+    pub fn update_stages(self, limits: &Limits) -> EditStages {
         let mut created = None;
-        let edited = update_into(self, limits, &mut created);
-        (created, edited)
+        let mut committed = None;
+        let edited = update_into(self, limits, &mut created, &mut committed);
+        EditStages {
+            created,
+            committed,
+            edited,
+        }
     }
 }
 
@@ -233,8 +238,23 @@ fn deploy(
     verb: Verb,
     limits: &Limits,
 ) -> Result<Outcome> {
+    deploy_committed(state, nodes, federation, verb, limits, &mut None)
+}
+
+/// [`deploy`], noting in `committed` the chain rows' ports once the rows
+/// are committed (the bindings saved): an edit's forwards move then, whatever
+/// the local apply says after (mutations.go:982-1017).
+fn deploy_committed(
+    state: TunnelState,
+    nodes: NodeTable,
+    federation: FederationOutcome,
+    verb: Verb,
+    limits: &Limits,
+    committed: &mut Option<Vec<(i64, i64)>>,
+) -> Result<Outcome> {
     federation.saved()?;
     state.output_within(limits)?;
+    *committed = Some(state.chain_ports());
     let local = apply_local(&state, &nodes, verb)?;
     let assumed = federation.assumed.clone();
     Ok(Outcome {
@@ -246,16 +266,28 @@ fn deploy(
     })
 }
 
+/// The stages of a tunnel edit ([`TunnelRequest::update_stages`]).
+pub struct EditStages {
+    /// The tunnel as `before` created it (`None` when `before` itself is
+    /// refused).
+    pub created: Option<Outcome>,
+    /// The edited chain rows' `(node id, port)` once committed (`None` when
+    /// the edit is refused before its commit).
+    pub committed: Option<Vec<(i64, i64)>>,
+    pub edited: Result<Outcome>,
+}
+
 /// `tunnelUpdate` on `{tunnel, before?, nodes, federation?}`: the tunnel is
 /// first created as `before` was (default: as `tunnel`), then edited.
 pub(crate) fn update(input: &TreeValue<'_>, limits: &Limits) -> Result<Outcome> {
-    TunnelRequest::read(input).update_stages(limits).1
+    TunnelRequest::read(input).update_stages(limits).edited
 }
 
 fn update_into(
     request: TunnelRequest,
     limits: &Limits,
     created_out: &mut Option<Outcome>,
+    committed: &mut Option<Vec<(i64, i64)>>,
 ) -> Result<Outcome> {
     let tunnel = payload(request.tunnel, "/tunnel")?;
     let before_given;
@@ -319,7 +351,7 @@ fn update_into(
     } else {
         Verb::Add
     };
-    deploy(state, nodes, fed, verb, limits)
+    deploy_committed(state, nodes, fed, verb, limits, committed)
 }
 
 fn release(providers: &mut Providers, bindings: &[Binding]) {

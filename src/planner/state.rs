@@ -47,6 +47,15 @@ pub struct TunnelState {
     pub exits: Vec<TunnelNode>,
 }
 
+impl TunnelState {
+    /// `(node id, port)` of every chain row with a port: the hops' and the
+    /// exits' (an entry's row stores none).
+    pub fn chain_ports(&self) -> Vec<(i64, i64)> {
+        let nodes = self.hops.iter().flatten().chain(&self.exits);
+        nodes.map(|n| (n.node_id, n.port)).collect()
+    }
+}
+
 /// The fewest bytes one dialed node takes in a plan's text: a chain's node
 /// entry has at least its keys, `{"addr":"","connector":{"type":""},
 /// "dialer":{"type":""},"name":""}`, whatever its values (src/builders.rs).
