@@ -414,8 +414,10 @@ impl Panel<'_, '_> {
             .store
             .forward(old.id)
             .is_some_and(|f| f.tunnel_id != old.tunnel_id);
+        // `forwardPortNodeIDs` (mutations.go:1110): rows without a node
+        // name none.
         let mut old_nodes: Vec<i64> = Vec::new();
-        for p in old_ports {
+        for p in old_ports.iter().filter(|p| p.node_id > 0) {
             if !old_nodes.contains(&p.node_id) {
                 old_nodes.push(p.node_id);
             }
