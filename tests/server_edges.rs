@@ -44,7 +44,7 @@ fn a_normal_users_target_with_no_resolvable_host_is_refused() {
         ),
         (
             "1.1.1.1:53, user@10.0.0.1:80",
-            r#"could not resolve address "user@10.0.0.1:80": lookup user@10.0.0.1: no such host"#,
+            r#"could not resolve address "[redacted]@10.0.0.1:80": lookup [redacted]@10.0.0.1: no such host"#,
         ),
     ] {
         let mut input = base.clone();

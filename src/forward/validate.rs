@@ -104,9 +104,15 @@ fn safe_target(part: &str) -> Result<TargetCheck, ForwardRejection> {
         // domain name before it asks anyone (net/lookup.go `lookupIPAddr`,
         // net/dnsclient_unix.go `isDomainName`): no DNS answer is assumed.
         if !is_domain_name(host) {
+            // The server quotes the target as given; a userinfo or a secret
+            // parameter in it is never echoed (README, "Limits": credential-like
+            // fields never reach any output).
+            let shown =
+                |text: &str| crate::redact::scrub_url(text).unwrap_or_else(|| text.to_string());
             return Err(ForwardRejection::UnsafeTarget(format!(
-                "could not resolve address {}: lookup {host}: no such host",
-                crate::go::strings::quote(part),
+                "could not resolve address {}: lookup {}: no such host",
+                crate::go::strings::quote(&shown(part)),
+                shown(host),
             )));
         }
         return Ok(TargetCheck::NeedsDns(host.to_string()));
@@ -389,9 +395,14 @@ mod tests {
             refused("[::1]"),
             r#"could not resolve address "[::1]": lookup [::1]: no such host"#
         );
+        // Quoted without the credentials a URL-like target may carry.
         assert_eq!(
             refused("1.1.1.1:80, user@10.0.0.1:80"),
-            r#"could not resolve address "user@10.0.0.1:80": lookup user@10.0.0.1: no such host"#
+            r#"could not resolve address "[redacted]@10.0.0.1:80": lookup [redacted]@10.0.0.1: no such host"#
+        );
+        assert_eq!(
+            refused("example.com/x?token=abc123"),
+            r#"could not resolve address "example.com/x?token=[redacted]": lookup example.com/x?token=[redacted]: no such host"#
         );
         assert_eq!(
             refused("10.1.2.3:22"),
