@@ -69,6 +69,26 @@ pub fn scrub_url_as(url: &str, mark: &str) -> Option<String> {
     scrub_urls_as(whole.as_deref().unwrap_or(url), mark).or(whole)
 }
 
+/// A forward's target list (targets apart by `,`, line breaks), each target
+/// scrubbed as [`scrub_url`] scrubs one (its scheme may be missing); `None`
+/// when there is nothing to replace.
+pub fn scrub_targets(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    for piece in text.split_inclusive([',', '\n', '\r']) {
+        let (target, sep) = piece.split_at(piece.trim_end_matches([',', '\n', '\r']).len());
+        match scrub_url(target) {
+            Some(clean) => {
+                out.push_str(&clean);
+                changed = true;
+            }
+            None => out.push_str(target),
+        }
+        out.push_str(sep);
+    }
+    changed.then_some(out)
+}
+
 /// `text` with every URL in it (`scheme://...`, up to a space or a quote)
 /// scrubbed as [`scrub_url`] does; `None` when there is nothing to replace.
 pub fn scrub_urls(text: &str) -> Option<String> {
@@ -311,5 +331,13 @@ mod tests {
         // Not a JSON object or list: it cannot be read by key.
         assert_eq!(redact_json_text("token=abc").as_deref(), Some(REDACTED));
         assert_eq!(redact_json_text("\"abc\"").as_deref(), Some(REDACTED));
+    }
+    #[test]
+    fn each_target_of_a_list_is_scrubbed_apart() {
+        assert_eq!(scrub_targets("1.1.1.1:80,example.com:443"), None);
+        assert_eq!(
+            scrub_targets("1.1.1.1:80,bob:pw@x/y?key=abc\nc.d:9?token=t,https://u:p@h:1").as_deref(),
+            Some("1.1.1.1:80,[redacted]@x/y?key=[redacted]\nc.d:9?token=[redacted],https://[redacted]@h:1")
+        );
     }
 }

@@ -323,8 +323,8 @@ fn row_out(f: &ForwardRow) -> ForwardRowOut {
         user_name: f.user_name.clone(),
         name: f.name.clone(),
         tunnel_id: f.tunnel_id,
-        // As stored, but a URL's credentials never leave the preview.
-        remote_addr: crate::redact::scrub_urls(&f.remote_addr)
+        // As stored, but a target's credentials never leave the preview.
+        remote_addr: crate::redact::scrub_targets(&f.remote_addr)
             .unwrap_or_else(|| f.remote_addr.clone()),
         strategy: f.strategy.clone(),
         in_flow: f.in_flow,
