@@ -64,16 +64,17 @@ pub fn tunnel_row(outcome: &Outcome) -> TunnelRow {
     }
 }
 
-/// Ports the tunnel's own chain rows hold.
-fn chain_ports(outcome: &Outcome) -> Vec<(i64, i64)> {
-    outcome.state.chain_ports()
+/// The tunnel part of a forward-mode input, as the server meets it with
+/// the context's forwards stored (their ports taken for the tunnel's picks).
+fn tunnel_request(input: &TreeValue<'_>, ctx: &ForwardContext) -> TunnelRequest {
+    TunnelRequest::read(input).with_forwards(&ctx.forwards)
 }
 
 /// The tables as the tunnel `outcome` deployed left them: its row and its
 /// chain rows' ports.
 fn seat_tunnel(store: &mut Store, outcome: &Outcome) {
     store.tunnels = vec![tunnel_row(outcome)];
-    store.chain_ports = chain_ports(outcome);
+    store.chain_ports = outcome.state.chain_ports();
 }
 
 /// The panel a forward request meets on the tunnel `outcome` deployed,
@@ -140,7 +141,7 @@ pub(crate) fn plan(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Pl
             .to_plan_error(),
         );
     };
-    let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
+    let request = tunnel_request(input, &ctx);
     let federation = request.federation().clone();
     let outcome = match request.create(limits) {
         Ok(outcome) => outcome,
@@ -365,7 +366,7 @@ pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
         // The edit's picks pass over the ports the forwards just created
         // hold: it is planned again with them.
         Some(_) => {
-            let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
+            let request = tunnel_request(input, &ctx);
             let held = panel.store.held_ports();
             let stages = request.holding_on_edit(held).update_stages(limits);
             (stages.committed, stages.edited)
@@ -407,7 +408,7 @@ fn read_edit(input: &TreeValue<'_>, limits: &Limits) -> Result<TunnelEdit, PlanE
         return Err(Rejection::InvalidInput("the input must be an object".into()).to_plan_error());
     }
     let ctx = context(input).map_err(|e| e.to_plan_error())?;
-    let request = TunnelRequest::read(input).with_forwards(&ctx.forwards);
+    let request = tunnel_request(input, &ctx);
     let entries = request.entry_ids();
     let federation = request.federation().clone();
     let EditStages {
