@@ -362,16 +362,19 @@ pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
         return Plan::rejected(e, mode);
     }
     let mut panel = panel(&ctx, &before, &federation);
-    let (committed, edited) = match create_unrecorded(&mut panel, &ctx.create_forwards) {
-        // The edit's picks pass over the ports the forwards just created
-        // hold: it is planned again with them.
-        Some(_) => {
-            let request = tunnel_request(input, &ctx);
-            let held = panel.store.held_ports();
-            let stages = request.holding_on_edit(held).update_stages(limits);
-            (stages.committed, stages.edited)
-        }
-        None => (committed, edited),
+    let held = match create_unrecorded(&mut panel, &ctx.create_forwards) {
+        Some(_) => panel.store.held_ports(),
+        None => vec![],
+    };
+    // The edit's picks pass over the ports the forwards just created hold:
+    // planned again with them, unless no pick can change.
+    let (committed, edited) = if picks_unchanged(committed.as_deref(), &held) {
+        (committed, edited)
+    } else {
+        let stages = tunnel_request(input, &ctx)
+            .holding_on_edit(held)
+            .update_stages(limits);
+        (stages.committed, stages.edited)
     };
     let tunnel_id = before.state.id;
     let (edited, entries_changed) = edit_entries(&mut panel, entries, &before, committed, edited);
@@ -386,6 +389,16 @@ pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
             plan
         }
     }
+}
+
+/// Whether an edit planned without the ports `held` picks the same with
+/// them: it reached its commit with chain rows, none on a held port (a pick
+/// takes the first free port, so a held port changes a pick only when it is
+/// the one taken). An edit refused before its commit, or with no chain rows
+/// (a type-1 tunnel's stored rows are picked apart), is planned again.
+fn picks_unchanged(committed: Option<&[(i64, i64)]>, held: &[(i64, i64)]) -> bool {
+    held.is_empty()
+        || committed.is_some_and(|rows| !rows.is_empty() && !rows.iter().any(|r| held.contains(r)))
 }
 
 /// A tunnel edit's input as read: the entries its payload lists, the
