@@ -238,7 +238,7 @@ fn deploy(
     verb: Verb,
     limits: &Limits,
 ) -> Result<Outcome> {
-    deploy_committed(state, nodes, federation, verb, limits, &mut None)
+    deploy_committed(state, nodes, federation, verb, limits, None)
 }
 
 /// [`deploy`], noting in `committed` the chain rows' ports once the rows
@@ -250,11 +250,13 @@ fn deploy_committed(
     federation: FederationOutcome,
     verb: Verb,
     limits: &Limits,
-    committed: &mut Option<Vec<(i64, i64)>>,
+    committed: Option<&mut Option<Vec<(i64, i64)>>>,
 ) -> Result<Outcome> {
     federation.saved()?;
     state.output_within(limits)?;
-    *committed = Some(state.chain_ports());
+    if let Some(committed) = committed {
+        *committed = Some(state.chain_ports());
+    }
     let local = apply_local(&state, &nodes, verb)?;
     let assumed = federation.assumed.clone();
     Ok(Outcome {
@@ -351,7 +353,7 @@ fn update_into(
     } else {
         Verb::Add
     };
-    deploy_committed(state, nodes, fed, verb, limits, committed)
+    deploy_committed(state, nodes, fed, verb, limits, Some(committed))
 }
 
 fn release(providers: &mut Providers, bindings: &[Binding]) {
