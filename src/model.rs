@@ -315,6 +315,9 @@ impl NodeRecord {
     /// pick: the server draws at random on create, takes the first on edit).
     /// The first port of its range that is not `used` and no forward holds.
     pub fn first_free_port(&self, used: &[i64]) -> Option<i64> {
+        if self.forward_ports.is_empty() {
+            return first_free_port(&self.port_range, used);
+        }
         let taken: Vec<i64> = used.iter().chain(&self.forward_ports).copied().collect();
         first_free_port(&self.port_range, &taken)
     }
