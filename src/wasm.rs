@@ -26,6 +26,7 @@ typescript_sections! {
     crate::finding::FINDING_CODE_TS,
     crate::lifecycle::LIFECYCLE_STEP_TS,
     crate::error::HOP_POLICY_ERROR_TS,
+    crate::simulate::NODE_SELECTOR_TS,
 }
 
 /// Runs once when the module is instantiated: the forward paths' expiry

@@ -3,7 +3,7 @@
 use super::util::{crc32_ieee, note, owned, Prng};
 use super::world::{filed_under, Agent, Chain, ChainNode, Hop, World, DEFAULT_FAIL_TIMEOUT_NS};
 use super::{
-    Attempt, Candidate, NodeSelector, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS,
+    Attempt, Candidate, NumberOrText, RequestTrace, Scenario, Summary, Trace, MAX_ATTEMPTS,
     MAX_REQUESTS, MAX_ROUNDS,
 };
 use crate::error::ApiError;
@@ -253,9 +253,9 @@ enum DeadName<'d> {
 }
 
 /// Reads `dead` entry `d`; `Err` says what is wrong with it.
-fn dead_name<'d>(world: &World, d: &'d NodeSelector) -> Result<DeadName<'d>, &'static str> {
+fn dead_name<'d>(world: &World, d: &'d NumberOrText) -> Result<DeadName<'d>, &'static str> {
     const NEITHER: &str = "is neither a node id nor host:port";
-    let NodeSelector::Text(text) = d else {
+    let NumberOrText::Text(text) = d else {
         return d.id().map(DeadName::Node).ok_or(NEITHER);
     };
     let text = text.trim();
@@ -316,7 +316,7 @@ impl<'w> Simulation<'w> {
     /// Takes in the scenario's `dead` list.
     fn read_dead(
         &mut self,
-        dead: &[NodeSelector],
+        dead: &[NumberOrText],
         notes: &mut Vec<String>,
     ) -> Result<(), ApiError> {
         let world = self.world;
@@ -480,7 +480,7 @@ fn pick_entry<'w>(world: &'w World, sc: &Scenario) -> Result<(usize, &'w Agent),
 }
 
 /// The error of a scenario's `entry` that names no node id.
-pub(super) fn not_a_node_id(entry: &NodeSelector) -> ApiError {
+pub(super) fn not_a_node_id(entry: &NumberOrText) -> ApiError {
     let given = entry.given_value();
     let message = format!("entry {} is not a node id", crate::json::Text(&given));
     ApiError::new("IN001", message, "/entry")

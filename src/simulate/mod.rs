@@ -105,8 +105,8 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "NodeSelector[]")
     )]
-    #[serde(deserialize_with = "NodeSelector::list")]
-    pub dead: Vec<NodeSelector>,
+    #[serde(deserialize_with = "NumberOrText::list")]
+    pub dead: Vec<NumberOrText>,
     /// Number of requests (default 3).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::count")]
@@ -128,8 +128,8 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "NodeSelector")
     )]
-    #[serde(deserialize_with = "NodeSelector::given")]
-    pub entry: Option<NodeSelector>,
+    #[serde(deserialize_with = "NumberOrText::given")]
+    pub entry: Option<NumberOrText>,
     /// Retries of the entry's forward service (default 0, as flvx deploys it).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::signed")]
@@ -151,16 +151,16 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "number | string")
     )]
-    #[serde(deserialize_with = "NodeSelector::given")]
-    pub forward: Option<NodeSelector>,
+    #[serde(deserialize_with = "NumberOrText::given")]
+    pub forward: Option<NumberOrText>,
     /// Dead targets of that forward: addresses exactly as written in its
     /// `forwarder.nodes` (strings), or 1-based positions in that list (numbers).
     #[cfg_attr(
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "(number | string)[]")
     )]
-    #[serde(deserialize_with = "NodeSelector::list")]
-    pub dead_targets: Vec<NodeSelector>,
+    #[serde(deserialize_with = "NumberOrText::list")]
+    pub dead_targets: Vec<NumberOrText>,
     /// What if: the forward's target selector's `maxFails` (flvx: 1).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::signed")]
@@ -170,8 +170,8 @@ pub struct Scenario {
         any(test, target_arch = "wasm32"),
         tsify(optional, type = "number | string")
     )]
-    #[serde(deserialize_with = "NodeSelector::given")]
-    pub fail_timeout: Option<NodeSelector>,
+    #[serde(deserialize_with = "NumberOrText::given")]
+    pub fail_timeout: Option<NumberOrText>,
     /// What if: the forward service's `handler.retries` (flvx sets none: 0).
     #[cfg_attr(any(test, target_arch = "wasm32"), tsify(optional))]
     #[serde(deserialize_with = "crate::options::field::signed")]
@@ -194,57 +194,65 @@ impl Scenario {
     }
 }
 
-/// A node a scenario names: its id (a number, or a numeric string), its
-/// name, or a `host:port` it listens on. Anything else is kept, to be named
-/// in the error it gets. The scenario's other fields that take a number or
-/// a text (the forward, its dead targets, a fail timeout) are read as this
-/// type too, each by its own rule.
+/// A scenario field given as a number or a text: a node it names (`dead`,
+/// `entry`: an id, a numeric string, a name or a `host:port`), the forward,
+/// a dead target, a fail timeout; each field reads it by its own rule.
+/// Anything else is kept, to be named in the error it gets.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(any(test, target_arch = "wasm32"), derive(tsify_next::Tsify))]
 #[cfg_attr(any(test, target_arch = "wasm32"), serde(untagged))]
-pub enum NodeSelector {
-    Id(#[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = "number"))] serde_json::Number),
+pub enum NumberOrText {
+    Number(
+        #[cfg_attr(any(test, target_arch = "wasm32"), tsify(type = "number"))] serde_json::Number,
+    ),
     Text(String),
     #[cfg_attr(any(test, target_arch = "wasm32"), serde(skip))]
     Other(Value),
 }
 
-impl From<Value> for NodeSelector {
-    fn from(v: Value) -> NodeSelector {
+/// The TypeScript name of what `dead` and `entry` take: a node, by id (a
+/// number or a numeric string), name or `host:port`.
+pub const NODE_SELECTOR_TS: &str = r#"
+/** A node a scenario names: its id (a number or a numeric string), its name, or a `host:port` it listens on. */
+export type NodeSelector = NumberOrText;
+"#;
+
+impl From<Value> for NumberOrText {
+    fn from(v: Value) -> NumberOrText {
         match v {
-            Value::Number(n) => NodeSelector::Id(n),
-            Value::String(s) => NodeSelector::Text(s),
-            other => NodeSelector::Other(other),
+            Value::Number(n) => NumberOrText::Number(n),
+            Value::String(s) => NumberOrText::Text(s),
+            other => NumberOrText::Other(other),
         }
     }
 }
 
-impl NodeSelector {
+impl NumberOrText {
     /// `deserialize_with` reader of a scenario's list of selectors.
-    fn list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<NodeSelector>, D::Error> {
+    fn list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<NumberOrText>, D::Error> {
         let items = crate::options::field::list(d)?;
-        Ok(items.into_iter().map(NodeSelector::from).collect())
+        Ok(items.into_iter().map(NumberOrText::from).collect())
     }
 
     /// `deserialize_with` reader of one selector; `null` is none.
-    fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NodeSelector>, D::Error> {
-        Ok(crate::options::field::given(d)?.map(NodeSelector::from))
+    fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NumberOrText>, D::Error> {
+        Ok(crate::options::field::given(d)?.map(NumberOrText::from))
     }
 
     /// The node id it names: a whole number, or a numeric string (as the
     /// plan names nodes, [`crate::go::coerce::loose_id`]).
     pub(crate) fn id(&self) -> Option<i64> {
         match self {
-            NodeSelector::Id(n) => crate::go::coerce::json_whole_number(n),
-            NodeSelector::Text(s) => crate::go::coerce::id_text(s),
-            NodeSelector::Other(_) => None,
+            NumberOrText::Number(n) => crate::go::coerce::json_whole_number(n),
+            NumberOrText::Text(s) => crate::go::coerce::id_text(s),
+            NumberOrText::Other(_) => None,
         }
     }
 
     /// The text given, trimmed.
     pub(crate) fn text(&self) -> Option<&str> {
         match self {
-            NodeSelector::Text(s) => Some(s.trim()),
+            NumberOrText::Text(s) => Some(s.trim()),
             _ => None,
         }
     }
@@ -252,7 +260,7 @@ impl NodeSelector {
     /// The number given.
     pub(crate) fn number(&self) -> Option<&serde_json::Number> {
         match self {
-            NodeSelector::Id(n) => Some(n),
+            NumberOrText::Number(n) => Some(n),
             _ => None,
         }
     }
@@ -260,9 +268,9 @@ impl NodeSelector {
     /// The selector as given, for messages.
     pub(crate) fn given_value(&self) -> Value {
         match self {
-            NodeSelector::Id(n) => Value::Number(n.clone()),
-            NodeSelector::Text(s) => Value::String(s.clone()),
-            NodeSelector::Other(v) => v.clone(),
+            NumberOrText::Number(n) => Value::Number(n.clone()),
+            NumberOrText::Text(s) => Value::String(s.clone()),
+            NumberOrText::Other(v) => v.clone(),
         }
     }
 }
@@ -496,12 +504,12 @@ mod tests {
     fn a_scenario_names_nodes_by_id_name_or_address() {
         let given = json!({"dead": [3, "4", " 5 ", 2.0, 1.5, "a:1", {"a": 1}, true], "entry": "7"});
         let sc = Scenario::from_json(&given).unwrap();
-        let ids: Vec<Option<i64>> = sc.dead.iter().map(NodeSelector::id).collect();
+        let ids: Vec<Option<i64>> = sc.dead.iter().map(NumberOrText::id).collect();
         assert_eq!(
             ids,
             [Some(3), Some(4), Some(5), Some(2), None, None, None, None]
         );
-        assert_eq!(sc.entry.as_ref().and_then(NodeSelector::id), Some(7));
+        assert_eq!(sc.entry.as_ref().and_then(NumberOrText::id), Some(7));
         let doc = crate::plan::tests::federated_middle_input();
         let refused = |dead: Value| {
             let sc = Scenario::from_json(&json!({ "dead": [dead] })).unwrap();

@@ -27,7 +27,7 @@ const DECLARED_NAMES = [
   'FederationStep', 'Finding', 'FindingCode', 'Fix', 'ForwardContext', 'ForwardDb', 'ForwardPayload', 'ForwardPortRow',
   'ForwardRow', 'ForwardService', 'ForwardStep', 'ForwardUser', 'Forwarder', 'ForwarderNode', 'ForwarderSelector', 'Handler',
   'Hop', 'HopPolicyError', 'HopPolicyErrorFields', 'JsonValue', 'LifecycleOp', 'LifecycleReport', 'LifecycleStep',
-  'LimiterData', 'Limits', 'Loose', 'MetaValue', 'NodeConfig', 'NodeRole', 'NodeRow', 'NodeSelector', 'Plan',
+  'LimiterData', 'Limits', 'Loose', 'MetaValue', 'NodeConfig', 'NodeRole', 'NodeRow', 'NodeSelector', 'NumberOrText', 'Plan',
   'PlanDocument', 'PlanError', 'PlanErrorCode', 'PlanInput', 'PlanMode', 'PlanNode', 'PlanOptions', 'Plugin',
   'Protocol', 'RedeployInput', 'RedeployRequest', 'ReportStep', 'RequestTrace', 'Reserve', 'Role', 'RuleInfo', 'Scenario',
   'Selector', 'Service', 'Severity', 'SimulateDocument', 'SkippedTarget', 'StepHead', 'StoredTables',

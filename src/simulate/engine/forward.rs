@@ -6,7 +6,7 @@
 
 use super::super::util::{note, owned};
 use super::super::world::{Agent, Forwarder, Hop, Service, World};
-use super::super::{NodeSelector, RequestTrace, Scenario, SkippedTarget, TargetTry, TraceForward};
+use super::super::{NumberOrText, RequestTrace, Scenario, SkippedTarget, TargetTry, TraceForward};
 use super::{fail_limits, whole_seconds, Outcome, Selection, Simulation};
 use crate::error::ApiError;
 use crate::forward::parse_service_name as parse_name;
@@ -27,7 +27,7 @@ pub(in crate::simulate) struct Entry {
 }
 
 /// Does service `name` belong to the forward `wanted` names?
-fn names_forward(world: &World, name: &str, wanted: &NodeSelector) -> bool {
+fn names_forward(world: &World, name: &str, wanted: &NumberOrText) -> bool {
     let parsed = parse_name(name);
     if let Some(id) = wanted.id() {
         return parsed.is_some_and(|(fid, _)| fid == id);
@@ -125,7 +125,7 @@ fn entry_running(
     world: &World,
     all: &[(usize, &Service, &Forwarder)],
     name: &str,
-    entry: &NodeSelector,
+    entry: &NumberOrText,
 ) -> Result<usize, ApiError> {
     let id = entry.id().ok_or_else(|| super::not_a_node_id(entry))?;
     all.iter()
@@ -182,7 +182,7 @@ fn overridden(hop: &Hop, sc: &Scenario) -> Result<Hop, ApiError> {
 /// position.
 pub(in crate::simulate) fn dead_targets(
     hop: &Hop,
-    list: &[NodeSelector],
+    list: &[NumberOrText],
 ) -> Result<Vec<bool>, ApiError> {
     let mut dead = vec![false; hop.nodes.len()];
     for (i, v) in list.iter().enumerate() {
