@@ -40,6 +40,7 @@ pub mod json;
 mod json_tree_tests;
 pub mod lifecycle;
 pub mod limits;
+pub mod lookup;
 pub mod model;
 pub mod options;
 pub mod plan;

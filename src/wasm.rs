@@ -30,10 +30,13 @@ typescript_sections! {
 }
 
 /// Runs once when the module is instantiated: the forward paths' expiry
-/// checks take the page's clock (`Date.now()`) when an input gives no `now`.
+/// checks take the page's clock (`Date.now()`) when an input gives no `now`,
+/// and the hash maps keyed by input take random keys ([`crate::lookup`]).
 #[wasm_bindgen(start)]
 fn start() {
     crate::forward::set_clock(|| js_sys::Date::now() as i64);
+    let (k0, k1) = args::hash_keys();
+    crate::lookup::seed(k0, k1);
 }
 
 object_export! {

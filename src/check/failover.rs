@@ -22,7 +22,7 @@ pub(crate) fn find_chain<'d, 'a>(
 /// [`find_chain`]'s index into `doc.chains`.
 fn chain_at<'a>(doc: &Document<'a>, svc: &Service<'a>, name: &'a str) -> Option<usize> {
     let index = doc.chain_index.get_or_init(|| {
-        let mut index = super::model::ChainIndex::new();
+        let mut index = super::model::ChainIndex::with_capacity(doc.chains.len());
         for (i, c) in doc.chains.iter().enumerate() {
             // a later UpdateChains replaces an earlier AddChains: the last one wins
             index.insert((c.group, c.node_id, c.name), i);

@@ -114,7 +114,7 @@ pub(crate) struct Document<'a> {
 }
 
 /// (group, node, chain name) -> index into `Document::chains`.
-pub(crate) type ChainIndex<'a> = std::collections::BTreeMap<(usize, Option<i64>, &'a str), usize>;
+pub(crate) type ChainIndex<'a> = crate::lookup::LookupMap<(usize, Option<i64>, &'a str), usize>;
 
 impl<'a> Document<'a> {
     fn service_list(

@@ -6,7 +6,7 @@
 use super::model::{Document, LimiterKind, Service};
 use super::rules::Sink;
 use super::util::{join, node_label};
-use std::collections::BTreeMap;
+use crate::lookup::LookupMap;
 
 /// The LK rules on what a node's services share; gives back the listeners
 /// it compared, for the panel-wide port rule ([`port_holds`]).
@@ -19,7 +19,7 @@ pub(crate) fn check<'d>(doc: &'d Document<'_>, sink: &mut Sink) -> Vec<Listener<
 }
 
 /// The socket family a listener binds: two listeners clash only within one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Network {
     Tcp,
     Udp,
@@ -70,20 +70,23 @@ impl Listener<'_> {
 /// and its first on the same host.
 pub(crate) fn clashes(listeners: &[Listener<'_>]) -> Vec<(usize, usize)> {
     #[derive(Default)]
-    struct Port<'h> {
+    struct Port {
         first: Option<usize>,
         first_wildcard: Option<usize>,
-        by_host: BTreeMap<&'h str, usize>,
     }
-    let mut ports: BTreeMap<(Option<i64>, Network, i64), Port<'_>> = BTreeMap::new();
+    let mut ports: LookupMap<(Option<i64>, Network, i64), Port> =
+        LookupMap::with_capacity(listeners.len());
+    let mut first_on_host: LookupMap<(Option<i64>, Network, i64, &str), usize> =
+        LookupMap::with_capacity(listeners.len());
     let mut out = Vec::new();
     for (i, l) in listeners.iter().enumerate() {
-        let port = ports.entry((l.node_id, l.network, l.port)).or_default();
+        let port = ports.or_insert_with((l.node_id, l.network, l.port), Port::default);
+        let on_host = first_on_host.or_insert_with((l.node_id, l.network, l.port, &l.host), || i);
         let holder = if l.wildcard() {
             port.first
         } else {
             port.first_wildcard
-                .or_else(|| port.by_host.get(l.host.as_str()).copied())
+                .or_else(|| Some(*on_host).filter(|at| *at != i))
         };
         if let Some(held) = holder {
             out.push((i, held));
@@ -92,7 +95,6 @@ pub(crate) fn clashes(listeners: &[Listener<'_>]) -> Vec<(usize, usize)> {
         if l.wildcard() {
             port.first_wildcard.get_or_insert(i);
         }
-        port.by_host.entry(l.host.as_str()).or_insert(i);
     }
     out
 }
@@ -101,7 +103,8 @@ pub(crate) fn clashes(listeners: &[Listener<'_>]) -> Vec<(usize, usize)> {
 /// is the same service replaced (an update, or the add after a refused
 /// update), so only its last config listens.
 fn listeners<'d>(doc: &'d Document<'_>) -> Vec<Listener<'d>> {
-    let mut last: BTreeMap<(Option<i64>, &str), usize> = BTreeMap::new();
+    let mut last: LookupMap<(Option<i64>, &str), usize> =
+        LookupMap::with_capacity(doc.services.len());
     for (i, svc) in doc.services.iter().enumerate() {
         if let Some(name) = svc.config.name() {
             last.insert((svc.node_id, name), i);

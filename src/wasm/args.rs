@@ -184,6 +184,15 @@ extern "C" {
     fn type_name_of(value: &JsValue) -> String;
     #[wasm_bindgen(js_name = makeError)]
     fn make_error(code: &str, message: &str, path: &str) -> JsValue;
+    #[wasm_bindgen(js_name = randomWords)]
+    fn random_words() -> Vec<u32>;
+}
+
+/// Two random 64-bit keys for the module's hash maps ([`crate::lookup`]).
+pub(super) fn hash_keys() -> (u64, u64) {
+    let words = random_words();
+    let word = |i: usize| u64::from(words.get(i).copied().unwrap_or(0));
+    (word(0) << 32 | word(1), word(2) << 32 | word(3))
 }
 
 /// A JS value as JSON text, via the engine's `JSON.stringify`, or

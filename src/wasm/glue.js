@@ -24,6 +24,18 @@ function whatWentWrong(e) {
     return 'an exception that cannot be described';
   }
 }
+// Four random 32-bit words: the keys of the module's hash maps
+// (src/lookup.rs), from the engine's crypto where it has one.
+export function randomWords() {
+  const words = new Uint32Array(4);
+  try {
+    globalThis.crypto.getRandomValues(words);
+    return words;
+  } catch (_) {
+    for (let i = 0; i < 4; i++) words[i] = Math.floor(Math.random() * 0x100000000);
+    return words;
+  }
+}
 // Errors made here (not a caller's or the engine's): what a guarded export
 // passes on as they are.
 const made = new WeakSet();
