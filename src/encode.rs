@@ -198,7 +198,13 @@ impl Events for usize {
 pub fn to_string<T: Encode + ?Sized>(v: &T) -> String {
     // Large results (a plan is hundreds of KB) would otherwise grow the
     // buffer through a dozen doublings, each a copy.
-    let mut out = String::with_capacity(64 * 1024);
+    to_string_of_len(v, 64 * 1024)
+}
+
+/// [`to_string`] of a value whose text length `len` is known ([`text_len`]):
+/// the text is written into one buffer of that size, never copied to grow.
+pub fn to_string_of_len<T: Encode + ?Sized>(v: &T, len: usize) -> String {
+    let mut out = String::with_capacity(len);
     v.encode(&mut Writer::Text(&mut out));
     out
 }

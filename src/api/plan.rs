@@ -75,5 +75,5 @@ pub fn plan_json(input: &str, options: Option<&str>) -> Result<String, ApiError>
             error, &plan.mode,
         )));
     }
-    Ok(encode::to_string(&plan))
+    Ok(encode::to_string_of_len(&plan, len))
 }
