@@ -371,15 +371,15 @@ pub fn first_free_port(spec: &str, used: &[i64]) -> Option<i64> {
 #[derive(Debug, Clone, Default)]
 pub struct NodeTable {
     rows: Vec<NodeRecord>,
-    index: BTreeMap<i64, usize>,
+    index: crate::lookup::LookupMap<i64, usize>,
 }
 
 impl NodeTable {
     pub fn new(records: impl IntoIterator<Item = NodeRecord>) -> NodeTable {
         let mut table = NodeTable::default();
         for rec in records {
-            if rec.id > 0 && !table.index.contains_key(&rec.id) {
-                table.index.insert(rec.id, table.rows.len());
+            let at = table.rows.len();
+            if rec.id > 0 && *table.index.or_insert_with(rec.id, || at) == at {
                 table.rows.push(rec);
             }
         }
