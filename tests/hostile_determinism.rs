@@ -2,7 +2,8 @@
 //! golden vectors and the seed corpus, every entry point runs in this process
 //! twice (the second time over the documents in reverse order, so that a call
 //! sees whatever state other calls left behind) and once in a child process
-//! (another address space, heap layout and clock reading), and all three
+//! (another address space, heap layout, clock reading and hash keys: the
+//! keyed maps of `lookup.rs` draw theirs per process), and all three
 //! outputs must be the same bytes. Object keys in any order read the same:
 //! the text entry points answer a document written with its keys reversed
 //! as they answer it written in order.
