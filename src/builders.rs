@@ -17,7 +17,7 @@ pub const FAIL_TIMEOUT_NS: i64 = 600_000_000_000;
 /// tls, mtls and mtcp carry mux settings (case-insensitive).
 pub fn is_mux_protocol(protocol: &str) -> bool {
     let p = default_string(protocol, "tls");
-    let p = trim(&p);
+    let p = trim(p);
     to_lower_equals(p, "tls") || to_lower_equals(p, "mtls") || to_lower_equals(p, "mtcp")
 }
 

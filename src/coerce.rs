@@ -42,11 +42,11 @@ pub fn go_int(v: Option<&Value>, default: i64) -> i64 {
 }
 
 /// The server's `defaultString`: `def` when `v` is blank, else `v` unchanged.
-pub fn default_string(v: &str, def: &str) -> String {
+pub fn default_string<'a>(v: &'a str, def: &'a str) -> &'a str {
     if trim(v).is_empty() {
-        def.to_string()
+        def
     } else {
-        v.to_string()
+        v
     }
 }
 

@@ -601,8 +601,8 @@ impl TunnelNode {
         let entry = role == NodeRole::Entry;
         TunnelNode {
             node_id: GoText::int(&r.node_id, 0),
-            protocol: default_string(GoText::text(&r.protocol), "tls"),
-            strategy: default_string(GoText::text(&r.strategy), "round"),
+            protocol: default_string(GoText::text(&r.protocol), "tls").to_string(),
+            strategy: default_string(GoText::text(&r.strategy), "round").to_string(),
             port: if entry { 0 } else { GoText::int(&r.port, 0) },
             connect_ip: if entry {
                 String::new()

@@ -50,7 +50,7 @@ pub(crate) fn kcp_metadata(protocol: &str) -> Meta {
 
 /// The chain strategy the local builder derives from a next hop's strategy.
 fn runtime_strategy(s: &str) -> String {
-    builders::runtime_strategy(&crate::coerce::default_string(s.trim(), "round"))
+    builders::runtime_strategy(crate::coerce::default_string(s.trim(), "round"))
 }
 
 struct TwinTarget<'a> {

@@ -260,7 +260,8 @@ impl Panel<'_, '_> {
             name,
             tunnel_id,
             remote_addr,
-            strategy: crate::coerce::default_string(GoText::text(&body.strategy), "fifo"),
+            strategy: crate::coerce::default_string(GoText::text(&body.strategy), "fifo")
+                .to_string(),
             status: 1,
             inx: self.store.next_forward_inx(),
             speed_id,

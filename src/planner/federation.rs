@@ -195,7 +195,7 @@ impl<'a> FederationApply<'a> {
         let fed = FederationInfo::lookup(self.federation, item.node_id);
         let (chain_type, hop_position, _) = place.binding_kind();
         let key = resource_key(self.state.id, item.node_id, chain_type, hop_position);
-        let protocol = default_string(&item.protocol, "tls");
+        let protocol = default_string(&item.protocol, "tls").to_string();
         RemoteNode {
             place,
             item,
@@ -236,7 +236,10 @@ impl<'a> FederationApply<'a> {
     fn strategy_and_targets(&self, node: &RemoteNode<'_>) -> Result<(String, Targets)> {
         // A middle's targets are known now: its next hop was applied before it.
         Ok(match node.place {
-            Place::Exit(_) => (default_string(&node.item.strategy, "round"), None),
+            Place::Exit(_) => (
+                default_string(&node.item.strategy, "round").to_string(),
+                None,
+            ),
             Place::Hop(h, _) => {
                 let next = self.state.next_targets(h);
                 let targets = chain_targets(self.nodes, &self.state.ip_preference, node.rec, next)?;

@@ -91,7 +91,7 @@ pub fn chain_targets(
         out.push(ChainTarget {
             host,
             port: t.port,
-            protocol: default_string(&t.protocol, "tls"),
+            protocol: default_string(&t.protocol, "tls").to_string(),
         });
     }
     Ok(out)
@@ -101,10 +101,10 @@ pub fn chain_targets(
 pub fn targets_strategy(owner_strategy: &str, targets: &[TunnelNode]) -> String {
     let s = default_string(owner_strategy, "round");
     let s = match targets.first() {
-        Some(t) => default_string(&t.strategy, &s),
+        Some(t) => default_string(&t.strategy, s),
         None => s,
     };
-    builders::runtime_strategy(&s)
+    builders::runtime_strategy(s)
 }
 
 /// The local apply. `verb` is `Update` where an edit of a stored type-2
@@ -212,7 +212,7 @@ fn local_chain(
     }
     let (_, chain_nodes) = memo.get(state, nodes, from, target_hop, Flavor::Local)?;
     let strategy = match targets.first() {
-        Some(t) => builders::runtime_strategy(&default_string(trim(&t.strategy), "round")),
+        Some(t) => builders::runtime_strategy(default_string(trim(&t.strategy), "round")),
         None => "round".to_string(),
     };
     Ok(builders::chain_with_nodes(
@@ -235,8 +235,8 @@ fn local_service(
     let is_middle = n.role == NodeRole::Middle;
     builders::service(ServiceSpec {
         name: builders::numbered("tunnel_", state.id),
-        addr: crate::address::process_server_address(&crate::address::host_port(&host, n.port)),
-        protocol: &protocol,
+        addr: crate::address::process_server_address(&crate::address::host_port(host, n.port)),
+        protocol,
         chain: if is_middle {
             Some(builders::numbered("chains_", state.id))
         } else {
