@@ -1,4 +1,4 @@
-//! A whole panel: `api::backup_tunnels` and `api::audit_panel` on the raw
+//! A whole panel: `api::backup_tunnels_json` and `api::audit_panel_json` on the raw
 //! bytes (as text), and on a structure-aware mutation of the shipped backup
 //! export (and of its database-rows form, the tables the CLI reads), with
 //! credentials planted: both answer valid JSON or an error, twice the same,
@@ -24,8 +24,8 @@ fn backup() -> &'static Value {
 fn run(text: &str, planted: Option<&Value>) {
     type PanelCall = fn(&str, Option<&str>) -> Result<String, hop_policy::error::ApiError>;
     let calls: [(&str, PanelCall); 2] = [
-        ("backupTunnels", hop_policy::api::backup_tunnels),
-        ("auditPanel", hop_policy::api::audit_panel),
+        ("backupTunnels", hop_policy::api::backup_tunnels_json),
+        ("auditPanel", hop_policy::api::audit_panel_json),
     ];
     for (what, op) in calls {
         let first = op(text, None);

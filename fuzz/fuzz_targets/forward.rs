@@ -1,4 +1,4 @@
-//! The forward modes: `api::plan` and `api::check_tunnel` with each forward
+//! The forward modes: `api::plan_json` and `api::check_tunnel_json` with each forward
 //! vector's mode on structure-aware mutations of its input (forwards, rows,
 //! agents, users), and on raw bytes with a mode picked from the data.
 #![no_main]
@@ -12,10 +12,10 @@ const MODES: [&str; 4] = ["forward-create", "forward-update", "update", "redeplo
 
 fn run(text: &str, mode: &str, planted: Option<&Value>) {
     let options = format!(r#"{{"mode":"{mode}"}}"#);
-    let a = hop_policy::api::plan(text, Some(&options)).expect("JSON text is planned");
-    let b = hop_policy::api::plan(text, Some(&options)).expect("JSON text is planned");
+    let a = hop_policy::api::plan_json(text, Some(&options)).expect("JSON text is planned");
+    let b = hop_policy::api::plan_json(text, Some(&options)).expect("JSON text is planned");
     assert_output(planted, &a, &b, "forward plan");
-    if let Ok(out) = hop_policy::api::check_tunnel(text, Some(&options)) {
+    if let Ok(out) = hop_policy::api::check_tunnel_json(text, Some(&options)) {
         assert!(
             serde_json::from_str::<Value>(&out).is_ok(),
             "check_tunnel returned invalid JSON"

@@ -4,13 +4,13 @@
 //! (`json::to_text`, floats included) against serde_json's on the value read.
 //! The one documented difference, the `$serde_json::private::RawValue` key,
 //! is left out. And the limits counted while reading
-//! (`json::from_str_within`) against the walk over the value read
+//! (`limits::from_str_within`) against the walk over the value read
 //! (`limits::check_value`), at the defaults and at small limits: over a limit
 //! exactly when the walk is, with the walk's error for a count.
 #![no_main]
 
-use hop_policy::json::ReadError;
 use hop_policy::limits::Limits;
+use hop_policy::limits::ReadError;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
             ..Limits::default()
         };
         for limits in [Limits::default(), small] {
-            let read = hop_policy::json::from_str_within(text, &limits);
+            let read = hop_policy::limits::from_str_within(text, &limits);
             match (read, hop_policy::limits::check_value(v, &limits)) {
                 (Ok(read), Ok(())) => assert_eq!(&read, v, "{text:?}"),
                 (Err(ReadError::Limit(r)), Err(w)) => {

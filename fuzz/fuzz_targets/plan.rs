@@ -1,4 +1,4 @@
-//! Planner: `api::plan` on the raw bytes (as text), `plan` on them when they
+//! Planner: `api::plan_json` on the raw bytes (as text), `plan` on them when they
 //! are JSON, and `plan` on a structure-aware mutation of a golden input.
 #![no_main]
 
@@ -13,24 +13,24 @@ fn run(input: &Value, planted: bool) {
     assert_output(planted.then_some(input), &a, &b, "plan");
     // The text entry point must agree with the value entry point.
     if let Ok(text) = serde_json::to_string(input) {
-        let via_text = hop_policy::api::plan(&text, None).expect("JSON text is planned");
-        assert_eq!(via_text, a, "api::plan and plan disagree");
+        let via_text = hop_policy::api::plan_json(&text, None).expect("JSON text is planned");
+        assert_eq!(via_text, a, "api::plan_json and plan disagree");
     }
 }
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok(out) = hop_policy::api::plan(text, None) {
+        if let Ok(out) = hop_policy::api::plan_json(text, None) {
             assert!(
                 serde_json::from_str::<Value>(&out).is_ok(),
-                "api::plan returned invalid JSON"
+                "api::plan_json returned invalid JSON"
             );
         }
         // checkTunnel: the same input planned and checked in one call.
-        if let Ok(out) = hop_policy::api::check_tunnel(text, None) {
+        if let Ok(out) = hop_policy::api::check_tunnel_json(text, None) {
             assert!(
                 serde_json::from_str::<Value>(&out).is_ok(),
-                "api::check_tunnel returned invalid JSON"
+                "api::check_tunnel_json returned invalid JSON"
             );
         }
         if let Ok(v) = serde_json::from_str::<Value>(text) {
