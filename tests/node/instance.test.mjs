@@ -153,3 +153,51 @@ return { before, refused, after: memory(), plan: plan.error, report: report.find
   assert.ok(out.after - out.refused >= 17 << 20, `reading grew the wasm memory by ${out.after - out.refused} bytes`);
   assert.equal(out.seedPlan, fresh());
 });
+
+test('hash keys come from crypto, else from Math.random, and no answer depends on them', () => {
+  // A config whose services share ports and names (LK004 and the last
+  // config per name go through the keyed maps of src/lookup.rs).
+  const services = [];
+  for (let i = 0; i < 300; i++) {
+    const listener = { type: i % 3 ? 'tcp' : 'udp' };
+    services.push({ name: `svc_${i % 250}`, addr: `:${8000 + (i % 40)}`, handler: { type: 'tcp', chain: `chains_${i % 60}` }, listener });
+  }
+  const chains = [];
+  for (let i = 0; i < 60; i++) {
+    const nodes = [{ name: 'a', addr: `10.0.${i}.1:443` }, { name: 'b', addr: `10.0.${i}.2:443` }];
+    chains.push({ name: `chains_${i}`, hops: [{ name: `hop_${i}`, nodes }] });
+  }
+  const doc = JSON.stringify({ services, chains });
+  // `setup` runs before the package is loaded, so its start function (which
+  // draws the keys) sees it.
+  const run = (setup) => {
+    const script = `
+let words = 0, randoms = 0;
+const random = Math.random;
+Math.random = () => { randoms++; return random(); };
+${setup}
+const hp = require(${JSON.stringify(GLUE)});
+const report = hp.checkDocumentJson(${JSON.stringify(doc)});
+const seedPlan = hp.planTunnelJson(require('fs').readFileSync(${JSON.stringify(SEED_FILE)}, 'utf8'));
+process.stdout.write(JSON.stringify({ report, seedPlan, words, randoms }));
+`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  // (`crypto` alone is node:crypto in a -e script; the page's is globalThis.crypto.)
+  const counted = 'const c = globalThis.crypto, get = c.getRandomValues.bind(c); c.getRandomValues = (a) => { words += a.length; return get(a); };';
+  const withCrypto = run(counted);
+  const without = run(`Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });`);
+  const zeros = run('globalThis.crypto.getRandomValues = (a) => { words += a.length; return a.fill(0); };');
+  assert.equal(withCrypto.words, 4, 'four random words from crypto when the module starts');
+  assert.equal(withCrypto.randoms, 0);
+  assert.ok(without.randoms >= 4, 'Math.random stands in without crypto');
+  assert.equal(zeros.words, 4);
+  const codes = JSON.parse(withCrypto.report).summary.byCode;
+  assert.ok(codes.LK004 > 0 && codes.FO001 > 0, JSON.stringify(codes));
+  assert.equal(without.report, withCrypto.report);
+  assert.equal(zeros.report, withCrypto.report);
+  assert.equal(without.seedPlan, withCrypto.seedPlan);
+  assert.equal(zeros.seedPlan, withCrypto.seedPlan);
+});
