@@ -22,7 +22,7 @@ pub mod validate;
 
 pub use config::{ForwardDb, ForwardService, LimiterData, UpdateLimiterData};
 
-use crate::coerce::GoText;
+use crate::coerce::{default_string, GoText};
 use crate::model::NodeTable;
 use crate::plan::{Assumption, MetaValue};
 use agents::Agents;
@@ -260,8 +260,7 @@ impl Panel<'_, '_> {
             name,
             tunnel_id,
             remote_addr,
-            strategy: crate::coerce::default_string(GoText::text(&body.strategy), "fifo")
-                .to_string(),
+            strategy: default_string(GoText::text(&body.strategy), "fifo").to_string(),
             status: 1,
             inx: self.store.next_forward_inx(),
             speed_id,
