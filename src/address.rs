@@ -4,6 +4,7 @@
 use crate::go::net::{parse_ip, IpKind};
 use crate::go::url::url_host;
 use crate::strings::trim;
+use std::borrow::Cow;
 
 /// Go's test for an IPv6-looking address: two or more colons.
 pub fn looks_like_ipv6(s: &str) -> bool {
@@ -15,15 +16,31 @@ pub fn host_port(host: &str, port: impl itoa::Integer) -> String {
     crate::strings::with_number(host, ":", port)
 }
 
+/// The server's `processServerAddress` of `host:port`, as it runs on every
+/// address the panel builds from a host and a port.
+pub fn server_host_port(host: &str, port: impl itoa::Integer) -> String {
+    let joined = host_port(host, port);
+    match server_address(&joined) {
+        // Nearly always the address as joined: its text is kept, not copied.
+        Cow::Borrowed(same) if same.len() == joined.len() => joined,
+        other => other.into_owned(),
+    }
+}
+
 /// The server's `processServerAddress`: reduces a user-entered address
 /// (possibly a URL) to `host:port`, bracketing IPv6 hosts.
 pub fn process_server_address(raw: &str) -> String {
+    server_address(raw).into_owned()
+}
+
+/// [`process_server_address`], borrowing what it keeps of `raw`.
+fn server_address(raw: &str) -> Cow<'_, str> {
     let s = normalize_server_address_input(raw);
     if s.is_empty() || s.starts_with('[') {
         return s;
     }
     if looks_like_ipv6(&s) && parse_ip(&s) == Some(IpKind::V6) {
-        return format!("[{}]", s);
+        return Cow::Owned(format!("[{}]", s));
     }
     let Some(idx) = s.rfind(':') else {
         return s;
@@ -34,15 +51,15 @@ pub fn process_server_address(raw: &str) -> String {
         return s;
     }
     if looks_like_ipv6(host) {
-        return format!("[{}]:{}", host, port);
+        return Cow::Owned(format!("[{}]:{}", host, port));
     }
     s
 }
 
-fn normalize_server_address_input(raw: &str) -> String {
+fn normalize_server_address_input(raw: &str) -> Cow<'_, str> {
     let mut s = trim(raw);
     if s.is_empty() {
-        return String::new();
+        return Cow::Borrowed("");
     }
     // A byte search: std's substring searcher sets up its tables on every call.
     if let Some(idx) = s.as_bytes().windows(3).position(|w| w == b"://") {
@@ -50,7 +67,7 @@ fn normalize_server_address_input(raw: &str) -> String {
             if let Ok(host) = url_host(s) {
                 let host = trim(&host);
                 if !host.is_empty() {
-                    return host.to_string();
+                    return Cow::Owned(host.to_string());
                 }
             }
             s = &s[idx + 3..];
@@ -59,12 +76,28 @@ fn normalize_server_address_input(raw: &str) -> String {
     if let Some(idx) = s.bytes().position(|b| matches!(b, b'/' | b'?' | b'#')) {
         s = &s[..idx];
     }
-    trim(s).to_string()
+    Cow::Borrowed(trim(s))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_joined_address_is_normalised_as_its_text_is() {
+        for (host, port, want) in [
+            ("1.2.3.4", 80, "1.2.3.4:80"),
+            (" edge.example.org ", 45001, "edge.example.org :45001"),
+            ("2001:db8::9", 44010, "[2001:db8::9]:44010"),
+            ("tls://1.2.3.4", 443, "1.2.3.4:443"),
+            ("1.2.3.4/path", 45001, "1.2.3.4"),
+            ("", 1, ":1"),
+        ] {
+            let joined = host_port(host, port);
+            assert_eq!(server_host_port(host, port), want, "{host:?} {port}");
+            assert_eq!(process_server_address(&joined), want, "{joined:?}");
+        }
+    }
 
     #[test]
     fn normalises_like_the_server() {

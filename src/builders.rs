@@ -1,7 +1,7 @@
 //! GOST config builders: the chain and service documents the panel (local
 //! builder) and a provider panel (federated builder) send to an agent.
 
-use crate::address::process_server_address;
+use crate::address::server_host_port;
 use crate::coerce::default_string;
 use crate::go::strings::{equal_fold, to_lower_equals};
 use crate::plan::{
@@ -192,7 +192,7 @@ pub fn chain_nodes(targets: &[ChainTarget], flavor: Flavor) -> Shared<Vec<NodeCo
         .enumerate()
         .map(|(i, t)| NodeConfig {
             name: numbered("node_", i + 1),
-            addr: process_server_address(&crate::address::host_port(&t.host, t.port)),
+            addr: server_host_port(&t.host, t.port),
             connector: Plugin {
                 kind: "relay".into(),
                 metadata: mux_metadata(&t.protocol, flavor),

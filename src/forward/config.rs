@@ -185,7 +185,7 @@ fn service_addr(node: &NodeRecord, protocol: &str, port: i64, bind_ip: &str) -> 
         } else {
             &node.tcp_listen_addr
         };
-        return process_server_address(&crate::address::host_port(listen, port));
+        return crate::address::server_host_port(listen, port);
     }
     if crate::go::net::split_host_port(bind_ip).is_ok() {
         return process_server_address(bind_ip);

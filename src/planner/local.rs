@@ -55,9 +55,9 @@ pub fn dial_host(
         }
     };
     let order = match trim(preference) {
-        "v6" => vec![v6(f6 && t6), v4(f4 && t4)],
-        "v4" => vec![v4(f4 && t4), v6(f6 && t6)],
-        _ => vec![v4(f4 && t4), v6(f6 && t6), v4(f6 && t4), v6(f4 && t6)],
+        "v6" => [v6(f6 && t6), v4(f4 && t4), None, None],
+        "v4" => [v4(f4 && t4), v6(f6 && t6), None, None],
+        _ => [v4(f4 && t4), v6(f6 && t6), v4(f6 && t4), v6(f4 && t6)],
     };
     for host in order.into_iter().flatten() {
         if !host.is_empty() {
@@ -235,7 +235,7 @@ fn local_service(
     let is_middle = n.role == NodeRole::Middle;
     builders::service(ServiceSpec {
         name: builders::numbered("tunnel_", state.id),
-        addr: crate::address::process_server_address(&crate::address::host_port(host, n.port)),
+        addr: crate::address::server_host_port(host, n.port),
         protocol,
         chain: if is_middle {
             Some(builders::numbered("chains_", state.id))

@@ -313,7 +313,7 @@ fn node_summary(outcome: &Outcome) -> Vec<PlanNode> {
 
 /// The host part of the address a chain writes for `host` and `port`.
 fn dialed_host(host: &str, port: i64) -> String {
-    let addr = crate::address::process_server_address(&crate::address::host_port(host, port));
+    let addr = crate::address::server_host_port(host, port);
     let suffix = format!(":{}", port);
     match addr.strip_suffix(&suffix) {
         Some(h) => h.to_string(),
