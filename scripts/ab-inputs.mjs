@@ -15,7 +15,10 @@
 // 3. Options: 42 option texts (wrong types, ranges, `null`s, nested limits,
 //    two wrong fields) through `planTunnelJson`, `checkDocumentJson`,
 //    `simulateJson` and `backupTunnelsJson`; answers compared.
-// 4. Speed: `lifecycleJson` of apply, release, apply on the `large` and
+// 4. Counts: inputs and documents over `maxNodes`, `maxHops` and
+//    `maxNodesPerHop` through every entry point that reads them; answers
+//    compared.
+// 5. Speed: `lifecycleJson` of apply, release, apply on the `large` and
 //    `large-x4` workloads (scripts/workloads.mjs), the builds alternating
 //    (scripts/timing.mjs); the median of the per-round ratios NEW/OLD.
 
@@ -129,7 +132,24 @@ const optionCases = ['planTunnelJson', 'checkDocumentJson', 'simulateJson', 'bac
   .flatMap((op) => options.map((o) => [op, o]));
 compare('options', optionCases, (m, [op, o]) => m[op](op === 'backupTunnelsJson' ? emptyBackup : tunnel, o));
 
-// 4. Speed.
+// 4. Counts: a tunnel input over each count (node rows, hops, one hop's
+// nodes, entries, exits), a plan and a node config with wide chains, and a
+// step list carrying an input, through every entry point that reads them
+// (the lifecycle replay: an input over the default node count).
+const seedInput = JSON.parse(text('examples/seed-federated-middle.json'));
+const seedPlan = newM.planTunnelJson(JSON.stringify(seedInput));
+const wideConfig = JSON.stringify({ chains: [{ name: 'c', hops: [{ name: 'h', nodes: [1, 2, 3].map((i) => ({ name: `n${i}`, addr: `10.0.0.${i}:1` })) }] }] });
+const countDocs = [JSON.stringify(seedInput), seedPlan, wideConfig, JSON.stringify([{ op: 'apply', input: seedInput }])];
+const countLimits = [{ maxNodes: 1 }, { maxHops: 0 }, { maxNodesPerHop: 0 }, { maxNodesPerHop: 2 }]
+  .map((limits) => JSON.stringify({ limits }));
+const countCases = ['planTunnelJson', 'checkTunnelJson', 'checkDocumentJson', 'simulateJson']
+  .flatMap((op) => countDocs.flatMap((doc) => countLimits.map((o) => [op, doc, o])));
+const crowded = structuredClone(seedInput);
+crowded.nodes.push(...Array.from({ length: 1000 }, (_, i) => ({ id: 9000 + i, name: `x${i}` })));
+countCases.push(['lifecycleJson', JSON.stringify([{ op: 'apply', input: crowded }])]);
+compare('counts', countCases, (m, [op, doc, o]) => m[op](doc, o));
+
+// 5. Speed.
 for (const name of ['large', 'large-x4']) {
   const input = readFileSync(join(wl, `${name}.json`), 'utf8');
   const steps = `[{"op":"apply","input":${input}},{"op":"release"},{"op":"apply","input":${input}}]`;

@@ -182,8 +182,8 @@ fn tree_matches_the_value_route() {
 
 /// Limits counted while reading agree with the walk over the `Value`
 /// (`crate::limits::check_value_counting`): over a limit exactly when
-/// it is, the same count error, a depth or string error that points at
-/// a value of the document, and the same number of values.
+/// it is, with an error that points at a value of the document, and the
+/// same number of values. Neither counts nodes or hops (the planner does).
 #[test]
 fn limits_read_agree_with_the_walk() {
     let mut tries = vec![Limits::default()];
@@ -196,16 +196,14 @@ fn limits_read_agree_with_the_walk() {
             max_string_len: n,
             ..Limits::default()
         });
-        for (nodes, hops, per_hop) in [(n, n, n), (n, 100, 100), (100, n, 100), (100, 100, n)] {
-            tries.push(Limits {
-                max_nodes: nodes,
-                max_hops: hops,
-                max_nodes_per_hop: per_hop,
-                ..Limits::default()
-            });
-        }
+        tries.push(Limits {
+            max_nodes: n,
+            max_hops: n,
+            max_nodes_per_hop: n,
+            ..Limits::default()
+        });
     }
-    let (mut over, mut counts_over) = (0, 0);
+    let mut over = 0;
     for t in texts().iter().filter(|t| t.len() < 50_000) {
         let Ok(v) = crate::json::from_str(t) else {
             continue;
@@ -224,19 +222,18 @@ fn limits_read_agree_with_the_walk() {
                 (Err(crate::limits::ReadError::Limit(r)), Err(w)) => {
                     over += 1;
                     assert!(r.actual > r.max, "{what}");
-                    if ["maxDepth", "maxStringLen"].contains(&w.limit) {
-                        assert!(["maxDepth", "maxStringLen"].contains(&r.limit), "{what}");
-                        assert!(v.pointer(&r.path).is_some(), "{what} {}", r.path);
-                    } else {
-                        counts_over += 1;
-                        assert_eq!(r, w, "{what}");
-                    }
+                    let readers = ["maxDepth", "maxStringLen"];
+                    assert!(
+                        readers.contains(&r.limit) && readers.contains(&w.limit),
+                        "{what}"
+                    );
+                    assert!(v.pointer(&r.path).is_some(), "{what} {}", r.path);
                 }
                 (r, w) => panic!("{what}: read {r:?}, walk {w:?}"),
             }
         }
     }
-    assert!(over > 1000 && counts_over > 100, "{over} {counts_over}");
+    assert!(over > 1000, "{over}");
 }
 
 /// A value as deep as the reader takes builds the tree its text reads

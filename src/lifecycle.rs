@@ -1504,9 +1504,14 @@ fn step_plan(
                 )
             })?,
         };
-        // The whole step list was counted against the limits when it was
-        // read (or walked, natively), this input with it: no second walk.
+        // Planned within the default limits (a step list has no options);
+        // an input over one stops the replay, as a step list over the
+        // reader's own limits does.
         let plan = crate::planner::plan_within(input, mode, &Default::default());
+        let at = step_path(i, "/input");
+        if let Some(e) = plan.error.as_ref().and_then(|e| e.limit_error_at(&at)) {
+            return Err(e);
+        }
         return Ok((plan, "/input"));
     }
     Err(ApiError::new(

@@ -472,9 +472,11 @@ pub struct TunnelNodeRef {
 }
 
 /// A list of tunnel nodes as the server reads one (`asMapSlice`): the
-/// object items of an array, in order; anything else lists none.
+/// object items of an array, in order; anything else lists none. Then the
+/// number of items the array had, objects or not (what `maxNodesPerHop`
+/// bounds).
 #[derive(Debug, Default)]
-pub struct NodeItems(pub Vec<TunnelNodeRef>);
+pub struct NodeItems(pub Vec<TunnelNodeRef>, pub usize);
 
 /// The `chainNodes` of a payload: each entry a hop's [`NodeItems`] (an
 /// entry that is not an array is an empty hop, still counted in order).
@@ -560,7 +562,11 @@ mod payload_de {
     impl<'de> Deserialize<'de> for NodeItems {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let items: Vec<ObjectOnly<TunnelNodeRef>> = loose::list(d)?;
-            Ok(NodeItems(items.into_iter().filter_map(|i| i.0).collect()))
+            let given = items.len();
+            Ok(NodeItems(
+                items.into_iter().filter_map(|i| i.0).collect(),
+                given,
+            ))
         }
     }
 
@@ -686,17 +692,21 @@ impl<'de> Deserialize<'de> for FederationAnswers {
 }
 
 /// A node list as the panel's API gives it: the rows of its objects
-/// (anything else in it, or a value that is not a list, gives none).
+/// (anything else in it, or a value that is not a list, gives none). Then
+/// the number of items the list had, objects or not (what `maxNodes`
+/// bounds).
 #[derive(Debug, Default)]
-pub struct ApiNodeRows(pub NodeTable);
+pub struct ApiNodeRows(pub NodeTable, pub usize);
 
 impl<'de> Deserialize<'de> for ApiNodeRows {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let rows: Vec<loose::ObjectOnly<NodeRow>> = loose::list(d)?;
+        let given = rows.len();
         let records = rows.into_iter().filter_map(|r| r.0);
-        Ok(ApiNodeRows(NodeTable::new(
-            records.map(|row| NodeRecord::from_cells(row, false)),
-        )))
+        Ok(ApiNodeRows(
+            NodeTable::new(records.map(|row| NodeRecord::from_cells(row, false))),
+            given,
+        ))
     }
 }
 

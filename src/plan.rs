@@ -271,6 +271,17 @@ shape! {
     }
 }
 
+impl PlanError {
+    /// A plan refused at one of the preview's own limits (`LIMIT_EXCEEDED`,
+    /// not a decision of the server) as the error a call that plans an input
+    /// throws, placed at `path` (the input's place in the caller's
+    /// document); `None` for any other refusal.
+    pub fn limit_error_at(&self, path: &str) -> Option<crate::error::ApiError> {
+        (self.code == "LIMIT_EXCEEDED")
+            .then(|| crate::error::ApiError::new("LIMIT_EXCEEDED", self.message_en.clone(), path))
+    }
+}
+
 shape! {
     #[doc = " One federated node: what this panel asks its provider, and what the"]
     #[doc = " provider sends to its agent."]

@@ -18,6 +18,27 @@ fn every_golden_input_and_plan_is_within_the_default_limits() {
     }
 }
 
+/// The limit an input is refused at by the planner, and where (the
+/// message names both: a refused plan's error has no path of its own).
+fn refused_at(input: &Value, limits: Limits) -> Option<(String, String)> {
+    use hop_policy::planner::{plan, PlanOptions};
+    let options = PlanOptions {
+        limits,
+        ..PlanOptions::default()
+    };
+    let error = plan(input, &options).error?;
+    assert_eq!(error.code, "LIMIT_EXCEEDED", "{error:?}");
+    let message = error.message_en;
+    let at = message.split(" at ").nth(1)?.split(':').next()?.to_string();
+    let limit = message
+        .split("limits.")
+        .nth(1)?
+        .split(' ')
+        .next()?
+        .to_string();
+    Some((limit, at))
+}
+
 #[test]
 fn a_golden_input_at_exactly_its_sizes_passes_and_one_less_fails() {
     let v = &vectors()[0];
@@ -33,39 +54,65 @@ fn a_golden_input_at_exactly_its_sizes_passes_and_one_less_fails() {
         ..Limits::default()
     };
     assert_eq!(check_value(input, &exact), Ok(()));
-    let e = check_value(
-        input,
-        &Limits {
-            max_nodes: nodes - 1,
-            ..exact
-        },
-    )
-    .unwrap_err();
-    assert_eq!((e.limit, e.path.as_str()), ("maxNodes", "/nodes"));
-    let e = check_value(
-        input,
-        &Limits {
-            max_nodes_per_hop: per_hop - 1,
-            ..exact
-        },
-    )
-    .unwrap_err();
+    assert_eq!(refused_at(input, exact), None);
+    let over = |limits: Limits| refused_at(input, limits).unwrap();
+    let named = |limit: &str, at: &str| (limit.to_string(), at.to_string());
+    let fewer_nodes = Limits {
+        max_nodes: nodes - 1,
+        ..exact
+    };
+    assert_eq!(over(fewer_nodes), named("maxNodes", "/nodes"));
+    let narrower = Limits {
+        max_nodes_per_hop: per_hop - 1,
+        ..exact
+    };
+    assert_eq!(over(narrower), named("maxNodesPerHop", "/tunnel/outNodeId"));
+    let shorter = Limits {
+        max_hops: hops - 1,
+        ..exact
+    };
+    assert_eq!(over(shorter), named("maxHops", "/tunnel/chainNodes"));
+    // The reader's own limits are all it checks of the text: counts are the planner's.
+    let text = serde_json::to_string(input).unwrap();
+    assert_eq!(check_text(&text, &fewer_nodes), Ok(()));
+}
+
+/// Every item of a counted list counts, whatever it holds (the server
+/// reads only its objects, but the list was given whole), and a hop's
+/// nodes are named by the hop's place.
+#[test]
+fn counts_are_of_the_lists_as_given() {
+    use serde_json::json;
+    let mut input = vectors()[0]["input"].clone();
+    let one = Limits {
+        max_nodes_per_hop: 1,
+        ..Limits::default()
+    };
+    input["tunnel"]["inNodeId"] = json!([{"nodeId": 1}]);
+    input["tunnel"]["chainNodes"] = json!([[{"nodeId": 2}], [{"nodeId": 3}, 7]]);
+    let at = refused_at(&input, one).unwrap();
     assert_eq!(
-        (e.limit, e.path.as_str()),
-        ("maxNodesPerHop", "/tunnel/outNodeId")
+        (at.0.as_str(), at.1.as_str()),
+        ("maxNodesPerHop", "/tunnel/chainNodes/1")
     );
-    let e = check_value(
-        input,
-        &Limits {
-            max_hops: hops - 1,
-            ..exact
-        },
-    )
-    .unwrap_err();
+    input["tunnel"]["chainNodes"] = json!([]);
+    input["tunnel"]["inNodeId"] = json!([{"nodeId": 1}, null]);
+    let at = refused_at(&input, one).unwrap();
     assert_eq!(
-        (e.limit, e.path.as_str()),
-        ("maxHops", "/tunnel/chainNodes")
+        (at.0.as_str(), at.1.as_str()),
+        ("maxNodesPerHop", "/tunnel/inNodeId")
     );
+    let rows = input["nodes"].as_array().unwrap().len();
+    input["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("not a row"));
+    let tight = Limits {
+        max_nodes: rows,
+        ..Limits::default()
+    };
+    let at = refused_at(&input, tight).unwrap();
+    assert_eq!((at.0.as_str(), at.1.as_str()), ("maxNodes", "/nodes"));
 }
 
 /// A tunnel input exactly at the default limits (in the shape the limits allow:
@@ -327,4 +374,57 @@ fn a_built_document_is_checked_as_its_text() {
         }
     }
     assert!(over > 200, "{over} reports over a limit");
+}
+
+/// A tunnel input over a count is refused by every entry point that plans
+/// it, each in its own way: a plan refused with `LIMIT_EXCEEDED` (so
+/// `checkTunnel`'s and `checkDocument`'s IN001), a thrown `LIMIT_EXCEEDED`
+/// from the simulator and from the lifecycle replay, whose step list
+/// carries no limits of its own.
+#[test]
+fn a_tunnel_over_a_count_is_refused_wherever_it_is_planned() {
+    use hop_policy::api;
+    use serde_json::json;
+    let mut input = vectors()[0]["input"].clone();
+    let rows = input["nodes"].as_array().unwrap().len();
+    let options = json!({"limits": {"maxNodes": rows - 1}}).to_string();
+    let text = input.to_string();
+    let message = format!("too many nodes at /nodes: {rows} > {}", rows - 1);
+    let plan: Value =
+        serde_json::from_str(&api::plan_json(&text, Some(&options)).unwrap()).unwrap();
+    assert_eq!(plan["error"]["code"], "LIMIT_EXCEEDED");
+    assert!(plan["error"]["messageEn"]
+        .as_str()
+        .unwrap()
+        .starts_with(&message));
+    let checked: Value =
+        serde_json::from_str(&api::check_tunnel_json(&text, Some(&options)).unwrap()).unwrap();
+    assert_eq!(checked["plan"], plan);
+    assert_eq!(checked["findings"][0]["code"], "IN001");
+    let report: Value =
+        serde_json::from_str(&api::check_json(&text, Some(&options)).unwrap()).unwrap();
+    assert_eq!(report["summary"]["kind"], "tunnel");
+    assert!(report["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with(&message));
+    let scenario = json!({"limits": {"maxNodes": rows - 1}}).to_string();
+    let e = api::simulate_json(&text, Some(&scenario)).unwrap_err();
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("LIMIT_EXCEEDED", ""));
+    assert!(e.message.starts_with(&message), "{}", e.message);
+    // The replay plans within the default limits.
+    let extra = (rows..=1000).map(|i| json!({"id": 9000 + i, "name": format!("x{i}")}));
+    input["nodes"].as_array_mut().unwrap().extend(extra);
+    let steps = json!([{"op": "apply", "input": input}]).to_string();
+    let e = api::lifecycle_json(&steps).unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), e.path.as_str()),
+        ("LIMIT_EXCEEDED", "/0/input")
+    );
+    assert!(
+        e.message
+            .starts_with("too many nodes at /nodes: 1001 > 1000"),
+        "{}",
+        e.message
+    );
 }

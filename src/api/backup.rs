@@ -3,8 +3,8 @@
 use crate::encode;
 use crate::error::ApiError;
 use crate::json::tree::{Arena, TreeValue};
-use crate::limits::{LimitError, Limits};
-use crate::planner::backup::Tables;
+use crate::limits::Limits;
+use crate::planner::backup::{Source, Tables};
 use serde_json::Value;
 
 /// A whole panel's bounds: bytes, depth and string lengths, its node rows
@@ -52,19 +52,21 @@ pub fn panel_options(options: Option<&str>) -> Result<PanelOptions, ApiError> {
 /// that every table built from them stays small.
 pub const MAX_PANEL_NODES: usize = 100_000;
 
-/// The panel's tables within the panel limits: its node rows (a database's
-/// `node` table is not counted while reading, unlike a backup's `nodes`).
-/// Its tunnel rows need no count: each is planned within the tunnel limits,
-/// so the audit's work grows with the panel's size, not faster.
+/// The panel's tables within the panel limits: its node rows (a backup's
+/// `nodes`, a database's `node` table). Its tunnel rows need no count: each
+/// is planned within the tunnel limits, so the audit's work grows with the
+/// panel's size, not faster.
 pub(super) fn tables_within<'a>(
     tables: Tables<'a>,
     limits: &Limits,
 ) -> Result<Tables<'a>, ApiError> {
-    let rows = tables.node.len();
-    if rows > limits.max_nodes {
-        let e = LimitError::new("maxNodes", rows, limits.max_nodes, "/node".into());
-        return Err(e.to_api_error());
-    }
+    let at = match tables.source {
+        Source::Backup => "/nodes",
+        Source::Database => "/node",
+    };
+    limits
+        .nodes_within(tables.node.len(), || at.into())
+        .map_err(|e| e.to_api_error())?;
     Ok(tables)
 }
 

@@ -29,9 +29,10 @@ pub fn plan_options(options: Option<&str>) -> Result<PlanOptions, ApiError> {
     super::parse_options(options, "BAD_OPTIONS", "the plan options")
 }
 
-/// [`plan`] on JSON text, the typed answer of [`plan_json`]. The limits
-/// are counted while it is read (an input over one is a plan with a
-/// `LIMIT_EXCEEDED` error); text that is not JSON is an `IN001` error.
+/// [`plan`] on JSON text, the typed answer of [`plan_json`]. An input over
+/// a limit (the reader's while it reads, the planner's counts on what it
+/// read) is a plan with a `LIMIT_EXCEEDED` error; text that is not JSON is
+/// an `IN001` error.
 pub fn plan_text(text: &str, options: &PlanOptions) -> Result<Plan, ApiError> {
     let mode_name = options.mode.unwrap_or_default().as_str();
     let arena = crate::json::tree::Arena::new();

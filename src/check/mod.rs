@@ -288,7 +288,7 @@ fn kind_of<'d>(
 }
 
 /// A tunnel input is planned first, from the tree it was read into (within
-/// the limits already: the planner does not walk it again).
+/// the reader's limits already; the planner counts its rows and hops).
 fn tunnel_report(doc: &TreeValue<'_>, options: &CheckOptions) -> CheckReport {
     let mode = options
         .mode

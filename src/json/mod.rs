@@ -32,9 +32,8 @@
 //! byte count first, then the depth and every string's length as they are
 //! read; the first over its limit in text order is reported, with its JSON
 //! Pointer. A limit past a syntax error is not reached: the text is reported
-//! as not JSON. The reader knows nothing of tunnels: the count rules on
-//! nodes and hops are the caller's (`crate::limits` runs them through a
-//! builder that wraps the tree's own).
+//! as not JSON. The reader knows nothing of tunnels: node rows and hops
+//! are counted by the planner, on the types it reads an input into.
 //!
 //! One deliberate difference: serde_json (with the `raw_value` feature this
 //! crate enables for other reasons) reads an object whose first key is

@@ -1,104 +1,47 @@
-//! The count rules: how many nodes, hops and nodes per hop one object
-//! holds, run on each object the reader builds and by the walk.
+//! The count rules: how many node rows, hops and nodes in one hop a tunnel
+//! input holds, checked by the planner on the types it reads the input
+//! into (`planner::request`), on a redeploy's rows as they are grouped
+//! (`planner::stored`) and on a panel's rows (`api::backup`).
 
-use super::Limits;
-use crate::json::node::{Node, Shape};
+use super::{LimitError, Limits};
 
-/// One reference token of a path: in the walk's arena ([`super::walk`]), and of an [`Over`].
-pub(super) enum Token<'a> {
-    Key(&'a str),
-    Index(usize),
+/// Each rule on a count its reader made: node rows (`maxNodes`), hops
+/// (`maxHops`) and the nodes of one hop (`maxNodesPerHop`); `path`, the
+/// JSON Pointer of what was counted, is built only for an error.
+impl Limits {
+    pub(crate) fn nodes_within(
+        &self,
+        count: usize,
+        path: impl FnOnce() -> String,
+    ) -> Result<(), LimitError> {
+        within("maxNodes", count, self.max_nodes, path)
+    }
+
+    pub(crate) fn hops_within(
+        &self,
+        count: usize,
+        path: impl FnOnce() -> String,
+    ) -> Result<(), LimitError> {
+        within("maxHops", count, self.max_hops, path)
+    }
+
+    pub(crate) fn hop_nodes_within(
+        &self,
+        count: usize,
+        path: impl FnOnce() -> String,
+    ) -> Result<(), LimitError> {
+        within("maxNodesPerHop", count, self.max_nodes_per_hop, path)
+    }
 }
 
-/// A count over its limit, found by [`object_counts`]: the path from the
-/// object to the array counted.
-pub(crate) struct Over {
-    pub limit: &'static str,
-    pub actual: usize,
-    pub max: usize,
-    pub path: Vec<String>,
-}
-
-/// The count rules of one object (see [`super::check_value`]), in the order they
-/// are reported: its `nodes` (at the top, or beside a `tunnel`), its
-/// `tunnel`'s `chainNodes`, each of their entries, `inNodeId` and
-/// `outNodeId`, then its `hops` and each hop's `nodes`. Run by the reader on
-/// every object it reads with one of those keys, and by the walk.
-pub(crate) fn object_counts<N: Node>(obj: &N, root: bool, limits: &Limits) -> Result<(), Over> {
-    let wide = limits.max_nodes_per_hop;
-    let tunnel = obj
-        .field("tunnel")
-        .filter(|t| matches!(t.shape(), Shape::Object));
-    if let Some(Shape::Arr(nodes)) = obj.field("nodes").map(N::shape) {
-        if (root || tunnel.is_some()) && nodes.len() > limits.max_nodes {
-            return Err(over(
-                "maxNodes",
-                nodes.len(),
-                limits.max_nodes,
-                &[Token::Key("nodes")],
-            ));
-        }
-    }
-    if let Some(t) = tunnel {
-        if let Some(Shape::Arr(hops)) = t.field("chainNodes").map(N::shape) {
-            let at = |i| {
-                [
-                    Token::Key("tunnel"),
-                    Token::Key("chainNodes"),
-                    Token::Index(i),
-                ]
-            };
-            if hops.len() > limits.max_hops {
-                return Err(over("maxHops", hops.len(), limits.max_hops, &at(0)[..2]));
-            }
-            for (i, hop) in hops.iter().enumerate() {
-                if let Shape::Arr(members) = hop.shape() {
-                    if members.len() > wide {
-                        return Err(over("maxNodesPerHop", members.len(), wide, &at(i)));
-                    }
-                }
-            }
-        }
-        for key in ["inNodeId", "outNodeId"] {
-            if let Some(Shape::Arr(members)) = t.field(key).map(N::shape) {
-                if members.len() > wide {
-                    let path = [Token::Key("tunnel"), Token::Key(key)];
-                    return Err(over("maxNodesPerHop", members.len(), wide, &path));
-                }
-            }
-        }
-    }
-    if let Some(Shape::Arr(hops)) = obj.field("hops").map(N::shape) {
-        let at = |i| [Token::Key("hops"), Token::Index(i), Token::Key("nodes")];
-        if hops.len() > limits.max_hops {
-            return Err(over("maxHops", hops.len(), limits.max_hops, &at(0)[..1]));
-        }
-        for (i, hop) in hops.iter().enumerate() {
-            if let Some(Shape::Arr(members)) = hop.field("nodes").map(N::shape) {
-                if members.len() > wide {
-                    return Err(over("maxNodesPerHop", members.len(), wide, &at(i)));
-                }
-            }
-        }
+fn within(
+    limit: &'static str,
+    count: usize,
+    max: usize,
+    path: impl FnOnce() -> String,
+) -> Result<(), LimitError> {
+    if count > max {
+        return Err(LimitError::new(limit, count, max, path()));
     }
     Ok(())
-}
-
-/// A count over its limit, at `path` below the object (built out of line:
-/// [`object_counts`] is compiled once per tree type).
-#[cold]
-#[inline(never)]
-fn over(limit: &'static str, actual: usize, max: usize, path: &[Token]) -> Over {
-    Over {
-        limit,
-        actual,
-        max,
-        path: path
-            .iter()
-            .map(|t| match t {
-                Token::Key(k) => k.to_string(),
-                Token::Index(i) => i.to_string(),
-            })
-            .collect(),
-    }
 }

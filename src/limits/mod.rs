@@ -3,24 +3,27 @@
 //! brackets, thousands of nodes) is refused quickly with an error that names
 //! the limit, instead of exhausting the stack, memory or the caller's patience.
 //!
-//! Counted once per document:
+//! Where each is counted:
 //! * JSON text, while it is read ([`from_str_within`], [`read_tree_within`]):
 //!   the byte count first, depth and string lengths as the reader reads them
-//!   (so deep input never nests further than `maxDepth`), the count rules
-//!   ([`counts::object_counts`]) on every object with one of their keys, as the
-//!   reader hands it to the builder (in [`read`]).
+//!   (so deep input never nests further than `maxDepth`).
 //! * A document handed over already built (a `serde_json::Value` given to
 //!   a native function): [`check_value`] walks it, without recursion, before
 //!   it is encoded into a tree.
+//! * Node rows, hops and the nodes of one hop: by the planner, on the types
+//!   it reads a tunnel input, a redeploy's rows or a panel's rows into, before
+//!   it plans ([`counts`]); an input over one is a plan refused with
+//!   `LIMIT_EXCEEDED`. They bound what the planner multiplies; a document the
+//!   checker or the simulator reads is read in time linear in its size.
 //!
 //! Defaults (all settable, camelCase, any field may be omitted):
 //!
 //! | option           | default   | what it bounds |
 //! | ---------------- | --------- | -------------- |
 //! | `maxInputBytes`  | 16 MiB    | length of JSON text in bytes |
-//! | `maxNodes`       | 1000      | entries of a `nodes` array (panel node rows, a plan's node table) |
-//! | `maxHops`        | 32        | `tunnel.chainNodes` entries; `hops` of a GOST chain |
-//! | `maxNodesPerHop` | 64        | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId`, a chain hop's `nodes` |
+//! | `maxNodes`       | 1000      | a tunnel input's node rows (`nodes`), a redeploy's or a panel's node and forward rows |
+//! | `maxHops`        | 32        | a tunnel's hops: `tunnel.chainNodes` entries, a redeploy's chain rows grouped |
+//! | `maxNodesPerHop` | 64        | nodes of one hop: each `chainNodes[i]`, `inNodeId`, `outNodeId` |
 //! | `maxStringLen`   | 65536     | characters of any string or object key |
 //! | `maxDepth`       | 64        | nested arrays/objects (`[]` is depth 1, a scalar depth 0) |
 //! | `maxOutputBytes` | 64 MiB    | length of the JSON text of a result |
@@ -35,7 +38,7 @@
 //!
 //! Its parts: the limits and their options here, the error ([`error`]),
 //! reading text within them ([`read`]), walking a built value ([`walk`]),
-//! and the count rules both run on an object ([`counts`]).
+//! and the count rules the planner runs on what it read ([`counts`]).
 
 mod counts;
 mod error;
@@ -69,9 +72,10 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024 * 1024;
 pub struct Limits {
     /// JSON text longer than this many bytes is refused.
     pub max_input_bytes: usize,
-    /// A `nodes` array longer than this is refused.
+    /// More node rows than this (a tunnel input's `nodes`, a redeploy's or a
+    /// panel's rows) are refused.
     pub max_nodes: usize,
-    /// More hops than this (`tunnel.chainNodes`, a chain's `hops`) is refused.
+    /// More hops than this (`tunnel.chainNodes`, a redeploy's chain rows) are refused.
     pub max_hops: usize,
     /// More nodes than this in one hop (entries, exits, one middle hop) is refused.
     pub max_nodes_per_hop: usize,
@@ -321,62 +325,78 @@ mod tests {
         })
     }
 
+    /// The limit and the place the planner names for a tunnel input over one.
+    fn planned_over(input: &Value, limits: Limits) -> Option<(String, usize, String)> {
+        let options = crate::planner::PlanOptions {
+            limits,
+            ..Default::default()
+        };
+        let error = crate::planner::plan(input, &options).error?;
+        if error.code != "LIMIT_EXCEEDED" {
+            return None;
+        }
+        let m = error.message_en;
+        let limit = m.split("limits.").nth(1)?.split(' ').next()?.to_string();
+        let at = m.split(" at ").nth(1)?.split(':').next()?.to_string();
+        let actual = m.split(": ").nth(1)?.split(' ').next()?.parse().ok()?;
+        Some((limit, actual, at))
+    }
+
     #[test]
-    fn value_counts_name_the_limit_and_the_path() {
+    fn the_planner_counts_a_tunnel_input_and_names_the_limit_and_the_path() {
         let l = Limits {
             max_depth: 10,
             max_string_len: 100,
             ..small()
         };
-        assert!(check_value(&tunnel(2, &[2, 2], 2, 3), &l).is_ok());
-        let e = check_value(&tunnel(1, &[1], 1, 4), &l).unwrap_err();
+        let over = |input: Value| planned_over(&input, l);
+        let named = |limit: &str, n: usize, at: &str| Some((limit.to_string(), n, at.to_string()));
+        // Within every count, the input goes on to the server's own checks
+        // (this one has no name).
+        let within = crate::planner::plan(&tunnel(2, &[2, 2], 2, 3), &Default::default());
+        assert_eq!(within.error.map(|e| e.code).as_deref(), Some("NAME_EMPTY"));
+        assert_eq!(over(tunnel(2, &[2, 2], 2, 3)), None);
+        assert_eq!(over(tunnel(1, &[1], 1, 4)), named("maxNodes", 4, "/nodes"));
         assert_eq!(
-            (e.limit, e.actual, e.max, e.path.as_str()),
-            ("maxNodes", 4, 3, "/nodes")
+            over(tunnel(1, &[1, 1, 1], 1, 1)),
+            named("maxHops", 3, "/tunnel/chainNodes")
         );
-        let e = check_value(&tunnel(1, &[1, 1, 1], 1, 1), &l).unwrap_err();
         assert_eq!(
-            (e.limit, e.actual, e.path.as_str()),
-            ("maxHops", 3, "/tunnel/chainNodes")
+            over(tunnel(1, &[1, 3], 1, 1)),
+            named("maxNodesPerHop", 3, "/tunnel/chainNodes/1")
         );
-        let e = check_value(&tunnel(1, &[1, 3], 1, 1), &l).unwrap_err();
         assert_eq!(
-            (e.limit, e.actual, e.path.as_str()),
-            ("maxNodesPerHop", 3, "/tunnel/chainNodes/1")
+            over(tunnel(3, &[], 1, 1)),
+            named("maxNodesPerHop", 3, "/tunnel/inNodeId")
         );
-        let e = check_value(&tunnel(3, &[], 1, 1), &l).unwrap_err();
         assert_eq!(
-            (e.limit, e.path.as_str()),
-            ("maxNodesPerHop", "/tunnel/inNodeId")
+            over(tunnel(1, &[], 3, 1)),
+            named("maxNodesPerHop", 3, "/tunnel/outNodeId")
         );
-        let e = check_value(&tunnel(1, &[], 3, 1), &l).unwrap_err();
+        // Node rows first, then the payload's lists in order.
         assert_eq!(
-            (e.limit, e.path.as_str()),
-            ("maxNodesPerHop", "/tunnel/outNodeId")
+            over(tunnel(3, &[3, 3, 3], 3, 4)),
+            named("maxNodes", 4, "/nodes")
         );
+        // The reader and the walk do not count: only the planner does.
+        assert_eq!(check_value(&tunnel(3, &[3, 3, 3], 3, 4), &l), Ok(()));
     }
 
     #[test]
-    fn value_counts_apply_inside_wrappers_and_gost_chains() {
+    fn documents_are_bounded_by_the_readers_limits_only() {
         let l = Limits {
             max_depth: 12,
             max_string_len: 100,
             ..small()
         };
-        let steps = json!([{"op": "apply", "input": tunnel(1, &[1], 1, 1)}, {"op": "apply", "input": tunnel(1, &[1], 1, 5)}]);
-        let e = check_value(&steps, &l).unwrap_err();
-        assert_eq!((e.limit, e.path.as_str()), ("maxNodes", "/1/input/nodes"));
+        let steps = json!([{"op": "apply", "input": tunnel(1, &[1], 1, 5)}]);
         let chain =
             json!({"chains": [{"name": "c", "hops": [{"name": "h", "nodes": [{}, {}, {}]}]}]});
-        let e = check_value(&chain, &l).unwrap_err();
-        assert_eq!(
-            (e.limit, e.actual, e.path.as_str()),
-            ("maxNodesPerHop", 3, "/chains/0/hops/0/nodes")
-        );
-        let chain = json!({"hops": [{}, {}, {}]});
-        assert_eq!(check_value(&chain, &l).unwrap_err().limit, "maxHops");
-        // a nested `nodes` array that is not a tunnel's node table is not a node count
-        assert!(check_value(&json!({"x": {"nodes": [1, 2, 3, 4]}}), &l).is_ok());
+        for doc in [steps, chain, json!({"hops": [{}, {}, {}]})] {
+            assert_eq!(check_value(&doc, &l), Ok(()), "{doc}");
+            let text = doc.to_string();
+            assert_eq!(check_text(&text, &l), Ok(()), "{doc}");
+        }
     }
 
     #[test]
@@ -474,7 +494,7 @@ mod tests {
     }
 
     #[test]
-    fn reading_counts_every_limit() {
+    fn reading_counts_its_own_limits() {
         use super::{from_str_within, ReadError};
         let l = Limits {
             max_depth: 5,
@@ -491,24 +511,11 @@ mod tests {
         };
         assert_eq!(limit("[[[[[[0]]]]]]"), ("maxDepth", 6, "/0/0/0/0/0".into()));
         assert_eq!(
-            limit(r#"{"tunnel":{},"nodes":[1,2,3,4]}"#),
-            ("maxNodes", 4, "/nodes".into())
-        );
-        assert_eq!(
             limit(&"1".repeat(1001)),
             ("maxInputBytes", 1001, String::new())
         );
-        // The first count over a limit in document order: a parent before
-        // its children, keys in order, whatever the text's order.
-        assert_eq!(
-            limit(r#"{"z":{"hops":[1,2,3]},"a":{"hops":[{"nodes":[1,2,3]}]}}"#),
-            ("maxNodesPerHop", 3, "/a/hops/0/nodes".into())
-        );
-        assert_eq!(
-            limit(r#"{"x":{"hops":[1,2,3]},"hops":[{"nodes":[1,2,3]}]}"#),
-            ("maxNodesPerHop", 3, "/hops/0/nodes".into())
-        );
-        // Depth and strings are found as they are read, before any count.
+        // Node rows and hops are not the reader's to count.
+        assert!(from_str_within(r#"{"tunnel":{},"nodes":[1,2,3,4]}"#, &l).is_ok());
         assert_eq!(
             limit(r#"{"hops":[1,2,3],"b":"123456789"}"#),
             ("maxStringLen", 9, "/b".into())

@@ -2,7 +2,6 @@
 //! function, or a tree) against the limits, with an explicit stack: no
 //! recursion, whatever the depth.
 
-use super::counts::{object_counts, Token};
 use super::{LimitError, Limits, ReadError};
 use crate::encode::Encode;
 use crate::finding::pointer_token;
@@ -10,19 +9,16 @@ use crate::json::node::{Node, Shape};
 use crate::json::JsonError;
 use serde_json::Value;
 
-/// Checks a parsed document against every limit except the byte count,
-/// walking it with an explicit stack (no recursion, whatever the depth).
-///
-/// Counts are recognised wherever they occur, so wrappers (`{doc, options}`,
-/// lifecycle step lists carrying inputs and plans) are covered too:
-/// * the document's top-level `nodes` array, and the `nodes` array of any
-///   object that also has a `tunnel` (a tunnel input): `maxNodes`;
-/// * `tunnel.chainNodes`: `maxHops`; each of its entries, `tunnel.inNodeId`
-///   and `tunnel.outNodeId`: `maxNodesPerHop`;
-/// * a GOST chain's `hops` (any object with a `hops` array): `maxHops`; each
-///   hop's `nodes`: `maxNodesPerHop`.
-///
-/// The first value over a limit, in document order, is reported.
+/// One reference token of a path in the walk's arena.
+enum Token<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Checks a parsed document against the reader's own limits (depth, string
+/// and key length; not the byte count: it has no text), walking it with an
+/// explicit stack (no recursion, whatever the depth). The count rules are
+/// the planner's, on the types it reads ([`super::counts`]).
 pub fn check_value(v: &Value, limits: &Limits) -> Result<(), LimitError> {
     check_value_counting(v, limits).map(|_| ())
 }
@@ -61,14 +57,14 @@ impl<'n, N: Node> Walk<'n, '_, N> {
         let limits = self.limits;
         let shape = cur.shape();
         if matches!(shape, Shape::Arr(_) | Shape::Object) && depth + 1 > limits.max_depth {
-            return Err(self.over("maxDepth", depth + 1, limits.max_depth, at, &[]));
+            return Err(self.over("maxDepth", depth + 1, limits.max_depth, at));
         }
         match shape {
             // A string has at most as many characters as bytes: count only when it may be over.
             Shape::Str(s) if s.len() > limits.max_string_len => {
                 let n = s.chars().count();
                 if n > limits.max_string_len {
-                    return Err(self.over("maxStringLen", n, limits.max_string_len, at, &[]));
+                    return Err(self.over("maxStringLen", n, limits.max_string_len, at));
                 }
             }
             Shape::Arr(items) => {
@@ -82,8 +78,7 @@ impl<'n, N: Node> Walk<'n, '_, N> {
         Ok(())
     }
 
-    /// Queues an object's children; errors are reported in the order
-    /// counts (see [`object_counts`]), keys.
+    /// Queues an object's children; a key over the length limit is reported.
     fn visit_object(&mut self, cur: &'n N, at: usize, depth: usize) -> Result<(), LimitError> {
         let limits = self.limits;
         let mut long_key = None;
@@ -96,12 +91,8 @@ impl<'n, N: Node> Walk<'n, '_, N> {
             }
             self.queue(child, at, Token::Key(k), depth);
         }
-        if let Err(over) = object_counts(cur, depth == 0, limits) {
-            let extra: Vec<&str> = over.path.iter().map(String::as_str).collect();
-            return Err(self.over(over.limit, over.actual, over.max, at, &extra));
-        }
         match long_key {
-            Some(n) => Err(self.over("maxStringLen", n, limits.max_string_len, at, &[])),
+            Some(n) => Err(self.over("maxStringLen", n, limits.max_string_len, at)),
             None => Ok(()),
         }
     }
@@ -122,30 +113,22 @@ impl<'n, N: Node> Walk<'n, '_, N> {
         }
     }
 
-    /// The error for the value at arena index `at`, `extra` tokens below it.
+    /// The error for the value at arena index `at`.
     #[cold]
-    fn over(
-        &self,
-        limit: &'static str,
-        actual: usize,
-        max: usize,
-        at: usize,
-        extra: &[&str],
-    ) -> LimitError {
-        limit_at(&self.arena, (limit, actual, max), at, extra)
+    fn over(&self, limit: &'static str, actual: usize, max: usize, at: usize) -> LimitError {
+        limit_at(&self.arena, (limit, actual, max), at)
     }
 }
 
 /// The error for the value at index `at` of a path arena (parent index,
-/// token; index 0 the root), `extra` tokens below it.
+/// token; index 0 the root).
 #[cold]
 fn limit_at(
     arena: &[(usize, Token<'_>)],
     (limit, actual, max): (&'static str, usize, usize),
     mut at: usize,
-    extra: &[&str],
 ) -> LimitError {
-    let mut parts: Vec<String> = extra.iter().rev().map(|t| pointer_token(t)).collect();
+    let mut parts: Vec<String> = Vec::new();
     while at != 0 {
         let Some((parent, tok)) = arena.get(at) else {
             break;
@@ -185,8 +168,7 @@ pub(crate) fn nests_past_reader<N: Node>(v: &N) -> bool {
 /// length) in the order it meets them (keys in order, each before its
 /// value) come first, and the reader's refusal of a container nested past
 /// serde_json's recursion limit, at the column its compact text would put
-/// it in; then the first count rule over its limit ([`object_counts`],
-/// objects in the same order); else how many values it holds.
+/// it in; else how many values it holds.
 pub(crate) fn check_value_as_read<N: Node + Encode>(
     v: &N,
     limits: &Limits,
@@ -197,13 +179,11 @@ pub(crate) fn check_value_as_read<N: Node + Encode>(
         limits,
         offset: nests_past_reader(v).then_some(0),
         count: 0,
-        counts_over: None,
     };
     while let Some(next) = walk.stack.pop() {
         walk.step(next)?;
     }
-    walk.counts_over
-        .map_or(Ok(walk.count), |e| Err(ReadError::Limit(e)))
+    Ok(walk.count)
 }
 
 /// What [`check_value_as_read`] meets next, in text order.
@@ -225,7 +205,6 @@ struct AsRead<'n, 'l, N> {
     /// value the reader refuses, to say where.
     offset: Option<usize>,
     count: usize,
-    counts_over: Option<LimitError>,
 }
 
 impl<'n, N: Node + Encode> AsRead<'n, '_, N> {
@@ -239,13 +218,13 @@ impl<'n, N: Node + Encode> AsRead<'n, '_, N> {
     fn string(&self, s: &str, at: usize) -> Result<(), ReadError> {
         let max = self.limits.max_string_len;
         match (s.len() > max).then(|| s.chars().count()) {
-            Some(n) if n > max => Err(self.limit(("maxStringLen", n, max), at, &[])),
+            Some(n) if n > max => Err(self.limit(("maxStringLen", n, max), at)),
             _ => Ok(()),
         }
     }
 
-    fn limit(&self, over: (&'static str, usize, usize), at: usize, extra: &[&str]) -> ReadError {
-        ReadError::Limit(limit_at(&self.arena, over, at, extra))
+    fn limit(&self, over: (&'static str, usize, usize), at: usize) -> ReadError {
+        ReadError::Limit(limit_at(&self.arena, over, at))
     }
 
     fn step(&mut self, next: Next<'n, N>) -> Result<(), ReadError> {
@@ -267,7 +246,7 @@ impl<'n, N: Node + Encode> AsRead<'n, '_, N> {
         self.count += 1;
         let container = matches!(cur.shape(), Shape::Arr(_) | Shape::Object);
         if container && depth + 1 > self.limits.max_depth {
-            return Err(self.limit(("maxDepth", depth + 1, self.limits.max_depth), at, &[]));
+            return Err(self.limit(("maxDepth", depth + 1, self.limits.max_depth), at));
         }
         if container && depth + 1 >= crate::json::RECURSION_LIMIT {
             let column = self.offset.map_or(0, |o| o + 1);
@@ -295,17 +274,6 @@ impl<'n, N: Node + Encode> AsRead<'n, '_, N> {
 
     fn object(&mut self, cur: &'n N, at: usize, depth: usize) {
         self.advance(|| 1);
-        if self.counts_over.is_none() {
-            if let Err(o) = object_counts(cur, depth == 0, self.limits) {
-                let extra: Vec<&str> = o.path.iter().map(String::as_str).collect();
-                self.counts_over = Some(limit_at(
-                    &self.arena,
-                    (o.limit, o.actual, o.max),
-                    at,
-                    &extra,
-                ));
-            }
-        }
         self.stack.push(Next::Close);
         let entries: Vec<(&str, &N)> = cur.entries().collect();
         for (i, (k, child)) in entries.into_iter().enumerate().rev() {

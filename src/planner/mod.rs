@@ -173,10 +173,10 @@ pub fn plan(input: &Value, options: &PlanOptions) -> Plan {
     plan_within(&tree, options.mode_for(input), &options.limits)
 }
 
-/// Plans an input already known to be within its limits (checked by
-/// [`plan`]'s walk, or counted while its text was read); what only the
-/// rows tell (a redeploy's stored nodes and chain rows) is counted against
-/// `limits` as they are read.
+/// Plans an input already within the reader's own limits (checked by
+/// [`plan`]'s walk, or while its text was read); its node rows and hops (a
+/// tunnel input's lists, a redeploy's stored nodes and chain rows) are
+/// counted against `limits` on the types they are read into.
 pub(crate) fn plan_within(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Plan {
     if matches!(mode, PlanMode::ForwardCreate | PlanMode::ForwardUpdate) {
         return crate::forward::modes::plan(input, mode, limits);

@@ -149,6 +149,25 @@ fn payload(v: PayloadCell, what: &str) -> Result<TunnelPayload> {
     }
 }
 
+/// The counts the limits bound in a tunnel input, in the order they are
+/// named: its node rows, its payload's hops, the nodes of each hop, its
+/// entries and its exits (the tunnel as it was, before an edit, is not
+/// counted: the plan is built from the tunnel as it is).
+fn counted(rows: usize, tunnel: &PayloadCell, limits: &Limits) -> Result<()> {
+    limits.nodes_within(rows, || "/nodes".into())?;
+    let PayloadCell::Object(tunnel) = tunnel else {
+        return Ok(());
+    };
+    let hops = &tunnel.chain_nodes.0;
+    limits.hops_within(hops.len(), || "/tunnel/chainNodes".into())?;
+    for (i, hop) in hops.iter().enumerate() {
+        limits.hop_nodes_within(hop.1, || format!("/tunnel/chainNodes/{i}"))?;
+    }
+    limits.hop_nodes_within(tunnel.in_node_id.1, || "/tunnel/inNodeId".into())?;
+    limits.hop_nodes_within(tunnel.out_node_id.1, || "/tunnel/outNodeId".into())?;
+    Ok(())
+}
+
 /// `tunnelCreate` on `{tunnel, nodes, federation?}`.
 pub(crate) fn create(input: &TreeValue<'_>, limits: &Limits) -> Result<Outcome> {
     TunnelRequest::read(input).create(limits)
@@ -176,6 +195,7 @@ impl TunnelRequest {
 }
 
 fn create_request(request: TunnelRequest, limits: &Limits) -> Result<Outcome> {
+    counted(request.nodes.1, &request.tunnel, limits)?;
     let tunnel = payload(request.tunnel, "/tunnel")?;
     let nodes = request.nodes.0;
     let mut providers = Providers::default();
@@ -291,6 +311,7 @@ fn update_into(
     created_out: &mut Option<Outcome>,
     committed: &mut Option<Vec<(i64, i64)>>,
 ) -> Result<Outcome> {
+    counted(request.nodes.1, &request.tunnel, limits)?;
     let tunnel = payload(request.tunnel, "/tunnel")?;
     let before_given;
     let before = match request.before {

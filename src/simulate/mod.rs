@@ -471,11 +471,14 @@ fn world_of(doc: &TreeValue<'_>, limits: &crate::limits::Limits) -> Result<world
         return world::from_plan(doc);
     }
     if doc.get("tunnel").is_some() && doc.get("nodes").is_some() {
-        // Within the limits already (walked or read so): planned as
-        // `plan` plans it, without a second walk; the plan read as the
-        // tree its text would read into (no text).
+        // Planned as `plan` plans it (the planner counts it against
+        // `limits`: over one, the call fails as at the reader's own limits);
+        // the plan read as the tree its text would read into (no text).
         let mode = crate::planner::PlanMode::detect(doc);
         let plan = crate::planner::plan_within(doc, mode, limits);
+        if let Some(e) = plan.error.as_ref().and_then(|e| e.limit_error_at("")) {
+            return Err(e);
+        }
         let arena = Arena::new();
         return world::from_plan(&crate::encode::to_tree(&plan, &arena));
     }
