@@ -32,18 +32,16 @@ fn fan_out_within(
     entries: usize,
     limits: &Limits,
 ) -> Result<(), PlanError> {
-    let refuse = |limit: &'static str, value: usize, max: usize| {
-        let e = crate::limits::LimitError::new(limit, value, max, "/createForwards".into());
-        Err(crate::planner::rejection::limit_error(&e))
-    };
-    if rows > limits.max_nodes {
-        return refuse("maxNodes", rows, limits.max_nodes);
-    }
+    use crate::planner::rejection::limit_error;
+    let at = || "/createForwards".to_string();
+    limits.nodes_within(rows, at).map_err(|e| limit_error(&e))?;
     let floor = fanning
         .saturating_mul(entries)
         .saturating_mul(PLAN_BYTES_PER_FORWARD_PORT);
     if floor > limits.max_output_bytes {
-        return refuse("maxOutputBytes", floor, limits.max_output_bytes);
+        let e =
+            crate::limits::LimitError::new("maxOutputBytes", floor, limits.max_output_bytes, at());
+        return Err(limit_error(&e));
     }
     Ok(())
 }
@@ -281,8 +279,7 @@ pub fn redeploy_forwards(
         (tables.forward.len(), "/db/forward"),
         (tables.user_tunnel.len(), "/db/user_tunnel"),
     ] {
-        if rows > limits.max_nodes {
-            let e = crate::limits::LimitError::new("maxNodes", rows, limits.max_nodes, path.into());
+        if let Err(e) = limits.nodes_within(rows, || path.into()) {
             return Plan::rejected(crate::planner::rejection::limit_error(&e), mode);
         }
     }

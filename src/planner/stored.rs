@@ -9,7 +9,7 @@ use crate::forward::input::{
     ForwardPortRow, ForwardRow, ForwardTables, ForwardUser, SpeedLimitRow, UserTunnelRow,
 };
 use crate::json::tree::TreeValue;
-use crate::limits::{LimitError, Limits};
+use crate::limits::Limits;
 use crate::model::{NodeColumns, NodeRecord, NodeRole, NodeTable, TunnelNode};
 use serde::Deserialize;
 use serde_json::Value;
@@ -375,14 +375,9 @@ impl BindingRow {
     }
 }
 
-/// A count of a tunnel's chain rows (its hops, the nodes of one) against
-/// its limit.
-fn chain_rows_within(limit: &'static str, count: usize, max: usize) -> Result<()> {
-    if count > max {
-        let path = "/db/chain_tunnel".to_string();
-        return Err(LimitError::new(limit, count, max, path).into());
-    }
-    Ok(())
+/// Where a count of a tunnel's chain rows (its hops, the nodes of one) is named.
+fn chain_rows() -> String {
+    "/db/chain_tunnel".into()
 }
 
 impl StoredTunnel {
@@ -449,11 +444,7 @@ impl StoredTunnel {
     /// the whole `node` table, which no count of the input covers.
     pub fn node_rows_within(&self, limits: &Limits) -> Result<()> {
         let rows = self.nodes.rows().len();
-        if rows > limits.max_nodes {
-            let path = "/db/node".to_string();
-            return Err(LimitError::new("maxNodes", rows, limits.max_nodes, path).into());
-        }
-        Ok(())
+        Ok(limits.nodes_within(rows, || "/db/node".into())?)
     }
 
     /// `reconstructTunnelState` (mutations.go:1497-1576) over
@@ -476,7 +467,7 @@ impl StoredTunnel {
                 },
             };
             group.push(node);
-            chain_rows_within("maxNodesPerHop", group.len(), limits.max_nodes_per_hop)?;
+            limits.hop_nodes_within(group.len(), chain_rows)?;
         }
         let hops = numbered_hops(groups);
         for n in entries
@@ -508,7 +499,7 @@ fn hop_group<'g>(
 ) -> Result<Option<&'g mut Vec<TunnelNode>>> {
     if !groups.iter().any(|(i, _)| *i == inx) {
         groups.push((inx, Vec::new()));
-        chain_rows_within("maxHops", groups.len(), limits.max_hops)?;
+        limits.hops_within(groups.len(), chain_rows)?;
     }
     Ok(groups.iter_mut().find(|(i, _)| *i == inx).map(|(_, g)| g))
 }
