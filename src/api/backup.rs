@@ -3,7 +3,7 @@
 use crate::encode;
 use crate::error::ApiError;
 use crate::json::tree::{Arena, TreeValue};
-use crate::limits::Limits;
+use crate::limits::{Count, Limits};
 use crate::planner::backup::{Source, Tables};
 use serde_json::Value;
 
@@ -65,7 +65,7 @@ pub(super) fn tables_within<'a>(
         Source::Database => "/node",
     };
     limits
-        .nodes_within(tables.node.len(), || at.into())
+        .count_within(Count::Nodes, tables.node.len(), || at.into())
         .map_err(|e| e.to_api_error())?;
     Ok(tables)
 }

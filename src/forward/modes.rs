@@ -9,7 +9,7 @@ use super::store::{Store, TunnelRow};
 use super::{validate, Panel};
 use crate::json::node::Node;
 use crate::json::tree::TreeValue;
-use crate::limits::Limits;
+use crate::limits::{Count, Limits};
 use crate::model::FederationAnswers;
 use crate::plan::{Plan, PlanError};
 use crate::planner::request::{EditStages, Outcome, Redeploy, TunnelRequest};
@@ -34,7 +34,9 @@ fn fan_out_within(
 ) -> Result<(), PlanError> {
     use crate::planner::rejection::limit_error;
     let at = || "/createForwards".to_string();
-    limits.nodes_within(rows, at).map_err(|e| limit_error(&e))?;
+    limits
+        .count_within(Count::Nodes, rows, at)
+        .map_err(|e| limit_error(&e))?;
     let floor = fanning
         .saturating_mul(entries)
         .saturating_mul(PLAN_BYTES_PER_FORWARD_PORT);
@@ -279,7 +281,7 @@ pub fn redeploy_forwards(
         (tables.forward.len(), "/db/forward"),
         (tables.user_tunnel.len(), "/db/user_tunnel"),
     ] {
-        if let Err(e) = limits.nodes_within(rows, || path.into()) {
+        if let Err(e) = limits.count_within(Count::Nodes, rows, || path.into()) {
             return Plan::rejected(crate::planner::rejection::limit_error(&e), mode);
         }
     }

@@ -45,6 +45,7 @@ mod error;
 mod read;
 mod walk;
 
+pub(crate) use counts::Count;
 pub use error::{LimitError, ReadError};
 pub use read::{check_text, from_str, from_str_within};
 pub(crate) use read::{read_tree, read_tree_within};

@@ -18,7 +18,7 @@ use crate::coerce::GoText;
 use crate::forward::input::{ForwardRow, ForwardTables};
 use crate::forward::rejection::ForwardRejection;
 use crate::json::tree::TreeValue;
-use crate::limits::Limits;
+use crate::limits::{Count, Limits};
 use crate::model::{ApiNodeRows, FederationAnswers, NodeTable, TunnelPayload};
 use crate::plan::{Assumption, Command, MetaValue, PlanError};
 use serde::de::{self, MapAccess};
@@ -154,17 +154,21 @@ fn payload(v: PayloadCell, what: &str) -> Result<TunnelPayload> {
 /// entries and its exits (the tunnel as it was, before an edit, is not
 /// counted: the plan is built from the tunnel as it is).
 fn counted(rows: usize, tunnel: &PayloadCell, limits: &Limits) -> Result<()> {
-    limits.nodes_within(rows, || "/nodes".into())?;
+    limits.count_within(Count::Nodes, rows, || "/nodes".into())?;
     let PayloadCell::Object(tunnel) = tunnel else {
         return Ok(());
     };
     let hops = &tunnel.chain_nodes.0;
-    limits.hops_within(hops.len(), || "/tunnel/chainNodes".into())?;
+    limits.count_within(Count::Hops, hops.len(), || "/tunnel/chainNodes".into())?;
     for (i, hop) in hops.iter().enumerate() {
-        limits.hop_nodes_within(hop.1, || format!("/tunnel/chainNodes/{i}"))?;
+        limits.count_within(Count::HopNodes, hop.1, || format!("/tunnel/chainNodes/{i}"))?;
     }
-    limits.hop_nodes_within(tunnel.in_node_id.1, || "/tunnel/inNodeId".into())?;
-    limits.hop_nodes_within(tunnel.out_node_id.1, || "/tunnel/outNodeId".into())?;
+    limits.count_within(Count::HopNodes, tunnel.in_node_id.1, || {
+        "/tunnel/inNodeId".into()
+    })?;
+    limits.count_within(Count::HopNodes, tunnel.out_node_id.1, || {
+        "/tunnel/outNodeId".into()
+    })?;
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use crate::forward::input::{
     ForwardPortRow, ForwardRow, ForwardTables, ForwardUser, SpeedLimitRow, UserTunnelRow,
 };
 use crate::json::tree::TreeValue;
-use crate::limits::Limits;
+use crate::limits::{Count, Limits};
 use crate::model::{NodeColumns, NodeRecord, NodeRole, NodeTable, TunnelNode};
 use serde::Deserialize;
 use serde_json::Value;
@@ -444,7 +444,7 @@ impl StoredTunnel {
     /// the whole `node` table, which no count of the input covers.
     pub fn node_rows_within(&self, limits: &Limits) -> Result<()> {
         let rows = self.nodes.rows().len();
-        Ok(limits.nodes_within(rows, || "/db/node".into())?)
+        Ok(limits.count_within(Count::Nodes, rows, || "/db/node".into())?)
     }
 
     /// `reconstructTunnelState` (mutations.go:1497-1576) over
@@ -467,7 +467,7 @@ impl StoredTunnel {
                 },
             };
             group.push(node);
-            limits.hop_nodes_within(group.len(), chain_rows)?;
+            limits.count_within(Count::HopNodes, group.len(), chain_rows)?;
         }
         let hops = numbered_hops(groups);
         for n in entries
@@ -499,7 +499,7 @@ fn hop_group<'g>(
 ) -> Result<Option<&'g mut Vec<TunnelNode>>> {
     if !groups.iter().any(|(i, _)| *i == inx) {
         groups.push((inx, Vec::new()));
-        limits.hops_within(groups.len(), chain_rows)?;
+        limits.count_within(Count::Hops, groups.len(), chain_rows)?;
     }
     Ok(groups.iter_mut().find(|(i, _)| *i == inx).map(|(_, g)| g))
 }
