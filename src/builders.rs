@@ -9,6 +9,7 @@ use crate::plan::{
     ServiceConfig, Shared,
 };
 use crate::strings::trim;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// `failTimeout` of every selector the server writes: 10 minutes in nanoseconds.
@@ -145,10 +146,26 @@ pub fn kcp_tuning() -> Metadata {
         .clone()
 }
 
+/// The plugin types the planner writes by the thousand: the link protocols
+/// the panel offers (`Protocol` in [`crate::model::PAYLOAD_SETS_TS`]) and
+/// `udp`, a forward's second listener.
+const PLUGIN_TYPES: [&str; 14] = [
+    "tls", "mtls", "wss", "mwss", "ws", "mws", "tcp", "mtcp", "kcp", "quic", "grpc", "h2", "http2",
+    "udp",
+];
+
+/// A plugin's type as written: one of [`PLUGIN_TYPES`] shared, any other copied.
+pub fn plugin_kind(name: &str) -> Cow<'static, str> {
+    match PLUGIN_TYPES.iter().find(|p| **p == name) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(name.to_string()),
+    }
+}
+
 /// A dialer or listener of type `protocol` (kept as written).
 pub fn transport(protocol: &str) -> Plugin {
     Plugin {
-        kind: protocol.to_string(),
+        kind: plugin_kind(protocol),
         metadata: if is_kcp_protocol(protocol) {
             Some(kcp_tuning())
         } else {
@@ -194,7 +211,7 @@ pub fn chain_nodes(targets: &[ChainTarget], flavor: Flavor) -> Shared<Vec<NodeCo
             name: numbered("node_", i + 1),
             addr: server_host_port(&t.host, t.port),
             connector: Plugin {
-                kind: "relay".into(),
+                kind: Cow::Borrowed("relay"),
                 metadata: mux_metadata(&t.protocol, flavor),
             },
             dialer: transport(&t.protocol),
@@ -266,5 +283,27 @@ pub fn service(spec: ServiceSpec<'_>) -> ServiceConfig {
         },
         listener: transport(spec.protocol),
         metadata,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    #[test]
+    fn the_shared_plugin_types_are_the_protocols_the_panel_offers_and_udp() {
+        let ts = crate::model::PAYLOAD_SETS_TS;
+        let offered = ts
+            .lines()
+            .find(|l| l.starts_with("export type Protocol"))
+            .unwrap();
+        let quoted: Vec<&str> = offered.split('\'').skip(1).step_by(2).collect();
+        let shared: Vec<&str> = super::PLUGIN_TYPES
+            .into_iter()
+            .filter(|t| *t != "udp")
+            .collect();
+        assert_eq!(quoted, shared);
+        assert!(matches!(super::plugin_kind("tls"), Cow::Borrowed("tls")));
+        assert!(matches!(super::plugin_kind("TLS"), Cow::Owned(t) if t == "TLS"));
     }
 }

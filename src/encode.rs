@@ -506,6 +506,12 @@ impl Encode for str {
     }
 }
 
+impl Encode for std::borrow::Cow<'_, str> {
+    fn encode(&self, out: &mut Writer<'_>) {
+        out.str(self)
+    }
+}
+
 impl Encode for String {
     fn encode(&self, out: &mut Writer<'_>) {
         out.str(self)

@@ -582,7 +582,8 @@ shape! {
     #[doc = " A connector, dialer or listener: a type and optional metadata."]
     #[derive(Debug, Clone, PartialEq)]
     pub struct Plugin {
-        pub kind: String => "type",
+        #[doc = " A known name (`relay`, a protocol such as `tls`) is not copied."]
+        pub kind: std::borrow::Cow<'static, str> => "type": "string",
         pub metadata: Option<Metadata> => "metadata": "Record<string, MetaValue>" optional,
     }
 }

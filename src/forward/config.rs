@@ -218,7 +218,7 @@ fn listener(protocol: &str) -> Plugin {
         Metadata::from(m)
     });
     Plugin {
-        kind: protocol.to_string(),
+        kind: crate::builders::plugin_kind(protocol),
         metadata,
     }
 }
