@@ -150,25 +150,33 @@ fn payload(v: PayloadCell, what: &str) -> Result<TunnelPayload> {
 }
 
 /// The counts the limits bound in a tunnel input, in the order they are
-/// named: its node rows, its payload's hops, the nodes of each hop, its
-/// entries and its exits (the tunnel as it was, before an edit, is not
-/// counted: the plan is built from the tunnel as it is).
-fn counted(rows: usize, tunnel: &PayloadCell, limits: &Limits) -> Result<()> {
-    limits.count_within(Count::Nodes, rows, || "/nodes".into())?;
-    let PayloadCell::Object(tunnel) = tunnel else {
-        return Ok(());
-    };
-    let hops = &tunnel.chain_nodes.0;
-    limits.count_within(Count::Hops, hops.len(), || "/tunnel/chainNodes".into())?;
-    for (i, hop) in hops.iter().enumerate() {
-        limits.count_within(Count::HopNodes, hop.1, || format!("/tunnel/chainNodes/{i}"))?;
+/// named: its node rows, then each payload the planner plans (`tunnel`,
+/// then an edit's `before`, which is created first): its hops, the nodes
+/// of each hop, its entries and its exits.
+fn counted(request: &TunnelRequest, limits: &Limits) -> Result<()> {
+    limits.count_within(Count::Nodes, request.nodes.1, || "/nodes".into())?;
+    for (cell, at) in [(&request.tunnel, "/tunnel"), (&request.before, "/before")] {
+        if let PayloadCell::Object(payload) = cell {
+            payload_counted(payload, at, limits)?;
+        }
     }
-    limits.count_within(Count::HopNodes, tunnel.in_node_id.1, || {
-        "/tunnel/inNodeId".into()
-    })?;
-    limits.count_within(Count::HopNodes, tunnel.out_node_id.1, || {
-        "/tunnel/outNodeId".into()
-    })?;
+    Ok(())
+}
+
+/// [`counted`] for one payload at `at`.
+fn payload_counted(payload: &TunnelPayload, at: &str, limits: &Limits) -> Result<()> {
+    let hops = &payload.chain_nodes.0;
+    limits.count_within(Count::Hops, hops.len(), || format!("{at}/chainNodes"))?;
+    for (i, hop) in hops.iter().enumerate() {
+        limits.count_within(Count::HopNodes, hop.1, || format!("{at}/chainNodes/{i}"))?;
+    }
+    let ends = [
+        (&payload.in_node_id, "inNodeId"),
+        (&payload.out_node_id, "outNodeId"),
+    ];
+    for (nodes, key) in ends {
+        limits.count_within(Count::HopNodes, nodes.1, || format!("{at}/{key}"))?;
+    }
     Ok(())
 }
 
@@ -199,7 +207,7 @@ impl TunnelRequest {
 }
 
 fn create_request(request: TunnelRequest, limits: &Limits) -> Result<Outcome> {
-    counted(request.nodes.1, &request.tunnel, limits)?;
+    counted(&request, limits)?;
     let tunnel = payload(request.tunnel, "/tunnel")?;
     let nodes = request.nodes.0;
     let mut providers = Providers::default();
@@ -315,7 +323,7 @@ fn update_into(
     created_out: &mut Option<Outcome>,
     committed: &mut Option<Vec<(i64, i64)>>,
 ) -> Result<Outcome> {
-    counted(request.nodes.1, &request.tunnel, limits)?;
+    counted(&request, limits)?;
     let tunnel = payload(request.tunnel, "/tunnel")?;
     let before_given;
     let before = match request.before {
