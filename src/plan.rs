@@ -165,7 +165,7 @@ fn read_federation(doc: &TreeValue<'_>) -> Result<Vec<FederationStep>, PlanReadE
             let read = |t: &TreeValue<'_>| Target {
                 host: text(t, "host"),
                 port: int(t, "port"),
-                protocol: text(t, "protocol"),
+                protocol: text(t, "protocol").into(),
             };
             Shared::new(t.iter().map(read).collect())
         });
@@ -324,7 +324,8 @@ shape! {
     pub struct Target {
         pub host: String => "host",
         pub port: i64 => "port",
-        pub protocol: String => "protocol",
+        #[doc = " A known protocol is not copied ([`crate::builders::plugin_kind`])."]
+        pub protocol: std::borrow::Cow<'static, str> => "protocol": "string",
     }
 }
 

@@ -119,11 +119,17 @@ fn counts_are_of_the_lists_as_given() {
     before["outNodeId"] = json!([{"nodeId": 1}, {"nodeId": 2}]);
     input["before"] = before;
     let at = refused_at(&input, one).unwrap();
-    assert_eq!((at.0.as_str(), at.1.as_str()), ("maxNodesPerHop", "/tunnel/inNodeId"));
+    assert_eq!(
+        (at.0.as_str(), at.1.as_str()),
+        ("maxNodesPerHop", "/tunnel/inNodeId")
+    );
     input["tunnel"]["inNodeId"] = json!([{"nodeId": 1}]);
     input["tunnel"]["outNodeId"] = json!([{"nodeId": 2}]);
     let at = refused_at(&input, one).unwrap();
-    assert_eq!((at.0.as_str(), at.1.as_str()), ("maxNodesPerHop", "/before/inNodeId"));
+    assert_eq!(
+        (at.0.as_str(), at.1.as_str()),
+        ("maxNodesPerHop", "/before/inNodeId")
+    );
 }
 
 /// A tunnel input exactly at the default limits (in the shape the limits allow:

@@ -91,7 +91,7 @@ pub fn chain_targets(
         out.push(ChainTarget {
             host,
             port: t.port,
-            protocol: default_string(&t.protocol, "tls").to_string(),
+            protocol: builders::plugin_kind(default_string(&t.protocol, "tls")),
         });
     }
     Ok(out)
