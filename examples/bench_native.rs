@@ -1,4 +1,4 @@
-//! Native benchmark (issue 7). Times the planner and the checker on the
+//! Native benchmark. Times the planner and the checker on the
 //! workloads written by `scripts/workloads.mjs` (the single generator shared
 //! with the Node bench), with a timing breakdown of where a plan's time goes.
 //!

@@ -395,8 +395,8 @@ fn ten_megabyte_strings_are_handled() {
     );
 }
 
-/// What the server's `asInt` reads from a payload or row value (contract,
-/// "Payload values"): a string that is a plain integer once trimmed, a
+/// What the server's `asInt` reads from a payload or row value
+/// (`src/coerce.rs`): a string that is a plain integer once trimmed, a
 /// number whose float64 is integral and within int64; `None` (the field's
 /// default) for anything else.
 fn as_int(v: &Value) -> Option<i64> {
@@ -461,7 +461,7 @@ fn assert_seed_with(path: &str, r: Option<i64>, plan: &Value, seed: &Value, at: 
             let says = assumed.iter().any(|a| a["path"] == "/tunnel/id");
             assert_eq!(says, positive.is_none(), "{at}");
         }
-        // Any type but 2 is type 1: nothing is sent (sections 1 and 2).
+        // Any type but 2 is type 1: nothing is sent (`planner::local`).
         "/tunnel/type" => {
             assert_ne!(r, Some(2), "{at}");
             assert!(ok, "{at}");
@@ -474,7 +474,7 @@ fn assert_seed_with(path: &str, r: Option<i64>, plan: &Value, seed: &Value, at: 
             assert_refused(plan, "NODE_NOT_FOUND", "节点不存在", at);
         }
         // The remote middle's port: given and outside its share's range is
-        // refused (section 1, item 5); not > 0, it is kept as read (upstream
+        // refused (`planner::request`); not > 0, it is kept as read (upstream
         // reads `isRemote` and picks nothing), requested so, and the
         // provider allocates (`allocatedPort` 44010).
         "/tunnel/chainNodes/0/0/port" => match positive {
@@ -493,7 +493,7 @@ fn assert_seed_with(path: &str, r: Option<i64>, plan: &Value, seed: &Value, at: 
                 );
             }
         },
-        // The first exit (node 3): not > 0 drops it (section 1, item 2);
+        // The first exit (node 3): not > 0 drops it (`model::TunnelPayload`);
         // another id is a node without a row.
         "/tunnel/outNodeId/0/nodeId" => match positive {
             Some(id) => {
@@ -513,7 +513,7 @@ fn assert_seed_with(path: &str, r: Option<i64>, plan: &Value, seed: &Value, at: 
         },
         // A remote node's own port range is never used: the provider picks.
         "/nodes/1/port" => assert!(same_as_seed, "{at}: {}", plan["error"]),
-        // The provider's port, used as is (section 5): outside the share's
+        // The provider's port, used as is (`planner::federation`): outside the share's
         // range the provider refuses the apply; not > 0, the port the
         // tunnel requests (44010, inside the range).
         "/federation/2/allocatedPort" => match positive {
@@ -568,7 +568,7 @@ fn assert_seed_with(path: &str, r: Option<i64>, plan: &Value, seed: &Value, at: 
 #[test]
 fn odd_numbers_and_numeric_text() {
     // Each text names its tunnel, so its numbers reach the request path:
-    // the server's first refusal (contract, section 0), or IN001 for text
+    // the server's first refusal (`planner::request`), or IN001 for text
     // that is not JSON (NaN, Infinity) or a number no float64 holds (as
     // serde_json reads it: `number out of range`).
     let tunnel = |fields: &str| format!(r#"{{"tunnel":{{"name":"t",{fields}}},"nodes":[]}}"#);
@@ -578,7 +578,7 @@ fn odd_numbers_and_numeric_text() {
         (tunnel(r#""id":Infinity"#), Err("expected value")),
         (tunnel(r#""id":-Infinity"#), Err("invalid number")),
         // type 1 (anything but 2) needs entries only; an entry nodeId that
-        // reads as no integer > 0 is no entry (section 1, item 1).
+        // reads as no integer > 0 is no entry (`model::TunnelPayload`).
         (tunnel(r#""id":-0.0,"type":1e308,"inNodeId":[{"nodeId":18446744073709551616}]"#), Ok("NO_ENTRIES")),
         (tunnel(r#""inNodeId":[{"nodeId":1.5}]"#), Ok("NO_ENTRIES")),
         (tunnel(r#""inNodeId":[{"nodeId":-9223372036854775809}]"#), Ok("NO_ENTRIES")),

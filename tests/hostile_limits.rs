@@ -214,8 +214,9 @@ fn inputs_at_the_limits_are_planned_in_full() {
         }
     }
     assert_eq!((remote_middles, remote_exits), (119, 9));
-    // Section 2: a chain on every entry and local middle, a service on every
-    // local middle and exit; section 3: a federation step per remote node.
+    // Locally (`planner::local`): a chain on every entry and local middle, a
+    // service on every local middle and exit; through federation
+    // (`planner::federation`): a step per remote node.
     let count = |list: &Value, what: &str, value: &str| {
         list.as_array()
             .unwrap()
@@ -238,7 +239,7 @@ fn inputs_at_the_limits_are_planned_in_full() {
     assert_eq!(count(federation, "role", "exit"), remote_exits);
     assert_eq!(plan_value["nodes"].as_array().unwrap().len(), n);
     // Every chain's one hop lists all 64 nodes of the next group, and every
-    // middle's service retries the other 63 (contract, sections 2 and 3).
+    // middle's service retries the other 63 (`builders::service`).
     let mut dials = 0;
     let mut middle_services = 0;
     for c in all_commands(&plan_value) {
@@ -309,8 +310,8 @@ fn inputs_at_the_limits_are_planned_in_full() {
     // are the entries, 3 and 4 the first hop. With both of those dead the
     // entry's router (no retries) fails request 1 on node 3 and request 2 on
     // node 4 (fifo, node 3 marked); from request 3 on the fail filter leaves
-    // no candidate and the entry dials the destination itself (contract,
-    // section 4) until a mark expires (600 s; the requests span 19 s).
+    // no candidate and the entry dials the destination itself (go-gost
+    // x/chain/router.go:129-130) until a mark expires (600 s; the requests span 19 s).
     let long = tunnel_at_limits(2, l.max_hops, 5);
     assert_eq!(check_value(&long, &l), Ok(()));
     let plan = hop_policy::plan(&long, &Default::default());

@@ -1,4 +1,4 @@
-//! The lifecycle's forward steps (issue 31 item 6): create, edit (with a
+//! The lifecycle's forward steps: create, edit (with a
 //! tunnel switch), pause, resume, delete, the tunnel edit that re-syncs
 //! forwards, and the LC002 / LC003 / LC004 they lead to. Every answer is
 //! read off the upstream paths:

@@ -1,4 +1,4 @@
-//! The lifecycle's `report` step (issue 31 item 5): a node's config report
+//! The lifecycle's `report` step: a node's config report
 //! and the cleanup of the panel that owns it, with LC004 for a chain it
 //! deletes under a running service. Known answers on the seed tunnel 7
 //! (examples/seed-federated-middle.json: entry 1, federated middle 2 running

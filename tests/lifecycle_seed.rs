@@ -1,4 +1,4 @@
-//! Lifecycle replay known answers (issue 4 item 3) on the seed vectors of
+//! Lifecycle replay known answers on the seed vectors of
 //! tunnel 7: `seed-federated-middle-single-exit` (entry 1 -> federated middle 2
 //! -> exit 3) and `seed-federated-middle-fifo-3-exits` (exits 3, 4, 5).
 

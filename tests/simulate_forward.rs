@@ -1,4 +1,4 @@
-//! Known answers of issue 31 item 4: requests entering at a forward service
+//! Known answers: requests entering at a forward service
 //! (`examples/tunnel-with-forwards.json`: forward 12 "web" on entry 1 with
 //! targets 203.0.113.50:443 and 203.0.113.51:443, `fifo`, maxFails 1,
 //! failTimeout 600 s, over chain `chains_7`: federated middle 2 (its only

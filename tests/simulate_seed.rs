@@ -1,4 +1,4 @@
-//! Known answers of issue 4 item 2 on the seed topology
+//! Known answers on the seed topology
 //! (`seed-federated-middle-fifo-3-exits`: entry 1 -> federated middle 2 ->
 //! exits 3, 4, 5, `fifo`, middle retries 2 as the fixed upstream deploys it).
 
