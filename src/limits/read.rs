@@ -57,9 +57,10 @@ fn read_within<'t, B: Build<'t>>(
     })
 }
 
-/// Checks JSON text against every limit by reading it ([`from_str_within`]:
-/// the limits are counted while reading). Text that is not JSON passes when
-/// nothing before its first error is over a limit; its reader reports it.
+/// Checks JSON text against the reader's limits (bytes, depth, string
+/// length) by reading it ([`from_str_within`]). Text that is not JSON passes
+/// when nothing before its first error is over a limit; its reader reports
+/// it. Node rows and hops are the planner's to count.
 pub fn check_text(text: &str, limits: &Limits) -> Result<(), LimitError> {
     match from_str_within(text, limits) {
         Err(ReadError::Limit(e)) => Err(e),

@@ -164,11 +164,11 @@ pub(crate) fn nests_past_reader<N: Node>(v: &N) -> bool {
 }
 
 /// What [`super::read_tree_within`] says of a built value's text, without the
-/// text, in one walk: the reader's own bounds (depth, string and key
-/// length) in the order it meets them (keys in order, each before its
-/// value) come first, and the reader's refusal of a container nested past
-/// serde_json's recursion limit, at the column its compact text would put
-/// it in; else how many values it holds.
+/// text, in one walk: the first of the reader's bounds (depth, string and
+/// key length) it is over, in the order the reader meets them (keys in
+/// order, each before its value), or the reader's refusal of a container
+/// nested past serde_json's recursion limit, at the column its compact text
+/// would put it in; else how many values it holds.
 pub(crate) fn check_value_as_read<N: Node + Encode>(
     v: &N,
     limits: &Limits,
