@@ -154,8 +154,8 @@ const PLUGIN_TYPES: [&str; 14] = [
     "udp",
 ];
 
-/// A plugin's type as written: one the planner writes by the thousand
-/// (`relay`, a link protocol the panel offers, `udp`) shared, any other copied.
+/// A plugin's type as written: a link protocol the panel offers or `udp`
+/// shared, any other copied.
 pub fn plugin_kind(name: &str) -> Cow<'static, str> {
     match PLUGIN_TYPES.iter().find(|p| **p == name) {
         Some(known) => Cow::Borrowed(known),
