@@ -324,7 +324,7 @@ shape! {
     pub struct Target {
         pub host: String => "host",
         pub port: i64 => "port",
-        #[doc = " A known protocol is not copied ([`crate::builders::plugin_kind`])."]
+        // A known protocol is not copied (`builders::plugin_kind`).
         pub protocol: std::borrow::Cow<'static, str> => "protocol": "string",
     }
 }
@@ -583,7 +583,7 @@ shape! {
     #[doc = " A connector, dialer or listener: a type and optional metadata."]
     #[derive(Debug, Clone, PartialEq)]
     pub struct Plugin {
-        #[doc = " A known name (`relay`, a protocol such as `tls`) is not copied."]
+        // A known name (`relay`, a protocol such as `tls`) is not copied.
         pub kind: std::borrow::Cow<'static, str> => "type": "string",
         pub metadata: Option<Metadata> => "metadata": "Record<string, MetaValue>" optional,
     }
