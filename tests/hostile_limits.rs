@@ -446,3 +446,73 @@ fn a_tunnel_over_a_count_is_refused_wherever_it_is_planned() {
         e.message
     );
 }
+
+/// A tunnel input of `entries` entries, hops of the sizes in `hops`, `exits`
+/// exits and `nodes` node rows, with nothing else (no name: within every
+/// count, the server's own checks refuse it).
+fn skeleton(entries: usize, hops: &[usize], exits: usize, nodes: usize) -> Value {
+    use serde_json::json;
+    let members = |n: usize| Value::Array((0..n).map(|i| json!({"nodeId": i})).collect());
+    json!({
+        "tunnel": {"inNodeId": members(entries), "chainNodes": hops.iter().map(|&n| members(n)).collect::<Vec<_>>(), "outNodeId": members(exits)},
+        "nodes": (0..nodes).map(|i| json!({"id": i})).collect::<Vec<_>>()
+    })
+}
+
+/// The planner counts node rows first, then the payload's lists in order,
+/// and names the limit, the count and the place.
+#[test]
+fn the_planner_counts_in_order_and_names_the_count() {
+    use hop_policy::planner::{plan, PlanOptions};
+    let l = Limits {
+        max_nodes: 3,
+        max_hops: 2,
+        max_nodes_per_hop: 2,
+        ..Limits::default()
+    };
+    let options = PlanOptions {
+        limits: l,
+        ..PlanOptions::default()
+    };
+    let message = |input: Value| plan(&input, &options).error.map(|e| e.message_en);
+    let over = |limit: &str, n: usize, max: usize, at: &str| {
+        Some(format!(
+            "{} at {at}: {n} > {max} (raise option limits.{limit} to allow it)",
+            match limit {
+                "maxNodes" => "too many nodes",
+                "maxHops" => "too many hops",
+                _ => "too many nodes in one hop",
+            }
+        ))
+    };
+    assert_eq!(
+        message(skeleton(2, &[2, 2], 2, 3)).as_deref(),
+        Some("the tunnel name is empty")
+    );
+    assert_eq!(
+        message(skeleton(1, &[1], 1, 4)),
+        over("maxNodes", 4, 3, "/nodes")
+    );
+    assert_eq!(
+        message(skeleton(1, &[1, 1, 1], 1, 1)),
+        over("maxHops", 3, 2, "/tunnel/chainNodes")
+    );
+    assert_eq!(
+        message(skeleton(1, &[1, 3], 1, 1)),
+        over("maxNodesPerHop", 3, 2, "/tunnel/chainNodes/1")
+    );
+    assert_eq!(
+        message(skeleton(3, &[], 1, 1)),
+        over("maxNodesPerHop", 3, 2, "/tunnel/inNodeId")
+    );
+    assert_eq!(
+        message(skeleton(1, &[], 3, 1)),
+        over("maxNodesPerHop", 3, 2, "/tunnel/outNodeId")
+    );
+    assert_eq!(
+        message(skeleton(3, &[3, 3, 3], 3, 4)),
+        over("maxNodes", 4, 3, "/nodes")
+    );
+    // The reader and the walk do not count: only the planner does.
+    assert_eq!(check_value(&skeleton(3, &[3, 3, 3], 3, 4), &l), Ok(()));
+}

@@ -326,63 +326,6 @@ mod tests {
         })
     }
 
-    /// The limit and the place the planner names for a tunnel input over one.
-    fn planned_over(input: &Value, limits: Limits) -> Option<(String, usize, String)> {
-        let options = crate::planner::PlanOptions {
-            limits,
-            ..Default::default()
-        };
-        let error = crate::planner::plan(input, &options).error?;
-        if error.code != "LIMIT_EXCEEDED" {
-            return None;
-        }
-        let m = error.message_en;
-        let limit = m.split("limits.").nth(1)?.split(' ').next()?.to_string();
-        let at = m.split(" at ").nth(1)?.split(':').next()?.to_string();
-        let actual = m.split(": ").nth(1)?.split(' ').next()?.parse().ok()?;
-        Some((limit, actual, at))
-    }
-
-    #[test]
-    fn the_planner_counts_a_tunnel_input_and_names_the_limit_and_the_path() {
-        let l = Limits {
-            max_depth: 10,
-            max_string_len: 100,
-            ..small()
-        };
-        let over = |input: Value| planned_over(&input, l);
-        let named = |limit: &str, n: usize, at: &str| Some((limit.to_string(), n, at.to_string()));
-        // Within every count, the input goes on to the server's own checks
-        // (this one has no name).
-        let within = crate::planner::plan(&tunnel(2, &[2, 2], 2, 3), &Default::default());
-        assert_eq!(within.error.map(|e| e.code).as_deref(), Some("NAME_EMPTY"));
-        assert_eq!(over(tunnel(2, &[2, 2], 2, 3)), None);
-        assert_eq!(over(tunnel(1, &[1], 1, 4)), named("maxNodes", 4, "/nodes"));
-        assert_eq!(
-            over(tunnel(1, &[1, 1, 1], 1, 1)),
-            named("maxHops", 3, "/tunnel/chainNodes")
-        );
-        assert_eq!(
-            over(tunnel(1, &[1, 3], 1, 1)),
-            named("maxNodesPerHop", 3, "/tunnel/chainNodes/1")
-        );
-        assert_eq!(
-            over(tunnel(3, &[], 1, 1)),
-            named("maxNodesPerHop", 3, "/tunnel/inNodeId")
-        );
-        assert_eq!(
-            over(tunnel(1, &[], 3, 1)),
-            named("maxNodesPerHop", 3, "/tunnel/outNodeId")
-        );
-        // Node rows first, then the payload's lists in order.
-        assert_eq!(
-            over(tunnel(3, &[3, 3, 3], 3, 4)),
-            named("maxNodes", 4, "/nodes")
-        );
-        // The reader and the walk do not count: only the planner does.
-        assert_eq!(check_value(&tunnel(3, &[3, 3, 3], 3, 4), &l), Ok(()));
-    }
-
     #[test]
     fn documents_are_bounded_by_the_readers_limits_only() {
         let l = Limits {
