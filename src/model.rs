@@ -476,7 +476,14 @@ pub struct TunnelNodeRef {
 /// number of items the array had, objects or not (what `maxNodesPerHop`
 /// bounds).
 #[derive(Debug, Default)]
-pub struct NodeItems(pub Vec<TunnelNodeRef>, pub usize);
+pub struct NodeItems(pub Vec<TunnelNodeRef>, usize);
+
+impl NodeItems {
+    /// How many items the list had, objects or not.
+    pub fn given(&self) -> usize {
+        self.1
+    }
+}
 
 /// The `chainNodes` of a payload: each entry a hop's [`NodeItems`] (an
 /// entry that is not an array is an empty hop, still counted in order).
@@ -696,7 +703,14 @@ impl<'de> Deserialize<'de> for FederationAnswers {
 /// the number of items the list had, objects or not (what `maxNodes`
 /// bounds).
 #[derive(Debug, Default)]
-pub struct ApiNodeRows(pub NodeTable, pub usize);
+pub struct ApiNodeRows(pub NodeTable, usize);
+
+impl ApiNodeRows {
+    /// How many items the list had, objects or not.
+    pub fn given(&self) -> usize {
+        self.1
+    }
+}
 
 impl<'de> Deserialize<'de> for ApiNodeRows {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -154,7 +154,7 @@ fn payload(v: PayloadCell, what: &str) -> Result<TunnelPayload> {
 /// then an edit's `before`, which is created first): its hops, the nodes
 /// of each hop, its entries and its exits.
 fn counted(request: &TunnelRequest, limits: &Limits) -> Result<()> {
-    limits.count_within(Count::Nodes, request.nodes.1, || "/nodes".into())?;
+    limits.count_within(Count::Nodes, request.nodes.given(), || "/nodes".into())?;
     for (cell, at) in [(&request.tunnel, "/tunnel"), (&request.before, "/before")] {
         if let PayloadCell::Object(payload) = cell {
             payload_counted(payload, at, limits)?;
@@ -168,14 +168,16 @@ fn payload_counted(payload: &TunnelPayload, at: &str, limits: &Limits) -> Result
     let hops = &payload.chain_nodes.0;
     limits.count_within(Count::Hops, hops.len(), || format!("{at}/chainNodes"))?;
     for (i, hop) in hops.iter().enumerate() {
-        limits.count_within(Count::HopNodes, hop.1, || format!("{at}/chainNodes/{i}"))?;
+        limits.count_within(Count::HopNodes, hop.given(), || {
+            format!("{at}/chainNodes/{i}")
+        })?;
     }
     let ends = [
         (&payload.in_node_id, "inNodeId"),
         (&payload.out_node_id, "outNodeId"),
     ];
     for (nodes, key) in ends {
-        limits.count_within(Count::HopNodes, nodes.1, || format!("{at}/{key}"))?;
+        limits.count_within(Count::HopNodes, nodes.given(), || format!("{at}/{key}"))?;
     }
     Ok(())
 }
