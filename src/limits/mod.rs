@@ -318,14 +318,6 @@ mod tests {
         ));
     }
 
-    fn tunnel(entries: usize, hops: &[usize], exits: usize, nodes: usize) -> Value {
-        let members = |n: usize| Value::Array((0..n).map(|i| json!({"nodeId": i})).collect());
-        json!({
-            "tunnel": {"inNodeId": members(entries), "chainNodes": hops.iter().map(|&n| members(n)).collect::<Vec<_>>(), "outNodeId": members(exits)},
-            "nodes": (0..nodes).map(|i| json!({"id": i})).collect::<Vec<_>>()
-        })
-    }
-
     #[test]
     fn documents_are_bounded_by_the_readers_limits_only() {
         let l = Limits {
@@ -333,7 +325,9 @@ mod tests {
             max_string_len: 100,
             ..small()
         };
-        let steps = json!([{"op": "apply", "input": tunnel(1, &[1], 1, 5)}]);
+        // A step's input with more node rows and a longer hop than allowed.
+        let input = json!({"tunnel": {"chainNodes": [[{}, {}, {}]]}, "nodes": [{}, {}, {}, {}]});
+        let steps = json!([{ "op": "apply", "input": input }]);
         let chain =
             json!({"chains": [{"name": "c", "hops": [{"name": "h", "nodes": [{}, {}, {}]}]}]});
         for doc in [steps, chain, json!({"hops": [{}, {}, {}]})] {
