@@ -10,7 +10,10 @@
 //! (std's own choice for `HashMap`) is both: without the keys no input can be
 //! written to collide. std's `RandomState` draws no keys on
 //! `wasm32-unknown-unknown` (every instance hashes alike), so the bindings
-//! hand the page's random bytes to [`seed`] when the module starts; natively
+//! name the page's random source ([`set_key_source`]) when the module
+//! starts, and the keys are drawn from it when the first map is built: an
+//! instance that builds none never asks (Node's Web Crypto loads on first
+//! use, which would otherwise lengthen every import; BENCH.md). Natively
 //! the keys come from std's `RandomState`.
 //!
 //! Why lookups only: iterating a keyed map visits its entries in an order
@@ -25,17 +28,22 @@ use std::hash::{BuildHasher, Hash, RandomState};
 use std::sync::OnceLock;
 
 static KEYS: OnceLock<(u64, u64)> = OnceLock::new();
+static KEY_SOURCE: OnceLock<fn() -> (u64, u64)> = OnceLock::new();
 
-/// Sets the hash keys of this instance, before any map is built. Later
-/// calls are ignored: maps built under the first keys must keep them.
-pub fn seed(k0: u64, k1: u64) {
-    let _ = KEYS.set((k0, k1));
+/// Names where this instance's hash keys come from, before any map is
+/// built. Later calls are ignored: maps built under the first keys must
+/// keep them.
+pub fn set_key_source(draw: fn() -> (u64, u64)) {
+    let _ = KEY_SOURCE.set(draw);
 }
 
 fn keys() -> (u64, u64) {
-    *KEYS.get_or_init(|| {
-        let std_keys = RandomState::new();
-        (std_keys.hash_one(0u8), std_keys.hash_one(1u8))
+    *KEYS.get_or_init(|| match KEY_SOURCE.get() {
+        Some(draw) => draw(),
+        None => {
+            let std_keys = RandomState::new();
+            (std_keys.hash_one(0u8), std_keys.hash_one(1u8))
+        }
     })
 }
 

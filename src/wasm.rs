@@ -35,8 +35,7 @@ typescript_sections! {
 #[wasm_bindgen(start)]
 fn start() {
     crate::forward::set_clock(|| js_sys::Date::now() as i64);
-    let (k0, k1) = args::hash_keys();
-    crate::lookup::seed(k0, k1);
+    crate::lookup::set_key_source(args::hash_keys);
 }
 
 object_export! {

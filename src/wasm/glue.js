@@ -25,7 +25,8 @@ function whatWentWrong(e) {
   }
 }
 // Four random 32-bit words: the keys of the module's hash maps
-// (src/lookup.rs), from the engine's crypto where it has one.
+// (src/lookup.rs), drawn when its first map is built, from the engine's
+// crypto where it has one.
 export function randomWords() {
   const words = new Uint32Array(4);
   try {
