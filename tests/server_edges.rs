@@ -180,6 +180,28 @@ fn a_forward_body_that_is_no_object_reads_as_the_server_decodes_it() {
     }
 }
 
+/// The forward context's own rows (the signed-in `user`, its `userTunnel`
+/// grant) are objects, as the server reads them from its tables: a list in
+/// their place is refused as any other value that is not an object (it was
+/// once filled field by field, as serde_json fills a struct from an array).
+#[test]
+fn a_context_row_given_as_a_list_is_refused_as_any_non_object() {
+    let (base, mode) = vector("fwd-create-00113");
+    for (field, row_type) in [("user", "ForwardUser"), ("userTunnel", "UserTunnelRow")] {
+        for given in [json!([]), json!(["x", 1]), json!("x")] {
+            let mut input = base.clone();
+            input[field] = given.clone();
+            let plan = plan_of(&input, mode);
+            assert_eq!(plan["error"]["code"], "INVALID_INPUT", "{field}: {given}");
+            let message = plan["error"]["messageEn"].as_str().unwrap_or("");
+            assert!(
+                message.ends_with(&format!("expected struct {row_type}")),
+                "{field}: {given}: {message}"
+            );
+        }
+    }
+}
+
 /// `syncForwardServicesWithWarnings` (control_plane.go:298-345): a traffic
 /// limiter that fails on an online node ends the sync with no warnings
 /// (`return nil, err`), dropping the offline node skipped before it; a
