@@ -538,14 +538,21 @@ mod tests {
             let tree = read(text, &arena).unwrap();
             Row::deserialize(&tree).map_err(|e| e.to_string())
         };
-        for text in [r#"[3, null, [], "Plain"]"#, "[]", r#"[1, null, [], "Plain", 5]"#] {
+        for text in [
+            r#"[3, null, [], "Plain"]"#,
+            "[]",
+            r#"[1, null, [], "Plain", 5]"#,
+        ] {
             assert_eq!(
                 refused(text),
                 Err("invalid type: sequence, expected struct Row".to_string()),
                 "{text}"
             );
             let value: Value = serde_json::from_str(text).unwrap();
-            assert_ne!(Row::deserialize(&value).map_err(|e| e.to_string()), refused(text));
+            assert_ne!(
+                Row::deserialize(&value).map_err(|e| e.to_string()),
+                refused(text)
+            );
         }
         assert_eq!(
             refused(r#"{"id":1,"kind":{"Named":["n"]}}"#),
