@@ -1508,8 +1508,7 @@ fn step_plan(
         // an input over one stops the replay, as a step list over the
         // reader's own limits does.
         let plan = crate::planner::plan_within(input, mode, &Default::default());
-        let over = plan.error.as_ref();
-        if let Some(e) = over.and_then(|e| e.limit_error_at(&step_path(i, "/input"))) {
+        if let Some(e) = plan.limit_error_at(|| step_path(i, "/input")) {
             return Err(e);
         }
         return Ok((plan, "/input"));

@@ -64,6 +64,19 @@ shape! {
 }
 
 impl Plan {
+    /// A plan refused at one of the preview's own limits (`LIMIT_EXCEEDED`,
+    /// not a decision of the server) as the error a call that plans an input
+    /// throws, placed at `path` (the input's place in the caller's
+    /// document, built only then); `None` for a plan not so refused.
+    pub fn limit_error_at(&self, path: impl FnOnce() -> String) -> Option<crate::error::ApiError> {
+        let e = self.error.as_ref().filter(|e| e.code == "LIMIT_EXCEEDED")?;
+        Some(crate::error::ApiError::new(
+            "LIMIT_EXCEEDED",
+            e.message_en.clone(),
+            path(),
+        ))
+    }
+
     /// A refused request: only the error (and the mode) are set.
     pub fn rejected(error: PlanError, mode: &str) -> Plan {
         Plan {
@@ -268,17 +281,6 @@ shape! {
         pub message_en: String => "messageEn",
         #[doc = " JSON Pointer into the input where the server's check looked, when one place can be named."]
         pub path: Option<String> => "path" optional,
-    }
-}
-
-impl PlanError {
-    /// A plan refused at one of the preview's own limits (`LIMIT_EXCEEDED`,
-    /// not a decision of the server) as the error a call that plans an input
-    /// throws, placed at `path` (the input's place in the caller's
-    /// document); `None` for any other refusal.
-    pub fn limit_error_at(&self, path: &str) -> Option<crate::error::ApiError> {
-        (self.code == "LIMIT_EXCEEDED")
-            .then(|| crate::error::ApiError::new("LIMIT_EXCEEDED", self.message_en.clone(), path))
     }
 }
 

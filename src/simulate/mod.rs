@@ -476,7 +476,7 @@ fn world_of(doc: &TreeValue<'_>, limits: &crate::limits::Limits) -> Result<world
         // the plan read as the tree its text would read into (no text).
         let mode = crate::planner::PlanMode::detect(doc);
         let plan = crate::planner::plan_within(doc, mode, limits);
-        if let Some(e) = plan.error.as_ref().and_then(|e| e.limit_error_at("")) {
+        if let Some(e) = plan.limit_error_at(String::new) {
             return Err(e);
         }
         let arena = Arena::new();
