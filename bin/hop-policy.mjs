@@ -14,7 +14,7 @@ const EXIT_UNREADABLE = 2;
 
 /**
  * The most bytes each input is read to: what the core accepts of it
- * (`maxInputBytes`, src/limits.rs, for one document; the panel limit,
+ * (`maxInputBytes`, src/limits/mod.rs, for one document; the panel limit,
  * src/api/backup.rs `panel_limits`, for a backup export). Reading stops as
  * soon as an input is over, so /dev/zero or an endless pipe costs one limit.
  */

@@ -200,9 +200,9 @@ fn hundred_thousand_brackets_are_an_error_not_a_crash() {
 
 /// Values nested as deep as JSON text can bring them (serde_json stops at 128)
 /// in the places each entry point reads, on a wasm-sized stack. (Deeper values
-/// can only come from a JavaScript object; serde's own conversion, `clone`,
-/// `drop` and serialization all recurse on those, so the binding has to bound
-/// depth before converting: see `src/limits.rs`.)
+/// can only come from a JavaScript object; the object forms pass it through
+/// the engine's `JSON.stringify`, and the reader refuses its text past
+/// `maxDepth`: see `src/json/read.rs`.)
 #[test]
 fn deep_values_in_every_place_do_not_overflow_a_wasm_sized_stack() {
     on_small_stack(|| {
