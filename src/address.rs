@@ -40,7 +40,7 @@ fn server_address(raw: &str) -> Cow<'_, str> {
         return s;
     }
     if looks_like_ipv6(&s) && parse_ip(&s) == Some(IpKind::V6) {
-        return Cow::Owned(format!("[{}]", s));
+        return Cow::Owned(["[", &s, "]"].concat());
     }
     let Some(idx) = s.rfind(':') else {
         return s;
@@ -51,7 +51,7 @@ fn server_address(raw: &str) -> Cow<'_, str> {
         return s;
     }
     if looks_like_ipv6(host) {
-        return Cow::Owned(format!("[{}]:{}", host, port));
+        return Cow::Owned(["[", host, "]:", port].concat());
     }
     s
 }

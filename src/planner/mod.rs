@@ -313,10 +313,14 @@ fn node_summary(outcome: &Outcome) -> Vec<PlanNode> {
 
 /// The host part of the address a chain writes for `host` and `port`.
 fn dialed_host(host: &str, port: i64) -> String {
-    let addr = crate::address::server_host_port(host, port);
-    let suffix = format!(":{}", port);
-    match addr.strip_suffix(&suffix) {
-        Some(h) => h.to_string(),
-        None => addr,
+    let mut addr = crate::address::server_host_port(host, port);
+    let mut digits = itoa::Buffer::new();
+    let kept = addr
+        .strip_suffix(digits.format(port))
+        .and_then(|rest| rest.strip_suffix(':'))
+        .map(str::len);
+    if let Some(len) = kept {
+        addr.truncate(len);
     }
+    addr
 }
