@@ -3,10 +3,11 @@
 //! document tree the reader built, with no `serde_json::Value` between.
 //!
 //! It answers every call as serde_json's `Deserializer for &Value` does
-//! (`serde_json/src/value/de.rs`), errors included: the same
-//! `serde_json::Error`, the same `Unexpected` for each kind of value, the
-//! same "fewer elements in array/map" when a visitor leaves items unread,
-//! numbers through `serde_json::Number`'s own `deserialize_any`. Two
+//! (`serde_json/src/value/de.rs`), errors included: the same message (in
+//! [`Error`], worded as `serde_json::Error` words it), the same `Unexpected`
+//! for each kind of value, the same "fewer elements in array/map" when a
+//! visitor leaves items unread, numbers handed over as
+//! `serde_json::Number`'s own `deserialize_any` hands them. Two
 //! differences: an object key is always read as a string (serde_json's
 //! `Value` parses a key as a number when an integer key is asked for; no
 //! input type of the crate has integer keys), and a struct is read only
@@ -22,7 +23,98 @@ use serde::de::{
     self, DeserializeSeed, EnumAccess, Error as _, MapAccess, SeqAccess, Unexpected, VariantAccess,
     Visitor,
 };
-use serde_json::Error;
+use std::fmt;
+
+/// Why a typed input could not be read from the tree: serde_json's message
+/// for the same value and type, word for word (`serde_json/src/error.rs`,
+/// `JsonUnexpected`; serde's `Unexpected` text for the rest). Its own type
+/// rather than `serde_json::Error` because serde's `Display` of an
+/// `Unexpected` prints a float through core's float formatter, which then
+/// lands in the `.wasm` though serde_json never takes that branch.
+///
+/// Boxed once more, as serde_json boxes its own: one pointer keeps every
+/// `Result` a reader returns small.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::box_collection)]
+pub struct Error(Box<String>);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    #[cold]
+    fn custom<T: fmt::Display>(msg: T) -> Error {
+        Error(Box::new(msg.to_string()))
+    }
+
+    #[cold]
+    fn invalid_type(unexpected: Unexpected, expected: &dyn de::Expected) -> Error {
+        Error::custom(format_args!(
+            "invalid type: {}, expected {}",
+            Shown(unexpected),
+            expected
+        ))
+    }
+
+    #[cold]
+    fn invalid_value(unexpected: Unexpected, expected: &dyn de::Expected) -> Error {
+        Error::custom(format_args!(
+            "invalid value: {}, expected {}",
+            Shown(unexpected),
+            expected
+        ))
+    }
+}
+
+/// An unexpected value as serde_json names it: `null`, a float by its
+/// shortest digits (`zmij`, as serde_json prints it), the rest as serde does.
+struct Shown<'a>(Unexpected<'a>);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Unexpected::*;
+        match self.0 {
+            Unit => f.write_str("null"),
+            Float(v) => write!(f, "floating point `{}`", zmij::Buffer::new().format(v)),
+            Bool(b) => write!(f, "boolean `{b}`"),
+            Unsigned(i) => write!(f, "integer `{i}`"),
+            Signed(i) => write!(f, "integer `{i}`"),
+            Char(c) => write!(f, "character `{c}`"),
+            Str(s) => write!(f, "string {s:?}"),
+            Bytes(_) => f.write_str("byte array"),
+            Option => f.write_str("Option value"),
+            NewtypeStruct => f.write_str("newtype struct"),
+            Seq => f.write_str("sequence"),
+            Map => f.write_str("map"),
+            Enum => f.write_str("enum"),
+            UnitVariant => f.write_str("unit variant"),
+            NewtypeVariant => f.write_str("newtype variant"),
+            TupleVariant => f.write_str("tuple variant"),
+            StructVariant => f.write_str("struct variant"),
+            Other(other) => f.write_str(other),
+        }
+    }
+}
+
+/// A number to its visitor as serde_json's `Number::deserialize_any` hands
+/// it over, with this module's error.
+fn visit_number<'de, V: Visitor<'de>>(
+    n: &serde_json::Number,
+    visitor: V,
+) -> Result<V::Value, Error> {
+    if let Some(u) = n.as_u64() {
+        visitor.visit_u64(u)
+    } else if let Some(i) = n.as_i64() {
+        visitor.visit_i64(i)
+    } else {
+        visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
 
 impl<'a> TreeValue<'a> {
     /// What a type error names this value as (serde_json's own choice per
@@ -58,7 +150,7 @@ macro_rules! number_field {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
             match self {
-                TreeValue::Num(n) => n.deserialize_any(visitor),
+                TreeValue::Num(n) => visit_number(n, visitor),
                 _ => Err(self.invalid_type(&visitor)),
             }
         }
@@ -72,7 +164,7 @@ impl<'de> de::Deserializer<'de> for &'de TreeValue<'de> {
         match self {
             TreeValue::Null => visitor.visit_unit(),
             TreeValue::Bool(b) => visitor.visit_bool(*b),
-            TreeValue::Num(n) => n.deserialize_any(visitor),
+            TreeValue::Num(n) => visit_number(n, visitor),
             TreeValue::Str(s) => visitor.visit_borrowed_str(s),
             TreeValue::Arr(items) => visit_items(items, visitor),
             TreeValue::Object(o) => visit_entries(o, visitor),
@@ -526,6 +618,47 @@ mod tests {
         assert!(same::<BTreeMap<String, i64>>(r#"[1]"#).is_err());
         assert!(same::<String>("-5").is_err());
         assert!(same::<bool>(r#""true""#).is_err());
+    }
+
+    /// Every kind of unexpected value is named as serde_json names it, in
+    /// both messages that name one.
+    #[test]
+    fn names_each_unexpected_value_as_serde_json_does() {
+        use serde::de::{Error as _, Unexpected::*};
+        let floats = [
+            1.5,
+            -0.0,
+            1e100,
+            1.5e-7,
+            123456789.0,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let mut kinds = vec![Bool(true), Unsigned(u64::MAX), Signed(-3), Char('é')];
+        kinds.extend(floats.map(Float));
+        kinds.extend([
+            Str("a \"b\"\n"),
+            Bytes(b"x"),
+            Unit,
+            Option,
+            NewtypeStruct,
+            Seq,
+        ]);
+        kinds.extend([Map, Enum, UnitVariant, NewtypeVariant, TupleVariant]);
+        kinds.extend([StructVariant, Other("something else")]);
+        for kind in kinds {
+            let ours = super::Error::invalid_type(kind, &"a row").to_string();
+            let theirs = serde_json::Error::invalid_type(kind, &"a row").to_string();
+            assert_eq!(ours, theirs);
+            let ours = super::Error::invalid_value(kind, &"a row").to_string();
+            let theirs = serde_json::Error::invalid_value(kind, &"a row").to_string();
+            assert_eq!(ours, theirs);
+        }
+        let custom = "bad row at line 3 column 4";
+        assert_eq!(
+            super::Error::custom(custom).to_string(),
+            serde_json::Error::custom(custom).to_string()
+        );
     }
 
     /// The one refusal serde_json's `Value` does not make: a struct given as
