@@ -54,19 +54,21 @@ impl de::Error for Error {
 
     #[cold]
     fn invalid_type(unexpected: Unexpected, expected: &dyn de::Expected) -> Error {
-        Error::custom(format_args!(
-            "invalid type: {}, expected {}",
-            Shown(unexpected),
-            expected
-        ))
+        Error::not_expected("type", unexpected, expected)
     }
 
     #[cold]
     fn invalid_value(unexpected: Unexpected, expected: &dyn de::Expected) -> Error {
+        Error::not_expected("value", unexpected, expected)
+    }
+}
+
+impl Error {
+    /// "invalid type: ..." or "invalid value: ...", `what` being the word.
+    fn not_expected(what: &str, unexpected: Unexpected, expected: &dyn de::Expected) -> Error {
         Error::custom(format_args!(
-            "invalid value: {}, expected {}",
-            Shown(unexpected),
-            expected
+            "invalid {what}: {}, expected {expected}",
+            Shown(unexpected)
         ))
     }
 }
