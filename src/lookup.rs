@@ -13,8 +13,9 @@
 //! name the page's random source ([`set_key_source`]) when the module
 //! starts, and the keys are drawn from it when the first map is built: an
 //! instance that builds none never asks (Node's Web Crypto loads on first
-//! use, which would otherwise lengthen every import; BENCH.md). Natively
-//! the keys come from std's `RandomState`.
+//! use, which would otherwise lengthen every import; a small tunnel's plan
+//! builds none: `model::NodeTable`; BENCH.md). Natively the keys come from
+//! std's `RandomState`.
 //!
 //! Why lookups only: iterating a keyed map visits its entries in an order
 //! that changes with the keys, and no answer may change from one instance

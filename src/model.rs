@@ -371,23 +371,49 @@ pub fn first_free_port(spec: &str, used: &[i64]) -> Option<i64> {
 #[derive(Debug, Clone, Default)]
 pub struct NodeTable {
     rows: Vec<NodeRecord>,
-    index: crate::lookup::LookupMap<i64, usize>,
+    /// The row of each id, once there are more than [`NodeTable::SCANNED`]
+    /// rows; fewer are searched in order: a tunnel's handful of nodes builds
+    /// no keyed map, so planning it draws no hash keys (`crate::lookup`).
+    index: Option<crate::lookup::LookupMap<i64, usize>>,
 }
 
 impl NodeTable {
+    const SCANNED: usize = 16;
+
     pub fn new(records: impl IntoIterator<Item = NodeRecord>) -> NodeTable {
         let mut table = NodeTable::default();
         for rec in records {
-            let at = table.rows.len();
-            if rec.id > 0 && *table.index.or_insert_with(rec.id, || at) == at {
-                table.rows.push(rec);
+            if rec.id > 0 && table.position(rec.id).is_none() {
+                table.push(rec);
             }
         }
         table
     }
 
+    fn push(&mut self, rec: NodeRecord) {
+        let at = self.rows.len();
+        if let Some(index) = &mut self.index {
+            index.insert(rec.id, at);
+        }
+        self.rows.push(rec);
+        if self.index.is_none() && self.rows.len() > Self::SCANNED {
+            let mut index = crate::lookup::LookupMap::with_capacity(2 * self.rows.len());
+            for (at, row) in self.rows.iter().enumerate() {
+                index.insert(row.id, at);
+            }
+            self.index = Some(index);
+        }
+    }
+
+    fn position(&self, id: i64) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(&id).copied(),
+            None => self.rows.iter().position(|row| row.id == id),
+        }
+    }
+
     pub fn get(&self, id: i64) -> Option<&NodeRecord> {
-        self.index.get(&id).and_then(|&i| self.rows.get(i))
+        self.position(id).and_then(|i| self.rows.get(i))
     }
 
     pub fn rows(&self) -> &[NodeRecord] {
@@ -398,8 +424,8 @@ impl NodeTable {
     /// `forward_port` rows (ports of 0 or less hold nothing).
     pub fn hold_forward_ports(&mut self, held: impl IntoIterator<Item = (i64, i64)>) {
         for (node_id, port) in held {
-            let row = self.index.get(&node_id).and_then(|&i| self.rows.get_mut(i));
-            if let Some(row) = row.filter(|_| port > 0) {
+            let at = self.position(node_id);
+            if let Some(row) = at.and_then(|i| self.rows.get_mut(i)).filter(|_| port > 0) {
                 row.forward_ports.push(port);
             }
         }
@@ -776,6 +802,35 @@ export type TunnelType = 1 | 2 | '1' | '2' | (number & {});
 mod tests {
     use super::*;
     use serde_json::{json, Value};
+
+    /// The first row of an id wins, and every id is found, whether the
+    /// table is searched in order or indexed; forwards' ports go to the row
+    /// of their node.
+    #[test]
+    fn a_node_table_finds_the_first_row_of_each_id_at_every_size() {
+        for n in [
+            1,
+            NodeTable::SCANNED,
+            NodeTable::SCANNED + 1,
+            3 * NodeTable::SCANNED,
+        ] {
+            let n = n as i64;
+            let row = |id: i64, name: &str| read(json!({"id": id, "name": name}), NodeSource::Api);
+            let rows = (1..=n).flat_map(|id| [row(id, "first"), row((id + 1) / 2, "again")]);
+            let mut table = NodeTable::new(rows.chain([row(0, "zero"), row(-1, "negative")]));
+            assert_eq!(table.rows().len(), n as usize, "{n}");
+            for id in 1..=n {
+                let name = table.get(id).map(|r| r.name.as_str());
+                assert_eq!(name, Some("first"), "{n} {id}");
+            }
+            assert!(table.get(0).is_none() && table.get(n + 4).is_none());
+            table.hold_forward_ports([(1, 40001), (n + 4, 40002), (1, 0)]);
+            assert_eq!(
+                table.get(1).map(|r| r.forward_ports.clone()),
+                Some(vec![40001])
+            );
+        }
+    }
 
     fn read(row: Value, source: NodeSource) -> NodeRecord {
         let arena = crate::json::tree::Arena::new();

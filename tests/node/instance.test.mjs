@@ -154,7 +154,7 @@ return { before, refused, after: memory(), plan: plan.error, report: report.find
   assert.equal(out.seedPlan, fresh());
 });
 
-test('hash keys come from crypto when the first map is built, else from Math.random, and no answer depends on them', () => {
+test('hash keys come from crypto when the first keyed map is built (a small tunnel\'s plan builds none), else from Math.random, and no answer depends on them', () => {
   // A config whose services share ports and names (LK004 and the last
   // config per name go through the keyed maps of src/lookup.rs).
   const services = [];
@@ -169,7 +169,8 @@ test('hash keys come from crypto when the first map is built, else from Math.ran
   }
   const doc = JSON.stringify({ services, chains });
   // `setup` runs before the package is loaded; `loaded` after it, before the
-  // first call (the keys are drawn when the first map is built).
+  // first call; `small` after planning the seed tunnel (a few nodes: its
+  // node table is searched in order, so no keyed map is built yet).
   const run = (setup) => {
     const script = `
 let words = 0, randoms = 0;
@@ -178,9 +179,10 @@ Math.random = () => { randoms++; return random(); };
 ${setup}
 const hp = require(${JSON.stringify(GLUE)});
 const loaded = { words, randoms };
-const report = hp.checkDocumentJson(${JSON.stringify(doc)});
 const seedPlan = hp.planTunnelJson(require('fs').readFileSync(${JSON.stringify(SEED_FILE)}, 'utf8'));
-process.stdout.write(JSON.stringify({ report, seedPlan, words, randoms, loaded }));
+const small = { words, randoms };
+const report = hp.checkDocumentJson(${JSON.stringify(doc)});
+process.stdout.write(JSON.stringify({ report, seedPlan, words, randoms, loaded, small }));
 `;
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
     assert.equal(r.status, 0, r.stderr);
@@ -192,6 +194,8 @@ process.stdout.write(JSON.stringify({ report, seedPlan, words, randoms, loaded }
   const without = run(`Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });`);
   const zeros = run('globalThis.crypto.getRandomValues = (a) => { words += a.length; return a.fill(0); };');
   assert.deepEqual(withCrypto.loaded, { words: 0, randoms: 0 }, 'loading the package draws nothing');
+  assert.deepEqual(withCrypto.small, { words: 0, randoms: 0 }, 'a small tunnel\'s plan builds no keyed map: nothing drawn');
+  assert.deepEqual(without.small, { words: 0, randoms: 0 });
   assert.equal(withCrypto.words, 4, 'four random words from crypto, once');
   assert.equal(withCrypto.randoms, 0);
   assert.ok(without.randoms >= 4, 'Math.random stands in without crypto');
