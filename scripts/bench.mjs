@@ -108,7 +108,7 @@ async function instantiationMs(bytes, runs = 25) {
 
 /** A fresh Node process importing the package, then planning `firstInput`
  *  (JSON text) once: wall times of the import and of that first call (which
- *  compiles the code it runs and draws the hash keys). */
+ *  compiles the code it runs; a tunnel of up to 16 nodes draws no hash keys). */
 function childImportMs(jsPath, firstInput, runs = 7) {
   const script = `
     const t0 = performance.now();
