@@ -60,6 +60,14 @@ pub fn scrub_url(url: &str) -> Option<String> {
 /// [`scrub_url`] with `mark` in place of [`REDACTED`] (to keep apart two
 /// URLs that differ only in what is replaced).
 pub fn scrub_url_as(url: &str, mark: &str) -> Option<String> {
+    if !may_hold_credential(url) {
+        return None;
+    }
+    scrub_url_whole(url, mark)
+}
+
+/// [`scrub_url_as`] without its early answer for text it cannot change.
+fn scrub_url_whole(url: &str, mark: &str) -> Option<String> {
     let (scheme, rest) = match url.find("://") {
         Some(i) if !url[..i].contains(['/', '?', '#', '@']) => url.split_at(i + 3),
         _ => ("", url),
@@ -69,10 +77,20 @@ pub fn scrub_url_as(url: &str, mark: &str) -> Option<String> {
     scrub_urls_as(whole.as_deref().unwrap_or(url), mark).or(whole)
 }
 
+/// Whether a URL scrub could replace anything in `text`: it replaces a
+/// userinfo, which ends at an `@`, and a parameter's value, after an `=`.
+/// Most addresses have neither and are left without a copy.
+fn may_hold_credential(text: &str) -> bool {
+    text.contains(['@', '='])
+}
+
 /// A forward's target list (targets apart by `,`, line breaks), each target
 /// scrubbed as [`scrub_url`] scrubs one (its scheme may be missing); `None`
 /// when there is nothing to replace.
 pub fn scrub_targets(text: &str) -> Option<String> {
+    if !may_hold_credential(text) {
+        return None;
+    }
     let mut out = String::with_capacity(text.len());
     let mut changed = false;
     for piece in text.split_inclusive([',', '\n', '\r']) {
@@ -238,6 +256,40 @@ pub fn describe(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Text without an `@` or an `=` is text the whole scrub leaves as it
+    /// is, which the early answer takes for granted: every string of up to
+    /// four pieces of URLs, target lists and secret parameters' names.
+    #[test]
+    fn text_without_at_or_equals_has_nothing_to_scrub() {
+        let pieces = [
+            "http://", "tcp://", "://", "a", ":", "/", "?", "#", "&", ";", "token", "key",
+            "password", ",", "\n", " ", "[::1]", "1", "%40", "@", "=",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer.into_iter().filter(|t| t.len() <= 24));
+            texts.sort();
+            texts.dedup();
+        }
+        let mut changed_with_mark = 0;
+        for t in &texts {
+            let whole = scrub_url_whole(t, REDACTED);
+            if may_hold_credential(t) {
+                changed_with_mark += usize::from(whole.is_some());
+            } else {
+                assert_eq!(whole, None, "{t:?}");
+                assert_eq!(scrub_url(t), None, "{t:?}");
+                assert_eq!(scrub_targets(t), None, "{t:?}");
+            }
+        }
+        // The corpus does reach what the scrub replaces.
+        assert!(changed_with_mark > 1000, "{changed_with_mark}");
+    }
 
     #[test]
     fn secrets_are_replaced_and_the_rest_kept() {
