@@ -13,6 +13,11 @@ pub(crate) fn with_number(head: &str, sep: &str, n: impl itoa::Integer) -> Strin
     out
 }
 
+/// Appends `n` as `{n}` writes it ([`with_number`]'s way).
+pub(crate) fn push_number(out: &mut String, n: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
 /// `s.trim()`. Most strings have no space at either end, and two ASCII end
 /// bytes that are not spaces tell it at once: std's `trim` decodes characters
 /// through a call the `.wasm` does not inline.
@@ -37,6 +42,9 @@ mod tests {
         );
         assert_eq!(super::with_number("h", ":", -5i64), "h:-5");
         assert_eq!(super::with_number("", "", 0u32), "0");
+        let mut out = String::from("a");
+        super::push_number(&mut out, i64::MIN);
+        assert_eq!(out, format!("a{}", i64::MIN));
     }
 
     /// Every one-, two- and three-character string over ASCII, the Unicode

@@ -145,7 +145,7 @@ pub fn forward_services(
     ["tcp", "udp"]
         .into_iter()
         .map(|protocol| ForwardService {
-            name: format!("{}_{}", spec.base, protocol),
+            name: [spec.base, "_", protocol].concat(),
             addr: service_addr(node, protocol, port, bind_ip),
             handler: handler(spec, protocol),
             listener: listener(protocol),
@@ -154,7 +154,7 @@ pub fn forward_services(
                     .iter()
                     .enumerate()
                     .map(|(i, addr)| ForwarderNode {
-                        name: format!("node_{}", i + 1),
+                        name: crate::strings::with_number("node", "_", i + 1),
                         addr: addr.clone(),
                     })
                     .collect(),
@@ -204,7 +204,7 @@ fn handler(spec: &ServiceSpec<'_>, protocol: &str) -> Handler {
         kind: protocol.to_string(),
         chain: TunnelType::of(spec.tunnel_kind)
             .relays()
-            .then(|| format!("chains_{}", spec.tunnel_id)),
+            .then(|| crate::strings::with_number("chains", "_", spec.tunnel_id)),
         retries: None,
         metadata,
     }

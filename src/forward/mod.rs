@@ -56,7 +56,14 @@ pub fn clock_now() -> Option<i64> {
 /// `buildForwardServiceBase` (control_plane.go:1623): the name a forward's
 /// services share, `<forwardId>_<userId>_<userTunnelId>`.
 pub fn service_base(forward: &ForwardRow, user_tunnel_id: i64) -> String {
-    format!("{}_{}_{}", forward.id, forward.user_id, user_tunnel_id)
+    use crate::strings::push_number;
+    let mut base = String::with_capacity(24);
+    push_number(&mut base, forward.id);
+    base.push('_');
+    push_number(&mut base, forward.user_id);
+    base.push('_');
+    push_number(&mut base, user_tunnel_id);
+    base
 }
 
 /// A forward service's name, `<base>_tcp` or `<base>_udp`: its forward id

@@ -164,19 +164,41 @@ pub(crate) fn plan(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Pl
         }
         _ => panel.create(&body).map(|_| ()),
     };
-    finish(panel, &outcome, mode, answer)
+    let done = Done::of(panel, outcome.state.id);
+    finish(done, outcome, mode, answer)
+}
+
+/// What a forward request's panel leaves for its plan: what it assumed
+/// and warned about, what it sent the agents, the tunnel's forward rows.
+/// Taken out of the panel so that the tunnel's outcome it borrowed moves
+/// into the plan whole.
+struct Done {
+    assumed: Vec<crate::plan::Assumption>,
+    warnings: Vec<String>,
+    sent: Vec<crate::plan::Command>,
+    db: crate::forward::ForwardDb,
+}
+
+impl Done {
+    fn of(panel: Panel<'_, '_>, tunnel_id: i64) -> Done {
+        Done {
+            db: panel.store.tunnel_rows(tunnel_id),
+            assumed: panel.assumed,
+            warnings: panel.warnings,
+            sent: panel.agents.log,
+        }
+    }
 }
 
 fn finish(
-    panel: Panel<'_, '_>,
-    outcome: &Outcome,
+    done: Done,
+    outcome: Outcome,
     mode: PlanMode,
     answer: Result<(), ForwardRejection>,
 ) -> Plan {
-    let tunnel_id = outcome.state.id;
-    let mut plan = crate::planner::tunnel_plan(outcome, mode);
-    plan.assumed.extend(panel.assumed);
-    plan.warnings = panel.warnings;
+    let mut plan = crate::planner::to_plan(outcome, mode);
+    plan.assumed.extend(done.assumed);
+    plan.warnings = done.warnings;
     if let Err(e) = answer {
         plan.error = Some(e.to_plan_error());
         plan.nodes = vec![];
@@ -185,9 +207,9 @@ fn finish(
     // context for the checks, not something this request sends.
     plan.deployed = Some(crate::plan::TunnelDeploy {
         federation: std::mem::take(&mut plan.federation),
-        local: std::mem::replace(&mut plan.local, panel.agents.log),
+        local: std::mem::replace(&mut plan.local, done.sent),
     });
-    plan.db = Some(panel.store.tunnel_rows(tunnel_id));
+    plan.db = Some(done.db);
     plan
 }
 
@@ -307,29 +329,37 @@ pub fn redeploy_forwards(
         &tunnel.federation,
         ForwardUser::default(),
     );
-    sync_redeployed_forwards(panel, &outcome)
+    match sync_redeployed_forwards(panel, outcome.state.id) {
+        Ok(done) => {
+            let mut plan = crate::planner::to_plan(outcome, PlanMode::Redeploy);
+            plan.warnings = done.warnings;
+            plan.local.extend(done.sent);
+            plan.db = Some(done.db);
+            plan
+        }
+        Err(refused) => *refused,
+    }
 }
 
 /// The end of a redeploy: every forward of the tunnel synced after the
-/// tunnel's own commands; the first error is the answer.
-fn sync_redeployed_forwards(mut panel: Panel<'_, '_>, outcome: &Outcome) -> Plan {
-    let tunnel_id = outcome.state.id;
-    let mut plan = crate::planner::tunnel_plan(outcome, PlanMode::Redeploy);
+/// tunnel's own commands, with only the syncs' warnings; the first error
+/// is the answer.
+fn sync_redeployed_forwards(mut panel: Panel<'_, '_>, tunnel_id: i64) -> Result<Done, Box<Plan>> {
+    let mut warnings = Vec::new();
     for forward in panel.store.forwards_of_tunnel(tunnel_id) {
         let synced = panel.sync(forward.id);
-        plan.warnings.extend(synced.warnings);
+        warnings.extend(synced.warnings);
         if let Some(e) = synced.error {
             let mut plan = Plan::rejected(
                 ForwardRejection::SyncFailed(e).to_plan_error(),
                 PlanMode::Redeploy.as_str(),
             );
             plan.db = Some(panel.store.tunnel_rows(tunnel_id));
-            return plan;
+            return Err(Box::new(plan));
         }
     }
-    plan.local.extend(panel.agents.log);
-    plan.db = Some(panel.store.tunnel_rows(tunnel_id));
-    plan
+    panel.warnings = warnings;
+    Ok(Done::of(panel, tunnel_id))
 }
 
 /// Whether a tunnel edit's input carries forwards to re-sync.
@@ -380,7 +410,7 @@ pub(crate) fn update_plan(input: &TreeValue<'_>, limits: &Limits) -> Plan {
     match edited {
         Ok(edited) => {
             let resync = entries_changed || before.state.kind != edited.state.kind;
-            applied_edit_plan(panel, tunnel_id, &edited, resync)
+            applied_edit_plan(panel, tunnel_id, edited, resync)
         }
         Err(error) => {
             let mut plan = Plan::rejected(error, mode);
@@ -508,18 +538,18 @@ fn edit_entries(
 fn applied_edit_plan(
     mut panel: Panel<'_, '_>,
     tunnel_id: i64,
-    edited: &Outcome,
+    edited: Outcome,
     resync: bool,
 ) -> Plan {
     let cleanup = std::mem::take(&mut panel.agents.log);
-    seat_tunnel(&mut panel.store, edited);
+    seat_tunnel(&mut panel.store, &edited);
     if resync {
         for forward in panel.store.forwards_of_tunnel(tunnel_id) {
             let synced = panel.sync(forward.id);
             panel.warnings.extend(synced.warnings);
         }
     }
-    let mut plan = crate::planner::tunnel_plan(edited, PlanMode::Update);
+    let mut plan = crate::planner::to_plan(edited, PlanMode::Update);
     // The apply skips what an offline agent refuses and goes on (mutations.go:3517).
     plan.local.retain(|c| !panel.agents.is_offline(c.node_id));
     plan.local = cleanup

@@ -304,8 +304,8 @@ impl Syncer<'_, '_> {
             fp.port,
             fp.in_ip.as_deref().unwrap_or("").trim(),
         );
-        let data = || CommandData::ForwardServices(services.clone());
-        let mut sent = self.send(fp.node_id, CommandName::UpdateService, data(), true, false);
+        let update = CommandData::ForwardServices(services.clone());
+        let mut sent = self.send(fp.node_id, CommandName::UpdateService, update, true, false);
         if let Err(e) = &sent {
             if is_not_found(e) {
                 if let Err(d) = self.delete_on_node(forward, fp.node_id) {
@@ -314,7 +314,8 @@ impl Syncer<'_, '_> {
                     }
                 }
             }
-            sent = self.send(fp.node_id, CommandName::AddService, data(), true, false);
+            let add = CommandData::ForwardServices(services);
+            sent = self.send(fp.node_id, CommandName::AddService, add, true, false);
         }
         match sent {
             Err(e) if is_offline_error(&e) => {

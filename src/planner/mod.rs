@@ -234,6 +234,7 @@ pub fn input_shape(mode: PlanMode) -> &'static str {
     }
 }
 
+/// The plan of a tunnel's outcome, which moves into it whole.
 pub(crate) fn to_plan(outcome: Outcome, mode: PlanMode) -> Plan {
     let nodes = node_summary(&outcome);
     Plan {
@@ -243,21 +244,6 @@ pub(crate) fn to_plan(outcome: Outcome, mode: PlanMode) -> Plan {
         nodes,
         mode: mode.as_str().to_string(),
         assumed: outcome.assumed,
-        warnings: vec![],
-        db: None,
-        deployed: None,
-    }
-}
-
-/// The plan of a tunnel's outcome, for the forward modes to complete.
-pub(crate) fn tunnel_plan(outcome: &Outcome, mode: PlanMode) -> Plan {
-    Plan {
-        error: None,
-        federation: outcome.federation.steps.clone(),
-        local: outcome.local.clone(),
-        nodes: node_summary(outcome),
-        mode: mode.as_str().to_string(),
-        assumed: outcome.assumed.clone(),
         warnings: vec![],
         db: None,
         deployed: None,
