@@ -179,24 +179,6 @@ pub fn transport(protocol: &str) -> Plugin {
 /// federated apply lists in `targets`).
 pub use crate::plan::Target as ChainTarget;
 
-/// A one-hop chain: one node per target, named `node_1`, `node_2`, ...
-pub fn chain(
-    chain_name: String,
-    hop_name: String,
-    strategy: String,
-    targets: &[ChainTarget],
-    interface: &str,
-    flavor: Flavor,
-) -> ChainConfig {
-    chain_with_nodes(
-        chain_name,
-        hop_name,
-        strategy,
-        chain_nodes(targets, flavor),
-        interface,
-    )
-}
-
 /// `prefix` and `n`: the names of chains, hops, chain nodes and services
 /// (`chains_7`, `node_2`, ...).
 pub fn numbered(prefix: &str, n: impl itoa::Integer) -> String {

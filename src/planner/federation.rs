@@ -3,7 +3,7 @@
 //! remote hop nodes from the last hop to the first; each is reserved and
 //! applied on its provider panel, which fixes the port the local chains dial.
 
-use super::local::{chain_targets, targets_strategy};
+use super::local::{targets_strategy, ChainLists, ChainMemo};
 use super::provider::{share_of, ApplyKind, Providers, Reservation, Share};
 use super::rejection::{Rejection, Result};
 use super::state::TunnelState;
@@ -88,6 +88,7 @@ pub fn apply_federation(
         nodes,
         federation,
         providers,
+        memo: ChainMemo::default(),
         out: FederationOutcome::default(),
     };
     for place in places {
@@ -114,6 +115,9 @@ struct FederationApply<'a> {
     nodes: &'a NodeTable,
     federation: &'a FederationAnswers,
     providers: &'a mut Providers,
+    /// The middles of a hop dial the same next hop: one list of targets and
+    /// chain nodes per address family, shared by their steps and chains.
+    memo: ChainMemo,
     out: FederationOutcome,
 }
 
@@ -128,8 +132,8 @@ struct RemoteNode<'a> {
     protocol: String,
 }
 
-/// What a middle dials, or `None` for an exit.
-type Targets = Option<Vec<builders::ChainTarget>>;
+/// What a middle dials (its targets and its chain's nodes), or `None` for an exit.
+type Targets = Option<ChainLists>;
 
 impl<'a> FederationApply<'a> {
     /// The node at `place`, reserved and applied on its provider when it is
@@ -160,7 +164,7 @@ impl<'a> FederationApply<'a> {
         let (kind, applied) = self.apply_runtime(&node)?;
         // A first apply of a middle builds its chain (federation.go:96-103,
         // 1186-1188): with nothing to dial the provider refuses it.
-        if kind == ApplyKind::Deploy && targets.as_ref().is_some_and(|t| t.is_empty()) {
+        if kind == ApplyKind::Deploy && targets.as_ref().is_some_and(|(t, _)| t.is_empty()) {
             return Err(Rejection::RemoteApplyFailed {
                 name: node.rec.name.clone(),
                 reason: super::provider::api_error("targets are required for middle role"),
@@ -173,7 +177,7 @@ impl<'a> FederationApply<'a> {
             applied.port,
             &node.protocol,
             &strategy,
-            targets.as_deref(),
+            targets.as_ref(),
             kind,
         );
         note_assumptions(
@@ -233,7 +237,7 @@ impl<'a> FederationApply<'a> {
     }
 
     /// The runtime's strategy and, for a middle, the targets its chain dials.
-    fn strategy_and_targets(&self, node: &RemoteNode<'_>) -> Result<(String, Targets)> {
+    fn strategy_and_targets(&mut self, node: &RemoteNode<'_>) -> Result<(String, Targets)> {
         // A middle's targets are known now: its next hop was applied before it.
         Ok(match node.place {
             Place::Exit(_) => (
@@ -241,9 +245,11 @@ impl<'a> FederationApply<'a> {
                 None,
             ),
             Place::Hop(h, _) => {
+                let lists =
+                    self.memo
+                        .get(self.state, self.nodes, node.rec, h + 1, Flavor::Federated)?;
                 let next = self.state.next_targets(h);
-                let targets = chain_targets(self.nodes, &self.state.ip_preference, node.rec, next)?;
-                (targets_strategy(&node.item.strategy, next), Some(targets))
+                (targets_strategy(&node.item.strategy, next), Some(lists))
             }
         })
     }
@@ -290,7 +296,7 @@ impl<'a> FederationApply<'a> {
                 role: role.into(),
                 protocol: node.protocol,
                 strategy,
-                targets: targets.map(crate::plan::Shared::new),
+                targets: targets.map(|(targets, _)| targets),
             },
             commands,
         });
@@ -327,23 +333,22 @@ fn provider_commands(
     port: i64,
     protocol: &str,
     strategy: &str,
-    targets: Option<&[builders::ChainTarget]>,
+    targets: Option<&ChainLists>,
     kind: ApplyKind,
 ) -> Vec<Command> {
     let chain_name = builders::numbered("fed_chain_", runtime_id);
-    let chain = targets.map(|t| {
-        builders::chain(
+    let chain = targets.map(|(_, nodes)| {
+        builders::chain_with_nodes(
             chain_name.clone(),
             builders::numbered("hop_", runtime_id),
             builders::runtime_strategy(strategy),
-            t,
+            nodes.clone(),
             &share.interface_name,
-            Flavor::Federated,
         )
     });
     if kind == ApplyKind::AlreadyApplied {
         return match chain {
-            Some(data) if targets.is_some_and(|t| !t.is_empty()) => {
+            Some(data) if targets.is_some_and(|(t, _)| !t.is_empty()) => {
                 vec![Command::new(
                     node_id,
                     CommandName::UpdateChains,
@@ -362,7 +367,7 @@ fn provider_commands(
         addr: crate::address::host_port(&share.listen_addr, port),
         protocol,
         chain: if is_middle { Some(chain_name) } else { None },
-        candidates: targets.map_or(0, <[_]>::len),
+        candidates: targets.map_or(0, |(t, _)| t.len()),
         interface: if is_middle {
             None
         } else {
@@ -438,5 +443,55 @@ fn note_assumptions(
             MetaValue::Str(String::new()),
             "the provider's interface for the node is not known; assumed none".into(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::{CommandData, Shared};
+    use crate::planner::{plan, PlanOptions};
+
+    /// Two shared middles of one hop dial the same exits: their steps
+    /// list one targets list and their chains one node list (written once
+    /// when a plan's size is counted), as the local chains toward a hop do.
+    #[test]
+    fn the_middles_of_a_hop_share_their_targets_and_chain_nodes() {
+        let text = include_str!("../../examples/seed-federated-middle.json");
+        let mut input: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+        let second =
+            serde_json::json!({"nodeId": 6, "port": 44011, "protocol": "tls", "strategy": "fifo"});
+        let mut node = input["nodes"][1].clone();
+        node["id"] = 6.into();
+        node["name"] = "n6".into();
+        if let Some(nodes) = input["nodes"].as_array_mut() {
+            nodes.push(node);
+        }
+        if let Some(hop) = input["tunnel"]["chainNodes"][0].as_array_mut() {
+            hop.push(second);
+        }
+        let plan = plan(&input, &PlanOptions::default());
+        assert_eq!(plan.error, None);
+        let middles: Vec<_> = plan
+            .federation
+            .iter()
+            .filter(|s| s.role == "middle")
+            .collect();
+        assert_eq!(middles.len(), 2);
+        let targets: Vec<&Shared<_>> = middles
+            .iter()
+            .filter_map(|s| s.apply.targets.as_ref())
+            .collect();
+        let chain_nodes: Vec<_> = middles
+            .iter()
+            .flat_map(|s| &s.commands)
+            .filter_map(|c| match &c.data {
+                CommandData::Chain(chain) => chain.hops.first().map(|h| &h.nodes),
+                _ => None,
+            })
+            .collect();
+        assert_eq!((targets.len(), chain_nodes.len()), (2, 2));
+        assert_eq!(targets[0].len(), 3);
+        assert!(std::sync::Arc::ptr_eq(&targets[0].0, &targets[1].0));
+        assert!(std::sync::Arc::ptr_eq(&chain_nodes[0].0, &chain_nodes[1].0));
     }
 }

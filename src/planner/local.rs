@@ -253,21 +253,21 @@ fn local_service(
 }
 
 /// The targets toward one hop and the chain nodes that dial them.
-type ChainLists = (Shared<Vec<ChainTarget>>, Shared<Vec<NodeConfig>>);
+pub(super) type ChainLists = (Shared<Vec<ChainTarget>>, Shared<Vec<NodeConfig>>);
 
 /// Chain targets and chain nodes toward one hop, per sender address family.
 /// The hosts a node dials depend only on which IP families it has, so every
 /// node of a hop (usually) shares one node list: a plan grows with the square
 /// of hop width, but holds only one list per hop and family.
 #[derive(Default)]
-struct ChainMemo {
+pub(super) struct ChainMemo {
     /// (target hop, sender has v4, sender has v6, federated flavor).
     lists: BTreeMap<(usize, bool, bool, bool), ChainLists>,
 }
 
 impl ChainMemo {
     /// `target_hop`: index into the hops, `hops.len()` for the exits.
-    fn get(
+    pub(super) fn get(
         &mut self,
         state: &TunnelState,
         nodes: &NodeTable,
