@@ -286,6 +286,10 @@ pub(crate) struct Builder<'t, B: Build<'t>> {
     build: B,
     open: Vec<Open<'t, B>>,
     done: Option<B::Value>,
+    /// Each shared value built so far, by the address of its text's cell
+    /// ([`Writer::shared`]): built once, then put again where it recurs
+    /// (a tree's value is a few words pointing into the arena).
+    shared: Vec<(usize, B::Value)>,
 }
 
 /// A container being built, with the key of the value that comes next.
@@ -294,13 +298,17 @@ enum Open<'t, B: Build<'t>> {
     Entries(B::Entries, Cow<'t, str>),
 }
 
-impl<'t, B: Build<'t>> Builder<'t, B> {
+impl<'t, B: Build<'t>> Builder<'t, B>
+where
+    B::Value: Clone,
+{
     /// What `v` builds into.
     pub(crate) fn run(v: &dyn Encode, build: B) -> Option<B::Value> {
         let mut writer = Builder {
             build,
             open: Vec::new(),
             done: None,
+            shared: Vec::new(),
         };
         v.encode(&mut Writer::Build(&mut writer));
         writer.done
@@ -324,7 +332,10 @@ impl<'t, B: Build<'t>> Builder<'t, B> {
     }
 }
 
-impl<'t, B: Build<'t>> Events for Builder<'t, B> {
+impl<'t, B: Build<'t>> Events for Builder<'t, B>
+where
+    B::Value: Clone,
+{
     fn null(&mut self) {
         let v = self.build.null();
         self.put(v)
@@ -377,6 +388,25 @@ impl<'t, B: Build<'t>> Events for Builder<'t, B> {
             let v = self.build.end_object(entries);
             self.put(v)
         }
+    }
+    fn shared(&mut self, text: &std::sync::OnceLock<String>, value: &dyn Encode) -> bool {
+        let at = text as *const std::sync::OnceLock<String> as usize;
+        if let Some((_, v)) = self.shared.iter().find(|(a, _)| *a == at) {
+            let v = v.clone();
+            self.put(v);
+            return true;
+        }
+        // Built on its own, then put where it stands.
+        let open = std::mem::take(&mut self.open);
+        let done = self.done.take();
+        value.encode(&mut Writer::Build(self));
+        let built = std::mem::replace(&mut self.done, done);
+        self.open = open;
+        if let Some(v) = built {
+            self.shared.push((at, v.clone()));
+            self.put(v);
+        }
+        true
     }
 }
 
@@ -674,6 +704,30 @@ mod tests {
         assert_eq!(to_string(&m), serde_json::to_string(&reference).unwrap());
         let v = serde_json::json!({"x": [1.5, -0.0, 1e300, null, "\u{1}"], "a": {}});
         assert_eq!(to_string(&v), serde_json::to_string(&v).unwrap());
+    }
+
+    /// A value shared by several places is built into a tree once and put
+    /// again where it recurs; the tree reads as the text does, and the
+    /// `serde_json::Value` builder gives the same value.
+    #[test]
+    fn a_shared_value_is_built_once_into_a_tree() {
+        let list = crate::plan::Shared::new(vec![1i64, 2]);
+        let other = crate::plan::Shared::new(vec![1i64, 2]);
+        let doc = vec![list.clone(), other, list];
+        let arena = Arena::new();
+        let tree = to_tree(&doc, &arena);
+        let items: Vec<&[TreeValue<'_>]> = tree
+            .as_array()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(TreeValue::as_array)
+            .collect();
+        assert_eq!(items.len(), 3);
+        let at = |i: usize| items.get(i).map(|a| a.as_ptr());
+        assert_eq!(at(0), at(2));
+        assert_ne!(at(0), at(1));
+        assert_eq!(tree.to_string(), "[[1,2],[1,2],[1,2]]");
+        assert_eq!(to_value(&doc), serde_json::json!([[1, 2], [1, 2], [1, 2]]));
     }
 
     #[test]
