@@ -164,24 +164,24 @@ pub(crate) fn plan(input: &TreeValue<'_>, mode: PlanMode, limits: &Limits) -> Pl
         }
         _ => panel.create(&body).map(|_| ()),
     };
-    let done = Done::of(panel, outcome.state.id);
-    finish(done, outcome, mode, answer)
+    let output = PanelOutput::of(panel, outcome.state.id);
+    finish(output, outcome, mode, answer)
 }
 
 /// What a forward request's panel leaves for its plan: what it assumed
 /// and warned about, what it sent the agents, the tunnel's forward rows.
 /// Taken out of the panel so that the tunnel's outcome it borrowed moves
 /// into the plan whole.
-struct Done {
+struct PanelOutput {
     assumed: Vec<crate::plan::Assumption>,
     warnings: Vec<String>,
     sent: Vec<crate::plan::Command>,
     db: crate::forward::ForwardDb,
 }
 
-impl Done {
-    fn of(panel: Panel<'_, '_>, tunnel_id: i64) -> Done {
-        Done {
+impl PanelOutput {
+    fn of(panel: Panel<'_, '_>, tunnel_id: i64) -> PanelOutput {
+        PanelOutput {
             db: panel.store.tunnel_rows(tunnel_id),
             assumed: panel.assumed,
             warnings: panel.warnings,
@@ -190,15 +190,17 @@ impl Done {
     }
 }
 
+/// The request's plan: the tunnel's own apply as `deployed`, what the
+/// request sent as `local`, the answer's error if it was refused.
 fn finish(
-    done: Done,
+    output: PanelOutput,
     outcome: Outcome,
     mode: PlanMode,
     answer: Result<(), ForwardRejection>,
 ) -> Plan {
     let mut plan = crate::planner::to_plan(outcome, mode);
-    plan.assumed.extend(done.assumed);
-    plan.warnings = done.warnings;
+    plan.assumed.extend(output.assumed);
+    plan.warnings = output.warnings;
     if let Err(e) = answer {
         plan.error = Some(e.to_plan_error());
         plan.nodes = vec![];
@@ -207,9 +209,9 @@ fn finish(
     // context for the checks, not something this request sends.
     plan.deployed = Some(crate::plan::TunnelDeploy {
         federation: std::mem::take(&mut plan.federation),
-        local: std::mem::replace(&mut plan.local, done.sent),
+        local: std::mem::replace(&mut plan.local, output.sent),
     });
-    plan.db = Some(done.db);
+    plan.db = Some(output.db);
     plan
 }
 
@@ -330,11 +332,11 @@ pub fn redeploy_forwards(
         ForwardUser::default(),
     );
     match sync_redeployed_forwards(panel, outcome.state.id) {
-        Ok(done) => {
+        Ok(output) => {
             let mut plan = crate::planner::to_plan(outcome, PlanMode::Redeploy);
-            plan.warnings = done.warnings;
-            plan.local.extend(done.sent);
-            plan.db = Some(done.db);
+            plan.warnings = output.warnings;
+            plan.local.extend(output.sent);
+            plan.db = Some(output.db);
             plan
         }
         Err(refused) => *refused,
@@ -344,7 +346,10 @@ pub fn redeploy_forwards(
 /// The end of a redeploy: every forward of the tunnel synced after the
 /// tunnel's own commands, with only the syncs' warnings; the first error
 /// is the answer.
-fn sync_redeployed_forwards(mut panel: Panel<'_, '_>, tunnel_id: i64) -> Result<Done, Box<Plan>> {
+fn sync_redeployed_forwards(
+    mut panel: Panel<'_, '_>,
+    tunnel_id: i64,
+) -> Result<PanelOutput, Box<Plan>> {
     let mut warnings = Vec::new();
     for forward in panel.store.forwards_of_tunnel(tunnel_id) {
         let synced = panel.sync(forward.id);
@@ -359,7 +364,7 @@ fn sync_redeployed_forwards(mut panel: Panel<'_, '_>, tunnel_id: i64) -> Result<
         }
     }
     panel.warnings = warnings;
-    Ok(Done::of(panel, tunnel_id))
+    Ok(PanelOutput::of(panel, tunnel_id))
 }
 
 /// Whether a tunnel edit's input carries forwards to re-sync.
