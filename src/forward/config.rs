@@ -154,7 +154,7 @@ pub fn forward_services(
                     .iter()
                     .enumerate()
                     .map(|(i, addr)| ForwarderNode {
-                        name: crate::strings::with_number("node", "_", i + 1),
+                        name: crate::builders::numbered("node_", i + 1),
                         addr: addr.clone(),
                     })
                     .collect(),
@@ -204,7 +204,7 @@ fn handler(spec: &ServiceSpec<'_>, protocol: &str) -> Handler {
         kind: protocol.to_string(),
         chain: TunnelType::of(spec.tunnel_kind)
             .relays()
-            .then(|| crate::strings::with_number("chains", "_", spec.tunnel_id)),
+            .then(|| crate::builders::numbered("chains_", spec.tunnel_id)),
         retries: None,
         metadata,
     }

@@ -344,16 +344,14 @@ pub fn redeploy_forwards(
 }
 
 /// The end of a redeploy: every forward of the tunnel synced after the
-/// tunnel's own commands, with only the syncs' warnings; the first error
-/// is the answer.
+/// tunnel's own commands; the first error is the answer.
 fn sync_redeployed_forwards(
     mut panel: Panel<'_, '_>,
     tunnel_id: i64,
 ) -> Result<PanelOutput, Box<Plan>> {
-    let mut warnings = Vec::new();
     for forward in panel.store.forwards_of_tunnel(tunnel_id) {
         let synced = panel.sync(forward.id);
-        warnings.extend(synced.warnings);
+        panel.warnings.extend(synced.warnings);
         if let Some(e) = synced.error {
             let mut plan = Plan::rejected(
                 ForwardRejection::SyncFailed(e).to_plan_error(),
@@ -363,7 +361,6 @@ fn sync_redeployed_forwards(
             return Err(Box::new(plan));
         }
     }
-    panel.warnings = warnings;
     Ok(PanelOutput::of(panel, tunnel_id))
 }
 
