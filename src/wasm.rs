@@ -12,6 +12,7 @@
 
 #[macro_use]
 mod args;
+mod pieces;
 
 use crate::api::{self, input_bytes::Reader};
 use args::{object_form, parse, text_form};
@@ -86,7 +87,7 @@ pub fn check_unreadable_json(
     #[wasm_bindgen(unchecked_param_type = "string")] reason: JsValue,
     #[wasm_bindgen(js_name = optionsJson, unchecked_optional_param_type = "string")]
     options_json: Option<JsValue>,
-) -> Result<String, JsValue> {
+) -> Result<js_sys::JsString, JsValue> {
     args::check_unreadable(&reason, options_json)
 }
 
@@ -109,7 +110,7 @@ pub fn check_document_formatted(
     #[wasm_bindgen(unchecked_optional_param_type = "string")] uri: Option<JsValue>,
     #[wasm_bindgen(js_name = readError, unchecked_optional_param_type = "string")]
     read_error: Option<JsValue>,
-) -> Result<String, JsValue> {
+) -> Result<js_sys::JsString, JsValue> {
     args::check_formatted(text, format, options, uri, read_error)
 }
 

@@ -19,7 +19,7 @@ macro_rules! text_export {
         pub fn $name(
             text: &js_sys::JsString,
             #[wasm_bindgen(js_name = $extra, unchecked_optional_param_type = "string")] $extra: Option<JsValue>,
-        ) -> Result<String, JsValue> {
+        ) -> Result<js_sys::JsString, JsValue> {
             $handler(text, $extra)
         }
     };
@@ -30,7 +30,7 @@ macro_rules! text_export {
         pub fn $name(
             text: &js_sys::JsString,
             $(#[wasm_bindgen(js_name = $extra, unchecked_optional_param_type = "string")] $extra: Option<JsValue>,)?
-        ) -> Result<String, JsValue> {
+        ) -> Result<js_sys::JsString, JsValue> {
             let (extra, what): (Option<JsValue>, &str) = text_export!(@extra $($extra)?);
             text_form(text, $what, extra, what, $reader, $op)
         }
@@ -186,6 +186,14 @@ extern "C" {
     fn make_error(code: &str, message: &str, path: &str) -> JsValue;
     #[wasm_bindgen(js_name = randomWords)]
     fn random_words() -> Vec<u32>;
+    #[wasm_bindgen(js_name = textAt)]
+    fn text_at(memory: &JsValue, ptr: u32, ends: &[u32]) -> JsValue;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn json_parse(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
 }
 
 /// Two random 64-bit keys for the module's hash maps ([`crate::lookup`]).
@@ -279,10 +287,24 @@ fn stringify_optional(value: Option<JsValue>, what: &str) -> Result<Option<Strin
     })
 }
 
+/// Text the core produced, as a JS string, handed to the engine's decoder
+/// in pieces ([`super::pieces`]) rather than whole, as wasm-bindgen would.
+#[inline(never)]
+pub(super) fn js_text(text: &str) -> Result<js_sys::JsString, JsValue> {
+    let ends = super::pieces::piece_ends(text.as_bytes());
+    let value = text_at(&wasm_bindgen::memory(), text.as_ptr() as u32, &ends);
+    if !value.is_string() {
+        let len = text.len();
+        let why = format!("the result ({len} bytes) is too long for a JavaScript string");
+        return Err(throw(ApiError::new("INTERNAL", why, "")));
+    }
+    Ok(value.unchecked_into())
+}
+
 /// JSON text produced by the core, as a plain JS value.
 #[inline(never)]
 pub(super) fn parse(text: &str) -> Result<JsValue, JsValue> {
-    js_sys::JSON::parse(text).map_err(|e| {
+    json_parse(&js_text(text)?).map_err(|e| {
         throw(ApiError::new(
             "INTERNAL",
             format!("cannot decode the result: {}", describe(&e)),
@@ -307,11 +329,13 @@ pub(super) fn text_form(
     extra_what: &str,
     reader: Reader,
     op: TextOp,
-) -> Result<String, JsValue> {
+) -> Result<js_sys::JsString, JsValue> {
     let extra = optional_text(extra, extra_what).map_err(throw)?;
     let extra = extra.as_deref();
     let read = |max| read_string(text, what, max);
-    input_bytes::within(reader, extra, read, |text| op(text, extra)).map_err(throw)
+    input_bytes::within(reader, extra, read, |text| op(text, extra))
+        .map_err(throw)
+        .and_then(|t| js_text(&t))
 }
 
 /// An object-form entry point: the optional value is stringified first,
@@ -344,10 +368,12 @@ pub(super) fn check_object(doc: &JsValue, options: Option<JsValue>) -> Result<Js
 pub(super) fn check_text(
     text: &js_sys::JsString,
     options: Option<JsValue>,
-) -> Result<String, JsValue> {
+) -> Result<js_sys::JsString, JsValue> {
     let options = optional_text(options, "optionsJson").map_err(throw)?;
     let read = |max| read_string(text, "the document", max);
-    input_bytes::check_within(options.as_deref(), read).map_err(throw)
+    input_bytes::check_within(options.as_deref(), read)
+        .map_err(throw)
+        .and_then(|t| js_text(&t))
 }
 
 /// `checkDocumentFormatted`: with `read_error` the document could not be
@@ -358,14 +384,16 @@ pub(super) fn check_formatted(
     options: Option<JsValue>,
     uri: Option<JsValue>,
     read_error: Option<JsValue>,
-) -> Result<String, JsValue> {
+) -> Result<js_sys::JsString, JsValue> {
     let format = required_text(&format, "format").map_err(throw)?;
     let uri = optional_text(uri, "uri").map_err(throw)?;
     let read_error = optional_text(read_error, "readError").map_err(throw)?;
     let options = optional_text(options, "optionsJson").map_err(throw)?;
     let read = |max| read_string(text, "the document", max);
     let (options, uri, read_error) = (options.as_deref(), uri.as_deref(), read_error.as_deref());
-    input_bytes::check_formatted_within(&format, options, uri, read_error, read).map_err(throw)
+    input_bytes::check_formatted_within(&format, options, uri, read_error, read)
+        .map_err(throw)
+        .and_then(|t| js_text(&t))
 }
 
 /// `simulateText`: the scenario is read (and must be valid) before the
@@ -373,13 +401,15 @@ pub(super) fn check_formatted(
 pub(super) fn simulate_text(
     text: &js_sys::JsString,
     scenario: Option<JsValue>,
-) -> Result<String, JsValue> {
+) -> Result<js_sys::JsString, JsValue> {
     let scenario_text = optional_text(scenario, "scenarioJson").map_err(throw)?;
     let scenario_text = scenario_text.as_deref();
     let scenario = crate::api::scenario(scenario_text).map_err(throw)?;
     let read = |max| read_string(text, "the document", max);
     let op = |text: &str| crate::api::simulate_text(text, &scenario);
-    input_bytes::within(Reader::Simulate, scenario_text, read, op).map_err(throw)
+    input_bytes::within(Reader::Simulate, scenario_text, read, op)
+        .map_err(throw)
+        .and_then(|t| js_text(&t))
 }
 
 /// `simulate`: the document is stringified first (its limit does not
@@ -400,8 +430,10 @@ pub(super) fn simulate_object(
 pub(super) fn check_unreadable(
     reason: &JsValue,
     options: Option<JsValue>,
-) -> Result<String, JsValue> {
+) -> Result<js_sys::JsString, JsValue> {
     let reason = required_text(reason, "reason").map_err(throw)?;
     let options = optional_text(options, "optionsJson").map_err(throw)?;
-    crate::api::check_unreadable(&reason, options.as_deref()).map_err(throw)
+    crate::api::check_unreadable(&reason, options.as_deref())
+        .map_err(throw)
+        .and_then(|t| js_text(&t))
 }

@@ -24,6 +24,30 @@ function whatWentWrong(e) {
     return 'an exception that cannot be described';
   }
 }
+// A text the module wrote into its memory (`ptr`, the end of each piece
+// in `ends`), as a JS string: each piece decoded on its own. V8 decodes
+// ASCII bytes on a fast path that it leaves for the rest of the text at the
+// first other byte, so a result whose long ASCII stretches are their own
+// pieces decodes several times faster (BENCH.md, "the answers' decoding").
+// `undefined` when the engine cannot make the string (too long).
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+let memoryBytes = new Uint8Array(0);
+export function textAt(memory, ptr, ends) {
+  try {
+    // A view of the whole memory, made again only when it has grown.
+    if (memoryBytes.buffer !== memory.buffer) memoryBytes = new Uint8Array(memory.buffer);
+    const bytes = memoryBytes;
+    let text = '';
+    let start = ptr;
+    for (const end of ends) {
+      text += utf8.decode(bytes.subarray(start, ptr + end));
+      start = ptr + end;
+    }
+    return text;
+  } catch (_) {
+    return undefined;
+  }
+}
 // Four random 32-bit words: the keys of the module's hash maps
 // (src/lookup.rs), drawn when its first map is built, from the engine's
 // crypto where it has one.
