@@ -28,13 +28,14 @@
 //! | `maxDepth`       | 64        | nested arrays/objects (`[]` is depth 1, a scalar depth 0) |
 //! | `maxOutputBytes` | 64 MiB    | length of the JSON text of a result |
 //!
-//! The largest golden input is 7 KB with depth 6; the largest plan 19 KB with
-//! depth 11, so the defaults leave room for real tunnels, lifecycle step lists
-//! that carry several plans, and the `{doc, options}` wrappers. They are also
-//! chosen so that the worst tunnel they let in (about 1000 nodes in 31 hops of
-//! 32, every node dialing all 32 of the next hop) plans to a document that is
-//! itself within `maxInputBytes` and can be checked again: a plan grows with
-//! nodes x nodes-per-hop (100 per hop gave a 22 MB plan, 32 gives about 7 MB).
+//! The defaults leave room for real tunnels (the golden vectors' inputs and
+//! plans are a small fraction of each), lifecycle step lists that carry
+//! several plans, and the `{doc, options}` wrappers. They are also chosen so
+//! that the worst tunnel they let in with ordinary addresses (every hop
+//! full, each node dialing every node of the next hop) plans to a document
+//! that is itself within `maxInputBytes`, so that it can be checked again:
+//! a plan grows with nodes x nodes-per-hop. The measurements: BENCH.md,
+//! "the limits' defaults, measured again".
 //!
 //! Its parts: the limits and their options here, the error ([`error`]),
 //! reading text within them ([`read`]), walking a built value ([`walk`]),
