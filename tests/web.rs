@@ -17,7 +17,7 @@ fn jstr(text: &str) -> js_sys::JsString {
 }
 
 mod golden_vectors;
-use golden_vectors::{all_vectors, vectors};
+use golden_vectors::{all_vectors, forward_vectors, vectors};
 
 /// `{mode}` of a vector, as the options object JavaScript passes.
 fn options_of(v: &Value) -> Option<JsValue> {
@@ -83,7 +83,9 @@ fn plan_tunnel_json_gives_the_same_plan() {
     for v in all_vectors().iter().step_by(7) {
         let input = v["input"].to_string();
         let via_text: Value = serde_json::from_str(
-            &wasm::plan_tunnel_json(&jstr(&input), None).expect("planTunnelJson"),
+            &wasm::plan_tunnel_json(&jstr(&input), None)
+                .map(String::from)
+                .expect("planTunnelJson"),
         )
         .expect("JSON");
         let via_object = rust(&wasm::plan_tunnel(js(&v["input"]), None).expect("planTunnel"));
@@ -94,6 +96,33 @@ fn plan_tunnel_json_gives_the_same_plan() {
             v["name"]
         );
     }
+}
+
+/// An answer reaches JavaScript as exactly the text the core wrote, also
+/// where the bindings hand it to the engine's decoder in pieces (a
+/// non-ASCII name early, a long ASCII stretch after it: the forward
+/// vectors' plans).
+#[wasm_bindgen_test]
+fn answers_reach_javascript_as_the_core_wrote_them() {
+    let mut pieced = 0;
+    for v in forward_vectors().iter().step_by(5) {
+        let input = v["input"].to_string();
+        let mode = v["mode"].as_str().unwrap_or("create");
+        let options = format!(r#"{{"mode":"{mode}"}}"#);
+        let core = hop_policy::api::plan_json(&input, Some(&options)).expect("plan_json");
+        let answer = wasm::plan_tunnel_json(&jstr(&input), Some(JsValue::from_str(&options)))
+            .map(String::from)
+            .expect("planTunnelJson");
+        assert_eq!(answer, core, "{}", v["name"]);
+        let last_wide = core.bytes().rposition(|b| !b.is_ascii());
+        if last_wide.is_some_and(|at| core.len() - at > 2048) {
+            pieced += 1;
+        }
+    }
+    assert!(
+        pieced > 10,
+        "only {pieced} answers had a long ASCII stretch after a non-ASCII byte"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -194,9 +223,12 @@ fn proto_keys_stay_data() {
         .expect("get")
         .is_undefined());
     let via_object = rust(&wasm::plan_tunnel(object, None).expect("planTunnel"));
-    let via_text: Value =
-        serde_json::from_str(&wasm::plan_tunnel_json(&jstr(&text), None).expect("planTunnelJson"))
-            .expect("JSON");
+    let via_text: Value = serde_json::from_str(
+        &wasm::plan_tunnel_json(&jstr(&text), None)
+            .map(String::from)
+            .expect("planTunnelJson"),
+    )
+    .expect("JSON");
     assert_eq!(via_object, via_text);
     assert!(
         Reflect::get(&Object::new(), &"polluted".into())
@@ -222,7 +254,9 @@ fn unreadable_documents_are_findings_not_throws() {
         .collect();
     assert_eq!(codes, vec!["IN001"]);
     let report: Value = serde_json::from_str(
-        &wasm::check_document_json(&jstr("{not json"), None).expect("checkDocumentJson"),
+        &wasm::check_document_json(&jstr("{not json"), None)
+            .map(String::from)
+            .expect("checkDocumentJson"),
     )
     .expect("JSON");
     assert_eq!(report["findings"][0]["code"], "IN001");
@@ -239,19 +273,27 @@ fn version_is_the_crate_version() {
 fn outputs_are_byte_identical_across_calls() {
     for v in all_vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let a = wasm::plan_tunnel_json(&jstr(&input), None).expect("plan");
-        let b = wasm::plan_tunnel_json(&jstr(&input), None).expect("plan");
+        let a = wasm::plan_tunnel_json(&jstr(&input), None)
+            .map(String::from)
+            .expect("plan");
+        let b = wasm::plan_tunnel_json(&jstr(&input), None)
+            .map(String::from)
+            .expect("plan");
         assert_eq!(a, b, "{}", v["name"]);
-        let c1 = wasm::check_document_json(&jstr(&a), None).expect("check");
-        let c2 = wasm::check_document_json(&jstr(&a), None).expect("check");
+        let c1 = wasm::check_document_json(&jstr(&a), None)
+            .map(String::from)
+            .expect("check");
+        let c2 = wasm::check_document_json(&jstr(&a), None)
+            .map(String::from)
+            .expect("check");
         assert_eq!(c1, c2, "{}", v["name"]);
         let scenario = || {
             Some(JsValue::from_str(
                 r#"{"dead": [3], "requests": 3, "seed": 7}"#,
             ))
         };
-        let s1 = wasm::simulate_json(&jstr(&a), scenario());
-        let s2 = wasm::simulate_json(&jstr(&a), scenario());
+        let s1 = wasm::simulate_json(&jstr(&a), scenario()).map(String::from);
+        let s2 = wasm::simulate_json(&jstr(&a), scenario()).map(String::from);
         assert_eq!(s1.ok(), s2.ok(), "{}", v["name"]);
     }
 }
@@ -263,7 +305,9 @@ fn outputs_are_byte_identical_across_calls() {
 fn json_text_arguments_are_read_exactly() {
     let doc = "{\"services\":[{\"name\":\"节点-😀-\u{e9}\",\"addr\":\":1\",\"handler\":{\"type\":\"relay\"},\"listener\":{\"type\":\"tcp\"}}]}";
     let via_js: Value = serde_json::from_str(
-        &wasm::check_document_json(&jstr(doc), None).expect("checkDocumentJson"),
+        &wasm::check_document_json(&jstr(doc), None)
+            .map(String::from)
+            .expect("checkDocumentJson"),
     )
     .expect("JSON");
     let native: Value =
@@ -277,7 +321,9 @@ fn json_text_arguments_are_read_exactly() {
         "名".repeat(50_000)
     );
     let via_js: Value = serde_json::from_str(
-        &wasm::check_document_json(&jstr(&long), None).expect("checkDocumentJson"),
+        &wasm::check_document_json(&jstr(&long), None)
+            .map(String::from)
+            .expect("checkDocumentJson"),
     )
     .expect("JSON");
     let native: Value =
@@ -288,9 +334,12 @@ fn json_text_arguments_are_read_exactly() {
     let lone: js_sys::JsString = JSON::parse("\"{\\\"services\\\":[],\\\"x\\\":\\\"\\ud800\\\"}\"")
         .expect("string")
         .unchecked_into();
-    let report: Value =
-        serde_json::from_str(&wasm::check_document_json(&lone, None).expect("checkDocumentJson"))
-            .expect("JSON");
+    let report: Value = serde_json::from_str(
+        &wasm::check_document_json(&lone, None)
+            .map(String::from)
+            .expect("checkDocumentJson"),
+    )
+    .expect("JSON");
     let native: Value = serde_json::from_str(
         &hop_policy::api::check_json("{\"services\":[],\"x\":\"\u{fffd}\"}", None).expect("check"),
     )
@@ -298,9 +347,12 @@ fn json_text_arguments_are_read_exactly() {
     assert_eq!(report, native);
     // Not a string.
     let not_text: js_sys::JsString = JsValue::from_f64(42.0).unchecked_into();
-    let report: Value =
-        serde_json::from_str(&wasm::check_document_json(&not_text, None).expect("no throw"))
-            .expect("JSON");
+    let report: Value = serde_json::from_str(
+        &wasm::check_document_json(&not_text, None)
+            .map(String::from)
+            .expect("no throw"),
+    )
+    .expect("JSON");
     assert_eq!(report["findings"][0]["code"], "IN001", "{report}");
     assert!(
         report["findings"][0]["message"]
