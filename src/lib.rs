@@ -49,6 +49,7 @@ pub mod redact;
 pub mod simulate;
 pub(crate) mod sorting;
 pub(crate) mod strings;
+pub(crate) mod text_pieces;
 pub mod wasm;
 
 pub use error::ApiError;

@@ -12,7 +12,6 @@
 
 #[macro_use]
 mod args;
-mod pieces;
 
 use crate::api::{self, input_bytes::Reader};
 use args::{object_form, parse, text_form};

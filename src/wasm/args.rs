@@ -288,10 +288,10 @@ fn stringify_optional(value: Option<JsValue>, what: &str) -> Result<Option<Strin
 }
 
 /// Text the core produced, as a JS string, handed to the engine's decoder
-/// in pieces ([`super::pieces`]) rather than whole, as wasm-bindgen would.
+/// in pieces ([`crate::text_pieces`]) rather than whole, as wasm-bindgen would.
 #[inline(never)]
-pub(super) fn js_text(text: &str) -> Result<js_sys::JsString, JsValue> {
-    let ends = super::pieces::piece_ends(text.as_bytes());
+fn js_text(text: &str) -> Result<js_sys::JsString, JsValue> {
+    let ends = crate::text_pieces::piece_ends(text.as_bytes());
     let value = text_at(&wasm_bindgen::memory(), text.as_ptr() as u32, &ends);
     if !value.is_string() {
         let len = text.len();
@@ -299,6 +299,11 @@ pub(super) fn js_text(text: &str) -> Result<js_sys::JsString, JsValue> {
         return Err(throw(ApiError::new("INTERNAL", why, "")));
     }
     Ok(value.unchecked_into())
+}
+
+/// A text operation's answer as a JS string; its error thrown.
+fn text_answer(result: Result<String, ApiError>) -> Result<js_sys::JsString, JsValue> {
+    js_text(&result.map_err(throw)?)
 }
 
 /// JSON text produced by the core, as a plain JS value.
@@ -333,9 +338,9 @@ pub(super) fn text_form(
     let extra = optional_text(extra, extra_what).map_err(throw)?;
     let extra = extra.as_deref();
     let read = |max| read_string(text, what, max);
-    input_bytes::within(reader, extra, read, |text| op(text, extra))
-        .map_err(throw)
-        .and_then(|t| js_text(&t))
+    text_answer(input_bytes::within(reader, extra, read, |text| {
+        op(text, extra)
+    }))
 }
 
 /// An object-form entry point: the optional value is stringified first,
@@ -371,9 +376,7 @@ pub(super) fn check_text(
 ) -> Result<js_sys::JsString, JsValue> {
     let options = optional_text(options, "optionsJson").map_err(throw)?;
     let read = |max| read_string(text, "the document", max);
-    input_bytes::check_within(options.as_deref(), read)
-        .map_err(throw)
-        .and_then(|t| js_text(&t))
+    text_answer(input_bytes::check_within(options.as_deref(), read))
 }
 
 /// `checkDocumentFormatted`: with `read_error` the document could not be
@@ -391,9 +394,9 @@ pub(super) fn check_formatted(
     let options = optional_text(options, "optionsJson").map_err(throw)?;
     let read = |max| read_string(text, "the document", max);
     let (options, uri, read_error) = (options.as_deref(), uri.as_deref(), read_error.as_deref());
-    input_bytes::check_formatted_within(&format, options, uri, read_error, read)
-        .map_err(throw)
-        .and_then(|t| js_text(&t))
+    text_answer(input_bytes::check_formatted_within(
+        &format, options, uri, read_error, read,
+    ))
 }
 
 /// `simulateText`: the scenario is read (and must be valid) before the
@@ -407,9 +410,12 @@ pub(super) fn simulate_text(
     let scenario = crate::api::scenario(scenario_text).map_err(throw)?;
     let read = |max| read_string(text, "the document", max);
     let op = |text: &str| crate::api::simulate_text(text, &scenario);
-    input_bytes::within(Reader::Simulate, scenario_text, read, op)
-        .map_err(throw)
-        .and_then(|t| js_text(&t))
+    text_answer(input_bytes::within(
+        Reader::Simulate,
+        scenario_text,
+        read,
+        op,
+    ))
 }
 
 /// `simulate`: the document is stringified first (its limit does not
@@ -433,7 +439,5 @@ pub(super) fn check_unreadable(
 ) -> Result<js_sys::JsString, JsValue> {
     let reason = required_text(reason, "reason").map_err(throw)?;
     let options = optional_text(options, "optionsJson").map_err(throw)?;
-    crate::api::check_unreadable(&reason, options.as_deref())
-        .map_err(throw)
-        .and_then(|t| js_text(&t))
+    text_answer(crate::api::check_unreadable(&reason, options.as_deref()))
 }

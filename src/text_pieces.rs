@@ -1,8 +1,9 @@
-//! Where a result's UTF-8 text is cut for the engine's decoder (`textAt`
-//! in `glue.js`). V8 decodes ASCII on a fast path that it leaves for the
-//! rest of a text at the first other byte; each long ASCII stretch after
-//! that byte, decoded as a piece of its own, stays on it. The measurements
-//! behind each figure: BENCH.md, "the answers' decoding".
+//! Where an answer's UTF-8 text is cut for the JS engine's decoder (the
+//! bindings' `textAt`, `src/wasm/glue.js`). V8 decodes ASCII on a fast path
+//! that it leaves for the rest of a text at the first other byte; each long
+//! ASCII stretch after that byte, decoded as a piece of its own, stays on
+//! it. A pure function of the text, so it is here and tested natively; the
+//! measurements behind each figure: BENCH.md, "the answers' decoding".
 
 /// Stretches are found in whole blocks: a cut falls where a block of ASCII
 /// bytes meets one holding another byte, so it never splits a character
@@ -19,7 +20,7 @@ const MIN_STRETCH: usize = 4 * BLOCK;
 const MAX_TEXT: usize = 64 * 1024;
 
 /// The end of each piece of `bytes`, the last one `bytes.len()`.
-pub(super) fn piece_ends(bytes: &[u8]) -> Vec<u32> {
+pub(crate) fn piece_ends(bytes: &[u8]) -> Vec<u32> {
     let mut ends = Vec::new();
     if bytes.len() <= MAX_TEXT {
         // ASCII blocks before the first other byte are on the fast path
