@@ -16,6 +16,13 @@ fn jstr(text: &str) -> js_sys::JsString {
     js_sys::JsString::from(text)
 }
 
+/// A text export's answer as Rust text (`what` names the call if it threw).
+fn answer_text(answer: Result<js_sys::JsString, JsValue>, what: &str) -> String {
+    answer
+        .map(String::from)
+        .unwrap_or_else(|_| panic!("{what} threw"))
+}
+
 mod golden_vectors;
 use golden_vectors::{all_vectors, forward_vectors, vectors};
 
@@ -82,11 +89,10 @@ fn every_golden_vector_plans_through_plan_tunnel() {
 fn plan_tunnel_json_gives_the_same_plan() {
     for v in all_vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let via_text: Value = serde_json::from_str(
-            &wasm::plan_tunnel_json(&jstr(&input), None)
-                .map(String::from)
-                .expect("planTunnelJson"),
-        )
+        let via_text: Value = serde_json::from_str(&answer_text(
+            wasm::plan_tunnel_json(&jstr(&input), None),
+            "planTunnelJson",
+        ))
         .expect("JSON");
         let via_object = rust(&wasm::plan_tunnel(js(&v["input"]), None).expect("planTunnel"));
         assert_eq!(via_text, via_object, "{}", v["name"]);
@@ -110,9 +116,10 @@ fn answers_reach_javascript_as_the_core_wrote_them() {
         let mode = v["mode"].as_str().unwrap_or("create");
         let options = format!(r#"{{"mode":"{mode}"}}"#);
         let core = hop_policy::api::plan_json(&input, Some(&options)).expect("plan_json");
-        let answer = wasm::plan_tunnel_json(&jstr(&input), Some(JsValue::from_str(&options)))
-            .map(String::from)
-            .expect("planTunnelJson");
+        let answer = answer_text(
+            wasm::plan_tunnel_json(&jstr(&input), Some(JsValue::from_str(&options))),
+            "planTunnelJson",
+        );
         assert_eq!(answer, core, "{}", v["name"]);
         let last_wide = core.bytes().rposition(|b| !b.is_ascii());
         if last_wide.is_some_and(|at| core.len() - at > 2048) {
@@ -223,11 +230,10 @@ fn proto_keys_stay_data() {
         .expect("get")
         .is_undefined());
     let via_object = rust(&wasm::plan_tunnel(object, None).expect("planTunnel"));
-    let via_text: Value = serde_json::from_str(
-        &wasm::plan_tunnel_json(&jstr(&text), None)
-            .map(String::from)
-            .expect("planTunnelJson"),
-    )
+    let via_text: Value = serde_json::from_str(&answer_text(
+        wasm::plan_tunnel_json(&jstr(&text), None),
+        "planTunnelJson",
+    ))
     .expect("JSON");
     assert_eq!(via_object, via_text);
     assert!(
@@ -253,11 +259,10 @@ fn unreadable_documents_are_findings_not_throws() {
         .filter_map(|f| f["code"].as_str())
         .collect();
     assert_eq!(codes, vec!["IN001"]);
-    let report: Value = serde_json::from_str(
-        &wasm::check_document_json(&jstr("{not json"), None)
-            .map(String::from)
-            .expect("checkDocumentJson"),
-    )
+    let report: Value = serde_json::from_str(&answer_text(
+        wasm::check_document_json(&jstr("{not json"), None),
+        "checkDocumentJson",
+    ))
     .expect("JSON");
     assert_eq!(report["findings"][0]["code"], "IN001");
 }
@@ -273,19 +278,11 @@ fn version_is_the_crate_version() {
 fn outputs_are_byte_identical_across_calls() {
     for v in all_vectors().iter().step_by(7) {
         let input = v["input"].to_string();
-        let a = wasm::plan_tunnel_json(&jstr(&input), None)
-            .map(String::from)
-            .expect("plan");
-        let b = wasm::plan_tunnel_json(&jstr(&input), None)
-            .map(String::from)
-            .expect("plan");
+        let a = answer_text(wasm::plan_tunnel_json(&jstr(&input), None), "plan");
+        let b = answer_text(wasm::plan_tunnel_json(&jstr(&input), None), "plan");
         assert_eq!(a, b, "{}", v["name"]);
-        let c1 = wasm::check_document_json(&jstr(&a), None)
-            .map(String::from)
-            .expect("check");
-        let c2 = wasm::check_document_json(&jstr(&a), None)
-            .map(String::from)
-            .expect("check");
+        let c1 = answer_text(wasm::check_document_json(&jstr(&a), None), "check");
+        let c2 = answer_text(wasm::check_document_json(&jstr(&a), None), "check");
         assert_eq!(c1, c2, "{}", v["name"]);
         let scenario = || {
             Some(JsValue::from_str(
@@ -304,11 +301,10 @@ fn outputs_are_byte_identical_across_calls() {
 #[wasm_bindgen_test]
 fn json_text_arguments_are_read_exactly() {
     let doc = "{\"services\":[{\"name\":\"节点-😀-\u{e9}\",\"addr\":\":1\",\"handler\":{\"type\":\"relay\"},\"listener\":{\"type\":\"tcp\"}}]}";
-    let via_js: Value = serde_json::from_str(
-        &wasm::check_document_json(&jstr(doc), None)
-            .map(String::from)
-            .expect("checkDocumentJson"),
-    )
+    let via_js: Value = serde_json::from_str(&answer_text(
+        wasm::check_document_json(&jstr(doc), None),
+        "checkDocumentJson",
+    ))
     .expect("JSON");
     let native: Value =
         serde_json::from_str(&hop_policy::api::check_json(doc, None).expect("check"))
@@ -320,11 +316,10 @@ fn json_text_arguments_are_read_exactly() {
         "a".repeat(100_000),
         "名".repeat(50_000)
     );
-    let via_js: Value = serde_json::from_str(
-        &wasm::check_document_json(&jstr(&long), None)
-            .map(String::from)
-            .expect("checkDocumentJson"),
-    )
+    let via_js: Value = serde_json::from_str(&answer_text(
+        wasm::check_document_json(&jstr(&long), None),
+        "checkDocumentJson",
+    ))
     .expect("JSON");
     let native: Value =
         serde_json::from_str(&hop_policy::api::check_json(&long, None).expect("check"))
@@ -334,11 +329,10 @@ fn json_text_arguments_are_read_exactly() {
     let lone: js_sys::JsString = JSON::parse("\"{\\\"services\\\":[],\\\"x\\\":\\\"\\ud800\\\"}\"")
         .expect("string")
         .unchecked_into();
-    let report: Value = serde_json::from_str(
-        &wasm::check_document_json(&lone, None)
-            .map(String::from)
-            .expect("checkDocumentJson"),
-    )
+    let report: Value = serde_json::from_str(&answer_text(
+        wasm::check_document_json(&lone, None),
+        "checkDocumentJson",
+    ))
     .expect("JSON");
     let native: Value = serde_json::from_str(
         &hop_policy::api::check_json("{\"services\":[],\"x\":\"\u{fffd}\"}", None).expect("check"),
@@ -347,11 +341,10 @@ fn json_text_arguments_are_read_exactly() {
     assert_eq!(report, native);
     // Not a string.
     let not_text: js_sys::JsString = JsValue::from_f64(42.0).unchecked_into();
-    let report: Value = serde_json::from_str(
-        &wasm::check_document_json(&not_text, None)
-            .map(String::from)
-            .expect("no throw"),
-    )
+    let report: Value = serde_json::from_str(&answer_text(
+        wasm::check_document_json(&not_text, None),
+        "no throw",
+    ))
     .expect("JSON");
     assert_eq!(report["findings"][0]["code"], "IN001", "{report}");
     assert!(
